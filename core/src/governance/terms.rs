@@ -1,0 +1,1 @@
+//! Terms files (placeholder until the governance work lands).

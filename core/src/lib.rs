@@ -1,0 +1,15 @@
+//! kapi-core: the content model, format readers and writers, governance (voice and terms),
+//! the checks, the project recipe and the SQLite store. It never prints and never reads the
+//! environment: every input (paths, the current instant, the actor) is passed in by the host.
+#![warn(clippy::disallowed_methods)]
+
+pub mod check;
+pub mod error;
+pub mod formats;
+pub mod governance;
+pub mod model;
+pub mod project;
+pub mod store;
+pub mod text;
+
+pub use error::Hint;

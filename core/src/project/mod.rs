@@ -1,0 +1,101 @@
+//! Projects: the `kapi.yaml` recipe, discovery, the `.kapi/` layout, collections and the
+//! governance resolver that answers which profile, channel, voice and terms hold at a path.
+
+pub mod collections;
+pub mod discover;
+pub mod layout;
+pub mod recipe;
+pub mod resolve;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use recipe::{Recipe, RecipeError};
+
+/// A loaded project: its root folder, the recipe file and the parsed recipe.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// Absolute folder holding `kapi.yaml`.
+    pub root: PathBuf,
+    /// Absolute path of the recipe file.
+    pub recipe_path: PathBuf,
+    pub recipe: Recipe,
+}
+
+/// A voice file bound at a point, and the recipe field that bound it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VoiceBinding {
+    /// Absolute path of the voice file.
+    #[serde(skip)]
+    pub path: PathBuf,
+    /// The path as the project names it (relative to the root, `/`-separated).
+    pub source: String,
+    /// The recipe line to edit to change it (`defaults.voice`, `profiles.docs.voice`), or the
+    /// conventional file that was found (`.kapi/voice.yaml`).
+    pub field: String,
+}
+
+/// A profile skipped because its validity window excludes the instant of resolution.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fallback {
+    pub profile: String,
+    /// `expired` or `upcoming`.
+    pub state: String,
+    /// The window bound that excluded it (`2027-01-01`).
+    pub boundary: String,
+    /// What governs instead (`project default` or `profile/channel`).
+    pub governing: String,
+}
+
+impl Fallback {
+    /// The one-line note printed on stderr once per run.
+    pub fn note(&self) -> String {
+        let verb = if self.state == "expired" { "expired" } else { "starts" };
+        format!(
+            "governance: profile `{}` {} {}; governing with {}",
+            self.profile, verb, self.boundary, self.governing
+        )
+    }
+}
+
+/// What governs one path (or one profile named directly): the resolver's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Point {
+    /// Project-relative path, `/`-separated, when the point is a path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collection: Option<String>,
+    /// True when a recipe resolved and the path fell through to the project default.
+    pub default: bool,
+    /// The source language at this point (item, then collection, then `defaults`, then `en`).
+    pub source_language: String,
+    /// Target languages at this point.
+    pub target_languages: Vec<String>,
+    /// The voice in force, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub voice: Option<VoiceBinding>,
+    /// Terms files in force, most specific first (each existing file is read).
+    #[serde(skip)]
+    pub terms: Vec<PathBuf>,
+    /// Project-relative names of `terms`.
+    pub terms_sources: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
+}
+
+impl Point {
+    /// `profile/channel`, `profile`, or `default`.
+    pub fn reference(&self) -> String {
+        match (&self.profile, &self.channel) {
+            (Some(p), Some(c)) => format!("{p}/{c}"),
+            (Some(p), None) => p.clone(),
+            _ => "default".to_owned(),
+        }
+    }
+}

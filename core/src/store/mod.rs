@@ -1,0 +1,1 @@
+//! The SQLite store (placeholder until the project work lands).

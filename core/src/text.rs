@@ -1,0 +1,141 @@
+//! Text positions: byte offsets to 1-based lines and columns, and the prose view analyzers read.
+
+use crate::model::{Edition, Run};
+
+/// Maps byte offsets in a file to 1-based line and column (columns count characters).
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                starts.push(i + 1);
+            }
+        }
+        Self { starts }
+    }
+
+    /// The 1-based line holding `offset`.
+    pub fn line(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+
+    /// 1-based line and column (in characters) of `offset` in `text`.
+    pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
+        let line = self.line(offset);
+        let start = self.starts[line - 1];
+        let end = offset.min(text.len());
+        let column = text.get(start..end).map_or(end - start, |s| s.chars().count()) + 1;
+        (line, column)
+    }
+}
+
+/// The character that stands for an inline code in the prose view: it separates words and
+/// counts as one opaque character, so no rule matches across a code.
+pub const CODE_MARK: char = '\u{FFFC}';
+
+/// One edition's prose as analyzers read it: text runs joined, each code replaced by
+/// [`CODE_MARK`], with a map from offsets in this view back to offsets in the file.
+#[derive(Debug, Clone, Default)]
+pub struct Prose {
+    pub text: String,
+    segments: Vec<Segment>,
+}
+
+#[derive(Debug, Clone)]
+struct Segment {
+    start: usize,
+    len: usize,
+    file: Option<usize>,
+    verbatim: bool,
+}
+
+impl Prose {
+    pub fn from_edition(edition: &Edition) -> Self {
+        let mut prose = Prose::default();
+        for run in &edition.runs {
+            let start = prose.text.len();
+            match run {
+                Run::Text { text, src } => {
+                    prose.text.push_str(text);
+                    prose.segments.push(Segment { start, len: text.len(), file: *src, verbatim: true });
+                }
+                Run::Code(code) => {
+                    prose.text.push(CODE_MARK);
+                    prose.segments.push(Segment {
+                        start,
+                        len: CODE_MARK.len_utf8(),
+                        file: code.src,
+                        verbatim: false,
+                    });
+                }
+            }
+        }
+        prose
+    }
+
+    /// Builds a prose view of plain text that starts at `file` in its file.
+    pub fn verbatim(text: &str, file: usize) -> Self {
+        Prose {
+            text: text.to_owned(),
+            segments: vec![Segment { start: 0, len: text.len(), file: Some(file), verbatim: true }],
+        }
+    }
+
+    /// The file offset of a position in this view, when the run it falls in was read
+    /// verbatim; otherwise the start of that run, or `None` when nothing maps.
+    pub fn file_offset(&self, offset: usize) -> Option<usize> {
+        let index = self.segments.partition_point(|s| s.start + s.len <= offset);
+        let segment = self.segments.get(index).or_else(|| self.segments.last())?;
+        let file = segment.file?;
+        if segment.verbatim && offset >= segment.start {
+            Some(file + (offset - segment.start).min(segment.len))
+        } else {
+            Some(file)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Code, CodeKind};
+
+    #[test]
+    fn positions_are_one_based_and_count_characters() {
+        let text = "ab\nçd e\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 0), (1, 1));
+        assert_eq!(index.position(text, 3), (2, 1));
+        assert_eq!(index.position(text, 6), (2, 3)); // after "çd": ç is 2 bytes
+    }
+
+    #[test]
+    fn prose_maps_offsets_through_codes() {
+        let edition = Edition::new(vec![
+            Run::text_at("Run ", 10),
+            Run::Code(Code {
+                id: "1".into(),
+                kind: CodeKind::Standalone,
+                class: "code".into(),
+                data: "`x`".into(),
+                deletable: false,
+                src: Some(14),
+            }),
+            Run::text_at(" now", 17),
+        ]);
+        let prose = Prose::from_edition(&edition);
+        assert_eq!(prose.text, "Run \u{FFFC} now");
+        assert_eq!(prose.file_offset(0), Some(10));
+        assert_eq!(prose.file_offset(4), Some(14));
+        let now = prose.text.find("now").unwrap_or_default();
+        assert_eq!(prose.file_offset(now), Some(18));
+    }
+}

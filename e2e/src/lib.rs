@@ -1,0 +1,1 @@
+//! The conformance suite lives in `tests/`; this crate has no library code.

@@ -1,0 +1,1 @@
+//! kapi-host: the runtime every surface shares.
