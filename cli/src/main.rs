@@ -1,1 +1,148 @@
-fn main() {}
+//! The `kapi` binary: parses the command line, runs one verb, renders its result or error,
+//! and exits with the code `exit.rs` maps it to. All work happens in `kapi-host`.
+
+mod commands;
+mod exit;
+mod printer;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+
+use crate::exit::Outcome;
+use crate::printer::{Printer, Style};
+
+/// kapi: the project's own context — terms, voice and rules — for the assistants and people
+/// who write its prose.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kapi",
+    version,
+    disable_help_subcommand = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Print results as JSON on stdout (errors as a JSON envelope on stderr)
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The project: a `kapi.yaml`, a project folder, or any path inside a project
+    #[arg(short = 'p', long, global = true, value_name = "PATH")]
+    pub project: Option<PathBuf>,
+    /// Print only results: no notes or progress on stderr
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// When to colour output [`NO_COLOR` turns `auto` off]
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+    #[command(subcommand)]
+    pub command: Option<commands::Command>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+fn main() -> ExitCode {
+    let _ = ctrlc::set_handler(|| {
+        // Every write kapi makes is atomic (temp file + rename), so stopping here loses nothing.
+        #[allow(clippy::exit)]
+        std::process::exit(i32::from(Outcome::Interrupted.code()));
+    });
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let json_requested = args.iter().any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(err) => return ExitCode::from(clap_error(&err, json_requested).code()),
+    };
+    let outcome = run(&cli);
+    ExitCode::from(outcome.code())
+}
+
+fn run(cli: &Cli) -> Outcome {
+    let env = kapi_host::env::Env::read();
+    let color = match cli.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => !env.no_color && std::io::stdout().is_terminal(),
+    };
+    let mut printer = Printer::new(cli.json, cli.quiet, Style { color });
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            return report(
+                &anyhow::anyhow!("cannot read the working directory: {e}"),
+                cli.json,
+                color,
+            );
+        }
+    };
+    let app = kapi_host::App::new(env, cwd, cli.project.clone());
+    let Some(command) = &cli.command else {
+        let _ = commands::help::print_overview(&mut printer);
+        return Outcome::Usage;
+    };
+    match commands::run(command, &app, &mut printer) {
+        Ok(outcome) => outcome,
+        Err(err) => report(&err, cli.json, color && std::io::stderr().is_terminal()),
+    }
+}
+
+/// Renders an error on stderr, as text or as the JSON envelope, and returns its outcome.
+fn report(err: &anyhow::Error, json: bool, color: bool) -> Outcome {
+    let outcome = exit::outcome_for(err);
+    let hints = kapi_host::hints_for(err);
+    let mut stderr = std::io::stderr().lock();
+    if json {
+        let envelope =
+            serde_json::json!({"error": err.to_string(), "code": outcome.name(), "hints": hints});
+        let _ = writeln!(stderr, "{envelope}");
+    } else {
+        let style = Style { color };
+        let _ = writeln!(stderr, "{} {err}", style.paint("31;1", "error:"));
+        for cause in err.chain().skip(1) {
+            let text = cause.to_string();
+            if !err.to_string().contains(&text) {
+                let _ = writeln!(stderr, "  caused by: {text}");
+            }
+        }
+        if !hints.is_empty() {
+            let _ = writeln!(stderr);
+            for hint in hints {
+                let _ = writeln!(stderr, "{} {hint}", style.paint("36;1", "hint:"));
+            }
+        }
+    }
+    outcome
+}
+
+/// Clap's own errors: help and version print and succeed; everything else is a usage error.
+fn clap_error(err: &clap::Error, json: bool) -> Outcome {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = err.print();
+            Outcome::Success
+        }
+        _ if json => {
+            let message = err.render().to_string();
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or("usage error")
+                .trim_start_matches("error: ")
+                .to_owned();
+            let envelope = serde_json::json!({"error": first, "code": "usage", "hints": ["run `kapi help` for usage"]});
+            let _ = writeln!(std::io::stderr().lock(), "{envelope}");
+            Outcome::Usage
+        }
+        _ => {
+            let _ = err.print();
+            Outcome::Usage
+        }
+    }
+}

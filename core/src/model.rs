@@ -86,10 +86,16 @@ pub enum Run {
 
 impl Run {
     pub fn text(text: impl Into<String>) -> Self {
-        Run::Text { text: text.into(), src: None }
+        Run::Text {
+            text: text.into(),
+            src: None,
+        }
     }
     pub fn text_at(text: impl Into<String>, src: usize) -> Self {
-        Run::Text { text: text.into(), src: Some(src) }
+        Run::Text {
+            text: text.into(),
+            src: Some(src),
+        }
     }
 }
 
@@ -204,7 +210,11 @@ impl KeyDeduper {
     pub fn key(&mut self, base: &str) -> String {
         let count = self.seen.entry(base.to_owned()).or_insert(0);
         *count += 1;
-        if *count == 1 { base.to_owned() } else { format!("{base}#{count}") }
+        if *count == 1 {
+            base.to_owned()
+        } else {
+            format!("{base}#{count}")
+        }
     }
 }
 
@@ -228,7 +238,10 @@ mod tests {
                 src: None,
             })
         };
-        assert_ne!(Edition::new(vec![code("`a`")]).rev(), Edition::new(vec![code("`b`")]).rev());
+        assert_ne!(
+            Edition::new(vec![code("`a`")]).rev(),
+            Edition::new(vec![code("`b`")]).rev()
+        );
     }
 
     #[test]

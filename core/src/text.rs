@@ -32,7 +32,10 @@ impl LineIndex {
         let line = self.line(offset);
         let start = self.starts[line - 1];
         let end = offset.min(text.len());
-        let column = text.get(start..end).map_or(end - start, |s| s.chars().count()) + 1;
+        let column = text
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count())
+            + 1;
         (line, column)
     }
 }
@@ -65,7 +68,12 @@ impl Prose {
             match run {
                 Run::Text { text, src } => {
                     prose.text.push_str(text);
-                    prose.segments.push(Segment { start, len: text.len(), file: *src, verbatim: true });
+                    prose.segments.push(Segment {
+                        start,
+                        len: text.len(),
+                        file: *src,
+                        verbatim: true,
+                    });
                 }
                 Run::Code(code) => {
                     prose.text.push(CODE_MARK);
@@ -85,7 +93,12 @@ impl Prose {
     pub fn verbatim(text: &str, file: usize) -> Self {
         Prose {
             text: text.to_owned(),
-            segments: vec![Segment { start: 0, len: text.len(), file: Some(file), verbatim: true }],
+            segments: vec![Segment {
+                start: 0,
+                len: text.len(),
+                file: Some(file),
+                verbatim: true,
+            }],
         }
     }
 

@@ -1,1 +1,12 @@
-//! kapi-host: the runtime every surface shares.
+//! kapi-host: the runtime every surface shares — project resolution per call, the actor,
+//! check, context and init — so the CLI, the MCP server and hooks give the same answers.
+
+pub mod app;
+pub mod check;
+pub mod context;
+pub mod env;
+pub mod error;
+pub mod init;
+
+pub use app::App;
+pub use error::{ErrorKind, HostError, hints_for, kind_of};

@@ -1,1 +1,477 @@
-//! TODO(helper) hygiene
+//! `hygiene`: slips any text can have whatever governs it (a word written twice, two spaces,
+//! an unclosed bracket or quote). Runs on every translatable block's source prose, where each
+//! inline code is one [`CODE_MARK`], so no rule reads or matches across a code.
+
+use std::ops::Range;
+
+use super::Hit;
+use super::rule::declare_rule;
+use crate::governance::Severity;
+use crate::text::CODE_MARK;
+
+declare_rule! {
+    /// ## What it flags
+    /// The same word twice in a row, ignoring case, with only spaces or a line break between:
+    /// "the the". A code between the two words breaks the pair.
+    ///
+    /// ## Why it matters
+    /// It is nearly always left over from an edit. "had had" and "that that" are fine.
+    ///
+    /// ## Example
+    /// `Open the the dashboard.` Use instead: `Open the dashboard.`
+    pub REPEATED_WORD = "hygiene.repeated-word", Severity::Minor
+}
+
+declare_rule! {
+    /// ## What it flags
+    /// Two or more spaces between words inside a line. Indentation, spaces before a line
+    /// break and spaces next to a code are left alone.
+    ///
+    /// ## Why it matters
+    /// Doubled spaces are invisible in review, show up in rendered output and translation
+    /// memories, and make search for a phrase miss.
+    ///
+    /// ## Example
+    /// `Save the  file.` Use instead: `Save the file.`
+    pub DOUBLED_SPACE = "hygiene.doubled-space", Severity::Minor
+}
+
+declare_rule! {
+    /// ## What it flags
+    /// A `(`, `[` or `{` that is never closed, or a `)`, `]` or `}` that closes nothing, in
+    /// one block. Text inside codes is not read, and list enumerators such as `1)` or `a)`
+    /// are fine.
+    ///
+    /// ## Why it matters
+    /// An unbalanced bracket is usually a truncated aside or a broken edit, and it confuses
+    /// both readers and translation tools.
+    ///
+    /// ## Example
+    /// `Run the installer (it takes a minute.` Use instead: `Run the installer (it takes a minute).`
+    pub UNBALANCED_BRACKET = "hygiene.unbalanced-bracket", Severity::Minor
+}
+
+declare_rule! {
+    /// ## What it flags
+    /// An odd number of straight double quotes (`"`) in a block, or a curly `“` with no `”`
+    /// (or the reverse). Single quotes are not checked, because apostrophes look the same.
+    ///
+    /// ## Why it matters
+    /// An unclosed quote leaves the reader unsure where the quotation ends, and often means
+    /// an edit cut a sentence short.
+    ///
+    /// ## Example
+    /// `Click "Save to continue.` Use instead: `Click "Save" to continue.`
+    pub UNBALANCED_QUOTE = "hygiene.unbalanced-quote", Severity::Minor
+}
+
+/// Runs the `hygiene` rules over one block's prose, pushing hits in prose offsets.
+pub fn check(prose: &str, hits: &mut Vec<Hit>) {
+    repeated_words(prose, hits);
+    doubled_spaces(prose, hits);
+    brackets(prose, hits);
+    quotes(prose, hits);
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Characters that join two word characters into one word (`don't`, `well-known`).
+fn is_joiner(c: char) -> bool {
+    matches!(c, '\'' | '\u{2019}' | '-' | '\u{2010}' | '\u{2011}')
+}
+
+/// The words of a text, as byte ranges: runs of letters, digits and `_`, with apostrophes and
+/// hyphens kept inside a word. A [`CODE_MARK`] is never part of a word.
+pub(crate) fn words(text: &str) -> Words<'_> {
+    Words { text, pos: 0 }
+}
+
+pub(crate) struct Words<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Iterator for Words<'_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        let rest = self.text.get(self.pos..)?;
+        let (offset, _) = rest.char_indices().find(|&(_, c)| is_word_char(c))?;
+        let start = self.pos + offset;
+        let mut end = start;
+        let mut chars = rest
+            .get(offset..)
+            .unwrap_or_default()
+            .char_indices()
+            .peekable();
+        while let Some((i, c)) = chars.next() {
+            if is_word_char(c) {
+                end = start + i + c.len_utf8();
+            } else if !(is_joiner(c) && chars.peek().is_some_and(|&(_, next)| is_word_char(next))) {
+                break;
+            }
+        }
+        self.pos = end;
+        Some(start..end)
+    }
+}
+
+fn same_ignoring_case(a: &str, b: &str) -> bool {
+    a == b
+        || a.chars()
+            .flat_map(char::to_lowercase)
+            .eq(b.chars().flat_map(char::to_lowercase))
+}
+
+/// Repeats that are grammatical English.
+fn is_grammatical_pair(word: &str) -> bool {
+    ["had", "that"]
+        .iter()
+        .any(|ok| word.eq_ignore_ascii_case(ok))
+}
+
+fn repeated_words(text: &str, hits: &mut Vec<Hit>) {
+    let mut previous: Option<Range<usize>> = None;
+    for word in words(text) {
+        if let Some(prev) = previous.take()
+            && let (Some(first), Some(gap), Some(second)) = (
+                text.get(prev.clone()),
+                text.get(prev.end..word.start),
+                text.get(word.clone()),
+            )
+            && !gap.is_empty()
+            && gap.chars().all(char::is_whitespace)
+            && first.chars().any(char::is_alphabetic)
+            && same_ignoring_case(first, second)
+            && !is_grammatical_pair(first)
+        {
+            let mut hit =
+                REPEATED_WORD.hit(prev.start..word.end, format!("`{second}` is written twice"));
+            hit.suggestion = Some(first.to_owned());
+            hits.push(hit);
+            // `the the the` is one slip, reported once; the next pair starts fresh.
+            continue;
+        }
+        previous = Some(word);
+    }
+}
+
+fn doubled_spaces(text: &str, hits: &mut Vec<Hit>) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b' ' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i] == b' ' {
+            i += 1;
+        }
+        let count = i - start;
+        if count < 2 {
+            continue;
+        }
+        let before = text.get(..start).and_then(|s| s.chars().next_back());
+        let after = text.get(i..).and_then(|s| s.chars().next());
+        let between_words =
+            |c: Option<char>| c.is_some_and(|c| !c.is_whitespace() && c != CODE_MARK);
+        if between_words(before) && between_words(after) {
+            let mut hit = DOUBLED_SPACE.hit(start..i, format!("{count} spaces between words"));
+            hit.suggestion = Some(" ".to_owned());
+            hits.push(hit);
+        }
+    }
+}
+
+fn opener_of(close: char) -> char {
+    match close {
+        ')' => '(',
+        ']' => '[',
+        _ => '{',
+    }
+}
+
+fn closer_of(open: char) -> char {
+    match open {
+        '(' => ')',
+        '[' => ']',
+        _ => '}',
+    }
+}
+
+/// `:)`, `:-(`, `;)`: a bracket that is part of an emoticon.
+fn is_emoticon(text: &str, at: usize) -> bool {
+    let mut back = text.get(..at).unwrap_or_default().chars().rev();
+    match back.next() {
+        Some(':' | ';') => true,
+        Some('-') => matches!(back.next(), Some(':' | ';')),
+        _ => false,
+    }
+}
+
+/// A list enumerator closing at `at`: `1)`, `12)`, `a)`, `iv)` after a space or line start.
+fn is_enumerator(text: &str, at: usize) -> bool {
+    let before = text.get(..at).unwrap_or_default();
+    let token = before
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or_default();
+    let digits = !token.is_empty() && token.len() <= 3 && token.bytes().all(|b| b.is_ascii_digit());
+    let letter = token.len() == 1 && token.bytes().all(|b| b.is_ascii_alphabetic());
+    let roman = matches!(
+        token,
+        "ii" | "iii" | "iv" | "vi" | "vii" | "viii" | "ix" | "xi" | "xii"
+    );
+    digits || letter || roman
+}
+
+fn brackets(text: &str, hits: &mut Vec<Hit>) {
+    let mut open: Vec<(char, usize)> = Vec::new();
+    let unclosed = |c: char, at: usize| {
+        UNBALANCED_BRACKET.hit(
+            at..at + c.len_utf8(),
+            format!("`{c}` is never closed by `{}`", closer_of(c)),
+        )
+    };
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' if is_emoticon(text, i) => {}
+            '(' | '[' | '{' => open.push((c, i)),
+            ')' | ']' | '}' => {
+                let opener = opener_of(c);
+                if open.last().is_some_and(|&(o, _)| o == opener) {
+                    open.pop();
+                } else if c == ')' && (is_enumerator(text, i) || is_emoticon(text, i)) {
+                    // `1)` and `:)` close nothing and need nothing.
+                } else if let Some(pos) = open.iter().rposition(|&(o, _)| o == opener) {
+                    for (o, at) in open.drain(pos + 1..) {
+                        hits.push(unclosed(o, at));
+                    }
+                    open.pop();
+                } else {
+                    hits.push(
+                        UNBALANCED_BRACKET.hit(i..i + 1, format!("`{c}` closes no `{opener}`")),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    for (o, at) in open {
+        hits.push(unclosed(o, at));
+    }
+}
+
+fn quotes(text: &str, hits: &mut Vec<Hit>) {
+    let mut straight = 0usize;
+    let mut last_straight = 0usize;
+    // Open curly quotes: `“`, or German `„` (closed by `“` or `”`).
+    let mut open: Vec<(char, usize)> = Vec::new();
+    for (i, c) in text.char_indices() {
+        match c {
+            '"' => {
+                straight += 1;
+                last_straight = i;
+            }
+            '\u{201E}' => open.push((c, i)),
+            '\u{201C}' => {
+                if open.last().is_some_and(|&(o, _)| o == '\u{201E}') {
+                    open.pop();
+                } else {
+                    open.push((c, i));
+                }
+            }
+            '\u{201D}' if open.pop().is_none() => {
+                hits.push(UNBALANCED_QUOTE.hit(i..i + c.len_utf8(), "`”` closes no `“`"));
+            }
+            _ => {}
+        }
+    }
+    if straight % 2 == 1 {
+        hits.push(UNBALANCED_QUOTE.hit(
+            last_straight..last_straight + 1,
+            format!("odd number of straight double quotes ({straight}): one is never closed"),
+        ));
+    }
+    for (c, at) in open {
+        hits.push(UNBALANCED_QUOTE.hit(at..at + c.len_utf8(), format!("`{c}` is never closed")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (rule, severity, range, message) of every hit, in prose order.
+    fn run(text: &str) -> Vec<(&'static str, Severity, Range<usize>, String)> {
+        let mut hits = Vec::new();
+        check(text, &mut hits);
+        hits.sort_by_key(|h| (h.range.start, h.rule.id));
+        hits.into_iter()
+            .map(|h| (h.rule.id, h.severity, h.range, h.message))
+            .collect()
+    }
+
+    fn ids(text: &str) -> Vec<&'static str> {
+        run(text).into_iter().map(|h| h.0).collect()
+    }
+
+    #[test]
+    fn repeated_word_is_flagged_across_case_and_line_break() {
+        let hits = run("Open the The\ndashboard.");
+        assert_eq!(
+            hits,
+            vec![(
+                "hygiene.repeated-word",
+                Severity::Minor,
+                5..12,
+                "`The` is written twice".to_owned()
+            )]
+        );
+        let mut raw = Vec::new();
+        check("the  the", &mut raw);
+        let repeated = raw.iter().find(|h| h.rule.id == "hygiene.repeated-word");
+        assert_eq!(repeated.and_then(|h| h.suggestion.as_deref()), Some("the"));
+    }
+
+    #[test]
+    fn grammatical_repeats_and_codes_between_words_are_fine() {
+        assert!(ids("She had had enough; I know that that works.").is_empty());
+        assert!(ids("Set the \u{FFFC} the value.").is_empty());
+        assert!(ids("Set the\u{FFFC}the value.").is_empty());
+        assert!(ids("It is 4 4 wide, the, the end.").is_empty());
+        assert!(ids("a well-known known issue, don't don").is_empty());
+    }
+
+    #[test]
+    fn a_triple_is_one_slip() {
+        assert_eq!(ids("the the the end"), vec!["hygiene.repeated-word"]);
+    }
+
+    #[test]
+    fn repeated_non_ascii_words_are_flagged() {
+        let hits = run("Öffnen Sie die DIE Datei");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].2, 12..19);
+    }
+
+    #[test]
+    fn doubled_space_between_words_is_flagged_with_its_range() {
+        let hits = run("Save the   file.");
+        assert_eq!(
+            hits,
+            vec![(
+                "hygiene.doubled-space",
+                Severity::Minor,
+                8..11,
+                "3 spaces between words".to_owned()
+            )]
+        );
+        assert_eq!(ids("End.  Next"), vec!["hygiene.doubled-space"]);
+    }
+
+    #[test]
+    fn indentation_line_ends_and_codes_are_not_doubled_spaces() {
+        assert!(ids("  Indented\n    more text").is_empty());
+        assert!(ids("hard break  \nnext line").is_empty());
+        assert!(ids("before  \u{FFFC}  after").is_empty());
+        assert!(ids("tab\t\tseparated").is_empty());
+        assert!(ids("one space only").is_empty());
+    }
+
+    #[test]
+    fn unbalanced_brackets_name_the_bracket() {
+        let hits = run("Run it (it takes a minute.");
+        assert_eq!(
+            hits,
+            vec![(
+                "hygiene.unbalanced-bracket",
+                Severity::Minor,
+                7..8,
+                "`(` is never closed by `)`".to_owned()
+            )]
+        );
+        let hits = run("done] now");
+        assert_eq!(hits[0].2, 4..5);
+        assert_eq!(hits[0].3, "`]` closes no `[`");
+    }
+
+    #[test]
+    fn nested_and_interleaved_brackets() {
+        assert!(ids("f(a[1], {b: (c)}) and [x (y) z]").is_empty());
+        // `[` is cut off by the `)` that closes the outer `(`.
+        let hits = run("(see [the docs)");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].2, 5..6);
+        assert_eq!(hits[0].3, "`[` is never closed by `]`");
+    }
+
+    #[test]
+    fn enumerators_emoticons_and_codes_do_not_unbalance() {
+        assert!(ids("1) Install\n2) Run\na) first, b) second, iv) fourth").is_empty());
+        assert!(ids("Nice :) and sad :-( too").is_empty());
+        assert!(ids("Call \u{FFFC} then \u{FFFC}.").is_empty());
+        assert!(ids("(see step 1)").is_empty());
+        assert_eq!(ids("word) here"), vec!["hygiene.unbalanced-bracket"]);
+    }
+
+    #[test]
+    fn odd_straight_quotes_are_flagged_at_the_last_one() {
+        let hits = run("Click \"Save to \"continue\".");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].0, "hygiene.unbalanced-quote");
+        assert_eq!(hits[0].2, 24..25);
+        assert_eq!(
+            hits[0].3,
+            "odd number of straight double quotes (3): one is never closed"
+        );
+        assert!(ids("Click \"Save\" and \"Cancel\".").is_empty());
+    }
+
+    #[test]
+    fn curly_quotes_must_pair_and_apostrophes_are_ignored() {
+        assert!(ids("Say “hello” and it’s fine, isn't it, ‘ok’ 'x").is_empty());
+        assert!(ids("German „Anführungszeichen“ sind gut").is_empty());
+        let hits = run("Say “hello and “bye”");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].2, 4..7);
+        assert_eq!(hits[0].3, "`“` is never closed");
+        let hits = run("bye” now");
+        assert_eq!(hits[0].3, "`”` closes no `“`");
+        assert_eq!(hits[0].2, 3..6);
+    }
+
+    #[test]
+    fn words_keep_apostrophes_and_hyphens_inside() {
+        let text = "don't well-known -x y' \u{FFFC}z";
+        let found: Vec<&str> = words(text).filter_map(|r| text.get(r)).collect();
+        assert_eq!(found, vec!["don't", "well-known", "x", "y", "z"]);
+    }
+
+    #[test]
+    fn clean_fixture_has_no_hits() {
+        assert_eq!(
+            ids(include_str!("../../../testdata/check/hygiene/clean.txt")),
+            Vec::<&str>::new()
+        );
+    }
+
+    #[test]
+    fn fixture_has_one_hit_per_rule() {
+        let text = include_str!("../../../testdata/check/hygiene/slips.txt");
+        let mut found = ids(text);
+        found.dedup();
+        assert_eq!(
+            found,
+            vec![
+                "hygiene.repeated-word",
+                "hygiene.doubled-space",
+                "hygiene.unbalanced-bracket",
+                "hygiene.unbalanced-quote"
+            ]
+        );
+    }
+}

@@ -1,1 +1,146 @@
-//! TODO(helper) sarif
+//! SARIF 2.1.0 output, for code-scanning dashboards: one run whose driver lists every rule
+//! (its explanation as the full description) and one result per finding. Columns count
+//! Unicode code points, as the report's do (`columnKind: unicodeCodePoints`).
+
+use serde_json::{Value, json};
+
+use super::report::CheckReport;
+use super::rule;
+use crate::governance::Severity;
+
+/// The SARIF schema the output follows.
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Where the tool is documented.
+pub const INFORMATION_URI: &str = "https://example.invalid/kapi";
+
+/// Renders the report as a SARIF 2.1.0 log naming this build's version.
+pub fn render(report: &CheckReport) -> Value {
+    render_with_version(report, env!("CARGO_PKG_VERSION"))
+}
+
+/// Renders the report as a SARIF 2.1.0 log naming `version` as the tool's version.
+pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
+    let rules = rule::all();
+    let descriptors: Vec<Value> = rules
+        .iter()
+        .map(|rule| {
+            json!({
+                "id": rule.id,
+                "shortDescription": {"text": rule.summary()},
+                "fullDescription": {"text": rule.help().trim_end()},
+                "help": {"text": rule.help().trim_end(), "markdown": rule.help().trim_end()},
+                "defaultConfiguration": {"level": level(rule.severity)},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|finding| {
+            let artifact = json!({"uri": uri(&finding.path)});
+            let physical = if finding.line == 0 {
+                json!({"artifactLocation": artifact})
+            } else {
+                json!({
+                    "artifactLocation": artifact,
+                    "region": {
+                        "startLine": finding.line,
+                        "startColumn": finding.column,
+                        "byteOffset": finding.start,
+                        "byteLength": finding.end.saturating_sub(finding.start),
+                    },
+                })
+            };
+            let mut result = json!({
+                "ruleId": finding.rule,
+                "level": level(finding.severity),
+                "message": {"text": finding.message},
+                "locations": [{"physicalLocation": physical}],
+                "properties": {"severity": finding.severity.as_str()},
+            });
+            if let Some(index) = rules.iter().position(|r| r.id == finding.rule) {
+                result["ruleIndex"] = json!(index);
+            }
+            if let Some(block) = &finding.block {
+                result["properties"]["block"] = json!(block);
+            }
+            if let Some(suggestion) = &finding.suggestion {
+                result["properties"]["suggestion"] = json!(suggestion);
+            }
+            result
+        })
+        .collect();
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "kapi",
+                "informationUri": INFORMATION_URI,
+                "version": version,
+                "rules": descriptors,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
+
+/// SARIF's level for a severity: critical and major are errors, minor a warning, info a note.
+pub fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Critical | Severity::Major => "error",
+        Severity::Minor => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// A relative URI reference for a path: `/` separators, reserved bytes percent-encoded.
+fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        match byte {
+            b'\\' => out.push('/'),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_becomes_a_sarif_log() {
+        let log = render_with_version(&crate::check::github::tests::sample(), "0.0.0-test");
+        // The rule descriptors are the registry's; keep the snapshot to the results.
+        let rules = log["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(rules, rule::all().len());
+        let mut trimmed = log.clone();
+        trimmed["runs"][0]["tool"]["driver"]["rules"] =
+            json!([log["runs"][0]["tool"]["driver"]["rules"][0].clone()]);
+        insta::assert_json_snapshot!(trimmed);
+    }
+
+    #[test]
+    fn the_default_version_is_this_build() {
+        let log = render(&crate::check::github::tests::sample());
+        assert_eq!(
+            log["runs"][0]["tool"]["driver"]["version"],
+            env!("CARGO_PKG_VERSION")
+        );
+        assert_eq!(log["version"], "2.1.0");
+    }
+
+    #[test]
+    fn paths_become_relative_uris() {
+        assert_eq!(uri("docs\\a b/ç.md"), "docs/a%20b/%C3%A7.md");
+    }
+}

@@ -39,21 +39,34 @@ pub struct FormatInfo {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
     #[error("{line}:{column}: the file is not valid UTF-8 (byte {offset})")]
-    NotUtf8 { offset: usize, line: usize, column: usize },
+    NotUtf8 {
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
     #[error("the file looks binary (a NUL byte at offset {offset})")]
     Binary { offset: usize },
     #[error("{line}:{column}: {message}")]
-    Syntax { line: usize, column: usize, message: String },
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
 }
 
 impl Hint for ReadError {
     fn hints(&self) -> Vec<String> {
         match self {
             ReadError::NotUtf8 { .. } => {
-                vec!["save the file as UTF-8, or exclude it with `defaults.exclude` in `kapi.yaml`".into()]
+                vec![
+                    "save the file as UTF-8, or exclude it with `defaults.exclude` in `kapi.yaml`"
+                        .into(),
+                ]
             }
             ReadError::Binary { .. } => {
-                vec!["exclude it with `defaults.exclude` in `kapi.yaml`, or name a text file".into()]
+                vec![
+                    "exclude it with `defaults.exclude` in `kapi.yaml`, or name a text file".into(),
+                ]
             }
             ReadError::Syntax { .. } => vec!["fix the syntax at that position".into()],
         }
@@ -72,7 +85,11 @@ impl ReadError {
             let before = String::from_utf8_lossy(&bytes[..offset]);
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            ReadError::NotUtf8 { offset, line, column }
+            ReadError::NotUtf8 {
+                offset,
+                line,
+                column,
+            }
         })
     }
 }
@@ -103,11 +120,18 @@ pub struct Skeleton {
 
 impl Skeleton {
     pub fn over(bytes: &[u8]) -> Self {
-        Self { original: bytes.to_vec(), holes: Vec::new() }
+        Self {
+            original: bytes.to_vec(),
+            holes: Vec::new(),
+        }
     }
 
     pub fn hole(&mut self, span: Range<usize>, block: usize, original: Edition) {
-        self.holes.push(Hole { span, block, original });
+        self.holes.push(Hole {
+            span,
+            block,
+            original,
+        });
     }
 
     /// Rebuilds the file: untouched holes copy their original bytes; an edited hole is
@@ -166,7 +190,10 @@ pub fn by_id(id: &str) -> Option<&'static dyn Format> {
 /// The format for a file name, by extension (case-insensitive).
 pub fn for_path(path: &Path) -> Option<&'static dyn Format> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    all().iter().copied().find(|f| f.info().extensions.contains(&ext.as_str()))
+    all()
+        .iter()
+        .copied()
+        .find(|f| f.info().extensions.contains(&ext.as_str()))
 }
 
 /// The ids of every format, for error hints.

@@ -1,6 +1,7 @@
 //! Governance: the voice profiles and terms that hold at a point of a project, loaded from the
 //! committed files and compiled for the analyzers (term matcher, regexes, fingerprint).
 
+pub mod error;
 pub mod load;
 pub mod matcher;
 pub mod terms;
@@ -9,10 +10,13 @@ pub mod voice;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+pub use error::{GovernanceError, Problem};
 pub use matcher::{TermMatch, TermMatcher};
 
 /// How much a finding weighs. Penalties: critical 25, major 5, minor 1, info 0.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Critical,
@@ -57,7 +61,10 @@ pub enum TermStatus {
 impl TermStatus {
     /// Deprecated, forbidden and competitor terms are to be avoided.
     pub fn discouraged(self) -> bool {
-        matches!(self, TermStatus::Deprecated | TermStatus::Forbidden | TermStatus::Competitor)
+        matches!(
+            self,
+            TermStatus::Deprecated | TermStatus::Forbidden | TermStatus::Competitor
+        )
     }
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,1 +1,353 @@
-//! Terms files (placeholder until the governance work lands).
+//! Terms files (`.kapi/terms.yaml`): concepts with their terms per language and status,
+//! validated strictly, and turned into the `TermEntry` list in force for one language.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{self, GovernanceError, Problem};
+use super::{Severity, TermEntry, TermOrigin, TermStatus};
+
+/// A whole terms file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TermsFile {
+    /// Exactly `v1`.
+    pub version: String,
+    #[serde(default)]
+    pub concepts: Vec<Concept>,
+}
+
+/// One concept and the words for it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Concept {
+    /// Unique in the file; kebab-case.
+    #[serde(default)]
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    #[serde(default)]
+    pub terms: Vec<Term>,
+}
+
+/// How a term is matched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CaseMode {
+    #[default]
+    Insensitive,
+    Sensitive,
+}
+
+/// One word or phrase for a concept, in one language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Term {
+    #[serde(default)]
+    pub text: String,
+    /// BCP 47 tag (`en`, `en-GB`).
+    #[serde(default)]
+    pub lang: String,
+    pub status: TermStatus,
+    #[serde(default)]
+    pub case: CaseMode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+}
+
+impl TermsFile {
+    /// Parses and validates a terms file; `path` is how errors name it.
+    pub fn parse(text: &str, path: &str) -> Result<TermsFile, GovernanceError> {
+        let file: TermsFile = serde_yaml::from_str(text).map_err(|e| error::from_yaml(path, &e))?;
+        let mut problems = file.validate();
+        if problems.is_empty() {
+            return Ok(file);
+        }
+        for p in &mut problems {
+            if let Some((line, column)) = error::locate_nearest(text, &p.field) {
+                p.line = Some(line);
+                p.column = Some(column);
+            }
+        }
+        Err(GovernanceError::Invalid {
+            file: path.to_owned(),
+            problems,
+        })
+    }
+
+    /// Every problem: version, empty or repeated concept ids, empty text or lang, the same
+    /// text twice for one language.
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        if self.version != "v1" {
+            problems.push(
+                Problem::new("version", format!("unsupported version `{}`", self.version))
+                    .with_hint("set `version: v1`"),
+            );
+        }
+        let mut ids: HashSet<&str> = HashSet::new();
+        let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
+        for (c, concept) in self.concepts.iter().enumerate() {
+            let at = format!("concepts[{c}]");
+            if concept.id.trim().is_empty() {
+                problems.push(
+                    Problem::new(format!("{at}.id"), "must not be empty")
+                        .with_hint("give every concept a kebab-case `id` such as `sign-in`"),
+                );
+            } else if !is_kebab(&concept.id) {
+                problems.push(
+                    Problem::new(format!("{at}.id"), format!("`{}` is not kebab-case", concept.id))
+                        .with_hint("write concept ids in lower-case letters, digits and hyphens, such as `sign-in`"),
+                );
+            } else if !ids.insert(&concept.id) {
+                problems.push(
+                    Problem::new(
+                        format!("{at}.id"),
+                        format!("duplicate concept id `{}`", concept.id),
+                    )
+                    .with_hint("give every concept its own `id`, or merge the two concepts"),
+                );
+            }
+            for (t, term) in concept.terms.iter().enumerate() {
+                let at = format!("{at}.terms[{t}]");
+                if term.text.trim().is_empty() {
+                    problems.push(
+                        Problem::new(format!("{at}.text"), "must not be empty")
+                            .with_hint("give every term its `text`"),
+                    );
+                    continue;
+                }
+                if term.lang.trim().is_empty() {
+                    problems.push(
+                        Problem::new(format!("{at}.lang"), "must not be empty")
+                            .with_hint("give every term a BCP 47 `lang` such as `en` or `en-GB`"),
+                    );
+                    continue;
+                }
+                let key = (fold(&term.text), term.lang.to_ascii_lowercase());
+                if let Some(first) = seen.get(&key) {
+                    problems.push(
+                        Problem::new(
+                            format!("{at}.text"),
+                            format!(
+                                "`{}` ({}) is already declared at {first}",
+                                term.text, term.lang
+                            ),
+                        )
+                        .with_hint("declare each term once per language"),
+                    );
+                } else {
+                    seen.insert(key, format!("{at}.text"));
+                }
+            }
+        }
+        problems
+    }
+
+    /// The terms that apply to text in `lang`: those declared for the tag itself or for its
+    /// bare language (`en` applies to `en-GB`); an exact-tag term hides the same text declared
+    /// for the bare language. Discouraged terms get their replacement resolved.
+    pub fn entries_for(&self, lang: &str) -> Vec<TermEntry> {
+        let wanted = lang.trim().replace('_', "-").to_ascii_lowercase();
+        let bare = wanted.split('-').next().unwrap_or("").to_owned();
+        let applies = |t: &Term| {
+            let l = t.lang.replace('_', "-").to_ascii_lowercase();
+            l == wanted || l == bare
+        };
+        let exact: HashSet<String> = self
+            .concepts
+            .iter()
+            .flat_map(|c| &c.terms)
+            .filter(|t| t.lang.replace('_', "-").eq_ignore_ascii_case(&wanted) && wanted != bare)
+            .map(|t| fold(&t.text))
+            .collect();
+        let mut out = Vec::new();
+        for concept in &self.concepts {
+            for term in concept.terms.iter().filter(|t| applies(t)) {
+                let is_exact = term.lang.replace('_', "-").eq_ignore_ascii_case(&wanted);
+                if !is_exact && exact.contains(&fold(&term.text)) {
+                    continue;
+                }
+                let replacement = if term.status.discouraged() {
+                    replacement_for(concept, term)
+                } else {
+                    None
+                };
+                out.push(TermEntry {
+                    text: term.text.clone(),
+                    lang: term.lang.clone(),
+                    status: term.status,
+                    case_sensitive: term.case == CaseMode::Sensitive,
+                    replacement,
+                    note: term.note.clone().or_else(|| concept.note.clone()),
+                    concept: Some(concept.id.clone()),
+                    definition: concept.definition.clone(),
+                    severity: term.severity,
+                    origin: TermOrigin::Terms,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The term's own replacement, else the concept's preferred term in the same language (or its
+/// bare language), else its first admitted one.
+fn replacement_for(concept: &Concept, term: &Term) -> Option<String> {
+    if let Some(r) = term
+        .replacement
+        .as_deref()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+    {
+        return Some(r.to_owned());
+    }
+    let lang = term.lang.replace('_', "-").to_ascii_lowercase();
+    let bare = lang.split('-').next().unwrap_or("").to_owned();
+    let in_lang = |l: &str| {
+        let l = l.replace('_', "-").to_ascii_lowercase();
+        l == lang || l == bare
+    };
+    for status in [TermStatus::Preferred, TermStatus::Admitted] {
+        let exact = concept
+            .terms
+            .iter()
+            .find(|t| t.status == status && t.lang.eq_ignore_ascii_case(&term.lang));
+        let near = concept
+            .terms
+            .iter()
+            .find(|t| t.status == status && in_lang(&t.lang));
+        if let Some(t) = exact.or(near) {
+            return Some(t.text.clone());
+        }
+    }
+    None
+}
+
+fn is_kebab(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn fold(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = include_str!("../../../testdata/governance/terms/terms.yaml");
+
+    fn parse(text: &str) -> Result<TermsFile, GovernanceError> {
+        TermsFile::parse(text, ".kapi/terms.yaml")
+    }
+
+    #[test]
+    fn documented_terms_file_parses() {
+        let file = parse(DOC).expect("fixture parses");
+        assert_eq!(file.concepts.len(), 3);
+        assert_eq!(file.concepts[0].terms[3].case, CaseMode::Sensitive);
+    }
+
+    #[test]
+    fn entries_apply_by_tag_then_bare_language() {
+        let file = parse(DOC).expect("fixture parses");
+        #[rustfmt::skip]
+        let cases: &[(&str, &[&str])] = &[
+            ("en", &["sign in", "login", "GitHub", "e-mail", "email"]),
+            ("en-GB", &["sign in", "login", "GitHub", "log-in", "e-mail", "email"]),
+            ("EN_gb", &["sign in", "login", "GitHub", "log-in", "e-mail", "email"]),
+            ("fr", &["connexion", "login"]),
+            ("de", &[]),
+        ];
+        for (lang, want) in cases {
+            let got: Vec<String> = file.entries_for(lang).into_iter().map(|e| e.text).collect();
+            assert_eq!(got, *want, "{lang}");
+        }
+    }
+
+    #[test]
+    fn replacements_resolve_only_for_discouraged_terms() {
+        let file = parse(DOC).expect("fixture parses");
+        let en_gb = file.entries_for("en-GB");
+        let get = |text: &str, lang: &str| {
+            let entries = file.entries_for(lang);
+            entries
+                .into_iter()
+                .find(|e| e.text == text)
+                .and_then(|e| e.replacement)
+        };
+        let cases = [
+            ("sign in", "en-GB", None),
+            ("login", "en-GB", Some("sign in")), // own replacement
+            ("log-in", "en-GB", Some("sign in")), // preferred in the bare language
+            ("e-mail", "en-GB", Some("email")),  // first admitted
+            ("login", "fr", Some("connexion")),  // preferred in the same language
+        ];
+        for (text, lang, want) in cases {
+            assert_eq!(get(text, lang).as_deref(), want, "{text} ({lang})");
+        }
+        let entry = &en_gb[0];
+        assert_eq!(entry.concept.as_deref(), Some("sign-in"));
+        assert_eq!(entry.origin, TermOrigin::Terms);
+        assert!(en_gb.iter().any(|e| e.text == "GitHub" && e.case_sensitive));
+    }
+
+    #[test]
+    fn bad_terms_files_report_every_problem() {
+        let text = "version: v2\nconcepts:\n  - id: a\n    terms:\n      - {text: x, lang: en, status: preferred}\n      - {text: X, lang: en, status: admitted}\n  - id: a\n    terms:\n      - {text: '', lang: en, status: preferred}\n  - id: Not_Kebab\n";
+        let err = parse(text).expect_err("invalid");
+        let fields: Vec<&str> = err.problems().iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "version",
+                "concepts[0].terms[1].text",
+                "concepts[1].id",
+                "concepts[1].terms[0].text",
+                "concepts[2].id"
+            ]
+        );
+        assert!(
+            err.to_string()
+                .starts_with(".kapi/terms.yaml:1:1: version: unsupported version `v2`")
+        );
+    }
+
+    #[test]
+    fn schema_errors_name_the_field() {
+        let cases = [
+            (
+                "version: v1\nconcepts:\n  - id: a\n    terms:\n      - {text: x, lang: en, status: banned}\n",
+                "concepts[0].terms[0].status: unknown value `banned`",
+            ),
+            (
+                "version: v1\nconcepts:\n  - id: a\n    term: []\n",
+                "concepts[0].term: unknown field",
+            ),
+            ("concepts: []\n", "version: required field is missing"),
+        ];
+        for (text, want) in cases {
+            let shown = parse(text).expect_err(want).to_string();
+            assert!(shown.contains(want), "{shown:?} lacks {want:?}");
+        }
+    }
+}

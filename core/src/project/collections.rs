@@ -1,1 +1,410 @@
-//! placeholder until the project work lands
+//! Compiled collections: which recipe item a project-relative path belongs to, what is
+//! excluded, and the walk that lists every declared source file (targets and excludes skipped).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+use super::layout::{KAPI_DIR, RECIPE_FILE};
+use super::recipe::{Recipe, RecipeError, Site};
+
+/// The item a path matched: the first in recipe order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    /// The named collection's name (`None` for a bare entry).
+    pub collection: Option<String>,
+    pub collection_index: usize,
+    pub item_index: usize,
+    /// The item's `format`, when it names one.
+    pub format: Option<String>,
+}
+
+/// A source file a collection declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredFile {
+    /// Project-relative, `/`-separated.
+    pub rel: String,
+    pub abs: PathBuf,
+    pub format: Option<String>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    at: Match,
+    /// The full pattern (base folded in), to check which dot-folders it names.
+    pattern: String,
+}
+
+/// The recipe's collections compiled into glob sets.
+#[derive(Debug)]
+pub struct Collections {
+    entries: Vec<Entry>,
+    items: GlobSet,
+    exclude: GlobSet,
+    targets: GlobSet,
+    /// Dot-folder names some pattern names explicitly (walked despite being hidden).
+    dot_names: Arc<Vec<String>>,
+}
+
+fn compile(pattern: &str, key: &str) -> Result<Glob, RecipeError> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| RecipeError::BadGlob {
+            at: Box::new(Site {
+                file: PathBuf::from(RECIPE_FILE),
+                key: key.to_owned(),
+                line: None,
+                column: None,
+            }),
+            glob: pattern.to_owned(),
+            message: e.kind().to_string(),
+        })
+}
+
+/// `base` joined onto `path`, both relative to the root.
+pub(crate) fn join(base: Option<&str>, path: &str) -> String {
+    let path = path.trim_start_matches("./").trim_start_matches('/');
+    match base.map(|b| b.trim_start_matches("./").trim_matches('/')) {
+        Some(b) if !b.is_empty() && b != "." => format!("{b}/{path}"),
+        _ => path.to_owned(),
+    }
+}
+
+/// Turns a target template into a glob for one language, by the directory-target rule.
+fn target_glob(template: &str, lang: &str) -> String {
+    let mut g = template.replace("{lang}", lang);
+    for token in ["{relpath}", "{path}", "{dir}"] {
+        g = g.replace(token, "**");
+    }
+    for token in ["{filename}", "{basename}", "{name}", "{ext}"] {
+        g = g.replace(token, "*");
+    }
+    let last = g.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let is_dir = g.is_empty()
+        || g.ends_with('/')
+        || !(last.contains('.') || last.contains('*') || last.contains('?') || last.contains('{'));
+    if is_dir {
+        g = format!("{}/**", g.trim_end_matches('/'));
+        g = g.trim_start_matches('/').to_owned();
+    }
+    g
+}
+
+/// Every dot-prefixed segment a pattern names literally.
+fn dot_segments(pattern: &str) -> impl Iterator<Item = String> + '_ {
+    pattern
+        .split(['/', '{', '}', ','])
+        .filter(|s| s.starts_with('.') && s.len() > 1 && !s.contains(['*', '?', '[']))
+        .map(str::to_owned)
+}
+
+/// A wildcard never enters a dot-folder unless the pattern names it.
+fn dot_ok(pattern: &str, rel: &str) -> bool {
+    let mut parts = rel.split('/');
+    parts.next_back();
+    parts
+        .filter(|p| p.starts_with('.'))
+        .all(|p| dot_segments(pattern).any(|d| d == p))
+}
+
+const PRUNE_PROBE: &str = "\u{1}kapi-probe\u{1}";
+
+impl Collections {
+    /// Compiles the recipe's collections, excludes and target templates.
+    pub fn new(recipe: &Recipe) -> Result<Self, RecipeError> {
+        let mut entries = Vec::new();
+        let mut items = GlobSetBuilder::new();
+        let mut targets = GlobSetBuilder::new();
+        let mut dot_names = Vec::new();
+        let source_default = recipe.defaults.source_language.as_deref().unwrap_or("en");
+        for (ci, c) in recipe.collections.iter().enumerate() {
+            for (ii, item) in c.content.iter().enumerate() {
+                let key = if c.is_bare() {
+                    format!("collections[{ci}].path")
+                } else {
+                    format!("collections[{ci}].content[{ii}].path")
+                };
+                let pattern = join(c.base.as_deref(), &item.path);
+                items.add(compile(&pattern, &key)?);
+                dot_names.extend(dot_segments(&pattern));
+                if let Some(template) = &item.target {
+                    let source = item
+                        .source_language
+                        .as_deref()
+                        .or(c.source_language.as_deref())
+                        .unwrap_or(source_default);
+                    let langs = item
+                        .target_languages
+                        .as_ref()
+                        .or(c.target_languages.as_ref())
+                        .or(recipe.defaults.target_languages.as_ref());
+                    for lang in langs.into_iter().flatten().filter(|l| l.as_str() != source) {
+                        let g = join(c.base.as_deref(), &target_glob(template, lang));
+                        let tkey = key.replace(".path", ".target");
+                        targets.add(compile(&g, &tkey)?);
+                    }
+                }
+                entries.push(Entry {
+                    at: Match {
+                        collection: c.name.clone(),
+                        collection_index: ci,
+                        item_index: ii,
+                        format: item.format.as_ref().map(|f| f.name.clone()),
+                    },
+                    pattern,
+                });
+            }
+        }
+        let mut exclude = GlobSetBuilder::new();
+        for (i, pattern) in recipe.defaults.exclude.iter().enumerate() {
+            let p = join(None, pattern);
+            exclude.add(compile(&p, &format!("defaults.exclude[{i}]"))?);
+        }
+        dot_names.sort();
+        dot_names.dedup();
+        dot_names.retain(|d| d != KAPI_DIR && d != ".git");
+        let built = |b: GlobSetBuilder, key: &str| {
+            b.build().map_err(|e| RecipeError::BadGlob {
+                at: Box::new(Site {
+                    file: PathBuf::from(RECIPE_FILE),
+                    key: key.to_owned(),
+                    line: None,
+                    column: None,
+                }),
+                glob: String::new(),
+                message: e.to_string(),
+            })
+        };
+        Ok(Collections {
+            entries,
+            items: built(items, "collections")?,
+            exclude: built(exclude, "defaults.exclude")?,
+            targets: built(targets, "collections")?,
+            dot_names: Arc::new(dot_names),
+        })
+    }
+
+    /// The first item (collections in order, items in order) whose glob matches `rel`.
+    /// Excludes are not consulted.
+    pub fn matches(&self, rel: &str) -> Option<Match> {
+        let rel = rel.trim_start_matches("./");
+        let hits = self.items.matches(rel);
+        let has_dot = rel.split('/').rev().skip(1).any(|p| p.starts_with('.'));
+        hits.into_iter()
+            .find(|&i| !has_dot || dot_ok(&self.entries[i].pattern, rel))
+            .map(|i| self.entries[i].at.clone())
+    }
+
+    /// True when `defaults.exclude` matches `rel`.
+    pub fn is_excluded(&self, rel: &str) -> bool {
+        self.exclude.is_match(rel.trim_start_matches("./"))
+    }
+
+    /// True when `rel` is a translation a `target` template produces (not a source file).
+    pub fn is_target(&self, rel: &str) -> bool {
+        self.targets.is_match(rel.trim_start_matches("./"))
+    }
+
+    /// Every source file under `root` that an item declares, sorted by `rel`. Honours
+    /// `.gitignore`/`.ignore`/`.kapiignore`, skips `.kapi/`, hidden folders no pattern names,
+    /// excluded files and target files.
+    pub fn declared_files(&self, root: &Path) -> Result<Vec<DeclaredFile>, std::io::Error> {
+        std::fs::read_dir(root)?;
+        let dot_names = Arc::clone(&self.dot_names);
+        let exclude = self.exclude.clone();
+        let prune_root = root.to_path_buf();
+        let mut builder = ignore::WalkBuilder::new(root);
+        builder
+            .hidden(false)
+            .require_git(false)
+            .git_global(false)
+            .add_custom_ignore_filename(".kapiignore")
+            .filter_entry(move |entry| {
+                if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
+                    return true;
+                }
+                let name = entry.file_name().to_string_lossy();
+                if name.starts_with('.') && !dot_names.iter().any(|d| *d == name) {
+                    return false;
+                }
+                let Some(rel) = rel_path(&prune_root, entry.path()) else {
+                    return true;
+                };
+                !(exclude.is_match(format!("{rel}/{PRUNE_PROBE}"))
+                    && exclude.is_match(format!("{rel}/{PRUNE_PROBE}/{PRUNE_PROBE}")))
+            });
+        let mut out = Vec::new();
+        for entry in builder.build() {
+            let Ok(entry) = entry else { continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Some(rel) = rel_path(root, entry.path()) else {
+                continue;
+            };
+            if rel == RECIPE_FILE || self.is_excluded(&rel) || self.is_target(&rel) {
+                continue;
+            }
+            if let Some(m) = self.matches(&rel) {
+                out.push(DeclaredFile {
+                    abs: entry.into_path(),
+                    format: m.format,
+                    rel,
+                });
+            }
+        }
+        out.sort_by(|a, b| a.rel.cmp(&b.rel));
+        Ok(out)
+    }
+}
+
+/// `path` relative to `root`, `/`-separated; `None` when outside or not UTF-8.
+pub fn rel_path(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut out = String::new();
+    for c in rel.components() {
+        if !out.is_empty() {
+            out.push('/');
+        }
+        out.push_str(c.as_os_str().to_str()?);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recipe(text: &str) -> Recipe {
+        Recipe::parse(text, Path::new("kapi.yaml")).unwrap()
+    }
+
+    const RECIPE: &str = "\
+version: v1
+defaults:
+  target_languages: [fr, de]
+  exclude: [\"**/drafts/**\"]
+profiles:
+  hb: {channels: [docs, blog]}
+collections:
+  - path: README.md
+  - name: guides
+    base: docs
+    channel: hb/docs
+    content:
+      - path: \"blog/*.md\"
+        format: markdown
+      - path: \"**/*.{md,mdx}\"
+  - name: app
+    base: app/i18n
+    content:
+      - path: en.json
+        format: json
+        target: \"{lang}.json\"
+  - name: gh
+    content:
+      - path: \".github/*.md\"
+";
+
+    #[test]
+    fn first_match_in_recipe_order_wins_with_base_folded_in() {
+        let c = Collections::new(&recipe(RECIPE)).unwrap();
+        let m = c.matches("docs/blog/post.md").unwrap();
+        assert_eq!(
+            (m.collection.as_deref(), m.item_index, m.format.as_deref()),
+            (Some("guides"), 0, Some("markdown"))
+        );
+        let m = c.matches("docs/a/b/c.mdx").unwrap();
+        assert_eq!((m.collection_index, m.item_index, m.format), (1, 1, None));
+        assert_eq!(c.matches("README.md").unwrap().collection, None);
+        assert_eq!(c.matches("blog/post.md"), None);
+    }
+
+    #[test]
+    fn star_does_not_cross_folders() {
+        let c = Collections::new(&recipe(RECIPE)).unwrap();
+        assert_eq!(c.matches("docs/blog/2026/post.md").unwrap().item_index, 1);
+        assert!(c.matches("app/i18n/sub/en.json").is_none());
+    }
+
+    #[test]
+    fn wildcards_do_not_enter_dot_folders_unless_named() {
+        let c = Collections::new(&recipe(RECIPE)).unwrap();
+        assert_eq!(c.matches("docs/.hidden/x.md"), None);
+        assert_eq!(
+            c.matches(".github/CONTRIBUTING.md")
+                .unwrap()
+                .collection
+                .as_deref(),
+            Some("gh")
+        );
+    }
+
+    #[test]
+    fn excludes_and_targets_are_recognised() {
+        let c = Collections::new(&recipe(RECIPE)).unwrap();
+        assert!(c.is_excluded("docs/drafts/x.md"));
+        assert!(!c.is_excluded("docs/x.md"));
+        assert!(c.is_target("app/i18n/fr.json"));
+        assert!(!c.is_target("app/i18n/en.json"));
+    }
+
+    #[test]
+    fn target_templates_follow_the_directory_rule() {
+        assert_eq!(target_glob("{lang}/{relpath}", "fr"), "fr/**");
+        assert_eq!(target_glob("output/{lang}", "fr"), "output/fr/**");
+        assert_eq!(target_glob("{lang}.json", "fr"), "fr.json");
+        assert_eq!(target_glob("{dir}/{name}.{lang}.{ext}", "de"), "**/*.de.*");
+    }
+
+    #[test]
+    fn declared_files_walks_sorted_and_skips_what_it_should() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "README.md",
+            "docs/z.md",
+            "docs/a.md",
+            "docs/blog/p.md",
+            "docs/drafts/wip.md",
+            "docs/.hidden/x.md",
+            "docs/ignored.md",
+            "app/i18n/en.json",
+            "app/i18n/fr.json",
+            ".github/PR.md",
+            ".kapi/voice.yaml",
+            "other.txt",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "x").unwrap();
+        }
+        std::fs::write(root.join(".gitignore"), "docs/ignored.md\n").unwrap();
+        let c = Collections::new(&recipe(RECIPE)).unwrap();
+        let files = c.declared_files(root).unwrap();
+        let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(
+            rels,
+            [
+                ".github/PR.md",
+                "README.md",
+                "app/i18n/en.json",
+                "docs/a.md",
+                "docs/blog/p.md",
+                "docs/z.md"
+            ]
+        );
+        assert_eq!(files[2].format.as_deref(), Some("json"));
+        assert_eq!(files[3].abs, root.join("docs/a.md"));
+    }
+
+    #[test]
+    fn bad_glob_is_refused_at_load_naming_the_key() {
+        let text = "version: v1\ncollections:\n  - name: g\n    content:\n      - path: \"a/{b\"\n";
+        let e = Recipe::parse(text, Path::new("kapi.yaml")).unwrap_err();
+        assert_eq!(e.site().unwrap().key, "collections[0].content[0].path");
+        assert_eq!(e.site().unwrap().line, Some(5));
+    }
+}

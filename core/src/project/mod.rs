@@ -11,7 +11,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+pub use collections::{Collections, DeclaredFile, Match};
+pub use discover::{DiscoverError, DiscoverOptions, discover};
+pub use layout::ensure_layout;
 pub use recipe::{Recipe, RecipeError};
+pub use resolve::{Resolver, Window};
 
 /// A loaded project: its root folder, the recipe file and the parsed recipe.
 #[derive(Debug, Clone)]
@@ -21,6 +25,26 @@ pub struct Project {
     /// Absolute path of the recipe file.
     pub recipe_path: PathBuf,
     pub recipe: Recipe,
+}
+
+impl Project {
+    /// Loads the recipe at `recipe_path`; the root is its folder, made absolute.
+    pub fn load(recipe_path: &std::path::Path) -> Result<Project, RecipeError> {
+        let recipe_path = std::path::absolute(recipe_path).map_err(|source| RecipeError::Read {
+            path: recipe_path.to_path_buf(),
+            source,
+        })?;
+        let recipe = Recipe::load(&recipe_path)?;
+        let root = recipe_path
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        Ok(Project {
+            root,
+            recipe_path,
+            recipe,
+        })
+    }
 }
 
 /// A voice file bound at a point, and the recipe field that bound it.
@@ -51,7 +75,11 @@ pub struct Fallback {
 impl Fallback {
     /// The one-line note printed on stderr once per run.
     pub fn note(&self) -> String {
-        let verb = if self.state == "expired" { "expired" } else { "starts" };
+        let verb = if self.state == "expired" {
+            "expired"
+        } else {
+            "starts"
+        };
         format!(
             "governance: profile `{}` {} {}; governing with {}",
             self.profile, verb, self.boundary, self.governing

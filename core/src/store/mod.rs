@@ -1,1 +1,488 @@
-//! The SQLite store (placeholder until the project work lands).
+//! The SQLite store (`.kapi/work/store.db`): the ledger of sessions and context operations,
+//! opened in WAL mode with numbered migrations and refused when a newer kapi wrote it.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+/// The schema, one step per entry; the store's version is the number of steps applied.
+const MIGRATIONS: &[&str] = &[
+    // 1: sessions and context operations.
+    "CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        actor_kind TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        project TEXT,
+        client TEXT,
+        started_at TEXT NOT NULL,
+        last_seen TEXT NOT NULL
+    );
+    CREATE TABLE context_ops (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        session TEXT NOT NULL REFERENCES sessions(id),
+        path TEXT,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX context_ops_session ON context_ops(session);
+    CREATE INDEX context_ops_status ON context_ops(status);",
+];
+
+/// The schema version this binary writes.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// A store operation failed on `path`.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{}: cannot create the store's folder", .path.display())]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: store error", .path.display())]
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("{}: store schema version {found} is newer than this kapi supports ({supported})", .path.display())]
+    TooNew {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+    #[error("{}: operation payload is not valid JSON", .path.display())]
+    Payload {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+}
+
+impl crate::error::Hint for StoreError {
+    fn hints(&self) -> Vec<String> {
+        match self {
+            StoreError::TooNew { .. } => {
+                vec!["upgrade kapi; this store was written by a newer version".to_owned()]
+            }
+            StoreError::CreateDir { .. } => {
+                vec!["check that the project folder is writable".to_owned()]
+            }
+            StoreError::Sqlite { .. } => vec![
+                "close other kapi processes using the store, or delete `.kapi/work/store.db` (it holds no person's decision)"
+                    .to_owned(),
+            ],
+            StoreError::Payload { .. } => vec!["pass a JSON value as the payload".to_owned()],
+        }
+    }
+}
+
+/// A session row (an agent or a person at work in a project).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionRow {
+    pub id: String,
+    pub actor_kind: String,
+    pub actor_name: String,
+    pub project: Option<String>,
+    pub client: Option<String>,
+    /// RFC 3339.
+    pub started_at: String,
+    /// RFC 3339.
+    pub last_seen: String,
+}
+
+/// A context operation to record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewOp {
+    pub kind: String,
+    pub actor_kind: String,
+    pub actor_name: String,
+    pub session: String,
+    pub path: Option<String>,
+    pub payload: serde_json::Value,
+    pub status: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A recorded context operation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpRow {
+    pub id: i64,
+    pub kind: String,
+    pub actor_kind: String,
+    pub actor_name: String,
+    pub session: String,
+    pub path: Option<String>,
+    pub payload: serde_json::Value,
+    pub status: String,
+    pub created_at: String,
+}
+
+/// Which operations to list; `None` fields do not filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpFilter {
+    pub session: Option<String>,
+    pub kind: Option<String>,
+    /// RFC 3339; operations created at or after it.
+    pub since: Option<String>,
+}
+
+/// An open store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating if needed) the store at `path` and applies pending migrations in one
+    /// transaction. A store written by a newer kapi is refused and left untouched.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let sql = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut conn = Connection::open(path).map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_millis(5000))
+            .map_err(sql)?;
+        let found: u32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(sql)?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql)?;
+        if found < SCHEMA_VERSION {
+            let tx = conn.transaction().map_err(sql)?;
+            // Re-read inside the transaction, in case another process migrated meanwhile.
+            let current: u32 = tx
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .map_err(sql)?;
+            for step in MIGRATIONS.iter().skip(current as usize) {
+                tx.execute_batch(step).map_err(sql)?;
+            }
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(sql)?;
+            tx.commit().map_err(sql)?;
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn sql(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The schema version recorded in the file.
+    pub fn schema_version(&self) -> Result<u32, StoreError> {
+        self.conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Inserts the session, or moves `last_seen` (and fills `project`/`client` when given) of
+    /// an existing one; `started_at` is kept from the first touch.
+    pub fn touch_session(&self, s: &SessionRow) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO sessions (id, actor_kind, actor_name, project, client, started_at, last_seen)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT(id) DO UPDATE SET
+                   last_seen = excluded.last_seen,
+                   project = COALESCE(excluded.project, sessions.project),
+                   client = COALESCE(excluded.client, sessions.client)",
+                params![s.id, s.actor_kind, s.actor_name, s.project, s.client, s.started_at, s.last_seen],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    /// A session by id.
+    pub fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, actor_kind, actor_name, project, client, started_at, last_seen
+                 FROM sessions WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(SessionRow {
+                        id: r.get(0)?,
+                        actor_kind: r.get(1)?,
+                        actor_name: r.get(2)?,
+                        project: r.get(3)?,
+                        client: r.get(4)?,
+                        started_at: r.get(5)?,
+                        last_seen: r.get(6)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
+    /// Records an operation; its session must exist. Returns the new id.
+    pub fn record_op(&self, op: &NewOp) -> Result<i64, StoreError> {
+        let payload = serde_json::to_string(&op.payload).map_err(|source| StoreError::Payload {
+            path: self.path.clone(),
+            source,
+        })?;
+        self.conn
+            .execute(
+                "INSERT INTO context_ops (kind, actor_kind, actor_name, session, path, payload, status, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![op.kind, op.actor_kind, op.actor_name, op.session, op.path, payload, op.status, op.created_at],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Operations matching `filter`, oldest first.
+    pub fn ops(&self, filter: &OpFilter) -> Result<Vec<OpRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, kind, actor_kind, actor_name, session, path, payload, status, created_at
+                 FROM context_ops
+                 WHERE (?1 IS NULL OR session = ?1)
+                   AND (?2 IS NULL OR kind = ?2)
+                   AND (?3 IS NULL OR created_at >= ?3)
+                 ORDER BY id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map(params![filter.session, filter.kind, filter.since], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, String>(7)?,
+                    r.get::<_, String>(8)?,
+                ))
+            })
+            .map_err(|e| self.sql(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, kind, actor_kind, actor_name, session, path, payload, status, created_at) =
+                row.map_err(|e| self.sql(e))?;
+            let payload = serde_json::from_str(&payload).map_err(|source| StoreError::Payload {
+                path: self.path.clone(),
+                source,
+            })?;
+            out.push(OpRow {
+                id,
+                kind,
+                actor_kind,
+                actor_name,
+                session,
+                path,
+                payload,
+                status,
+                created_at,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Sets an operation's status; returns whether it existed.
+    pub fn set_op_status(&self, id: i64, status: &str) -> Result<bool, StoreError> {
+        let n = self
+            .conn
+            .execute(
+                "UPDATE context_ops SET status = ?2 WHERE id = ?1",
+                params![id, status],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(n > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Hint;
+
+    fn session(id: &str, seen: &str) -> SessionRow {
+        SessionRow {
+            id: id.into(),
+            actor_kind: "agent".into(),
+            actor_name: "claude".into(),
+            project: Some("/p".into()),
+            client: None,
+            started_at: "2026-01-01T00:00:00Z".into(),
+            last_seen: seen.into(),
+        }
+    }
+
+    fn op(session: &str, kind: &str, at: &str) -> NewOp {
+        NewOp {
+            kind: kind.into(),
+            actor_kind: "agent".into(),
+            actor_name: "claude".into(),
+            session: session.into(),
+            path: Some("docs/a.md".into()),
+            payload: serde_json::json!({"note": "use sign in", "n": 1}),
+            status: "open".into(),
+            created_at: at.into(),
+        }
+    }
+
+    #[test]
+    fn open_creates_the_folder_and_applies_migrations_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".kapi/work/store.db");
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        store
+            .touch_session(&session("s1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        drop(store);
+        let again = Store::open(&path).unwrap();
+        assert_eq!(again.schema_version().unwrap(), SCHEMA_VERSION);
+        assert!(
+            again.session("s1").unwrap().is_some(),
+            "reopen must not recreate tables"
+        );
+    }
+
+    #[test]
+    fn wal_and_foreign_keys_are_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.db")).unwrap();
+        let mode: String = store
+            .conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let fk: i64 = store
+            .conn
+            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+            .unwrap();
+        assert_eq!(fk, 1);
+        let timeout: i64 = store
+            .conn
+            .pragma_query_value(None, "busy_timeout", |r| r.get(0))
+            .unwrap();
+        assert_eq!(timeout, 5000);
+        assert!(
+            store
+                .record_op(&op("missing", "note", "2026-01-01T00:00:00Z"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn too_new_store_is_refused_and_left_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+                .unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let e = Store::open(&path).unwrap_err();
+        assert!(
+            matches!(&e, StoreError::TooNew { found, supported, .. } if *found == SCHEMA_VERSION + 1 && *supported == SCHEMA_VERSION)
+        );
+        assert_eq!(
+            e.hints(),
+            ["upgrade kapi; this store was written by a newer version"]
+        );
+        assert!(e.to_string().starts_with(&path.display().to_string()));
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert!(!dir.path().join("store.db-wal").exists());
+    }
+
+    #[test]
+    fn touch_session_moves_last_seen_and_keeps_started_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.db")).unwrap();
+        store
+            .touch_session(&session("s1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        let mut later = session("s1", "2026-01-02T00:00:00Z");
+        later.started_at = "2026-01-02T00:00:00Z".into();
+        later.client = Some("mcp".into());
+        store.touch_session(&later).unwrap();
+        let row = store.session("s1").unwrap().unwrap();
+        assert_eq!(row.started_at, "2026-01-01T00:00:00Z");
+        assert_eq!(row.last_seen, "2026-01-02T00:00:00Z");
+        assert_eq!(row.client.as_deref(), Some("mcp"));
+    }
+
+    #[test]
+    fn ops_round_trip_and_filter() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.db")).unwrap();
+        store
+            .touch_session(&session("s1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        store
+            .touch_session(&session("s2", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        let a = op("s1", "note", "2026-01-01T10:00:00Z");
+        let id = store.record_op(&a).unwrap();
+        store
+            .record_op(&op("s1", "review", "2026-01-02T10:00:00Z"))
+            .unwrap();
+        store
+            .record_op(&op("s2", "note", "2026-01-03T10:00:00Z"))
+            .unwrap();
+        let all = store.ops(&OpFilter::default()).unwrap();
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].id, id);
+        assert_eq!(all[0].payload, a.payload);
+        assert_eq!(all[0].path.as_deref(), Some("docs/a.md"));
+        let f = |session: Option<&str>, kind: Option<&str>, since: Option<&str>| OpFilter {
+            session: session.map(Into::into),
+            kind: kind.map(Into::into),
+            since: since.map(Into::into),
+        };
+        assert_eq!(store.ops(&f(Some("s1"), None, None)).unwrap().len(), 2);
+        assert_eq!(store.ops(&f(None, Some("note"), None)).unwrap().len(), 2);
+        assert_eq!(
+            store.ops(&f(Some("s1"), Some("note"), None)).unwrap().len(),
+            1
+        );
+        assert_eq!(
+            store
+                .ops(&f(None, None, Some("2026-01-02T00:00:00Z")))
+                .unwrap()
+                .len(),
+            2
+        );
+        assert!(store.set_op_status(id, "kept").unwrap());
+        assert_eq!(store.ops(&f(None, None, None)).unwrap()[0].status, "kept");
+    }
+}

@@ -1,0 +1,37 @@
+# kapi: build, test, lint, bench, demo. `make demo` and `make test` are the README's first two commands.
+CARGO ?= cargo
+KAPI_BIN ?= $(CURDIR)/target/debug/kapi
+export KAPI_NO_PROJECT := 1
+
+.PHONY: build test lint bench demo release fmt
+
+build:
+	$(CARGO) build --bin kapi
+
+release:
+	$(CARGO) build --release --bin kapi
+
+## Run kapi on the sample project: its known violations fail the gate (exit 3) on purpose.
+demo: build
+	@echo '$$ kapi check   (in examples/handbook)'
+	@cd examples/handbook && env -u KAPI_NO_PROJECT $(KAPI_BIN) check; status=$$?; \
+	  echo "(exit $$status: 3 means the gate was not met, as the sample's planted violations intend)"; \
+	  test $$status -eq 3 -o $$status -eq 0
+
+## Every test: unit, CLI (the real binary) and e2e.
+test: build
+	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+	  KAPI_BIN=$(KAPI_BIN) $(CARGO) nextest run --workspace --no-fail-fast; \
+	else \
+	  KAPI_BIN=$(KAPI_BIN) $(CARGO) test --workspace --no-fail-fast; \
+	fi
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+bench: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/run.sh

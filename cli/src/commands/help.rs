@@ -1,0 +1,172 @@
+//! `kapi help [TOPIC]`: the commands grouped by intent, one command's help, or a topic
+//! (`exit-codes`, `environment`, `files`, `rules [ID]`). Exits 0, or 2 for an unknown topic.
+
+use std::io::{self, Write};
+
+use clap::{Args, CommandFactory};
+use serde::Serialize;
+
+use crate::exit::Outcome;
+use crate::printer::{Printer, Render, Style};
+
+/// List the commands, or print a command's help or a topic
+#[derive(Debug, Args)]
+pub struct HelpArgs {
+    /// A command (`check`) or a topic (`exit-codes`, `environment`, `files`, `rules`)
+    #[arg(value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// For `rules`: one rule id (`terms.forbidden`)
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+}
+
+/// The verbs by intent, as `kapi help` lists them.
+const GROUPS: &[(&str, &[&str])] = &[
+    ("Start", &["init"]),
+    ("Learn what governs a file", &["context"]),
+    ("Check", &["check"]),
+    ("Formats", &["formats"]),
+    ("Help", &["help"]),
+];
+
+const TOPICS: &[(&str, &str)] = &[
+    ("exit-codes", "what each exit code means"),
+    ("environment", "the environment variables kapi reads"),
+    (
+        "files",
+        "kapi.yaml, .kapi/voice.yaml and .kapi/terms.yaml, field by field",
+    ),
+    (
+        "rules",
+        "every check rule and what it flags (`kapi help rules ID` for one)",
+    ),
+];
+
+const FILES: &str = include_str!("../../../docs/files.md");
+
+/// A help text (`kapi.help/v1` under `--json`).
+#[derive(Debug, Serialize)]
+pub struct HelpText {
+    schema: &'static str,
+    topic: String,
+    text: String,
+}
+
+impl Render for HelpText {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        out.write_all(self.text.as_bytes())
+    }
+}
+
+pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow::Result<Outcome> {
+    let Some(topic) = args.topic.as_deref() else {
+        print_overview(printer)?;
+        return Ok(Outcome::Success);
+    };
+    let text = match topic {
+        "exit-codes" => {
+            let mut text =
+                String::from("Exit codes (public API: scripts and assistants branch on them):\n\n");
+            for (code, name, meaning) in crate::exit::Outcome::ALL {
+                text.push_str(&format!("  {code:<4} {name:<7} {meaning}\n"));
+            }
+            text.push_str("\nUnder `--json`, an error is `{\"error\": \"...\", \"code\": \"usage|error|gate|signal\"}` on stderr.\n");
+            text
+        }
+        "environment" => {
+            let mut text = String::from("Environment variables kapi reads:\n\n");
+            for (name, meaning) in kapi_host::env::ALL {
+                text.push_str(&format!("  {name:<16} {meaning}\n"));
+            }
+            text
+        }
+        "files" => FILES.to_owned(),
+        "rules" => rules_text(args.id.as_deref())?,
+        verb => {
+            let mut command = crate::Cli::command();
+            match command.find_subcommand_mut(verb) {
+                Some(sub) => {
+                    let mut sub = sub.clone().bin_name(format!("kapi {verb}"));
+                    sub.render_long_help().to_string()
+                }
+                None => {
+                    let mut valid: Vec<&str> =
+                        GROUPS.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+                    valid.extend(TOPICS.iter().map(|(t, _)| *t));
+                    return Err(anyhow::Error::new(kapi_host::HostError::Usage {
+                        message: format!("no help topic `{verb}`"),
+                        hint: Some(format!("choose one of: {}", valid.join(", "))),
+                    }));
+                }
+            }
+        }
+    };
+    printer.emit(&HelpText {
+        schema: "kapi.help/v1",
+        topic: topic.to_owned(),
+        text,
+    })?;
+    Ok(Outcome::Success)
+}
+
+fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
+    let rules = kapi_core::check::rule::all();
+    match id {
+        None => {
+            let mut text =
+                String::from("Rules `kapi check` reports (`kapi help rules ID` explains one):\n\n");
+            for rule in rules {
+                text.push_str(&format!("  {:<28} {}\n", rule.id, rule.severity.as_str()));
+            }
+            Ok(text)
+        }
+        Some(id) => match kapi_core::check::rule::find(id) {
+            Some(rule) => Ok(format!(
+                "{} (default severity {})\n\n{}",
+                rule.id,
+                rule.severity.as_str(),
+                rule.explanation
+                    .lines()
+                    .map(|l| l.strip_prefix(' ').unwrap_or(l))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )),
+            None => Err(anyhow::Error::new(kapi_host::HostError::Usage {
+                message: format!("no rule `{id}`"),
+                hint: Some("run `kapi help rules` to list them".into()),
+            })),
+        },
+    }
+}
+
+/// `kapi help` with no topic: the verbs grouped by intent, and the topics.
+pub fn print_overview(printer: &mut Printer) -> io::Result<()> {
+    let command = crate::Cli::command();
+    let mut text = String::from(
+        "kapi: the project's own context (terms, voice, rules) for assistants and people\n\nUsage: kapi [OPTIONS] <COMMAND>\n",
+    );
+    for (group, verbs) in GROUPS {
+        text.push_str(&format!("\n{group}:\n"));
+        for verb in *verbs {
+            let about = command
+                .find_subcommand(verb)
+                .and_then(|c| c.get_about())
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            text.push_str(&format!("  {verb:<10} {about}\n"));
+        }
+    }
+    text.push_str("\nTopics (`kapi help TOPIC`):\n");
+    for (topic, about) in TOPICS {
+        text.push_str(&format!("  {topic:<12} {about}\n"));
+    }
+    text.push_str(
+        "\nGlobal options: --json, -p/--project PATH, -q/--quiet, --color auto|always|never\n",
+    );
+    text.push_str("`kapi help COMMAND` or `kapi COMMAND --help` prints a command's options.\n");
+    printer.emit(&HelpText {
+        schema: "kapi.help/v1",
+        topic: String::new(),
+        text,
+    })
+}

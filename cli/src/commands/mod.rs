@@ -1,0 +1,40 @@
+//! Every verb: one `Command` enum and one `match`. Each verb lives in its own file.
+
+pub mod check;
+pub mod context;
+pub mod formats;
+pub mod help;
+pub mod init;
+
+use clap::Subcommand;
+
+use crate::exit::Outcome;
+use crate::printer::Printer;
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Make this folder a kapi project: recipe, starter voice, terms and store
+    Init(init::InitArgs),
+    /// The brief for a location: the voice, the terms to use and avoid, what governs it
+    Context(context::ContextArgs),
+    /// Check prose against the project's terms, voice and hygiene rules
+    Check(check::CheckArgs),
+    /// List the file formats kapi reads and what each can do
+    Formats(formats::FormatsArgs),
+    /// List the commands, or print a command's help or a topic
+    Help(help::HelpArgs),
+}
+
+pub fn run(
+    command: &Command,
+    app: &kapi_host::App,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Init(args) => init::run(args, app, printer),
+        Command::Context(args) => context::run(args, app, printer),
+        Command::Check(args) => check::run(args, app, printer),
+        Command::Formats(args) => formats::run(args, app, printer),
+        Command::Help(args) => help::run(args, app, printer),
+    }
+}

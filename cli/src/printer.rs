@@ -1,0 +1,89 @@
+//! The printer: the only code that writes results to stdout. A result implements `Serialize`
+//! (its JSON form) and `Render` (its text form); `--json` picks which, never the logic.
+
+use std::io::{self, Write};
+
+/// Colour choices; colour never carries meaning on its own.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    /// Wraps `text` in an ANSI colour when colour is on.
+    pub fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+    pub fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    pub fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+}
+
+/// A result people read.
+pub trait Render: serde::Serialize {
+    /// Writes the text form; `style` may add colour, never meaning.
+    fn render(&self, out: &mut dyn Write, style: &Style) -> io::Result<()>;
+}
+
+/// Writes results to stdout.
+pub struct Printer {
+    pub json: bool,
+    pub quiet: bool,
+    pub style: Style,
+    out: io::Stdout,
+}
+
+impl Printer {
+    pub fn new(json: bool, quiet: bool, style: Style) -> Self {
+        Printer {
+            json,
+            quiet,
+            style,
+            out: io::stdout(),
+        }
+    }
+
+    /// Prints a result as JSON or text. A reader that went away is not an error.
+    pub fn emit<T: Render>(&mut self, value: &T) -> io::Result<()> {
+        let mut out = self.out.lock();
+        let written = if self.json {
+            serde_json::to_writer(&mut out, value)
+                .map_err(io::Error::from)
+                .and_then(|()| writeln!(out))
+        } else {
+            value.render(&mut out, &self.style)
+        };
+        quiet_pipe(written.and_then(|()| out.flush()))
+    }
+
+    /// Prints raw text (a rendering chosen by a flag, such as SARIF or GitHub annotations).
+    pub fn raw(&mut self, text: &str) -> io::Result<()> {
+        let mut out = self.out.lock();
+        quiet_pipe(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+    }
+
+    /// A note for people on stderr (suppressed by `-q` and under `--json`? no: only by `-q`).
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            let mut err = io::stderr().lock();
+            let _ = writeln!(err, "{text}");
+        }
+    }
+}
+
+fn quiet_pipe(result: io::Result<()>) -> io::Result<()> {
+    result.or_else(|e| {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Ok(())
+        } else {
+            Err(e)
+        }
+    })
+}

@@ -1,0 +1,95 @@
+//! `kapi help`, `--help` and `--version`.
+
+use super::Kapi;
+
+#[test]
+fn help_lists_the_verbs_grouped_by_intent() {
+    let run = Kapi::empty().run(&["help"]);
+    assert_eq!(run.code, 0);
+    for needle in [
+        "Start:",
+        "init",
+        "context",
+        "Check:",
+        "check",
+        "formats",
+        "exit-codes",
+        "rules",
+    ] {
+        assert!(run.stdout.contains(needle), "{needle}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn help_for_a_verb_prints_its_options() {
+    let run = Kapi::empty().run(&["help", "check"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("--diff-against"), "{}", run.stdout);
+    assert!(run.stdout.contains("--fail-on"), "{}", run.stdout);
+}
+
+#[test]
+fn help_topics_print() {
+    let kapi = Kapi::empty();
+    let codes = kapi.run(&["help", "exit-codes"]);
+    assert!(
+        codes.stdout.contains("130") && codes.stdout.contains("gate"),
+        "{}",
+        codes.stdout
+    );
+    let env = kapi.run(&["help", "environment"]);
+    assert!(env.stdout.contains("KAPI_NO_PROJECT"), "{}", env.stdout);
+    let files = kapi.run(&["help", "files"]);
+    assert!(
+        files.stdout.contains("prohibited_patterns"),
+        "{}",
+        files.stdout
+    );
+    let rules = kapi.run(&["help", "rules"]);
+    assert!(rules.stdout.contains("terms.forbidden"), "{}", rules.stdout);
+    let one = kapi.run(&["help", "rules", "hygiene.repeated-word"]);
+    assert_eq!(one.code, 0);
+    assert!(one.stdout.contains("What it flags"), "{}", one.stdout);
+}
+
+#[test]
+fn unknown_help_topic_is_a_usage_error_listing_the_topics() {
+    let run = Kapi::empty().run(&["help", "nope"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stderr.contains("exit-codes"), "{}", run.transcript());
+}
+
+#[test]
+fn version_prints_the_crate_version() {
+    let run = Kapi::empty().run(&["--version"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout.trim(),
+        format!("kapi {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn formats_lists_markdown_and_text() {
+    let kapi = Kapi::empty();
+    let run = kapi.run(&["formats"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains("markdown") && run.stdout.contains("text"),
+        "{}",
+        run.stdout
+    );
+    let json = kapi.run(&["formats", "--json"]).json();
+    assert_eq!(json["schema"], "kapi.formats/v1");
+    assert_eq!(json["formats"][0]["capabilities"]["editable"], true);
+}
+
+#[test]
+fn every_verb_help_is_snapshotted() {
+    let kapi = Kapi::empty();
+    for verb in ["init", "context", "check", "formats", "help"] {
+        let run = kapi.run(&[verb, "--help"]);
+        assert_eq!(run.code, 0, "{verb}");
+        insta::assert_snapshot!(format!("help_{verb}"), run.stdout);
+    }
+}

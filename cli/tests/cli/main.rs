@@ -1,0 +1,151 @@
+//! CLI tests: every module drives the real `kapi` binary in a temporary folder with a clean
+//! environment (`NO_COLOR=1`, and `KAPI_NO_PROJECT=1` unless the test binds a project).
+
+mod check;
+mod context;
+mod errors;
+mod help;
+mod init;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A temp folder, maybe seeded from `testdata/projects/<name>`, where `kapi` runs.
+pub struct Kapi {
+    dir: tempfile::TempDir,
+    bind_project: bool,
+    env: Vec<(String, String)>,
+}
+
+/// One finished run.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Exit code, stdout and stderr as one text to snapshot.
+    pub fn transcript(&self) -> String {
+        format!(
+            "exit: {}\n--- stdout ---\n{}--- stderr ---\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+    pub fn stderr_json(&self) -> serde_json::Value {
+        let line = self.stderr.lines().last().unwrap_or_default();
+        serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("stderr is not JSON ({e}):\n{}", self.stderr))
+    }
+}
+
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create fixture dir");
+    for entry in std::fs::read_dir(from).expect("read fixture dir") {
+        let entry = entry.expect("fixture entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy fixture file");
+        }
+    }
+}
+
+impl Kapi {
+    /// An empty folder; no project is discovered.
+    pub fn empty() -> Self {
+        Kapi {
+            dir: tempfile::tempdir().expect("temp dir"),
+            bind_project: false,
+            env: Vec::new(),
+        }
+    }
+
+    /// A copy of `testdata/projects/<name>`, bound as the project.
+    pub fn with_project(name: &str) -> Self {
+        let kapi = Kapi {
+            dir: tempfile::tempdir().expect("temp dir"),
+            bind_project: true,
+            env: Vec::new(),
+        };
+        copy_dir(&testdata().join("projects").join(name), kapi.dir.path());
+        kapi
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let path = self.dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(path, content).expect("write file");
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(rel)).expect("read file")
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    #[allow(clippy::disallowed_methods)]
+    pub fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("kapi"));
+        cmd.current_dir(self.dir.path())
+            .env_clear()
+            .env("NO_COLOR", "1")
+            .args(args);
+        if let Some(path) = std::env::var_os("PATH") {
+            cmd.env("PATH", path);
+        }
+        if !self.bind_project {
+            cmd.env("KAPI_NO_PROJECT", "1");
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_in(".", args)
+    }
+
+    pub fn run_in(&self, sub: &str, args: &[&str]) -> Run {
+        let mut cmd = self.command(args);
+        cmd.current_dir(self.dir.path().join(sub));
+        let out: Output = cmd.output().expect("the kapi binary starts");
+        let root = self
+            .dir
+            .path()
+            .canonicalize()
+            .expect("canonical temp dir")
+            .display()
+            .to_string();
+        let raw = self.dir.path().display().to_string();
+        let text = |bytes: &[u8]| {
+            String::from_utf8_lossy(bytes)
+                .replace(&root, "[ROOT]")
+                .replace(&raw, "[ROOT]")
+        };
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: text(&out.stdout),
+            stderr: text(&out.stderr),
+        }
+    }
+}

@@ -1,0 +1,491 @@
+//! Errors from reading voice and terms files: each names the file, the line and column when
+//! known, and the field path, and offers its fix through `Hint`.
+
+use std::fmt;
+
+use crate::error::Hint;
+
+/// One problem in a governance file, located by its field path (`style.prohibited_patterns[0].regex`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The field path; empty for the document itself.
+    pub field: String,
+    pub message: String,
+    /// 1-based line and column of the field, when it could be found.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// The fix, as an imperative without a full stop.
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem {
+            field: field.into(),
+            message: message.into(),
+            line: None,
+            column: None,
+            hint: None,
+        }
+    }
+
+    #[must_use]
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Renders `FILE:LINE:COL: FIELD: MESSAGE` (location parts omitted when unknown).
+    pub fn render(&self, file: &str) -> String {
+        let mut out = file.to_owned();
+        if let Some(line) = self.line {
+            out.push_str(&format!(":{line}"));
+            if let Some(column) = self.column {
+                out.push_str(&format!(":{column}"));
+            }
+        }
+        out.push_str(": ");
+        if !self.field.is_empty() {
+            out.push_str(&self.field);
+            out.push_str(": ");
+        }
+        out.push_str(&self.message);
+        out
+    }
+}
+
+/// Why governance could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum GovernanceError {
+    /// A voice or terms file the project names does not exist.
+    #[error("{file}: file not found")]
+    NotFound {
+        file: String,
+        /// The recipe field that names it (`defaults.voice`), when known.
+        field: Option<String>,
+    },
+    /// The file exists but could not be read (permissions, not UTF-8…).
+    #[error("{file}: cannot read the file")]
+    Unreadable {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not well-formed YAML.
+    #[error("{}", location(file, *line, *column, message))]
+    Syntax {
+        file: String,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+    },
+    /// The file is YAML but breaks the schema: every problem found, each with its field path.
+    #[error("{}", render_problems(file, problems))]
+    Invalid {
+        file: String,
+        problems: Vec<Problem>,
+    },
+}
+
+fn location(file: &str, line: Option<usize>, column: Option<usize>, message: &str) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("{file}:{l}:{c}: {message}"),
+        (Some(l), None) => format!("{file}:{l}: {message}"),
+        _ => format!("{file}: {message}"),
+    }
+}
+
+fn render_problems(file: &str, problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| p.render(file)).collect();
+    lines.join("\n")
+}
+
+impl GovernanceError {
+    /// The file the error is about, as the caller named it.
+    pub fn file(&self) -> &str {
+        match self {
+            GovernanceError::NotFound { file, .. }
+            | GovernanceError::Unreadable { file, .. }
+            | GovernanceError::Syntax { file, .. }
+            | GovernanceError::Invalid { file, .. } => file,
+        }
+    }
+
+    /// The problems of an `Invalid` error (empty otherwise).
+    pub fn problems(&self) -> &[Problem] {
+        match self {
+            GovernanceError::Invalid { problems, .. } => problems,
+            _ => &[],
+        }
+    }
+}
+
+impl Hint for GovernanceError {
+    fn hints(&self) -> Vec<String> {
+        match self {
+            GovernanceError::NotFound {
+                file,
+                field: Some(field),
+            } => {
+                vec![format!(
+                    "create `{file}`, or change `{field}` in `kapi.yaml`"
+                )]
+            }
+            GovernanceError::NotFound { file, field: None } => {
+                vec![format!("create `{file}`, or stop naming it in `kapi.yaml`")]
+            }
+            GovernanceError::Unreadable { .. } => Vec::new(),
+            GovernanceError::Syntax {
+                line: Some(line), ..
+            } => {
+                vec![format!(
+                    "check the indentation and quoting on line {line} and the line before it"
+                )]
+            }
+            GovernanceError::Syntax { .. } => vec!["check that the file is valid YAML".to_owned()],
+            GovernanceError::Invalid { problems, .. } => {
+                let mut hints: Vec<String> = Vec::new();
+                for hint in problems.iter().filter_map(|p| p.hint.clone()) {
+                    if !hints.contains(&hint) {
+                        hints.push(hint);
+                    }
+                }
+                hints
+            }
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+/// Turns a YAML decoding error into a `GovernanceError`: schema errors (unknown field, missing
+/// field, bad value) become an `Invalid` problem with its field path; the rest are `Syntax`.
+pub(crate) fn from_yaml(file: &str, err: &serde_yaml::Error) -> GovernanceError {
+    let loc = err.location();
+    let (line, column) = match &loc {
+        Some(l) => (Some(l.line()), Some(l.column())),
+        None => (None, None),
+    };
+    let mut text = err.to_string();
+    if let Some(l) = &loc {
+        let suffix = format!(" at line {} column {}", l.line(), l.column());
+        if let Some(stripped) = text.strip_suffix(&suffix) {
+            text = stripped.to_owned();
+        }
+    }
+    match schema_problem(&text) {
+        Some(mut problem) => {
+            problem.line = line;
+            problem.column = column;
+            GovernanceError::Invalid {
+                file: file.to_owned(),
+                problems: vec![problem],
+            }
+        }
+        None => GovernanceError::Syntax {
+            file: file.to_owned(),
+            line,
+            column,
+            message: text,
+        },
+    }
+}
+
+const SERDE_PHRASES: [&str; 7] = [
+    "unknown field",
+    "missing field",
+    "unknown variant",
+    "invalid type",
+    "invalid value",
+    "invalid length",
+    "duplicate field",
+];
+
+/// Reads `PATH: MESSAGE` (or a bare `MESSAGE` at the root) from a serde message.
+fn schema_problem(text: &str) -> Option<Problem> {
+    let (path, message) = if SERDE_PHRASES.iter().any(|p| text.starts_with(p)) {
+        ("", text)
+    } else {
+        let (path, rest) = text.split_once(": ")?;
+        if !SERDE_PHRASES.iter().any(|p| rest.starts_with(p)) {
+            return None;
+        }
+        (path, rest)
+    };
+    let quoted = backticked(message);
+    let join = |name: &str| {
+        if path.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{path}.{name}")
+        }
+    };
+    if message.starts_with("unknown field") {
+        let name = quoted.first().cloned().unwrap_or_default();
+        let expected = &quoted[1.min(quoted.len())..];
+        let mut problem = Problem::new(join(&name), "unknown field");
+        if let Some(best) = closest(&name, expected) {
+            problem = problem.with_hint(format!("did you mean `{best}`?"));
+        } else if !expected.is_empty() {
+            problem = problem.with_hint(format!("use one of {}", list(expected)));
+        }
+        return Some(problem);
+    }
+    if message.starts_with("missing field") {
+        let name = quoted.first().cloned().unwrap_or_default();
+        return Some(
+            Problem::new(join(&name), "required field is missing")
+                .with_hint(format!("add `{name}`")),
+        );
+    }
+    if message.starts_with("unknown variant") {
+        let value = quoted.first().cloned().unwrap_or_default();
+        let expected = &quoted[1.min(quoted.len())..];
+        let mut problem = Problem::new(path, format!("unknown value `{value}`"));
+        if !expected.is_empty() {
+            let hint = match closest(&value, expected) {
+                Some(best) => format!("did you mean `{best}`? valid values: {}", list(expected)),
+                None => format!("use one of {}", list(expected)),
+            };
+            problem = problem.with_hint(hint);
+        }
+        return Some(problem);
+    }
+    Some(Problem::new(path, message))
+}
+
+fn backticked(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+pub(crate) fn list(values: &[impl AsRef<str>]) -> String {
+    values
+        .iter()
+        .map(|v| format!("`{}`", v.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The candidate within edit distance 2 (or a third of the length) of `word`, if one is close.
+pub(crate) fn closest(word: &str, candidates: &[impl AsRef<str>]) -> Option<String> {
+    let limit = (word.chars().count() / 3).max(2);
+    candidates
+        .iter()
+        .map(|c| (distance(word, c.as_ref()), c.as_ref()))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.to_owned())
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            row[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(row[j] + 1);
+        }
+        prev = row;
+    }
+    prev[b.len()]
+}
+
+/// Finds the 1-based line and column of a field path (`style.prohibited_patterns[0].regex`) in
+/// block-style YAML. Best effort: `None` for flow style or anything it cannot follow.
+pub(crate) fn locate(text: &str, field: &str) -> Option<(usize, usize)> {
+    let lines: Vec<(usize, usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(n, raw)| {
+            let content = raw.trim_start_matches(' ');
+            let indent = raw.len() - content.len();
+            let trimmed = content.trim_end();
+            if trimmed.is_empty() || trimmed.starts_with('#') || trimmed == "---" {
+                None
+            } else {
+                Some((n, indent, trimmed))
+            }
+        })
+        .collect();
+    // The current node: the index into `lines` where it starts, and the column of its key
+    // (or of the content after `- ` for a list item, `inline` then true).
+    let mut at: Option<usize> = None;
+    let mut col: isize = -1;
+    let mut inline = false;
+    let mut pos: Option<(usize, usize)> = None;
+    for segment in segments(field)? {
+        match segment {
+            Segment::Key(key) => {
+                if inline {
+                    let (_, _, content) = lines[at?];
+                    let after = content.strip_prefix('-').map(str::trim_start).unwrap_or("");
+                    if key_matches(after, &key) {
+                        inline = false;
+                        pos = Some((lines[at?].0 + 1, col as usize + 1));
+                        continue;
+                    }
+                }
+                let start = at.map_or(0, |a| a + 1);
+                let mut child_indent: Option<usize> = None;
+                let mut found = None;
+                for (idx, &(_, indent, content)) in lines.iter().enumerate().skip(start) {
+                    if (indent as isize) <= col && !(inline && indent as isize == col) {
+                        break;
+                    }
+                    let ci = *child_indent.get_or_insert(indent);
+                    if indent == ci && key_matches(content, &key) {
+                        found = Some((idx, indent));
+                        break;
+                    }
+                }
+                let (idx, indent) = found?;
+                at = Some(idx);
+                col = indent as isize;
+                inline = false;
+                pos = Some((lines[idx].0 + 1, indent + 1));
+            }
+            Segment::Index(n) => {
+                let start = at.map_or(0, |a| a + 1);
+                let mut dash: Option<usize> = None;
+                let mut count = 0;
+                let mut found = None;
+                for (idx, &(_, indent, content)) in lines.iter().enumerate().skip(start) {
+                    let is_item = content == "-" || content.starts_with("- ");
+                    match dash {
+                        None if is_item && indent as isize >= col => dash = Some(indent),
+                        None => return None,
+                        Some(d) if indent < d || (indent == d && !is_item) => break,
+                        Some(_) => {}
+                    }
+                    if Some(indent) == dash && is_item {
+                        if count == n {
+                            found = Some((idx, indent));
+                            break;
+                        }
+                        count += 1;
+                    }
+                }
+                let (idx, indent) = found?;
+                at = Some(idx);
+                col = indent as isize + 2;
+                inline = true;
+                pos = Some((lines[idx].0 + 1, indent + 1));
+            }
+        }
+    }
+    pos
+}
+
+/// `locate` for the field, else for its nearest enclosing field that is written (a missing
+/// `examples[0].after` points at `examples[0]`).
+pub(crate) fn locate_nearest(text: &str, field: &str) -> Option<(usize, usize)> {
+    let mut field = field;
+    loop {
+        if let Some(found) = locate(text, field) {
+            return Some(found);
+        }
+        let cut = field.rfind(['.', '['])?;
+        field = &field[..cut];
+        if field.is_empty() {
+            return None;
+        }
+    }
+}
+
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+fn segments(field: &str) -> Option<Vec<Segment>> {
+    let mut out = Vec::new();
+    for part in field.split('.') {
+        let (key, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            out.push(Segment::Key(key.to_owned()));
+        }
+        while let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']')?;
+            out.push(Segment::Index(r[..end].parse().ok()?));
+            rest = &r[end + 1..];
+        }
+    }
+    Some(out)
+}
+
+fn key_matches(content: &str, key: &str) -> bool {
+    let bare = content
+        .strip_prefix(key)
+        .or_else(|| content.strip_prefix(&format!("\"{key}\"") as &str))
+        .or_else(|| content.strip_prefix(&format!("'{key}'") as &str));
+    bare.is_some_and(|rest| rest.trim_start().starts_with(':'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "name: x\n# comment\ntone:\n  formality: neutral\nstyle:\n  prohibited_patterns:\n    - regex: 'a'\n    - description: d\n      regex: '('\nexamples:\n- before: a\n  after: b\n";
+
+    #[test]
+    fn locate_finds_nested_keys_and_list_items() {
+        let cases = [
+            ("name", Some((1, 1))),
+            ("tone.formality", Some((4, 3))),
+            ("style.prohibited_patterns", Some((6, 3))),
+            ("style.prohibited_patterns[0].regex", Some((7, 7))),
+            ("style.prohibited_patterns[1].regex", Some((9, 7))),
+            ("style.prohibited_patterns[1]", Some((8, 5))),
+            ("examples[0].after", Some((12, 3))),
+            ("style.constraints", None),
+            ("style.prohibited_patterns[2].regex", None),
+        ];
+        for (field, want) in cases {
+            assert_eq!(locate(DOC, field), want, "{field}");
+        }
+    }
+
+    #[test]
+    fn closest_suggests_a_near_field_name() {
+        let fields = ["prohibited_patterns", "required_patterns", "constraints"];
+        assert_eq!(
+            closest("prohibited_pattern", &fields).as_deref(),
+            Some("prohibited_patterns")
+        );
+        assert_eq!(closest("zzz", &fields), None);
+    }
+
+    #[test]
+    fn invalid_error_renders_location_first() {
+        let mut p = Problem::new(
+            "style.prohibited_patterns[0].regex",
+            "invalid regex: unclosed group",
+        );
+        p.line = Some(12);
+        p.column = Some(7);
+        let err = GovernanceError::Invalid {
+            file: ".kapi/voice.yaml".into(),
+            problems: vec![p],
+        };
+        assert_eq!(
+            err.to_string(),
+            ".kapi/voice.yaml:12:7: style.prohibited_patterns[0].regex: invalid regex: unclosed group"
+        );
+    }
+}

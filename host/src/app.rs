@@ -1,0 +1,131 @@
+//! `App`: what every verb and surface starts from — the environment, the working directory,
+//! the `-p` flag, the instant governance resolves at, and the project those resolve to.
+
+use std::path::{Path, PathBuf};
+
+use kapi_core::project::Project;
+use kapi_core::project::discover::{DiscoverOptions, discover};
+
+use crate::env::Env;
+use crate::error::HostError;
+
+/// Who is calling.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Actor {
+    /// `person`, `agent` or `tool`.
+    pub kind: String,
+    pub name: String,
+    pub session: String,
+}
+
+/// The per-process runtime.
+#[derive(Debug)]
+pub struct App {
+    pub env: Env,
+    pub cwd: PathBuf,
+    /// `-p/--project`.
+    pub project_flag: Option<PathBuf>,
+    /// Governance resolves at one instant per process, taken at start-up.
+    pub now: jiff::Timestamp,
+    session: String,
+}
+
+impl App {
+    pub fn new(env: Env, cwd: PathBuf, project_flag: Option<PathBuf>) -> Self {
+        let now = jiff::Timestamp::now();
+        let session = env
+            .session
+            .clone()
+            .unwrap_or_else(|| format!("s-{}-{}", now.as_millisecond(), std::process::id()));
+        App {
+            env,
+            cwd,
+            project_flag,
+            now,
+            session,
+        }
+    }
+
+    /// The project the call binds to, if any: `-p`, then `KAPI_NO_PROJECT`, then
+    /// `KAPI_PROJECT`, then a walk up from the working directory.
+    pub fn project(&self) -> Result<Option<Project>, HostError> {
+        let options = DiscoverOptions {
+            flag: self.project_flag.as_ref().map(|p| self.absolute(p)),
+            no_project: self.env.no_project,
+            env_project: self.env.project.as_ref().map(|p| self.absolute(p)),
+            cwd: self.cwd.clone(),
+        };
+        let Some(recipe) = discover(&options)? else {
+            return Ok(None);
+        };
+        Ok(Some(Project::load(&recipe)?))
+    }
+
+    /// The project, or an error saying none was found.
+    pub fn require_project(&self) -> Result<Project, HostError> {
+        self.project()?.ok_or_else(|| HostError::NoProject {
+            searched: self.cwd.clone(),
+        })
+    }
+
+    /// `path` made absolute against the working directory.
+    pub fn absolute(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.cwd.join(path)
+        }
+    }
+
+    /// The caller as the command line sees it: `KAPI_ACTOR` (`kind` or `kind:name`), default
+    /// a person named after the user.
+    pub fn actor(&self) -> Actor {
+        let raw = self.env.actor.clone().unwrap_or_else(|| "person".into());
+        let (kind, name) = match raw.split_once(':') {
+            Some((k, n)) => (k.to_owned(), n.to_owned()),
+            None => (raw.clone(), "cli".to_owned()),
+        };
+        let kind = match kind.as_str() {
+            "agent" | "tool" => kind,
+            _ => "person".to_owned(),
+        };
+        Actor {
+            kind,
+            name,
+            session: self.session.clone(),
+        }
+    }
+
+    /// The current instant as RFC 3339, for records.
+    pub fn timestamp(&self) -> String {
+        jiff::Timestamp::now().to_string()
+    }
+}
+
+/// `path` relative to `base` with `/` separators, when it lies under `base`.
+pub fn relative_to(path: &Path, base: &Path) -> Option<String> {
+    let rel = path.strip_prefix(base).ok()?;
+    let mut out = String::new();
+    for (i, part) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&part.as_os_str().to_string_lossy());
+    }
+    Some(out)
+}
+
+/// Removes `.` and `..` components without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

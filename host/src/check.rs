@@ -1,0 +1,551 @@
+//! `check`: which files a check covers, what governs each, the analyzers over all of them on
+//! every core, and the gate — one function every surface (CLI, MCP, hooks) calls.
+//!
+//! Files: named files and folders (folders walked honouring `.gitignore` and the recipe's
+//! `exclude`), or with no path inside a project every file the collections declare. Each file
+//! is read by the format its collection item names, else by its extension. `--diff-against REV`
+//! reads each file's blob at REV with `git show` (the `git` binary, so the user's own git
+//! config and credentials apply) and checks only the blocks whose key is new or whose content
+//! changed, whole.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use kapi_core::check::{self, CheckInput, CheckReport, Coverage, FailOn, Finding, Gate, Target};
+use kapi_core::formats::{self, Format};
+use kapi_core::governance::{Governance, load as governance_load};
+use kapi_core::project::collections::Collections;
+use kapi_core::project::resolve::Resolver;
+use kapi_core::project::{Point, Project};
+
+use crate::app::{App, normalize, relative_to};
+use crate::error::HostError;
+
+/// What to check and how to gate it.
+#[derive(Debug, Clone, Default)]
+pub struct CheckRequest {
+    /// Files or folders; empty means every file the project declares.
+    pub paths: Vec<PathBuf>,
+    /// Overrides the recipe's gate.
+    pub fail_on: Option<FailOn>,
+    /// Overrides the recipe's minimum score.
+    pub min_score: Option<u32>,
+    /// Apply the project's ship gate (`gates.ship`).
+    pub ship: bool,
+    /// Check only the blocks changed since this git revision.
+    pub diff_against: Option<String>,
+}
+
+/// A finished check: the report, and notes meant for stderr (governance fallbacks).
+#[derive(Debug)]
+pub struct CheckRun {
+    pub report: CheckReport,
+    pub notes: Vec<String>,
+}
+
+/// Receives progress as files finish: `(done, total)`.
+pub trait Progress: Sync {
+    fn update(&self, done: usize, total: usize);
+}
+
+impl Progress for () {
+    fn update(&self, _: usize, _: usize) {}
+}
+
+/// One file to check.
+#[derive(Clone)]
+struct Job {
+    abs: PathBuf,
+    /// As the report names it.
+    display: String,
+    format: &'static dyn Format,
+    /// Governance key (index into the loaded governances).
+    governance: usize,
+}
+
+/// Runs a check.
+pub fn check(
+    app: &App,
+    request: &CheckRequest,
+    progress: &dyn Progress,
+) -> Result<CheckRun, HostError> {
+    let project = app.project()?;
+    if request.ship && project.is_none() {
+        return Err(HostError::NoProject {
+            searched: app.cwd.clone(),
+        });
+    }
+    let mut notes = Vec::new();
+    let collections = match &project {
+        Some(p) => Some(Collections::new(&p.recipe)?),
+        None => None,
+    };
+    let files = collect_files(app, project.as_ref(), collections.as_ref(), &request.paths)?;
+
+    // Resolve every file's point and load each distinct governance once.
+    let resolver = project.as_ref().map(|p| Resolver::new(p, app.now));
+    let mut governances: Vec<Arc<Governance>> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut jobs = Vec::with_capacity(files.len());
+    for file in files {
+        let (point, rel) = match (&resolver, &project) {
+            (Some(resolver), Some(project)) => {
+                let rel = relative_to(&file.abs, &project.root).unwrap_or_default();
+                (resolver.resolve_path(&rel), Some(rel))
+            }
+            _ => (
+                Point {
+                    source_language: "en".into(),
+                    ..Point::default()
+                },
+                None,
+            ),
+        };
+        if let Some(fallback) = &point.fallback {
+            let note = fallback.note();
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        let key = governance_key(&point);
+        let index = match by_key.get(&key) {
+            Some(&i) => i,
+            None => {
+                let governance = match &project {
+                    Some(project) => {
+                        governance_load::load(&project.root, &point, &point.source_language)?
+                    }
+                    None => Governance::empty(),
+                };
+                governances.push(Arc::new(governance));
+                by_key.insert(key, governances.len() - 1);
+                governances.len() - 1
+            }
+        };
+        let _ = rel;
+        jobs.push(Job {
+            abs: file.abs,
+            display: file.display,
+            format: file.format,
+            governance: index,
+        });
+    }
+
+    let changed = match &request.diff_against {
+        Some(rev) => Some(changed_files(app, rev, &jobs)?),
+        None => None,
+    };
+    if let Some(changed) = &changed {
+        jobs.retain(|job| changed.contains_key(&job.abs));
+    }
+
+    let results = run_jobs(
+        &jobs,
+        &governances,
+        changed.as_ref(),
+        request.diff_against.as_deref(),
+        progress,
+    )?;
+
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut coverage = Coverage::default();
+    let mut fingerprints = Vec::new();
+    let mut blocks = 0;
+    let mut ran: Vec<&str> = vec!["hygiene"];
+    for (job, result) in jobs.iter().zip(results) {
+        let governance = &governances[job.governance];
+        blocks += result.blocks;
+        findings.extend(result.findings);
+        coverage.add(&job.display, &governance.unassessed);
+        fingerprints.push(governance.fingerprint.clone());
+        if !governance.terms.is_empty() && !ran.contains(&"terms") {
+            ran.push("terms");
+        }
+        if governance.voice.is_some() && !ran.contains(&"voice") {
+            ran.push("voice");
+        }
+    }
+    coverage.ran = check::ANALYZERS
+        .iter()
+        .filter(|a| ran.contains(a))
+        .map(|a| (*a).to_owned())
+        .collect();
+
+    let gate = gate_for(project.as_ref(), request)?;
+    let target = Target {
+        kind: if request.diff_against.is_some() {
+            "diff".into()
+        } else if request.paths.is_empty() {
+            "project".into()
+        } else {
+            "files".into()
+        },
+        paths: request
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        files: jobs.len(),
+        blocks,
+        diff_against: request.diff_against.clone(),
+    };
+    let report = CheckReport::build(target, findings, gate, coverage, fingerprints);
+    Ok(CheckRun { report, notes })
+}
+
+fn governance_key(point: &Point) -> String {
+    format!(
+        "{:?}|{:?}|{:?}|{}",
+        point.voice.as_ref().map(|v| &v.path),
+        point.channel,
+        point.terms,
+        point.source_language
+    )
+}
+
+/// The gate: flags first, then the recipe's `gates` (or `gates.ship` under `--ship`), then
+/// the default (fail on major or worse).
+fn gate_for(project: Option<&Project>, request: &CheckRequest) -> Result<Gate, HostError> {
+    let mut gate = Gate::default();
+    if let Some(project) = project {
+        let gates = project.recipe.gates();
+        let spec = if request.ship {
+            gates.ship
+        } else {
+            gates.default
+        };
+        if let Some(fail_on) = spec.fail_on {
+            gate.fail_on = fail_on;
+        }
+        gate.min_score = spec.min_score;
+    }
+    if let Some(fail_on) = request.fail_on {
+        gate.fail_on = fail_on;
+    }
+    if request.min_score.is_some() {
+        gate.min_score = request.min_score;
+    }
+    Ok(gate)
+}
+
+struct FileResult {
+    findings: Vec<Finding>,
+    blocks: usize,
+}
+
+/// Reads and checks every job on all cores; the first error (in job order) wins.
+fn run_jobs(
+    jobs: &[Job],
+    governances: &[Arc<Governance>],
+    changed: Option<&HashMap<PathBuf, Option<HashSet<String>>>>,
+    _diff: Option<&str>,
+    progress: &dyn Progress,
+) -> Result<Vec<FileResult>, HostError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let total = jobs.len();
+    let mut slots: Vec<Option<Result<FileResult, HostError>>> = Vec::with_capacity(total);
+    slots.resize_with(total, || None);
+    let per_thread: Vec<Vec<(usize, Result<FileResult, HostError>)>> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(job) = jobs.get(i) else { break };
+                            let only = changed
+                                .and_then(|c| c.get(&job.abs))
+                                .and_then(|o| o.as_ref());
+                            out.push((i, check_file(job, &governances[job.governance], only)));
+                            progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+    for (i, result) in per_thread.into_iter().flatten() {
+        slots[i] = Some(result);
+    }
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.unwrap_or_else(|| {
+                Ok(FileResult {
+                    findings: Vec::new(),
+                    blocks: 0,
+                })
+            })
+        })
+        .collect()
+}
+
+fn check_file(
+    job: &Job,
+    governance: &Governance,
+    only: Option<&HashSet<String>>,
+) -> Result<FileResult, HostError> {
+    let bytes = std::fs::read(&job.abs).map_err(|e| HostError::io(&job.display, e))?;
+    let parsed = job.format.read(&bytes).map_err(|source| HostError::Read {
+        path: job.display.clone().into(),
+        source,
+    })?;
+    // The reader has validated the encoding; the text is for positions.
+    let text = String::from_utf8_lossy(&bytes);
+    let input = CheckInput {
+        path: &job.display,
+        text: &text,
+        document: &parsed.document,
+        governance,
+        only_blocks: only,
+    };
+    let findings = check::check_document(&input);
+    let blocks = match only {
+        Some(keys) => keys.len(),
+        None => parsed
+            .document
+            .blocks
+            .iter()
+            .filter(|b| b.translatable)
+            .count(),
+    };
+    Ok(FileResult { findings, blocks })
+}
+
+/// A file chosen for checking.
+struct Chosen {
+    abs: PathBuf,
+    display: String,
+    format: &'static dyn Format,
+}
+
+fn collect_files(
+    app: &App,
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    paths: &[PathBuf],
+) -> Result<Vec<Chosen>, HostError> {
+    let mut chosen: BTreeMap<PathBuf, Chosen> = BTreeMap::new();
+    if paths.is_empty() {
+        let (Some(project), Some(collections)) = (project, collections) else {
+            return Err(HostError::NothingToCheck);
+        };
+        let declared = collections
+            .declared_files(&project.root)
+            .map_err(|e| HostError::io(&project.root, e))?;
+        if declared.is_empty() {
+            return Err(HostError::NoContent);
+        }
+        for file in declared {
+            let format = format_for(&file.abs, file.format.as_deref(), "collections")?;
+            let Some(format) = format else { continue };
+            let display = display_path(app, &file.abs);
+            chosen.insert(
+                file.abs.clone(),
+                Chosen {
+                    abs: file.abs,
+                    display,
+                    format,
+                },
+            );
+        }
+        return Ok(chosen.into_values().collect());
+    }
+    for path in paths {
+        let abs = normalize(&app.absolute(path));
+        let meta =
+            std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath { path: path.clone() })?;
+        if let Some(project) = project
+            && !abs.starts_with(&project.root)
+        {
+            return Err(HostError::OutsideProject {
+                path: path.clone(),
+                root: project.root.clone(),
+            });
+        }
+        if !meta.is_dir() {
+            // A file, or a named pipe the caller feeds.
+            let declared = declared_format(project, collections, &abs);
+            let format = format_for(&abs, declared.as_deref(), "collections")?
+                .ok_or_else(|| HostError::UnknownFormat { path: path.clone() })?;
+            chosen.insert(
+                abs.clone(),
+                Chosen {
+                    display: display_path(app, &abs),
+                    abs,
+                    format,
+                },
+            );
+            continue;
+        }
+        let before = chosen.len();
+        let mut walk = ignore::WalkBuilder::new(&abs);
+        walk.hidden(true)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .require_git(false)
+            .parents(true);
+        walk.filter_entry(|e| e.file_name() != ".kapi");
+        for entry in walk.build() {
+            let entry = entry.map_err(|e| HostError::Io {
+                path: path.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let file = entry.into_path();
+            if let (Some(project), Some(collections)) = (project, collections)
+                && let Some(rel) = relative_to(&file, &project.root)
+                && collections.is_excluded(&rel)
+            {
+                continue;
+            }
+            let declared = declared_format(project, collections, &file);
+            let Some(format) = format_for(&file, declared.as_deref(), "collections")? else {
+                continue;
+            };
+            chosen.insert(
+                file.clone(),
+                Chosen {
+                    display: display_path(app, &file),
+                    abs: file,
+                    format,
+                },
+            );
+        }
+        if chosen.len() == before {
+            return Err(HostError::NoFilesMatched {
+                paths: format!("`{}`", path.display()),
+            });
+        }
+    }
+    Ok(chosen.into_values().collect())
+}
+
+fn declared_format(
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    abs: &Path,
+) -> Option<String> {
+    let (project, collections) = (project?, collections?);
+    let rel = relative_to(abs, &project.root)?;
+    collections.matches(&rel).and_then(|m| m.format)
+}
+
+fn format_for(
+    path: &Path,
+    declared: Option<&str>,
+    field: &str,
+) -> Result<Option<&'static dyn Format>, HostError> {
+    match declared {
+        Some(id) => formats::by_id(id)
+            .map(Some)
+            .ok_or_else(|| HostError::UnknownFormatId {
+                format: id.to_owned(),
+                field: field.to_owned(),
+            }),
+        None => Ok(formats::for_path(path)),
+    }
+}
+
+/// A path as reports show it: relative to the working directory when under it.
+pub fn display_path(app: &App, abs: &Path) -> String {
+    relative_to(abs, &app.cwd).unwrap_or_else(|| abs.display().to_string())
+}
+
+/// For `--diff-against`: the files that changed since `rev`, each with the block keys to
+/// check (`None`: every block, the file is new).
+fn changed_files(
+    app: &App,
+    rev: &str,
+    jobs: &[Job],
+) -> Result<HashMap<PathBuf, Option<HashSet<String>>>, HostError> {
+    let top = git(&app.cwd, &["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(String::from_utf8_lossy(&top).trim());
+    git(
+        &app.cwd,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| HostError::Git {
+        message: format!("`{rev}` is not a revision in this repository"),
+    })?;
+    let mut out = HashMap::new();
+    for job in jobs {
+        let canonical = job.abs.canonicalize().unwrap_or_else(|_| job.abs.clone());
+        let Some(rel) = relative_to(&canonical, &top).or_else(|| relative_to(&job.abs, &top))
+        else {
+            continue;
+        };
+        let now = std::fs::read(&job.abs).map_err(|e| HostError::io(&job.abs, e))?;
+        let before = match git(&top, &["show", &format!("{rev}:{rel}")]) {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                out.insert(job.abs.clone(), None);
+                continue;
+            }
+        };
+        if before == now {
+            continue;
+        }
+        let new = job.format.read(&now).map_err(|source| HostError::Read {
+            path: job.display.clone().into(),
+            source,
+        })?;
+        let old_revs: HashMap<String, String> = match job.format.read(&before) {
+            Ok(old) => old
+                .document
+                .blocks
+                .iter()
+                .map(|b| (b.key.clone(), b.source.rev()))
+                .collect(),
+            Err(_) => HashMap::new(),
+        };
+        let keys: HashSet<String> = new
+            .document
+            .blocks
+            .iter()
+            .filter(|b| b.translatable && old_revs.get(&b.key) != Some(&b.source.rev()))
+            .map(|b| b.key.clone())
+            .collect();
+        if !keys.is_empty() || new.document.blocks.is_empty() {
+            out.insert(job.abs.clone(), Some(keys));
+        }
+    }
+    Ok(out)
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, HostError> {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| HostError::Git {
+            message: format!("could not run `git`: {e}"),
+        })?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(HostError::Git {
+            message: stderr.lines().next().unwrap_or("failed").to_owned(),
+        });
+    }
+    Ok(output.stdout)
+}

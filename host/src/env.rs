@@ -1,0 +1,57 @@
+//! Every environment variable kapi reads, as documented constants, read in one place.
+//! `core` never reads the environment; the host reads it here and passes values down.
+
+/// A path to a recipe, a project root, or any path inside a project.
+pub const KAPI_PROJECT: &str = "KAPI_PROJECT";
+/// When set and non-empty, no project is discovered (tests and nested builds set it).
+pub const KAPI_NO_PROJECT: &str = "KAPI_NO_PROJECT";
+/// The session id operations are recorded under (default: one per process).
+pub const KAPI_SESSION: &str = "KAPI_SESSION";
+/// Who is calling from the command line: `person` (default), `agent` or `tool`, optionally
+/// with a name (`agent:claude-code`).
+pub const KAPI_ACTOR: &str = "KAPI_ACTOR";
+/// When set and non-empty, no colour is written (<https://no-color.org>).
+pub const NO_COLOR: &str = "NO_COLOR";
+
+/// Every variable with its meaning, for `kapi help environment`.
+pub const ALL: &[(&str, &str)] = &[
+    (
+        KAPI_PROJECT,
+        "a recipe, a project root or any path inside a project to bind",
+    ),
+    (
+        KAPI_NO_PROJECT,
+        "non-empty: never discover a project (tests set it)",
+    ),
+    (KAPI_SESSION, "the session id operations are recorded under"),
+    (
+        KAPI_ACTOR,
+        "`person` (default), `agent` or `tool`, optionally `kind:name`",
+    ),
+    (NO_COLOR, "non-empty: no colour in output"),
+];
+
+/// The environment as kapi uses it, read once at start-up.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    pub project: Option<std::path::PathBuf>,
+    pub no_project: bool,
+    pub session: Option<String>,
+    pub actor: Option<String>,
+    pub no_color: bool,
+}
+
+impl Env {
+    /// The one place kapi reads the environment.
+    #[allow(clippy::disallowed_methods)]
+    pub fn read() -> Self {
+        let non_empty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        Env {
+            project: non_empty(KAPI_PROJECT).map(Into::into),
+            no_project: non_empty(KAPI_NO_PROJECT).is_some(),
+            session: non_empty(KAPI_SESSION).map(|v| v.to_string_lossy().into_owned()),
+            actor: non_empty(KAPI_ACTOR).map(|v| v.to_string_lossy().into_owned()),
+            no_color: non_empty(NO_COLOR).is_some(),
+        }
+    }
+}

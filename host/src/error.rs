@@ -1,0 +1,125 @@
+//! The host's typed errors: what went wrong and where, each with the fix (`Hint`), and the
+//! kind a caller maps to an exit code (usage or operational).
+
+use std::path::PathBuf;
+
+use kapi_core::Hint;
+use kapi_core::formats::ReadError;
+
+/// How a caller should classify an error: bad usage (exit 2) or an operational failure (exit 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Usage,
+    Operational,
+}
+
+/// Errors the host returns to every surface.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("no kapi project here: no `kapi.yaml` in `{}` or any folder above it", .searched.display())]
+    NoProject { searched: PathBuf },
+    #[error("no PATH given and no kapi project here")]
+    NothingToCheck,
+    #[error("`{}` is outside the project at `{}`", .path.display(), .root.display())]
+    OutsideProject { path: PathBuf, root: PathBuf },
+    #[error("`{}`: no such file or folder", .path.display())]
+    NoSuchPath { path: PathBuf },
+    #[error("`{}`: no format reads this file", .path.display())]
+    UnknownFormat { path: PathBuf },
+    #[error("`{format}` in `{field}` is not a format this build reads")]
+    UnknownFormatId { format: String, field: String },
+    #[error("{}:{source}", .path.display())]
+    Read { path: PathBuf, source: ReadError },
+    #[error("`{}`: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the project declares no content to check")]
+    NoContent,
+    #[error("no files to check under {paths}")]
+    NoFilesMatched { paths: String },
+    #[error("git: {message}")]
+    Git { message: String },
+    #[error("{0}")]
+    Recipe(#[from] kapi_core::project::RecipeError),
+    #[error("{0}")]
+    Governance(#[from] kapi_core::governance::GovernanceError),
+    #[error("{0}")]
+    Store(#[from] kapi_core::store::StoreError),
+    #[error("{0}")]
+    Discover(#[from] kapi_core::project::discover::DiscoverError),
+    #[error("{message}")]
+    Usage {
+        message: String,
+        hint: Option<String>,
+    },
+}
+
+impl HostError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            HostError::NothingToCheck | HostError::Usage { .. } => ErrorKind::Usage,
+            _ => ErrorKind::Operational,
+        }
+    }
+
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        HostError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl Hint for HostError {
+    fn hints(&self) -> Vec<String> {
+        match self {
+            HostError::NoProject { .. } => {
+                vec!["run `kapi init` to create one here, or pass `-p PATH`".into()]
+            }
+            HostError::NothingToCheck => vec![
+                "name files or folders: `kapi check docs/`".into(),
+                "or run inside a kapi project (`kapi init` creates one)".into(),
+            ],
+            HostError::OutsideProject { .. } => vec![
+                "name a path inside the project, or pass `-p` for the project that holds it".into(),
+            ],
+            HostError::NoSuchPath { .. } => vec!["check the path for typos".into()],
+            HostError::UnknownFormat { .. } | HostError::UnknownFormatId { .. } => {
+                vec!["run `kapi formats` to list the formats this build reads".into()]
+            }
+            HostError::Read { source, .. } => source.hints(),
+            HostError::Io { .. } => vec![],
+            HostError::NoContent => vec![
+                "declare content under `collections` in `kapi.yaml`, e.g. `- path: \"docs/**/*.md\"`".into(),
+            ],
+            HostError::NoFilesMatched { .. } => {
+                vec!["run `kapi formats` to see which file extensions kapi reads".into()]
+            }
+            HostError::Git { .. } => vec!["run it inside a git work tree and name a revision git knows, e.g. `HEAD`".into()],
+            HostError::Recipe(e) => e.hints(),
+            HostError::Governance(e) => e.hints(),
+            HostError::Store(e) => e.hints(),
+            HostError::Discover(e) => e.hints(),
+            HostError::Usage { hint, .. } => hint.iter().cloned().collect(),
+        }
+    }
+}
+
+/// The hints an error chain offers, from the first error in it that carries some.
+pub fn hints_for(err: &anyhow::Error) -> Vec<String> {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<HostError>() {
+            return e.hints();
+        }
+    }
+    Vec::new()
+}
+
+/// The kind of an error chain: usage when a [`HostError`] in it says so, else operational.
+pub fn kind_of(err: &anyhow::Error) -> ErrorKind {
+    err.chain()
+        .find_map(|c| c.downcast_ref::<HostError>().map(HostError::kind))
+        .unwrap_or(ErrorKind::Operational)
+}

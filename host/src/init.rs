@@ -1,0 +1,339 @@
+//! `init`: makes a folder a kapi project — a recipe that declares the Markdown trees it finds
+//! and the source language it detects, a starter voice, empty terms, the `.kapi/` layout and
+//! the store. On an existing project it writes only what kapi owns and is missing, and says
+//! what it kept.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use kapi_core::project::layout;
+use kapi_core::store::{NewOp, SessionRow, Store};
+use serde::Serialize;
+
+use crate::app::{App, relative_to};
+use crate::error::HostError;
+
+/// What `kapi init` did, file by file.
+#[derive(Debug, Clone, Serialize)]
+pub struct InitReport {
+    pub schema: &'static str,
+    pub root: String,
+    /// True when a `kapi.yaml` was already there.
+    pub existing: bool,
+    /// Files and folders created, relative to the root.
+    pub created: Vec<String>,
+    /// Files left as they were, relative to the root.
+    pub kept: Vec<String>,
+    /// The globs the new recipe declares (empty for an existing project).
+    pub collections: Vec<String>,
+    pub source_language: Option<String>,
+}
+
+/// Initializes the folder `dir` (absolute).
+pub fn init(app: &App, dir: &Path) -> Result<InitReport, HostError> {
+    std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+    let root = dir.canonicalize().map_err(|e| HostError::io(dir, e))?;
+    let recipe = root.join("kapi.yaml");
+    let mut report = InitReport {
+        schema: "kapi.init/v1",
+        root: root.display().to_string(),
+        existing: recipe.exists(),
+        created: Vec::new(),
+        kept: Vec::new(),
+        collections: Vec::new(),
+        source_language: None,
+    };
+    if report.existing {
+        // Validate before touching anything: a broken recipe is reported, nothing written.
+        kapi_core::project::Project::load(&recipe)?;
+        report.kept.push("kapi.yaml".into());
+    } else {
+        let (globs, language) = detect(&root);
+        let name = slug(
+            root.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        write_new(&recipe, &recipe_text(&name, &globs, &language))?;
+        report.created.push("kapi.yaml".into());
+        report.collections = globs;
+        report.source_language = Some(language);
+    }
+    for created in layout::ensure_layout(&root).map_err(|e| HostError::io(e.path, e.source))? {
+        report
+            .created
+            .push(relative_to(&created, &root).unwrap_or_else(|| created.display().to_string()));
+    }
+    let name = report_name(&root);
+    for (file, text) in [
+        (layout::VOICE_FILE, starter_voice(&name)),
+        (layout::TERMS_FILE, STARTER_TERMS.to_owned()),
+    ] {
+        let path = root.join(file);
+        if path.exists() {
+            report.kept.push(file.to_owned());
+        } else if !report.existing {
+            write_new(&path, &text)?;
+            report.created.push(file.to_owned());
+        }
+    }
+    let store_path = root.join(layout::STORE_FILE);
+    let store_existed = store_path.exists();
+    let store = Store::open(&store_path)?;
+    let actor = app.actor();
+    let now = app.timestamp();
+    store.touch_session(&SessionRow {
+        id: actor.session.clone(),
+        actor_kind: actor.kind.clone(),
+        actor_name: actor.name.clone(),
+        project: Some(root.display().to_string()),
+        client: Some("kapi-cli".into()),
+        started_at: now.clone(),
+        last_seen: now.clone(),
+    })?;
+    store.record_op(&NewOp {
+        kind: "init".into(),
+        actor_kind: actor.kind,
+        actor_name: actor.name,
+        session: actor.session,
+        path: None,
+        payload: serde_json::json!({"created": report.created, "kept": report.kept}),
+        status: "applied".into(),
+        created_at: now,
+    })?;
+    if !store_existed {
+        report.created.push(layout::STORE_FILE.to_owned());
+    }
+    report.created.sort();
+    report.created.dedup();
+    report.kept.sort();
+    Ok(report)
+}
+
+fn report_name(root: &Path) -> String {
+    root.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "project".into())
+}
+
+/// Writes a file that must not exist yet, atomically.
+fn write_new(path: &Path, text: &str) -> Result<(), HostError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| HostError::io(dir, e))?;
+    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(|e| HostError::io(path, e))?;
+    temp.as_file()
+        .sync_all()
+        .map_err(|e| HostError::io(path, e))?;
+    temp.persist_noclobber(path)
+        .map_err(|e| HostError::io(path, e.error))?;
+    Ok(())
+}
+
+/// Finds the Markdown trees (one glob per top-level folder holding Markdown, plus the root's
+/// own files) and guesses the source language from the words they use most.
+fn detect(root: &Path) -> (Vec<String>, String) {
+    let mut tops: BTreeSet<String> = BTreeSet::new();
+    let mut root_files = false;
+    let mut sample = String::new();
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .require_git(false)
+        .max_depth(Some(12))
+        .build();
+    for entry in walk.flatten() {
+        let path = entry.path();
+        let is_md = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "md" | "markdown"));
+        if !is_md || !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative_to(path, root) else {
+            continue;
+        };
+        match rel.split_once('/') {
+            Some((top, _))
+                if !matches!(top, "node_modules" | "target" | "vendor" | "dist" | "build") =>
+            {
+                tops.insert(top.to_owned());
+            }
+            Some(_) => continue,
+            None => root_files = true,
+        }
+        if sample.len() < 200_000
+            && let Ok(text) = std::fs::read_to_string(path)
+        {
+            sample.push_str(&text);
+            sample.push('\n');
+        }
+    }
+    let mut globs: Vec<String> = tops.into_iter().map(|t| format!("{t}/**/*.md")).collect();
+    if root_files {
+        globs.insert(0, "*.md".into());
+    }
+    (globs, detect_language(&sample))
+}
+
+/// The language whose most common words appear most often in `text`; `en` when unsure.
+pub fn detect_language(text: &str) -> String {
+    const WORDS: &[(&str, &[&str])] = &[
+        (
+            "en",
+            &[
+                "the", "and", "is", "to", "of", "you", "with", "this", "that", "for",
+            ],
+        ),
+        (
+            "fr",
+            &[
+                "le", "la", "les", "et", "est", "des", "une", "vous", "pour", "dans",
+            ],
+        ),
+        (
+            "de",
+            &[
+                "der", "die", "und", "ist", "das", "nicht", "mit", "sie", "ein", "für",
+            ],
+        ),
+        (
+            "es",
+            &[
+                "el", "los", "las", "que", "es", "una", "para", "por", "con", "del",
+            ],
+        ),
+        (
+            "it",
+            &[
+                "il", "che", "di", "è", "per", "una", "gli", "della", "non", "sono",
+            ],
+        ),
+        (
+            "pt",
+            &[
+                "o", "os", "que", "é", "uma", "para", "com", "não", "dos", "você",
+            ],
+        ),
+        (
+            "nl",
+            &[
+                "de", "het", "een", "en", "van", "is", "dat", "niet", "je", "voor",
+            ],
+        ),
+    ];
+    let mut counts = vec![0usize; WORDS.len()];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(50_000)
+    {
+        let lower = word.to_lowercase();
+        for (i, (_, list)) in WORDS.iter().enumerate() {
+            if list.contains(&lower.as_str()) {
+                counts[i] += 1;
+            }
+        }
+    }
+    let (best, count) = counts
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, c)| **c)
+        .map_or((0, 0), |(i, c)| (i, *c));
+    if count < 5 {
+        "en".into()
+    } else {
+        WORDS[best].0.into()
+    }
+}
+
+fn slug(name: String) -> String {
+    let mut out = String::new();
+    for c in name.to_lowercase().chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-').to_owned();
+    if out.is_empty() {
+        "project".into()
+    } else {
+        out
+    }
+}
+
+fn recipe_text(name: &str, globs: &[String], language: &str) -> String {
+    let mut out = String::new();
+    out.push_str("# kapi project recipe: `kapi help files` documents every key.\n");
+    out.push_str("version: v1\n");
+    out.push_str(&format!("name: {name}\n"));
+    out.push_str("defaults:\n");
+    out.push_str(&format!("  source_language: {language}\n"));
+    out.push_str("  voice: .kapi/voice.yaml\n");
+    out.push_str("  terms_source: .kapi/terms.yaml\n");
+    if globs.is_empty() {
+        out.push_str("# No Markdown found yet: add what kapi should check, e.g.\n#   - path: \"docs/**/*.md\"\ncollections: []\n");
+    } else {
+        out.push_str("collections:\n");
+        for glob in globs {
+            out.push_str(&format!("  - path: \"{glob}\"\n"));
+        }
+    }
+    out.push_str("gates:\n  fail_on: major\n");
+    out
+}
+
+fn starter_voice(name: &str) -> String {
+    STARTER_VOICE.replace("{name}", name)
+}
+
+const STARTER_VOICE: &str = r#"# The voice kapi checks prose against: `kapi help files` documents every field.
+name: {name}
+description: How we write. Say who reads us and what they need.
+tone:
+  formality: neutral
+style:
+  active_voice: true
+  person_pov: second
+  prohibited_patterns:
+    - regex: '!{2,}'
+      description: Stacked exclamation marks
+      severity: minor
+  constraints:
+    max_sentence_words: 35
+vocabulary:
+  forbidden: []
+  competitor: []
+"#;
+
+const STARTER_TERMS: &str =
+    "# Terms kapi enforces: `kapi help files` documents the format.\nversion: v1\nconcepts: []\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_english_and_french() {
+        assert_eq!(
+            detect_language("The tool is fast and you can use it with the rest of this."),
+            "en"
+        );
+        assert_eq!(
+            detect_language(
+                "Le projet est prêt et vous pouvez le lancer dans les dossiers des équipes pour une fois."
+            ),
+            "fr"
+        );
+        assert_eq!(detect_language(""), "en");
+    }
+
+    #[test]
+    fn slugs_folder_names() {
+        assert_eq!(slug("My Docs_2".into()), "my-docs-2");
+        assert_eq!(slug("***".into()), "project");
+    }
+}
