@@ -13,10 +13,6 @@ use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
 
 /// Check prose against the project's terms, voice and hygiene rules
-///
-/// With no PATH inside a project, checks every file the collections declare. Folders are
-/// walked honouring `.gitignore` and the recipe's `exclude`. Exits 0 when the gate holds and
-/// 3 when it does not.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Files or folders to check [default: every file the collections declare]

@@ -11,8 +11,6 @@ use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
 
 /// The brief for a location: the voice, the terms to use and avoid, what governs it
-///
-/// Prints the same bytes an MCP client reads from `context://PATH`.
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// A file or folder in the project

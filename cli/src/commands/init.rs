@@ -11,9 +11,6 @@ use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
 
 /// Make this folder a kapi project: recipe, starter voice, terms and store
-///
-/// Detects Markdown trees as collections and the source language. On a folder that already
-/// has a `kapi.yaml`, changes nothing you own and says what it kept.
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// The folder to initialize [default: the current folder]

@@ -14,10 +14,21 @@ use crate::printer::Printer;
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Make this folder a kapi project: recipe, starter voice, terms and store
+    ///
+    /// Detects Markdown trees as collections and the source language. On a folder that already
+    /// has a `kapi.yaml`, changes nothing you own and says what it kept. Exits 0, or 1 when the
+    /// existing recipe is broken (nothing is written then).
     Init(init::InitArgs),
     /// The brief for a location: the voice, the terms to use and avoid, what governs it
+    ///
+    /// Markdown by default (the same bytes an MCP client reads from `context://PATH`), or the
+    /// `kapi.context/v1` document with `--json`. A path outside the project is refused (exit 1).
     Context(context::ContextArgs),
     /// Check prose against the project's terms, voice and hygiene rules
+    ///
+    /// With no PATH inside a project, checks every file the collections declare. Folders are
+    /// walked honouring `.gitignore` and the recipe's `exclude`. Exits 0 when the gate holds, 3
+    /// when it does not, 1 when a file or the project cannot be read, 2 on bad flags.
     Check(check::CheckArgs),
     /// List the file formats kapi reads and what each can do
     Formats(formats::FormatsArgs),

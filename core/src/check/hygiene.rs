@@ -179,9 +179,10 @@ fn doubled_spaces(text: &str, hits: &mut Vec<Hit>) {
         let between_words =
             |c: Option<char>| c.is_some_and(|c| !c.is_whitespace() && c != CODE_MARK);
         if between_words(before) && between_words(after) {
-            let mut hit = DOUBLED_SPACE.hit(start..i, format!("{count} spaces between words"));
-            hit.suggestion = Some(" ".to_owned());
-            hits.push(hit);
+            // No suggestion: "use ` `" helps nobody; the message says what to do.
+            hits.push(
+                DOUBLED_SPACE.hit(start..i, format!("{count} spaces between words; keep one")),
+            );
         }
     }
 }
@@ -367,7 +368,7 @@ mod tests {
                 "hygiene.doubled-space",
                 Severity::Minor,
                 8..11,
-                "3 spaces between words".to_owned()
+                "3 spaces between words; keep one".to_owned()
             )]
         );
         assert_eq!(ids("End.  Next"), vec!["hygiene.doubled-space"]);

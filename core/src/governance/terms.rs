@@ -133,7 +133,14 @@ impl TermsFile {
                     );
                     continue;
                 }
-                let key = (fold(&term.text), term.lang.to_ascii_lowercase());
+                // Two case-sensitive spellings (`Larkspur` preferred, `LarkSpur` forbidden)
+                // are different terms; any other pair that folds alike is a duplicate.
+                let text = if term.case == CaseMode::Sensitive {
+                    format!("={}", term.text)
+                } else {
+                    fold(&term.text)
+                };
+                let key = (text, term.lang.to_ascii_lowercase());
                 if let Some(first) = seen.get(&key) {
                     problems.push(
                         Problem::new(
@@ -258,6 +265,17 @@ mod tests {
 
     fn parse(text: &str) -> Result<TermsFile, GovernanceError> {
         TermsFile::parse(text, ".kapi/terms.yaml")
+    }
+
+    #[test]
+    fn case_sensitive_spellings_of_one_word_are_different_terms() {
+        let text = "version: v1\nconcepts:\n  - id: name\n    terms:\n      - {text: Larkspur, lang: en, status: preferred, case: sensitive}\n      - {text: LarkSpur, lang: en, status: forbidden, case: sensitive}\n";
+        assert!(parse(text).is_ok());
+        let twice = text.replace(", case: sensitive}", "}");
+        assert!(
+            parse(&twice).is_err(),
+            "without a case policy they fold alike"
+        );
     }
 
     #[test]
