@@ -303,10 +303,10 @@ fn check_file(
         source,
     })?;
     // The reader has validated the encoding; the text is for positions.
-    let text = String::from_utf8_lossy(&bytes);
+    let text = std::str::from_utf8(&bytes).unwrap_or_default();
     let input = CheckInput {
         path: &job.display,
-        text: &text,
+        text,
         document: &parsed.document,
         governance,
         only_blocks: only,

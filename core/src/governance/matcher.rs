@@ -97,13 +97,13 @@ impl TermMatcher {
             for m in side.automaton.find_overlapping_iter(hay.text.as_str()) {
                 let (s, e) = (m.start(), m.end());
                 // A match must cover whole source characters, not part of a folded expansion.
-                if s > 0 && hay.starts[s - 1] == hay.starts[s] {
+                if s > 0 && hay.start(s - 1) == hay.start(s) {
                     continue;
                 }
-                if e < hay.starts.len() && hay.starts[e] == hay.starts[e - 1] {
+                if e < hay.len() && hay.start(e) == hay.start(e - 1) {
                     continue;
                 }
-                let (start, end) = (hay.starts[s], hay.ends[e - 1]);
+                let (start, end) = (hay.start(s), hay.end(e - 1));
                 for &entry in &side.entries[m.pattern().as_usize()] {
                     if self.bounded(text, start, end, entry) {
                         candidates.push((start, end, entry));
@@ -160,19 +160,41 @@ fn build(patterns: Vec<String>, entries: Vec<Vec<usize>>) -> Option<Side> {
 }
 
 /// A normalised copy of a text with, for every byte, the original range of its source.
+/// `map` is `None` when the copy is byte-for-byte aligned with the original (ASCII text with
+/// no whitespace run longer than one character: the common case), which spares two maps of
+/// a word per byte on every block.
 struct Normalized {
     text: String,
-    starts: Vec<usize>,
-    ends: Vec<usize>,
+    map: Option<(Vec<usize>, Vec<usize>)>,
+}
+
+impl Normalized {
+    /// Start of the original range of output byte `i`.
+    fn start(&self, i: usize) -> usize {
+        self.map.as_ref().map_or(i, |(starts, _)| starts[i])
+    }
+    /// End of the original range of output byte `i`.
+    fn end(&self, i: usize) -> usize {
+        self.map.as_ref().map_or(i + 1, |(_, ends)| ends[i])
+    }
+    fn len(&self) -> usize {
+        self.text.len()
+    }
 }
 
 /// Collapses every whitespace run to one space and, when `fold`, lowercases (with final sigma
 /// folded to sigma). Each output byte records the original byte range it came from.
 fn normalize(text: &str, fold: bool) -> Normalized {
-    let mut out = Normalized {
-        text: String::with_capacity(text.len()),
-        starts: Vec::with_capacity(text.len()),
-        ends: Vec::with_capacity(text.len()),
+    if let Some(aligned) = normalize_aligned(text, fold) {
+        return aligned;
+    }
+    let mut text_out = String::with_capacity(text.len());
+    let mut starts = Vec::with_capacity(text.len());
+    let mut ends = Vec::with_capacity(text.len());
+    let mut out = Slow {
+        text: &mut text_out,
+        starts: &mut starts,
+        ends: &mut ends,
     };
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
@@ -199,10 +221,58 @@ fn normalize(text: &str, fold: bool) -> Normalized {
             push(&mut out, c, at, end);
         }
     }
-    out
+    Normalized {
+        text: text_out,
+        map: Some((starts, ends)),
+    }
 }
 
-fn push(out: &mut Normalized, c: char, start: usize, end: usize) {
+/// The fast path: when no whitespace run is longer than one character, every whitespace is
+/// ASCII and folding keeps each character's UTF-8 length, the copy is byte-aligned with the
+/// original and needs no map. `None` sends the text down the general path.
+fn normalize_aligned(text: &str, fold: bool) -> Option<Normalized> {
+    let mut out = String::with_capacity(text.len());
+    let mut previous_space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if previous_space || !c.is_ascii() {
+                return None;
+            }
+            previous_space = true;
+            out.push(' ');
+            continue;
+        }
+        previous_space = false;
+        if !fold {
+            out.push(c);
+        } else if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            let mut lower = c.to_lowercase();
+            let (Some(first), None) = (lower.next(), lower.next()) else {
+                return None;
+            };
+            let first = if first == 'ς' { 'σ' } else { first };
+            if first.len_utf8() != c.len_utf8() {
+                return None;
+            }
+            out.push(first);
+        }
+    }
+    Some(Normalized {
+        text: out,
+        map: None,
+    })
+}
+
+/// The output of the general (mapped) normalisation.
+struct Slow<'a> {
+    text: &'a mut String,
+    starts: &'a mut Vec<usize>,
+    ends: &'a mut Vec<usize>,
+}
+
+fn push(out: &mut Slow<'_>, c: char, start: usize, end: usize) {
     out.text.push(c);
     for _ in 0..c.len_utf8() {
         out.starts.push(start);
