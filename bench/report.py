@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Turn bench/work/results (written by bench/run.sh) into the markdown of bench/RESULTS.md."""
+import statistics
+import sys
+from pathlib import Path
+
+TOOLS = ["kapi", "grep", "proselint", "alex", "textlint"]
+INPUTS = {
+    "single": "One ~10 KB Markdown file (a Rust book chapter)",
+    "rustbook": "The Rust book tree (bench/data/rust-book)",
+    "tree10k": "Generated tree (bench/gen-tree.py, Rust book blocks, 1-3 KB a file)",
+}
+RULES = {
+    "kapi": "bench/rules/kapi: the 22 terms as `forbidden`, `max_sentence_words: 30` (hygiene also runs)",
+    "grep": "`grep -rFwic --include='*.md' -f bench/rules/words.txt .` (terms only: the floor)",
+    "proselint": "its default checks (not configurable to our list)",
+    "alex": "its default rules (insensitive wording; not configurable to our list)",
+    "textlint": "`textlint-rule-terminology` with the 22 terms (`defaultTerms: false`) + bench `sentence-words` (30)",
+}
+
+
+def fmt_s(t):
+    return f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def load(res):
+    meta = {}
+    for line in (res / "meta.env").read_text().splitlines():
+        k, _, v = line.partition("=")
+        meta[k] = v
+    return meta
+
+
+def tool_row(d, tool):
+    skip = d / f"{tool}.skip"
+    if skip.exists():
+        return {"skip": skip.read_text().strip()}
+    times_f = d / f"{tool}.times"
+    if not times_f.exists() or not times_f.read_text().strip():
+        return None
+    runs = [line.split() for line in times_f.read_text().splitlines() if line.strip()]
+    times = [float(t) for t, _ in runs]
+    codes = sorted({int(c) for _, c in runs})
+    rss = [int(x) for x in (d / f"{tool}.rss").read_text().split()] if (d / f"{tool}.rss").exists() else []
+    out = d / f"{tool}.out"
+    lines = len(out.read_text(errors="replace").splitlines()) if out.exists() else 0
+    return {
+        "runs": len(times),
+        "median": statistics.median(times),
+        "min": min(times),
+        "max": max(times),
+        "rss": max(rss) / 1024 if rss else None,
+        "codes": codes,
+        "lines": lines,
+    }
+
+
+def main():
+    res = Path(sys.argv[1])
+    meta = load(res)
+    kapi_ok = meta.get("KAPI_OK") == "1"
+    stand_in = "stand-in" in meta.get("KAPI_LABEL", "")
+    out = []
+    w = out.append
+    w("# kapi benchmark results")
+    w("")
+    w("Written by `bench/run.sh` (see `bench/README.md`). Whole-process wall time, median of the")
+    w("timed runs, with min-max; peak resident memory from `/usr/bin/time -f %M`.")
+    w("")
+    if not kapi_ok:
+        w("**kapi: not yet measured** (no working binary at `$KAPI_BIN` when this was run); the")
+        w("peer and grep figures below stand, and the ratio column fills in once kapi is measured.")
+        w("")
+    elif stand_in:
+        w(f"**kapi: not yet measured.** The kapi row is a stand-in ({meta['KAPI_VERSION']}) used to")
+        w("test the script; its times and ratios say nothing about kapi.")
+        w("")
+    w("## Machine")
+    w("")
+    w(f"- date: {meta['DATE']}")
+    w(f"- CPU: {meta.get('CPU') or 'unknown'}; `nproc`: {meta['NPROC']}")
+    w(f"- memory (`free -h`): {meta['MEM']}")
+    w(f"- kernel: {meta['KERNEL']}")
+    if meta["HYPERFINE_VERSION"].startswith("hyperfine"):
+        w(f"- timing: {meta['HYPERFINE_VERSION']} (kapi and grep with `-N`, no shell; peers through `sh -c`)")
+    else:
+        w(f"- timing: {meta['HYPERFINE_VERSION']} (each run includes a subshell, a few ms)")
+    w("")
+    w("## Versions and rules")
+    w("")
+    w("| tool | version | rules |")
+    w("|---|---|---|")
+    vers = {
+        "kapi": meta["KAPI_VERSION"],
+        "grep": meta["GREP_VERSION"],
+        "proselint": f"{meta['PROSELINT_VERSION']} ({meta['PYTHON_VERSION']})",
+        "alex": f"{meta['ALEX_VERSION']} (node {meta['NODE_VERSION']})",
+        "textlint": f"{meta['TEXTLINT_VERSION']}, terminology {meta['TERMINOLOGY_VERSION']} (node {meta['NODE_VERSION']})",
+    }
+    for tool in TOOLS:
+        w(f"| {tool} | {vers[tool]} | {RULES[tool]} |")
+    w("")
+    w(f"Timed runs: kapi and grep {meta['KAPI_RUNS']} (after one warm-up); each peer "
+      f"{meta['PEER_RUNS']}, and {meta['BIG_PEER_RUNS']} on the 10k-file tree, where a peer whose "
+      f"run is estimated (scaled by bytes from the Rust book) at over {meta['PEER_MAX_SECONDS']} s "
+      "is skipped. Every tool's output goes to a file; a non-zero exit (a peer that found "
+      "problems) is recorded, not an error.")
+    w("")
+    summary = []
+    for input_name, title in INPUTS.items():
+        d = res / input_name
+        if not d.exists():
+            continue
+        files, size = (d / "input.txt").read_text().split()
+        w(f"## {title}")
+        w("")
+        w(f"{files} Markdown files outside dot-folders, {int(size) / 1024:.0f} KB.")
+        w("")
+        w("| tool | runs | median | min-max | peak RSS | exit | output lines | time / kapi's |")
+        w("|---|---|---|---|---|---|---|---|")
+        rows = {t: tool_row(d, t) for t in TOOLS}
+        kapi = rows.get("kapi") if kapi_ok else None
+        for tool in TOOLS:
+            r = rows[tool]
+            name = meta["KAPI_LABEL"] if tool == "kapi" else tool
+            if r is None:
+                if tool == "kapi":
+                    w(f"| {name} | | not yet measured | | | | | |")
+                continue
+            if "skip" in r:
+                w(f"| {name} | 0 | {r['skip']} | | | | | |")
+                summary.append(f"- {input_name}: {tool} {r['skip']}.")
+                continue
+            rss = f"{r['rss']:.1f} MB" if r["rss"] is not None else "n/a"
+            ratio = ""
+            if kapi and "median" in kapi and kapi["median"] > 0:
+                ratio = f"{r['median'] / kapi['median']:.2f}x" if r["median"] / kapi["median"] < 10 \
+                    else f"{r['median'] / kapi['median']:.0f}x"
+                if tool != "kapi":
+                    summary.append(f"- {input_name}: {tool} takes {ratio} kapi's time "
+                                   f"({fmt_s(r['median'])} vs {fmt_s(kapi['median'])}).")
+            w(f"| {name} | {r['runs']} | {fmt_s(r['median'])} | {fmt_s(r['min'])}-{fmt_s(r['max'])} "
+              f"| {rss} | {','.join(map(str, r['codes']))} | {r['lines']} | {ratio} |")
+        w("")
+    if summary:
+        w("## Ratios and notes")
+        w("")
+        out.extend(summary)
+        w("")
+    w("Notes: the peers do not check the same things (alex and proselint have fixed rule sets),")
+    w("so the times compare the cost of a whole run, not of identical work; grep is the floor for")
+    w("term matching alone. kapi and the peers skip dot-folders in different ways (the Rust book")
+    w("copy has 2 Markdown files under `.github/`, which kapi's wildcards do not enter).")
+    w(f"The whole bench took {int(meta['ELAPSED']) // 60} min {int(meta['ELAPSED']) % 60} s.")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

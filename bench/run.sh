@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# kapi's benchmark against its peers (proselint, alex, textlint) and a grep floor.
+# Run from anywhere: `make bench` or `bash bench/run.sh`. See bench/README.md.
+#
+# It builds nothing: kapi is $KAPI_BIN (default target/release/kapi, relative to the repo root).
+# Peers are installed into bench/work/ (git-ignored); inputs are prepared there too.
+# Prints a markdown table and writes bench/RESULTS.md.
+set -euo pipefail
+
+BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$BENCH")"
+WORK="${BENCH_WORK:-$BENCH/work}"
+RESULTS_MD="${RESULTS_MD:-$BENCH/RESULTS.md}"
+
+KAPI_BIN="${KAPI_BIN:-target/release/kapi}"
+KAPI_RUNS="${KAPI_RUNS:-10}"          # timed runs of kapi and grep, after one warm-up
+PEER_RUNS="${PEER_RUNS:-3}"           # timed runs of each peer (they are slow)
+BIG_PEER_RUNS="${BIG_PEER_RUNS:-1}"   # timed runs of each peer on the 10k-file tree
+PEER_MAX_SECONDS="${PEER_MAX_SECONDS:-300}"  # skip a peer whose estimated run is longer
+TREE_FILES="${TREE_FILES:-10000}"
+INPUTS="${INPUTS:-single rustbook tree10k}"
+
+# Peer versions, pinned so results compare across machines and dates.
+PROSELINT_VERSION=0.16.0
+NPM_PACKAGES="alex@11.0.1 textlint@15.8.0 textlint-rule-terminology@5.2.16 sentence-splitter@5.0.1 textlint-util-to-string@3.3.4"
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+START_S=$(date +%s)
+
+# --- tools this script needs ---------------------------------------------------------------
+need_apt=()
+command -v hyperfine >/dev/null 2>&1 || need_apt+=(hyperfine)
+[ -x /usr/bin/time ] || need_apt+=(time)
+if [ ${#need_apt[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  log "installing ${need_apt[*]} with apt-get"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"; } \
+    >"${TMPDIR:-/tmp}/kapi-bench-apt.log" 2>&1 || log "apt-get failed; continuing without ${need_apt[*]}"
+fi
+HAVE_HYPERFINE=0; command -v hyperfine >/dev/null 2>&1 && HAVE_HYPERFINE=1
+[ "${BENCH_NO_HYPERFINE:-0}" = 1 ] && HAVE_HYPERFINE=0   # to test the fallback loop
+HAVE_TIME=0; [ -x /usr/bin/time ] && HAVE_TIME=1
+command -v python3 >/dev/null 2>&1 || die "python3 is required"
+command -v npm >/dev/null 2>&1 || die "npm (and node) is required"
+
+python3 "$BENCH/gen-rules.py" --check || die "bench/rules is out of date with bench/rules/terms.txt"
+
+mkdir -p "$WORK"
+
+# --- peers ---------------------------------------------------------------------------------
+if [ ! -x "$WORK/venv/bin/proselint" ] || ! "$WORK/venv/bin/proselint" version 2>/dev/null | grep -q "$PROSELINT_VERSION"; then
+  log "installing proselint $PROSELINT_VERSION into $WORK/venv"
+  rm -rf "$WORK/venv"
+  python3 -m venv "$WORK/venv"
+  "$WORK/venv/bin/pip" install -q --disable-pip-version-check "proselint==$PROSELINT_VERSION"
+fi
+if [ "$(cat "$WORK/node/.installed" 2>/dev/null)" != "$NPM_PACKAGES" ]; then
+  log "installing $NPM_PACKAGES into $WORK/node"
+  rm -rf "$WORK/node"
+  # shellcheck disable=SC2086
+  npm install --prefix "$WORK/node" --no-audit --no-fund --loglevel=error $NPM_PACKAGES
+  echo "$NPM_PACKAGES" >"$WORK/node/.installed"
+fi
+# The bench's own textlint rule (30 words a sentence), as a package textlint can resolve.
+mkdir -p "$WORK/node/node_modules/textlint-rule-sentence-words"
+cp "$BENCH/rules/textlint/package.json" "$BENCH/rules/textlint/sentence-words.js" \
+  "$WORK/node/node_modules/textlint-rule-sentence-words/"
+
+PROSELINT="$WORK/venv/bin/proselint"
+ALEX="$WORK/node/node_modules/.bin/alex"
+TEXTLINT="$WORK/node/node_modules/.bin/textlint"
+
+# --- kapi ----------------------------------------------------------------------------------
+case "$KAPI_BIN" in
+  /*) ;;
+  */*) KAPI_BIN="$ROOT/$KAPI_BIN" ;;
+  *) KAPI_BIN="$(command -v "$KAPI_BIN" || echo "$ROOT/$KAPI_BIN")" ;;
+esac
+KAPI_OK=0
+KAPI_LABEL="kapi"
+KAPI_VERSION="not built"
+if [ -x "$KAPI_BIN" ] && "$KAPI_BIN" check --help >/dev/null 2>&1; then
+  KAPI_OK=1
+  KAPI_VERSION="$("$KAPI_BIN" --version 2>/dev/null | head -n1 || true)"
+  case "$KAPI_VERSION" in
+    *kapi*) ;;
+    *) KAPI_LABEL="kapi (stand-in: $KAPI_BIN)"; KAPI_VERSION="stand-in $KAPI_BIN" ;;
+  esac
+  log "kapi: $KAPI_BIN ($KAPI_VERSION)"
+else
+  log "kapi: no working binary at $KAPI_BIN (\`check --help\` failed); measuring the peers only"
+fi
+
+# --- inputs --------------------------------------------------------------------------------
+IN="$WORK/inputs"
+mkdir -p "$IN"
+add_kapi_project() {  # the bench's kapi project at the root of an input tree
+  rm -rf "$1/.kapi"
+  mkdir -p "$1/.kapi"
+  cp "$BENCH/rules/kapi/kapi.yaml" "$1/kapi.yaml"
+  cp "$BENCH/rules/kapi/.kapi/voice.yaml" "$BENCH/rules/kapi/.kapi/terms.yaml" \
+    "$BENCH/rules/kapi/.kapi/.gitignore" "$1/.kapi/"
+}
+for input in $INPUTS; do
+  case "$input" in
+    single)
+      [ -f "$IN/single/doc.md" ] || python3 "$BENCH/gen-tree.py" single "$IN/single" >&2 ;;
+    rustbook)
+      [ -d "$BENCH/data/rust-book" ] || die "bench/data/rust-book is missing"
+      rm -rf "$IN/rustbook"
+      cp -r "$BENCH/data/rust-book" "$IN/rustbook" ;;
+    tree10k)
+      if [ "$(cat "$IN/tree10k/.files" 2>/dev/null)" != "$TREE_FILES" ]; then
+        rm -rf "$IN/tree10k"
+        python3 "$BENCH/gen-tree.py" tree "$IN/tree10k" "$TREE_FILES" >&2
+        echo "$TREE_FILES" >"$IN/tree10k/.files"
+      fi ;;
+    *) die "unknown input '$input' (single, rustbook, tree10k)" ;;
+  esac
+  add_kapi_project "$IN/$input"
+done
+
+# --- measuring -----------------------------------------------------------------------------
+RES="$WORK/results"
+rm -rf "$RES"
+mkdir -p "$RES"
+
+# measure INPUT TOOL RUNS WARMUP WRAP_RSS CMD...
+# Runs CMD in the input's folder, stdout and stderr to RES/INPUT/TOOL.out; a non-zero exit is
+# recorded, not fatal. Writes TOOL.times ("seconds exit-code" a line) and TOOL.rss (KB a line).
+# WRAP_RSS=1 wraps the timed runs in /usr/bin/time (peers: seconds-long runs, so the wrapper
+# costs nothing and saves an extra run); otherwise the RSS comes from one extra run.
+measure() {
+  local input=$1 tool=$2 runs=$3 warmup=$4 wrap=$5; shift 5
+  local dir="$IN/$input" d="$RES/$input"
+  local out="$d/$tool.out" rss="$d/$tool.rss" times="$d/$tool.times"
+  mkdir -p "$d"
+  : >"$rss"; : >"$times"
+  local cmd="" q
+  for q in "$@"; do cmd+="$(printf '%q ' "$q")"; done
+  local timed="$cmd"
+  if [ "$wrap" = 1 ] && [ "$HAVE_TIME" = 1 ]; then timed="/usr/bin/time -a -o $(printf '%q' "$rss") -f %M $cmd"; fi
+  local prepare
+  prepare="rm -rf $(printf '%q' "$dir/.kapi/work")"   # no kapi state carried between runs
+  log "$input: $tool, $runs run(s)"
+  if [ "$HAVE_HYPERFINE" = 1 ]; then
+    local json="$d/$tool.json"
+    local hf=(hyperfine --ignore-failure --style basic --runs "$runs" --warmup "$warmup"
+      --prepare "$prepare" --export-json "$json" -n "$tool")
+    if [ "$wrap" = 1 ]; then
+      # Seconds-long peers: through sh, so stdout and stderr both go to the file.
+      (cd "$dir" && "${hf[@]}" "$timed >$(printf '%q' "$out") 2>&1") >&2
+    else
+      # Millisecond runs: no shell in between (-N), stdout to the file.
+      (cd "$dir" && "${hf[@]}" -N --output "$out" "$timed") >&2
+    fi
+    python3 -c 'import json,sys
+r=json.load(open(sys.argv[1]))["results"][0]
+for t,c in zip(r["times"],r["exit_codes"]): print(f"{t:.6f} {c}")' "$json" >"$times"
+  else
+    local i t0 t1 rc
+    for ((i = 0; i < warmup + runs; i++)); do
+      rm -rf "$dir/.kapi/work"
+      t0=$(date +%s%N)
+      rc=0; (cd "$dir" && eval "$timed" >"$out" 2>&1) || rc=$?
+      t1=$(date +%s%N)
+      [ "$i" -ge "$warmup" ] && echo "$(( (t1 - t0) / 1000 )) $rc" | awk '{printf "%.6f %s\n", $1/1e6, $2}' >>"$times"
+    done
+  fi
+  if [ "$HAVE_TIME" = 1 ] && { [ "$wrap" != 1 ] || [ ! -s "$rss" ]; }; then
+    : >"$rss"
+    rm -rf "$dir/.kapi/work"
+    (cd "$dir" && /usr/bin/time -o "$rss" -f %M "$@" >"$out" 2>&1) || true
+  fi
+  # keep the numbers; /usr/bin/time also writes "Command exited with non-zero status N"
+  grep -E '^[0-9]+$' "$rss" >"$rss.tmp" || true; mv "$rss.tmp" "$rss"
+}
+
+# estimate TOOL INPUT: seconds for one run of TOOL on INPUT, scaled by bytes from the largest
+# input TOOL already ran on (empty when there is none). Used for the 10k tree only: scaling up
+# from the single file would multiply the peers' start-up time too.
+input_bytes() { find "$IN/$1" -name '*.md' -not -path '*/.*' -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
+estimate() {
+  local tool=$1 input=$2 prev best="" best_bytes=0 b
+  for prev in $INPUTS; do
+    [ "$prev" = "$input" ] && break
+    [ -s "$RES/$prev/$tool.times" ] || continue
+    b=$(input_bytes "$prev")
+    if [ "$b" -gt "$best_bytes" ]; then best=$prev; best_bytes=$b; fi
+  done
+  [ -n "$best" ] || return 0
+  sort -n "$RES/$best/$tool.times" | awk -v nb="$(input_bytes "$input")" -v ob="$best_bytes" \
+    '{t[NR]=$1} END {printf "%.0f\n", t[int((NR+1)/2)] * nb / ob}'
+}
+
+for input in $INPUTS; do
+  mkdir -p "$RES/$input"
+  printf '%s %s\n' "$(find "$IN/$input" -name '*.md' -not -path '*/.*' | wc -l)" "$(input_bytes "$input")" \
+    >"$RES/$input/input.txt"
+  peer_runs=$PEER_RUNS; [ "$input" = tree10k ] && peer_runs=$BIG_PEER_RUNS
+  if [ "$KAPI_OK" = 1 ]; then
+    measure "$input" kapi "$KAPI_RUNS" 1 0 "$KAPI_BIN" check
+  fi
+  measure "$input" grep "$KAPI_RUNS" 1 0 grep -rFwic --include='*.md' -f "$BENCH/rules/words.txt" .
+  for tool in proselint alex textlint; do
+    est=""
+    [ "$input" = tree10k ] && est=$(estimate "$tool" "$input")
+    if [ -n "$est" ] && [ "$est" -gt "$PEER_MAX_SECONDS" ]; then
+      echo "skipped: estimated ${est} s a run (over ${PEER_MAX_SECONDS} s), scaled from a smaller input" \
+        >"$RES/$input/$tool.skip"
+      log "$input: $tool skipped (estimated ${est} s a run)"
+      continue
+    fi
+    case "$tool" in
+      proselint) measure "$input" proselint "$peer_runs" 0 1 "$PROSELINT" check . ;;
+      alex) measure "$input" alex "$peer_runs" 0 1 "$ALEX" . ;;
+      textlint) measure "$input" textlint "$peer_runs" 0 1 "$TEXTLINT" --config "$BENCH/rules/textlintrc.json" -f unix . ;;
+    esac
+  done
+done
+
+# --- report --------------------------------------------------------------------------------
+{
+  echo "KAPI_OK=$KAPI_OK"
+  echo "KAPI_LABEL=$KAPI_LABEL"
+  echo "KAPI_VERSION=$KAPI_VERSION"
+  echo "PROSELINT_VERSION=$("$PROSELINT" version 2>/dev/null | head -n1 || true)"
+  echo "ALEX_VERSION=$("$ALEX" --version 2>/dev/null | head -n1)"
+  echo "TEXTLINT_VERSION=$("$TEXTLINT" --version 2>/dev/null | head -n1)"
+  echo "TERMINOLOGY_VERSION=$(node -p "require('$WORK/node/node_modules/textlint-rule-terminology/package.json').version")"
+  echo "NODE_VERSION=$(node --version)"
+  echo "PYTHON_VERSION=$("$WORK/venv/bin/python" --version 2>&1)"
+  echo "GREP_VERSION=$(grep --version | head -n1)"
+  echo "HYPERFINE_VERSION=$( [ "$HAVE_HYPERFINE" = 1 ] && hyperfine --version || echo "no hyperfine: a bash loop with date +%s%N")"
+  echo "NPROC=$(nproc)"
+  echo "CPU=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)"
+  echo "MEM=$(free -h | awk '/^Mem:/ {print $2 " total, " $7 " available"}')"
+  echo "KERNEL=$(uname -sr)"
+  echo "DATE=$(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "KAPI_RUNS=$KAPI_RUNS"
+  echo "PEER_RUNS=$PEER_RUNS"
+  echo "BIG_PEER_RUNS=$BIG_PEER_RUNS"
+  echo "PEER_MAX_SECONDS=$PEER_MAX_SECONDS"
+  echo "INPUTS=$INPUTS"
+  echo "ELAPSED=$(( $(date +%s) - START_S ))"
+} >"$RES/meta.env"
+
+python3 "$BENCH/report.py" "$RES" >"$RES/RESULTS.md"
+cp "$RES/RESULTS.md" "$RESULTS_MD"
+cat "$RES/RESULTS.md"
+log "wrote $RESULTS_MD in $(( $(date +%s) - START_S )) s"
