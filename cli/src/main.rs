@@ -11,11 +11,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 
-/// kapi allocates many small strings per block; mimalloc makes `kapi check` over a tree
-/// markedly faster than the system allocator (see bench/RESULTS.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use crate::exit::Outcome;
 use crate::printer::{Printer, Style};
 

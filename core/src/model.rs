@@ -121,6 +121,27 @@ impl Edition {
         out
     }
 
+    /// A fast 64-bit hash of the canonical content (what [`Edition::rev`] covers; source
+    /// offsets ignored): tells an edited edition from the one read, in memory only.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for run in &self.runs {
+            match run {
+                Run::Text { text, .. } => {
+                    0u8.hash(&mut hasher);
+                    text.hash(&mut hasher);
+                }
+                Run::Code(code) => {
+                    1u8.hash(&mut hasher);
+                    (&code.id, &code.class, &code.data, code.kind, code.deletable)
+                        .hash(&mut hasher);
+                }
+            }
+        }
+        hasher.finish()
+    }
+
     /// `r` + 16 hex of SHA-256 over the canonical content: text, codes with their data.
     pub fn rev(&self) -> String {
         let mut hasher = Sha256::new();

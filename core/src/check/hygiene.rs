@@ -97,21 +97,48 @@ impl Iterator for Words<'_> {
     type Item = Range<usize>;
 
     fn next(&mut self) -> Option<Range<usize>> {
-        let rest = self.text.get(self.pos..)?;
-        let (offset, _) = rest.char_indices().find(|&(_, c)| is_word_char(c))?;
-        let start = self.pos + offset;
+        let text = self.text;
+        let bytes = text.as_bytes();
+        // Find the first word character (ASCII bytes decided without decoding).
+        let mut i = self.pos;
+        let start = loop {
+            let b = *bytes.get(i)?;
+            if b < 0x80 {
+                if b.is_ascii_alphanumeric() || b == b'_' {
+                    break i;
+                }
+                i += 1;
+            } else {
+                let c = text.get(i..)?.chars().next()?;
+                if is_word_char(c) {
+                    break i;
+                }
+                i += c.len_utf8();
+            }
+        };
+        // Extend over word characters and joiners followed by a word character.
         let mut end = start;
-        let mut chars = rest
-            .get(offset..)
-            .unwrap_or_default()
-            .char_indices()
-            .peekable();
-        while let Some((i, c)) = chars.next() {
+        let mut i = start;
+        while let Some(&b) = bytes.get(i) {
+            let (c, len) = if b < 0x80 {
+                (char::from(b), 1)
+            } else {
+                match text.get(i..).and_then(|t| t.chars().next()) {
+                    Some(c) => (c, c.len_utf8()),
+                    None => break,
+                }
+            };
             if is_word_char(c) {
-                end = start + i + c.len_utf8();
-            } else if !(is_joiner(c) && chars.peek().is_some_and(|&(_, next)| is_word_char(next))) {
+                end = i + len;
+            } else if !(is_joiner(c)
+                && text
+                    .get(i + len..)
+                    .and_then(|t| t.chars().next())
+                    .is_some_and(is_word_char))
+            {
                 break;
             }
+            i += len;
         }
         self.pos = end;
         Some(start..end)
@@ -119,10 +146,15 @@ impl Iterator for Words<'_> {
 }
 
 fn same_ignoring_case(a: &str, b: &str) -> bool {
-    a == b
-        || a.chars()
-            .flat_map(char::to_lowercase)
-            .eq(b.chars().flat_map(char::to_lowercase))
+    if a.len() == b.len() && a.eq_ignore_ascii_case(b) {
+        return true;
+    }
+    if a.is_ascii() && b.is_ascii() {
+        return false;
+    }
+    a.chars()
+        .flat_map(char::to_lowercase)
+        .eq(b.chars().flat_map(char::to_lowercase))
 }
 
 /// Repeats that are grammatical English.

@@ -162,6 +162,20 @@ fn prohibited(rule: &PatternRule, prose: &str, hits: &mut Vec<Hit>) {
 
 /// Words in a sentence: whitespace-separated tokens holding a letter, a digit or a code.
 pub(crate) fn count_words(sentence: &str) -> usize {
+    if sentence.is_ascii() {
+        // Fast path: a word is a whitespace-separated token holding a letter or digit.
+        let mut count = 0;
+        let mut counted = false;
+        for b in sentence.bytes() {
+            if b.is_ascii_whitespace() || b == 0x0B {
+                counted = false;
+            } else if !counted && b.is_ascii_alphanumeric() {
+                count += 1;
+                counted = true;
+            }
+        }
+        return count;
+    }
     sentence
         .split_whitespace()
         .filter(|t| t.chars().any(|c| c.is_alphanumeric() || c == CODE_MARK))

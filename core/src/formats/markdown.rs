@@ -357,7 +357,7 @@ impl<'a> Reader<'a> {
         block.translatable = !matches!(role, Role::Code | Role::Html);
         block.span = span;
         let index = self.document.blocks.len();
-        self.skeleton.hole(hole, index, block.source.clone());
+        self.skeleton.hole(hole, index, &block.source);
         self.document.blocks.push(block);
     }
 

@@ -107,8 +107,9 @@ pub struct Hole {
     pub span: Range<usize>,
     /// Index of the block in the document.
     pub block: usize,
-    /// The edition as read, to tell an edited hole from an untouched one.
-    pub original: Edition,
+    /// [`Edition::fingerprint`] of the edition as read, to tell an edited hole from an
+    /// untouched one without keeping a copy of every edition.
+    pub original: u64,
 }
 
 /// The original bytes with a hole per block edition.
@@ -126,7 +127,8 @@ impl Skeleton {
         }
     }
 
-    pub fn hole(&mut self, span: Range<usize>, block: usize, original: Edition) {
+    pub fn hole(&mut self, span: Range<usize>, block: usize, original: &Edition) {
+        let original = original.fingerprint();
         self.holes.push(Hole {
             span,
             block,
@@ -149,7 +151,7 @@ impl Skeleton {
             out.extend_from_slice(&self.original[at..hole.span.start]);
             let current = document.blocks.get(hole.block).map(|b| &b.source);
             match current {
-                Some(edition) if edition.rev() != hole.original.rev() => {
+                Some(edition) if edition.fingerprint() != hole.original => {
                     out.extend_from_slice(render(hole, edition)?.as_bytes());
                 }
                 _ => out.extend_from_slice(&self.original[hole.span.clone()]),

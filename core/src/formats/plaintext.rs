@@ -49,7 +49,7 @@ impl Format for PlainText {
                 vec![Run::text_at(slice, from)],
             );
             block.span = from..to;
-            skeleton.hole(from..to, document.blocks.len(), block.source.clone());
+            skeleton.hole(from..to, document.blocks.len(), &block.source);
             document.blocks.push(block);
         };
         for (line_start, content_end) in lines(text, start) {
