@@ -35,4 +35,4 @@ fmt:
 	$(CARGO) fmt --all
 
 bench: release
-	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/run.sh
+	env -u KAPI_NO_PROJECT KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/run.sh

@@ -13,6 +13,9 @@ WORK="${BENCH_WORK:-$BENCH/work}"
 RESULTS_MD="${RESULTS_MD:-$BENCH/RESULTS.md}"
 
 KAPI_BIN="${KAPI_BIN:-target/release/kapi}"
+# kapi must bind the bench project written into each input (make exports KAPI_NO_PROJECT=1
+# for the test suite; a bench run with it would measure a usage error).
+unset KAPI_NO_PROJECT KAPI_PROJECT
 KAPI_RUNS="${KAPI_RUNS:-10}"          # timed runs of kapi and grep, after one warm-up
 PEER_RUNS="${PEER_RUNS:-3}"           # timed runs of each peer (they are slow)
 BIG_PEER_RUNS="${BIG_PEER_RUNS:-1}"   # timed runs of each peer on the 10k-file tree
@@ -201,6 +204,10 @@ for input in $INPUTS; do
   peer_runs=$PEER_RUNS; [ "$input" = tree10k ] && peer_runs=$BIG_PEER_RUNS
   if [ "$KAPI_OK" = 1 ]; then
     measure "$input" kapi "$KAPI_RUNS" 1 0 "$KAPI_BIN" check
+    # 0 (gate held) or 3 (gate not met) is a real check; anything else measured an error.
+    if awk '$2 != 0 && $2 != 3 { bad = 1 } END { exit !bad }' "$RES/$input/kapi.times"; then
+      die "kapi did not check $input: $(head -n 3 "$RES/$input/kapi.out")"
+    fi
   fi
   measure "$input" grep "$KAPI_RUNS" 1 0 grep -rFwic --include='*.md' -f "$BENCH/rules/words.txt" .
   for tool in proselint alex textlint; do

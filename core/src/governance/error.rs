@@ -168,6 +168,30 @@ impl fmt::Display for Problem {
 
 /// Turns a YAML decoding error into a `GovernanceError`: schema errors (unknown field, missing
 /// field, bad value) become an `Invalid` problem with its field path; the rest are `Syntax`.
+/// Decodes a governance file and validates it: YAML errors carry the parser's position, and
+/// every validation problem is located by its field path in `text`.
+pub(crate) fn parse_validated<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &str,
+    validate: impl FnOnce(&T) -> Vec<Problem>,
+) -> Result<T, GovernanceError> {
+    let value: T = serde_yaml::from_str(text).map_err(|e| from_yaml(path, &e))?;
+    let mut problems = validate(&value);
+    if problems.is_empty() {
+        return Ok(value);
+    }
+    for p in &mut problems {
+        if let Some((line, column)) = locate_nearest(text, &p.field) {
+            p.line = Some(line);
+            p.column = Some(column);
+        }
+    }
+    Err(GovernanceError::Invalid {
+        file: path.to_owned(),
+        problems,
+    })
+}
+
 pub(crate) fn from_yaml(file: &str, err: &serde_yaml::Error) -> GovernanceError {
     let loc = err.location();
     let (line, column) = match &loc {

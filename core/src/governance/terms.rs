@@ -67,21 +67,7 @@ pub struct Term {
 impl TermsFile {
     /// Parses and validates a terms file; `path` is how errors name it.
     pub fn parse(text: &str, path: &str) -> Result<TermsFile, GovernanceError> {
-        let file: TermsFile = serde_yaml::from_str(text).map_err(|e| error::from_yaml(path, &e))?;
-        let mut problems = file.validate();
-        if problems.is_empty() {
-            return Ok(file);
-        }
-        for p in &mut problems {
-            if let Some((line, column)) = error::locate_nearest(text, &p.field) {
-                p.line = Some(line);
-                p.column = Some(column);
-            }
-        }
-        Err(GovernanceError::Invalid {
-            file: path.to_owned(),
-            problems,
-        })
+        error::parse_validated(text, path, TermsFile::validate)
     }
 
     /// Every problem: version, empty or repeated concept ids, empty text or lang, the same

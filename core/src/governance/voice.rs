@@ -252,22 +252,7 @@ pub struct LocaleOverride {
 impl VoiceProfile {
     /// Parses and validates a voice file; `path` is how errors name it.
     pub fn parse(text: &str, path: &str) -> Result<VoiceProfile, GovernanceError> {
-        let profile: VoiceProfile =
-            serde_yaml::from_str(text).map_err(|e| error::from_yaml(path, &e))?;
-        let mut problems = profile.validate();
-        if problems.is_empty() {
-            return Ok(profile);
-        }
-        for p in &mut problems {
-            if let Some((line, column)) = error::locate_nearest(text, &p.field) {
-                p.line = Some(line);
-                p.column = Some(column);
-            }
-        }
-        Err(GovernanceError::Invalid {
-            file: path.to_owned(),
-            problems,
-        })
+        error::parse_validated(text, path, VoiceProfile::validate)
     }
 
     /// Every problem the schema cannot express: empty name or terms, bad regexes, examples
