@@ -91,18 +91,15 @@ pub fn check(
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut jobs = Vec::with_capacity(files.len());
     for file in files {
-        let (point, rel) = match (&resolver, &project) {
+        let point = match (&resolver, &project) {
             (Some(resolver), Some(project)) => {
                 let rel = relative_to(&file.abs, &project.root).unwrap_or_default();
-                (resolver.resolve_path(&rel), Some(rel))
+                resolver.resolve_path(&rel)
             }
-            _ => (
-                Point {
-                    source_language: "en".into(),
-                    ..Point::default()
-                },
-                None,
-            ),
+            _ => Point {
+                source_language: "en".into(),
+                ..Point::default()
+            },
         };
         if let Some(fallback) = &point.fallback {
             let note = fallback.note();
@@ -125,7 +122,6 @@ pub fn check(
                 governances.len() - 1
             }
         };
-        let _ = rel;
         jobs.push(Job {
             abs: file.abs,
             display: file.display,
@@ -142,13 +138,7 @@ pub fn check(
         jobs.retain(|job| changed.contains_key(&job.abs));
     }
 
-    let results = run_jobs(
-        &jobs,
-        &governances,
-        changed.as_ref(),
-        request.diff_against.as_deref(),
-        progress,
-    )?;
+    let results = run_jobs(&jobs, &governances, changed.as_ref(), progress)?;
 
     let mut findings: Vec<Finding> = Vec::new();
     let mut coverage = Coverage::default();
@@ -236,12 +226,14 @@ struct FileResult {
     blocks: usize,
 }
 
+/// A job's index and its outcome.
+type Indexed = (usize, Result<FileResult, HostError>);
+
 /// Reads and checks every job on all cores; the first error (in job order) wins.
 fn run_jobs(
     jobs: &[Job],
     governances: &[Arc<Governance>],
     changed: Option<&HashMap<PathBuf, Option<HashSet<String>>>>,
-    _diff: Option<&str>,
     progress: &dyn Progress,
 ) -> Result<Vec<FileResult>, HostError> {
     let workers = std::thread::available_parallelism()
@@ -252,30 +244,32 @@ fn run_jobs(
     let total = jobs.len();
     let mut slots: Vec<Option<Result<FileResult, HostError>>> = Vec::with_capacity(total);
     slots.resize_with(total, || None);
-    let per_thread: Vec<Vec<(usize, Result<FileResult, HostError>)>> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(job) = jobs.get(i) else { break };
-                            let only = changed
-                                .and_then(|c| c.get(&job.abs))
-                                .and_then(|o| o.as_ref());
-                            out.push((i, check_file(job, &governances[job.governance], only)));
-                            progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                        }
-                        out
-                    })
+    let per_thread: Vec<Option<Vec<Indexed>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break };
+                        let only = changed
+                            .and_then(|c| c.get(&job.abs))
+                            .and_then(|o| o.as_ref());
+                        out.push((i, check_file(job, &governances[job.governance], only)));
+                        progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    }
+                    out
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
+            })
+            .collect();
+        // A worker that panicked checked nothing: that is an error, never an empty pass.
+        handles.into_iter().map(|h| h.join().ok()).collect()
+    });
+    let Some(per_thread) = per_thread.into_iter().collect::<Option<Vec<_>>>() else {
+        return Err(HostError::Internal {
+            message: "a check worker stopped unexpectedly; no result is reported".into(),
         });
+    };
     for (i, result) in per_thread.into_iter().flatten() {
         slots[i] = Some(result);
     }
@@ -283,9 +277,8 @@ fn run_jobs(
         .into_iter()
         .map(|slot| {
             slot.unwrap_or_else(|| {
-                Ok(FileResult {
-                    findings: Vec::new(),
-                    blocks: 0,
+                Err(HostError::Internal {
+                    message: "a file was left unchecked".into(),
                 })
             })
         })

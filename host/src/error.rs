@@ -54,6 +54,8 @@ pub enum HostError {
         message: String,
         hint: Option<String>,
     },
+    #[error("internal error: {message}")]
+    Internal { message: String },
 }
 
 impl HostError {
@@ -103,6 +105,7 @@ impl Hint for HostError {
             HostError::Store(e) => e.hints(),
             HostError::Discover(e) => e.hints(),
             HostError::Usage { hint, .. } => hint.iter().cloned().collect(),
+            HostError::Internal { .. } => vec!["run it again; if it repeats, report it with the command".into()],
         }
     }
 }
