@@ -456,8 +456,25 @@ fn format_for(
 }
 
 /// A path as reports show it: relative to the working directory when under it.
+/// A path as reports show it: relative to the working directory (`../README.md` for a file
+/// beside it), or absolute when the two share nothing but the root.
 pub fn display_path(app: &App, abs: &Path) -> String {
-    relative_to(abs, &app.cwd).unwrap_or_else(|| abs.display().to_string())
+    if let Some(rel) = relative_to(abs, &app.cwd) {
+        return rel;
+    }
+    let cwd: Vec<_> = app.cwd.components().collect();
+    let target: Vec<_> = abs.components().collect();
+    let common = cwd.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return abs.display().to_string();
+    }
+    let mut parts: Vec<String> = vec!["..".to_owned(); cwd.len() - common];
+    parts.extend(
+        target[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
 
 /// For `--diff-against`: the files that changed since `rev`, each with the block keys to

@@ -403,3 +403,18 @@ fn diff_against_an_unknown_revision_is_an_error() {
     assert_eq!(run.code, 1, "{}", run.transcript());
     assert!(run.stderr.contains("no-such-rev"), "{}", run.transcript());
 }
+
+#[test]
+fn paths_are_shown_relative_to_the_working_folder() {
+    let kapi = Kapi::with_project("mini");
+    let run = kapi.run_in("docs/blog", &["check", "--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    let paths: Vec<String> = run.json()["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["path"].as_str().map(str::to_owned))
+        .collect();
+    assert!(paths.contains(&"post.md".to_owned()), "{paths:?}");
+    assert!(paths.contains(&"../bad.md".to_owned()), "{paths:?}");
+}
