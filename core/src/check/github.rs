@@ -93,18 +93,7 @@ pub fn escape_data(text: &str) -> String {
 
 /// Escapes a command's property value: the message escapes plus `:` and `,`.
 pub fn escape_property(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '\r' => out.push_str("%0D"),
-            '\n' => out.push_str("%0A"),
-            ':' => out.push_str("%3A"),
-            ',' => out.push_str("%2C"),
-            _ => out.push(c),
-        }
-    }
-    out
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 #[cfg(test)]

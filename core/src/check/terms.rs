@@ -118,21 +118,10 @@ fn message(entry: &TermEntry, written: &str) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::governance::{TermMatcher, TermOrigin};
+    use crate::governance::TermMatcher;
 
     fn entry(text: &str, status: TermStatus) -> TermEntry {
-        TermEntry {
-            text: text.to_owned(),
-            lang: "en".to_owned(),
-            status,
-            case_sensitive: false,
-            replacement: None,
-            note: None,
-            concept: None,
-            definition: None,
-            severity: None,
-            origin: TermOrigin::Terms,
-        }
+        TermEntry::new(text, "en", status)
     }
 
     fn governance(terms: Vec<TermEntry>) -> Governance {

@@ -327,20 +327,12 @@ fn grapheme_boundary(text: &str, at: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::governance::{TermOrigin, TermStatus};
+    use crate::governance::TermStatus;
 
     fn entry(text: &str, case_sensitive: bool) -> TermEntry {
         TermEntry {
-            text: text.to_owned(),
-            lang: "en".to_owned(),
-            status: TermStatus::Forbidden,
             case_sensitive,
-            replacement: None,
-            note: None,
-            concept: None,
-            definition: None,
-            severity: None,
-            origin: TermOrigin::Terms,
+            ..TermEntry::new(text, "en", TermStatus::Forbidden)
         }
     }
 

@@ -111,6 +111,24 @@ pub struct TermEntry {
     pub origin: TermOrigin,
 }
 
+impl TermEntry {
+    /// A term from the terms files with no replacement, note or severity of its own.
+    pub fn new(text: impl Into<String>, lang: impl Into<String>, status: TermStatus) -> Self {
+        TermEntry {
+            text: text.into(),
+            lang: lang.into(),
+            status,
+            case_sensitive: false,
+            replacement: None,
+            note: None,
+            concept: None,
+            definition: None,
+            severity: None,
+            origin: TermOrigin::Terms,
+        }
+    }
+}
+
 /// A compiled `style.prohibited_patterns` or `style.required_patterns` rule.
 #[derive(Debug, Clone)]
 pub struct PatternRule {
