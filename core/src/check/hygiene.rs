@@ -269,7 +269,9 @@ fn brackets(text: &str, hits: &mut Vec<Hit>) {
             format!("`{c}` is never closed by `{}`", closer_of(c)),
         )
     };
-    for (i, c) in text.char_indices() {
+    // Brackets are ASCII, and an ASCII byte never occurs inside a UTF-8 sequence: scan bytes.
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        let c = char::from(b);
         match c {
             '(' if is_emoticon(text, i) => {}
             '(' | '[' | '{' => open.push((c, i)),
@@ -303,7 +305,19 @@ fn quotes(text: &str, hits: &mut Vec<Hit>) {
     let mut last_straight = 0usize;
     // Open curly quotes: `“`, or German `„` (closed by `“` or `”`).
     let mut open: Vec<(char, usize)> = Vec::new();
-    for (i, c) in text.char_indices() {
+    // Scan bytes: `"` is ASCII and the curly quotes all start `E2 80`, so no decoding is needed.
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let c = match b {
+            b'"' => '"',
+            0xE2 if bytes.get(i + 1) == Some(&0x80) => match bytes.get(i + 2) {
+                Some(0x9E) => '\u{201E}',
+                Some(0x9C) => '\u{201C}',
+                Some(0x9D) => '\u{201D}',
+                _ => continue,
+            },
+            _ => continue,
+        };
         match c {
             '"' => {
                 straight += 1;

@@ -216,49 +216,53 @@ fn is_abbreviation(text: &str, dot: usize) -> bool {
 /// Calls `f` with the range of every sentence in `text`, trimmed, empty ones skipped.
 pub(crate) fn for_each_sentence(text: &str, split_lines: bool, mut f: impl FnMut(Range<usize>)) {
     let mut start = 0;
-    let mut chars = text.char_indices().peekable();
     let emit = |range: Range<usize>, f: &mut dyn FnMut(Range<usize>)| {
         let range = trimmed(text, range);
         if !range.is_empty() {
             f(range);
         }
     };
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\n' if split_lines => {
+    // Every stop is ASCII but `…` (E2 80 A6): scan bytes and decode only around a stop.
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = match bytes[i] {
+            b'\n' if split_lines => {
                 emit(start..i, &mut f);
                 start = i + 1;
+                i += 1;
+                continue;
             }
-            '.' | '!' | '?' | '\u{2026}' => {
-                // Closing quotes and brackets after the stop belong to the sentence.
-                let mut end = i + c.len_utf8();
-                while let Some(&(j, next)) = chars.peek() {
-                    if matches!(
-                        next,
-                        '.' | '!'
-                            | '?'
-                            | '"'
-                            | '\''
-                            | ')'
-                            | ']'
-                            | '\u{2019}'
-                            | '\u{201D}'
-                            | '\u{00BB}'
-                    ) {
-                        end = j + next.len_utf8();
-                        chars.next();
-                    } else {
-                        break;
-                    }
-                }
-                let at_boundary = chars.peek().is_none_or(|&(_, next)| next.is_whitespace());
-                if at_boundary && !(c == '.' && end == i + 1 && is_abbreviation(text, i)) {
-                    emit(start..end, &mut f);
-                    start = end;
-                }
+            b @ (b'.' | b'!' | b'?') => char::from(b),
+            0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA6) => {
+                '\u{2026}'
             }
-            _ => {}
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        // Closing quotes and brackets after the stop belong to the sentence.
+        let mut end = i + c.len_utf8();
+        while let Some(next) = text.get(end..).and_then(|t| t.chars().next()) {
+            if matches!(
+                next,
+                '.' | '!' | '?' | '"' | '\'' | ')' | ']' | '\u{2019}' | '\u{201D}' | '\u{00BB}'
+            ) {
+                end += next.len_utf8();
+            } else {
+                break;
+            }
         }
+        let at_boundary = text
+            .get(end..)
+            .and_then(|t| t.chars().next())
+            .is_none_or(char::is_whitespace);
+        if at_boundary && !(c == '.' && end == i + 1 && is_abbreviation(text, i)) {
+            emit(start..end, &mut f);
+            start = end;
+        }
+        i = end;
     }
     emit(start..text.len(), &mut f);
 }

@@ -231,6 +231,26 @@ fn normalize(text: &str, fold: bool) -> Normalized {
 /// ASCII and folding keeps each character's UTF-8 length, the copy is byte-aligned with the
 /// original and needs no map. `None` sends the text down the general path.
 fn normalize_aligned(text: &str, fold: bool) -> Option<Normalized> {
+    if text.is_ascii() {
+        let bytes = text.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut previous_space = false;
+        for &b in bytes {
+            if char::from(b).is_whitespace() {
+                if previous_space {
+                    return None;
+                }
+                previous_space = true;
+                out.push(b' ');
+            } else {
+                previous_space = false;
+                out.push(if fold { b.to_ascii_lowercase() } else { b });
+            }
+        }
+        // ASCII in, ASCII out.
+        let text = String::from_utf8(out).ok()?;
+        return Some(Normalized { text, map: None });
+    }
     let mut out = String::with_capacity(text.len());
     let mut previous_space = false;
     for c in text.chars() {
