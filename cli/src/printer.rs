@@ -52,8 +52,13 @@ impl Printer {
 
     /// Prints a result as JSON or text. A reader that went away is not an error.
     pub fn emit<T: Render>(&mut self, value: &T) -> io::Result<()> {
+        self.emit_as(value, self.json)
+    }
+
+    /// Prints a result as JSON or text whatever `--json` said (a verb's `--format` chose).
+    pub fn emit_as<T: Render>(&mut self, value: &T, json: bool) -> io::Result<()> {
         let mut out = self.out.lock();
-        let written = if self.json {
+        let written = if json {
             serde_json::to_writer(&mut out, value)
                 .map_err(io::Error::from)
                 .and_then(|()| writeln!(out))
@@ -69,7 +74,7 @@ impl Printer {
         quiet_pipe(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
     }
 
-    /// A note for people on stderr (suppressed by `-q` and under `--json`? no: only by `-q`).
+    /// A note for people on stderr; `-q` silences it.
     pub fn note(&self, text: &str) {
         if !self.quiet {
             let mut err = io::stderr().lock();

@@ -92,16 +92,8 @@ pub fn run(
         FormatArg::Text
     });
     match format {
-        FormatArg::Text => {
-            let json = std::mem::replace(&mut printer.json, false);
-            printer.emit(&report)?;
-            printer.json = json;
-        }
-        FormatArg::Json => {
-            let json = std::mem::replace(&mut printer.json, true);
-            printer.emit(&report)?;
-            printer.json = json;
-        }
+        FormatArg::Text => printer.emit_as(&report, false)?,
+        FormatArg::Json => printer.emit_as(&report, true)?,
         FormatArg::Github => printer.raw(&kapi_core::check::github::render(&report))?,
         FormatArg::Sarif => {
             let mut text = serde_json::to_string_pretty(&kapi_core::check::sarif::render(&report))?;
