@@ -3,6 +3,11 @@
 //!
 //! Text runs remember the byte offset in the file they were read from, so a finding on a
 //! block's prose maps back to a file position without re-reading the file.
+//!
+//! Plurals and selects are [`Switch`] runs: a pivot (`count`) and branches by case (CLDR
+//! category `one`, `other`, an exact `=0`, or a select value), addressed by a branch path
+//! `pivot:case`, nested with `/` (`count:one/gender:female`). A format that stores each form
+//! apart (Android `<plurals>`, PO `msgstr[N]`) reads one block whose edition is one switch.
 
 use std::collections::BTreeMap;
 
@@ -65,9 +70,117 @@ pub struct Code {
     pub data: String,
     /// Whether an edit may drop the code (formatting) or must keep it (a placeholder).
     pub deletable: bool,
+    /// Attributes an edit may change (a link's `href`, an image's `alt`), by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
     /// Byte offset of `data` in the file it was read from, when it was read from one.
     #[serde(skip)]
     pub src: Option<usize>,
+}
+
+impl Code {
+    /// A code with no attributes and no source offset.
+    pub fn new(
+        id: impl Into<String>,
+        kind: CodeKind,
+        class: impl Into<String>,
+        data: impl Into<String>,
+        deletable: bool,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            kind,
+            class: class.into(),
+            data: data.into(),
+            deletable,
+            attrs: BTreeMap::new(),
+            src: None,
+        }
+    }
+
+    /// The same code, read at byte `src` of the file.
+    pub fn at(mut self, src: usize) -> Self {
+        self.src = Some(src);
+        self
+    }
+}
+
+/// Whether a [`Switch`] chooses by number or by value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SwitchKind {
+    /// CLDR plural categories (`zero one two few many other`) and exact `=N` cases.
+    Plural,
+    /// Ordinal plural categories (ICU `selectordinal`).
+    Ordinal,
+    /// Free values (`male`, `female`, `other`).
+    Select,
+}
+
+impl SwitchKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SwitchKind::Plural => "plural",
+            SwitchKind::Ordinal => "selectordinal",
+            SwitchKind::Select => "select",
+        }
+    }
+}
+
+/// The CLDR plural categories in their canonical order.
+pub const PLURAL_CATEGORIES: [&str; 6] = ["zero", "one", "two", "few", "many", "other"];
+
+/// One case of a [`Switch`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Branch {
+    /// `one`, `other`, `=0`, `female`…
+    pub case: String,
+    pub runs: Vec<Run>,
+    /// Native bytes before the branch's runs (` one {` in ICU), replayed by a writer of the
+    /// same format; empty for formats that store each form apart.
+    #[serde(skip)]
+    pub open: String,
+    /// Native bytes after the branch's runs (`}` in ICU).
+    #[serde(skip)]
+    pub close: String,
+}
+
+impl Branch {
+    pub fn new(case: impl Into<String>, runs: Vec<Run>) -> Self {
+        Self {
+            case: case.into(),
+            runs,
+            open: String::new(),
+            close: String::new(),
+        }
+    }
+}
+
+/// A plural or select: text that varies with a value, one branch per case.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Switch {
+    /// Shares the id sequence of the edition's codes; shown to agents as `<x id="N/"/>`.
+    pub id: String,
+    pub kind: SwitchKind,
+    /// The variable the switch reads (`count`, `gender`; `n` for gettext, `quantity` for
+    /// Android).
+    pub pivot: String,
+    pub branches: Vec<Branch>,
+    /// Native bytes before the first branch (`{count, plural, `), for a same-format writer.
+    #[serde(skip)]
+    pub head: String,
+    /// Native bytes after the last branch (`}`).
+    #[serde(skip)]
+    pub tail: String,
+    /// Byte offset of `head` in the file, when read from one.
+    #[serde(skip)]
+    pub src: Option<usize>,
+}
+
+impl Switch {
+    pub fn branch(&self, case: &str) -> Option<&Branch> {
+        self.branches.iter().find(|b| b.case == case)
+    }
 }
 
 /// One piece of an edition's content.
@@ -82,6 +195,7 @@ pub enum Run {
         src: Option<usize>,
     },
     Code(Code),
+    Switch(Switch),
 }
 
 impl Run {
@@ -103,73 +217,231 @@ impl Run {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Edition {
     pub runs: Vec<Run>,
+    /// The state a bilingual file records for a target (`translated`, `needs-review-…`,
+    /// gettext `fuzzy`); `None` when the format has none. Part of the rev.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 impl Edition {
     pub fn new(runs: Vec<Run>) -> Self {
-        Self { runs }
+        Self { runs, state: None }
     }
 
-    /// The prose alone, codes dropped: what a person reads.
+    /// The prose alone, codes dropped: what a person reads. A switch contributes its
+    /// `other` branch (else its first).
     pub fn plain_text(&self) -> String {
         let mut out = String::new();
-        for run in &self.runs {
-            if let Run::Text { text, .. } = run {
-                out.push_str(text);
-            }
-        }
+        plain_into(&self.runs, &mut out);
+        out
+    }
+
+    /// The runs of the branch at `path` (`count:one`, `count:other/gender:male`); the whole
+    /// edition for an empty path.
+    pub fn branch(&self, path: &str) -> Option<&[Run]> {
+        branch_runs(&self.runs, path)
+    }
+
+    /// Mutable runs of the branch at `path`.
+    pub fn branch_mut(&mut self, path: &str) -> Option<&mut Vec<Run>> {
+        branch_runs_mut(&mut self.runs, path)
+    }
+
+    /// Every leaf branch, as `(path, runs)`, in reading order; empty when the edition has no
+    /// switch.
+    pub fn leaves(&self) -> Vec<(String, &[Run])> {
+        let mut out = Vec::new();
+        leaves_into(&self.runs, "", &mut out);
         out
     }
 
     /// A fast 64-bit hash of the canonical content (what [`Edition::rev`] covers; source
     /// offsets ignored): tells an edited edition from the one read, in memory only.
     pub fn fingerprint(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
+        use std::hash::Hasher;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        for run in &self.runs {
-            match run {
-                Run::Text { text, .. } => {
-                    0u8.hash(&mut hasher);
-                    text.hash(&mut hasher);
-                }
-                Run::Code(code) => {
-                    1u8.hash(&mut hasher);
-                    (&code.id, &code.class, &code.data, code.kind, code.deletable)
-                        .hash(&mut hasher);
-                }
-            }
+        hash_runs(&self.runs, &mut HashSink(&mut hasher));
+        if let Some(state) = &self.state {
+            HashSink(&mut hasher).part(b"S", state.as_bytes());
         }
         hasher.finish()
     }
 
-    /// `r` + 16 hex of SHA-256 over the canonical content: text, codes with their data.
+    /// `r` + 16 hex of SHA-256 over the canonical content: text, codes with their data and
+    /// attributes, every branch of every switch, and the state.
     pub fn rev(&self) -> String {
         let mut hasher = Sha256::new();
-        for run in &self.runs {
-            match run {
-                Run::Text { text, .. } => {
-                    hasher.update(b"T");
-                    hasher.update((text.len() as u64).to_le_bytes());
-                    hasher.update(text.as_bytes());
+        hash_runs(&self.runs, &mut hasher);
+        if let Some(state) = &self.state {
+            hasher.part(b"S", state.as_bytes());
+        }
+        rev_of(hasher)
+    }
+}
+
+/// [`Edition::fingerprint`] of a bare run list (a branch, a hole's content).
+pub fn fingerprint_runs(runs: &[Run]) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    hash_runs(runs, &mut HashSink(&mut hasher));
+    hasher.finish()
+}
+
+/// [`Edition::rev`] of a bare run list (one branch).
+pub fn rev_runs(runs: &[Run]) -> String {
+    let mut hasher = Sha256::new();
+    hash_runs(runs, &mut hasher);
+    rev_of(hasher)
+}
+
+fn rev_of(hasher: Sha256) -> String {
+    let digest = hasher.finalize();
+    let mut rev = String::with_capacity(17);
+    rev.push('r');
+    for byte in &digest[..8] {
+        rev.push_str(&format!("{byte:02x}"));
+    }
+    rev
+}
+
+/// Where canonical content is hashed: SHA-256 for revs, SipHash for fingerprints.
+trait Sink {
+    fn bytes(&mut self, bytes: &[u8]);
+    /// A tagged, length-prefixed part, so no two contents hash the same bytes.
+    fn part(&mut self, tag: &[u8], bytes: &[u8]) {
+        self.bytes(tag);
+        self.bytes(&(bytes.len() as u64).to_le_bytes());
+        self.bytes(bytes);
+    }
+}
+
+impl Sink for Sha256 {
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.update(bytes);
+    }
+}
+
+struct HashSink<'a>(&'a mut std::collections::hash_map::DefaultHasher);
+
+impl Sink for HashSink<'_> {
+    fn bytes(&mut self, bytes: &[u8]) {
+        std::hash::Hasher::write(self.0, bytes);
+    }
+}
+
+fn hash_runs(runs: &[Run], sink: &mut impl Sink) {
+    for run in runs {
+        match run {
+            Run::Text { text, .. } => sink.part(b"T", text.as_bytes()),
+            Run::Code(code) => {
+                sink.part(b"C", code.id.as_bytes());
+                sink.part(b"c", code.class.as_bytes());
+                sink.part(b"d", code.data.as_bytes());
+                sink.bytes(&[code.kind as u8, u8::from(code.deletable)]);
+                for (name, value) in &code.attrs {
+                    sink.part(b"a", name.as_bytes());
+                    sink.part(b"v", value.as_bytes());
                 }
-                Run::Code(code) => {
-                    hasher.update(b"C");
-                    for part in [code.id.as_str(), code.class.as_str(), code.data.as_str()] {
-                        hasher.update((part.len() as u64).to_le_bytes());
-                        hasher.update(part.as_bytes());
-                    }
-                    hasher.update([code.kind as u8, u8::from(code.deletable)]);
+            }
+            Run::Switch(switch) => {
+                sink.part(b"W", switch.id.as_bytes());
+                sink.part(b"k", switch.kind.as_str().as_bytes());
+                sink.part(b"p", switch.pivot.as_bytes());
+                sink.part(b"h", switch.head.as_bytes());
+                sink.part(b"t", switch.tail.as_bytes());
+                for branch in &switch.branches {
+                    sink.part(b"B", branch.case.as_bytes());
+                    sink.part(b"o", branch.open.as_bytes());
+                    sink.part(b"e", branch.close.as_bytes());
+                    hash_runs(&branch.runs, sink);
+                    sink.bytes(b"E");
+                }
+                sink.bytes(b"w");
+            }
+        }
+    }
+}
+
+fn plain_into(runs: &[Run], out: &mut String) {
+    for run in runs {
+        match run {
+            Run::Text { text, .. } => out.push_str(text),
+            Run::Code(_) => {}
+            Run::Switch(switch) => {
+                if let Some(branch) = switch.branch("other").or(switch.branches.first()) {
+                    plain_into(&branch.runs, out);
                 }
             }
         }
-        let digest = hasher.finalize();
-        let mut rev = String::with_capacity(17);
-        rev.push('r');
-        for byte in &digest[..8] {
-            rev.push_str(&format!("{byte:02x}"));
-        }
-        rev
     }
+}
+
+/// Splits the first segment off a branch path: `count:one/gender:male` →
+/// `(("count", "one"), "gender:male")`.
+fn first_segment(path: &str) -> Option<((&str, &str), &str)> {
+    let (head, rest) = path.split_once('/').unwrap_or((path, ""));
+    let (pivot, case) = head.split_once(':')?;
+    Some(((pivot, case), rest))
+}
+
+fn branch_runs<'a>(runs: &'a [Run], path: &str) -> Option<&'a [Run]> {
+    if path.is_empty() {
+        return Some(runs);
+    }
+    let ((pivot, case), rest) = first_segment(path)?;
+    runs.iter().find_map(|run| match run {
+        Run::Switch(s) if s.pivot == pivot => {
+            branch_runs(&s.branches.iter().find(|b| b.case == case)?.runs, rest)
+        }
+        _ => None,
+    })
+}
+
+fn branch_runs_mut<'a>(runs: &'a mut Vec<Run>, path: &str) -> Option<&'a mut Vec<Run>> {
+    if path.is_empty() {
+        return Some(runs);
+    }
+    let ((pivot, case), rest) = first_segment(path)?;
+    let switch = runs.iter_mut().find_map(|run| match run {
+        Run::Switch(s) if s.pivot == pivot && s.branches.iter().any(|b| b.case == case) => Some(s),
+        _ => None,
+    })?;
+    let branch = switch.branches.iter_mut().find(|b| b.case == case)?;
+    branch_runs_mut(&mut branch.runs, rest)
+}
+
+fn leaves_into<'a>(runs: &'a [Run], prefix: &str, out: &mut Vec<(String, &'a [Run])>) {
+    for run in runs {
+        if let Run::Switch(switch) = run {
+            for branch in &switch.branches {
+                let path = if prefix.is_empty() {
+                    format!("{}:{}", switch.pivot, branch.case)
+                } else {
+                    format!("{prefix}/{}:{}", switch.pivot, branch.case)
+                };
+                let before = out.len();
+                leaves_into(&branch.runs, &path, out);
+                if out.len() == before {
+                    out.push((path, &branch.runs));
+                }
+            }
+        }
+    }
+}
+
+/// The name of a block's source edition in a [`Ref`].
+pub const SOURCE: &str = "source";
+
+/// Where an edition (or one branch of it) lives: what a read hands out and an edit names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+pub struct Ref {
+    /// Project-relative path, or the path as given outside a project.
+    pub doc: String,
+    pub block: String,
+    /// `source` or a language tag.
+    pub edition: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 /// A unit of content with a stable key.
@@ -185,12 +457,36 @@ pub struct Block {
     pub source: Edition,
     /// One edition per target language, keyed by language tag.
     pub targets: BTreeMap<String, Edition>,
+    /// Notes the file keeps for translators (XLIFF `<note>`, PO `#.` comments).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Why the block takes no edit though the format is editable (`translatable="false"`),
+    /// when the reader knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locked: Option<String>,
     /// Byte range of the whole block in the file (for line reporting and `--diff-against`).
     #[serde(skip)]
     pub span: std::ops::Range<usize>,
 }
 
 impl Block {
+    /// The edition named `source` or by a language tag.
+    pub fn edition(&self, name: &str) -> Option<&Edition> {
+        if name == SOURCE {
+            Some(&self.source)
+        } else {
+            self.targets.get(name)
+        }
+    }
+
+    pub fn edition_mut(&mut self, name: &str) -> Option<&mut Edition> {
+        if name == SOURCE {
+            Some(&mut self.source)
+        } else {
+            self.targets.get_mut(name)
+        }
+    }
+
     pub fn new(key: impl Into<String>, role: Role, runs: Vec<Run>) -> Self {
         Self {
             key: key.into(),
@@ -199,6 +495,8 @@ impl Block {
             translatable: role != Role::Code,
             source: Edition::new(runs),
             targets: BTreeMap::new(),
+            notes: Vec::new(),
+            locked: None,
             span: 0..0,
         }
     }
@@ -256,6 +554,7 @@ mod tests {
                 class: "code".into(),
                 data: data.into(),
                 deletable: false,
+                attrs: Default::default(),
                 src: None,
             })
         };

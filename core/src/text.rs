@@ -63,7 +63,15 @@ struct Segment {
 impl Prose {
     pub fn from_edition(edition: &Edition) -> Self {
         let mut prose = Prose::default();
-        for run in &edition.runs {
+        prose.push_runs(&edition.runs);
+        prose
+    }
+
+    /// A switch reads as a code mark, then each branch's prose followed by a code mark, so
+    /// the analyzers see every form's words.
+    fn push_runs(&mut self, runs: &[Run]) {
+        let prose = self;
+        for run in runs {
             let start = prose.text.len();
             match run {
                 Run::Text { text, src } => {
@@ -75,18 +83,27 @@ impl Prose {
                         verbatim: true,
                     });
                 }
-                Run::Code(code) => {
-                    prose.text.push(CODE_MARK);
-                    prose.segments.push(Segment {
-                        start,
-                        len: CODE_MARK.len_utf8(),
-                        file: code.src,
-                        verbatim: false,
-                    });
+                Run::Code(code) => prose.push_mark(code.src),
+                Run::Switch(switch) => {
+                    prose.push_mark(switch.src);
+                    for branch in &switch.branches {
+                        prose.push_runs(&branch.runs);
+                        prose.push_mark(None);
+                    }
                 }
             }
         }
-        prose
+    }
+
+    fn push_mark(&mut self, file: Option<usize>) {
+        let start = self.text.len();
+        self.text.push(CODE_MARK);
+        self.segments.push(Segment {
+            start,
+            len: CODE_MARK.len_utf8(),
+            file,
+            verbatim: false,
+        });
     }
 
     /// Builds a prose view of plain text that starts at `file` in its file.
@@ -140,6 +157,7 @@ mod tests {
                 class: "code".into(),
                 data: "`x`".into(),
                 deletable: false,
+                attrs: Default::default(),
                 src: Some(14),
             }),
             Run::text_at(" now", 17),

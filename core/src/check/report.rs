@@ -318,10 +318,23 @@ fn push_joined(joined: &mut String, push: impl FnOnce(&mut String)) {
 
 /// Appends an edition's prose view (codes as [`CODE_MARK`]) without building a [`Prose`].
 fn push_prose(out: &mut String, edition: &Edition) {
-    for run in &edition.runs {
+    push_prose_runs(out, &edition.runs);
+}
+
+/// The same view [`Prose::from_edition`] builds: a switch is a mark, then each branch's
+/// prose and a mark.
+fn push_prose_runs(out: &mut String, runs: &[Run]) {
+    for run in runs {
         match run {
             Run::Text { text, .. } => out.push_str(text),
             Run::Code(_) => out.push(CODE_MARK),
+            Run::Switch(switch) => {
+                out.push(CODE_MARK);
+                for branch in &switch.branches {
+                    push_prose_runs(out, &branch.runs);
+                    out.push(CODE_MARK);
+                }
+            }
         }
     }
 }
@@ -398,6 +411,7 @@ fn file_end(block: &Block, prose: &Prose, range: &Range<usize>) -> Option<usize>
                 }
                 at += CODE_MARK.len_utf8();
             }
+            Run::Switch(_) => break,
         }
         if at > last_at {
             break;
@@ -473,6 +487,7 @@ mod tests {
             class: "code".into(),
             data: data.into(),
             deletable: false,
+            attrs: Default::default(),
             src: Some(src),
         })
     }

@@ -149,10 +149,7 @@ fn read_str(text: &str, bytes: &[u8]) -> Parsed {
         containers: Vec::new(),
     };
     reader.run();
-    Parsed {
-        document: reader.document,
-        skeleton: reader.skeleton,
-    }
+    Parsed::new(reader.document, reader.skeleton)
 }
 
 /// Events that belong to a block's inline content.
@@ -471,6 +468,7 @@ impl<'a> Reader<'a> {
                                 class: class.into(),
                                 data: open_data.into(),
                                 deletable,
+                                attrs: Default::default(),
                                 src: Some(range.start),
                             }));
                             open.push((end, code_id, close_data, close_at));
@@ -492,6 +490,7 @@ impl<'a> Reader<'a> {
                             class: close_class(end_tag).into(),
                             data: data.into(),
                             deletable: !matches!(end_tag, TagEnd::Link),
+                            attrs: Default::default(),
                             src: Some(at),
                         }));
                     }
@@ -584,6 +583,7 @@ fn standalone(id: String, class: &str, data: &str, deletable: bool, src: usize) 
         class: class.into(),
         data: data.into(),
         deletable,
+        attrs: Default::default(),
         src: Some(src),
     })
 }
@@ -659,7 +659,7 @@ enum Mode {
 }
 
 /// Writes an edited edition in the place of `hole` in `text`.
-fn render(text: &str, hole: &Hole, role: Role, edition: &Edition) -> String {
+fn render(text: &str, hole: &Hole, role: Role, runs: &[Run]) -> String {
     let start = hole.span.start.min(text.len());
     let line_start = text
         .get(..start)
@@ -676,14 +676,9 @@ fn render(text: &str, hole: &Hole, role: Role, edition: &Edition) -> String {
     let mut out = String::new();
     match mode {
         Mode::Raw => {
-            for run in &edition.runs {
-                match run {
-                    Run::Text { text, .. } => out.push_str(text),
-                    Run::Code(code) => out.push_str(&code.data),
-                }
-            }
+            super::render_runs(runs, &mut out, &mut |text, out| out.push_str(text));
         }
-        Mode::Yaml => yaml_value(&edition.plain_text(), before, &mut out),
+        Mode::Yaml => yaml_value(&Edition::new(runs.to_vec()).plain_text(), before, &mut out),
         Mode::Flow | Mode::Line => {
             let held = text.get(hole.span.clone()).unwrap_or_default();
             let newline = line_ending(held)
@@ -710,7 +705,7 @@ fn render(text: &str, hole: &Hole, role: Role, edition: &Edition) -> String {
                 table: role == Role::TableCell,
                 atx: mode == Mode::Line && role == Role::Heading,
             };
-            escaper.write(&edition.runs, &mut out);
+            escaper.write(runs, &mut out);
         }
     }
     out
@@ -792,10 +787,18 @@ impl Escaper<'_> {
                     continue;
                 }
                 Run::Text { text, .. } => text,
+                // Markdown reads no switches; one written here keeps its native bytes.
+                Run::Switch(_) => {
+                    super::render_runs(std::slice::from_ref(run), out, &mut |t, o| {
+                        o.push_str(t)
+                    });
+                    continue;
+                }
             };
             let following = runs.get(index + 1).and_then(|r| match r {
                 Run::Text { text, .. } => text.chars().next(),
                 Run::Code(code) => code.data.chars().next(),
+                Run::Switch(switch) => switch.head.chars().next(),
             });
             let mut chars = text.chars().peekable();
             while let Some(c) = chars.next() {
@@ -949,6 +952,7 @@ mod tests {
                     };
                     let _ = write!(out, "<x id=\"{id}\"/>");
                 }
+                Run::Switch(_) => out.push_str("<switch/>"),
             }
         }
         out.replace('\r', "\\r").replace('\n', "\\n")
@@ -1036,7 +1040,7 @@ mod tests {
             let text = std::str::from_utf8(&bytes).unwrap();
             for hole in &parsed.skeleton.holes {
                 let block = &parsed.document.blocks[hole.block];
-                let rendered = render(text, hole, block.role, &block.source);
+                let rendered = render(text, hole, block.role, &block.source.runs);
                 let held = &text[hole.span.clone()];
                 if !held.contains('\\') && !held.contains(['\n', '\r']) && block.role != Role::Key {
                     let plain = block.source.plain_text();
@@ -1346,7 +1350,7 @@ mod tests {
             for hole in holes {
                 out.push_str(&text[at..hole.span.start]);
                 let block = &parsed.document.blocks[hole.block];
-                out.push_str(&render(text, hole, block.role, &block.source));
+                out.push_str(&render(text, hole, block.role, &block.source.runs));
                 at = hole.span.end;
             }
             out.push_str(&text[at..]);

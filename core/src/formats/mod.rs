@@ -1,8 +1,9 @@
 //! Formats: one reader and skeleton writer per file format, each declaring what it can do.
-//! A reader returns the document and a skeleton (the original bytes with a hole per edition);
-//! the writer fills the holes, copying every untouched one byte for byte.
+//! A reader returns the document and a skeleton (the original text with a hole per edition
+//! or branch); the writer fills the holes, copying every untouched one byte for byte.
 
 pub mod markdown;
+pub mod placeholders;
 pub mod plaintext;
 
 use std::ops::Range;
@@ -11,7 +12,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::Hint;
-use crate::model::{Document, Edition};
+use crate::model::{Document, Edition, Run, fingerprint_runs};
 
 /// What a format can do, as `kapi formats` prints it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -74,6 +75,35 @@ impl Hint for ReadError {
 }
 
 impl ReadError {
+    /// Bytes that are not text in `encoding` at byte `offset`; `before` is the text
+    /// decoded up to there, for the line and column.
+    pub fn not_text(before: &str, offset: usize, encoding: &str) -> ReadError {
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ReadError::Syntax {
+            line,
+            column,
+            message: format!("the file is not valid {encoding} (byte {offset})"),
+        }
+    }
+
+    /// A syntax error at byte `offset` of `text`, with its line and column.
+    pub fn syntax_at(text: &str, offset: usize, message: impl Into<String>) -> ReadError {
+        let offset = offset.min(text.len());
+        let mut at = offset;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let before = &text[..at];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ReadError::Syntax {
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
     /// Decodes `bytes` as UTF-8 text (a UTF-8 BOM is allowed and kept in the skeleton),
     /// refusing binary data and invalid sequences with their position.
     pub fn decode(bytes: &[u8]) -> Result<&str, ReadError> {
@@ -99,67 +129,255 @@ impl ReadError {
 pub enum WriteError {
     #[error("block `{key}` cannot be written: {message}")]
     Block { key: String, message: String },
+    #[error("the file's encoding ({encoding:?}) cannot hold {character:?}")]
+    Unencodable { character: char, encoding: Encoding },
+    #[error("the skeleton does not fit the document: {message}")]
+    Skeleton { message: String },
+    #[error("{message}")]
+    Container { message: String },
 }
 
-/// A hole in the skeleton: the bytes of one block's source edition.
+/// A hole in the skeleton: the bytes of one block edition, or of one branch of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hole {
+    /// Byte range in [`Skeleton::original`] (the decoded text).
     pub span: Range<usize>,
     /// Index of the block in the document.
     pub block: usize,
-    /// [`Edition::fingerprint`] of the edition as read, to tell an edited hole from an
+    /// The target language whose edition fills the hole; `None` for the source edition.
+    pub edition: Option<String>,
+    /// The branch path (`count:one`) when the hole holds one form of a switch that the
+    /// format stores apart (PO `msgstr[1]`, an Android `<item quantity>`).
+    pub branch: Option<String>,
+    /// [`fingerprint_runs`] of the content as read, to tell an edited hole from an
     /// untouched one without keeping a copy of every edition.
     pub original: u64,
 }
 
-/// The original bytes with a hole per block edition.
+/// How a file's bytes encode its text. Readers decode to UTF-8; the writer encodes back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Encoding {
+    /// UTF-8; a BOM stays in the text as U+FEFF.
+    #[default]
+    Utf8,
+    /// UTF-16 little-endian; the BOM stays in the text as U+FEFF.
+    Utf16Le,
+    /// UTF-16 big-endian; the BOM stays in the text as U+FEFF.
+    Utf16Be,
+    /// ISO-8859-1: one byte per character, U+0000 to U+00FF.
+    Latin1,
+}
+
+impl Encoding {
+    /// Decodes `bytes` to text. UTF-16 without a BOM is never guessed here.
+    pub fn decode(self, bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, ReadError> {
+        use std::borrow::Cow;
+        match self {
+            Encoding::Utf8 => ReadError::decode(bytes).map(Cow::Borrowed),
+            Encoding::Latin1 => Ok(Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())),
+            Encoding::Utf16Le | Encoding::Utf16Be => {
+                let le = self == Encoding::Utf16Le;
+                let units = bytes.chunks(2).map(|pair| match pair {
+                    [a, b] if le => u16::from_le_bytes([*a, *b]),
+                    [a, b] => u16::from_be_bytes([*a, *b]),
+                    _ => 0xFFFF,
+                });
+                let mut text = String::with_capacity(bytes.len() / 2);
+                for (index, unit) in char::decode_utf16(units).enumerate() {
+                    match unit {
+                        Ok(c) if !(bytes.len() % 2 == 1 && index == bytes.len() / 2) => {
+                            text.push(c)
+                        }
+                        _ => {
+                            let before: String = text.clone();
+                            return Err(ReadError::not_text(&before, index * 2, "UTF-16"));
+                        }
+                    }
+                }
+                Ok(Cow::Owned(text))
+            }
+        }
+    }
+
+    /// Encodes `text` back; `None` names the first character the encoding cannot hold.
+    pub fn encode(self, text: &str) -> Result<Vec<u8>, char> {
+        match self {
+            Encoding::Utf8 => Ok(text.as_bytes().to_vec()),
+            Encoding::Latin1 => text
+                .chars()
+                .map(|c| u8::try_from(u32::from(c)).map_err(|_| c))
+                .collect(),
+            Encoding::Utf16Le => Ok(text.encode_utf16().flat_map(u16::to_le_bytes).collect()),
+            Encoding::Utf16Be => Ok(text.encode_utf16().flat_map(u16::to_be_bytes).collect()),
+        }
+    }
+
+    /// The encoding a byte-order mark announces, if any.
+    pub fn sniff_bom(bytes: &[u8]) -> Option<Encoding> {
+        match bytes {
+            [0xEF, 0xBB, 0xBF, ..] => Some(Encoding::Utf8),
+            [0xFF, 0xFE, ..] => Some(Encoding::Utf16Le),
+            [0xFE, 0xFF, ..] => Some(Encoding::Utf16Be),
+            _ => None,
+        }
+    }
+}
+
+/// The original text with a hole per block edition (or branch).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Skeleton {
+    /// The file's text as UTF-8 (decoded from [`Skeleton::encoding`]); every offset in the
+    /// document (holes, block spans, run `src`) indexes into it.
     pub original: Vec<u8>,
+    /// How the file encodes `original`; the writer encodes back with it.
+    pub encoding: Encoding,
     pub holes: Vec<Hole>,
 }
 
 impl Skeleton {
+    /// A skeleton over UTF-8 text.
     pub fn over(bytes: &[u8]) -> Self {
         Self {
             original: bytes.to_vec(),
+            encoding: Encoding::Utf8,
             holes: Vec::new(),
         }
     }
 
+    /// A skeleton over text decoded from `encoding`.
+    pub fn decoded(text: &str, encoding: Encoding) -> Self {
+        Self {
+            original: text.as_bytes().to_vec(),
+            encoding,
+            holes: Vec::new(),
+        }
+    }
+
+    /// The text the offsets index into.
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.original).unwrap_or_default()
+    }
+
+    /// A hole for a block's source edition.
     pub fn hole(&mut self, span: Range<usize>, block: usize, original: &Edition) {
-        let original = original.fingerprint();
+        self.push(span, block, None, None, &original.runs);
+    }
+
+    /// A hole for any edition (`edition` = a target language) or one branch of it.
+    pub fn push(
+        &mut self,
+        span: Range<usize>,
+        block: usize,
+        edition: Option<&str>,
+        branch: Option<&str>,
+        runs: &[Run],
+    ) {
         self.holes.push(Hole {
             span,
             block,
-            original,
+            edition: edition.map(str::to_owned),
+            branch: branch.map(str::to_owned),
+            original: fingerprint_runs(runs),
         });
     }
 
+    /// True when some hole's content differs from what was read.
+    pub fn is_edited(&self, document: &Document) -> bool {
+        self.holes
+            .iter()
+            .any(|hole| matches!(hole_runs(document, hole), Some(runs) if fingerprint_runs(runs) != hole.original))
+    }
+
     /// Rebuilds the file: untouched holes copy their original bytes; an edited hole is
-    /// rendered by `render` (the format's escaping rules). Holes must not overlap.
+    /// rendered by `render` (the format's escaping rules) from its current runs. Holes must
+    /// not overlap. The result is encoded back to the file's encoding.
     pub fn fill(
         &self,
         document: &Document,
-        mut render: impl FnMut(&Hole, &Edition) -> Result<String, WriteError>,
+        render: impl FnMut(&Hole, &[Run]) -> Result<String, WriteError>,
+    ) -> Result<Vec<u8>, WriteError> {
+        let text = self.fill_text(&self.original, document, render)?;
+        self.encode(text)
+    }
+
+    /// [`Skeleton::fill`] over other text (a container's part), without encoding.
+    pub fn fill_text(
+        &self,
+        original: &[u8],
+        document: &Document,
+        mut render: impl FnMut(&Hole, &[Run]) -> Result<String, WriteError>,
     ) -> Result<Vec<u8>, WriteError> {
         let mut holes: Vec<&Hole> = self.holes.iter().collect();
         holes.sort_by_key(|h| h.span.start);
-        let mut out = Vec::with_capacity(self.original.len());
+        let mut out = Vec::with_capacity(original.len());
         let mut at = 0;
         for hole in holes {
-            out.extend_from_slice(&self.original[at..hole.span.start]);
-            let current = document.blocks.get(hole.block).map(|b| &b.source);
-            match current {
-                Some(edition) if edition.fingerprint() != hole.original => {
-                    out.extend_from_slice(render(hole, edition)?.as_bytes());
+            let (Some(before), Some(held)) = (
+                original.get(at..hole.span.start),
+                original.get(hole.span.clone()),
+            ) else {
+                return Err(WriteError::Skeleton {
+                    message: format!("hole {:?} lies outside the file", hole.span),
+                });
+            };
+            out.extend_from_slice(before);
+            match hole_runs(document, hole) {
+                Some(runs) if fingerprint_runs(runs) != hole.original => {
+                    out.extend_from_slice(render(hole, runs)?.as_bytes());
                 }
-                _ => out.extend_from_slice(&self.original[hole.span.clone()]),
+                _ => out.extend_from_slice(held),
             }
             at = hole.span.end;
         }
-        out.extend_from_slice(&self.original[at..]);
+        out.extend_from_slice(original.get(at..).unwrap_or_default());
         Ok(out)
+    }
+
+    /// Encodes filled text back to the file's encoding.
+    pub fn encode(&self, text: Vec<u8>) -> Result<Vec<u8>, WriteError> {
+        if self.encoding == Encoding::Utf8 {
+            return Ok(text);
+        }
+        let text = String::from_utf8(text).map_err(|_| WriteError::Skeleton {
+            message: "the filled text is not UTF-8".into(),
+        })?;
+        self.encoding
+            .encode(&text)
+            .map_err(|c| WriteError::Unencodable {
+                character: c,
+                encoding: self.encoding,
+            })
+    }
+}
+
+/// The current runs a hole stands for, if the block, edition and branch still exist.
+pub fn hole_runs<'a>(document: &'a Document, hole: &Hole) -> Option<&'a [Run]> {
+    let block = document.blocks.get(hole.block)?;
+    let edition = match &hole.edition {
+        None => &block.source,
+        Some(lang) => block.targets.get(lang)?,
+    };
+    edition.branch(hole.branch.as_deref().unwrap_or(""))
+}
+
+/// Writes runs in their native form: text through `text` (the format's escaping), codes as
+/// their data, switches as head, each branch's open, runs and close, then tail.
+pub fn render_runs(runs: &[Run], out: &mut String, text: &mut impl FnMut(&str, &mut String)) {
+    for run in runs {
+        match run {
+            Run::Text { text: t, .. } => text(t, out),
+            Run::Code(code) => out.push_str(&code.data),
+            Run::Switch(switch) => {
+                out.push_str(&switch.head);
+                for branch in &switch.branches {
+                    out.push_str(&branch.open);
+                    render_runs(&branch.runs, out, text);
+                    out.push_str(&branch.close);
+                }
+                out.push_str(&switch.tail);
+            }
+        }
     }
 }
 
@@ -168,6 +386,19 @@ impl Skeleton {
 pub struct Parsed {
     pub document: Document,
     pub skeleton: Skeleton,
+    /// The file's raw bytes when the skeleton is one part inside a container (a .docx
+    /// zip); the writer rebuilds the container around the filled part.
+    pub container: Option<Vec<u8>>,
+}
+
+impl Parsed {
+    pub fn new(document: Document, skeleton: Skeleton) -> Self {
+        Self {
+            document,
+            skeleton,
+            container: None,
+        }
+    }
 }
 
 /// One file format.

@@ -8,7 +8,7 @@
 //! with its own line ending (the first one inside it, else the one ending it, else the
 //! file's first one): every `\n`, `\r\n` or `\r` in the new text becomes that ending.
 use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{Block, Document, Edition, KeyDeduper, Role, Run};
+use crate::model::{Block, Document, KeyDeduper, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "text",
@@ -65,7 +65,7 @@ impl Format for PlainText {
         if let Some(span) = paragraph {
             close(span);
         }
-        Ok(Parsed { document, skeleton })
+        Ok(Parsed::new(document, skeleton))
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -73,7 +73,7 @@ impl Format for PlainText {
         let fallback = line_ending(&original).unwrap_or("\n");
         parsed
             .skeleton
-            .fill(&parsed.document, |hole: &Hole, edition: &Edition| {
+            .fill(&parsed.document, |hole: &Hole, runs: &[Run]| {
                 let held = original.get(hole.span.clone()).unwrap_or_default();
                 // The paragraph's own ending: inside it, else the one that ends it.
                 let after = original.get(hole.span.end..).unwrap_or_default();
@@ -81,12 +81,9 @@ impl Format for PlainText {
                     .or_else(|| line_ending(after).filter(|_| after.starts_with(['\n', '\r'])))
                     .unwrap_or(fallback);
                 let mut out = String::new();
-                for run in &edition.runs {
-                    match run {
-                        Run::Text { text, .. } => push_with_endings(text, newline, &mut out),
-                        Run::Code(code) => out.push_str(&code.data),
-                    }
-                }
+                super::render_runs(runs, &mut out, &mut |text, out| {
+                    push_with_endings(text, newline, out)
+                });
                 Ok(out)
             })
     }
@@ -180,7 +177,7 @@ mod tests {
     }
 
     fn set_text(parsed: &mut Parsed, key: &str, text: &str) {
-        parsed.document.block_mut(key).unwrap().source = Edition::new(vec![Run::text(text)]);
+        parsed.document.block_mut(key).unwrap().source = crate::model::Edition::new(vec![Run::text(text)]);
     }
 
     #[test]

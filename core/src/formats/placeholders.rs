@@ -1,0 +1,288 @@
+//! Placeholders and inline tags inside a string value, split out as inline codes so an edit
+//! cannot lose them: `{name}`, `{0}`, `{{name}}`, `%s`, `%1$d`, `%(name)s`, `${x}`, `%{x}`,
+//! `$t(key)` and HTML tags (`<b>` … `</b>` paired, `<br/>` standalone).
+//!
+//! Each format picks the syntaxes its files use ([`Syntaxes`]); every code is not deletable
+//! except HTML formatting tags, which an edit may drop as a pair. Ids come from an [`Ids`]
+//! counter shared by every code and switch of one edition.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::model::{Code, CodeKind, Run};
+
+/// Which placeholder syntaxes a format's strings use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Syntaxes {
+    /// `{name}`, `{0}`, `{0,number}` (ICU/Java MessageFormat simple arguments).
+    pub brace: bool,
+    /// `{{name}}`, `{{ name }}` (i18next, Handlebars, Angular) and i18next `$t(key)`.
+    pub double_brace: bool,
+    /// printf: `%s`, `%1$d`, `%.2f`, `%@`, `%%`, and Python `%(name)s`.
+    pub printf: bool,
+    /// `${x}` (JavaScript templates, shell).
+    pub dollar: bool,
+    /// Ruby: `%{x}` and `%<x>s`.
+    pub ruby: bool,
+    /// HTML/XML tags and character references written in the string (`<b>`, `&amp;`).
+    pub html: bool,
+}
+
+impl Syntaxes {
+    /// Everything: for catalogs whose library is unknown (JSON, YAML).
+    pub const ALL: Syntaxes = Syntaxes {
+        brace: true,
+        double_brace: true,
+        printf: true,
+        dollar: true,
+        ruby: true,
+        html: true,
+    };
+    pub const NONE: Syntaxes = Syntaxes {
+        brace: false,
+        double_brace: false,
+        printf: false,
+        dollar: false,
+        ruby: false,
+        html: false,
+    };
+    /// printf only (gettext c-format, Android, iOS).
+    pub const PRINTF: Syntaxes = Syntaxes {
+        printf: true,
+        ..Syntaxes::NONE
+    };
+}
+
+/// Hands out code ids `1`, `2`, … within one edition (or one branch scope).
+#[derive(Debug, Default, Clone)]
+pub struct Ids {
+    next: u32,
+}
+
+impl Ids {
+    pub fn next(&mut self) -> String {
+        self.next += 1;
+        self.next.to_string()
+    }
+}
+
+/// What a match is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    Placeholder,
+    Printf,
+    TagOpen,
+    TagClose,
+    TagSelf,
+    Entity,
+}
+
+static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?P<double>\{\{-?\s*[^{}\s][^{}]*?\s*\}\})",
+        r"|(?P<t>\$t\([^()]*\))",
+        r"|(?P<dollar>\$\{[^{}]+\})",
+        r"|(?P<ruby>%\{[A-Za-z_][A-Za-z0-9_]*\}|%<[A-Za-z_][A-Za-z0-9_]*>[-+ 0#]*\d*(?:\.\d+)?[a-zA-Z])",
+        r"|(?P<pyname>%\([A-Za-z_][A-Za-z0-9_.]*\)[-+0#]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa])",
+        r"|(?P<printf>%(?:\d+\$)?[-+0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]|%%)",
+        r"|(?P<brace>\{\s*[A-Za-z0-9_][A-Za-z0-9_.\-]*\s*(?:,\s*[A-Za-z]+\s*(?:,[^{}]*)?)?\})",
+        r"|(?P<close></[A-Za-z][A-Za-z0-9:\-]*\s*>)",
+        r"|(?P<tag><[A-Za-z][A-Za-z0-9:\-]*(?:\s+[^<>]*?)?\s*(?P<selfclose>/)?>)",
+        r"|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)",
+    ))
+    .unwrap_or_else(|e| unreachable!("placeholder pattern: {e}"))
+});
+
+/// HTML elements that never take a closing tag.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+    "track", "wbr",
+];
+
+/// Splits `text` into text runs and codes. `src` is the file offset of `text` when it is a
+/// verbatim slice of the file (offsets of the pieces follow from it).
+pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
+    let mut runs = Vec::new();
+    if syntaxes == Syntaxes::NONE || !text.bytes().any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&')) {
+        if !text.is_empty() {
+            runs.push(text_run(text, src));
+        }
+        return runs;
+    }
+    // (run index, tag name) of each open tag waiting for its close.
+    let mut open: Vec<(usize, String)> = Vec::new();
+    let mut at = 0;
+    for caps in PATTERN.captures_iter(text) {
+        let Some(whole) = caps.get(0) else { continue };
+        let found = if caps.name("double").is_some() || caps.name("t").is_some() {
+            syntaxes.double_brace.then_some(Found::Placeholder)
+        } else if caps.name("dollar").is_some() {
+            syntaxes.dollar.then_some(Found::Placeholder)
+        } else if caps.name("ruby").is_some() {
+            syntaxes.ruby.then_some(Found::Placeholder)
+        } else if caps.name("pyname").is_some() || caps.name("printf").is_some() {
+            syntaxes.printf.then_some(Found::Printf)
+        } else if caps.name("brace").is_some() {
+            syntaxes.brace.then_some(Found::Placeholder)
+        } else if caps.name("close").is_some() {
+            syntaxes.html.then_some(Found::TagClose)
+        } else if caps.name("tag").is_some() {
+            let name = tag_name(whole.as_str());
+            let void = VOID.contains(&name.to_ascii_lowercase().as_str());
+            syntaxes.html.then_some(if caps.name("selfclose").is_some() || void {
+                Found::TagSelf
+            } else {
+                Found::TagOpen
+            })
+        } else {
+            syntaxes.html.then_some(Found::Entity)
+        };
+        let Some(found) = found else { continue };
+        if whole.start() > at {
+            runs.push(text_run(&text[at..whole.start()], src.map(|s| s + at)));
+        }
+        let data = whole.as_str();
+        let code_src = src.map(|s| s + whole.start());
+        let code = match found {
+            Found::Placeholder => code(ids.next(), CodeKind::Standalone, "placeholder", data, false),
+            Found::Printf => code(ids.next(), CodeKind::Standalone, "printf", data, false),
+            Found::Entity => code(ids.next(), CodeKind::Standalone, "entity", data, false),
+            Found::TagSelf => code(ids.next(), CodeKind::Standalone, "tag", data, false),
+            Found::TagOpen => {
+                open.push((runs.len(), tag_name(data).to_ascii_lowercase()));
+                code(ids.next(), CodeKind::Open, "tag", data, true)
+            }
+            Found::TagClose => {
+                let name = tag_name(data).to_ascii_lowercase();
+                match open.iter().rposition(|(_, n)| *n == name) {
+                    Some(pos) => {
+                        // Tags opened inside and never closed stand alone.
+                        for (index, _) in open.drain(pos + 1..) {
+                            demote(&mut runs[index]);
+                        }
+                        let (index, _) = open.remove(pos);
+                        let id = match &runs[index] {
+                            Run::Code(c) => c.id.clone(),
+                            _ => ids.next(),
+                        };
+                        code(id, CodeKind::Close, "tag", data, true)
+                    }
+                    None => code(ids.next(), CodeKind::Standalone, "tag", data, false),
+                }
+            }
+        };
+        runs.push(Run::Code(Code { src: code_src, ..code }));
+        at = whole.end();
+    }
+    for (index, _) in open {
+        demote(&mut runs[index]);
+    }
+    if at < text.len() {
+        runs.push(text_run(&text[at..], src.map(|s| s + at)));
+    }
+    runs
+}
+
+fn text_run(text: &str, src: Option<usize>) -> Run {
+    Run::Text {
+        text: text.to_owned(),
+        src,
+    }
+}
+
+fn code(id: String, kind: CodeKind, class: &str, data: &str, deletable: bool) -> Code {
+    Code::new(id, kind, class, data, deletable)
+}
+
+/// An open tag with no close is a standalone code an edit must keep.
+fn demote(run: &mut Run) {
+    if let Run::Code(code) = run {
+        code.kind = CodeKind::Standalone;
+        code.deletable = false;
+    }
+}
+
+fn tag_name(tag: &str) -> &str {
+    let inner = tag.trim_start_matches('<').trim_start_matches('/');
+    let end = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == ':' || c == '-'))
+        .unwrap_or(inner.len());
+    &inner[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(text: &str, syntaxes: Syntaxes) -> Vec<String> {
+        split(text, Some(0), syntaxes, &mut Ids::default())
+            .into_iter()
+            .map(|run| match run {
+                Run::Text { text, .. } => format!("t:{text}"),
+                Run::Code(c) => format!("{:?}{}:{}", c.kind, c.id, c.data),
+                Run::Switch(_) => "switch".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_syntax_becomes_a_code() {
+        let table: &[(&str, &[&str])] = &[
+            ("Hi {name}!", &["t:Hi ", "Standalone1:{name}", "t:!"]),
+            ("{{count}} items", &["Standalone1:{{count}}", "t: items"]),
+            ("%1$s of %2$d", &["Standalone1:%1$s", "t: of ", "Standalone2:%2$d"]),
+            ("%(name)s left", &["Standalone1:%(name)s", "t: left"]),
+            ("Hi ${user}", &["t:Hi ", "Standalone1:${user}"]),
+            ("Hi %{user}", &["t:Hi ", "Standalone1:%{user}"]),
+            ("100%% sure", &["t:100", "Standalone1:%%", "t: sure"]),
+            ("a <b>bold</b> b", &["t:a ", "Open1:<b>", "t:bold", "Close1:</b>", "t: b"]),
+            ("line<br/>next", &["t:line", "Standalone1:<br/>", "t:next"]),
+            ("x <br> y", &["t:x ", "Standalone1:<br>", "t: y"]),
+            ("Tom &amp; Jerry", &["t:Tom ", "Standalone1:&amp;", "t: Jerry"]),
+            ("{0,number} files", &["Standalone1:{0,number}", "t: files"]),
+        ];
+        for (text, want) in table {
+            assert_eq!(shape(text, Syntaxes::ALL), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn prose_that_only_looks_like_a_placeholder_stays_text() {
+        for text in ["50% off", "1 < 2 and 3 > 2", "a {b c} d", "costs $5", "{ }", "100 %"] {
+            assert_eq!(shape(text, Syntaxes::ALL), vec![format!("t:{text}")], "{text}");
+        }
+    }
+
+    #[test]
+    fn a_tag_never_closed_stands_alone_and_is_kept() {
+        let runs = split("<b>open", None, Syntaxes::ALL, &mut Ids::default());
+        match &runs[0] {
+            Run::Code(c) => assert!(c.kind == CodeKind::Standalone && !c.deletable),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn syntaxes_not_chosen_stay_text() {
+        assert_eq!(shape("%s {x}", Syntaxes::NONE), vec!["t:%s {x}"]);
+        assert_eq!(
+            shape("%s {x}", Syntaxes::PRINTF),
+            vec!["Standalone1:%s", "t: {x}"]
+        );
+    }
+
+    #[test]
+    fn offsets_follow_the_source() {
+        let runs = split("ab{x}cd", Some(10), Syntaxes::ALL, &mut Ids::default());
+        let srcs: Vec<Option<usize>> = runs
+            .iter()
+            .map(|r| match r {
+                Run::Text { src, .. } => *src,
+                Run::Code(c) => c.src,
+                Run::Switch(s) => s.src,
+            })
+            .collect();
+        assert_eq!(srcs, vec![Some(10), Some(12), Some(15)]);
+    }
+}
