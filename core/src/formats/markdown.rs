@@ -1367,3 +1367,11 @@ mod tests {
         assert_eq!(write(&parsed), "## New title \\# ##\n\nText.\n");
     }
 }
+
+#[cfg(test)]
+mod conformance_tests {
+    #[test]
+    fn the_corpus_round_trips_and_edits_one_block() {
+        assert!(super::super::conformance::run_corpus(&super::Markdown, "markdown") > 0);
+    }
+}

@@ -2,6 +2,8 @@
 //! A reader returns the document and a skeleton (the original text with a hole per edition
 //! or branch); the writer fills the holes, copying every untouched one byte for byte.
 
+#[cfg(test)]
+pub mod conformance;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
@@ -224,6 +226,14 @@ impl Encoding {
     }
 }
 
+/// Decodes a text file: UTF-16 when a BOM says so, else UTF-8 (BOM or not).
+pub fn decode_auto(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, Encoding), ReadError> {
+    match Encoding::sniff_bom(bytes) {
+        Some(enc @ (Encoding::Utf16Le | Encoding::Utf16Be)) => Ok((enc.decode(bytes)?, enc)),
+        _ => Ok((Encoding::Utf8.decode(bytes)?, Encoding::Utf8)),
+    }
+}
+
 /// The original text with a hole per block edition (or branch).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Skeleton {
@@ -408,6 +418,13 @@ pub trait Format: Send + Sync {
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError>;
     /// Writes the document back through the skeleton.
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError>;
+    /// Whether a file with one of this format's extensions is this format, judged from its
+    /// first bytes (up to 4 KB): how `.xlf` tells XLIFF 1.2 from 2.0 and `.xml` finds an
+    /// Android resource file. Formats that own their extensions answer true.
+    fn sniff(&self, head: &[u8]) -> bool {
+        let _ = head;
+        true
+    }
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
@@ -427,6 +444,18 @@ pub fn for_path(path: &Path) -> Option<&'static dyn Format> {
         .iter()
         .copied()
         .find(|f| f.info().extensions.contains(&ext.as_str()))
+}
+
+/// The format for a file, by extension and then by [`Format::sniff`] over its first bytes
+/// when several formats share the extension.
+pub fn for_file(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    let head = &head[..head.len().min(4096)];
+    all()
+        .iter()
+        .copied()
+        .filter(|f| f.info().extensions.contains(&ext.as_str()))
+        .find(|f| f.sniff(head))
 }
 
 /// The ids of every format, for error hints.

@@ -30,12 +30,13 @@ impl Format for PlainText {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let text = ReadError::decode(bytes)?;
+        let (text, encoding) = super::decode_auto(bytes)?;
+        let text: &str = &text;
         let mut document = Document {
             format: INFO.id.into(),
             blocks: Vec::new(),
         };
-        let mut skeleton = Skeleton::over(bytes);
+        let mut skeleton = Skeleton::decoded(text, encoding);
         let mut keys = KeyDeduper::default();
         let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
         // The open paragraph: where it starts and where its last non-blank line ends.
@@ -202,10 +203,13 @@ mod tests {
     }
 
     #[test]
-    fn utf16_files_are_refused_not_read() {
-        for (name, bytes) in dir("invalid") {
-            assert!(PlainText.read(&bytes).is_err(), "{name}");
+    fn utf16_files_with_a_bom_are_read_and_written_back_as_utf16() {
+        for (name, bytes) in dir("utf16") {
+            let parsed = PlainText.read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_ne!(parsed.skeleton.encoding, super::super::Encoding::Utf8, "{name}");
+            assert!(!parsed.document.blocks.is_empty(), "{name}");
         }
+        assert!(PlainText.read(b"a\0b").is_err());
     }
 
     #[test]
@@ -271,7 +275,7 @@ mod tests {
     #[test]
     fn malformed_and_truncated_input_never_panics() {
         let mut inputs: Vec<Vec<u8>> = Vec::new();
-        for (_, bytes) in dir("").into_iter().chain(dir("invalid")) {
+        for (_, bytes) in dir("").into_iter().chain(dir("utf16")) {
             for cut in [
                 1,
                 2,
@@ -296,5 +300,13 @@ mod tests {
                 let _ = PlainText.write(&parsed).unwrap();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod conformance_tests {
+    #[test]
+    fn the_corpus_round_trips_and_edits_one_block() {
+        assert!(super::super::conformance::run_corpus(&super::PlainText, "text") > 0);
     }
 }

@@ -1,0 +1,219 @@
+//! The checks every format passes, shared by each format's tests: a no-op write gives the
+//! bytes read, and an edit to one block changes only that block's bytes and keeps every
+//! other block's key and rev.
+
+use std::path::{Path, PathBuf};
+
+use super::{Format, Parsed};
+use crate::model::{Run, SOURCE};
+
+/// Every file under `testdata/formats/<dir>` (relative to the workspace root), sorted.
+pub fn fixtures(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("testdata/formats")
+        .join(dir);
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no fixtures under {}", root.display());
+    files
+}
+
+/// Reads and writes `bytes` with no edit and asserts the output is identical; returns the
+/// parse for further checks.
+pub fn assert_round_trip(format: &dyn Format, name: &str, bytes: &[u8]) -> Parsed {
+    let parsed = format
+        .read(bytes)
+        .unwrap_or_else(|e| panic!("{name}: read failed: {e}"));
+    let written = format
+        .write(&parsed)
+        .unwrap_or_else(|e| panic!("{name}: write failed: {e}"));
+    if written != bytes {
+        let at = written
+            .iter()
+            .zip(bytes)
+            .position(|(a, b)| a != b)
+            .unwrap_or(written.len().min(bytes.len()));
+        let show = |b: &[u8]| String::from_utf8_lossy(&b[at.saturating_sub(40)..(at + 40).min(b.len())]).into_owned();
+        panic!(
+            "{name}: round trip differs at byte {at} (read {} bytes, wrote {})\n  read:  {:?}\n  wrote: {:?}",
+            bytes.len(),
+            written.len(),
+            show(bytes),
+            show(&written)
+        );
+    }
+    parsed
+}
+
+/// Which edition of which block [`assert_edits_one_block`] edited.
+#[derive(Debug)]
+pub struct Edited {
+    pub key: String,
+    pub edition: String,
+    pub branch: Option<String>,
+}
+
+/// Edits the first editable text run (a target edition for bilingual formats when one
+/// exists, else the source; inside a branch when the edition is a switch), writes, and
+/// asserts that the bytes changed only inside that edition's hole, that a re-read shows the
+/// edit, and that every other block keeps its key and rev. Returns `None` when the file
+/// has no text to edit.
+pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> Option<Edited> {
+    const MARK: &str = "Zq edited";
+    let mut parsed = format
+        .read(bytes)
+        .unwrap_or_else(|e| panic!("{name}: read failed: {e}"));
+    let bilingual = format.info().capabilities.bilingual;
+    // Choose a hole whose runs hold a text run.
+    let mut chosen = None;
+    for (index, hole) in parsed.skeleton.holes.iter().enumerate() {
+        let Some(block) = parsed.document.blocks.get(hole.block) else {
+            continue;
+        };
+        // A heading's words name its section (markdown keys), so edit body text.
+        if !block.translatable || block.role == crate::model::Role::Heading {
+            continue;
+        }
+        if bilingual && hole.edition.is_none() && !block.targets.is_empty() {
+            continue;
+        }
+        let Some(runs) = super::hole_runs(&parsed.document, hole) else {
+            continue;
+        };
+        if runs
+            .iter()
+            .any(|r| matches!(r, Run::Text { text, .. } if text.chars().any(char::is_alphabetic)))
+        {
+            chosen = Some(index);
+            break;
+        }
+    }
+    let index = chosen?;
+    let hole = parsed.skeleton.holes[index].clone();
+    let before: Vec<(String, String, Vec<(String, String)>)> = revs(&parsed);
+    let block = &mut parsed.document.blocks[hole.block];
+    let key = block.key.clone();
+    let edition_name = hole.edition.clone().unwrap_or_else(|| SOURCE.to_owned());
+    let edition = block
+        .edition_mut(&edition_name)
+        .unwrap_or_else(|| panic!("{name}: hole names a missing edition"));
+    let runs = edition
+        .branch_mut(hole.branch.as_deref().unwrap_or(""))
+        .unwrap_or_else(|| panic!("{name}: hole names a missing branch"));
+    for run in runs.iter_mut() {
+        if let Run::Text { text, src } = run
+            && text.chars().any(char::is_alphabetic)
+        {
+            text.push(' ');
+            text.push_str(MARK);
+            *src = None;
+            break;
+        }
+    }
+    let written = format
+        .write(&parsed)
+        .unwrap_or_else(|e| panic!("{name}: write after edit failed: {e}"));
+    // The change must lie inside the hole (compared in decoded text).
+    let old = parsed.skeleton.text().to_owned();
+    let reread = format
+        .read(&written)
+        .unwrap_or_else(|e| panic!("{name}: re-read after edit failed: {e}"));
+    let new = reread.skeleton.text().to_owned();
+    let prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(old.len() - prefix)
+        .min(new.len() - prefix);
+    let changed = prefix..old.len() - suffix;
+    assert!(
+        changed.start >= hole.span.start && changed.end <= hole.span.end,
+        "{name}: editing `{key}` changed bytes {changed:?} outside its hole {:?}",
+        hole.span
+    );
+    // The edit reads back, and nothing else moved.
+    let again = reread
+        .document
+        .block(&key)
+        .unwrap_or_else(|| panic!("{name}: `{key}` is gone after the edit"));
+    let edition = again
+        .edition(&edition_name)
+        .unwrap_or_else(|| panic!("{name}: `{key}` lost edition {edition_name}"));
+    let text = edition
+        .branch(hole.branch.as_deref().unwrap_or(""))
+        .map(|runs| crate::model::Edition::new(runs.to_vec()).plain_text())
+        .unwrap_or_default();
+    assert!(
+        text.contains(MARK),
+        "{name}: `{key}` reads back as {text:?}, without the edit"
+    );
+    let after = revs(&reread);
+    assert_eq!(before.len(), after.len(), "{name}: block count changed");
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(b.0, a.0, "{name}: a key moved after editing `{key}`");
+        if b.0 != key {
+            assert_eq!(b, a, "{name}: `{}` changed after editing `{key}`", b.0);
+        }
+    }
+    Some(Edited {
+        key,
+        edition: edition_name,
+        branch: hole.branch,
+    })
+}
+
+type Revs = (String, String, Vec<(String, String)>);
+
+fn revs(parsed: &Parsed) -> Vec<Revs> {
+    parsed
+        .document
+        .blocks
+        .iter()
+        .map(|b| {
+            (
+                b.key.clone(),
+                b.source.rev(),
+                b.targets
+                    .iter()
+                    .map(|(lang, e)| (lang.clone(), e.rev()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Runs both checks over every fixture of a format; returns how many files had an edit.
+pub fn run_corpus(format: &dyn Format, dir: &str) -> usize {
+    let mut edited = 0;
+    for path in fixtures(dir) {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_round_trip(format, &name, &bytes);
+        if assert_edits_one_block(format, &name, &bytes).is_some() {
+            edited += 1;
+        }
+    }
+    edited
+}
