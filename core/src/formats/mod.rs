@@ -157,8 +157,7 @@ pub struct Hole {
 }
 
 /// How a file's bytes encode its text. Readers decode to UTF-8; the writer encodes back.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Encoding {
     /// UTF-8; a BOM stays in the text as U+FEFF.
     #[default]
@@ -169,6 +168,10 @@ pub enum Encoding {
     Utf16Be,
     /// ISO-8859-1: one byte per character, U+0000 to U+00FF.
     Latin1,
+    /// A legacy encoding a file declares (a PO header's `charset=windows-1251`, an HTML
+    /// `<meta charset>`), through encoding_rs. Refused on read when a byte does not map,
+    /// so decoding and encoding back give the same bytes.
+    Legacy(&'static encoding_rs::Encoding),
 }
 
 impl Encoding {
@@ -199,6 +202,42 @@ impl Encoding {
                 }
                 Ok(Cow::Owned(text))
             }
+            Encoding::Legacy(enc) => {
+                let (text, had_errors) = enc.decode_without_bom_handling(bytes);
+                if had_errors {
+                    let at = text.find('\u{fffd}').unwrap_or(0);
+                    return Err(ReadError::not_text(&text[..at], at, enc.name()));
+                }
+                Ok(text)
+            }
+        }
+    }
+
+    /// The encoding for a declared label (`UTF-8`, `ISO-8859-1`, `windows-1251`, `CP1251`);
+    /// `None` for a label no encoding has. ISO-8859-1 is read as itself, not windows-1252.
+    pub fn for_label(label: &str) -> Option<Encoding> {
+        let label = label.trim();
+        let lower = label.to_ascii_lowercase();
+        match lower.as_str() {
+            "utf-8" | "utf8" | "us-ascii" | "ascii" | "charset" => return Some(Encoding::Utf8),
+            "iso-8859-1" | "iso8859-1" | "latin1" | "latin-1" | "l1" => {
+                return Some(Encoding::Latin1);
+            }
+            _ => {}
+        }
+        let label = lower
+            .strip_prefix("cp")
+            .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+            .map_or(lower.clone(), |n| format!("windows-{n}"));
+        let enc = encoding_rs::Encoding::for_label(label.as_bytes())?;
+        if enc == encoding_rs::UTF_8 {
+            Some(Encoding::Utf8)
+        } else if enc == encoding_rs::UTF_16LE {
+            Some(Encoding::Utf16Le)
+        } else if enc == encoding_rs::UTF_16BE {
+            Some(Encoding::Utf16Be)
+        } else {
+            Some(Encoding::Legacy(enc))
         }
     }
 
@@ -212,6 +251,17 @@ impl Encoding {
                 .collect(),
             Encoding::Utf16Le => Ok(text.encode_utf16().flat_map(u16::to_le_bytes).collect()),
             Encoding::Utf16Be => Ok(text.encode_utf16().flat_map(u16::to_be_bytes).collect()),
+            Encoding::Legacy(enc) => {
+                let (bytes, _, had_errors) = enc.encode(text);
+                if had_errors {
+                    let c = text
+                        .chars()
+                        .find(|c| enc.encode(&c.to_string()).2)
+                        .unwrap_or('\u{fffd}');
+                    return Err(c);
+                }
+                Ok(bytes.into_owned())
+            }
         }
     }
 
