@@ -54,7 +54,7 @@ impl Outcome {
         (
             3,
             "gate",
-            "a gate was not met: `kapi check` found failing findings",
+            "a gate was not met: `kapi check` found failing findings, or `kapi inspect --verify` found a file that would not write back identical",
         ),
         (130, "signal", "interrupted (Ctrl-C)"),
     ];

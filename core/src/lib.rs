@@ -9,6 +9,7 @@ pub mod formats;
 pub mod governance;
 pub mod model;
 pub mod project;
+pub mod projection;
 pub mod store;
 pub mod text;
 

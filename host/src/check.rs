@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kapi_core::check::{self, CheckInput, CheckReport, Coverage, FailOn, Finding, Gate, Target};
-use kapi_core::formats::{self, Format};
+use kapi_core::formats::Format;
 use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
@@ -290,13 +290,9 @@ fn check_file(
     governance: &Governance,
     only: Option<&HashSet<String>>,
 ) -> Result<FileResult, HostError> {
-    let bytes = std::fs::read(&job.abs).map_err(|e| HostError::io(&job.display, e))?;
-    let parsed = job.format.read(&bytes).map_err(|source| HostError::Read {
-        path: job.display.clone().into(),
-        source,
-    })?;
-    // The reader has validated the encoding; the text is for positions.
-    let text = std::str::from_utf8(&bytes).unwrap_or_default();
+    let (_, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
+    // Offsets index the decoded text the skeleton holds.
+    let text = parsed.skeleton.text();
     let input = CheckInput {
         path: &job.display,
         text,
@@ -368,6 +364,9 @@ fn collect_files(
                 root: project.root.clone(),
             });
         }
+        if let Some(project) = project {
+            crate::document::stay_inside(path, &abs, &project.root)?;
+        }
         if !meta.is_dir() {
             // A file, or a named pipe the caller feeds.
             let declared = declared_format(project, collections, &abs);
@@ -429,30 +428,14 @@ fn collect_files(
     Ok(chosen.into_values().collect())
 }
 
-fn declared_format(
-    project: Option<&Project>,
-    collections: Option<&Collections>,
-    abs: &Path,
-) -> Option<String> {
-    let (project, collections) = (project?, collections?);
-    let rel = relative_to(abs, &project.root)?;
-    collections.matches(&rel).and_then(|m| m.format)
-}
+use crate::document::declared_format;
 
 fn format_for(
     path: &Path,
     declared: Option<&str>,
-    field: &str,
+    _field: &str,
 ) -> Result<Option<&'static dyn Format>, HostError> {
-    match declared {
-        Some(id) => formats::by_id(id)
-            .map(Some)
-            .ok_or_else(|| HostError::UnknownFormatId {
-                format: id.to_owned(),
-                field: field.to_owned(),
-            }),
-        None => Ok(formats::for_path(path)),
-    }
+    crate::document::pick(path, declared)
 }
 
 /// A path as reports show it: relative to the working directory when under it.

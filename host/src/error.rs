@@ -22,6 +22,12 @@ pub enum HostError {
     NothingToCheck,
     #[error("`{}` is outside the project at `{}`", .path.display(), .root.display())]
     OutsideProject { path: PathBuf, root: PathBuf },
+    #[error("`{}` leads outside the project (to `{}`)", .path.display(), .target.display())]
+    LeavesProject { path: PathBuf, target: PathBuf },
+    #[error("`{}` is {} MB; kapi reads files up to 100 MB", .path.display(), .size / (1024 * 1024))]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("the cursor `{cursor}` belongs to another version of the file")]
+    StaleCursor { cursor: String },
     #[error("`{}`: no such file or folder", .path.display())]
     NoSuchPath { path: PathBuf },
     #[error("`{}`: no format reads this file", .path.display())]
@@ -88,6 +94,15 @@ impl Hint for HostError {
                 "name a path inside the project, or pass `-p` for the project that holds it".into(),
             ],
             HostError::NoSuchPath { .. } => vec!["check the path for typos".into()],
+            HostError::LeavesProject { .. } => vec![
+                "a symlink may not lead a read out of the project; name the file where it lives, with `-p` for its project".into(),
+            ],
+            HostError::StaleCursor { .. } => {
+                vec!["the file changed between pages: read again from the start, without `--cursor`".into()]
+            }
+            HostError::TooLarge { .. } => vec![
+                "split the file, or exclude it with `defaults.exclude` in `kapi.yaml`".into(),
+            ],
             HostError::UnknownFormat { .. } | HostError::UnknownFormatId { .. } => {
                 vec!["run `kapi formats` to list the formats this build reads".into()]
             }

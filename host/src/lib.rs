@@ -4,9 +4,11 @@
 pub mod app;
 pub mod check;
 pub mod context;
+pub mod document;
 pub mod env;
 pub mod error;
 pub mod init;
+pub mod inspect;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};

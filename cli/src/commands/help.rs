@@ -24,6 +24,7 @@ pub struct HelpArgs {
 const GROUPS: &[(&str, &[&str])] = &[
     ("Start", &["init"]),
     ("Learn what governs a file", &["context"]),
+    ("Read content", &["inspect"]),
     ("Check", &["check"]),
     ("Formats", &["formats"]),
     ("Help", &["help"]),

@@ -5,6 +5,7 @@ pub mod context;
 pub mod formats;
 pub mod help;
 pub mod init;
+pub mod inspect;
 
 use clap::Subcommand;
 
@@ -30,6 +31,15 @@ pub enum Command {
     /// walked honouring `.gitignore` and the recipe's `exclude`. Exits 0 when the gate holds, 3
     /// when it does not, 1 when a file or the project cannot be read, 2 on bad flags.
     Check(check::CheckArgs),
+    /// Show a file's blocks as an assistant reads them, or verify it round-trips
+    ///
+    /// One record per block: its ref (doc, block key, edition), rev, role, text with inline
+    /// codes as `<x id="…"/>` tags, the codes, plural branches, target editions (`--editions
+    /// fr,de` or `*`) and the edits each accepts. A text view by default, JSON lines with
+    /// `--jsonl`, one `kapi.blocks/v1` document with `--json`. `--verify` reads each file, writes
+    /// it back in memory and exits 3 when any would not come back byte for byte (1 when one
+    /// cannot be read).
+    Inspect(inspect::InspectArgs),
     /// List the file formats kapi reads and what each can do
     Formats(formats::FormatsArgs),
     /// List the commands, or print a command's help or a topic
@@ -45,6 +55,7 @@ pub fn run(
         Command::Init(args) => init::run(args, app, printer),
         Command::Context(args) => context::run(args, app, printer),
         Command::Check(args) => check::run(args, app, printer),
+        Command::Inspect(args) => inspect::run(args, app, printer),
         Command::Formats(args) => formats::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),
     }

@@ -18,6 +18,76 @@ pub struct Match {
     pub item_index: usize,
     /// The item's `format`, when it names one.
     pub format: Option<String>,
+    /// The item's `target` template, when it has one.
+    pub target: Option<String>,
+    /// The collection's `base`, which `path` and `target` are relative to.
+    pub base: Option<String>,
+    /// The source language in force for the item.
+    pub source_language: String,
+    /// The target languages in force for the item (item, else collection, else defaults),
+    /// the source language left out.
+    pub target_languages: Vec<String>,
+}
+
+impl Match {
+    /// Each target language with the project-relative path of its translation of `rel`
+    /// (a source file this item matched), from the item's `target` template.
+    pub fn target_paths(&self, rel: &str) -> Vec<(String, String)> {
+        let Some(template) = &self.target else {
+            return Vec::new();
+        };
+        let base = self
+            .base
+            .as_deref()
+            .map(|b| b.trim_start_matches("./").trim_matches('/'))
+            .filter(|b| !b.is_empty() && *b != ".");
+        let under = match base {
+            Some(b) => rel
+                .strip_prefix(b)
+                .and_then(|r| r.strip_prefix('/'))
+                .unwrap_or(rel),
+            None => rel,
+        };
+        self.target_languages
+            .iter()
+            .map(|lang| {
+                let path = target_path(template, under, lang);
+                (lang.clone(), join(base, &path))
+            })
+            .collect()
+    }
+}
+
+/// Fills a target template for one source path (relative to the collection's base) and one
+/// language. Tokens: `{lang}`; `{relpath}` and `{path}` (the source path); `{dir}` (its
+/// folder, empty at the top); `{filename}` (name with extension); `{basename}` and `{name}`
+/// (without); `{ext}` (extension without the dot). A template that names a folder (ends in
+/// `/`, or its last segment has no dot and no token) gets the source path appended.
+pub fn target_path(template: &str, rel: &str, lang: &str) -> String {
+    let (dir, filename) = match rel.rsplit_once('/') {
+        Some((d, f)) => (d, f),
+        None => ("", rel),
+    };
+    let (basename, ext) = match filename.rsplit_once('.') {
+        Some((b, e)) if !b.is_empty() => (b, e),
+        _ => (filename, ""),
+    };
+    let last = template.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let is_dir = template.is_empty() || template.ends_with('/') || !(last.contains('.') || last.contains('{'));
+    let mut out = template
+        .replace("{lang}", lang)
+        .replace("{relpath}", rel)
+        .replace("{path}", rel)
+        .replace("{filename}", filename)
+        .replace("{basename}", basename)
+        .replace("{name}", basename)
+        .replace("{ext}", ext)
+        .replace("{dir}", dir);
+    if is_dir {
+        out = format!("{}/{rel}", out.trim_end_matches('/'));
+    }
+    let cleaned: Vec<&str> = out.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    cleaned.join("/")
 }
 
 /// A source file a collection declares.
@@ -129,18 +199,23 @@ impl Collections {
                 let pattern = join(c.base.as_deref(), &item.path);
                 items.add(compile(&pattern, &key)?);
                 dot_names.extend(dot_segments(&pattern));
+                let source = item
+                    .source_language
+                    .as_deref()
+                    .or(c.source_language.as_deref())
+                    .unwrap_or(source_default);
+                let langs: Vec<String> = item
+                    .target_languages
+                    .as_ref()
+                    .or(c.target_languages.as_ref())
+                    .or(recipe.defaults.target_languages.as_ref())
+                    .into_iter()
+                    .flatten()
+                    .filter(|l| l.as_str() != source)
+                    .cloned()
+                    .collect();
                 if let Some(template) = &item.target {
-                    let source = item
-                        .source_language
-                        .as_deref()
-                        .or(c.source_language.as_deref())
-                        .unwrap_or(source_default);
-                    let langs = item
-                        .target_languages
-                        .as_ref()
-                        .or(c.target_languages.as_ref())
-                        .or(recipe.defaults.target_languages.as_ref());
-                    for lang in langs.into_iter().flatten().filter(|l| l.as_str() != source) {
+                    for lang in &langs {
                         let g = join(c.base.as_deref(), &target_glob(template, lang));
                         let tkey = key.replace(".path", ".target");
                         targets.add(compile(&g, &tkey)?);
@@ -152,6 +227,10 @@ impl Collections {
                         collection_index: ci,
                         item_index: ii,
                         format: item.format.as_ref().map(|f| f.name.clone()),
+                        target: item.target.clone(),
+                        base: c.base.clone(),
+                        source_language: source.to_owned(),
+                        target_languages: langs,
                     },
                     pattern,
                 });
@@ -275,6 +354,21 @@ pub fn rel_path(root: &Path, path: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn target_templates_fill_per_language() {
+        let cases = [
+            ("{lang}.json", "en-US.json", "de", "de.json"),
+            ("{lang}/{relpath}", "guide/intro.md", "fr", "fr/guide/intro.md"),
+            ("i18n/{lang}", "guide/intro.md", "fr", "i18n/fr/guide/intro.md"),
+            ("{dir}/{basename}.{lang}.{ext}", "a/b.md", "ja", "a/b.ja.md"),
+            ("{basename}_{lang}.properties", "Messages.properties", "ko", "Messages_ko.properties"),
+            ("../values-{lang}/strings.xml", "values/strings.xml", "fr", "../values-fr/strings.xml"),
+        ];
+        for (template, rel, lang, want) in cases {
+            assert_eq!(target_path(template, rel, lang), want, "{template}");
+        }
+    }
     use super::*;
 
     fn recipe(text: &str) -> Recipe {

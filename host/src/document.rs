@@ -1,0 +1,296 @@
+//! Reading a document the way every verb does: the format (the collection's `format`, else
+//! the extension, sniffed when formats share one), the limits, and the target editions.
+//!
+//! Limits: a file over [`MAX_FILE_BYTES`] is refused before it is read, and inside a
+//! project a path that is (or passes through) a symlink to a place outside the project is
+//! refused, so a read never leaves the project a recipe governs. Target editions of a
+//! monolingual source come from the collection item's `target` template (`{lang}.json`):
+//! each target file is read with the source's format and its blocks join the source's by key.
+//! A bilingual file (XLIFF, PO) carries its own target editions.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use kapi_core::formats::{self, Format, Parsed};
+use kapi_core::project::Project;
+use kapi_core::project::collections::Collections;
+
+use crate::app::{App, normalize, relative_to};
+use crate::error::HostError;
+
+/// The largest file kapi reads: 100 MB.
+pub const MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
+
+/// The format for a file: the one its collection item declares, else the one its extension
+/// names, sniffing the first bytes when several formats share the extension. `None` when no
+/// format reads it.
+pub fn pick(path: &Path, declared: Option<&str>) -> Result<Option<&'static dyn Format>, HostError> {
+    if let Some(id) = declared {
+        return formats::by_id(id)
+            .map(Some)
+            .ok_or_else(|| HostError::UnknownFormatId {
+                format: id.to_owned(),
+                field: "collections".to_owned(),
+            });
+    }
+    let Some(ext) = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+    else {
+        return Ok(None);
+    };
+    let candidates: Vec<&'static dyn Format> = formats::all()
+        .iter()
+        .copied()
+        .filter(|f| f.info().extensions.contains(&ext.as_str()))
+        .collect();
+    match candidates.as_slice() {
+        [] => Ok(None),
+        [only] => Ok(Some(*only)),
+        _ => {
+            let mut head = Vec::with_capacity(4096);
+            if let Ok(file) = std::fs::File::open(path) {
+                let _ = file.take(4096).read_to_end(&mut head);
+            }
+            Ok(formats::for_file(path, &head))
+        }
+    }
+}
+
+/// The format a project's collections declare for `abs`, if any.
+pub fn declared_format(
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    abs: &Path,
+) -> Option<String> {
+    let (project, collections) = (project?, collections?);
+    let rel = relative_to(abs, &project.root)?;
+    collections.matches(&rel).and_then(|m| m.format)
+}
+
+/// Refuses a path inside `root` that resolves (through a symlink) to a place outside it.
+pub fn stay_inside(path: &Path, abs: &Path, root: &Path) -> Result<(), HostError> {
+    let (Ok(real), Ok(real_root)) = (abs.canonicalize(), root.canonicalize()) else {
+        return Ok(());
+    };
+    if real.starts_with(&real_root) {
+        Ok(())
+    } else {
+        Err(HostError::LeavesProject {
+            path: path.to_path_buf(),
+            target: real,
+        })
+    }
+}
+
+/// Reads a file's bytes, refusing one over [`MAX_FILE_BYTES`].
+pub fn read_bytes(abs: &Path, display: &str) -> Result<Vec<u8>, HostError> {
+    let meta = std::fs::metadata(abs).map_err(|e| HostError::io(display, e))?;
+    if meta.is_file() && meta.len() > MAX_FILE_BYTES {
+        return Err(HostError::TooLarge {
+            path: PathBuf::from(display),
+            size: meta.len(),
+        });
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(abs)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| HostError::io(display, e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(HostError::TooLarge {
+            path: PathBuf::from(display),
+            size: bytes.len() as u64,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads and parses one file with `format`.
+pub fn parse(abs: &Path, display: &str, format: &dyn Format) -> Result<(Vec<u8>, Parsed), HostError> {
+    let bytes = read_bytes(abs, display)?;
+    let parsed = format.read(&bytes).map_err(|source| HostError::Read {
+        path: PathBuf::from(display),
+        source,
+    })?;
+    Ok((bytes, parsed))
+}
+
+/// One target language's file for a monolingual source.
+#[derive(Debug)]
+pub struct TargetFile {
+    pub lang: String,
+    pub abs: PathBuf,
+    /// As a `ref.doc` names it (project-relative).
+    pub doc: String,
+    /// `None` when the file does not exist yet.
+    pub parsed: Option<Parsed>,
+}
+
+/// A document as a read hands it out.
+pub struct Loaded {
+    pub abs: PathBuf,
+    /// Project-relative path inside a project, else the path as given.
+    pub doc: String,
+    pub format: &'static dyn Format,
+    pub bytes: Vec<u8>,
+    pub parsed: Parsed,
+    /// The translation files the collection's `target` template names, read.
+    pub targets: Vec<TargetFile>,
+    /// Whether the document was read inside a project.
+    pub in_project: bool,
+}
+
+/// Which target editions to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Editions {
+    /// The source alone (and a bilingual file's own targets are dropped).
+    Source,
+    /// These languages.
+    Some(Vec<String>),
+    /// Every language the recipe or the file names.
+    All,
+}
+
+impl Editions {
+    pub fn wants(&self, lang: &str) -> bool {
+        match self {
+            Editions::Source => false,
+            Editions::Some(langs) => langs.iter().any(|l| l == lang),
+            Editions::All => true,
+        }
+    }
+}
+
+/// Loads `path` (relative to the working folder) with its target editions.
+pub fn load(
+    app: &App,
+    path: &Path,
+    editions: &Editions,
+    format_id: Option<&str>,
+) -> Result<Loaded, HostError> {
+    let project = app.project()?;
+    let abs = normalize(&app.absolute(path));
+    let meta = std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath {
+        path: path.to_path_buf(),
+    })?;
+    if meta.is_dir() {
+        return Err(HostError::Usage {
+            message: format!("`{}` is a folder; name a file", path.display()),
+            hint: Some("list the files with `ls`, then `kapi inspect FILE`".into()),
+        });
+    }
+    let collections = match &project {
+        Some(p) => Some(Collections::new(&p.recipe)?),
+        None => None,
+    };
+    let rel = project.as_ref().and_then(|p| relative_to(&abs, &p.root));
+    if let Some(project) = &project {
+        if rel.is_none() {
+            return Err(HostError::OutsideProject {
+                path: path.to_path_buf(),
+                root: project.root.clone(),
+            });
+        }
+        stay_inside(path, &abs, &project.root)?;
+    }
+    let declared = match format_id {
+        Some(id) => Some(id.to_owned()),
+        None => declared_format(project.as_ref(), collections.as_ref(), &abs),
+    };
+    let format = pick(&abs, declared.as_deref())?.ok_or_else(|| HostError::UnknownFormat {
+        path: path.to_path_buf(),
+    })?;
+    let doc = rel.clone().unwrap_or_else(|| path.display().to_string());
+    let (bytes, mut parsed) = parse(&abs, &doc, format)?;
+    let mut targets = Vec::new();
+    if format.info().capabilities.bilingual {
+        for block in &mut parsed.document.blocks {
+            block.targets.retain(|lang, _| editions.wants(lang));
+        }
+    } else if let (Some(project), Some(collections), Some(rel)) =
+        (&project, &collections, &rel)
+        && *editions != Editions::Source
+        && let Some(item) = collections.matches(rel)
+    {
+        for (lang, target_rel) in item.target_paths(rel) {
+            if !editions.wants(&lang) {
+                continue;
+            }
+            let target_abs = normalize(&project.root.join(&target_rel));
+            let doc = relative_to(&target_abs, &project.root).unwrap_or(target_rel);
+            let parsed_target = if target_abs.is_file() {
+                stay_inside(Path::new(&doc), &target_abs, &project.root)?;
+                Some(parse(&target_abs, &doc, format)?.1)
+            } else {
+                None
+            };
+            if let Some(target) = &parsed_target {
+                join_target(&mut parsed, &lang, target);
+            }
+            targets.push(TargetFile {
+                lang,
+                abs: target_abs,
+                doc,
+                parsed: parsed_target,
+            });
+        }
+    }
+    Ok(Loaded {
+        abs,
+        doc,
+        format,
+        bytes,
+        parsed,
+        targets,
+        in_project: project.is_some(),
+    })
+}
+
+/// Copies each target file block's edition into the source block with the same key.
+pub fn join_target(source: &mut Parsed, lang: &str, target: &Parsed) {
+    let by_key: std::collections::HashMap<&str, &kapi_core::model::Block> = target
+        .document
+        .blocks
+        .iter()
+        .map(|b| (b.key.as_str(), b))
+        .collect();
+    for block in &mut source.document.blocks {
+        if let Some(t) = by_key.get(block.key.as_str()) {
+            block.targets.insert(lang.to_owned(), t.source.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(MAX_FILE_BYTES + 1).unwrap();
+        match read_bytes(&path, "big.txt") {
+            Err(HostError::TooLarge { size, .. }) => assert_eq!(size, MAX_FILE_BYTES + 1),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_out_of_the_project_is_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "x").unwrap();
+        let link = root.path().join("link.md");
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), &link).unwrap();
+        assert!(matches!(
+            stay_inside(Path::new("link.md"), &link, root.path()),
+            Err(HostError::LeavesProject { .. })
+        ));
+        std::fs::write(root.path().join("in.md"), "x").unwrap();
+        assert!(stay_inside(Path::new("in.md"), &root.path().join("in.md"), root.path()).is_ok());
+    }
+}

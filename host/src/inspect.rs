@@ -1,0 +1,407 @@
+//! The read leg: one `kapi.blocks/v1` record per block, shared by `kapi inspect` and the MCP
+//! `read_blocks` tool, and `--verify` (does a no-op write give the bytes read?).
+//!
+//! A record names its edition by `ref` (`{doc, block, edition}`), guards it by `rev`, shows
+//! its text with inline codes as `<x id="…"/>` tags and lists each code beside it. Other
+//! editions (targets) come in `editions`, each with its own rev and `accepts`. `accepts` is
+//! what an edit may do to that edition: nothing for a bilingual interchange file (edit the
+//! source where it is authored), a block the file marks untranslatable, code, or a target a
+//! catalog lacks (kapi does not insert keys yet) — and `why` says which. Pages: `limit`
+//! blocks from `cursor` (`<index>@<file rev>`); a cursor from another version of the file is
+//! refused so a caller never stitches two versions together.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kapi_core::formats::Format;
+use kapi_core::model::{Block, Edition, Ref, Role, Run, SOURCE, rev_runs};
+use kapi_core::projection::{self, CodeInfo};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::app::App;
+use crate::document::{self, Editions, Loaded};
+use crate::error::HostError;
+
+/// What to read.
+#[derive(Debug, Clone)]
+pub struct InspectRequest {
+    pub path: PathBuf,
+    pub editions: Editions,
+    pub limit: Option<usize>,
+    pub cursor: Option<String>,
+    /// A format id that overrides detection.
+    pub format: Option<String>,
+}
+
+/// `kapi.blocks/v1`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Blocks {
+    pub schema: &'static str,
+    pub doc: String,
+    pub format: &'static str,
+    /// `f` + 16 hex of SHA-256 over the file's bytes.
+    pub file_rev: String,
+    /// Blocks in the document (all pages).
+    pub total: usize,
+    pub blocks: Vec<Record>,
+    /// The cursor of the next page; `null` on the last.
+    pub next: Option<String>,
+}
+
+/// One block's read record.
+#[derive(Debug, Clone, Serialize)]
+pub struct Record {
+    #[serde(rename = "ref")]
+    pub at: Ref,
+    pub rev: String,
+    pub role: Role,
+    pub level: u32,
+    pub translatable: bool,
+    pub text: String,
+    pub codes: Vec<CodeInfo>,
+    pub branches: Vec<BranchView>,
+    pub editions: BTreeMap<String, EditionView>,
+    pub accepts: Vec<&'static str>,
+    /// Why `accepts` is empty, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// 1-based line of the block in the file, when the format knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+}
+
+/// One leaf branch of a switch.
+#[derive(Debug, Clone, Serialize)]
+pub struct BranchView {
+    pub path: String,
+    pub text: String,
+    pub rev: String,
+}
+
+/// A target edition beside the source.
+#[derive(Debug, Clone, Serialize)]
+pub struct EditionView {
+    /// The document that holds this edition (a target file, or the same bilingual file).
+    pub doc: String,
+    /// `null` when the target lacks the block.
+    pub text: Option<String>,
+    pub rev: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub codes: Vec<CodeInfo>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<BranchView>,
+    pub accepts: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// Reads a document's blocks.
+pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError> {
+    let loaded = document::load(app, &request.path, &request.editions, request.format.as_deref())?;
+    let file_rev = file_rev(&loaded.bytes);
+    let total = loaded.parsed.document.blocks.len();
+    let start = match &request.cursor {
+        None => 0,
+        Some(cursor) => parse_cursor(cursor, &file_rev)?,
+    };
+    let end = match request.limit {
+        Some(limit) => start.saturating_add(limit.max(1)).min(total),
+        None => total,
+    };
+    let text = loaded.parsed.skeleton.text();
+    let blocks = loaded.parsed.document.blocks[start.min(total)..end]
+        .iter()
+        .map(|block| record(&loaded, block, text))
+        .collect();
+    let next = (end < total).then(|| format!("{end}@{file_rev}"));
+    Ok(Blocks {
+        schema: "kapi.blocks/v1",
+        doc: loaded.doc.clone(),
+        format: loaded.format.info().id,
+        file_rev,
+        total,
+        blocks,
+        next,
+    })
+}
+
+pub fn file_rev(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::from("f");
+    for byte in &digest[..8] {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
+fn parse_cursor(cursor: &str, file_rev: &str) -> Result<usize, HostError> {
+    let Some((index, rev)) = cursor.split_once('@') else {
+        return Err(HostError::Usage {
+            message: format!("`{cursor}` is not a cursor kapi handed out"),
+            hint: Some("pass the `next` value of a previous page, or no cursor to start".into()),
+        });
+    };
+    let index: usize = index.parse().map_err(|_| HostError::Usage {
+        message: format!("`{cursor}` is not a cursor kapi handed out"),
+        hint: Some("pass the `next` value of a previous page, or no cursor to start".into()),
+    })?;
+    if rev != file_rev {
+        return Err(HostError::StaleCursor {
+            cursor: cursor.to_owned(),
+        });
+    }
+    Ok(index)
+}
+
+fn record(loaded: &Loaded, block: &Block, text: &str) -> Record {
+    let info = loaded.format.info();
+    let (source_text, codes) = projection::render(&block.source.runs);
+    let (accepts, why) = source_accepts(loaded.format, block);
+    let mut editions = BTreeMap::new();
+    if info.capabilities.bilingual {
+        for (lang, edition) in &block.targets {
+            editions.insert(lang.clone(), view(&loaded.doc, edition, bilingual_target(loaded)));
+        }
+    } else {
+        for target in &loaded.targets {
+            let accepts_target = target_accepts(loaded, block, target.parsed.is_some());
+            match block.targets.get(&target.lang) {
+                Some(edition) => {
+                    editions.insert(target.lang.clone(), view(&target.doc, edition, accepts_target));
+                }
+                None => {
+                    let why = if target.parsed.is_none() {
+                        format!("`{}` does not exist yet", target.doc)
+                    } else {
+                        format!(
+                            "`{}` has no `{}`; kapi does not add keys to a file yet",
+                            target.doc, block.key
+                        )
+                    };
+                    editions.insert(
+                        target.lang.clone(),
+                        EditionView {
+                            doc: target.doc.clone(),
+                            text: None,
+                            rev: None,
+                            state: None,
+                            codes: Vec::new(),
+                            branches: Vec::new(),
+                            accepts: Vec::new(),
+                            why: Some(why),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    let line = (block.span.start > 0 || block.span.end > 0).then(|| line_of(text, block.span.start));
+    Record {
+        at: Ref {
+            doc: loaded.doc.clone(),
+            block: block.key.clone(),
+            edition: SOURCE.to_owned(),
+            branch: None,
+        },
+        rev: block.source.rev(),
+        role: block.role,
+        level: block.level,
+        translatable: block.translatable,
+        text: source_text,
+        codes,
+        branches: branches(&block.source),
+        editions,
+        why: accepts.is_empty().then_some(why).flatten(),
+        accepts,
+        notes: block.notes.clone(),
+        line,
+    }
+}
+
+/// (accepts, why) for the source edition.
+fn source_accepts(format: &dyn Format, block: &Block) -> (Vec<&'static str>, Option<String>) {
+    let info = format.info();
+    if info.capabilities.bilingual {
+        return (
+            Vec::new(),
+            Some(format!(
+                "{} is a bilingual interchange format: kapi reads and checks it, edit the source where it is authored",
+                info.name
+            )),
+        );
+    }
+    if !info.capabilities.editable {
+        return (Vec::new(), Some(format!("kapi does not write {} files", info.name)));
+    }
+    if let Some(reason) = &block.locked {
+        return (Vec::new(), Some(reason.clone()));
+    }
+    if !block.translatable {
+        let why = match block.role {
+            Role::Code => "a code block: not prose".to_owned(),
+            _ => "the file marks this block as not translatable".to_owned(),
+        };
+        return (Vec::new(), Some(why));
+    }
+    (vec!["set_content", "replace_text"], None)
+}
+
+fn bilingual_target(loaded: &Loaded) -> (Vec<&'static str>, Option<String>) {
+    let name = loaded.format.info().name;
+    let mut accepts = Vec::new();
+    if loaded.in_project {
+        accepts.push("decide");
+    }
+    (
+        accepts,
+        Some(format!(
+            "{name} is a bilingual interchange format: kapi reads and checks it, translations are edited where they are authored"
+        )),
+    )
+}
+
+fn target_accepts(loaded: &Loaded, block: &Block, exists: bool) -> (Vec<&'static str>, Option<String>) {
+    let (mut accepts, why) = source_accepts(loaded.format, block);
+    if accepts.is_empty() || !exists {
+        return (accepts, why);
+    }
+    if loaded.in_project {
+        accepts.push("decide");
+    }
+    (accepts, None)
+}
+
+fn view(doc: &str, edition: &Edition, (accepts, why): (Vec<&'static str>, Option<String>)) -> EditionView {
+    let (text, codes) = projection::render(&edition.runs);
+    EditionView {
+        doc: doc.to_owned(),
+        text: Some(text),
+        rev: Some(edition.rev()),
+        state: edition.state.clone(),
+        codes,
+        branches: branches(edition),
+        why: if accepts.contains(&"set_content") { None } else { why },
+        accepts,
+    }
+}
+
+fn branches(edition: &Edition) -> Vec<BranchView> {
+    edition
+        .leaves()
+        .into_iter()
+        .map(|(path, runs)| BranchView {
+            text: projection::render_text(runs),
+            rev: rev_runs(runs),
+            path,
+        })
+        .collect()
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// One file's `--verify` answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verified {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<&'static str>,
+    /// `identical`, `differs` or `unreadable`.
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<usize>,
+    /// The first differing byte offset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+    /// A few bytes around `offset`, as read and as written (lossy UTF-8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrote: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
+}
+
+/// Reads each file, writes it back in memory and compares the bytes.
+pub fn verify(app: &App, paths: &[PathBuf], format: Option<&str>) -> Vec<Verified> {
+    paths.iter().map(|path| verify_one(app, path, format)).collect()
+}
+
+fn verify_one(app: &App, path: &Path, format_id: Option<&str>) -> Verified {
+    let display = path.display().to_string();
+    let failed = |error: HostError| Verified {
+        path: display.clone(),
+        format: None,
+        status: "unreadable",
+        bytes: None,
+        offset: None,
+        read: None,
+        wrote: None,
+        hints: kapi_core::Hint::hints(&error),
+        error: Some(error.to_string()),
+    };
+    let loaded = match document::load(app, path, &Editions::Source, format_id) {
+        Ok(loaded) => loaded,
+        Err(error) => return failed(error),
+    };
+    let written = match loaded.format.write(&loaded.parsed) {
+        Ok(written) => written,
+        Err(error) => {
+            return Verified {
+                format: Some(loaded.format.info().id),
+                ..failed(HostError::Internal {
+                    message: format!("writing `{display}` back failed: {error}"),
+                })
+            };
+        }
+    };
+    let base = Verified {
+        path: display.clone(),
+        format: Some(loaded.format.info().id),
+        status: "identical",
+        bytes: Some(loaded.bytes.len()),
+        offset: None,
+        read: None,
+        wrote: None,
+        error: None,
+        hints: Vec::new(),
+    };
+    if written == loaded.bytes {
+        return base;
+    }
+    let at = written
+        .iter()
+        .zip(&loaded.bytes)
+        .position(|(a, b)| a != b)
+        .unwrap_or(written.len().min(loaded.bytes.len()));
+    let around = |bytes: &[u8]| {
+        let from = at.saturating_sub(16);
+        let to = (at + 16).min(bytes.len());
+        String::from_utf8_lossy(bytes.get(from..to).unwrap_or_default()).into_owned()
+    };
+    Verified {
+        status: "differs",
+        offset: Some(at),
+        read: Some(around(&loaded.bytes)),
+        wrote: Some(around(&written)),
+        hints: vec![
+            "do not edit this file through kapi: its writer would change bytes no edit named; report it with the file"
+                .to_owned(),
+        ],
+        ..base
+    }
+}
+
+/// Projects `runs` to agent text (re-exported for other surfaces).
+pub fn agent_text(runs: &[Run]) -> String {
+    projection::render_text(runs)
+}
