@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kapi_core::check::{self, CheckInput, CheckReport, Coverage, FailOn, Finding, Gate, Target};
-use kapi_core::formats::Format;
+use kapi_core::formats::{self, Format};
 use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
@@ -64,6 +64,19 @@ struct Job {
     format: &'static dyn Format,
     /// Governance key (index into the loaded governances).
     governance: usize,
+    /// Governance per target language (index into the loaded governances), for the
+    /// languages the recipe lists at the file's point.
+    target_governance: Vec<(String, usize)>,
+    /// A catalog's translation files, from its collection item's `target` template.
+    targets: Vec<TargetJob>,
+}
+
+/// One translation file of a monolingual catalog.
+#[derive(Clone)]
+struct TargetJob {
+    lang: String,
+    abs: PathBuf,
+    display: String,
 }
 
 /// Runs a check.
@@ -107,26 +120,50 @@ pub fn check(
                 notes.push(note);
             }
         }
-        let key = governance_key(&point);
-        let index = match by_key.get(&key) {
-            Some(&i) => i,
-            None => {
-                let governance = match &project {
-                    Some(project) => {
-                        governance_load::load(&project.root, &point, &point.source_language)?
-                    }
-                    None => Governance::empty(),
-                };
-                governances.push(Arc::new(governance));
-                by_key.insert(key, governances.len() - 1);
-                governances.len() - 1
-            }
+        let mut load = |lang: &str| -> Result<usize, HostError> {
+            let key = format!("{}|{lang}", governance_key(&point));
+            Ok(match by_key.get(&key) {
+                Some(&i) => i,
+                None => {
+                    let governance = match &project {
+                        Some(project) => governance_load::load(&project.root, &point, lang)?,
+                        None => Governance::empty(),
+                    };
+                    governances.push(Arc::new(governance));
+                    by_key.insert(key, governances.len() - 1);
+                    governances.len() - 1
+                }
+            })
         };
+        let index = load(&point.source_language)?;
+        let mut target_governance = Vec::new();
+        for lang in &point.target_languages {
+            target_governance.push((lang.clone(), load(lang)?));
+        }
+        let mut targets = Vec::new();
+        if let (Some(project), Some(collections)) = (&project, &collections)
+            && !file.format.info().capabilities.bilingual
+            && let Some(rel) = relative_to(&file.abs, &project.root)
+            && let Some(item) = collections.matches(&rel)
+        {
+            for (lang, target_rel) in item.target_paths(&rel) {
+                let abs = normalize(&project.root.join(&target_rel));
+                if abs.is_file() {
+                    targets.push(TargetJob {
+                        display: display_path(app, &abs),
+                        lang,
+                        abs,
+                    });
+                }
+            }
+        }
         jobs.push(Job {
             abs: file.abs,
             display: file.display,
             format: file.format,
             governance: index,
+            target_governance,
+            targets,
         });
     }
 
@@ -156,6 +193,19 @@ pub fn check(
         }
         if governance.voice.is_some() && !ran.contains(&"voice") {
             ran.push("voice");
+        }
+        if job.format.info().capabilities.bilingual || !job.targets.is_empty() {
+            if !ran.contains(&"placeholders") {
+                ran.push("placeholders");
+            }
+            let terms = !governance.terms.is_empty()
+                || job
+                    .target_governance
+                    .iter()
+                    .any(|(_, i)| !governances[*i].terms.is_empty());
+            if terms && !ran.contains(&"translation-terms") {
+                ran.push("translation-terms");
+            }
         }
     }
     coverage.ran = check::ANALYZERS
@@ -255,7 +305,7 @@ fn run_jobs(
                         let only = changed
                             .and_then(|c| c.get(&job.abs))
                             .and_then(|o| o.as_ref());
-                        out.push((i, check_file(job, &governances[job.governance], only)));
+                        out.push((i, check_file(job, governances, only)));
                         progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                     }
                     out
@@ -287,9 +337,10 @@ fn run_jobs(
 
 fn check_file(
     job: &Job,
-    governance: &Governance,
+    governances: &[Arc<Governance>],
     only: Option<&HashSet<String>>,
 ) -> Result<FileResult, HostError> {
+    let governance: &Governance = &governances[job.governance];
     let (_, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
     // Offsets index the decoded text the skeleton holds.
     let text = parsed.skeleton.text();
@@ -300,7 +351,8 @@ fn check_file(
         governance,
         only_blocks: only,
     };
-    let findings = check::check_document(&input);
+    let mut findings = check::check_document(&input);
+    findings.extend(check_translations(job, governances, &parsed, only)?);
     let blocks = match only {
         Some(keys) => keys.len(),
         None => parsed
@@ -311,6 +363,97 @@ fn check_file(
             .count(),
     };
     Ok(FileResult { findings, blocks })
+}
+
+/// The `placeholders` and `translation-terms` findings of a file's translations: a bilingual
+/// file's own target editions, or a catalog's translation files (findings name the
+/// translation file). A language the recipe does not list is checked for placeholders alone.
+fn check_translations(
+    job: &Job,
+    governances: &[Arc<Governance>],
+    parsed: &formats::Parsed,
+    only: Option<&HashSet<String>>,
+) -> Result<Vec<Finding>, HostError> {
+    let source_gov: &Governance = &governances[job.governance];
+    let empty = Governance::empty();
+    let target_gov = |lang: &str| -> &Governance {
+        job.target_governance
+            .iter()
+            .find(|(l, _)| l == lang)
+            .map_or(&empty, |(_, i)| &governances[*i])
+    };
+    let selected = |key: &str| only.is_none_or(|keys| keys.contains(key));
+    let mut findings = Vec::new();
+    if job.format.info().capabilities.bilingual {
+        let mut langs: Vec<&String> = parsed
+            .document
+            .blocks
+            .iter()
+            .flat_map(|b| b.targets.keys())
+            .collect();
+        langs.sort();
+        langs.dedup();
+        let text = parsed.skeleton.text();
+        for lang in langs {
+            let pairs = parsed
+                .document
+                .blocks
+                .iter()
+                .filter(|b| b.translatable && selected(&b.key))
+                .filter_map(|b| {
+                    let target = b.targets.get(lang)?;
+                    Some(check::Pair {
+                        key: &b.key,
+                        source: &b.source,
+                        target,
+                        at: b.span.start,
+                    })
+                })
+                .collect();
+            findings.extend(check::check_translations(&check::TranslationInput {
+                path: &job.display,
+                text,
+                lang,
+                pairs,
+                source_governance: source_gov,
+                target_governance: target_gov(lang),
+            }));
+        }
+        return Ok(findings);
+    }
+    for target in &job.targets {
+        let (_, translated) = crate::document::parse(&target.abs, &target.display, job.format)?;
+        let by_key: HashMap<&str, &kapi_core::model::Block> = parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| (b.key.as_str(), b))
+            .collect();
+        let pairs = translated
+            .document
+            .blocks
+            .iter()
+            .filter(|t| t.translatable && selected(&t.key))
+            .filter_map(|t| {
+                let source = by_key.get(t.key.as_str())?;
+                Some(check::Pair {
+                    key: &t.key,
+                    source: &source.source,
+                    target: &t.source,
+                    at: t.span.start,
+                })
+            })
+            .collect();
+        findings.extend(check::check_translations(&check::TranslationInput {
+            path: &target.display,
+            text: translated.skeleton.text(),
+            lang: &target.lang,
+            pairs,
+            source_governance: source_gov,
+            target_governance: target_gov(&target.lang),
+        }));
+    }
+    Ok(findings)
 }
 
 /// A file chosen for checking.

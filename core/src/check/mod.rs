@@ -3,10 +3,12 @@
 
 pub mod github;
 pub mod hygiene;
+pub mod placeholders;
 pub mod report;
 pub mod rule;
 pub mod sarif;
 pub mod terms;
+pub mod translation_terms;
 pub mod voice;
 
 use std::collections::HashSet;
@@ -15,13 +17,19 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::governance::{Governance, Severity};
-use crate::model::Document;
+use crate::model::{Document, Edition};
 
 pub use report::{CheckReport, Coverage, FailOn, Gate, GateResult, Summary, Target};
 pub use rule::Rule;
 
 /// The analyzers `kapi check` runs, in order.
-pub const ANALYZERS: &[&str] = &["hygiene", "terms", "voice"];
+pub const ANALYZERS: &[&str] = &[
+    "hygiene",
+    "terms",
+    "voice",
+    "placeholders",
+    "translation-terms",
+];
 
 /// What an analyzer found in one block's prose, in offsets of the prose view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,4 +79,86 @@ pub struct CheckInput<'a> {
 /// Runs every analyzer over a document, returning findings sorted by line and column.
 pub fn check_document(input: &CheckInput<'_>) -> Vec<Finding> {
     report::run_analyzers(input)
+}
+
+/// One translation to check against its source.
+#[derive(Debug, Clone, Copy)]
+pub struct Pair<'a> {
+    pub key: &'a str,
+    pub source: &'a Edition,
+    pub target: &'a Edition,
+    /// File offset findings on this target point at (its block, or its own hole).
+    pub at: usize,
+}
+
+/// The translations of one file into one language.
+pub struct TranslationInput<'a> {
+    /// The file findings name: the target file of a catalog, the bilingual file itself.
+    pub path: &'a str,
+    /// That file's text (for line and column).
+    pub text: &'a str,
+    pub lang: &'a str,
+    pub pairs: Vec<Pair<'a>>,
+    pub source_governance: &'a Governance,
+    pub target_governance: &'a Governance,
+}
+
+/// Runs `placeholders` and `translation-terms` over each pair, sorted like
+/// [`check_document`]'s findings.
+pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
+    let lines = crate::text::LineIndex::new(input.text);
+    let mut findings = Vec::new();
+    for pair in &input.pairs {
+        let prose = crate::text::Prose::from_edition(pair.target);
+        let mut push = |rule: &'static Rule,
+                        severity: Severity,
+                        range: Range<usize>,
+                        message: String,
+                        matched: Option<String>,
+                        suggestion: Option<String>| {
+            let start = if range.is_empty() {
+                pair.at
+            } else {
+                prose.file_offset(range.start).unwrap_or(pair.at)
+            }
+            .min(input.text.len());
+            let end = if range.is_empty() {
+                start
+            } else {
+                prose
+                    .file_offset(range.end)
+                    .filter(|&e| e >= start && e <= input.text.len())
+                    .unwrap_or(start)
+            };
+            let (line, column) = lines.position(input.text, start);
+            findings.push(Finding {
+                rule: rule.id.to_owned(),
+                severity,
+                path: input.path.to_owned(),
+                line,
+                column,
+                start,
+                end,
+                block: Some(pair.key.to_owned()),
+                message: format!("{} ({})", message, input.lang),
+                matched,
+                suggestion,
+            });
+        };
+        for m in placeholders::compare(pair.source, pair.target) {
+            push(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
+        }
+        for gap in translation_terms::compare(
+            input.source_governance,
+            input.target_governance,
+            input.lang,
+            pair.source,
+            pair.target,
+        ) {
+            let matched = prose.text.get(gap.range.clone()).filter(|s| !s.is_empty()).map(str::to_owned);
+            push(gap.rule, gap.severity, gap.range, gap.message, matched, gap.suggestion);
+        }
+    }
+    findings.sort_by(|a, b| (a.line, a.column, a.rule.as_str()).cmp(&(b.line, b.column, b.rule.as_str())));
+    findings
 }

@@ -98,6 +98,11 @@ static ALL: &[&Rule] = &[
     &voice::REQUIRED_PATTERN,
     &voice::SENTENCE_TOO_LONG,
     &voice::PARAGRAPH_TOO_LONG,
+    &super::placeholders::MISSING,
+    &super::placeholders::EXTRA,
+    &super::placeholders::TAGS,
+    &super::translation_terms::MISSING,
+    &super::translation_terms::AVOID,
 ];
 
 /// Every rule, grouped by analyzer in the order the analyzers run.

@@ -72,8 +72,14 @@ pub fn target_path(template: &str, rel: &str, lang: &str) -> String {
         Some((b, e)) if !b.is_empty() => (b, e),
         _ => (filename, ""),
     };
-    let last = template.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-    let is_dir = template.is_empty() || template.ends_with('/') || !(last.contains('.') || last.contains('{'));
+    let last = template
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .replace("{lang}", "");
+    let is_dir =
+        template.is_empty() || template.ends_with('/') || !(last.contains('.') || last.contains('{'));
     let mut out = template
         .replace("{lang}", lang)
         .replace("{relpath}", rel)
