@@ -519,6 +519,34 @@ impl Document {
     }
 }
 
+/// Pairs each block of a source document with its translation in `target`: by key, and for
+/// a structural format whose keys carry heading words (Markdown's `install/p`) by position
+/// when both documents have the same blocks in the same roles. Returns, per source block,
+/// the index of its translation.
+pub fn align(source: &Document, target: &Document) -> Vec<Option<usize>> {
+    let by_key: std::collections::HashMap<&str, usize> = target
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.key.as_str(), i))
+        .collect();
+    let keyed: Vec<Option<usize>> = source
+        .blocks
+        .iter()
+        .map(|b| by_key.get(b.key.as_str()).copied())
+        .collect();
+    let same_shape = source.blocks.len() == target.blocks.len()
+        && source
+            .blocks
+            .iter()
+            .zip(&target.blocks)
+            .all(|(s, t)| s.role == t.role && s.level == t.level);
+    if keyed.iter().all(Option::is_some) || !same_shape {
+        return keyed;
+    }
+    (0..source.blocks.len()).map(Some).collect()
+}
+
 /// Makes keys unique in reading order: the second `intro/p` becomes `intro/p#2`.
 #[derive(Debug, Default)]
 pub struct KeyDeduper {

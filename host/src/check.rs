@@ -423,19 +423,15 @@ fn check_translations(
     }
     for target in &job.targets {
         let (_, translated) = crate::document::parse(&target.abs, &target.display, job.format)?;
-        let by_key: HashMap<&str, &kapi_core::model::Block> = parsed
+        let aligned = kapi_core::model::align(&parsed.document, &translated.document);
+        let pairs = parsed
             .document
             .blocks
             .iter()
-            .map(|b| (b.key.as_str(), b))
-            .collect();
-        let pairs = translated
-            .document
-            .blocks
-            .iter()
-            .filter(|t| t.translatable && selected(&t.key))
-            .filter_map(|t| {
-                let source = by_key.get(t.key.as_str())?;
+            .zip(aligned)
+            .filter(|(s, _)| s.translatable && selected(&s.key))
+            .filter_map(|(source, pair)| {
+                let t = translated.document.blocks.get(pair?)?;
                 Some(check::Pair {
                     key: &t.key,
                     source: &source.source,

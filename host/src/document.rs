@@ -247,16 +247,12 @@ pub fn load(
     })
 }
 
-/// Copies each target file block's edition into the source block with the same key.
+/// Copies each target file block's edition into its source block ([`kapi_core::model::align`]:
+/// by key, or by position for a translated Markdown file with the same shape).
 pub fn join_target(source: &mut Parsed, lang: &str, target: &Parsed) {
-    let by_key: std::collections::HashMap<&str, &kapi_core::model::Block> = target
-        .document
-        .blocks
-        .iter()
-        .map(|b| (b.key.as_str(), b))
-        .collect();
-    for block in &mut source.document.blocks {
-        if let Some(t) = by_key.get(block.key.as_str()) {
+    let pairs = kapi_core::model::align(&source.document, &target.document);
+    for (block, pair) in source.document.blocks.iter_mut().zip(pairs) {
+        if let Some(t) = pair.and_then(|i| target.document.blocks.get(i)) {
             block.targets.insert(lang.to_owned(), t.source.clone());
         }
     }

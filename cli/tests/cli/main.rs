@@ -6,6 +6,7 @@ mod context;
 mod errors;
 mod help;
 mod init;
+mod inspect;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

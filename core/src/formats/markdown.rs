@@ -41,7 +41,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
+use super::{placeholders, Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
 use crate::model::{Block, Code, CodeKind, Document, Edition, KeyDeduper, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
@@ -149,6 +149,19 @@ fn read_str(text: &str, bytes: &[u8]) -> Parsed {
         containers: Vec::new(),
     };
     reader.run();
+    // Variables written in prose (`{name}`, `{{x}}`, `%s`, `${x}`, `%{x}`) are codes too, so
+    // an edit cannot lose them; HTML is already a code.
+    let syntaxes = placeholders::Syntaxes {
+        html: false,
+        ..placeholders::Syntaxes::ALL
+    };
+    for block in &mut reader.document.blocks {
+        if block.translatable {
+            let runs = std::mem::take(&mut block.source.runs);
+            block.source.runs = placeholders::split_runs(runs, syntaxes);
+        }
+    }
+    reader.skeleton.refresh(&reader.document);
     Parsed::new(reader.document, reader.skeleton)
 }
 

@@ -342,6 +342,16 @@ impl Skeleton {
         });
     }
 
+    /// Takes each hole's content as it is now as the content read (after a reader post-processes
+    /// runs, such as splitting placeholders out of text).
+    pub fn refresh(&mut self, document: &Document) {
+        for hole in &mut self.holes {
+            if let Some(runs) = hole_runs(document, hole) {
+                hole.original = fingerprint_runs(runs);
+            }
+        }
+    }
+
     /// True when some hole's content differs from what was read.
     pub fn is_edited(&self, document: &Document) -> bool {
         self.holes

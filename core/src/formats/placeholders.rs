@@ -61,6 +61,20 @@ pub struct Ids {
 }
 
 impl Ids {
+    /// Ids that continue after every numeric id already in `runs`.
+    pub fn after(runs: &[Run]) -> Self {
+        let next = runs
+            .iter()
+            .filter_map(|r| match r {
+                Run::Code(c) => c.id.parse::<u32>().ok(),
+                Run::Switch(s) => s.id.parse::<u32>().ok(),
+                Run::Text { .. } => None,
+            })
+            .max()
+            .unwrap_or(0);
+        Ids { next }
+    }
+
     pub fn next(&mut self) -> String {
         self.next += 1;
         self.next.to_string()
@@ -99,6 +113,22 @@ const VOID: &[&str] = &[
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
     "track", "wbr",
 ];
+
+/// Splits every text run of `runs` (codes kept, ids continuing after theirs).
+pub fn split_runs(runs: Vec<Run>, syntaxes: Syntaxes) -> Vec<Run> {
+    if !runs.iter().any(|r| matches!(r, Run::Text { text, .. } if text.bytes().any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&')))) {
+        return runs;
+    }
+    let mut ids = Ids::after(&runs);
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        match run {
+            Run::Text { text, src } => out.extend(split(&text, src, syntaxes, &mut ids)),
+            other => out.push(other),
+        }
+    }
+    out
+}
 
 /// Splits `text` into text runs and codes. `src` is the file offset of `text` when it is a
 /// verbatim slice of the file (offsets of the pieces follow from it).
