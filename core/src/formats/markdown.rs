@@ -471,6 +471,17 @@ impl<'a> Reader<'a> {
                         }
                         _ => None,
                     };
+                    // A link's or image's target and title, for a reader of the codes.
+                    let mut attrs = std::collections::BTreeMap::new();
+                    if let Tag::Link { dest_url, title, .. } | Tag::Image { dest_url, title, .. } =
+                        tag
+                    {
+                        let name = if matches!(tag, Tag::Image { .. }) { "src" } else { "href" };
+                        attrs.insert(name.to_owned(), dest_url.to_string());
+                        if !title.is_empty() {
+                            attrs.insert("title".to_owned(), title.to_string());
+                        }
+                    }
                     match pair {
                         Some((open_data, close_data, close_at)) => {
                             let deletable = class != "link";
@@ -481,14 +492,18 @@ impl<'a> Reader<'a> {
                                 class: class.into(),
                                 data: open_data.into(),
                                 deletable,
-                                attrs: Default::default(),
+                                attrs,
                                 src: Some(range.start),
                             }));
                             open.push((end, code_id, close_data, close_at));
                         }
                         None => {
                             let deletable = !matches!(class, "link" | "image");
-                            runs.push(standalone(id(), class, raw, deletable, range.start));
+                            let mut code = standalone(id(), class, raw, deletable, range.start);
+                            if let Run::Code(c) = &mut code {
+                                c.attrs = attrs;
+                            }
+                            runs.push(code);
                             next = end + 1;
                         }
                     }
