@@ -1,14 +1,15 @@
-//! Reads arbitrary bytes as text; whenever the read succeeds, a write without edits must
-//! give back the same bytes. Run with `cargo fuzz run text` from `fuzz/`.
+//! Reads arbitrary bytes as `text`; whenever the read succeeds, a write without edits must
+//! give back the same bytes. Run with `cargo +nightly fuzz run text` from `fuzz/`.
 #![no_main]
 
-use kapi_core::formats::Format;
-use kapi_core::formats::plaintext::PlainText;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(parsed) = PlainText.read(data) {
-        let written = PlainText.write(&parsed);
+    let Some(format) = kapi_core::formats::by_id("text") else {
+        return;
+    };
+    if let Ok(parsed) = format.read(data) {
+        let written = format.write(&parsed);
         assert_eq!(
             written.as_deref(),
             Ok(data),
