@@ -35,4 +35,11 @@ fmt:
 	$(CARGO) fmt --all
 
 bench: release
+	cargo build --release -p kapi-core --example roundtrip
 	env -u KAPI_NO_PROJECT KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/run.sh
+	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh
+
+# Only the format benchmark (throughput, inspect, translation checks vs pofilter).
+bench-formats: release
+	cargo build --release -p kapi-core --example roundtrip
+	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh

@@ -254,6 +254,16 @@ done
 } >"$RES/meta.env"
 
 python3 "$BENCH/report.py" "$RES" >"$RES/RESULTS.md"
-cp "$RES/RESULTS.md" "$RESULTS_MD"
+# Keep the section bench/formats.sh owns.
+python3 - "$RES/RESULTS.md" "$RESULTS_MD" <<'PY'
+import re, sys
+new, path = open(sys.argv[1]).read(), sys.argv[2]
+try:
+    old = open(path).read()
+except FileNotFoundError:
+    old = ""
+kept = re.search(r"<!-- formats:start -->.*?<!-- formats:end -->\n?", old, re.S)
+open(path, "w").write(new.rstrip("\n") + ("\n\n" + kept.group(0) if kept else "\n"))
+PY
 cat "$RES/RESULTS.md"
 log "wrote $RESULTS_MD in $(( $(date +%s) - START_S )) s"

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# kapi's format benchmark: read + no-op write throughput per format, `kapi inspect` latency and
+# memory, and the translation checks side by side with translate-toolkit's pofilter on every PO
+# file Django ships. Run `make bench` (which runs this after run.sh) or `bash bench/formats.sh`.
+#
+# It builds nothing: kapi is $KAPI_BIN (default target/release/kapi) and the throughput tool is
+# $ROUNDTRIP_BIN (default target/release/examples/roundtrip; `cargo build --release -p kapi-core
+# --example roundtrip`). Inputs and peers go to bench/work/ (git-ignored). The figures replace
+# the section between the `formats` markers in bench/RESULTS.md.
+set -euo pipefail
+
+BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$BENCH")"
+WORK="${BENCH_WORK:-$BENCH/work}"
+RESULTS_MD="${RESULTS_MD:-$BENCH/RESULTS.md}"
+KAPI_BIN="${KAPI_BIN:-target/release/kapi}"
+ROUNDTRIP_BIN="${ROUNDTRIP_BIN:-target/release/examples/roundtrip}"
+DJANGO_VERSION=5.2.19
+TRANSLATE_TOOLKIT_VERSION=3.20.4
+RUNS="${RUNS:-5}"
+export KAPI_NO_PROJECT=1
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+abs() { case "$1" in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+KAPI_BIN="$(abs "$KAPI_BIN")"
+ROUNDTRIP_BIN="$(abs "$ROUNDTRIP_BIN")"
+[ -x "$KAPI_BIN" ] || die "no kapi at $KAPI_BIN: cargo build --release"
+[ -x "$ROUNDTRIP_BIN" ] || die "no roundtrip tool at $ROUNDTRIP_BIN: cargo build --release -p kapi-core --example roundtrip"
+command -v python3 >/dev/null || die "python3 is required"
+HAVE_TIME=0; [ -x /usr/bin/time ] && HAVE_TIME=1
+
+mkdir -p "$WORK"
+INPUTS="$WORK/formats"
+log "generating inputs in $INPUTS"
+python3 "$BENCH/gen-formats.py" "$INPUTS" "$BENCH/data/rust-book"
+
+# Seconds (median of $RUNS) of a command, its output discarded.
+median_s() {
+  local times=()
+  for _ in $(seq "$RUNS"); do
+    local t0 t1
+    t0=$(date +%s%N); "$@" >/dev/null 2>&1 || true; t1=$(date +%s%N)
+    times+=("$(( (t1 - t0) / 1000 ))")
+  done
+  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.4f", a[int((NR+1)/2)]/1e6}'
+}
+
+# Peak resident set size (MB) of a command.
+peak_mb() {
+  if [ "$HAVE_TIME" = 1 ]; then
+    /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.1f", $1/1024}'
+  else
+    echo "n/a"
+  fi
+}
+
+# --- 1. read + write throughput per format ------------------------------------------------
+TABLE="$WORK/formats-throughput.tsv"
+: >"$TABLE"
+for dir in "$ROOT"/testdata/formats/*/; do
+  id="$(basename "$dir")"
+  case "$id" in xliff2-invalid) continue ;; esac
+  # Enough passes over the fixtures to process ~50 MB.
+  size=$(du -sb "$dir" | cut -f1)
+  repeat=$(( 50000000 / (size + 1) + 1 ))
+  [ "$repeat" -gt 2000 ] && repeat=2000
+  log "throughput: $id (x$repeat)"
+  "$ROUNDTRIP_BIN" "$id" --repeat "$repeat" "$dir" >>"$TABLE" 2>/dev/null || echo -e "$id\t0\t0\t0\t0\terror" >>"$TABLE"
+done
+log "throughput: json, 50 MB catalog"
+"$ROUNDTRIP_BIN" json --repeat 3 "$INPUTS/catalog-50mb.json" | sed 's/^json/json (50 MB catalog)/' >>"$TABLE"
+log "throughput: markdown, 50 MB tree"
+"$ROUNDTRIP_BIN" markdown --repeat 2 "$INPUTS/md-50mb" | sed 's/^markdown/markdown (50 MB tree)/' >>"$TABLE"
+
+# --- 2. kapi inspect: latency and memory ---------------------------------------------------
+log "kapi inspect"
+INSPECT_100K=$(median_s "$KAPI_BIN" inspect "$INPUTS/catalog-100kb.json" --json)
+INSPECT_MD=$(median_s "$KAPI_BIN" inspect "$INPUTS/page-40kb.md" --json)
+INSPECT_5M=$(median_s "$KAPI_BIN" inspect "$INPUTS/catalog-5mb.json" --json)
+RSS_5M=$(peak_mb "$KAPI_BIN" inspect "$INPUTS/catalog-5mb.json" --json)
+RSS_50M=$(peak_mb "$KAPI_BIN" inspect --verify "$INPUTS/catalog-50mb.json")
+VERIFY_50M=$(RUNS=1 median_s "$KAPI_BIN" inspect --verify "$INPUTS/catalog-50mb.json")
+
+# --- 3. translation checks: kapi vs pofilter on Django's PO files --------------------------
+DJ="$WORK/django-$DJANGO_VERSION"
+if [ ! -d "$DJ/locale-files" ]; then
+  log "fetching Django $DJANGO_VERSION (its PO files only)"
+  mkdir -p "$DJ"
+  python3 -m pip download -q --disable-pip-version-check --no-deps -d "$DJ" "django==$DJANGO_VERSION"
+  python3 - "$DJ" <<'PY'
+import glob, os, sys, zipfile
+dj = sys.argv[1]
+z = zipfile.ZipFile(glob.glob(os.path.join(dj, "*.whl"))[0])
+for info in z.infolist():
+    if info.filename.endswith(".po"):
+        target = os.path.join(dj, "locale-files", info.filename)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(z.read(info))
+PY
+fi
+PO_FILES=$(find "$DJ/locale-files" -name '*.po' | wc -l)
+PO_MB=$(du -sb "$DJ/locale-files" | awk '{printf "%.1f", $1/1e6}')
+if [ ! -x "$WORK/tt-venv/bin/pofilter" ]; then
+  log "installing translate-toolkit $TRANSLATE_TOOLKIT_VERSION into $WORK/tt-venv"
+  python3 -m venv "$WORK/tt-venv"
+  "$WORK/tt-venv/bin/pip" install -q --disable-pip-version-check "translate-toolkit==$TRANSLATE_TOOLKIT_VERSION"
+fi
+log "pofilter -t variables -t printf -t xmltags over $PO_FILES files"
+rm -rf "$WORK/pofilter-out"
+T0=$(date +%s%N)
+"$WORK/tt-venv/bin/pofilter" --progress=none -t variables -t printf -t xmltags \
+  -i "$DJ/locale-files" -o "$WORK/pofilter-out" >/dev/null 2>&1 || true
+T1=$(date +%s%N)
+POFILTER_S=$(awk -v a="$T0" -v b="$T1" 'BEGIN {printf "%.2f", (b-a)/1e9}')
+log "kapi placeholders analyzer over the same files"
+"$ROUNDTRIP_BIN" po --placeholders --repeat 3 "$DJ/locale-files" >"$WORK/kapi-placeholders.tsv" 2>"$WORK/kapi-placeholders.log"
+KAPI_PH_S=$(sed -n 's/.*, \([0-9.]*\) s per pass.*/\1/p' "$WORK/kapi-placeholders.log")
+log "kapi check (whole process, every analyzer) over the same files"
+KAPI_CHECK_S=$(RUNS=3 median_s "$KAPI_BIN" check "$DJ/locale-files" --fail-on none --json)
+python3 "$BENCH/compare-pofilter.py" "$DJ/locale-files" "$WORK/pofilter-out" "$WORK/kapi-placeholders.tsv" >"$WORK/pofilter-compare.md"
+
+# --- report --------------------------------------------------------------------------------
+SECTION="$WORK/formats-section.md"
+{
+  echo "<!-- formats:start -->"
+  echo "## Formats (bench/formats.sh, $(date -u +%Y-%m-%d), $(nproc) cores)"
+  echo
+  echo "Read + no-op write in memory (\`core/examples/roundtrip.rs\`), release build, one core; every"
+  echo "file must come back byte for byte (the last column counts those that did not). Target: ≥100 MB/s"
+  echo "for JSON, Markdown and PO."
+  echo
+  echo "| format | files | MB | s per pass | MB/s | not identical |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6}' "$TABLE"
+  echo
+  echo "\`kapi inspect\` (whole process, median of $RUNS): a typical 100 KB catalog ${INSPECT_100K} s, a 40 KB"
+  echo "Markdown page ${INSPECT_MD} s (target under 0.015 s); a 5 MB catalog ${INSPECT_5M} s with a peak RSS of"
+  echo "${RSS_5M} MB; \`kapi inspect --verify\` of the 50 MB catalog ${VERIFY_50M} s, peak RSS ${RSS_50M} MB (target under 3×"
+  echo "the input, 150 MB)."
+  echo
+  echo "### Translation checks: Django $DJANGO_VERSION's PO files ($PO_FILES files, $PO_MB MB)"
+  echo
+  echo "| tool | what | seconds |"
+  echo "|---|---|---:|"
+  echo "| pofilter $TRANSLATE_TOOLKIT_VERSION | \`-t variables -t printf -t xmltags\`, whole process | $POFILTER_S |"
+  echo "| kapi \`placeholders\` analyzer | the analyzer alone over parsed files (target under 0.3 s) | $KAPI_PH_S |"
+  echo "| \`kapi check\` | whole process: read, every analyzer, report | $KAPI_CHECK_S |"
+  echo
+  cat "$WORK/pofilter-compare.md"
+  echo "<!-- formats:end -->"
+} >"$SECTION"
+python3 - "$RESULTS_MD" "$SECTION" <<'PY'
+import re, sys
+path, section = sys.argv[1], open(sys.argv[2]).read()
+try:
+    text = open(path).read()
+except FileNotFoundError:
+    text = "# Benchmark results\n"
+pattern = re.compile(r"<!-- formats:start -->.*?<!-- formats:end -->\n?", re.S)
+text = pattern.sub("", text).rstrip("\n") + "\n\n" + section
+open(path, "w").write(text)
+PY
+cat "$SECTION"
+log "wrote $RESULTS_MD"
