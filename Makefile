@@ -43,3 +43,8 @@ bench: release
 bench-formats: release
 	cargo build --release -p kapi-core --example roundtrip
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh
+
+## Fuzz every format reader for FUZZ_SECONDS each (needs cargo-fuzz and nightly).
+FUZZ_SECONDS ?= 60
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
