@@ -35,7 +35,9 @@
 //!   Close code (formatting removed) of class `bold`, `italic`, `underline`, `strike`,
 //!   `superscript`, `subscript`, `hyperlink` (joined with `+` when several change at once:
 //!   `bold+italic`), paired by id; a boundary that removes one formatting and adds another
-//!   is split after its leading end tags into a Close and an Open;
+//!   is split after its leading end tags into a Close and an Open, and a hyperlink opened
+//!   or closed together with run formatting is split at its `<w:hyperlink …>` or
+//!   `</w:hyperlink>` tag, so the link and the formatting inside it are two nested pairs;
 //! - otherwise it is a Standalone code named by what it holds: `field` (`fldChar`,
 //!   `instrText`, `fldSimple`), `footnote`, `image`, `comment`, `bookmark`, `revision`,
 //!   `break`, `tab`, `symbol`, `hyphen`, `format` (other run properties changed), `proof`
@@ -58,9 +60,10 @@
 //! becomes `<w:tab/>` and a line break `<w:br/>` (each ends the `<w:t>` and opens a new one,
 //! so they read back as codes), `xml:space="preserve"` is added to a `<w:t>` whose text
 //! needs its spaces kept, and text placed where no `<w:t>` is open is wrapped in a plain
-//! `<w:r>`. The writer refuses an edit whose codes no longer balance the markup they
-//! replaced (an open code kept without its close, codes reordered) and characters XML 1.0
-//! cannot hold.
+//! `<w:r>`. When the codes that closed the last run were deleted (a whole link removed),
+//! the writer closes the open `<w:t>` and `<w:r>` itself. It refuses an edit whose codes no
+//! longer balance the markup they replaced (an open code kept without its close, codes
+//! reordered) and characters XML 1.0 cannot hold.
 
 use std::collections::HashMap;
 use std::io::{Cursor, Read, Write};
@@ -127,10 +130,6 @@ impl Format for Docx {
             |hole, runs| render(original, &w, hole, runs, &parsed.document),
         )?;
         rebuild(container, &xml)
-    }
-
-    fn sniff(&self, head: &[u8]) -> bool {
-        head.starts_with(b"PK\x03\x04")
     }
 }
 
@@ -725,9 +724,8 @@ impl<'a> DocReader<'a> {
 
     /// The `w:val` attribute of a property element.
     fn val(&self, tag_text: &'a str) -> Option<&'a str> {
-        let name = format!("{}:val", self.w);
         Attrs::new(tag_text)
-            .find(|(n, _)| *n == name || (self.w.is_empty() && *n == "val"))
+            .find(|(n, _)| local(n, &self.w) == Some("val") || *n == "val")
             .map(|(_, v)| v)
     }
 
@@ -886,6 +884,12 @@ impl<'a> DocReader<'a> {
 
     /// A property element (start or empty) inside a paragraph's or run's properties.
     fn property(&mut self, local: &str, tag_text: &'a str, parent: Frame) {
+        if !matches!(
+            parent,
+            Frame::ParaProps(_) | Frame::NumProps(_) | Frame::RunProps(_)
+        ) {
+            return;
+        }
         let val = self.val(tag_text);
         match parent {
             Frame::ParaProps(p) => match local {
@@ -1018,7 +1022,9 @@ impl<'a> DocReader<'a> {
             }
         }
         let raw = text.get(start..end).unwrap_or_default();
-        if let Err(at) = unescape(raw) {
+        if raw.contains('&')
+            && let Err(at) = unescape(raw)
+        {
             return Err(scanner.error(
                 start + at,
                 "expected an entity (`&amp;`, `&lt;`, `&#NN;`…) after `&`",
@@ -1102,9 +1108,18 @@ impl RunBuilder<'_> {
         self.next_id.to_string()
     }
 
-    fn code(&mut self, kind: CodeKind, class: String, range: Range<usize>, id: String) {
+    /// A code over `range`; a standalone code without a class is named by its content.
+    fn code(
+        &mut self,
+        kind: CodeKind,
+        class: Option<String>,
+        range: Range<usize>,
+        id: String,
+        props_differ: bool,
+    ) {
         let data = self.text.get(range.clone()).unwrap_or_default();
-        let deletable = deletable(data, self.w, kind);
+        let (named, deletable) = inspect(data, self.w, kind, props_differ);
+        let class = class.unwrap_or_else(|| named.to_owned());
         self.runs.push(Run::Code(
             Code::new(id, kind, class, data, deletable).at(range.start),
         ));
@@ -1115,31 +1130,66 @@ impl RunBuilder<'_> {
         let (removed, added) = change(from, to);
         match (removed, added) {
             (0, 0) => {
-                let data = self.text.get(range.clone()).unwrap_or_default();
-                let class = classify(data, self.w, props_differ);
                 let id = self.id();
-                self.code(CodeKind::Standalone, class.into(), range, id);
+                self.code(CodeKind::Standalone, None, range, id, props_differ);
             }
-            (0, added) => self.open_code(added, range),
-            (removed, 0) => self.close_code(removed, range),
+            (0, added) => self.open_side(added, range),
+            (removed, 0) => self.close_side(removed, range),
             (removed, added) => {
                 let data = self.text.get(range.clone()).unwrap_or_default();
                 let split = leading_end_tags(data);
                 if split == 0 || split >= data.len() {
                     let id = self.id();
                     self.orphan(removed);
-                    self.code(CodeKind::Standalone, "format".into(), range, id);
+                    self.code(CodeKind::Standalone, Some("format".into()), range, id, true);
                 } else {
-                    self.close_code(removed, range.start..range.start + split);
-                    self.open_code(added, range.start + split..range.end);
+                    self.close_side(removed, range.start..range.start + split);
+                    self.open_side(added, range.start + split..range.end);
                 }
             }
         }
     }
 
+    /// Opens `added`: a hyperlink and run formatting opened together are two codes, the
+    /// `<w:hyperlink …>` tag and the run's markup.
+    fn open_side(&mut self, added: u8, range: Range<usize>) {
+        if added & LINK != 0 && added != LINK {
+            let data = self.text.get(range.clone()).unwrap_or_default();
+            let open = format!("<{}", qualified(self.w, "hyperlink"));
+            let tag_end = data.find(&open).and_then(|at| {
+                let rest = data.get(at + open.len()..)?;
+                if !rest.starts_with([' ', '\t', '\r', '\n', '>']) {
+                    return None;
+                }
+                Some(at + open.len() + rest.find('>')? + 1)
+            });
+            if let Some(end) = tag_end.filter(|&end| end < data.len()) {
+                self.open_code(LINK, range.start..range.start + end);
+                self.open_code(added & !LINK, range.start + end..range.end);
+                return;
+            }
+        }
+        self.open_code(added, range);
+    }
+
+    /// Closes `removed`: run formatting and a hyperlink closed together are two codes,
+    /// the run's end and `</w:hyperlink>` with what follows it.
+    fn close_side(&mut self, removed: u8, range: Range<usize>) {
+        if removed & LINK != 0 && removed != LINK {
+            let data = self.text.get(range.clone()).unwrap_or_default();
+            let close = format!("</{}>", qualified(self.w, "hyperlink"));
+            if let Some(at) = data.find(&close).filter(|&at| at > 0) {
+                self.close_code(removed & !LINK, range.start..range.start + at);
+                self.close_code(LINK, range.start + at..range.end);
+                return;
+            }
+        }
+        self.close_code(removed, range);
+    }
+
     fn open_code(&mut self, flags: u8, range: Range<usize>) {
         let id = self.id();
-        self.code(CodeKind::Open, flag_class(flags), range, id);
+        self.code(CodeKind::Open, Some(flag_class(flags)), range, id, false);
         self.open.push((self.runs.len() - 1, flags));
     }
 
@@ -1151,12 +1201,18 @@ impl RunBuilder<'_> {
                     Some(Run::Code(code)) => code.id.clone(),
                     _ => self.id(),
                 };
-                self.code(CodeKind::Close, flag_class(flags), range, id);
+                self.code(CodeKind::Close, Some(flag_class(flags)), range, id, false);
             }
             None => {
                 self.orphan(flags);
                 let id = self.id();
-                self.code(CodeKind::Standalone, flag_class(flags), range, id);
+                self.code(
+                    CodeKind::Standalone,
+                    Some(flag_class(flags)),
+                    range,
+                    id,
+                    false,
+                );
             }
         }
     }
@@ -1243,32 +1299,32 @@ const KEPT: [&str; 6] = [
     "field", "footnote", "image", "comment", "bookmark", "revision",
 ];
 
-fn classify(data: &str, w: &str, props_differ: bool) -> &'static str {
+/// What a code's data holds: its standalone class (from [`CLASSES`], else `format` when
+/// the run properties around it differ, `proof`, or `run`) and whether it may be deleted.
+fn inspect(data: &str, w: &str, kind: CodeKind, props_differ: bool) -> (&'static str, bool) {
     let mut best: Option<usize> = None;
     let mut proof = false;
+    let mut link = false;
     for (_, name) in code_elements(data, w) {
-        if name == "proofErr" {
-            proof = true;
-        }
-        if let Some(rank) = CLASSES.iter().position(|(names, _)| names.contains(&name)) {
-            best = Some(best.map_or(rank, |b| b.min(rank)));
+        match name {
+            "proofErr" => proof = true,
+            "hyperlink" => link = true,
+            "r" | "t" | "rPr" => {}
+            _ => {
+                if let Some(rank) = CLASSES.iter().position(|(names, _)| names.contains(&name)) {
+                    best = Some(best.map_or(rank, |b| b.min(rank)));
+                }
+            }
         }
     }
-    match best {
+    let class = match best {
         Some(rank) => CLASSES[rank].1,
         None if props_differ => "format",
         None if proof => "proof",
         None => "run",
-    }
-}
-
-fn deletable(data: &str, w: &str, kind: CodeKind) -> bool {
-    !code_elements(data, w).any(|(_, name)| {
-        CLASSES
-            .iter()
-            .any(|(names, class)| names.contains(&name) && KEPT.contains(class))
-            || (kind == CodeKind::Standalone && name == "hyperlink")
-    })
+    };
+    let kept = best.is_some_and(|rank| KEPT.contains(&CLASSES[rank].1));
+    (class, !kept && !(kind == CodeKind::Standalone && link))
 }
 
 fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Parsed, ReadError> {
@@ -1597,7 +1653,19 @@ fn render(
         }
     }
     flush(&mut out, &mut pending, inside)?;
-    if balance(held) != balance(&out) {
+    // End where the hole ended: inside the last `<w:t>`, or after a run's markup (when the
+    // codes that closed it were deleted with what they held).
+    let t = w_tag("t");
+    let expected = balance(held);
+    let end_inside = expected
+        .as_ref()
+        .is_some_and(|(_, open)| open.last() == Some(&t.as_str()));
+    if inside && !end_inside {
+        out.push_str(&format!("</{t}></{r}>", r = w_tag("r")));
+    } else if !inside && end_inside {
+        out.push_str(&format!("<{r}><{t}>", r = w_tag("r")));
+    }
+    if expected != balance(&out) {
         return Err(fail(
             "the edit leaves Word's markup unbalanced: keep each open code with its close \
              code, in order, and keep the codes that are not deletable"
@@ -2119,6 +2187,35 @@ mod tests {
     }
 
     #[test]
+    fn a_hyperlink_with_formatted_runs_nests_its_pairs() {
+        let bytes = package(
+            r#"<w:p><w:hyperlink r:id="rId1"><w:r><w:rPr><w:b/></w:rPr><w:t>bold link</w:t></w:r><w:r><w:t xml:space="preserve"> rest</w:t></w:r></w:hyperlink><w:r><w:t xml:space="preserve"> after</w:t></w:r></w:p><w:p><w:r><w:t xml:space="preserve">See </w:t></w:r><w:hyperlink r:id="rId2"><w:r><w:t>plain</w:t></w:r><w:r><w:rPr><w:i/></w:rPr><w:t>slanted</w:t></w:r></w:hyperlink></w:p>"#,
+        );
+        let mut parsed = read(&bytes);
+        assert_eq!(
+            runs_of(&parsed, "body/p#1"),
+            "<1:hyperlink><2:bold>bold link</2> rest</1> after"
+        );
+        assert_eq!(
+            runs_of(&parsed, "body/p#2"),
+            "See <1:hyperlink>plain<2:italic>slanted</2></1>"
+        );
+        let Run::Code(code) = &block(&parsed, "body/p#1").source.runs[0] else {
+            panic!()
+        };
+        assert_eq!(code.data, r#"<w:hyperlink r:id="rId1">"#);
+        // The whole link goes: both of its codes and the text inside.
+        let runs = &mut parsed.document.block_mut("body/p#2").unwrap().source.runs;
+        runs.truncate(1);
+        runs.push(Run::text("nothing"));
+        let xml = document_xml(&write(&parsed));
+        assert!(
+            xml.contains(r#"<w:t xml:space="preserve">See nothing</w:t></w:r></w:p>"#),
+            "{xml}"
+        );
+    }
+
+    #[test]
     fn text_moved_before_a_leading_code_gets_a_run_of_its_own() {
         let bytes = fixture("fields.docx");
         let mut parsed = read(&bytes);
@@ -2335,12 +2432,11 @@ mod tests {
     }
 
     #[test]
-    fn the_format_is_registered_and_sniffs_zip_files() {
+    fn the_format_is_registered_for_docx_files() {
         let format = super::super::by_id("docx").unwrap();
         assert_eq!(format.info().name, "Word document");
         assert!(!format.info().capabilities.generative);
         assert!(super::super::for_path(std::path::Path::new("a/Report.DOCX")).is_some());
         assert!(Docx.sniff(&fixture("basic.docx")));
-        assert!(!Docx.sniff(b"<?xml"));
     }
 }
