@@ -184,7 +184,8 @@ fn part(
     if file.size() > limit {
         return Err(too_big(file.size()));
     }
-    let mut out = Vec::with_capacity(usize::try_from(file.size()).unwrap_or(0));
+    // The declared size is a hint only: a damaged header may lie.
+    let mut out = Vec::with_capacity(usize::try_from(file.size().min(1 << 24)).unwrap_or(0));
     file.take(limit + 1)
         .read_to_end(&mut out)
         .map_err(|e| package_error(format!("cannot decompress `{name}`: {e}")))?;
@@ -2212,6 +2213,24 @@ mod tests {
         assert!(
             xml.contains(r#"<w:t xml:space="preserve">See nothing</w:t></w:r></w:p>"#),
             "{xml}"
+        );
+    }
+
+    #[test]
+    fn pretty_printed_xml_with_crlf_round_trips_and_edits_in_place() {
+        let body = "\r\n  <w:p>\r\n    <w:r>\r\n      <w:t xml:space=\"preserve\">One </w:t>\r\n    </w:r>\r\n    <w:r>\r\n      <w:rPr>\r\n        <w:i/>\r\n      </w:rPr>\r\n      <w:t>two</w:t>\r\n    </w:r>\r\n  </w:p>\r\n  <w:p>\r\n    <w:r>\r\n      <w:t>Three</w:t>\r\n    </w:r>\r\n  </w:p>\r\n";
+        let bytes = package(body);
+        let mut parsed = read(&bytes);
+        assert_eq!(runs_of(&parsed, "body/p#1"), "One <1:italic>two</1>");
+        let Run::Code(close) = &block(&parsed, "body/p#1").source.runs[3] else {
+            panic!()
+        };
+        assert_eq!(close.data, "</w:t>\r\n    </w:r>");
+        set_text(&mut parsed, "body/p#1", 1, "deux");
+        let xml = document_xml(&write(&parsed));
+        assert_eq!(
+            xml,
+            format!("{HEAD}{body}{TAIL}").replace(">two<", ">deux<")
         );
     }
 
