@@ -1325,7 +1325,8 @@ fn inspect(data: &str, w: &str, kind: CodeKind, props_differ: bool) -> (&'static
         None => "run",
     };
     let kept = best.is_some_and(|rank| KEPT.contains(&CLASSES[rank].1));
-    (class, !kept && !(kind == CodeKind::Standalone && link))
+    let structural = kind == CodeKind::Standalone && link;
+    (class, !(kept || structural))
 }
 
 fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Parsed, ReadError> {
