@@ -4,6 +4,7 @@
 
 #[cfg(test)]
 pub mod conformance;
+pub mod docx;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
@@ -489,7 +490,7 @@ pub trait Format: Send + Sync {
 
 /// Every format this build reads, in the order `kapi formats` lists them.
 pub fn all() -> &'static [&'static dyn Format] {
-    &[&markdown::Markdown, &plaintext::PlainText]
+    &[&markdown::Markdown, &plaintext::PlainText, &docx::Docx]
 }
 
 /// The format with this id (`markdown`).

@@ -1,0 +1,2462 @@
+//! Word documents (.docx): the paragraphs of `word/document.xml` inside the zip package,
+//! read as blocks whose runs keep Word's run markup as inline codes.
+//!
+//! # What is read
+//! Only `word/document.xml` (the main story: body paragraphs, tables, text boxes). Headers,
+//! footers, footnotes, endnotes and comments live in other parts and are not read; they are
+//! copied unchanged. The skeleton's text is `document.xml` decoded as UTF-8 (a UTF-16 part
+//! or a declared non-UTF-8 encoding is refused); [`Parsed::container`] keeps the zip.
+//! `word/styles.xml`, when present, tells which paragraph styles are headings and lists.
+//! A part larger than 200 MB when decompressed is refused.
+//!
+//! # Blocks and keys
+//! Every `<w:p>` whose `<w:t>` text is not blank is a block. Keys are structural positions,
+//! counted over every element of their kind (empty paragraphs included), never text:
+//! `body/p#12` (the 12th paragraph of the body), `body/tbl#1/r#2/c#3/p#1` (a paragraph of a
+//! table cell; nested tables continue the path), `body/p#4/txbx#1/p#2` (a paragraph of a
+//! text box anchored in paragraph 4). Content controls (`w:sdt`) and other wrappers are
+//! transparent. Text inside `mc:Fallback` (the legacy copy of a text box) is not read.
+//! When a text box's text sits between two pieces of its anchoring paragraph's own text,
+//! the paragraph is read as several blocks, `…/p#4`, `…/p#4/part#2`, so no two holes overlap.
+//!
+//! Roles: a paragraph whose style is a heading (style name `heading N`, style id `HeadingN`,
+//! an outline level) is a Heading of level N, and `Title` a Heading of level 0; one with
+//! numbering (`<w:numPr>` with a non-zero `numId`, or a list style such as `List Bullet 2`)
+//! is a ListItem of level `ilvl + 1` (or the style's number); a paragraph in a `<w:tc>` is a
+//! TableCell; anything else a Paragraph.
+//!
+//! # Runs and codes
+//! The text is the content of the paragraph's `<w:t>` elements, entities decoded (a piece
+//! without entities is a verbatim slice, `Run::text_at`). Everything between two
+//! consecutive pieces, e.g. `</w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>`, is one code whose
+//! data is those exact bytes, so a code is always "close the text, …, reopen a text":
+//! - when the visible formatting changes (bold, italic, underline, strike, superscript,
+//!   subscript, or a `<w:hyperlink>`), the code is an Open code (formatting added) or a
+//!   Close code (formatting removed) of class `bold`, `italic`, `underline`, `strike`,
+//!   `superscript`, `subscript`, `hyperlink` (joined with `+` when several change at once:
+//!   `bold+italic`), paired by id; a boundary that removes one formatting and adds another
+//!   is split after its leading end tags into a Close and an Open, and a hyperlink opened
+//!   or closed together with run formatting is split at its `<w:hyperlink …>` or
+//!   `</w:hyperlink>` tag, so the link and the formatting inside it are two nested pairs;
+//! - otherwise it is a Standalone code named by what it holds: `field` (`fldChar`,
+//!   `instrText`, `fldSimple`), `footnote`, `image`, `comment`, `bookmark`, `revision`,
+//!   `break`, `tab`, `symbol`, `hyphen`, `format` (other run properties changed), `proof`
+//!   (a proofing mark) or `run` (a bare run split);
+//! - a formatting change whose close does not match an open (crossing or partial changes)
+//!   is a Standalone code of that class.
+//!
+//! Fields, footnote references, images, comments, bookmarks and revisions are not
+//! deletable; formatting, tabs and breaks are. When the paragraph's first piece is
+//! formatted, the hole starts at its `<w:r>` (or `<w:hyperlink>`) so the opening markup is
+//! an Open code; likewise a formatted last piece closes with a Close code through its
+//! `</w:r>` (or `</w:hyperlink>`). Otherwise the hole starts at the first `<w:t …>` start tag
+//! (kept from the file, not a code) and ends where the last piece's text ends.
+//!
+//! # Writing
+//! With no edit, the container is returned unchanged. Otherwise `document.xml` is filled
+//! (untouched holes keep their bytes) and the zip is rebuilt: every other entry is copied
+//! raw (same compressed bytes and metadata), in the same order, with the archive comment.
+//! An edited hole is written as its codes' data and its text escaped (`&`, `<`, `>`); a tab
+//! becomes `<w:tab/>` and a line break `<w:br/>` (each ends the `<w:t>` and opens a new one,
+//! so they read back as codes), `xml:space="preserve"` is added to a `<w:t>` whose text
+//! needs its spaces kept, and text placed where no `<w:t>` is open is wrapped in a plain
+//! `<w:r>`. When the codes that closed the last run were deleted (a whole link removed),
+//! the writer closes the open `<w:t>` and `<w:r>` itself. It refuses an edit whose codes no
+//! longer balance the markup they replaced (an open code kept without its close, codes
+//! reordered) and characters XML 1.0 cannot hold.
+
+use std::collections::HashMap;
+use std::io::{Cursor, Read, Write};
+use std::ops::Range;
+
+use zip::result::ZipError;
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipArchive, ZipWriter};
+
+use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
+use crate::model::{Block, Code, CodeKind, Document, Role, Run};
+
+pub const INFO: FormatInfo = FormatInfo {
+    id: "docx",
+    name: "Word document",
+    extensions: &["docx"],
+    capabilities: Capabilities {
+        editable: true,
+        round_trip: true,
+        generative: false,
+        bilingual: false,
+    },
+};
+
+/// The part that holds the main story.
+const DOCUMENT: &str = "word/document.xml";
+/// The part that names paragraph styles.
+const STYLES: &str = "word/styles.xml";
+/// The largest decompressed part kapi reads.
+const MAX_PART: u64 = 200 * 1024 * 1024;
+/// The WordprocessingML namespaces (transitional and strict).
+const W_NAMESPACES: [&str; 2] = [
+    "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
+    "http://purl.oclc.org/ooxml/wordprocessingml/main",
+];
+
+pub struct Docx;
+
+impl Format for Docx {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        read_limited(bytes, MAX_PART)
+    }
+
+    fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+        let Some(container) = &parsed.container else {
+            return Err(WriteError::Container {
+                message: "a Word document is written back into the zip it was read from, and \
+                          this document has none"
+                    .into(),
+            });
+        };
+        if !parsed.skeleton.is_edited(&parsed.document) {
+            return Ok(container.clone());
+        }
+        let original = parsed.skeleton.text();
+        let w = w_prefix(original);
+        let xml = parsed.skeleton.fill_text(
+            &parsed.skeleton.original,
+            &parsed.document,
+            |hole, runs| render(original, &w, hole, runs, &parsed.document),
+        )?;
+        rebuild(container, &xml)
+    }
+}
+
+/// A read error about the package rather than a position in a part.
+fn package_error(message: impl Into<String>) -> ReadError {
+    ReadError::Syntax {
+        line: 1,
+        column: 1,
+        message: message.into(),
+    }
+}
+
+fn read_limited(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
+    let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
+        package_error(format!(
+            "not a Word document: the file is not a readable zip archive (truncated or \
+             damaged?): {e}"
+        ))
+    })?;
+    let xml = part(&mut archive, DOCUMENT, limit)?.ok_or_else(|| {
+        package_error(format!(
+            "not a Word document: the zip archive has no `{DOCUMENT}`"
+        ))
+    })?;
+    let styles = part(&mut archive, STYLES, limit)?
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .map(|text| read_styles(&text))
+        .unwrap_or_default();
+    let text = decode_part(&xml)?;
+    let mut parsed = read_document(text, &styles)?;
+    parsed.container = Some(bytes.to_vec());
+    Ok(parsed)
+}
+
+/// The decompressed bytes of the entry `name`, `None` when the archive has none.
+fn part(
+    archive: &mut ZipArchive<Cursor<&[u8]>>,
+    name: &str,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, ReadError> {
+    let file = match archive.by_name(name) {
+        Ok(file) => file,
+        Err(ZipError::FileNotFound) => return Ok(None),
+        Err(e) => return Err(package_error(format!("cannot open `{name}`: {e}"))),
+    };
+    let too_big = |size: u64| {
+        package_error(format!(
+            "`{name}` is {size} bytes decompressed, more than the {limit} bytes kapi reads \
+             from one part"
+        ))
+    };
+    if file.size() > limit {
+        return Err(too_big(file.size()));
+    }
+    // The declared size is a hint only: a damaged header may lie.
+    let mut out = Vec::with_capacity(usize::try_from(file.size().min(1 << 24)).unwrap_or(0));
+    file.take(limit + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| package_error(format!("cannot decompress `{name}`: {e}")))?;
+    if out.len() as u64 > limit {
+        return Err(too_big(out.len() as u64));
+    }
+    Ok(Some(out))
+}
+
+/// `document.xml` as UTF-8 text; other encodings are refused.
+fn decode_part(bytes: &[u8]) -> Result<&str, ReadError> {
+    let utf16 = bytes.starts_with(&[0xFF, 0xFE])
+        || bytes.starts_with(&[0xFE, 0xFF])
+        || bytes.first() == Some(&0)
+        || bytes.get(1) == Some(&0);
+    if utf16 {
+        return Err(package_error(format!(
+            "`{DOCUMENT}` is UTF-16; kapi reads Word documents whose XML is UTF-8 (save the \
+             document again from Word)"
+        )));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        ReadError::syntax_at(
+            before,
+            at,
+            format!("`{DOCUMENT}` is not valid UTF-8 (byte {at})"),
+        )
+    })?;
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if body.starts_with("<?xml")
+        && let Some(end) = body.find("?>")
+        && let Some(label) = Attrs::new(&body[..end]).find(|(n, _)| *n == "encoding")
+        && !matches!(label.1.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
+    {
+        return Err(package_error(format!(
+            "`{DOCUMENT}` declares the encoding {:?}; kapi reads Word documents whose XML is \
+             UTF-8",
+            label.1
+        )));
+    }
+    Ok(text)
+}
+
+// ---------------------------------------------------------------------------------------
+// XML scanning
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TagKind {
+    Start,
+    End,
+    Empty,
+    /// A comment, processing instruction, CDATA section or declaration.
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Tag {
+    kind: TagKind,
+    /// Byte range of the whole tag, `<` to `>` inclusive.
+    span: Range<usize>,
+    name: Range<usize>,
+}
+
+/// Walks the tags of an XML text, skipping character data.
+struct Scanner<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    if needle.len() == 1 {
+        return rest.iter().position(|&b| b == needle[0]).map(|i| from + i);
+    }
+    rest.windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| from + i)
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Self {
+        Self { text, at: 0 }
+    }
+
+    fn error(&self, at: usize, message: impl Into<String>) -> ReadError {
+        ReadError::syntax_at(self.text, at, message)
+    }
+
+    /// The next tag, `None` at the end of the text.
+    fn next_tag(&mut self) -> Result<Option<Tag>, ReadError> {
+        let bytes = self.text.as_bytes();
+        let Some(start) = find(bytes, self.at, b"<") else {
+            self.at = bytes.len();
+            return Ok(None);
+        };
+        let rest = &bytes[start..];
+        let other = |this: &mut Self, open: &[u8], close: &[u8], what: &str| {
+            let end = find(bytes, start + open.len(), close)
+                .ok_or_else(|| this.error(start, format!("{what} is not closed")))?;
+            this.at = end + close.len();
+            Ok(Some(Tag {
+                kind: TagKind::Other,
+                span: start..this.at,
+                name: start..start,
+            }))
+        };
+        if rest.starts_with(b"<!--") {
+            return other(self, b"<!--", b"-->", "a comment");
+        }
+        if rest.starts_with(b"<![CDATA[") {
+            return other(self, b"<![CDATA[", b"]]>", "a CDATA section");
+        }
+        if rest.starts_with(b"<?") {
+            return other(self, b"<?", b"?>", "a processing instruction");
+        }
+        if rest.starts_with(b"<!") {
+            return other(self, b"<!", b">", "a declaration");
+        }
+        let end_tag = rest.starts_with(b"</");
+        let name_start = start + if end_tag { 2 } else { 1 };
+        let mut i = name_start;
+        while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>') {
+            i += 1;
+        }
+        if i == name_start {
+            return Err(self.error(start, "expected an element name after `<`"));
+        }
+        let name = name_start..i;
+        // Find the closing `>`, skipping quoted attribute values.
+        let mut quote = None;
+        while i < bytes.len() {
+            match (quote, bytes[i]) {
+                (None, b'"' | b'\'') => quote = Some(bytes[i]),
+                (Some(q), b) if b == q => quote = None,
+                (None, b'<') => {
+                    return Err(self.error(i, "expected `>` to end the tag before `<`"));
+                }
+                (None, b'>') => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return Err(self.error(start, "the tag is not closed: expected `>`"));
+        }
+        self.at = i + 1;
+        let kind = if end_tag {
+            TagKind::End
+        } else if bytes[i - 1] == b'/' {
+            TagKind::Empty
+        } else {
+            TagKind::Start
+        };
+        Ok(Some(Tag {
+            kind,
+            span: start..i + 1,
+            name,
+        }))
+    }
+}
+
+/// The attributes of a start tag's text, as written (values not unescaped).
+struct Attrs<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Attrs<'a> {
+    /// Over a tag (`<w:t xml:space="preserve">`); the element name is skipped.
+    fn new(tag: &'a str) -> Self {
+        let bytes = tag.as_bytes();
+        let mut at = usize::from(bytes.first() == Some(&b'<'));
+        while at < bytes.len() && !matches!(bytes[at], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>') {
+            at += 1;
+        }
+        Self { text: tag, at }
+    }
+}
+
+impl<'a> Iterator for Attrs<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.text.as_bytes();
+        let space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+        while self.at < bytes.len() && space(bytes[self.at]) {
+            self.at += 1;
+        }
+        let name_start = self.at;
+        while self.at < bytes.len()
+            && !space(bytes[self.at])
+            && !matches!(bytes[self.at], b'=' | b'>' | b'/')
+        {
+            self.at += 1;
+        }
+        let name = self.text.get(name_start..self.at)?;
+        if name.is_empty() {
+            return None;
+        }
+        while self.at < bytes.len() && space(bytes[self.at]) {
+            self.at += 1;
+        }
+        if bytes.get(self.at) != Some(&b'=') {
+            return None;
+        }
+        self.at += 1;
+        while self.at < bytes.len() && space(bytes[self.at]) {
+            self.at += 1;
+        }
+        let quote = *bytes.get(self.at)?;
+        if quote != b'"' && quote != b'\'' {
+            return None;
+        }
+        let value_start = self.at + 1;
+        let value_end = find(bytes, value_start, &[quote])?;
+        self.at = value_end + 1;
+        Some((name, self.text.get(value_start..value_end)?))
+    }
+}
+
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    Attrs::new(tag).find(|(n, _)| *n == name).map(|(_, v)| v)
+}
+
+/// The prefix the root element binds to WordprocessingML (`w` in every Word file; empty
+/// when it is the default namespace).
+fn w_prefix(text: &str) -> String {
+    let mut scanner = Scanner::new(text);
+    while let Ok(Some(tag)) = scanner.next_tag() {
+        if matches!(tag.kind, TagKind::Start | TagKind::Empty) {
+            let tag_text = text.get(tag.span).unwrap_or_default();
+            for (name, value) in Attrs::new(tag_text) {
+                if W_NAMESPACES.contains(&value) {
+                    if name == "xmlns" {
+                        return String::new();
+                    }
+                    if let Some(prefix) = name.strip_prefix("xmlns:") {
+                        return prefix.to_owned();
+                    }
+                }
+            }
+            break;
+        }
+    }
+    "w".into()
+}
+
+/// The local name of a WordprocessingML element name (`w:p` → `p`), `None` for another
+/// namespace.
+fn local<'a>(name: &'a str, w: &str) -> Option<&'a str> {
+    if w.is_empty() {
+        return (!name.contains(':')).then_some(name);
+    }
+    name.strip_prefix(w)?.strip_prefix(':')
+}
+
+/// Decodes the five XML entities and character references; `Err` gives the offset of a
+/// reference that is not one.
+fn unescape(raw: &str) -> Result<String, usize> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    let mut at = 0;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let semi = after.find(';').filter(|&s| s <= 10).ok_or(at + amp)?;
+        let name = &after[..semi];
+        let c = match name {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => {
+                let code = if let Some(hex) = name.strip_prefix("#x").or(name.strip_prefix("#X")) {
+                    u32::from_str_radix(hex, 16).ok()
+                } else if let Some(dec) = name.strip_prefix('#') {
+                    dec.parse().ok()
+                } else {
+                    None
+                };
+                code.and_then(char::from_u32).ok_or(at + amp)?
+            }
+        };
+        out.push(c);
+        let used = amp + 1 + semi + 1;
+        at += used;
+        rest = &rest[used..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Styles
+
+/// What a paragraph style says about its paragraphs.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct StyleInfo {
+    heading: Option<u32>,
+    list: Option<u32>,
+}
+
+/// Paragraph styles by id, from `styles.xml`; a malformed part gives what was read so far.
+fn read_styles(text: &str) -> HashMap<String, StyleInfo> {
+    let w = w_prefix(text);
+    let mut styles = HashMap::new();
+    let mut scanner = Scanner::new(text);
+    let mut current: Option<(String, StyleInfo, bool)> = None;
+    while let Ok(Some(tag)) = scanner.next_tag() {
+        let name = text.get(tag.name.clone()).unwrap_or_default();
+        let Some(name) = local(name, &w) else {
+            continue;
+        };
+        let tag_text = text.get(tag.span.clone()).unwrap_or_default();
+        match (tag.kind, name) {
+            (TagKind::Start, "style") => {
+                current = attr(tag_text, &format!("{w}:styleId"))
+                    .or_else(|| attr(tag_text, "styleId"))
+                    .map(|id| (id.to_owned(), StyleInfo::default(), false));
+            }
+            (TagKind::End, "style") => {
+                if let Some((id, info, _)) = current.take() {
+                    styles.insert(id, info);
+                }
+            }
+            (TagKind::Start | TagKind::Empty, _) => {
+                let Some((_, info, numbered)) = current.as_mut() else {
+                    continue;
+                };
+                let val = attr(tag_text, &format!("{w}:val")).or_else(|| attr(tag_text, "val"));
+                match name {
+                    "name" => {
+                        let lower = val.unwrap_or_default().to_ascii_lowercase();
+                        if lower == "title" {
+                            info.heading = Some(0);
+                        } else if let Some(n) = lower.strip_prefix("heading ") {
+                            info.heading = n.trim().parse().ok().or(info.heading);
+                        } else if let Some(level) = list_style_level(&lower) {
+                            info.list = Some(level);
+                        }
+                    }
+                    "outlineLvl" => {
+                        if let Some(level) = val.and_then(|v| v.parse::<u32>().ok())
+                            && level < 9
+                            && info.heading.is_none()
+                        {
+                            info.heading = Some(level + 1);
+                        }
+                    }
+                    "numPr" => {
+                        *numbered = true;
+                        info.list = info.list.or(Some(1));
+                    }
+                    "ilvl" if *numbered => {
+                        if let Some(level) = val.and_then(|v| v.parse::<u32>().ok()) {
+                            info.list = Some(level + 1);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    styles
+}
+
+/// The level a list style's name or id gives: `list bullet 2` / `ListNumber3` → 2 / 3,
+/// `List Bullet` → 1.
+fn list_style_level(style: &str) -> Option<u32> {
+    let lower: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("listbullet")
+        .or_else(|| lower.strip_prefix("listnumber"))?;
+    if rest.is_empty() {
+        Some(1)
+    } else {
+        rest.parse().ok()
+    }
+}
+
+/// The heading level a style id gives without `styles.xml`: `Heading2` → 2, `Title` → 0.
+fn heading_style_level(style: &str) -> Option<u32> {
+    let lower = style.to_ascii_lowercase();
+    if lower == "title" {
+        return Some(0);
+    }
+    lower
+        .strip_prefix("heading")
+        .and_then(|n| n.trim().parse().ok())
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading document.xml
+
+const BOLD: u8 = 1;
+const ITALIC: u8 = 2;
+const UNDERLINE: u8 = 4;
+const STRIKE: u8 = 8;
+const SUPERSCRIPT: u8 = 16;
+const SUBSCRIPT: u8 = 32;
+const LINK: u8 = 64;
+
+/// Class names of the formatting flags, in the order they are joined.
+const FLAG_NAMES: [(u8, &str); 7] = [
+    (LINK, "hyperlink"),
+    (BOLD, "bold"),
+    (ITALIC, "italic"),
+    (UNDERLINE, "underline"),
+    (STRIKE, "strike"),
+    (SUPERSCRIPT, "superscript"),
+    (SUBSCRIPT, "subscript"),
+];
+
+fn flag_class(flags: u8) -> String {
+    let mut class = String::new();
+    for (flag, name) in FLAG_NAMES {
+        if flags & flag != 0 {
+            if !class.is_empty() {
+                class.push('+');
+            }
+            class.push_str(name);
+        }
+    }
+    class
+}
+
+#[derive(Debug)]
+struct Container {
+    path: String,
+    paragraphs: u32,
+    tables: u32,
+    cell: bool,
+}
+
+#[derive(Debug)]
+struct Para {
+    path: String,
+    span: Range<usize>,
+    style: Option<String>,
+    ilvl: Option<u32>,
+    /// `Some(true)` for a non-zero `numId`, `Some(false)` for `numId` 0 (numbering off).
+    numbered: Option<bool>,
+    outline: Option<u32>,
+    cell: bool,
+    text_boxes: u32,
+    segments: u32,
+}
+
+/// A `<w:r>` or `<w:hyperlink>`: where it starts and ends, and a run's formatting.
+#[derive(Debug, Clone)]
+struct Element {
+    span: Range<usize>,
+    flags: u8,
+    /// The `<w:rPr>` bytes of a run.
+    props: Range<usize>,
+}
+
+/// The content of one `<w:t>`.
+#[derive(Debug)]
+struct Piece {
+    para: usize,
+    /// Where the `<w:t …>` start tag begins.
+    tag: usize,
+    text: Range<usize>,
+    run: Option<usize>,
+    link: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    Other,
+    Container(usize),
+    Table(usize),
+    Row(usize),
+    Para(usize),
+    ParaProps(usize),
+    NumProps(usize),
+    Run(usize),
+    RunProps(usize),
+    Link(usize),
+    /// `mc:Fallback`: read for well-formedness only.
+    Skip,
+}
+
+struct DocReader<'a> {
+    text: &'a str,
+    w: String,
+    containers: Vec<Container>,
+    /// Tables and rows: path and count of rows or cells.
+    tables: Vec<(String, u32)>,
+    rows: Vec<(String, u32)>,
+    paras: Vec<Para>,
+    elements: Vec<Element>,
+    pieces: Vec<Piece>,
+    /// Open elements: name, start offset, frame.
+    stack: Vec<(Range<usize>, usize, Frame)>,
+    skip: usize,
+}
+
+fn join(base: &str, segment: &str) -> String {
+    if base.is_empty() {
+        segment.to_owned()
+    } else {
+        format!("{base}/{segment}")
+    }
+}
+
+fn is_on(val: Option<&str>) -> bool {
+    !matches!(val, Some("0" | "false" | "off" | "none"))
+}
+
+impl<'a> DocReader<'a> {
+    fn innermost(&self, pick: impl Fn(Frame) -> Option<usize>) -> Option<usize> {
+        self.stack.iter().rev().find_map(|(_, _, f)| pick(*f))
+    }
+
+    /// The innermost frame chosen by `pick` inside the innermost paragraph.
+    fn in_paragraph(&self, pick: impl Fn(Frame) -> Option<usize>) -> Option<usize> {
+        for (_, _, frame) in self.stack.iter().rev() {
+            if let Frame::Para(_) = frame {
+                return None;
+            }
+            if let Some(found) = pick(*frame) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// The `w:val` attribute of a property element.
+    fn val(&self, tag_text: &'a str) -> Option<&'a str> {
+        Attrs::new(tag_text)
+            .find(|(n, _)| local(n, &self.w) == Some("val") || *n == "val")
+            .map(|(_, v)| v)
+    }
+
+    /// The frame a start tag opens, and its side effects on counters and properties.
+    fn open(&mut self, name: &str, tag: &Tag) -> Frame {
+        let tag_text = self.text.get(tag.span.clone()).unwrap_or_default();
+        if self.skip > 0 {
+            return Frame::Other;
+        }
+        if name.ends_with(":Fallback") {
+            return Frame::Skip;
+        }
+        let Some(local) = local(name, &self.w) else {
+            return Frame::Other;
+        };
+        let parent = self.stack.last().map_or(Frame::Other, |(_, _, f)| *f);
+        match local {
+            "body" => self.container("body".into(), false),
+            "tbl" => {
+                let Some(c) = self.innermost(|f| match f {
+                    Frame::Container(c) => Some(c),
+                    _ => None,
+                }) else {
+                    return Frame::Other;
+                };
+                self.containers[c].tables += 1;
+                let path = join(
+                    &self.containers[c].path,
+                    &format!("tbl#{}", self.containers[c].tables),
+                );
+                self.tables.push((path, 0));
+                Frame::Table(self.tables.len() - 1)
+            }
+            "tr" => match parent {
+                Frame::Table(t) => {
+                    self.tables[t].1 += 1;
+                    let path = format!("{}/r#{}", self.tables[t].0, self.tables[t].1);
+                    self.rows.push((path, 0));
+                    Frame::Row(self.rows.len() - 1)
+                }
+                _ => self.row_in_wrapper(),
+            },
+            "tc" => {
+                let Some(r) = self.innermost(|f| match f {
+                    Frame::Row(r) => Some(r),
+                    _ => None,
+                }) else {
+                    return Frame::Other;
+                };
+                self.rows[r].1 += 1;
+                let path = format!("{}/c#{}", self.rows[r].0, self.rows[r].1);
+                self.container(path, true)
+            }
+            "txbxContent" => {
+                let base = match self.innermost(|f| match f {
+                    Frame::Para(p) => Some(p),
+                    _ => None,
+                }) {
+                    Some(p) => {
+                        self.paras[p].text_boxes += 1;
+                        format!("{}/txbx#{}", self.paras[p].path, self.paras[p].text_boxes)
+                    }
+                    None => "txbx".into(),
+                };
+                self.container(base, false)
+            }
+            "p" => {
+                let (path, cell) = match self.innermost(|f| match f {
+                    Frame::Container(c) => Some(c),
+                    _ => None,
+                }) {
+                    Some(c) => {
+                        self.containers[c].paragraphs += 1;
+                        let container = &self.containers[c];
+                        (
+                            join(&container.path, &format!("p#{}", container.paragraphs)),
+                            container.cell,
+                        )
+                    }
+                    None => (format!("p#{}", self.paras.len() + 1), false),
+                };
+                self.paras.push(Para {
+                    path,
+                    span: tag.span.start..tag.span.end,
+                    style: None,
+                    ilvl: None,
+                    numbered: None,
+                    outline: None,
+                    cell,
+                    text_boxes: 0,
+                    segments: 0,
+                });
+                Frame::Para(self.paras.len() - 1)
+            }
+            "pPr" => match parent {
+                Frame::Para(p) => Frame::ParaProps(p),
+                _ => Frame::Other,
+            },
+            "numPr" => match parent {
+                Frame::ParaProps(p) => Frame::NumProps(p),
+                _ => Frame::Other,
+            },
+            "r" => {
+                self.elements.push(Element {
+                    span: tag.span.start..tag.span.end,
+                    flags: 0,
+                    props: 0..0,
+                });
+                Frame::Run(self.elements.len() - 1)
+            }
+            "rPr" => match parent {
+                Frame::Run(r) => {
+                    self.elements[r].props.start = tag.span.start;
+                    Frame::RunProps(r)
+                }
+                _ => Frame::Other,
+            },
+            "hyperlink" => {
+                self.elements.push(Element {
+                    span: tag.span.start..tag.span.end,
+                    flags: LINK,
+                    props: 0..0,
+                });
+                Frame::Link(self.elements.len() - 1)
+            }
+            _ => {
+                self.property(local, tag_text, parent);
+                Frame::Other
+            }
+        }
+    }
+
+    /// A `w:tr` under a wrapper (`w:sdt`, `w:customXml`) inside a table.
+    fn row_in_wrapper(&mut self) -> Frame {
+        let Some(t) = self.innermost(|f| match f {
+            Frame::Table(t) => Some(t),
+            _ => None,
+        }) else {
+            return Frame::Other;
+        };
+        self.tables[t].1 += 1;
+        let path = format!("{}/r#{}", self.tables[t].0, self.tables[t].1);
+        self.rows.push((path, 0));
+        Frame::Row(self.rows.len() - 1)
+    }
+
+    fn container(&mut self, path: String, cell: bool) -> Frame {
+        self.containers.push(Container {
+            path,
+            paragraphs: 0,
+            tables: 0,
+            cell,
+        });
+        Frame::Container(self.containers.len() - 1)
+    }
+
+    /// A property element (start or empty) inside a paragraph's or run's properties.
+    fn property(&mut self, local: &str, tag_text: &'a str, parent: Frame) {
+        if !matches!(
+            parent,
+            Frame::ParaProps(_) | Frame::NumProps(_) | Frame::RunProps(_)
+        ) {
+            return;
+        }
+        let val = self.val(tag_text);
+        match parent {
+            Frame::ParaProps(p) => match local {
+                "pStyle" => self.paras[p].style = val.map(str::to_owned),
+                "outlineLvl" => {
+                    self.paras[p].outline = val.and_then(|v| v.parse().ok()).filter(|&l| l < 9);
+                }
+                _ => {}
+            },
+            Frame::NumProps(p) => match local {
+                "ilvl" => self.paras[p].ilvl = val.and_then(|v| v.parse().ok()),
+                "numId" => self.paras[p].numbered = Some(val.is_some_and(|v| v != "0")),
+                _ => {}
+            },
+            Frame::RunProps(r) => {
+                let flag = match local {
+                    "b" => BOLD,
+                    "i" => ITALIC,
+                    "u" => UNDERLINE,
+                    "strike" | "dstrike" => STRIKE,
+                    "vertAlign" => match val {
+                        Some("superscript") => SUPERSCRIPT,
+                        Some("subscript") => SUBSCRIPT,
+                        _ => 0,
+                    },
+                    "rStyle" => match val {
+                        Some("Strong") => BOLD,
+                        Some("Emphasis") => ITALIC,
+                        _ => 0,
+                    },
+                    _ => 0,
+                };
+                let element = &mut self.elements[r];
+                if local == "vertAlign" || local == "rStyle" || is_on(val) {
+                    element.flags |= flag;
+                } else {
+                    element.flags &= !flag;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, frame: Frame, end: usize) {
+        match frame {
+            Frame::Para(p) => self.paras[p].span.end = end,
+            Frame::Run(r) | Frame::Link(r) => self.elements[r].span.end = end,
+            Frame::RunProps(r) => self.elements[r].props.end = end,
+            Frame::Skip => self.skip = self.skip.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    fn scan(&mut self) -> Result<(), ReadError> {
+        let text = self.text;
+        let mut scanner = Scanner::new(text);
+        while let Some(tag) = scanner.next_tag()? {
+            let name = text.get(tag.name.clone()).unwrap_or_default();
+            match tag.kind {
+                TagKind::Other => {}
+                TagKind::Empty => {
+                    // `<w:p/>` counts like `<w:p></w:p>`: keys are positions.
+                    let frame = self.open(name, &tag);
+                    if frame != Frame::Skip {
+                        self.close(frame, tag.span.end);
+                    }
+                }
+                TagKind::Start => {
+                    let frame = self.open(name, &tag);
+                    if frame == Frame::Skip {
+                        self.skip += 1;
+                    }
+                    if self.skip == 0 && local(name, &self.w) == Some("t") {
+                        self.text_piece(&mut scanner, &tag)?;
+                        continue;
+                    }
+                    self.stack.push((tag.name.clone(), tag.span.start, frame));
+                }
+                TagKind::End => {
+                    let Some((open, start, frame)) = self.stack.pop() else {
+                        return Err(scanner.error(
+                            tag.span.start,
+                            format!("`</{name}>` closes an element that was never opened"),
+                        ));
+                    };
+                    let open_name = text.get(open).unwrap_or_default();
+                    if open_name != name {
+                        return Err(scanner.error(
+                            tag.span.start,
+                            format!(
+                                "expected `</{open_name}>` (opened at {}), found `</{name}>`",
+                                position(text, start)
+                            ),
+                        ));
+                    }
+                    self.close(frame, tag.span.end);
+                }
+            }
+        }
+        if let Some((open, start, _)) = self.stack.last() {
+            return Err(ReadError::syntax_at(
+                text,
+                text.len(),
+                format!(
+                    "`{DOCUMENT}` ends inside `<{}>` opened at {}",
+                    text.get(open.clone()).unwrap_or_default(),
+                    position(text, *start)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads a `<w:t>`'s content and its end tag.
+    fn text_piece(&mut self, scanner: &mut Scanner<'_>, tag: &Tag) -> Result<(), ReadError> {
+        let text = self.text;
+        let start = tag.span.end;
+        let end = find(text.as_bytes(), start, b"<").unwrap_or(text.len());
+        scanner.at = end;
+        let close = scanner.next_tag()?;
+        let name = text.get(tag.name.clone()).unwrap_or_default();
+        match close {
+            Some(close)
+                if close.kind == TagKind::End && text.get(close.name.clone()) == Some(name) => {}
+            _ => {
+                return Err(scanner.error(
+                    end,
+                    format!("expected `</{name}>`: a `<{name}>` holds text only"),
+                ));
+            }
+        }
+        let raw = text.get(start..end).unwrap_or_default();
+        if raw.contains('&')
+            && let Err(at) = unescape(raw)
+        {
+            return Err(scanner.error(
+                start + at,
+                "expected an entity (`&amp;`, `&lt;`, `&#NN;`…) after `&`",
+            ));
+        }
+        let Some(para) = self.innermost(|f| match f {
+            Frame::Para(p) => Some(p),
+            _ => None,
+        }) else {
+            return Ok(());
+        };
+        if raw.is_empty() {
+            return Ok(());
+        }
+        let run = self.in_paragraph(|f| match f {
+            Frame::Run(r) => Some(r),
+            _ => None,
+        });
+        let link = self.in_paragraph(|f| match f {
+            Frame::Link(l) => Some(l),
+            _ => None,
+        });
+        self.pieces.push(Piece {
+            para,
+            tag: tag.span.start,
+            text: start..end,
+            run,
+            link,
+        });
+        Ok(())
+    }
+}
+
+/// `line:column` of a byte offset, for messages.
+fn position(text: &str, offset: usize) -> String {
+    match ReadError::syntax_at(text, offset, "") {
+        ReadError::Syntax { line, column, .. } => format!("{line}:{column}"),
+        _ => offset.to_string(),
+    }
+}
+
+/// The formatting state of a piece: run flags and the hyperlink it is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct State {
+    flags: u8,
+    link: Option<usize>,
+}
+
+impl State {
+    fn is_plain(self) -> bool {
+        self.flags == 0 && self.link.is_none()
+    }
+}
+
+/// What a transition from one state to the next removes and adds.
+fn change(from: State, to: State) -> (u8, u8) {
+    let mut removed = from.flags & !to.flags;
+    let mut added = to.flags & !from.flags;
+    if from.link.is_some() && from.link != to.link {
+        removed |= LINK;
+    }
+    if to.link.is_some() && to.link != from.link {
+        added |= LINK;
+    }
+    (removed, added)
+}
+
+/// Builds one block's runs: codes between pieces, paired by formatting.
+struct RunBuilder<'a> {
+    text: &'a str,
+    w: &'a str,
+    runs: Vec<Run>,
+    next_id: u32,
+    /// Open codes not yet closed: run index, flags.
+    open: Vec<(usize, u8)>,
+}
+
+impl RunBuilder<'_> {
+    fn id(&mut self) -> String {
+        self.next_id += 1;
+        self.next_id.to_string()
+    }
+
+    /// A code over `range`; a standalone code without a class is named by its content.
+    fn code(
+        &mut self,
+        kind: CodeKind,
+        class: Option<String>,
+        range: Range<usize>,
+        id: String,
+        props_differ: bool,
+    ) {
+        let data = self.text.get(range.clone()).unwrap_or_default();
+        let (named, deletable) = inspect(data, self.w, kind, props_differ);
+        let class = class.unwrap_or_else(|| named.to_owned());
+        self.runs.push(Run::Code(
+            Code::new(id, kind, class, data, deletable).at(range.start),
+        ));
+    }
+
+    /// The codes for the bytes `range` between two states.
+    fn transition(&mut self, range: Range<usize>, from: State, to: State, props_differ: bool) {
+        let (removed, added) = change(from, to);
+        match (removed, added) {
+            (0, 0) => {
+                let id = self.id();
+                self.code(CodeKind::Standalone, None, range, id, props_differ);
+            }
+            (0, added) => self.open_side(added, range),
+            (removed, 0) => self.close_side(removed, range),
+            (removed, added) => {
+                let data = self.text.get(range.clone()).unwrap_or_default();
+                let split = leading_end_tags(data);
+                if split == 0 || split >= data.len() {
+                    let id = self.id();
+                    self.orphan(removed);
+                    self.code(CodeKind::Standalone, Some("format".into()), range, id, true);
+                } else {
+                    self.close_side(removed, range.start..range.start + split);
+                    self.open_side(added, range.start + split..range.end);
+                }
+            }
+        }
+    }
+
+    /// Opens `added`: a hyperlink and run formatting opened together are two codes, the
+    /// `<w:hyperlink …>` tag and the run's markup.
+    fn open_side(&mut self, added: u8, range: Range<usize>) {
+        if added & LINK != 0 && added != LINK {
+            let data = self.text.get(range.clone()).unwrap_or_default();
+            let open = format!("<{}", qualified(self.w, "hyperlink"));
+            let tag_end = data.find(&open).and_then(|at| {
+                let rest = data.get(at + open.len()..)?;
+                if !rest.starts_with([' ', '\t', '\r', '\n', '>']) {
+                    return None;
+                }
+                Some(at + open.len() + rest.find('>')? + 1)
+            });
+            if let Some(end) = tag_end.filter(|&end| end < data.len()) {
+                self.open_code(LINK, range.start..range.start + end);
+                self.open_code(added & !LINK, range.start + end..range.end);
+                return;
+            }
+        }
+        self.open_code(added, range);
+    }
+
+    /// Closes `removed`: run formatting and a hyperlink closed together are two codes,
+    /// the run's end and `</w:hyperlink>` with what follows it.
+    fn close_side(&mut self, removed: u8, range: Range<usize>) {
+        if removed & LINK != 0 && removed != LINK {
+            let data = self.text.get(range.clone()).unwrap_or_default();
+            let close = format!("</{}>", qualified(self.w, "hyperlink"));
+            if let Some(at) = data.find(&close).filter(|&at| at > 0) {
+                self.close_code(removed & !LINK, range.start..range.start + at);
+                self.close_code(LINK, range.start + at..range.end);
+                return;
+            }
+        }
+        self.close_code(removed, range);
+    }
+
+    fn open_code(&mut self, flags: u8, range: Range<usize>) {
+        let id = self.id();
+        self.code(CodeKind::Open, Some(flag_class(flags)), range, id, false);
+        self.open.push((self.runs.len() - 1, flags));
+    }
+
+    fn close_code(&mut self, flags: u8, range: Range<usize>) {
+        match self.open.iter().rposition(|&(_, f)| f == flags) {
+            Some(at) => {
+                let (index, _) = self.open.remove(at);
+                let id = match self.runs.get(index) {
+                    Some(Run::Code(code)) => code.id.clone(),
+                    _ => self.id(),
+                };
+                self.code(CodeKind::Close, Some(flag_class(flags)), range, id, false);
+            }
+            None => {
+                self.orphan(flags);
+                let id = self.id();
+                self.code(
+                    CodeKind::Standalone,
+                    Some(flag_class(flags)),
+                    range,
+                    id,
+                    false,
+                );
+            }
+        }
+    }
+
+    /// Open codes whose formatting ends without a matching close become standalone.
+    fn orphan(&mut self, flags: u8) {
+        let runs = &mut self.runs;
+        self.open.retain(|&(index, f)| {
+            if f & flags == 0 {
+                return true;
+            }
+            if let Some(Run::Code(code)) = runs.get_mut(index) {
+                code.kind = CodeKind::Standalone;
+            }
+            false
+        });
+    }
+
+    fn finish(mut self) -> Vec<Run> {
+        self.orphan(u8::MAX);
+        self.runs
+    }
+}
+
+/// How many bytes of `data` are end tags (with blanks between them) at its start.
+fn leading_end_tags(data: &str) -> usize {
+    let bytes = data.as_bytes();
+    let mut at = 0;
+    let mut split = 0;
+    loop {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if !bytes[at..].starts_with(b"</") {
+            return split;
+        }
+        match find(bytes, at, b">") {
+            Some(end) => {
+                at = end + 1;
+                split = at;
+            }
+            None => return split,
+        }
+    }
+}
+
+/// The local names of the elements a code's data opens or holds.
+fn code_elements<'a>(data: &'a str, w: &'a str) -> impl Iterator<Item = (TagKind, &'a str)> + 'a {
+    let mut scanner = Scanner::new(data);
+    std::iter::from_fn(move || {
+        loop {
+            let tag = scanner.next_tag().ok()??;
+            if tag.kind == TagKind::Other {
+                continue;
+            }
+            let name = data.get(tag.name.clone())?;
+            if let Some(local) = local(name, w) {
+                return Some((tag.kind, local));
+            }
+            return Some((tag.kind, name));
+        }
+    })
+}
+
+/// Classes of standalone codes, most telling first, and whether each may be deleted.
+const CLASSES: &[(&[&str], &str)] = &[
+    (&["fldChar", "instrText", "fldSimple", "fldData"], "field"),
+    (&["footnoteReference", "endnoteReference"], "footnote"),
+    (&["drawing", "pict", "object"], "image"),
+    (
+        &["commentRangeStart", "commentRangeEnd", "commentReference"],
+        "comment",
+    ),
+    (&["bookmarkStart", "bookmarkEnd"], "bookmark"),
+    (&["ins", "del", "moveFrom", "moveTo"], "revision"),
+    (&["br", "cr"], "break"),
+    (&["tab", "ptab"], "tab"),
+    (&["sym"], "symbol"),
+    (&["noBreakHyphen", "softHyphen"], "hyphen"),
+];
+
+/// Classes whose codes an edit must keep.
+const KEPT: [&str; 6] = [
+    "field", "footnote", "image", "comment", "bookmark", "revision",
+];
+
+/// What a code's data holds: its standalone class (from [`CLASSES`], else `format` when
+/// the run properties around it differ, `proof`, or `run`) and whether it may be deleted.
+fn inspect(data: &str, w: &str, kind: CodeKind, props_differ: bool) -> (&'static str, bool) {
+    let mut best: Option<usize> = None;
+    let mut proof = false;
+    let mut link = false;
+    for (_, name) in code_elements(data, w) {
+        match name {
+            "proofErr" => proof = true,
+            "hyperlink" => link = true,
+            "r" | "t" | "rPr" => {}
+            _ => {
+                if let Some(rank) = CLASSES.iter().position(|(names, _)| names.contains(&name)) {
+                    best = Some(best.map_or(rank, |b| b.min(rank)));
+                }
+            }
+        }
+    }
+    let class = match best {
+        Some(rank) => CLASSES[rank].1,
+        None if props_differ => "format",
+        None if proof => "proof",
+        None => "run",
+    };
+    let kept = best.is_some_and(|rank| KEPT.contains(&CLASSES[rank].1));
+    let structural = kind == CodeKind::Standalone && link;
+    (class, !(kept || structural))
+}
+
+fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Parsed, ReadError> {
+    let w = w_prefix(text);
+    let mut reader = DocReader {
+        text,
+        w: w.clone(),
+        containers: Vec::new(),
+        tables: Vec::new(),
+        rows: Vec::new(),
+        paras: Vec::new(),
+        elements: Vec::new(),
+        pieces: Vec::new(),
+        stack: Vec::new(),
+        skip: 0,
+    };
+    reader.scan()?;
+    let DocReader {
+        mut paras,
+        elements,
+        pieces,
+        ..
+    } = reader;
+
+    // Segments: maximal runs of consecutive pieces of one paragraph.
+    let mut segments: Vec<Range<usize>> = Vec::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        match segments.last_mut() {
+            Some(seg) if pieces[seg.start].para == piece.para => seg.end = i + 1,
+            _ => segments.push(i..i + 1),
+        }
+    }
+
+    let state = |piece: &Piece| State {
+        flags: piece
+            .run
+            .and_then(|r| elements.get(r))
+            .map_or(0, |e| e.flags),
+        link: piece.link,
+    };
+    let props = |piece: &Piece| {
+        piece
+            .run
+            .and_then(|r| elements.get(r))
+            .and_then(|e| text.get(e.props.clone()))
+            .unwrap_or_default()
+    };
+
+    let mut document = Document {
+        format: INFO.id.into(),
+        blocks: Vec::new(),
+    };
+    let mut skeleton = Skeleton::over(text.as_bytes());
+    let mut previous_end = 0;
+    for (s, segment) in segments.iter().enumerate() {
+        let first = &pieces[segment.start];
+        let last = &pieces[segment.end - 1];
+        let para = &mut paras[first.para];
+        para.segments += 1;
+        let key = if para.segments == 1 {
+            para.path.clone()
+        } else {
+            format!("{}/part#{}", para.path, para.segments)
+        };
+        let next_start = segments
+            .get(s + 1)
+            .map_or(text.len(), |next| pieces[next.start].tag);
+
+        // Extend the hole over the markup of a formatted first or last piece.
+        let element = |piece: &Piece| piece.link.or(piece.run).and_then(|e| elements.get(e));
+        let lead = Some(state(first))
+            .filter(|s| !s.is_plain())
+            .and_then(|_| element(first))
+            .map(|e| e.span.start)
+            .filter(|&start| start >= previous_end && start <= first.tag);
+        // A trailing close only pairs with what the hole opened.
+        let initial = if lead.is_some() {
+            State::default()
+        } else {
+            state(first)
+        };
+        let trail = Some(state(last))
+            .filter(|s| !s.is_plain() && *s != initial)
+            .and_then(|_| element(last))
+            .map(|e| e.span.end)
+            .filter(|&end| end <= next_start && end >= last.text.end);
+
+        let mut builder = RunBuilder {
+            text,
+            w: &w,
+            runs: Vec::new(),
+            next_id: 0,
+            open: Vec::new(),
+        };
+        if let Some(start) = lead {
+            builder.transition(
+                start..first.text.start,
+                State::default(),
+                state(first),
+                false,
+            );
+        }
+        for k in segment.clone() {
+            let piece = &pieces[k];
+            if k > segment.start {
+                let before = &pieces[k - 1];
+                builder.transition(
+                    before.text.end..piece.text.start,
+                    state(before),
+                    state(piece),
+                    props(before) != props(piece),
+                );
+            }
+            let raw = text.get(piece.text.clone()).unwrap_or_default();
+            if raw.contains('&') {
+                builder
+                    .runs
+                    .push(Run::text(unescape(raw).unwrap_or_default()));
+            } else {
+                builder.runs.push(Run::text_at(raw, piece.text.start));
+            }
+        }
+        if let Some(end) = trail {
+            builder.transition(last.text.end..end, state(last), State::default(), false);
+        }
+        let runs = builder.finish();
+        let hole = lead.unwrap_or(first.tag)..trail.unwrap_or(last.text.end);
+        previous_end = hole.end;
+
+        let blank = runs.iter().all(|run| match run {
+            Run::Text { text, .. } => text.trim().is_empty(),
+            _ => true,
+        });
+        if blank {
+            continue;
+        }
+        let (role, level) = role(para, styles);
+        let mut block = Block::new(key, role, runs);
+        block.level = level;
+        block.span = para.span.clone();
+        skeleton.hole(hole, document.blocks.len(), &block.source);
+        document.blocks.push(block);
+    }
+    Ok(Parsed::new(document, skeleton))
+}
+
+/// A paragraph's role and level: heading, then list, then table cell.
+fn role(para: &Para, styles: &HashMap<String, StyleInfo>) -> (Role, u32) {
+    let style = para.style.as_deref();
+    let info = style.and_then(|s| styles.get(s)).copied();
+    let heading = para
+        .outline
+        .map(|o| o + 1)
+        .or(info.and_then(|i| i.heading))
+        .or_else(|| style.and_then(heading_style_level));
+    if let Some(level) = heading {
+        return (Role::Heading, level);
+    }
+    let list = match para.numbered {
+        Some(true) => Some(para.ilvl.unwrap_or(0) + 1),
+        Some(false) => None,
+        None => info
+            .and_then(|i| i.list)
+            .or_else(|| style.and_then(list_style_level)),
+    };
+    if let Some(level) = list {
+        return (Role::ListItem, level);
+    }
+    if para.cell {
+        return (Role::TableCell, 0);
+    }
+    (Role::Paragraph, 0)
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// The length of a `<w:t …>` start tag at the start of `s`, if there is one.
+fn text_tag_len(s: &str, w: &str) -> Option<usize> {
+    let open = if w.is_empty() {
+        "<t".to_owned()
+    } else {
+        format!("<{w}:t")
+    };
+    let rest = s.strip_prefix(open.as_str())?;
+    if !rest.starts_with([' ', '\t', '\r', '\n', '>']) {
+        return None;
+    }
+    let end = s.find('>')?;
+    (!s[..end].ends_with('/')).then_some(end + 1)
+}
+
+/// Whether `s` ends with a `<w:t …>` start tag (an open text the next text goes into).
+fn ends_in_text(s: &str, w: &str) -> bool {
+    s.rfind('<')
+        .and_then(|lt| s.get(lt..))
+        .and_then(|tail| text_tag_len(tail, w).map(|len| len == tail.len()))
+        .unwrap_or(false)
+}
+
+fn needs_preserve(text: &str) -> bool {
+    text.starts_with(char::is_whitespace)
+        || text.ends_with(char::is_whitespace)
+        || text.contains("  ")
+        || text.contains(['\t', '\n', '\r'])
+}
+
+/// Adds `xml:space="preserve"` to the `<w:t>` start tag that ends `out`, unless it has an
+/// `xml:space` already.
+fn ensure_preserve(out: &mut String) {
+    let Some(lt) = out.rfind('<') else {
+        return;
+    };
+    if out[lt..].contains("xml:space") {
+        return;
+    }
+    if out.ends_with('>') {
+        out.pop();
+        out.push_str(" xml:space=\"preserve\">");
+    }
+}
+
+/// Whether XML 1.0 can hold `c` in character data.
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// `w:name`, or `name` when WordprocessingML is the default namespace.
+fn qualified(w: &str, name: &str) -> String {
+    if w.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{w}:{name}")
+    }
+}
+
+/// Writes text into the open `<w:t>`: escapes, tabs and line breaks as elements.
+fn write_text(text: &str, w: &str, out: &mut String) {
+    let t = qualified(w, "t");
+    let mut previous = '\0';
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\t' => out.push_str(&format!(
+                "</{t}><{tab}/><{t} xml:space=\"preserve\">",
+                tab = qualified(w, "tab")
+            )),
+            '\n' if previous == '\r' => {}
+            '\n' | '\r' => out.push_str(&format!(
+                "</{t}><{br}/><{t} xml:space=\"preserve\">",
+                br = qualified(w, "br")
+            )),
+            c => out.push(c),
+        }
+        previous = c;
+    }
+}
+
+fn render(
+    original: &str,
+    w: &str,
+    hole: &Hole,
+    runs: &[Run],
+    document: &Document,
+) -> Result<String, WriteError> {
+    let key = document
+        .blocks
+        .get(hole.block)
+        .map_or_else(String::new, |b| b.key.clone());
+    let fail = |message: String| WriteError::Block {
+        key: key.clone(),
+        message,
+    };
+    let held = original
+        .get(hole.span.clone())
+        .ok_or_else(|| fail("the hole lies outside document.xml".into()))?;
+    let w_tag = |name: &str| qualified(w, name);
+    let mut out = String::with_capacity(held.len() + 32);
+    let mut inside = false;
+    if let Some(len) = text_tag_len(held, w) {
+        out.push_str(&held[..len]);
+        inside = true;
+    }
+    let mut pending = String::new();
+    let flush = |out: &mut String, pending: &mut String, inside: bool| {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        if let Some(c) = pending.chars().find(|&c| !xml_char(c)) {
+            return Err(fail(format!(
+                "{c:?} cannot be written in a Word document (XML 1.0 has no such character)"
+            )));
+        }
+        if inside {
+            if needs_preserve(pending) {
+                ensure_preserve(out);
+            }
+            write_text(pending, w, out);
+        } else {
+            out.push_str(&format!(
+                "<{r}><{t} xml:space=\"preserve\">",
+                r = w_tag("r"),
+                t = w_tag("t")
+            ));
+            write_text(pending, w, out);
+            out.push_str(&format!("</{t}></{r}>", r = w_tag("r"), t = w_tag("t")));
+        }
+        pending.clear();
+        Ok(())
+    };
+    for run in runs {
+        match run {
+            Run::Text { text, .. } => pending.push_str(text),
+            Run::Code(code) => {
+                flush(&mut out, &mut pending, inside)?;
+                out.push_str(&code.data);
+                inside = ends_in_text(&code.data, w);
+            }
+            Run::Switch(_) => {
+                return Err(fail(
+                    "a Word paragraph cannot hold a plural or select switch".into(),
+                ));
+            }
+        }
+    }
+    flush(&mut out, &mut pending, inside)?;
+    // End where the hole ended: inside the last `<w:t>`, or after a run's markup (when the
+    // codes that closed it were deleted with what they held).
+    let t = w_tag("t");
+    let expected = balance(held);
+    let end_inside = expected
+        .as_ref()
+        .is_some_and(|(_, open)| open.last() == Some(&t.as_str()));
+    if inside && !end_inside {
+        out.push_str(&format!("</{t}></{r}>", r = w_tag("r")));
+    } else if !inside && end_inside {
+        out.push_str(&format!("<{r}><{t}>", r = w_tag("r")));
+    }
+    if expected != balance(&out) {
+        return Err(fail(
+            "the edit leaves Word's markup unbalanced: keep each open code with its close \
+             code, in order, and keep the codes that are not deletable"
+                .into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// What a fragment of XML does to the element stack: the elements it closes that it did
+/// not open, and those it leaves open; `None` when it closes the wrong element.
+fn balance(fragment: &str) -> Option<(Vec<&str>, Vec<&str>)> {
+    let mut scanner = Scanner::new(fragment);
+    let mut closes = Vec::new();
+    let mut open: Vec<&str> = Vec::new();
+    while let Some(tag) = scanner.next_tag().ok()? {
+        let name = fragment.get(tag.name)?;
+        match tag.kind {
+            TagKind::Start => open.push(name),
+            TagKind::End => match open.last() {
+                Some(&top) if top == name => {
+                    open.pop();
+                }
+                Some(_) => return None,
+                None => closes.push(name),
+            },
+            TagKind::Empty | TagKind::Other => {}
+        }
+    }
+    Some((closes, open))
+}
+
+fn container_error(e: impl std::fmt::Display) -> WriteError {
+    WriteError::Container {
+        message: format!("cannot rebuild the Word document's zip: {e}"),
+    }
+}
+
+/// The zip again, with `document.xml` replaced and every other entry copied raw.
+fn rebuild(container: &[u8], xml: &[u8]) -> Result<Vec<u8>, WriteError> {
+    let mut archive = ZipArchive::new(Cursor::new(container)).map_err(container_error)?;
+    let mut writer = ZipWriter::new(Cursor::new(Vec::with_capacity(
+        container.len() + xml.len() / 4,
+    )));
+    writer
+        .set_raw_comment(archive.comment().into())
+        .map_err(container_error)?;
+    for index in 0..archive.len() {
+        let file = archive.by_index_raw(index).map_err(container_error)?;
+        if file.name_raw() != DOCUMENT.as_bytes() {
+            writer.raw_copy_file(file).map_err(container_error)?;
+            continue;
+        }
+        let method = match file.compression() {
+            CompressionMethod::Stored => CompressionMethod::Stored,
+            _ => CompressionMethod::Deflated,
+        };
+        let mut options = SimpleFileOptions::default()
+            .compression_method(method)
+            .large_file(xml.len() as u64 >= u64::from(u32::MAX));
+        if let Some(time) = file.last_modified() {
+            options = options.last_modified_time(time);
+        }
+        if let Some(mode) = file.unix_mode() {
+            options = options.unix_permissions(mode);
+        }
+        drop(file);
+        writer
+            .start_file(DOCUMENT, options)
+            .map_err(container_error)?;
+        writer.write_all(xml).map_err(container_error)?;
+    }
+    let cursor = writer.finish().map_err(container_error)?;
+    Ok(cursor.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::formats::conformance;
+    use crate::model::Edition;
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../testdata/formats/docx")
+            .join(name);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut writer = ZipWriter::new(Cursor::new(Vec::new()));
+        for (name, bytes) in entries {
+            writer
+                .start_file(*name, SimpleFileOptions::default())
+                .unwrap();
+            writer.write_all(bytes).unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    const HEAD: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><w:body>"#;
+    const TAIL: &str = "<w:sectPr/></w:body></w:document>";
+
+    /// A package whose body is `body`.
+    fn package(body: &str) -> Vec<u8> {
+        let xml = format!("{HEAD}{body}{TAIL}");
+        zip_of(&[
+            ("[Content_Types].xml", b"<Types/>"),
+            (DOCUMENT, xml.as_bytes()),
+            ("word/other.xml", b"<other>kept</other>"),
+        ])
+    }
+
+    fn read(bytes: &[u8]) -> Parsed {
+        Docx.read(bytes)
+            .unwrap_or_else(|e| panic!("read failed: {e}"))
+    }
+
+    fn entry_bytes(zip: &[u8], name: &str) -> Vec<u8> {
+        let mut archive = ZipArchive::new(Cursor::new(zip)).unwrap();
+        let mut out = Vec::new();
+        archive
+            .by_name(name)
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    }
+
+    fn document_xml(zip: &[u8]) -> String {
+        String::from_utf8(entry_bytes(zip, DOCUMENT)).unwrap()
+    }
+
+    /// Runs as `text<1:bold>text</1><2:tab/>`.
+    fn show(runs: &[Run]) -> String {
+        let mut out = String::new();
+        for run in runs {
+            match run {
+                Run::Text { text, .. } => out.push_str(text),
+                Run::Code(code) => match code.kind {
+                    CodeKind::Open => out.push_str(&format!("<{}:{}>", code.id, code.class)),
+                    CodeKind::Close => out.push_str(&format!("</{}>", code.id)),
+                    CodeKind::Standalone => {
+                        out.push_str(&format!("<{}:{}/>", code.id, code.class));
+                    }
+                },
+                Run::Switch(_) => out.push_str("<switch>"),
+            }
+        }
+        out
+    }
+
+    fn block<'a>(parsed: &'a Parsed, key: &str) -> &'a Block {
+        parsed
+            .document
+            .block(key)
+            .unwrap_or_else(|| panic!("no block {key}; keys: {:?}", keys(parsed)))
+    }
+
+    fn keys(parsed: &Parsed) -> Vec<&str> {
+        parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| b.key.as_str())
+            .collect()
+    }
+
+    fn runs_of(parsed: &Parsed, key: &str) -> String {
+        show(&block(parsed, key).source.runs)
+    }
+
+    /// Replaces the text of the `n`th text run of a block.
+    fn set_text(parsed: &mut Parsed, key: &str, n: usize, text: &str) {
+        let block = parsed.document.block_mut(key).unwrap();
+        let run = block
+            .source
+            .runs
+            .iter_mut()
+            .filter(|r| matches!(r, Run::Text { .. }))
+            .nth(n)
+            .unwrap();
+        *run = Run::text(text);
+    }
+
+    fn write(parsed: &Parsed) -> Vec<u8> {
+        Docx.write(parsed)
+            .unwrap_or_else(|e| panic!("write failed: {e}"))
+    }
+
+    fn error(bytes: &[u8]) -> String {
+        match Docx.read(bytes) {
+            Ok(_) => panic!("read should fail"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn every_fixture_passes_the_conformance_checks() {
+        let edited = conformance::run_corpus(&Docx, "docx");
+        assert_eq!(edited, conformance::fixtures("docx").len());
+    }
+
+    #[test]
+    fn headings_paragraphs_and_formatting_of_the_basic_fixture() {
+        let parsed = read(&fixture("basic.docx"));
+        let got: Vec<_> = parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| (b.key.as_str(), b.role, b.level))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("body/p#1", Role::Heading, 0),
+                ("body/p#2", Role::Heading, 1),
+                ("body/p#3", Role::Paragraph, 0),
+                ("body/p#4", Role::Heading, 2),
+                ("body/p#5", Role::Paragraph, 0),
+                ("body/p#6", Role::Paragraph, 0),
+                ("body/p#7", Role::Paragraph, 0),
+                ("body/p#8", Role::Paragraph, 0),
+                ("body/p#9", Role::Paragraph, 0),
+                ("body/p#10", Role::Paragraph, 0),
+                ("body/p#12", Role::Heading, 3),
+            ]
+        );
+        assert_eq!(
+            block(&parsed, "body/p#1").source.plain_text(),
+            "Kapi user guide"
+        );
+        assert_eq!(
+            runs_of(&parsed, "body/p#3"),
+            "Install the tool, then run <1:bold>kapi check</1> in your project. It is \
+             <2:italic>fast</2> and <3:underline>careful</3>."
+        );
+        assert_eq!(
+            runs_of(&parsed, "body/p#5"),
+            "Read the <1:hyperlink>online manual</1> for details."
+        );
+        assert_eq!(
+            runs_of(&parsed, "body/p#6"),
+            "Name:<1:tab/>Kapi<2:run/>First line<3:break/>second line"
+        );
+        assert_eq!(
+            block(&parsed, "body/p#7").source.plain_text(),
+            "Zkouška češtiny, 日本語のテキスト, emoji 🎉 and “quotes”."
+        );
+        assert_eq!(
+            block(&parsed, "body/p#8").source.plain_text(),
+            "Escapes: a < b && c > d, \"double\" and 'single'."
+        );
+        // A formatted first and last piece: the hole takes in their runs' markup.
+        assert_eq!(
+            runs_of(&parsed, "body/p#9"),
+            "<1:bold>Bold start</1> then plain, ending in <2:italic>italics</2>"
+        );
+        let first = &block(&parsed, "body/p#9").source.runs[0];
+        let Run::Code(code) = first else { panic!() };
+        assert!(code.data.starts_with("<w:r>") && code.data.contains("<w:b/>"));
+        assert!(code.deletable);
+        // A size change is not a named formatting: a standalone `format` code.
+        assert_eq!(
+            runs_of(&parsed, "body/p#10"),
+            "Large <1:format/>and normal text with   several  spaces "
+        );
+    }
+
+    #[test]
+    fn verbatim_text_runs_point_into_document_xml() {
+        let parsed = read(&fixture("basic.docx"));
+        let text = parsed.skeleton.text();
+        for block in &parsed.document.blocks {
+            for run in &block.source.runs {
+                if let Run::Text {
+                    text: t,
+                    src: Some(at),
+                } = run
+                {
+                    assert_eq!(&text[*at..*at + t.len()], t);
+                }
+                if let Run::Code(code) = run {
+                    let at = code.src.unwrap();
+                    assert_eq!(&text[at..at + code.data.len()], code.data);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn list_levels_come_from_numbering_and_list_styles() {
+        let parsed = read(&fixture("lists.docx"));
+        let got: Vec<_> = parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| (b.source.plain_text(), b.role, b.level))
+            .collect();
+        let want = [
+            ("Shopping", Role::Heading, 1),
+            ("Fruit", Role::ListItem, 1),
+            ("Apples", Role::ListItem, 2),
+            ("Green apples", Role::ListItem, 3),
+            ("Vegetables", Role::ListItem, 1),
+            ("First step", Role::ListItem, 1),
+            ("Second step", Role::ListItem, 1),
+            ("Numbered through numPr at level three", Role::ListItem, 3),
+            ("A closing paragraph.", Role::Paragraph, 0),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(t, r, l)| (t.to_string(), *r, *l))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn table_cells_are_keyed_by_table_row_and_cell() {
+        let parsed = read(&fixture("table.docx"));
+        assert_eq!(
+            keys(&parsed),
+            [
+                "body/p#1",
+                "body/tbl#1/r#1/c#1/p#1",
+                "body/tbl#1/r#1/c#2/p#1",
+                "body/tbl#1/r#1/c#3/p#1",
+                "body/tbl#1/r#2/c#1/p#1",
+                "body/tbl#1/r#2/c#2/p#1",
+                "body/tbl#1/r#2/c#3/p#1",
+                "body/tbl#1/r#3/c#1/p#1",
+                "body/tbl#1/r#3/c#2/p#1",
+                "body/tbl#1/r#3/c#3/p#1",
+                "body/tbl#1/r#3/c#3/p#2",
+                "body/tbl#1/r#3/c#3/tbl#1/r#1/c#1/p#1",
+                "body/tbl#1/r#3/c#3/tbl#1/r#1/c#2/p#1",
+                "body/p#2",
+            ]
+        );
+        let cell = block(&parsed, "body/tbl#1/r#1/c#1/p#1");
+        assert_eq!(
+            (cell.role, show(&cell.source.runs).as_str()),
+            (Role::TableCell, "<1:bold>Item</1>")
+        );
+        assert_eq!(
+            runs_of(&parsed, "body/tbl#1/r#3/c#3/p#1"),
+            "<1:bold>Strong</1>"
+        );
+        assert_eq!(
+            block(&parsed, "body/tbl#1/r#2/c#2/p#1").source.plain_text(),
+            "3 €"
+        );
+        assert_eq!(block(&parsed, "body/p#2").role, Role::Paragraph);
+    }
+
+    #[test]
+    fn fields_bookmarks_and_proofing_marks_are_codes() {
+        let parsed = read(&fixture("fields.docx"));
+        assert_eq!(
+            runs_of(&parsed, "body/p#2"),
+            "Page <1:field/>1<2:field/> of the <3:bookmark/>report<4:bookmark/>, speling<5:proof/> mis<6:run/>take."
+        );
+        let deletable: Vec<bool> = block(&parsed, "body/p#2")
+            .source
+            .runs
+            .iter()
+            .filter_map(|r| match r {
+                Run::Code(c) => Some(c.deletable),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(deletable, [false, false, false, false, true, true]);
+        assert_eq!(
+            runs_of(&parsed, "body/p#3"),
+            "Mixed <1:bold+italic>bold italic</1> and <2:superscript>super</2> script."
+        );
+        assert_eq!(
+            runs_of(&parsed, "body/p#4"),
+            "<1:hyperlink>A link at the start</1> and text after it."
+        );
+    }
+
+    #[test]
+    fn a_write_without_edits_returns_the_same_file() {
+        for name in ["basic.docx", "lists.docx", "table.docx", "fields.docx"] {
+            let bytes = fixture(name);
+            let parsed = read(&bytes);
+            assert_eq!(parsed.container.as_deref(), Some(bytes.as_slice()));
+            assert_eq!(write(&parsed), bytes, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_edit_inside_a_bold_run_keeps_it_bold_and_copies_other_entries_raw() {
+        let bytes = fixture("basic.docx");
+        let mut parsed = read(&bytes);
+        set_text(&mut parsed, "body/p#3", 1, "kapi lint");
+        let written = write(&parsed);
+        let again = read(&written);
+        assert_eq!(
+            runs_of(&again, "body/p#3"),
+            "Install the tool, then run <1:bold>kapi lint</1> in your project. It is \
+             <2:italic>fast</2> and <3:underline>careful</3>."
+        );
+        assert!(document_xml(&written).contains("<w:b/></w:rPr><w:t>kapi lint</w:t>"));
+        // Every other entry is the same, compressed bytes and metadata, in the same order.
+        let mut old = ZipArchive::new(Cursor::new(bytes.as_slice())).unwrap();
+        let mut new = ZipArchive::new(Cursor::new(written.as_slice())).unwrap();
+        assert_eq!(old.len(), new.len());
+        for i in 0..old.len() {
+            let mut a = old.by_index_raw(i).unwrap();
+            let mut b = new.by_index_raw(i).unwrap();
+            assert_eq!(a.name_raw(), b.name_raw());
+            if a.name_raw() == DOCUMENT.as_bytes() {
+                continue;
+            }
+            assert_eq!(
+                (a.compression(), a.crc32(), a.last_modified()),
+                (b.compression(), b.crc32(), b.last_modified())
+            );
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            a.read_to_end(&mut x).unwrap();
+            b.read_to_end(&mut y).unwrap();
+            assert_eq!(x, y, "{}", a.name().unwrap());
+        }
+        for name in [
+            "word/styles.xml",
+            "docProps/core.xml",
+            "[Content_Types].xml",
+        ] {
+            assert_eq!(entry_bytes(&bytes, name), entry_bytes(&written, name));
+        }
+        // Only the edited text changed in document.xml.
+        let before = document_xml(&bytes);
+        assert_eq!(
+            document_xml(&written),
+            before.replace(">kapi check<", ">kapi lint<")
+        );
+    }
+
+    #[test]
+    fn edited_text_is_escaped_and_keeps_its_spaces_tabs_and_breaks() {
+        let bytes = package(
+            r#"<w:p><w:r><w:t>Hello</w:t></w:r></w:p><w:p><w:r><w:t>Other</w:t></w:r></w:p>"#,
+        );
+        let mut parsed = read(&bytes);
+        set_text(&mut parsed, "body/p#1", 0, " a < b & c\tnext\r\nline ");
+        let written = write(&parsed);
+        let xml = document_xml(&written);
+        assert!(
+            xml.contains(
+                r#"<w:p><w:r><w:t xml:space="preserve"> a &lt; b &amp; c</w:t><w:tab/><w:t xml:space="preserve">next</w:t><w:br/><w:t xml:space="preserve">line </w:t></w:r></w:p>"#
+            ),
+            "{xml}"
+        );
+        let again = read(&written);
+        assert_eq!(
+            runs_of(&again, "body/p#1"),
+            " a < b & c<1:tab/>next<2:break/>line "
+        );
+        assert_eq!(
+            entry_bytes(&written, "word/other.xml"),
+            b"<other>kept</other>"
+        );
+        // No doubled attribute when the tag has one already.
+        let bytes = package(r#"<w:p><w:r><w:t xml:space="preserve"> x </w:t></w:r></w:p>"#);
+        let mut parsed = read(&bytes);
+        set_text(&mut parsed, "body/p#1", 0, " y ");
+        assert!(document_xml(&write(&parsed)).contains(r#"<w:t xml:space="preserve"> y </w:t>"#));
+    }
+
+    #[test]
+    fn entities_are_decoded_and_written_back_escaped() {
+        let bytes = package(
+            r#"<w:p><w:r><w:t>Tom &amp; Jerry &#169; &#x263A; &quot;q&quot;</w:t></w:r></w:p>"#,
+        );
+        let mut parsed = read(&bytes);
+        assert_eq!(
+            block(&parsed, "body/p#1").source.plain_text(),
+            "Tom & Jerry © ☺ \"q\""
+        );
+        set_text(&mut parsed, "body/p#1", 0, "Tom & Jerry © ☺ \"q\" <x>");
+        let again = read(&write(&parsed));
+        assert_eq!(
+            block(&again, "body/p#1").source.plain_text(),
+            "Tom & Jerry © ☺ \"q\" <x>"
+        );
+    }
+
+    #[test]
+    fn deleting_a_pair_is_allowed_but_half_a_hyperlink_is_refused() {
+        let bytes = fixture("basic.docx");
+        // Both codes of the bold pair go: the text joins the run before it.
+        let mut parsed = read(&bytes);
+        let runs = &mut parsed.document.block_mut("body/p#3").unwrap().source.runs;
+        runs.retain(|r| !matches!(r, Run::Code(c) if c.id == "1"));
+        let again = read(&write(&parsed));
+        assert_eq!(
+            runs_of(&again, "body/p#3"),
+            "Install the tool, then run kapi check in your project. It is \
+             <1:italic>fast</1> and <2:underline>careful</2>."
+        );
+        // Only the open code of the hyperlink goes: refused.
+        let mut parsed = read(&bytes);
+        let runs = &mut parsed.document.block_mut("body/p#5").unwrap().source.runs;
+        let open = runs
+            .iter()
+            .position(|r| matches!(r, Run::Code(c) if c.kind == CodeKind::Open))
+            .unwrap();
+        runs.remove(open);
+        let err = Docx.write(&parsed).unwrap_err().to_string();
+        assert!(
+            err.contains("body/p#5") && err.contains("unbalanced"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_hyperlink_with_formatted_runs_nests_its_pairs() {
+        let bytes = package(
+            r#"<w:p><w:hyperlink r:id="rId1"><w:r><w:rPr><w:b/></w:rPr><w:t>bold link</w:t></w:r><w:r><w:t xml:space="preserve"> rest</w:t></w:r></w:hyperlink><w:r><w:t xml:space="preserve"> after</w:t></w:r></w:p><w:p><w:r><w:t xml:space="preserve">See </w:t></w:r><w:hyperlink r:id="rId2"><w:r><w:t>plain</w:t></w:r><w:r><w:rPr><w:i/></w:rPr><w:t>slanted</w:t></w:r></w:hyperlink></w:p>"#,
+        );
+        let mut parsed = read(&bytes);
+        assert_eq!(
+            runs_of(&parsed, "body/p#1"),
+            "<1:hyperlink><2:bold>bold link</2> rest</1> after"
+        );
+        assert_eq!(
+            runs_of(&parsed, "body/p#2"),
+            "See <1:hyperlink>plain<2:italic>slanted</2></1>"
+        );
+        let Run::Code(code) = &block(&parsed, "body/p#1").source.runs[0] else {
+            panic!()
+        };
+        assert_eq!(code.data, r#"<w:hyperlink r:id="rId1">"#);
+        // The whole link goes: both of its codes and the text inside.
+        let runs = &mut parsed.document.block_mut("body/p#2").unwrap().source.runs;
+        runs.truncate(1);
+        runs.push(Run::text("nothing"));
+        let xml = document_xml(&write(&parsed));
+        assert!(
+            xml.contains(r#"<w:t xml:space="preserve">See nothing</w:t></w:r></w:p>"#),
+            "{xml}"
+        );
+    }
+
+    #[test]
+    fn pretty_printed_xml_with_crlf_round_trips_and_edits_in_place() {
+        let body = "\r\n  <w:p>\r\n    <w:r>\r\n      <w:t xml:space=\"preserve\">One </w:t>\r\n    </w:r>\r\n    <w:r>\r\n      <w:rPr>\r\n        <w:i/>\r\n      </w:rPr>\r\n      <w:t>two</w:t>\r\n    </w:r>\r\n  </w:p>\r\n  <w:p>\r\n    <w:r>\r\n      <w:t>Three</w:t>\r\n    </w:r>\r\n  </w:p>\r\n";
+        let bytes = package(body);
+        let mut parsed = read(&bytes);
+        assert_eq!(runs_of(&parsed, "body/p#1"), "One <1:italic>two</1>");
+        let Run::Code(close) = &block(&parsed, "body/p#1").source.runs[3] else {
+            panic!()
+        };
+        assert_eq!(close.data, "</w:t>\r\n    </w:r>");
+        set_text(&mut parsed, "body/p#1", 1, "deux");
+        let xml = document_xml(&write(&parsed));
+        assert_eq!(
+            xml,
+            format!("{HEAD}{body}{TAIL}").replace(">two<", ">deux<")
+        );
+    }
+
+    #[test]
+    fn text_moved_before_a_leading_code_gets_a_run_of_its_own() {
+        let bytes = fixture("fields.docx");
+        let mut parsed = read(&bytes);
+        let runs = &mut parsed.document.block_mut("body/p#4").unwrap().source.runs;
+        runs.insert(0, Run::text("See: "));
+        let written = write(&parsed);
+        assert!(
+            document_xml(&written)
+                .contains(r#"<w:p><w:r><w:t xml:space="preserve">See: </w:t></w:r><w:hyperlink"#)
+        );
+        let again = read(&written);
+        assert_eq!(
+            runs_of(&again, "body/p#4"),
+            "See: <1:hyperlink>A link at the start</1> and text after it."
+        );
+    }
+
+    #[test]
+    fn characters_xml_cannot_hold_and_switches_are_refused() {
+        let bytes = package("<w:p><w:r><w:t>a</w:t></w:r></w:p>");
+        let mut parsed = read(&bytes);
+        set_text(&mut parsed, "body/p#1", 0, "bell\u{7}");
+        let err = Docx.write(&parsed).unwrap_err().to_string();
+        assert!(err.contains("body/p#1") && err.contains("XML 1.0"), "{err}");
+        let mut parsed = read(&bytes);
+        parsed.document.blocks[0].source = Edition::new(vec![Run::Switch(crate::model::Switch {
+            id: "1".into(),
+            kind: crate::model::SwitchKind::Plural,
+            pivot: "n".into(),
+            branches: Vec::new(),
+            head: String::new(),
+            tail: String::new(),
+            src: None,
+        })]);
+        assert!(Docx.write(&parsed).is_err());
+    }
+
+    #[test]
+    fn text_boxes_are_blocks_of_their_own_and_fallbacks_are_skipped() {
+        let body = r#"<w:p><w:r><w:t>Before</w:t></w:r><w:r><w:rPr><w:b/></w:rPr><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing><w:txbxContent><w:p><w:r><w:t>Boxed</w:t></w:r></w:p></w:txbxContent></w:drawing></mc:Choice><mc:Fallback><w:pict><w:txbxContent><w:p><w:r><w:t>Boxed</w:t></w:r></w:p></w:txbxContent></w:pict></mc:Fallback></mc:AlternateContent><w:t>After</w:t></w:r></w:p><w:p><w:r><w:t>Next</w:t></w:r></w:p>"#;
+        let bytes = package(body);
+        let parsed = read(&bytes);
+        assert_eq!(
+            keys(&parsed),
+            [
+                "body/p#1",
+                "body/p#1/txbx#1/p#1",
+                "body/p#1/part#2",
+                "body/p#2"
+            ]
+        );
+        // The bold run around the text box cannot take its markup into the hole.
+        assert_eq!(runs_of(&parsed, "body/p#1/part#2"), "After");
+        for key in keys(&parsed) {
+            let mut parsed = read(&bytes);
+            set_text(&mut parsed, key, 0, "Zq");
+            let again = read(&write(&parsed));
+            assert_eq!(block(&again, key).source.plain_text(), "Zq");
+            assert_eq!(keys(&again), keys(&parsed));
+        }
+        let mut parsed = read(&bytes);
+        set_text(&mut parsed, "body/p#1/txbx#1/p#1", 0, "Inside");
+        let xml = document_xml(&write(&parsed));
+        assert_eq!(xml.matches("Inside").count(), 1);
+        assert_eq!(
+            xml.matches("Boxed").count(),
+            1,
+            "the fallback copy is left as it was"
+        );
+    }
+
+    #[test]
+    fn styles_xml_names_headings_and_lists_in_any_language() {
+        let styles = r#"<?xml version="1.0"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:style w:type="paragraph" w:styleId="berschrift2"><w:name w:val="heading 2"/></w:style><w:style w:type="paragraph" w:styleId="Gliederung"><w:name w:val="Gliederung"/><w:pPr><w:outlineLvl w:val="3"/></w:pPr></w:style><w:style w:type="paragraph" w:styleId="Aufz"><w:name w:val="Aufz"/><w:pPr><w:numPr><w:ilvl w:val="1"/><w:numId w:val="4"/></w:numPr></w:pPr></w:style></w:styles>"#;
+        let body = r#"<w:p><w:pPr><w:pStyle w:val="berschrift2"/></w:pPr><w:r><w:t>Titel</w:t></w:r></w:p><w:p><w:pPr><w:pStyle w:val="Gliederung"/></w:pPr><w:r><w:t>Teil</w:t></w:r></w:p><w:p><w:pPr><w:pStyle w:val="Aufz"/></w:pPr><w:r><w:t>Punkt</w:t></w:r></w:p><w:p><w:pPr><w:pStyle w:val="Aufz"/><w:numPr><w:numId w:val="0"/></w:numPr></w:pPr><w:r><w:t>Kein Punkt</w:t></w:r></w:p><w:p><w:pPr><w:outlineLvl w:val="0"/></w:pPr><w:r><w:t>Direct</w:t></w:r></w:p>"#;
+        let xml = format!("{HEAD}{body}{TAIL}");
+        let bytes = zip_of(&[(DOCUMENT, xml.as_bytes()), (STYLES, styles.as_bytes())]);
+        let parsed = read(&bytes);
+        let got: Vec<_> = parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| (b.role, b.level))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Role::Heading, 2),
+                (Role::Heading, 4),
+                (Role::ListItem, 2),
+                (Role::Paragraph, 0),
+                (Role::Heading, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_document_with_another_prefix_for_wordprocessingml_is_read() {
+        let xml = r#"<?xml version="1.0"?><x:document xmlns:x="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><x:body><x:p><x:r><x:rPr><x:i/></x:rPr><x:t>Slanted</x:t></x:r><x:r><x:t> plain</x:t></x:r></x:p></x:body></x:document>"#;
+        let bytes = zip_of(&[(DOCUMENT, xml.as_bytes())]);
+        let mut parsed = read(&bytes);
+        assert_eq!(runs_of(&parsed, "body/p#1"), "<1:italic>Slanted</1> plain");
+        set_text(&mut parsed, "body/p#1", 1, "  two  ");
+        let again = read(&write(&parsed));
+        assert_eq!(runs_of(&again, "body/p#1"), "<1:italic>Slanted</1>  two  ");
+    }
+
+    #[test]
+    fn packages_that_are_not_word_documents_are_refused() {
+        let err = error(b"plain text, not a zip");
+        assert!(err.contains("not a readable zip archive"), "{err}");
+        let bytes = fixture("basic.docx");
+        let err = error(&bytes[..bytes.len() / 2]);
+        assert!(err.contains("truncated"), "{err}");
+        let err = error(&zip_of(&[("word/other.xml", b"<x/>")]));
+        assert!(err.contains("has no `word/document.xml`"), "{err}");
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(
+            "<?xml version=\"1.0\"?><w:document/>"
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        );
+        let err = error(&zip_of(&[(DOCUMENT, &utf16)]));
+        assert!(err.contains("UTF-16"), "{err}");
+        let err = error(&zip_of(&[(
+            DOCUMENT,
+            b"<?xml version='1.0' encoding='windows-1252'?><w:document/>",
+        )]));
+        assert!(err.contains("windows-1252"), "{err}");
+        let err = error(&zip_of(&[(
+            DOCUMENT,
+            b"<w:document>\n<w:body>\xff</w:body></w:document>",
+        )]));
+        assert!(
+            err.starts_with("2:9:") && err.contains("not valid UTF-8"),
+            "{err}"
+        );
+        // An oversized part is refused before it is decompressed.
+        let big = package(&"<w:p><w:r><w:t>x</w:t></w:r></w:p>".repeat(50));
+        let err = read_limited(&big, 1000).unwrap_err().to_string();
+        assert!(err.contains("more than the 1000 bytes"), "{err}");
+        assert!(read_limited(&big, 10_000).is_ok());
+    }
+
+    #[test]
+    fn malformed_xml_is_reported_at_its_position() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "<w:document>\n<w:body><w:p></w:r></w:p></w:body></w:document>",
+                "2:14: expected `</w:p>` (opened at 2:9), found `</w:r>`",
+            ),
+            (
+                "<w:document>\n<w:body><w:p><w:r><w:t>a &nope; b</w:t></w:r></w:p></w:body></w:document>",
+                "2:26: expected an entity",
+            ),
+            (
+                "<w:document>\n<w:body><w:p><w:r><w:t>a<w:b/></w:t></w:r></w:p></w:body></w:document>",
+                "2:25: expected `</w:t>`: a `<w:t>` holds text only",
+            ),
+            (
+                "<w:document><w:body>",
+                "1:21: `word/document.xml` ends inside `<w:body>` opened at 1:13",
+            ),
+            (
+                "<w:document></w:document></w:body>",
+                "1:26: `</w:body>` closes an element",
+            ),
+            (
+                "<w:document><w:body attr=\"x",
+                "1:13: the tag is not closed",
+            ),
+            ("<w:document><!-- open", "1:13: a comment is not closed"),
+        ];
+        for (xml, want) in cases {
+            let err = error(&zip_of(&[(DOCUMENT, xml.as_bytes())]));
+            assert!(
+                err.starts_with(want),
+                "{xml}\n  got:  {err}\n  want: {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn truncated_packages_and_parts_never_panic() {
+        for name in ["basic.docx", "fields.docx", "lists.docx", "table.docx"] {
+            let bytes = fixture(name);
+            let step = (bytes.len() / 150).max(1);
+            for cut in (0..bytes.len()).step_by(step) {
+                let _ = Docx.read(&bytes[..cut]);
+            }
+            // A damaged byte in the middle of the archive.
+            for at in (0..bytes.len()).step_by(step * 3) {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= 0x5A;
+                if let Ok(parsed) = Docx.read(&damaged) {
+                    let _ = Docx.write(&parsed);
+                }
+            }
+            let xml = document_xml(&bytes);
+            let step = (xml.len() / 200).max(1);
+            for cut in (0..xml.len()).step_by(step) {
+                let Some(prefix) = xml.get(..cut) else {
+                    continue;
+                };
+                let zip = zip_of(&[(DOCUMENT, prefix.as_bytes())]);
+                if let Ok(mut parsed) = Docx.read(&zip) {
+                    if let Some(block) = parsed.document.blocks.first_mut() {
+                        block.source.runs.push(Run::text("x"));
+                    }
+                    let _ = Docx.write(&parsed);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_format_is_registered_for_docx_files() {
+        let format = super::super::by_id("docx").unwrap();
+        assert_eq!(format.info().name, "Word document");
+        assert!(!format.info().capabilities.generative);
+        assert!(super::super::for_path(std::path::Path::new("a/Report.DOCX")).is_some());
+        assert!(Docx.sniff(&fixture("basic.docx")));
+    }
+}
