@@ -8,6 +8,7 @@ pub mod docx;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
+pub mod po;
 
 use std::ops::Range;
 use std::path::Path;
@@ -490,7 +491,12 @@ pub trait Format: Send + Sync {
 
 /// Every format this build reads, in the order `kapi formats` lists them.
 pub fn all() -> &'static [&'static dyn Format] {
-    &[&markdown::Markdown, &plaintext::PlainText, &docx::Docx]
+    &[
+        &markdown::Markdown,
+        &plaintext::PlainText,
+        &po::Po,
+        &docx::Docx,
+    ]
 }
 
 /// The format with this id (`markdown`).
