@@ -192,9 +192,7 @@ pub fn token_of(class: &str, kind: CodeKind, data: &str, position: &mut u32) -> 
         }
         let shape = if closing {
             "</"
-        } else if data.ends_with("/>") || kind == CodeKind::Standalone && class == "tag" && !data.ends_with('>') {
-            "/>"
-        } else if kind == CodeKind::Standalone {
+        } else if data.ends_with("/>") || kind == CodeKind::Standalone {
             "/>"
         } else {
             "<"
@@ -204,6 +202,7 @@ pub fn token_of(class: &str, kind: CodeKind, data: &str, position: &mut u32) -> 
     let _ = class;
     None
 }
+
 
 /// printf conversions that take the same argument type compare equal (`%i` is `%d`).
 fn family(conv: char) -> char {

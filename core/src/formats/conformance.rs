@@ -105,7 +105,7 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
     }
     let index = chosen?;
     let hole = parsed.skeleton.holes[index].clone();
-    let before: Vec<(String, String, Vec<(String, String)>)> = revs(&parsed);
+    let before: Vec<Revs> = revs(&parsed);
     let block = &mut parsed.document.blocks[hole.block];
     let key = block.key.clone();
     let edition_name = hole.edition.clone().unwrap_or_else(|| SOURCE.to_owned());

@@ -75,6 +75,7 @@ impl Ids {
         Ids { next }
     }
 
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> String {
         self.next += 1;
         self.next.to_string()
