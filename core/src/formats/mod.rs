@@ -4,6 +4,7 @@
 
 #[cfg(test)]
 pub mod conformance;
+pub mod html;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
@@ -479,7 +480,7 @@ pub trait Format: Send + Sync {
 
 /// Every format this build reads, in the order `kapi formats` lists them.
 pub fn all() -> &'static [&'static dyn Format] {
-    &[&markdown::Markdown, &plaintext::PlainText]
+    &[&markdown::Markdown, &plaintext::PlainText, &html::Html]
 }
 
 /// The format with this id (`markdown`).
