@@ -5,6 +5,7 @@
 #[cfg(test)]
 pub mod conformance;
 pub mod docx;
+pub mod html;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
@@ -494,6 +495,7 @@ pub fn all() -> &'static [&'static dyn Format] {
     &[
         &markdown::Markdown,
         &plaintext::PlainText,
+        &html::Html,
         &po::Po,
         &docx::Docx,
     ]
