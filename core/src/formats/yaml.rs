@@ -2918,9 +2918,7 @@ mod tests {
         big.extend_from_slice(b"root:\n");
         let text = String::from_utf8_lossy(one);
         let mut i = 0;
-        let size: usize = option_env!("YAML_MB")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(20);
+        let size: usize = 8;
         while big.len() < size << 20 {
             big.extend_from_slice(format!("  copy{i}:\n").as_bytes());
             for line in text.lines().skip_while(|l| *l != "en:").skip(1) {
