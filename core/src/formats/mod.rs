@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
 pub mod po;
+pub mod yaml;
 
 use std::ops::Range;
 use std::path::Path;
@@ -496,6 +497,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &markdown::Markdown,
         &plaintext::PlainText,
         &html::Html,
+        &yaml::Yaml,
         &po::Po,
         &docx::Docx,
     ]
