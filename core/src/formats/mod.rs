@@ -7,6 +7,9 @@ pub mod conformance;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
+pub mod xliff;
+pub mod xliff2;
+pub mod xml;
 
 use std::ops::Range;
 use std::path::Path;
@@ -479,7 +482,12 @@ pub trait Format: Send + Sync {
 
 /// Every format this build reads, in the order `kapi formats` lists them.
 pub fn all() -> &'static [&'static dyn Format] {
-    &[&markdown::Markdown, &plaintext::PlainText]
+    &[
+        &markdown::Markdown,
+        &plaintext::PlainText,
+        &xliff::Xliff,
+        &xliff2::Xliff2,
+    ]
 }
 
 /// The format with this id (`markdown`).
