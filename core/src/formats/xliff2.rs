@@ -62,7 +62,7 @@ impl Format for Xliff2 {
         let text: &str = &text;
         let tree = Tree::parse(text)?;
         let root = tree.root;
-        xliff::expect_root(&tree)?;
+        xliff::expect_root(&tree, 2)?;
         let ns = tree.prefix(root);
         let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
         let several = tree.children(root).filter(|&i| is(i, "file")).count() > 1;
@@ -426,5 +426,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("3:35: unknown entity `&x;`"), "{err}");
+        let err = Xliff2
+            .read(b"<xliff version=\"1.2\"/>")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "1:1: the file is XLIFF 1.2: read it with format `xliff`"
+        );
     }
 }

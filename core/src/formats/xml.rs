@@ -68,7 +68,7 @@ pub fn next_token(text: &str, at: usize, end: usize) -> Result<(Token, usize), R
     let bytes = text.as_bytes();
     let rest = bytes.get(at..end).unwrap_or_default();
     if rest.first() != Some(&b'<') {
-        let stop = find_from(text, at, end, "<").unwrap_or(end);
+        let stop = rest.iter().position(|&b| b == b'<').map_or(end, |i| at + i);
         return Ok((Token::Text(at..stop), stop));
     }
     if rest.starts_with(b"<!--") {
@@ -218,51 +218,81 @@ pub struct Attr {
     pub value: Range<usize>,
 }
 
-/// The attributes of the start tag `span` whose name ends at `name_end`.
-pub fn attributes(
-    text: &str,
+/// The attributes of the start tag `span` whose name ends at `name_end`, in order; a
+/// malformed attribute ends the iteration with its error.
+pub fn attributes<'a>(text: &'a str, name_end: usize, span: &Range<usize>) -> Attributes<'a> {
+    Attributes {
+        text,
+        name_end,
+        stop: span.end.saturating_sub(1), // the `>`
+        at: name_end,
+        done: false,
+    }
+}
+
+/// Iterator over a start tag's attributes, see [`attributes`].
+pub struct Attributes<'a> {
+    text: &'a str,
     name_end: usize,
-    span: &Range<usize>,
-) -> Result<Vec<Attr>, ReadError> {
-    let bytes = text.as_bytes();
-    let stop = span.end.saturating_sub(1); // the `>`
-    let mut out = Vec::new();
-    let mut i = name_end;
-    loop {
+    stop: usize,
+    at: usize,
+    done: bool,
+}
+
+impl Iterator for Attributes<'_> {
+    type Item = Result<Attr, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let result = self.step();
+        if !matches!(result, Some(Ok(_))) {
+            self.done = true;
+        }
+        result
+    }
+}
+
+impl Attributes<'_> {
+    fn step(&mut self) -> Option<Result<Attr, ReadError>> {
+        let (text, stop, name_end) = (self.text, self.stop, self.name_end);
+        let bytes = text.as_bytes();
+        let mut i = self.at;
         while i < stop && bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
             i += 1;
         }
         if i >= stop || (bytes.get(i) == Some(&b'/') && i + 1 == stop) {
-            return Ok(out);
+            return None;
         }
         if i == name_end {
-            return Err(ReadError::syntax_at(
+            return Some(Err(ReadError::syntax_at(
                 text,
                 i,
                 "expected whitespace before an attribute",
-            ));
+            )));
         }
         let start = i;
         while i < stop && bytes.get(i).is_some_and(|&b| is_name_byte(b)) {
             i += 1;
         }
         if i == start {
-            return Err(ReadError::syntax_at(
+            return Some(Err(ReadError::syntax_at(
                 text,
                 i,
                 "expected an attribute name, `>` or `/>`",
-            ));
+            )));
         }
         let name = start..i;
         while i < stop && bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
             i += 1;
         }
         if bytes.get(i) != Some(&b'=') || i >= stop {
-            return Err(ReadError::syntax_at(
+            return Some(Err(ReadError::syntax_at(
                 text,
                 i,
                 "expected `=` and a quoted value after the attribute name",
-            ));
+            )));
         }
         i += 1;
         while i < stop && bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
@@ -271,11 +301,11 @@ pub fn attributes(
         let quote = match bytes.get(i) {
             Some(&q @ (b'"' | b'\'')) if i < stop => q,
             _ => {
-                return Err(ReadError::syntax_at(
+                return Some(Err(ReadError::syntax_at(
                     text,
                     i,
                     "expected a quoted attribute value",
-                ));
+                )));
             }
         };
         let value_start = i + 1;
@@ -283,39 +313,60 @@ pub fn attributes(
             .get(value_start..stop)
             .and_then(|s| s.iter().position(|&b| b == quote))
         else {
-            return Err(ReadError::syntax_at(
+            return Some(Err(ReadError::syntax_at(
                 text,
                 i,
                 "an attribute value is never closed",
-            ));
+            )));
         };
         let value = value_start..value_start + close;
         i = value.end + 1;
         if !matches!(bytes.get(i), Some(b) if b.is_ascii_whitespace() || *b == b'/' || *b == b'>') {
-            return Err(ReadError::syntax_at(
+            return Some(Err(ReadError::syntax_at(
                 text,
                 i,
                 "expected whitespace, `>` or `/>` after an attribute value",
-            ));
+            )));
         }
-        out.push(Attr { name, value });
+        self.at = i;
+        Some(Ok(Attr { name, value }))
     }
 }
 
 /// Decodes the five predefined entities and character references in `raw`, which starts at
 /// byte `at` of `text` (for error positions).
 pub fn unescape<'a>(text: &str, raw: &'a str, at: usize) -> Result<Cow<'a, str>, ReadError> {
-    let Some(first) = raw.find('&') else {
+    if !raw.contains('&') {
         return Ok(Cow::Borrowed(raw));
-    };
+    }
     let mut out = String::with_capacity(raw.len());
-    out.push_str(raw.get(..first).unwrap_or_default());
-    let mut i = first;
+    references(text, raw, at, Some(&mut out))?;
+    Ok(Cow::Owned(out))
+}
+
+/// Checks every reference in `raw` without decoding.
+pub fn check_references(text: &str, raw: &str, at: usize) -> Result<(), ReadError> {
+    if raw.contains('&') {
+        references(text, raw, at, None)?;
+    }
+    Ok(())
+}
+
+/// Walks `raw`'s references, appending the decoded text to `out` when given.
+fn references(
+    text: &str,
+    raw: &str,
+    at: usize,
+    mut out: Option<&mut String>,
+) -> Result<(), ReadError> {
+    let mut i = 0;
     while i < raw.len() {
         let rest = raw.get(i..).unwrap_or_default();
         if !rest.starts_with('&') {
             let next = rest.find('&').map_or(raw.len(), |n| i + n);
-            out.push_str(raw.get(i..next).unwrap_or_default());
+            if let Some(out) = out.as_deref_mut() {
+                out.push_str(raw.get(i..next).unwrap_or_default());
+            }
             i = next;
             continue;
         }
@@ -353,10 +404,12 @@ pub fn unescape<'a>(text: &str, raw: &'a str, at: usize) -> Result<Cow<'a, str>,
                 ),
             ));
         };
-        out.push(c);
+        if let Some(out) = out.as_deref_mut() {
+            out.push(c);
+        }
         i += semi + 1;
     }
-    Ok(Cow::Owned(out))
+    Ok(())
 }
 
 /// Escapes text for element content: `&`, `<` and `>`.
@@ -444,7 +497,7 @@ impl<'t> Tree<'t> {
                             ));
                         }
                     } else {
-                        unescape(text, raw, span.start)?;
+                        check_references(text, raw, span.start)?;
                     }
                 }
                 Token::CData { span, .. } => {
@@ -465,9 +518,10 @@ impl<'t> Tree<'t> {
                             "a second root element: a document has one",
                         ));
                     }
-                    for attr in attributes(text, name.end, &span)? {
+                    for attr in attributes(text, name.end, &span) {
+                        let attr = attr?;
                         let raw = text.get(attr.value.clone()).unwrap_or_default();
-                        unescape(text, raw, attr.value.start)?;
+                        check_references(text, raw, attr.value.start)?;
                     }
                     let index = elements.len();
                     let parent = stack.last().copied();
@@ -609,9 +663,8 @@ impl<'t> Tree<'t> {
     /// The decoded value of the attribute with this qualified name.
     pub fn attr(&self, index: usize, name: &str) -> Option<Cow<'t, str>> {
         let element = self.elements.get(index)?;
-        let attrs = attributes(self.text, element.name.end, &element.open).ok()?;
-        let attr = attrs
-            .into_iter()
+        let attr = attributes(self.text, element.name.end, &element.open)
+            .map_while(Result::ok)
             .find(|a| self.text.get(a.name.clone()) == Some(name))?;
         let raw = self.text.get(attr.value.clone())?;
         unescape(self.text, raw, attr.value.start).ok()
@@ -718,7 +771,9 @@ pub fn sniff_root(head: &[u8]) -> Option<(String, Vec<(String, String)>)> {
         let (token, next) = next_token(text, at, text.len()).ok()?;
         match token {
             Token::Start { span, name, .. } => {
-                let attrs = attributes(text, name.end, &span).ok()?;
+                let attrs = attributes(text, name.end, &span)
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()?;
                 let attrs = attrs
                     .into_iter()
                     .map(|a| {
