@@ -11,6 +11,9 @@ pub mod placeholders;
 pub mod plaintext;
 pub mod po;
 pub mod yaml;
+pub mod xliff;
+pub mod xliff2;
+pub mod xml;
 
 use std::ops::Range;
 use std::path::Path;
@@ -499,6 +502,8 @@ pub fn all() -> &'static [&'static dyn Format] {
         &html::Html,
         &yaml::Yaml,
         &po::Po,
+        &xliff::Xliff,
+        &xliff2::Xliff2,
         &docx::Docx,
     ]
 }

@@ -1,0 +1,950 @@
+//! XLIFF 1.2 (and 1.0/1.1) bilingual files: one block per `<trans-unit>`, its `<source>` as
+//! the source edition and its `<target>` as the edition of the file's `target-language`.
+//!
+//! Choices:
+//! - **Blocks**: every `<trans-unit>` of the XLIFF namespace (any prefix: `<xlf:trans-unit>`
+//!   reads the same), role `key`, in document order, nested `<group>`s included. A unit
+//!   inside a `<bin-unit>` is read like any other; the binary itself stays in the skeleton.
+//!   `translate="no"` on the unit (or inherited from a `<group>`) gives `translatable: false`
+//!   and `locked: translate="no"`.
+//! - **Keys**: the unit's `id` (else its `resname`, else `trans-unit`). When the file holds
+//!   several `<file>` elements, the key is `{original}/{id}` (`original` of the enclosing
+//!   `<file>`, else `file{N}`). Repeats get `#2`, `#3` ([`KeyDeduper`]).
+//! - **Editions**: `<source>` is the source; `<target>` is `targets[lang]` with `lang` the
+//!   `<file target-language>`, else `target`; its `state` attribute is `Edition.state`. A unit
+//!   with no `<target>` element has no target edition: adding one is not supported yet.
+//!   `<note>` texts go to `block.notes`. A segmented unit (`<seg-source>` with
+//!   `<mrk mtype="seg">`) is read as its whole `<source>`; the `<seg-source>`, every
+//!   `<alt-trans>` and everything else outside `<source>`/`<target>` stay in the skeleton.
+//!   A unit without `<source>`, or with a second `<source>` or `<target>`, is refused.
+//! - **Codes**: `<g>` and `<mrk>` are paired (the start tag opens, the end tag closes; a
+//!   `<mrk mtype="seg|protected">` is not deletable, other pairs are); `<x/>`, `<ph>…</ph>`,
+//!   `<it>…</it>`, comments and processing instructions are standalone codes whose data is
+//!   the whole element; `<bpt>…</bpt>`/`<ept>…</ept>` and `<bx/>`/`<ex/>` pair by `rid`
+//!   (else `id`) and stand alone when unmatched. Code ids are `1`, `2`, … per edition
+//!   ([`placeholders::Ids`]); the XLIFF `id` is kept in `attrs["id"]`. Inside text, `{0}`
+//!   and printf placeholders (`%s`, `%1$d`) are standalone codes too.
+//! - **Text**: entities and character references are decoded; CDATA content is text.
+//!   Whitespace and line endings are kept as written (no `xml:space` folding). A run keeps
+//!   its file offset only when it is a verbatim slice of the file.
+//! - **Writing**: only edited editions are re-rendered: text escaped (`&amp;`, `&lt;`,
+//!   `&gt;`), codes as their data. An edited empty `<target/>` becomes
+//!   `<target>…</target>`. Everything else (declaration, encoding, BOM, namespaces,
+//!   comments, CDATA of untouched editions, attribute order, whitespace) is copied.
+//!
+//! - **Sniffing**: the root `<xliff>`'s `version` (anything but `2.x`), else its namespace,
+//!   tells this format from [`super::xliff2`]; a head with no visible root is left to this
+//!   reader. Reading an XLIFF 2 file here is refused with a message naming `xliff2`.
+//!
+//! `<trans-unit id="4"><source>Hi <g id="1">you</g> {0}</source></trans-unit>` reads as
+//! block `4`, source `Hi <x id="1"/>you<x id="/1"/> <x id="2/"/>`.
+
+use super::placeholders::{self, Ids, Syntaxes};
+use super::xml::{self, Token, Tree};
+use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
+use crate::model::{Block, Code, CodeKind, Document, Edition, KeyDeduper, Role, Run};
+
+pub const INFO: FormatInfo = FormatInfo {
+    id: "xliff",
+    name: "XLIFF 1.2",
+    extensions: &["xlf", "xliff"],
+    capabilities: Capabilities {
+        editable: false,
+        round_trip: true,
+        generative: false,
+        bilingual: true,
+    },
+};
+
+pub struct Xliff;
+
+impl Format for Xliff {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        let (text, encoding) = xml::decode(bytes)?;
+        let text: &str = &text;
+        let tree = Tree::parse(text)?;
+        let root = tree.root;
+        expect_root(&tree, 1)?;
+        let ns = tree.prefix(root);
+        let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
+        let files: Vec<usize> = tree.children(root).filter(|&i| is(i, "file")).collect();
+        let several = files.len() > 1;
+        let mut document = Document {
+            format: INFO.id.into(),
+            blocks: Vec::new(),
+        };
+        let mut skeleton = Skeleton::decoded(text, encoding);
+        let mut keys = KeyDeduper::default();
+        for unit in 0..tree.elements.len() {
+            if !is(unit, "trans-unit") {
+                continue;
+            }
+            let file = ancestor(&tree, unit, |i| is(i, "file"));
+            let mut source = None;
+            let mut target = None;
+            let mut notes = Vec::new();
+            for child in tree.children(unit) {
+                if is(child, "source") {
+                    if source.is_some() {
+                        return Err(at(
+                            &tree,
+                            child,
+                            "a second `<source>` in a `<trans-unit>`: a unit holds one",
+                        ));
+                    }
+                    source = Some(child);
+                } else if is(child, "target") {
+                    if target.is_some() {
+                        return Err(at(
+                            &tree,
+                            child,
+                            "a second `<target>` in a `<trans-unit>`: a unit holds one",
+                        ));
+                    }
+                    target = Some(child);
+                } else if is(child, "note") {
+                    notes.push(tree.text_content(child));
+                }
+            }
+            let Some(source) = source else {
+                return Err(at(
+                    &tree,
+                    unit,
+                    "a `<trans-unit>` has no `<source>`: expected one",
+                ));
+            };
+            let id = tree
+                .attr(unit, "id")
+                .or_else(|| tree.attr(unit, "resname"))
+                .map_or_else(|| "trans-unit".to_owned(), |id| id.into_owned());
+            let base = match file {
+                Some(file) if several => {
+                    let name = tree.attr(file, "original").map_or_else(
+                        || {
+                            format!(
+                                "file{}",
+                                files.iter().position(|&f| f == file).unwrap_or(0) + 1
+                            )
+                        },
+                        |o| o.into_owned(),
+                    );
+                    format!("{name}/{id}")
+                }
+                _ => id,
+            };
+            let lang = file
+                .and_then(|f| tree.attr(f, "target-language"))
+                .filter(|l| !l.trim().is_empty())
+                .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
+            let translate = inherited(&tree, unit, |i| is(i, "trans-unit") || is(i, "group"));
+            let index = document.blocks.len();
+            let runs = read_inline(&tree, source, &classify);
+            let mut block = Block::new(keys.key(&base), Role::Key, runs);
+            block.notes = notes;
+            block.span = tree.get(unit).map_or(0..0, xml::Element::span);
+            if translate.as_deref() == Some("no") {
+                block.translatable = false;
+                block.locked = Some("translate=\"no\"".into());
+            }
+            skeleton.hole(edition_span(&tree, source), index, &block.source);
+            if let Some(target) = target {
+                let mut edition = Edition::new(read_inline(&tree, target, &classify));
+                edition.state = tree.attr(target, "state").map(|s| s.into_owned());
+                skeleton.push(
+                    edition_span(&tree, target),
+                    index,
+                    Some(&lang),
+                    None,
+                    &edition.runs,
+                );
+                block.targets.insert(lang, edition);
+            }
+            document.blocks.push(block);
+        }
+        Ok(Parsed::new(document, skeleton))
+    }
+
+    fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+        write(parsed)
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        // A head that shows no `<xliff>` root is left to this reader, whose errors say why.
+        xml::xliff_major(head) != Some(2)
+    }
+}
+
+/// Refuses a document whose root is not `<xliff>` of this major version.
+pub(super) fn expect_root(tree: &Tree, major: u8) -> Result<(), ReadError> {
+    if tree.local(tree.root) != "xliff" {
+        return Err(at(
+            tree,
+            tree.root,
+            format!(
+                "the root element is `<{}>`: expected `<xliff>`",
+                tree.qname(tree.root)
+            ),
+        ));
+    }
+    let tag = tree
+        .get(tree.root)
+        .and_then(|e| tree.text.get(e.open.clone()))
+        .unwrap_or_default();
+    let found = xml::xliff_major(tag.as_bytes()).unwrap_or(1);
+    if found == major {
+        return Ok(());
+    }
+    let (version, id) = if found == 2 {
+        ("2", super::xliff2::INFO.id)
+    } else {
+        ("1.2", INFO.id)
+    };
+    Err(at(
+        tree,
+        tree.root,
+        format!("the file is XLIFF {version}: read it with format `{id}`"),
+    ))
+}
+
+/// A syntax error at the start of element `index`.
+pub(super) fn at(tree: &Tree, index: usize, message: impl Into<String>) -> ReadError {
+    let offset = tree.get(index).map_or(0, |e| e.open.start);
+    ReadError::syntax_at(tree.text, offset, message)
+}
+
+/// The nearest ancestor (not the element itself) that `want` accepts.
+pub(super) fn ancestor(tree: &Tree, index: usize, want: impl Fn(usize) -> bool) -> Option<usize> {
+    let mut current = tree.get(index)?.parent;
+    while let Some(i) = current {
+        if want(i) {
+            return Some(i);
+        }
+        current = tree.get(i)?.parent;
+    }
+    None
+}
+
+/// The `translate` value on the element or its nearest ancestor that `scope` accepts and
+/// that carries one.
+pub(super) fn inherited(
+    tree: &Tree,
+    index: usize,
+    scope: impl Fn(usize) -> bool,
+) -> Option<String> {
+    let mut current = Some(index);
+    while let Some(i) = current {
+        if scope(i)
+            && let Some(value) = tree.attr(i, "translate")
+        {
+            return Some(value.trim().to_owned());
+        }
+        current = tree.get(i)?.parent;
+    }
+    None
+}
+
+/// Where an edition's content sits: between the tags, or the `/>` of an empty element
+/// (which the writer turns into `>…</name>` when the edition gains content).
+pub(super) fn edition_span(tree: &Tree, index: usize) -> std::ops::Range<usize> {
+    match tree.get(index) {
+        Some(e) if e.empty => e.open.end.saturating_sub(2)..e.open.end,
+        Some(e) => e.content(),
+        None => 0..0,
+    }
+}
+
+/// What an inline element is, for [`read_inline`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Inline {
+    /// Content is text: the start tag opens a pair, the end tag closes it (an empty tag
+    /// stands alone).
+    Pair { deletable: bool },
+    /// The whole element is one standalone code.
+    Standalone,
+    /// The whole element opens a pair closed by a later [`Inline::Finish`] with this key.
+    Begin { key: String, deletable: bool },
+    /// The whole element closes the pair a [`Inline::Begin`] with this key opened.
+    Finish { key: String },
+}
+
+/// printf and brace placeholders in XLIFF text.
+const SYNTAXES: Syntaxes = Syntaxes {
+    brace: true,
+    printf: true,
+    ..Syntaxes::NONE
+};
+
+/// XLIFF 1.2 inline elements.
+fn classify(tree: &Tree, index: usize) -> Inline {
+    if tree.prefix(index) != tree.prefix(tree.root) {
+        return Inline::Standalone;
+    }
+    let link = || {
+        tree.attr(index, "rid")
+            .or_else(|| tree.attr(index, "id"))
+            .unwrap_or_default()
+            .into_owned()
+    };
+    match tree.local(index) {
+        "g" => Inline::Pair { deletable: true },
+        "mrk" => {
+            let mtype = tree.attr(index, "mtype").unwrap_or_default();
+            Inline::Pair {
+                deletable: !matches!(mtype.as_ref(), "seg" | "protected"),
+            }
+        }
+        "bx" => Inline::Begin {
+            key: format!("bx:{}", link()),
+            deletable: true,
+        },
+        "ex" => Inline::Finish {
+            key: format!("bx:{}", link()),
+        },
+        "bpt" => Inline::Begin {
+            key: format!("bpt:{}", link()),
+            deletable: true,
+        },
+        "ept" => Inline::Finish {
+            key: format!("bpt:{}", link()),
+        },
+        _ => Inline::Standalone,
+    }
+}
+
+/// Text waiting to be split into runs: one verbatim slice keeps its offset.
+#[derive(Default)]
+struct Pending {
+    text: String,
+    src: Option<usize>,
+}
+
+impl Pending {
+    fn push(&mut self, piece: &str, verbatim_at: Option<usize>) {
+        if piece.is_empty() {
+            return;
+        }
+        self.src = if self.text.is_empty() {
+            verbatim_at
+        } else {
+            None
+        };
+        self.text.push_str(piece);
+    }
+
+    fn flush(&mut self, runs: &mut Vec<Run>, ids: &mut Ids) {
+        if self.text.is_empty() {
+            return;
+        }
+        if self.text.bytes().any(|b| b == b'{' || b == b'%') {
+            runs.extend(placeholders::split(&self.text, self.src, SYNTAXES, ids));
+            self.text.clear();
+        } else {
+            runs.push(Run::Text {
+                text: std::mem::take(&mut self.text),
+                src: self.src,
+            });
+        }
+        self.src = None;
+    }
+}
+
+fn code_at(
+    tree: &Tree,
+    index: usize,
+    id: String,
+    kind: CodeKind,
+    data: std::ops::Range<usize>,
+    deletable: bool,
+) -> Code {
+    let mut code = Code::new(
+        id,
+        kind,
+        tree.local(index),
+        tree.text.get(data.clone()).unwrap_or_default(),
+        deletable,
+    )
+    .at(data.start);
+    if let Some(xliff_id) = tree.attr(index, "id") {
+        code.attrs.insert("id".into(), xliff_id.into_owned());
+    }
+    code
+}
+
+/// The runs of a `<source>`/`<target>` element's content, inline elements judged by
+/// `classify`. The tree is well-formed, so the walk never fails.
+pub(super) fn read_inline(
+    tree: &Tree,
+    element: usize,
+    classify: &dyn Fn(&Tree, usize) -> Inline,
+) -> Vec<Run> {
+    let text = tree.text;
+    let mut runs = Vec::new();
+    let Some(range) = tree.get(element).map(xml::Element::content) else {
+        return runs;
+    };
+    let mut ids = Ids::default();
+    let mut pending = Pending::default();
+    // Open pairs: (code id, deletable).
+    let mut open: Vec<(String, bool)> = Vec::new();
+    // Begins waiting for their finish: (key, run index, deletable).
+    let mut begins: Vec<(String, usize, bool)> = Vec::new();
+    let mut next_element = element + 1;
+    let mut at = range.start;
+    while at < range.end {
+        let Ok((token, next)) = xml::next_token(text, at, range.end) else {
+            break;
+        };
+        let mut after = next;
+        match token {
+            Token::Text(span) => {
+                let raw = text.get(span.clone()).unwrap_or_default();
+                match xml::unescape(text, raw, span.start) {
+                    Ok(std::borrow::Cow::Borrowed(raw)) => pending.push(raw, Some(span.start)),
+                    Ok(std::borrow::Cow::Owned(decoded)) => pending.push(&decoded, None),
+                    Err(_) => pending.push(raw, None),
+                }
+            }
+            Token::CData { inner, .. } => {
+                pending.push(
+                    text.get(inner.clone()).unwrap_or_default(),
+                    Some(inner.start),
+                );
+            }
+            Token::Comment(_) | Token::Pi(_) | Token::Doctype(_) => {
+                pending.flush(&mut runs, &mut ids);
+                let class = if matches!(token, Token::Comment(_)) {
+                    "comment"
+                } else {
+                    "pi"
+                };
+                let span = token.span();
+                let data = text.get(span.clone()).unwrap_or_default();
+                runs.push(Run::Code(
+                    Code::new(ids.next(), CodeKind::Standalone, class, data, false).at(span.start),
+                ));
+            }
+            Token::Start { span, empty, .. } => {
+                pending.flush(&mut runs, &mut ids);
+                let index = next_element;
+                let Some(el) = tree.get(index) else { break };
+                let whole = el.span();
+                match classify(tree, index) {
+                    Inline::Pair { deletable } if !empty => {
+                        let id = ids.next();
+                        runs.push(Run::Code(code_at(
+                            tree,
+                            index,
+                            id.clone(),
+                            CodeKind::Open,
+                            span,
+                            deletable,
+                        )));
+                        open.push((id, deletable));
+                        next_element = index + 1;
+                    }
+                    Inline::Pair { .. } | Inline::Standalone => {
+                        runs.push(Run::Code(code_at(
+                            tree,
+                            index,
+                            ids.next(),
+                            CodeKind::Standalone,
+                            whole.clone(),
+                            false,
+                        )));
+                        next_element = el.subtree_end;
+                        after = whole.end;
+                    }
+                    Inline::Begin { key, deletable } => {
+                        begins.push((key, runs.len(), deletable));
+                        runs.push(Run::Code(code_at(
+                            tree,
+                            index,
+                            ids.next(),
+                            CodeKind::Standalone,
+                            whole.clone(),
+                            false,
+                        )));
+                        next_element = el.subtree_end;
+                        after = whole.end;
+                    }
+                    Inline::Finish { key } => {
+                        let matched = begins.iter().rposition(|(k, _, _)| *k == key);
+                        let code = match matched.map(|pos| begins.remove(pos)) {
+                            Some((_, run, deletable)) => match runs.get_mut(run) {
+                                Some(Run::Code(begin)) => {
+                                    begin.kind = CodeKind::Open;
+                                    begin.deletable = deletable;
+                                    let id = begin.id.clone();
+                                    code_at(
+                                        tree,
+                                        index,
+                                        id,
+                                        CodeKind::Close,
+                                        whole.clone(),
+                                        deletable,
+                                    )
+                                }
+                                _ => code_at(
+                                    tree,
+                                    index,
+                                    ids.next(),
+                                    CodeKind::Standalone,
+                                    whole.clone(),
+                                    false,
+                                ),
+                            },
+                            None => code_at(
+                                tree,
+                                index,
+                                ids.next(),
+                                CodeKind::Standalone,
+                                whole.clone(),
+                                false,
+                            ),
+                        };
+                        runs.push(Run::Code(code));
+                        next_element = el.subtree_end;
+                        after = whole.end;
+                    }
+                }
+            }
+            Token::End { span, .. } => {
+                pending.flush(&mut runs, &mut ids);
+                let (id, kind, deletable) = match open.pop() {
+                    Some((id, deletable)) => (id, CodeKind::Close, deletable),
+                    None => (ids.next(), CodeKind::Standalone, false),
+                };
+                let data = text.get(span.clone()).unwrap_or_default();
+                // The class of a close code is its element's local name.
+                let name = data.trim_start_matches("</").trim_end_matches('>').trim();
+                let local = name.rsplit(':').next().unwrap_or(name);
+                runs.push(Run::Code(
+                    Code::new(id, kind, local, data, deletable).at(span.start),
+                ));
+            }
+        }
+        at = after.max(at + 1);
+    }
+    pending.flush(&mut runs, &mut ids);
+    runs
+}
+
+/// Fills the skeleton: an edited edition is written with its text escaped and its codes as
+/// their data.
+pub(super) fn write(parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+    let original = parsed.skeleton.text();
+    parsed.skeleton.fill(&parsed.document, |hole, runs| {
+        Ok(render(original, hole, runs))
+    })
+}
+
+/// An edition's content in place of `hole`.
+pub(super) fn render(original: &str, hole: &Hole, runs: &[Run]) -> String {
+    let mut content = String::new();
+    super::render_runs(runs, &mut content, &mut |text, out| {
+        xml::escape_text(text, out)
+    });
+    let bytes = original.as_bytes();
+    let empty_tag = hole.span.start > 0 && bytes.get(hole.span.start - 1) != Some(&b'>');
+    if !empty_tag {
+        return content;
+    }
+    if content.is_empty() {
+        return original.get(hole.span.clone()).unwrap_or("/>").to_owned();
+    }
+    // `<target …/>` gains content: `<target …>content</target>`.
+    let before = original.get(..hole.span.start).unwrap_or_default();
+    let name = before
+        .rfind('<')
+        .and_then(|lt| before.get(lt + 1..))
+        .map(|tag| {
+            let end = tag
+                .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+                .unwrap_or(tag.len());
+            tag.get(..end).unwrap_or_default()
+        })
+        .unwrap_or("target");
+    format!(">{content}</{name}>")
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::formats::conformance;
+
+    fn read(text: &str) -> Parsed {
+        Xliff
+            .read(text.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    /// The runs as a compact string: text, `{kind id: data}` codes.
+    pub(crate) fn shape(runs: &[Run]) -> String {
+        let mut out = String::new();
+        for run in runs {
+            match run {
+                Run::Text { text, .. } => out.push_str(text),
+                Run::Code(c) => {
+                    let kind = match c.kind {
+                        CodeKind::Open => "o",
+                        CodeKind::Close => "c",
+                        CodeKind::Standalone => "s",
+                    };
+                    let del = if c.deletable { "" } else { "!" };
+                    out.push_str(&format!("[{kind}{}{del}:{}]", c.id, c.data));
+                }
+                Run::Switch(_) => out.push_str("[switch]"),
+            }
+        }
+        out
+    }
+
+    /// One line per block: key, translatable, source, then each target with its state.
+    pub(crate) fn blocks_table(document: &Document) -> String {
+        let mut out = String::new();
+        for b in &document.blocks {
+            out.push_str(&format!(
+                "{} | {} | {}",
+                b.key,
+                b.translatable,
+                shape(&b.source.runs)
+            ));
+            for (lang, target) in &b.targets {
+                out.push_str(&format!(" || {lang}"));
+                if let Some(state) = &target.state {
+                    out.push_str(&format!(" ({state})"));
+                }
+                out.push_str(&format!(": {}", shape(&target.runs)));
+            }
+            for note in &b.notes {
+                out.push_str(&format!(" // {note}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn reads_blocks_of_fixtures() {
+        for name in [
+            "okapi-xlifftest.xlf",
+            "okapi-JMP-11-Test01.xlf",
+            "okapi-Typo3Draft.xlf",
+            "okapi-qualitycheck-Test01.xlf",
+        ] {
+            let path = conformance::fixtures("xliff")
+                .into_iter()
+                .find(|p| p.ends_with(name))
+                .unwrap();
+            let parsed = Xliff.read(&std::fs::read(path).unwrap()).unwrap();
+            insta::assert_snapshot!(
+                format!("xliff_blocks_{name}"),
+                blocks_table(&parsed.document)
+            );
+        }
+    }
+
+    fn unit(body: &str) -> String {
+        format!(
+            "<?xml version=\"1.0\"?>\n<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n<file original=\"a\" source-language=\"en\" target-language=\"fr\"><body>\n{body}\n</body></file></xliff>\n"
+        )
+    }
+
+    #[test]
+    fn the_corpus_round_trips_and_edits_one_block() {
+        assert!(conformance::run_corpus(&Xliff, "xliff") > 0);
+    }
+
+    #[test]
+    fn inline_elements_become_codes_with_ids_per_edition() {
+        let table: &[(&str, &str)] = &[
+            ("a <g id=\"5\">b</g> c", "a [o1:<g id=\"5\">]b[c1:</g>] c"),
+            ("x<x id=\"1\"/>y", "x[s1!:<x id=\"1\"/>]y"),
+            (
+                "<bpt id=\"1\">&lt;b></bpt>B<ept id=\"1\">&lt;/b></ept>",
+                "[o1:<bpt id=\"1\">&lt;b></bpt>]B[c1:<ept id=\"1\">&lt;/b></ept>]",
+            ),
+            (
+                "<bx id=\"1\" rid=\"r\"/>t<ex id=\"2\" rid=\"r\"/>",
+                "[o1:<bx id=\"1\" rid=\"r\"/>]t[c1:<ex id=\"2\" rid=\"r\"/>]",
+            ),
+            (
+                "<ept id=\"9\">x</ept> left",
+                "[s1!:<ept id=\"9\">x</ept>] left",
+            ),
+            (
+                "<ph id='1'>a<sub>b</sub></ph>.",
+                "[s1!:<ph id='1'>a<sub>b</sub></ph>].",
+            ),
+            (
+                "<it id='1' pos='open'>[b]</it>",
+                "[s1!:<it id='1' pos='open'>[b]</it>]",
+            ),
+            (
+                "<mrk mtype=\"seg\" mid=\"1\">S.</mrk> <mrk mtype=\"term\">T</mrk>",
+                "[o1!:<mrk mtype=\"seg\" mid=\"1\">]S.[c1!:</mrk>] [o2:<mrk mtype=\"term\">]T[c2:</mrk>]",
+            ),
+            (
+                "Version {0}: %s &amp; <!--c-->",
+                "Version [s1!:{0}]: [s2!:%s] & [s3!:<!--c-->]",
+            ),
+            ("<g id=\"0\"/>t", "[s1!:<g id=\"0\"/>]t"),
+            (
+                "<g id='1'><g id='2'>n</g></g>",
+                "[o1:<g id='1'>][o2:<g id='2'>]n[c2:</g>][c1:</g>]",
+            ),
+        ];
+        for (source, want) in table {
+            let parsed = read(&unit(&format!(
+                "<trans-unit id=\"u\"><source>{source}</source></trans-unit>"
+            )));
+            assert_eq!(
+                shape(&parsed.document.blocks[0].source.runs),
+                *want,
+                "{source}"
+            );
+        }
+        let parsed = read(&unit(
+            "<trans-unit id=\"u\"><source>a <g id=\"5\">b</g></source></trans-unit>",
+        ));
+        match &parsed.document.blocks[0].source.runs[1] {
+            Run::Code(c) => assert_eq!(c.attrs.get("id").map(String::as_str), Some("5")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn units_read_as_blocks_with_targets_state_notes_and_locks() {
+        let parsed = read(&unit(concat!(
+            "<trans-unit id=\"1\"><source>One</source><target state=\"translated\">Un</target>",
+            "<note>n1</note><note from=\"x\">n &amp; 2</note></trans-unit>\n",
+            "<group translate=\"no\"><trans-unit id=\"2\"><source>Two</source></trans-unit></group>\n",
+            "<trans-unit id=\"1\"><source>Again</source><alt-trans><target>Alt</target></alt-trans></trans-unit>",
+        )));
+        let blocks = &parsed.document.blocks;
+        let keys: Vec<_> = blocks.iter().map(|b| b.key.as_str()).collect();
+        assert_eq!(keys, ["1", "2", "1#2"]);
+        let fr = &blocks[0].targets["fr"];
+        assert_eq!(
+            (fr.plain_text().as_str(), fr.state.as_deref()),
+            ("Un", Some("translated"))
+        );
+        assert_eq!(blocks[0].notes, ["n1", "n & 2"]);
+        assert!(!blocks[1].translatable && blocks[1].locked.is_some());
+        assert!(blocks[2].targets.is_empty(), "alt-trans is not an edition");
+    }
+
+    #[test]
+    fn several_files_prefix_keys_with_their_original() {
+        let text = "<xliff version=\"1.2\"><file original=\"a.po\"><body><trans-unit id=\"1\"><source>A</source></trans-unit></body></file>\
+                    <file><body><trans-unit id=\"1\"><source>B</source><target>b</target></trans-unit></body></file></xliff>";
+        let parsed = read(text);
+        let keys: Vec<_> = parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| b.key.as_str())
+            .collect();
+        assert_eq!(keys, ["a.po/1", "file2/1"]);
+        assert!(parsed.document.blocks[1].targets.contains_key("target"));
+    }
+
+    #[test]
+    fn an_edited_target_is_escaped_and_reads_back() {
+        let text = unit(
+            "<trans-unit id=\"1\"><source>A &amp; B</source><target>x <g id=\"1\">y</g></target></trans-unit>",
+        );
+        let mut parsed = read(&text);
+        let target = parsed.document.blocks[0].targets.get_mut("fr").unwrap();
+        target.runs[0] = Run::text("<1> & \"q\" ");
+        let written = String::from_utf8(Xliff.write(&parsed).unwrap()).unwrap();
+        assert!(
+            written.contains("<target>&lt;1&gt; &amp; \"q\" <g id=\"1\">y</g></target>"),
+            "{written}"
+        );
+        let again = read(&written);
+        assert_eq!(
+            again.document.blocks[0].targets["fr"].plain_text(),
+            "<1> & \"q\" y"
+        );
+        assert_eq!(again.document.blocks[0].source.plain_text(), "A & B");
+    }
+
+    #[test]
+    fn an_empty_target_element_gains_content_when_edited() {
+        let text =
+            unit("<trans-unit id=\"1\"><source>A</source><target state=\"new\" /></trans-unit>");
+        let mut parsed = read(&text);
+        assert_eq!(Xliff.write(&parsed).unwrap(), text.as_bytes());
+        parsed.document.blocks[0]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("Un")];
+        let written = String::from_utf8(Xliff.write(&parsed).unwrap()).unwrap();
+        assert!(
+            written.contains("<target state=\"new\" >Un</target>"),
+            "{written}"
+        );
+        assert_eq!(
+            read(&written).document.blocks[0].targets["fr"].plain_text(),
+            "Un"
+        );
+    }
+
+    #[test]
+    fn a_unit_without_target_has_no_target_edition() {
+        let parsed = read(&unit(
+            "<trans-unit id=\"1\"><source>A</source></trans-unit>",
+        ));
+        assert!(parsed.document.blocks[0].targets.is_empty());
+        assert_eq!(parsed.skeleton.holes.len(), 1);
+    }
+
+    #[test]
+    fn cdata_and_entities_read_as_text_and_offsets_only_for_verbatim_text() {
+        let text = unit(
+            "<trans-unit id=\"1\"><source>plain</source><target>a<![CDATA[<b> & c]]></target></trans-unit>",
+        );
+        let parsed = read(&text);
+        let block = &parsed.document.blocks[0];
+        match &block.source.runs[0] {
+            Run::Text {
+                text: t,
+                src: Some(at),
+            } => assert_eq!(&text[*at..*at + t.len()], "plain"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(block.targets["fr"].plain_text(), "a<b> & c");
+    }
+
+    #[test]
+    fn malformed_files_are_refused_with_positions() {
+        let table: &[(&str, &str)] = &[
+            (
+                "<xliff><file><body><trans-unit id='1'><source>a</trans-unit>",
+                "1:48: `</trans-unit>` closes `<source>` (opened at 1:39)",
+            ),
+            ("<xliff>\n<file>\n<body>", "3:1: `<body>` is never closed"),
+            (
+                "<xliff><file><body><trans-unit id='1'><source>&bad;</source></trans-unit></body></file></xliff>",
+                "1:47: unknown entity `&bad;`",
+            ),
+            (
+                "<xliff><file><body><trans-unit id='1'><target>a</target></trans-unit></body></file></xliff>",
+                "1:20: a `<trans-unit>` has no `<source>`",
+            ),
+            (
+                "<resources/>",
+                "1:1: the root element is `<resources>`: expected `<xliff>`",
+            ),
+        ];
+        for (text, want) in table {
+            let got = Xliff
+                .read(text.as_bytes())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(got.starts_with(want), "{text}: {got}");
+        }
+    }
+
+    #[test]
+    fn truncated_and_edited_fixtures_never_panic() {
+        for path in conformance::fixtures("xliff") {
+            let bytes = std::fs::read(&path).unwrap();
+            let step = (bytes.len() / 300).max(1);
+            for cut in (0..bytes.len()).step_by(step) {
+                if let Ok(mut parsed) = Xliff.read(&bytes[..cut]) {
+                    for block in &mut parsed.document.blocks {
+                        block.source.runs.push(Run::text(" <&> "));
+                        for target in block.targets.values_mut() {
+                            target.runs.push(Run::text("]]> &"));
+                        }
+                    }
+                    let written = Xliff.write(&parsed).unwrap();
+                    Xliff.read(&written).unwrap();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_fixture_sniffs_as_xliff_1() {
+        for path in conformance::fixtures("xliff") {
+            let bytes = std::fs::read(&path).unwrap();
+            let head = &bytes[..bytes.len().min(4096)];
+            assert!(Xliff.sniff(head), "{}", path.display());
+            let found = crate::formats::for_file(&path, head).map(|f| f.info().id);
+            assert_eq!(found, Some("xliff"), "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn legacy_encodings_and_boms_round_trip() {
+        let bytes = b"<?xml version=\"1.0\" encoding=\"windows-1252\"?>\r\n<xliff version=\"1.2\"><file target-language=\"fr\"><body><trans-unit id=\"1\"><source>caf\xe9</source><target>\x80</target></trans-unit></body></file></xliff>\r\n";
+        let mut parsed = Xliff.read(bytes).unwrap();
+        assert_eq!(parsed.document.blocks[0].source.plain_text(), "café");
+        assert_eq!(Xliff.write(&parsed).unwrap(), bytes);
+        parsed.document.blocks[0]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("été €")];
+        let written = Xliff.write(&parsed).unwrap();
+        assert!(written.windows(5).any(|w| w == b"\xe9t\xe9 \x80"));
+    }
+}
+
+#[cfg(test)]
+mod throughput {
+    use super::*;
+
+    fn cpu() -> f64 {
+        let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+        stat.split_whitespace()
+            .next()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+            / 1e9
+    }
+
+    /// `cargo test … throughput -- --ignored --nocapture` prints read and write MB/s
+    /// (CPU time of this thread) over a 20 MB synthetic catalog.
+    #[test]
+    #[ignore]
+    fn read_and_write_a_large_catalog() {
+        let unit = "<trans-unit id=\"ID\" resname=\"k\"><source xml:lang=\"en\">Text with <g id=\"1\">bold</g> and {0} &amp; more text here, quite a long sentence.</source><target xml:lang=\"fr\" state=\"translated\">Texte avec <g id=\"1\">gras</g> et {0} &amp; plus de texte ici, une phrase assez longue.</target><note>A note</note></trans-unit>\n";
+        let mut text = String::from(
+            "<?xml version=\"1.0\"?>\n<xliff version=\"1.2\"><file target-language=\"fr\"><body>\n",
+        );
+        let mut i = 0;
+        while text.len() < 20_000_000 {
+            text.push_str(&unit.replace("ID", &i.to_string()));
+            i += 1;
+        }
+        text.push_str("</body></file></xliff>\n");
+        let mb = text.len() as f64 / 1e6;
+        let t = cpu();
+        let tree = crate::formats::xml::Tree::parse(&text).unwrap();
+        let t1 = cpu();
+        drop(tree);
+        let t2 = cpu();
+        let parsed = Xliff.read(text.as_bytes()).unwrap();
+        let t3 = cpu();
+        let out = Xliff.write(&parsed).unwrap();
+        let t4 = cpu();
+        assert_eq!(out.len(), text.len());
+        eprintln!(
+            "{mb:.1} MB: tree {:.0} MB/s, read {:.0} MB/s, write {:.0} MB/s",
+            mb / (t1 - t),
+            mb / (t3 - t2),
+            mb / (t4 - t3)
+        );
+    }
+}

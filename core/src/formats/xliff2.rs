@@ -1,0 +1,439 @@
+//! XLIFF 2.x (2.0, 2.1, 2.2) bilingual files: one block per `<segment>` of each `<unit>`,
+//! its `<source>` as the source edition and its `<target>` as the edition of `trgLang`.
+//!
+//! Choices:
+//! - **Blocks**: every `<segment>` of a `<unit>` of the XLIFF namespace (any prefix), role
+//!   `key`, in document order. `<ignorable>`s (whitespace between segments), `<originalData>`,
+//!   module elements (`<mtc:matches>`, `<gls:glossary>`, `<res:resourceData>` …) and their
+//!   `<source>`/`<target>` stay in the skeleton. `translate="no"` on the unit or inherited from
+//!   its `<group>`/`<file>` gives `translatable: false` and `locked: translate="no"`.
+//! - **Keys**: the unit's `id` when it has one segment; `{unit}/{segment}` when it has
+//!   several (the segment's `id`, else its 1-based position among the unit's segments). When
+//!   the file holds several `<file>` elements, the key starts with `{file id}/`. Repeats get
+//!   `#2` ([`KeyDeduper`]).
+//! - **Editions**: `<source>` is the source; `<target>` is `targets[trgLang]` (`target` when the
+//!   root names no `trgLang`); the segment's `state` is the target's `Edition.state`. A segment
+//!   with no `<target>` has no target edition: adding one is not supported yet. The unit's
+//!   `<notes><note>` texts go to the notes of each of its segments.
+//! - **Codes**: `<pc>` and `<mrk>` are paired (start tag opens, end tag closes; not deletable
+//!   when `canDelete="no"`, resp. `translate="no"`); `<ph/>`, `<cp/>`, comments and processing
+//!   instructions stand alone; `<sc/>`/`<ec startRef/>` and `<sm/>`/`<em startRef/>` pair
+//!   within the edition and stand alone when isolated or unmatched. Data is the exact bytes of
+//!   the tag. Ids are `1`, `2`, … per edition, the XLIFF `id` kept in `attrs["id"]`; `{0}` and
+//!   printf placeholders in text are codes too. Text, escaping and writing follow XLIFF 1.2
+//!   (see [`super::xliff`]).
+//! - **Invalid files** (schema-invalid but well-formed, as in the XLIFF TC's `invalid`
+//!   samples) are read leniently: no `<file>` or a unit without segments gives no blocks;
+//!   duplicate ids are deduplicated; an unknown `state` is kept as written; a missing
+//!   `trgLang` names the target `target`; a `<target xml:lang>` that differs from `trgLang`
+//!   is still filed under `trgLang`; an `<ec>` before its `<sc>` stands alone. Two things are
+//!   refused, because the segment's source would be ambiguous: a `<segment>` without
+//!   `<source>` and a second `<source>` (or `<target>`) in one segment.
+//!
+//! `<unit id="u1"><segment><source>Hi <pc id="1">you</pc></source></segment></unit>` reads
+//! as block `u1`, source `Hi <x id="1"/>you<x id="/1"/>`.
+
+use super::xliff::{self, Inline};
+use super::xml::{self, Tree};
+use super::{Capabilities, Format, FormatInfo, Parsed, ReadError, Skeleton, WriteError};
+use crate::model::{Block, Document, Edition, KeyDeduper, Role};
+
+pub const INFO: FormatInfo = FormatInfo {
+    id: "xliff2",
+    name: "XLIFF 2",
+    extensions: &["xlf", "xliff"],
+    capabilities: Capabilities {
+        editable: false,
+        round_trip: true,
+        generative: false,
+        bilingual: true,
+    },
+};
+
+pub struct Xliff2;
+
+impl Format for Xliff2 {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        let (text, encoding) = xml::decode(bytes)?;
+        let text: &str = &text;
+        let tree = Tree::parse(text)?;
+        let root = tree.root;
+        xliff::expect_root(&tree, 2)?;
+        let ns = tree.prefix(root);
+        let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
+        let several = tree.children(root).filter(|&i| is(i, "file")).count() > 1;
+        let lang = tree
+            .attr(root, "trgLang")
+            .filter(|l| !l.trim().is_empty())
+            .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
+        let mut document = Document {
+            format: INFO.id.into(),
+            blocks: Vec::new(),
+        };
+        let mut skeleton = Skeleton::decoded(text, encoding);
+        let mut keys = KeyDeduper::default();
+        for unit in 0..tree.elements.len() {
+            if !is(unit, "unit") {
+                continue;
+            }
+            // A `<unit>` in a module's subtree (a match, a glossary) is not content.
+            if xliff::ancestor(&tree, unit, |i| tree.prefix(i) != ns).is_some() {
+                continue;
+            }
+            let unit_id = tree
+                .attr(unit, "id")
+                .map_or_else(|| "unit".to_owned(), |id| id.into_owned());
+            let base = match xliff::ancestor(&tree, unit, |i| is(i, "file")) {
+                Some(file) if several => {
+                    let file_id = tree
+                        .attr(file, "id")
+                        .map_or_else(|| "file".to_owned(), |id| id.into_owned());
+                    format!("{file_id}/{unit_id}")
+                }
+                _ => unit_id,
+            };
+            let translate = xliff::inherited(&tree, unit, |i| {
+                is(i, "unit") || is(i, "group") || is(i, "file")
+            });
+            let mut notes = Vec::new();
+            for child in tree.children(unit).filter(|&c| is(c, "notes")) {
+                for note in tree.children(child).filter(|&n| is(n, "note")) {
+                    notes.push(tree.text_content(note));
+                }
+            }
+            let segments: Vec<usize> = tree.children(unit).filter(|&c| is(c, "segment")).collect();
+            for (position, &segment) in segments.iter().enumerate() {
+                let mut source = None;
+                let mut target = None;
+                for child in tree.children(segment) {
+                    let slot = if is(child, "source") {
+                        &mut source
+                    } else if is(child, "target") {
+                        &mut target
+                    } else {
+                        continue;
+                    };
+                    if slot.is_some() {
+                        return Err(xliff::at(
+                            &tree,
+                            child,
+                            format!(
+                                "a second `<{}>` in a `<segment>`: a segment holds one",
+                                tree.qname(child)
+                            ),
+                        ));
+                    }
+                    *slot = Some(child);
+                }
+                let Some(source) = source else {
+                    return Err(xliff::at(
+                        &tree,
+                        segment,
+                        "a `<segment>` has no `<source>`: expected one",
+                    ));
+                };
+                let key = if segments.len() > 1 {
+                    let segment_id = tree
+                        .attr(segment, "id")
+                        .map_or_else(|| (position + 1).to_string(), |id| id.into_owned());
+                    format!("{base}/{segment_id}")
+                } else {
+                    base.clone()
+                };
+                let index = document.blocks.len();
+                let runs = xliff::read_inline(&tree, source, &classify);
+                let mut block = Block::new(keys.key(&key), Role::Key, runs);
+                block.notes = notes.clone();
+                block.span = tree.get(segment).map_or(0..0, xml::Element::span);
+                if translate.as_deref() == Some("no") {
+                    block.translatable = false;
+                    block.locked = Some("translate=\"no\"".into());
+                }
+                skeleton.hole(xliff::edition_span(&tree, source), index, &block.source);
+                if let Some(target) = target {
+                    let mut edition = Edition::new(xliff::read_inline(&tree, target, &classify));
+                    edition.state = tree.attr(segment, "state").map(|s| s.into_owned());
+                    skeleton.push(
+                        xliff::edition_span(&tree, target),
+                        index,
+                        Some(&lang),
+                        None,
+                        &edition.runs,
+                    );
+                    block.targets.insert(lang.clone(), edition);
+                }
+                document.blocks.push(block);
+            }
+        }
+        Ok(Parsed::new(document, skeleton))
+    }
+
+    fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+        xliff::write(parsed)
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        xml::xliff_major(head) == Some(2)
+    }
+}
+
+/// XLIFF 2 inline elements.
+fn classify(tree: &Tree, index: usize) -> Inline {
+    if tree.prefix(index) != tree.prefix(tree.root) {
+        return Inline::Standalone;
+    }
+    let attr = |name: &str| tree.attr(index, name).unwrap_or_default();
+    let isolated = attr("isolated") == "yes";
+    match tree.local(index) {
+        "pc" => Inline::Pair {
+            deletable: attr("canDelete") != "no",
+        },
+        "mrk" => Inline::Pair {
+            deletable: attr("translate") != "no",
+        },
+        "sc" if !isolated => Inline::Begin {
+            key: format!("sc:{}", attr("id")),
+            deletable: attr("canDelete") != "no",
+        },
+        "ec" if !isolated => Inline::Finish {
+            key: format!("sc:{}", attr("startRef")),
+        },
+        "sm" => Inline::Begin {
+            key: format!("sm:{}", attr("id")),
+            deletable: attr("translate") != "no",
+        },
+        "em" => Inline::Finish {
+            key: format!("sm:{}", attr("startRef")),
+        },
+        _ => Inline::Standalone,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::conformance;
+    use crate::formats::xliff::tests::{blocks_table, shape};
+    use crate::model::Run;
+
+    fn read(text: &str) -> Parsed {
+        Xliff2
+            .read(text.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    fn doc(units: &str) -> String {
+        format!(
+            "<?xml version=\"1.0\"?>\n<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"fr\">\n <file id=\"f1\">\n{units}\n </file>\n</xliff>\n"
+        )
+    }
+
+    #[test]
+    fn reads_blocks_of_fixtures() {
+        for name in [
+            "everything-core.xlf",
+            "withReorderedCodes.xlf",
+            "withNotes.xlf",
+            "allExtensions.xlf",
+        ] {
+            let path = conformance::fixtures("xliff2")
+                .into_iter()
+                .find(|p| p.ends_with(name))
+                .unwrap();
+            let parsed = Xliff2.read(&std::fs::read(path).unwrap()).unwrap();
+            insta::assert_snapshot!(
+                format!("xliff2_blocks_{name}"),
+                blocks_table(&parsed.document)
+            );
+        }
+    }
+
+    #[test]
+    fn the_corpus_round_trips_and_edits_one_block() {
+        assert!(conformance::run_corpus(&Xliff2, "xliff2") > 0);
+    }
+
+    #[test]
+    fn segments_are_blocks_keyed_by_unit_and_segment() {
+        let parsed = read(&doc(concat!(
+            "<unit id=\"u1\"><notes><note>N</note></notes><segment state=\"final\"><source>A</source><target>a</target></segment></unit>\n",
+            "<unit id=\"u2\"><segment id=\"s1\"><source>B</source></segment><ignorable><source> </source></ignorable><segment><source>C</source></segment></unit>\n",
+            "<unit id=\"u1\" translate=\"no\"><segment><source>D</source></segment></unit>",
+        )));
+        let blocks = &parsed.document.blocks;
+        let keys: Vec<_> = blocks.iter().map(|b| b.key.as_str()).collect();
+        assert_eq!(keys, ["u1", "u2/s1", "u2/2", "u1#2"]);
+        let fr = &blocks[0].targets["fr"];
+        assert_eq!(
+            (fr.plain_text().as_str(), fr.state.as_deref()),
+            ("a", Some("final"))
+        );
+        assert_eq!(blocks[0].notes, ["N"]);
+        assert!(!blocks[3].translatable && blocks[3].locked.is_some());
+    }
+
+    #[test]
+    fn inline_elements_become_codes() {
+        let table: &[(&str, &str)] = &[
+            ("a <pc id=\"1\">b</pc>", "a [o1:<pc id=\"1\">]b[c1:</pc>]"),
+            (
+                "<pc id=\"1\" canDelete=\"no\">b</pc>",
+                "[o1!:<pc id=\"1\" canDelete=\"no\">]b[c1!:</pc>]",
+            ),
+            ("x<ph id=\"9\"/>", "x[s1!:<ph id=\"9\"/>]"),
+            (
+                "<sc id=\"1\"/>t<ec startRef=\"1\"/>",
+                "[o1:<sc id=\"1\"/>]t[c1:<ec startRef=\"1\"/>]",
+            ),
+            (
+                "<ec startRef=\"1\"/>t<sc id=\"1\"/>",
+                "[s1!:<ec startRef=\"1\"/>]t[s2!:<sc id=\"1\"/>]",
+            ),
+            (
+                "<sc id=\"1\" isolated=\"yes\"/>t",
+                "[s1!:<sc id=\"1\" isolated=\"yes\"/>]t",
+            ),
+            (
+                "<sm id=\"m\" type=\"term\"/>t<em startRef=\"m\"/>",
+                "[o1:<sm id=\"m\" type=\"term\"/>]t[c1:<em startRef=\"m\"/>]",
+            ),
+            (
+                "<mrk id=\"m1\" translate=\"no\">X</mrk>",
+                "[o1!:<mrk id=\"m1\" translate=\"no\">]X[c1!:</mrk>]",
+            ),
+            (
+                "a<cp hex=\"0003\"/>b %d",
+                "a[s1!:<cp hex=\"0003\"/>]b [s2!:%d]",
+            ),
+        ];
+        for (source, want) in table {
+            let parsed = read(&doc(&format!(
+                "<unit id=\"u\"><segment><source>{source}</source></segment></unit>"
+            )));
+            assert_eq!(
+                shape(&parsed.document.blocks[0].source.runs),
+                *want,
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn module_content_and_ignorables_stay_in_the_skeleton() {
+        let text = doc(concat!(
+            "<unit id=\"1\"><mtc:matches xmlns:mtc=\"urn:oasis:names:tc:xliff:matches:2.0\"><mtc:match><source>M</source><target>m</target></mtc:match></mtc:matches>",
+            "<segment><source>S</source><target/></segment><ignorable><source> </source></ignorable></unit>",
+        ));
+        let mut parsed = read(&text);
+        assert_eq!(parsed.document.blocks.len(), 1);
+        assert_eq!(parsed.document.blocks[0].source.plain_text(), "S");
+        parsed.document.blocks[0]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("s & t")];
+        let written = String::from_utf8(Xliff2.write(&parsed).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            text.replace("<target/>", "<target>s &amp; t</target>")
+        );
+    }
+
+    #[test]
+    fn invalid_samples_are_read_leniently_or_refused_clearly() {
+        let mut refused = Vec::new();
+        for path in conformance::fixtures("xliff2-invalid") {
+            let bytes = std::fs::read(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            match Xliff2.read(&bytes) {
+                Ok(parsed) => assert_eq!(Xliff2.write(&parsed).unwrap(), bytes, "{name}"),
+                Err(e) => refused.push(format!("{name}: {e}")),
+            }
+        }
+        assert_eq!(
+            refused,
+            [
+                "core-bad_SegmentWithoutSource.xlf: 5:4: a `<segment>` has no `<source>`: expected one",
+                "core-bad_TwoSourceInUnit.xlf: 7:5: a second `<source>` in a `<segment>`: a segment holds one",
+            ]
+        );
+    }
+
+    #[test]
+    fn lenient_reads_of_invalid_samples_give_what_the_file_says() {
+        let read_fixture = |name: &str| {
+            let path = conformance::fixtures("xliff2-invalid")
+                .into_iter()
+                .find(|p| p.ends_with(name))
+                .unwrap();
+            Xliff2.read(&std::fs::read(path).unwrap()).unwrap()
+        };
+        assert!(
+            read_fixture("core-bad_NoFile.xlf")
+                .document
+                .blocks
+                .is_empty()
+        );
+        let no_lang = read_fixture("core-bad_NoTrgLang.xlf");
+        assert_eq!(
+            no_lang.document.blocks[0].targets["target"].plain_text(),
+            "target"
+        );
+        let ec = read_fixture("core-bad_EcBeforeSc.xlf");
+        assert_eq!(ec.document.blocks.len(), 2);
+    }
+
+    #[test]
+    fn fixtures_sniff_as_xliff_2_and_for_file_picks_it() {
+        for path in conformance::fixtures("xliff2") {
+            let bytes = std::fs::read(&path).unwrap();
+            let head = &bytes[..bytes.len().min(4096)];
+            let found = crate::formats::for_file(&path, head).map(|f| f.info().id);
+            assert_eq!(found, Some("xliff2"), "{}", path.display());
+        }
+        let two_one = b"<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.1\">";
+        assert!(Xliff2.sniff(two_one) && !xliff::Xliff.sniff(two_one));
+    }
+
+    #[test]
+    fn truncated_fixtures_never_panic() {
+        for dir in ["xliff2", "xliff2-invalid"] {
+            for path in conformance::fixtures(dir) {
+                let bytes = std::fs::read(&path).unwrap();
+                let step = (bytes.len() / 150).max(1);
+                for cut in (0..bytes.len()).step_by(step) {
+                    if let Ok(mut parsed) = Xliff2.read(&bytes[..cut]) {
+                        for block in &mut parsed.document.blocks {
+                            block.source.runs.push(Run::text("<&>"));
+                        }
+                        let written = Xliff2.write(&parsed).unwrap();
+                        Xliff2.read(&written).unwrap();
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_xml_is_refused_with_a_position() {
+        let err = Xliff2
+            .read(b"<xliff version=\"2.0\">\n <file id=\"f\">\n  <unit id=\"1\"><segment><source>a &x; b</source></segment></unit></file></xliff>")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("3:35: unknown entity `&x;`"), "{err}");
+        let err = Xliff2
+            .read(b"<xliff version=\"1.2\"/>")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "1:1: the file is XLIFF 1.2: read it with format `xliff`"
+        );
+    }
+}
