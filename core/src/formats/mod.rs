@@ -7,6 +7,7 @@ pub mod conformance;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
+pub mod properties;
 
 use std::ops::Range;
 use std::path::Path;
@@ -479,7 +480,11 @@ pub trait Format: Send + Sync {
 
 /// Every format this build reads, in the order `kapi formats` lists them.
 pub fn all() -> &'static [&'static dyn Format] {
-    &[&markdown::Markdown, &plaintext::PlainText]
+    &[
+        &markdown::Markdown,
+        &plaintext::PlainText,
+        &properties::Properties,
+    ]
 }
 
 /// The format with this id (`markdown`).
