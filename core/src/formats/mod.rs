@@ -4,6 +4,7 @@
 
 #[cfg(test)]
 pub mod conformance;
+pub mod android;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
@@ -484,6 +485,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &markdown::Markdown,
         &plaintext::PlainText,
         &properties::Properties,
+        &android::Android,
     ]
 }
 
