@@ -751,7 +751,23 @@ impl<'t> Reader<'t> {
                 decoder.char(c, at..next, false);
                 scan.pos = next;
             } else {
-                let Some(c) = scan.rest().chars().next() else {
+                // Plain content up to the next special character, as one slice.
+                let rest = scan.rest();
+                let plain = rest
+                    .bytes()
+                    .position(|b| {
+                        matches!(
+                            b,
+                            b'<' | b'&' | b'\\' | b'"' | b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c
+                        )
+                    })
+                    .unwrap_or(rest.len());
+                if plain > 0 && decoder.is_settled() {
+                    decoder.content_str(&rest[..plain], at);
+                    scan.pos += plain;
+                    continue;
+                }
+                let Some(c) = rest.chars().next() else {
                     return Err(scan.unclosed(tag.name.clone(), tag.start));
                 };
                 scan.pos += c.len_utf8();
@@ -939,6 +955,25 @@ impl<'t> Decoder<'t> {
         }
     }
 
+    /// No escape is waiting for its next characters.
+    fn is_settled(&self) -> bool {
+        self.escape.is_none() && self.unicode.is_none() && self.high.is_none()
+    }
+
+    /// Plain content read verbatim at `at` (no escapes, quotes or whitespace in it).
+    fn content_str(&mut self, text: &str, at: usize) {
+        if let Some(Item::Text(pieces)) = self.items.last_mut() {
+            pieces.push_str(text, at);
+        } else {
+            let mut pieces = Pieces::default();
+            pieces.push_str(text, at);
+            self.items.push(Item::Text(pieces));
+        }
+        self.started = true;
+        self.last_space = false;
+        self.trailing = false;
+    }
+
     /// A character that is content.
     fn content(&mut self, c: char, at: Option<usize>) {
         if self.high.take().is_some() {
@@ -1070,7 +1105,13 @@ impl<'t> Decoder<'t> {
                 }
             }
         }
-        let mut runs = Vec::new();
+        if self.items.len() == 1
+            && let Some(Item::Text(_)) = self.items.first()
+            && let Some(Item::Text(pieces)) = self.items.pop()
+        {
+            return pieces.into_runs(syntaxes, ids);
+        }
+        let mut runs = Vec::with_capacity(self.items.len());
         // The run index of each item's code, to give a close code its open code's id.
         let mut code_ids: Vec<Option<String>> = Vec::with_capacity(self.items.len());
         for item in self.items {

@@ -250,6 +250,19 @@ fn parse_key(text: &str, start: usize) -> Result<KeyPart, ReadError> {
     let mut has_separator = false;
     let mut sign = false;
     loop {
+        // Plain key characters as one slice.
+        let rest = text.as_bytes().get(pos..).unwrap_or_default();
+        let plain = rest
+            .iter()
+            .position(|&b| {
+                matches!(
+                    b,
+                    b'=' | b':' | b' ' | b'\t' | b'\x0c' | b'\\' | b'\n' | b'\r'
+                )
+            })
+            .unwrap_or(rest.len());
+        key.push_str(text.get(pos..pos + plain).unwrap_or_default());
+        pos += plain;
         let step = step(text, pos)?;
         pos = step.next;
         match step.item {
@@ -304,11 +317,36 @@ impl Pieces {
         }
     }
 
+    /// Appends `text`, read verbatim at `at`.
+    pub(crate) fn push_str(&mut self, text: &str, at: usize) {
+        if text.is_empty() {
+            return;
+        }
+        match self.pieces.last_mut() {
+            Some((last, Some(_))) if at == self.end => last.push_str(text),
+            _ => self.pieces.push((text.to_owned(), Some(at))),
+        }
+        self.end = at + text.len();
+    }
+
     /// Splits every piece into text runs and placeholder codes.
     pub(crate) fn into_runs(self, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
-        let mut runs = Vec::new();
+        let mut runs = Vec::with_capacity(self.pieces.len());
         for (text, src) in self.pieces {
-            runs.extend(placeholders::split(&text, src, syntaxes, ids));
+            // What `split` would find nothing in moves into its run uncopied.
+            if syntaxes == Syntaxes::NONE
+                || !text
+                    .bytes()
+                    .any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&'))
+            {
+                if !text.is_empty() {
+                    runs.push(Run::Text { text, src });
+                }
+            } else if runs.is_empty() {
+                runs = placeholders::split(&text, src, syntaxes, ids);
+            } else {
+                runs.extend(placeholders::split(&text, src, syntaxes, ids));
+            }
         }
         runs
     }
@@ -326,6 +364,17 @@ fn decode_value(text: &str, start: usize) -> Result<(Pieces, usize, Vec<Break>),
     let mut decoded_len = 0;
     let mut pos = start;
     loop {
+        // Plain characters up to the next backslash or line break, as one slice.
+        let rest = text.as_bytes().get(pos..).unwrap_or_default();
+        let plain = rest
+            .iter()
+            .position(|&b| matches!(b, b'\\' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+        if plain > 0 {
+            pieces.push_str(text.get(pos..pos + plain).unwrap_or_default(), pos);
+            decoded_len += plain;
+            pos += plain;
+        }
         let step = step(text, pos)?;
         if let Some(raw) = step.cont {
             breaks.push((decoded_len, raw));
