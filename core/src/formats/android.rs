@@ -44,7 +44,9 @@
 //!
 //! Malformed XML (an unclosed or mismatched element, an unterminated comment, CDATA or
 //! attribute, an unknown entity, content outside the root) is a [`ReadError`] with its line
-//! and column. The file is read as UTF-8, or UTF-16 when a BOM says so.
+//! and column. The file is read as UTF-8, or UTF-16 when a BOM says so, or in the legacy
+//! encoding its XML declaration names (`encoding="ISO-8859-1"`), and written back in it.
+//! Text an edit types that looks like a printf specifier (`%s`) reads back as a code.
 //!
 //! ```text
 //! <!-- Shown on start -->                      → note of `hello`
@@ -87,7 +89,12 @@ impl Format for Android {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let (text, encoding) = super::decode_auto(bytes)?;
+        let (text, encoding) = match declared_encoding(bytes) {
+            Some(encoding) if super::Encoding::sniff_bom(bytes).is_none() => {
+                (encoding.decode(bytes)?, encoding)
+            }
+            _ => super::decode_auto(bytes)?,
+        };
         let mut reader = Reader {
             scan: Scan {
                 text: &text,
@@ -111,7 +118,7 @@ impl Format for Android {
             .fill(&parsed.document, |hole: &Hole, runs: &[Run]| {
                 let held = original.get(hole.span.clone()).unwrap_or_default();
                 let mut out = String::new();
-                render(runs, &mut out);
+                render(runs, parsed.skeleton.encoding, &mut out);
                 if held == "/>" {
                     // An empty element written short: open it, unless it stays empty.
                     if out.is_empty() {
@@ -140,6 +147,25 @@ impl Format for Android {
             _ => head,
         };
         sniff_root(head)
+    }
+}
+
+/// The legacy encoding an XML declaration names (`<?xml version="1.0"
+/// encoding="ISO-8859-1"?>`); `None` for UTF-8, UTF-16, an unknown label or no declaration.
+fn declared_encoding(bytes: &[u8]) -> Option<super::Encoding> {
+    let head = bytes.get(..bytes.len().min(256))?;
+    if !head.starts_with(b"<?xml") {
+        return None;
+    }
+    let end = head.windows(2).position(|w| w == b"?>")?;
+    let decl = std::str::from_utf8(&head[..end]).ok()?;
+    let at = decl.find("encoding")? + "encoding".len();
+    let rest = decl[at..].trim_start().strip_prefix('=')?.trim_start();
+    let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    let label = rest[1..].split(quote).next()?;
+    match super::Encoding::for_label(label)? {
+        super::Encoding::Utf8 | super::Encoding::Utf16Le | super::Encoding::Utf16Be => None,
+        legacy => Some(legacy),
     }
 }
 
@@ -1142,8 +1168,18 @@ fn is_content(code: &Code) -> bool {
     )
 }
 
-/// Writes an edited value's runs with Android escaping.
-fn render(runs: &[Run], out: &mut String) {
+/// Whether the file's encoding holds `c`.
+fn encodable(encoding: super::Encoding, c: char) -> bool {
+    match encoding {
+        super::Encoding::Latin1 => (c as u32) <= 0xFF,
+        super::Encoding::Legacy(enc) => c.is_ascii() || !enc.encode(c.encode_utf8(&mut [0; 4])).2,
+        _ => true,
+    }
+}
+
+/// Writes an edited value's runs with Android escaping; characters the file's encoding
+/// cannot hold are written as `\uXXXX` escapes.
+fn render(runs: &[Run], encoding: super::Encoding, out: &mut String) {
     enum Piece<'r> {
         Char(char),
         Code(&'r Code),
@@ -1212,7 +1248,12 @@ fn render(runs: &[Run], out: &mut String) {
             '>' if out.ends_with("]]") => {
                 out.push_str(if cdata { "\\u003E" } else { "&gt;" });
             }
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if c.is_control() || !encodable(encoding, c) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                }
+            }
             c => out.push(c),
         }
         (started, last_space) = (true, false);
@@ -1526,6 +1567,22 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_legacy_encoding_is_read_and_written_back() {
+        let bytes = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<resources><string name=\"a\">caf\xe9</string></resources>";
+        let mut parsed = Android.read(bytes).unwrap();
+        assert_eq!(parsed.document.blocks[0].source.plain_text(), "caf\u{e9}");
+        assert_eq!(Android.write(&parsed).unwrap(), bytes);
+        parsed.document.blocks[0].source = Edition::new(vec![Run::text("th\u{e9} \u{2603}😀")]);
+        let written = Android.write(&parsed).unwrap();
+        assert!(written.ends_with(b">th\xe9 \\u2603\\uD83D\\uDE00</string></resources>"));
+        let again = Android.read(&written).unwrap();
+        assert_eq!(
+            again.document.blocks[0].source.plain_text(),
+            "th\u{e9} \u{2603}😀"
+        );
+    }
+
+    #[test]
     fn sniff_finds_resources_roots_only() {
         let yes: &[&[u8]] = &[
             b"<resources>",
@@ -1618,7 +1675,6 @@ mod tests {
     fn rendering_every_value_as_edited_reads_back_the_same() {
         for (name, bytes) in fixtures() {
             let mut parsed = Android.read(&bytes).unwrap();
-            let before = blocks_table(&parsed.document);
             for block in &mut parsed.document.blocks {
                 // An extra empty run forces a render of every hole, same content.
                 match block.source.runs.first_mut() {
@@ -1646,7 +1702,6 @@ mod tests {
                 strip(&Android.read(&bytes).unwrap().document),
                 "{name}"
             );
-            let _ = before;
         }
     }
 
