@@ -4,16 +4,18 @@
 
 #[cfg(test)]
 pub mod conformance;
+pub mod android;
 pub mod docx;
 pub mod html;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
 pub mod po;
-pub mod yaml;
+pub mod properties;
 pub mod xliff;
 pub mod xliff2;
 pub mod xml;
+pub mod yaml;
 
 use std::ops::Range;
 use std::path::Path;
@@ -501,6 +503,8 @@ pub fn all() -> &'static [&'static dyn Format] {
         &plaintext::PlainText,
         &html::Html,
         &yaml::Yaml,
+        &properties::Properties,
+        &android::Android,
         &po::Po,
         &xliff::Xliff,
         &xliff2::Xliff2,

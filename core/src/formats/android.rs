@@ -1,0 +1,1779 @@
+//! Android string resources (`res/values*/strings.xml`): each `<string>`, each item of a
+//! `<string-array>` and each `<plurals>` is a block, read with aapt2's rules for escapes,
+//! quotes and whitespace, and written back byte for byte through a hand-written scanner.
+//!
+//! # Blocks and keys
+//! - `<string name="k">` is a [`Role::Key`] block keyed `k`; a name that repeats (a
+//!   `product` variant) is numbered by [`KeyDeduper`] (`k#2`).
+//! - `<string-array name="a">` (and `<array>`) gives one block per `<item>`, keyed `a[0]`,
+//!   `a[1]`, … in file order, at level 1.
+//! - `<plurals name="p">` is ONE block keyed `p` whose edition is one [`Switch`] (kind
+//!   plural, pivot `quantity`, id `1`), a branch per `<item quantity>` in file order and one
+//!   skeleton hole per item (branch path `quantity:one`). Each branch numbers its codes from
+//!   `1`. A repeated quantity keeps its first item; the repeat stays in the skeleton.
+//! - `translatable="false"` on the element makes its blocks not translatable, with
+//!   `locked` saying why. XML comments directly above an element (no blank line between)
+//!   are its notes (an array's go to its first item).
+//!
+//! Everything else (the XML declaration, comments, whitespace, other resource types,
+//! element tags and attributes) is skeleton; each value's content between its tags is a
+//! hole.
+//!
+//! # Runs
+//! The text is what the app shows: XML entities (`&amp;`, `&#39;`) are decoded; Android
+//! escapes `\'`, `\"`, `\\`, `\n`, `\t`, `\@`, `\?`, `\uXXXX` (and `\x` for any other `x`)
+//! are decoded; outside double quotes a run of whitespace reads as one space and the
+//! value's leading and trailing whitespace is dropped. An unescaped `"` (quoting whitespace
+//! and apostrophes) is a standalone code of class `quote`, so an edit keeps the quoting.
+//! Inline elements (`<b>`, `<i>`, `<u>`, `<a href>`, `<xliff:g id example>`) are open and
+//! close codes holding their tags as written (class `tag`, deletable; `xliff`, not
+//! deletable); an empty element, a comment or a processing instruction is a standalone
+//! code; a CDATA section is an open code `<![CDATA[` and a close code `]]>` around its
+//! text, which is the value (Android escapes still apply inside, entities do not). printf
+//! specifiers (`%1$s`, `%d`, `%%`) are codes unless the element says `formatted="false"`.
+//! Text runs carry their file offset only where the piece is verbatim in the file (an
+//! escaped `\'` reads as `'` at the offset of the `'`).
+//!
+//! # Writing
+//! An edited value is re-escaped the Android way: `\\`, `\'`, `\"`, `\n`, `\t`, other
+//! control characters as `\uXXXX`, `&` and `<` as `&amp;` and `&lt;` (`>` as `&gt;` after
+//! `]]`), a leading `@` or `?` as `\@` or `\?`, and a space that would be trimmed or
+//! collapsed as `\u0020`. Inside a CDATA section `&` and `<` stay as they are, and inside
+//! quotes spaces are written as they are. An empty element written as `<string name="k"/>`
+//! takes an edit by becoming `<string name="k">…</string>`.
+//!
+//! Malformed XML (an unclosed or mismatched element, an unterminated comment, CDATA or
+//! attribute, an unknown entity, content outside the root) is a [`ReadError`] with its line
+//! and column. The file is read as UTF-8, or UTF-16 when a BOM says so, or in the legacy
+//! encoding its XML declaration names (`encoding="ISO-8859-1"`), and written back in it.
+//! Text an edit types that looks like a printf specifier (`%s`) reads back as a code.
+//!
+//! ```text
+//! <!-- Shown on start -->                      → note of `hello`
+//! <string name="hello">Hi <b>%1$s</b>\'s</string>
+//!                                               → `hello`: "Hi " <b> %1$s </b> "'s"
+//! <plurals name="files">
+//!     <item quantity="one">%d file</item>      → `files`, branch quantity:one
+//!     <item quantity="other">%d files</item>   → `files`, branch quantity:other
+//! </plurals>
+//! ```
+use std::ops::Range;
+
+use super::placeholders::{Ids, Syntaxes};
+use super::properties::Pieces;
+use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
+use crate::model::{
+    Block, Branch, Code, CodeKind, Document, KeyDeduper, Role, Run, Switch, SwitchKind,
+};
+
+pub const INFO: FormatInfo = FormatInfo {
+    id: "android",
+    name: "Android strings",
+    extensions: &["xml"],
+    capabilities: Capabilities {
+        editable: true,
+        round_trip: true,
+        generative: false,
+        bilingual: false,
+    },
+};
+
+/// Why a `translatable="false"` block takes no edit.
+const LOCKED: &str = "marked translatable=\"false\"";
+
+pub struct Android;
+
+impl Format for Android {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        let (text, encoding) = match declared_encoding(bytes) {
+            Some(encoding) if super::Encoding::sniff_bom(bytes).is_none() => {
+                (encoding.decode(bytes)?, encoding)
+            }
+            _ => super::decode_auto(bytes)?,
+        };
+        let mut reader = Reader {
+            scan: Scan {
+                text: &text,
+                pos: 0,
+            },
+            document: Document {
+                format: INFO.id.into(),
+                blocks: Vec::new(),
+            },
+            skeleton: Skeleton::decoded(&text, encoding),
+            keys: KeyDeduper::default(),
+        };
+        reader.read()?;
+        Ok(Parsed::new(reader.document, reader.skeleton))
+    }
+
+    fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+        let original = parsed.skeleton.text();
+        parsed
+            .skeleton
+            .fill(&parsed.document, |hole: &Hole, runs: &[Run]| {
+                let held = original.get(hole.span.clone()).unwrap_or_default();
+                let mut out = String::new();
+                render(runs, parsed.skeleton.encoding, &mut out);
+                if held == "/>" {
+                    // An empty element written short: open it, unless it stays empty.
+                    if out.is_empty() {
+                        return Ok(held.to_owned());
+                    }
+                    let name = element_name_before(original, hole.span.start);
+                    return Ok(format!(">{out}</{name}>"));
+                }
+                Ok(out)
+            })
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        // UTF-16: look at the low (or high) bytes, enough for ASCII markup.
+        let narrowed: Vec<u8>;
+        let head = match head {
+            [0xFF, 0xFE, rest @ ..] => {
+                narrowed = rest.iter().step_by(2).copied().collect();
+                &narrowed[..]
+            }
+            [0xFE, 0xFF, rest @ ..] => {
+                narrowed = rest.iter().skip(1).step_by(2).copied().collect();
+                &narrowed[..]
+            }
+            [0xEF, 0xBB, 0xBF, rest @ ..] => rest,
+            _ => head,
+        };
+        sniff_root(head)
+    }
+}
+
+/// The legacy encoding an XML declaration names (`<?xml version="1.0"
+/// encoding="ISO-8859-1"?>`); `None` for UTF-8, UTF-16, an unknown label or no declaration.
+fn declared_encoding(bytes: &[u8]) -> Option<super::Encoding> {
+    let head = bytes.get(..bytes.len().min(256))?;
+    if !head.starts_with(b"<?xml") {
+        return None;
+    }
+    let end = head.windows(2).position(|w| w == b"?>")?;
+    let decl = std::str::from_utf8(&head[..end]).ok()?;
+    let at = decl.find("encoding")? + "encoding".len();
+    let rest = decl[at..].trim_start().strip_prefix('=')?.trim_start();
+    let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    let label = rest[1..].split(quote).next()?;
+    match super::Encoding::for_label(label)? {
+        super::Encoding::Utf8 | super::Encoding::Utf16Le | super::Encoding::Utf16Be => None,
+        legacy => Some(legacy),
+    }
+}
+
+/// Whether the first element after the prolog (declaration, comments, doctype) is
+/// `<resources`.
+fn sniff_root(mut head: &[u8]) -> bool {
+    let after = |head: &[u8], open: &[u8], close: &[u8]| -> Option<usize> {
+        let rest = head.get(open.len()..)?;
+        let at = rest.windows(close.len()).position(|w| w == close)?;
+        Some(open.len() + at + close.len())
+    };
+    loop {
+        let skip = head.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        head = &head[skip..];
+        let next = if head.starts_with(b"<?") {
+            after(head, b"<?", b"?>")
+        } else if head.starts_with(b"<!--") {
+            after(head, b"<!--", b"-->")
+        } else if head.starts_with(b"<!DOCTYPE") {
+            after(head, b"<!DOCTYPE", b">")
+        } else {
+            return head.starts_with(b"<resources")
+                && matches!(
+                    head.get(10),
+                    None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+                );
+        };
+        match next {
+            Some(n) => head = &head[n..],
+            None => return false,
+        }
+    }
+}
+
+/// The name of the element whose start tag ends just before `at` (for `<x .../>`).
+fn element_name_before(text: &str, at: usize) -> &str {
+    let before = text.get(..at).unwrap_or_default();
+    let open = before.rfind('<').map_or(before.len(), |i| i + 1);
+    let rest = before.get(open..).unwrap_or_default();
+    let end = rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len());
+    &rest[..end]
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | ':' | '-' | '.') || !c.is_ascii()
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
+}
+
+/// A start tag as written.
+#[derive(Debug)]
+struct Tag {
+    start: usize,
+    name: Range<usize>,
+    /// Attribute names and decoded values.
+    attrs: Vec<(Range<usize>, String)>,
+    self_closing: bool,
+    /// Past the `>`.
+    end: usize,
+}
+
+/// A byte scanner over the decoded text.
+struct Scan<'t> {
+    text: &'t str,
+    pos: usize,
+}
+
+impl<'t> Scan<'t> {
+    fn err(&self, at: usize, message: impl Into<String>) -> ReadError {
+        ReadError::syntax_at(self.text, at, message)
+    }
+
+    fn rest(&self) -> &'t str {
+        self.text.get(self.pos..).unwrap_or_default()
+    }
+
+    fn starts(&self, s: &str) -> bool {
+        self.rest().starts_with(s)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.pos).copied()
+    }
+
+    fn slice(&self, range: Range<usize>) -> &'t str {
+        self.text.get(range).unwrap_or_default()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.pos += 1;
+        }
+    }
+
+    /// Past `close`, which must come before the end; the range between.
+    fn until(&mut self, open: &str, close: &str, what: &str) -> Result<Range<usize>, ReadError> {
+        let start = self.pos;
+        let inner = start + open.len();
+        match self.text.get(inner..).and_then(|r| r.find(close)) {
+            Some(i) => {
+                self.pos = inner + i + close.len();
+                Ok(inner..inner + i)
+            }
+            None => Err(self.err(start, format!("{what} is never closed: expected `{close}`"))),
+        }
+    }
+
+    fn comment(&mut self) -> Result<Range<usize>, ReadError> {
+        self.until("<!--", "-->", "a comment")
+    }
+
+    fn cdata(&mut self) -> Result<Range<usize>, ReadError> {
+        self.until("<![CDATA[", "]]>", "a CDATA section")
+    }
+
+    fn pi(&mut self) -> Result<Range<usize>, ReadError> {
+        self.until("<?", "?>", "a processing instruction")
+    }
+
+    /// A `<!DOCTYPE …>`, with an internal subset in brackets.
+    fn doctype(&mut self) -> Result<(), ReadError> {
+        let start = self.pos;
+        let mut depth = 0usize;
+        for (i, b) in self.rest().bytes().enumerate() {
+            match b {
+                b'[' => depth += 1,
+                b']' => depth = depth.saturating_sub(1),
+                b'>' if depth == 0 => {
+                    self.pos += i + 1;
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        Err(self.err(start, "a `<!DOCTYPE` is never closed: expected `>`"))
+    }
+
+    fn name(&mut self) -> Option<Range<usize>> {
+        let start = self.pos;
+        let rest = self.rest();
+        let first = rest.chars().next()?;
+        if !is_name_char(first) || first.is_ascii_digit() || first == '-' || first == '.' {
+            return None;
+        }
+        let len = rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len());
+        self.pos += len;
+        Some(start..start + len)
+    }
+
+    /// A start tag at `<`.
+    fn start_tag(&mut self) -> Result<Tag, ReadError> {
+        let start = self.pos;
+        self.pos += 1;
+        let Some(name) = self.name() else {
+            return Err(self.err(self.pos, "expected an element name after `<`"));
+        };
+        let mut attrs = Vec::new();
+        loop {
+            let before = self.pos;
+            self.skip_ws();
+            if self.starts("/>") {
+                self.pos += 2;
+                return Ok(Tag {
+                    start,
+                    name,
+                    attrs,
+                    self_closing: true,
+                    end: self.pos,
+                });
+            }
+            match self.peek() {
+                Some(b'>') => {
+                    self.pos += 1;
+                    return Ok(Tag {
+                        start,
+                        name,
+                        attrs,
+                        self_closing: false,
+                        end: self.pos,
+                    });
+                }
+                None => {
+                    return Err(self.err(
+                        start,
+                        format!(
+                            "the tag `<{}` is never closed: expected `>`",
+                            self.slice(name)
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+            let at = self.pos;
+            let attr = match self.name() {
+                Some(attr) if self.pos > at && before < at => attr,
+                _ => {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "expected an attribute, `>` or `/>` in `<{}`",
+                            self.slice(name.clone())
+                        ),
+                    ));
+                }
+            };
+            self.skip_ws();
+            if self.peek() != Some(b'=') {
+                return Err(self.err(
+                    self.pos,
+                    format!("expected `=` after the attribute `{}`", self.slice(attr)),
+                ));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let quote = match self.peek() {
+                Some(q @ (b'"' | b'\'')) => q as char,
+                _ => {
+                    return Err(self.err(
+                        self.pos,
+                        format!(
+                            "expected a quoted value for the attribute `{}`",
+                            self.slice(attr)
+                        ),
+                    ));
+                }
+            };
+            let value_start = self.pos + 1;
+            let Some(len) = self.text.get(value_start..).and_then(|r| r.find(quote)) else {
+                return Err(self.err(
+                    self.pos,
+                    format!(
+                        "the value of the attribute `{}` is never closed",
+                        self.slice(attr)
+                    ),
+                ));
+            };
+            let raw = value_start..value_start + len;
+            if let Some(i) = self.slice(raw.clone()).find('<') {
+                return Err(self.err(value_start + i, "`<` in an attribute value: write `&lt;`"));
+            }
+            let mut value = String::with_capacity(len);
+            let mut at = raw.start;
+            while at < raw.end {
+                if self.text.as_bytes().get(at) == Some(&b'&') {
+                    let (c, next) = self.entity(at)?;
+                    value.push(c);
+                    at = next;
+                } else {
+                    let Some(c) = self.text.get(at..).and_then(|s| s.chars().next()) else {
+                        break;
+                    };
+                    value.push(c);
+                    at += c.len_utf8();
+                }
+            }
+            attrs.push((attr, value));
+            self.pos = raw.end + 1;
+        }
+    }
+
+    /// An end tag at `</`: its name range, with `pos` past the `>`.
+    fn end_tag(&mut self) -> Result<Range<usize>, ReadError> {
+        let start = self.pos;
+        self.pos += 2;
+        let Some(name) = self.name() else {
+            return Err(self.err(self.pos, "expected an element name after `</`"));
+        };
+        self.skip_ws();
+        if self.peek() != Some(b'>') {
+            return Err(self.err(
+                start,
+                format!(
+                    "the end tag `</{}` is never closed: expected `>`",
+                    self.slice(name)
+                ),
+            ));
+        }
+        self.pos += 1;
+        Ok(name)
+    }
+
+    /// The entity or character reference at `at` (`&`): its character and the offset
+    /// past its `;`.
+    fn entity(&self, at: usize) -> Result<(char, usize), ReadError> {
+        let rest = self.text.get(at + 1..).unwrap_or_default();
+        let end = rest
+            .bytes()
+            .take(12)
+            .position(|b| b == b';')
+            .ok_or_else(|| self.err(at, "`&` starts no entity: write `&amp;` for an ampersand"))?;
+        let name = &rest[..end];
+        let c = match name {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            _ => {
+                let code = if let Some(hex) = name.strip_prefix("#x").or(name.strip_prefix("#X")) {
+                    u32::from_str_radix(hex, 16).ok()
+                } else if let Some(dec) = name.strip_prefix('#') {
+                    dec.parse::<u32>().ok()
+                } else {
+                    None
+                };
+                code.and_then(char::from_u32)
+            }
+        };
+        match c {
+            Some(c) => Ok((c, at + 1 + end + 1)),
+            None => Err(self.err(
+                at,
+                format!(
+                    "unknown entity `&{name};`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, \
+                     `&apos;` or a character reference"
+                ),
+            )),
+        }
+    }
+
+    /// Past the content and end tag of the element `tag` (not self-closing), checking that
+    /// nested elements close in order.
+    fn skip_element(&mut self, tag: &Tag) -> Result<(), ReadError> {
+        let mut open: Vec<(Range<usize>, usize)> = vec![(tag.name.clone(), tag.start)];
+        while let Some((name, start)) = open.last().cloned() {
+            let Some(lt) = self.rest().find('<') else {
+                return Err(self.unclosed(name, start));
+            };
+            self.pos += lt;
+            if self.starts("</") {
+                let at = self.pos;
+                let end = self.end_tag()?;
+                if self.slice(end.clone()) != self.slice(name.clone()) {
+                    return Err(self.mismatch(at, end, name));
+                }
+                open.pop();
+            } else if self.starts("<!--") {
+                self.comment()?;
+            } else if self.starts("<![CDATA[") {
+                self.cdata()?;
+            } else if self.starts("<?") {
+                self.pi()?;
+            } else {
+                let inner = self.start_tag()?;
+                if !inner.self_closing {
+                    open.push((inner.name, inner.start));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn unclosed(&self, name: Range<usize>, start: usize) -> ReadError {
+        let name = self.slice(name);
+        self.err(
+            start,
+            format!("the element `<{name}>` is never closed: expected `</{name}>`"),
+        )
+    }
+
+    fn mismatch(&self, at: usize, found: Range<usize>, open: Range<usize>) -> ReadError {
+        self.err(
+            at,
+            format!(
+                "`</{}>` does not close the open element: expected `</{}>`",
+                self.slice(found),
+                self.slice(open)
+            ),
+        )
+    }
+}
+
+/// What the reader builds.
+struct Reader<'t> {
+    scan: Scan<'t>,
+    document: Document,
+    skeleton: Skeleton,
+    keys: KeyDeduper,
+}
+
+/// The attributes of a value element that matter here.
+struct Attrs {
+    name: Option<String>,
+    translatable: bool,
+    syntaxes: Syntaxes,
+}
+
+impl<'t> Reader<'t> {
+    fn read(&mut self) -> Result<(), ReadError> {
+        if self.scan.text.starts_with('\u{feff}') {
+            self.scan.pos = 3;
+        }
+        // The prolog.
+        loop {
+            self.scan.skip_ws();
+            if self.scan.starts("<?") {
+                self.scan.pi()?;
+            } else if self.scan.starts("<!--") {
+                self.scan.comment()?;
+            } else if self.scan.starts("<!DOCTYPE") {
+                self.scan.doctype()?;
+            } else if self.scan.starts("<") && !self.scan.starts("<!") && !self.scan.starts("</") {
+                break;
+            } else if self.scan.peek().is_none() {
+                return Err(self.scan.err(
+                    self.scan.pos,
+                    "expected the root element `<resources>`, found the end of the file",
+                ));
+            } else {
+                return Err(self
+                    .scan
+                    .err(self.scan.pos, "expected the root element `<resources>`"));
+            }
+        }
+        let root = self.scan.start_tag()?;
+        if self.scan.slice(root.name.clone()) != "resources" {
+            return Err(self.scan.err(
+                root.start,
+                format!(
+                    "the root element is `<{}>`: expected `<resources>`",
+                    self.scan.slice(root.name.clone())
+                ),
+            ));
+        }
+        if !root.self_closing {
+            self.resources(&root)?;
+        }
+        // The epilog.
+        loop {
+            self.scan.skip_ws();
+            if self.scan.starts("<?") {
+                self.scan.pi()?;
+            } else if self.scan.starts("<!--") {
+                self.scan.comment()?;
+            } else if self.scan.peek().is_none() {
+                return Ok(());
+            } else {
+                return Err(self
+                    .scan
+                    .err(self.scan.pos, "unexpected content after `</resources>`"));
+            }
+        }
+    }
+
+    /// The children of `<resources>`, through its end tag.
+    fn resources(&mut self, root: &Tag) -> Result<(), ReadError> {
+        let mut notes: Vec<String> = Vec::new();
+        loop {
+            let gap = self.skip_text(&mut notes);
+            if gap.is_none() {
+                return Err(self.scan.unclosed(root.name.clone(), root.start));
+            }
+            if self.scan.starts("</") {
+                let at = self.scan.pos;
+                let end = self.scan.end_tag()?;
+                if self.scan.slice(end.clone()) != "resources" {
+                    return Err(self.scan.mismatch(at, end, root.name.clone()));
+                }
+                return Ok(());
+            }
+            if self.scan.starts("<!--") {
+                let inner = self.scan.comment()?;
+                notes.push(self.scan.slice(inner).trim().to_owned());
+                continue;
+            }
+            if self.special()? {
+                notes.clear();
+                continue;
+            }
+            let tag = self.scan.start_tag()?;
+            let notes = std::mem::take(&mut notes);
+            match self.scan.slice(tag.name.clone()) {
+                "string" => self.string(&tag, notes)?,
+                "string-array" | "array" => self.array(&tag, notes)?,
+                "plurals" => self.plurals(&tag, notes)?,
+                _ if tag.self_closing => {}
+                _ => self.scan.skip_element(&tag)?,
+            }
+        }
+    }
+
+    /// Skips text up to the next `<`; `None` at the end of the file. Text other than
+    /// whitespace, or a blank line, ends the notes gathered so far.
+    fn skip_text(&mut self, notes: &mut Vec<String>) -> Option<()> {
+        let rest = self.scan.rest();
+        let len = rest.find('<').unwrap_or(rest.len());
+        let gap = &rest[..len];
+        if gap.bytes().filter(|&b| b == b'\n').count() > 1 || !gap.trim().is_empty() {
+            notes.clear();
+        }
+        self.scan.pos += len;
+        (len < rest.len()).then_some(())
+    }
+
+    /// Skips a CDATA section, a processing instruction or a stray `<!`; true if it did.
+    fn special(&mut self) -> Result<bool, ReadError> {
+        if self.scan.starts("<![CDATA[") {
+            self.scan.cdata()?;
+        } else if self.scan.starts("<?") {
+            self.scan.pi()?;
+        } else if self.scan.starts("<!") {
+            return Err(self.scan.err(
+                self.scan.pos,
+                "unexpected `<!`: expected an element or a comment",
+            ));
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn attrs(&self, tag: &Tag) -> Attrs {
+        let mut attrs = Attrs {
+            name: None,
+            translatable: true,
+            syntaxes: Syntaxes::PRINTF,
+        };
+        for (name, value) in &tag.attrs {
+            match self.scan.slice(name.clone()) {
+                "name" => attrs.name = Some(value.clone()),
+                "translatable" => attrs.translatable = value.trim() != "false",
+                "formatted" if value.trim() == "false" => attrs.syntaxes = Syntaxes::NONE,
+                _ => {}
+            }
+        }
+        attrs
+    }
+
+    fn attr(&self, tag: &Tag, name: &str) -> Option<String> {
+        tag.attrs
+            .iter()
+            .find(|(n, _)| self.scan.slice(n.clone()) == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// The content of a value element: its hole span and runs, with `pos` past its end
+    /// tag. A self-closing element's hole is its `/>`.
+    fn value(
+        &mut self,
+        tag: &Tag,
+        syntaxes: Syntaxes,
+        ids: &mut Ids,
+    ) -> Result<(Range<usize>, Vec<Run>), ReadError> {
+        if tag.self_closing {
+            return Ok((tag.end - 2..tag.end, Vec::new()));
+        }
+        let scan = &mut self.scan;
+        let text = scan.text;
+        let mut decoder = Decoder::new(text);
+        // Open inline elements: name and the item index of their open code.
+        let mut open: Vec<(Range<usize>, usize)> = Vec::new();
+        let start = scan.pos;
+        loop {
+            let at = scan.pos;
+            let Some(b) = scan.peek() else {
+                return Err(scan.unclosed(tag.name.clone(), tag.start));
+            };
+            if b == b'<' {
+                if scan.starts("</") {
+                    let end = scan.end_tag()?;
+                    match open.last() {
+                        None if scan.slice(end.clone()) == scan.slice(tag.name.clone()) => {
+                            let runs = decoder.finish(syntaxes, ids);
+                            return Ok((start..at, runs));
+                        }
+                        None => return Err(scan.mismatch(at, end, tag.name.clone())),
+                        Some((name, _)) if scan.slice(end.clone()) != scan.slice(name.clone()) => {
+                            return Err(scan.mismatch(at, end, name.clone()));
+                        }
+                        Some(&(_, item)) => {
+                            open.pop();
+                            decoder.code(CodeKind::Close, "", at..scan.pos, Some(item));
+                        }
+                    }
+                } else if scan.starts("<!--") {
+                    scan.comment()?;
+                    decoder.code(CodeKind::Standalone, "comment", at..scan.pos, None);
+                } else if scan.starts("<![CDATA[") {
+                    let inner = scan.cdata()?;
+                    let item = decoder.code(CodeKind::Open, "cdata", at..inner.start, None);
+                    for (i, c) in scan.slice(inner.clone()).char_indices() {
+                        let from = inner.start + i;
+                        decoder.char(c, from..from + c.len_utf8(), true);
+                    }
+                    decoder.code(CodeKind::Close, "", inner.end..scan.pos, Some(item));
+                } else if scan.starts("<?") {
+                    scan.pi()?;
+                    decoder.code(CodeKind::Standalone, "pi", at..scan.pos, None);
+                } else if scan.starts("<!") {
+                    return Err(scan.err(at, "unexpected `<!` in a value"));
+                } else {
+                    let inner = scan.start_tag()?;
+                    let class = if scan.slice(inner.name.clone()) == "xliff:g" {
+                        "xliff"
+                    } else {
+                        "tag"
+                    };
+                    if inner.self_closing {
+                        decoder.code(CodeKind::Standalone, class, at..scan.pos, None);
+                    } else {
+                        let item = decoder.code(CodeKind::Open, class, at..scan.pos, None);
+                        open.push((inner.name, item));
+                    }
+                }
+            } else if b == b'&' {
+                let (c, next) = scan.entity(at)?;
+                decoder.char(c, at..next, false);
+                scan.pos = next;
+            } else {
+                // Plain content up to the next special character, as one slice.
+                let rest = scan.rest();
+                let plain = rest
+                    .bytes()
+                    .position(|b| {
+                        matches!(
+                            b,
+                            b'<' | b'&' | b'\\' | b'"' | b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c
+                        )
+                    })
+                    .unwrap_or(rest.len());
+                if plain > 0 && decoder.is_settled() {
+                    decoder.content_str(&rest[..plain], at);
+                    scan.pos += plain;
+                    continue;
+                }
+                let Some(c) = rest.chars().next() else {
+                    return Err(scan.unclosed(tag.name.clone(), tag.start));
+                };
+                scan.pos += c.len_utf8();
+                decoder.char(c, at..scan.pos, true);
+            }
+        }
+    }
+
+    fn locked_block(key: String, runs: Vec<Run>, attrs: &Attrs, level: u32) -> Block {
+        let mut block = Block::new(key, Role::Key, runs);
+        block.level = level;
+        if !attrs.translatable {
+            block.translatable = false;
+            block.locked = Some(LOCKED.to_owned());
+        }
+        block
+    }
+
+    fn string(&mut self, tag: &Tag, notes: Vec<String>) -> Result<(), ReadError> {
+        let attrs = self.attrs(tag);
+        let (hole, runs) = self.value(tag, attrs.syntaxes, &mut Ids::default())?;
+        let key = self.keys.key(attrs.name.as_deref().unwrap_or("string"));
+        let mut block = Self::locked_block(key, runs, &attrs, 0);
+        block.notes = notes;
+        block.span = tag.start..self.scan.pos;
+        self.skeleton
+            .hole(hole, self.document.blocks.len(), &block.source);
+        self.document.blocks.push(block);
+        Ok(())
+    }
+
+    /// The children of a `<string-array>` or `<plurals>`: calls `item` for each `<item>`
+    /// with the notes above it; other elements are skipped.
+    fn items(
+        &mut self,
+        tag: &Tag,
+        mut notes: Vec<String>,
+        mut item: impl FnMut(&mut Self, &Tag, Vec<String>) -> Result<(), ReadError>,
+    ) -> Result<(), ReadError> {
+        if tag.self_closing {
+            return Ok(());
+        }
+        loop {
+            if self.skip_text(&mut notes).is_none() {
+                return Err(self.scan.unclosed(tag.name.clone(), tag.start));
+            }
+            if self.scan.starts("</") {
+                let at = self.scan.pos;
+                let end = self.scan.end_tag()?;
+                if self.scan.slice(end.clone()) != self.scan.slice(tag.name.clone()) {
+                    return Err(self.scan.mismatch(at, end, tag.name.clone()));
+                }
+                return Ok(());
+            }
+            if self.scan.starts("<!--") {
+                let inner = self.scan.comment()?;
+                notes.push(self.scan.slice(inner).trim().to_owned());
+                continue;
+            }
+            if self.special()? {
+                continue;
+            }
+            let child = self.scan.start_tag()?;
+            if self.scan.slice(child.name.clone()) == "item" {
+                item(self, &child, std::mem::take(&mut notes))?;
+            } else {
+                notes.clear();
+                if !child.self_closing {
+                    self.scan.skip_element(&child)?;
+                }
+            }
+        }
+    }
+
+    fn array(&mut self, tag: &Tag, notes: Vec<String>) -> Result<(), ReadError> {
+        let attrs = self.attrs(tag);
+        let name = attrs.name.clone().unwrap_or_else(|| "array".to_owned());
+        let mut index = 0;
+        let mut first_notes = Some(notes);
+        self.items(tag, Vec::new(), |reader, item, notes| {
+            let (hole, runs) = reader.value(item, attrs.syntaxes, &mut Ids::default())?;
+            let key = reader.keys.key(&format!("{name}[{index}]"));
+            index += 1;
+            let mut block = Self::locked_block(key, runs, &attrs, 1);
+            block.notes = first_notes.take().unwrap_or_default();
+            block.notes.extend(notes);
+            block.span = item.start..reader.scan.pos;
+            reader
+                .skeleton
+                .hole(hole, reader.document.blocks.len(), &block.source);
+            reader.document.blocks.push(block);
+            Ok(())
+        })
+    }
+
+    fn plurals(&mut self, tag: &Tag, notes: Vec<String>) -> Result<(), ReadError> {
+        let attrs = self.attrs(tag);
+        let index = self.document.blocks.len();
+        let mut branches: Vec<Branch> = Vec::new();
+        self.items(tag, Vec::new(), |reader, item, _| {
+            let Some(quantity) = reader.attr(item, "quantity") else {
+                return Err(reader.scan.err(
+                    item.start,
+                    "an `<item>` of `<plurals>` has no `quantity`: expected one of zero, one, \
+                     two, few, many, other",
+                ));
+            };
+            let quantity = quantity.trim().to_owned();
+            let (hole, runs) = reader.value(item, attrs.syntaxes, &mut Ids::default())?;
+            if branches.iter().any(|b| b.case == quantity) {
+                return Ok(());
+            }
+            let path = format!("quantity:{quantity}");
+            reader.skeleton.push(hole, index, None, Some(&path), &runs);
+            branches.push(Branch::new(quantity, runs));
+            Ok(())
+        })?;
+        let switch = Switch {
+            id: Ids::default().next(),
+            kind: SwitchKind::Plural,
+            pivot: "quantity".into(),
+            branches,
+            head: String::new(),
+            tail: String::new(),
+            src: Some(tag.start),
+        };
+        let key = self.keys.key(attrs.name.as_deref().unwrap_or("plurals"));
+        let mut block = Self::locked_block(key, vec![Run::Switch(switch)], &attrs, 0);
+        block.notes = notes;
+        block.span = tag.start..self.scan.pos;
+        self.document.blocks.push(block);
+        Ok(())
+    }
+}
+
+/// One piece of a value while it is decoded.
+enum Item {
+    Text(Pieces),
+    /// A code without its id yet, and for a close code the item index of its open code.
+    Code(Code, Option<usize>),
+}
+
+/// Turns a value's characters and markup into runs with aapt2's rules: escapes, quotes,
+/// whitespace collapsed outside quotes, leading and trailing whitespace dropped.
+struct Decoder<'t> {
+    text: &'t str,
+    items: Vec<Item>,
+    quoted: bool,
+    /// Some content (not whitespace, not markup) was read.
+    started: bool,
+    /// The last text written is a collapsed space (more whitespace adds nothing).
+    last_space: bool,
+    /// That space ends the value so far (dropped if nothing but markup follows).
+    trailing: bool,
+    /// A backslash waiting for the character it escapes.
+    escape: Option<usize>,
+    /// A `\u` escape collecting its hex digits.
+    unicode: Option<String>,
+    /// A high surrogate waiting for its low half.
+    high: Option<u32>,
+}
+
+impl<'t> Decoder<'t> {
+    fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            items: Vec::new(),
+            quoted: false,
+            started: false,
+            last_space: false,
+            trailing: false,
+            escape: None,
+            unicode: None,
+            high: None,
+        }
+    }
+
+    fn push_text(&mut self, c: char, at: Option<usize>) {
+        if let Some(Item::Text(pieces)) = self.items.last_mut() {
+            pieces.push(c, at);
+        } else {
+            let mut pieces = Pieces::default();
+            pieces.push(c, at);
+            self.items.push(Item::Text(pieces));
+        }
+    }
+
+    /// No escape is waiting for its next characters.
+    fn is_settled(&self) -> bool {
+        self.escape.is_none() && self.unicode.is_none() && self.high.is_none()
+    }
+
+    /// Plain content read verbatim at `at` (no escapes, quotes or whitespace in it).
+    fn content_str(&mut self, text: &str, at: usize) {
+        if let Some(Item::Text(pieces)) = self.items.last_mut() {
+            pieces.push_str(text, at);
+        } else {
+            let mut pieces = Pieces::default();
+            pieces.push_str(text, at);
+            self.items.push(Item::Text(pieces));
+        }
+        self.started = true;
+        self.last_space = false;
+        self.trailing = false;
+    }
+
+    /// A character that is content.
+    fn content(&mut self, c: char, at: Option<usize>) {
+        if self.high.take().is_some() {
+            self.push_text('\u{fffd}', None);
+        }
+        self.push_text(c, at);
+        self.started = true;
+        self.last_space = false;
+        self.trailing = false;
+    }
+
+    /// Ends a pending escape before markup or the end of the value.
+    fn settle(&mut self) {
+        if let Some(digits) = self.unicode.take() {
+            self.content('u', None);
+            for d in digits.chars() {
+                self.content(d, None);
+            }
+        }
+        if let Some(at) = self.escape.take() {
+            self.content('\\', Some(at));
+        }
+        if self.high.take().is_some() {
+            self.push_text('\u{fffd}', None);
+            self.started = true;
+            self.last_space = false;
+            self.trailing = false;
+        }
+    }
+
+    /// One character of the value as XML gives it; `raw` is where it was written and
+    /// `verbatim` whether the file holds it as is (not as an entity).
+    fn char(&mut self, c: char, raw: Range<usize>, verbatim: bool) {
+        let at = verbatim.then_some(raw.start);
+        if let Some(digits) = &mut self.unicode {
+            if c.is_ascii_hexdigit() {
+                digits.push(c);
+                if digits.len() == 4 {
+                    let code = u32::from_str_radix(digits, 16).unwrap_or(0xFFFD);
+                    self.unicode = None;
+                    match (self.high.take(), code) {
+                        (None, 0xD800..=0xDBFF) => self.high = Some(code),
+                        (Some(high), 0xDC00..=0xDFFF) => {
+                            let joined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00);
+                            self.content(char::from_u32(joined).unwrap_or('\u{fffd}'), None);
+                        }
+                        (high, code) => {
+                            self.high = high;
+                            self.content(char::from_u32(code).unwrap_or('\u{fffd}'), None);
+                        }
+                    }
+                }
+                return;
+            }
+            self.settle();
+        }
+        if self.escape.take().is_some() {
+            match c {
+                'n' => self.content('\n', None),
+                't' => self.content('\t', None),
+                'u' => self.unicode = Some(String::with_capacity(4)),
+                c => self.content(c, at),
+            }
+            return;
+        }
+        if self.high.is_some() && c != '\\' {
+            self.settle();
+        }
+        match c {
+            '\\' => self.escape = Some(raw.start),
+            '"' => {
+                self.code(CodeKind::Standalone, "quote", raw, None);
+                self.quoted = !self.quoted;
+                self.started = true;
+                self.last_space = false;
+                self.trailing = false;
+            }
+            c if is_space(c) && !self.quoted => {
+                if self.started && !self.last_space {
+                    self.push_text(' ', at.filter(|_| c == ' '));
+                    self.last_space = true;
+                    self.trailing = true;
+                }
+            }
+            c => self.content(c, at),
+        }
+    }
+
+    /// Markup (or a quote) written as `raw`; returns its item index.
+    fn code(
+        &mut self,
+        kind: CodeKind,
+        class: &str,
+        raw: Range<usize>,
+        open: Option<usize>,
+    ) -> usize {
+        self.settle();
+        let data = self.text.get(raw.clone()).unwrap_or_default();
+        let (class, deletable) = match (kind, open.and_then(|i| self.items.get(i))) {
+            (CodeKind::Close, Some(Item::Code(code, _))) => (code.class.clone(), code.deletable),
+            _ => (
+                class.to_owned(),
+                matches!(
+                    (kind, class),
+                    (CodeKind::Open, "tag") | (CodeKind::Standalone, "comment")
+                ),
+            ),
+        };
+        let code = Code::new("", kind, class, data, deletable).at(raw.start);
+        self.items.push(Item::Code(code, open));
+        self.items.len() - 1
+    }
+
+    fn finish(mut self, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
+        self.settle();
+        if self.trailing {
+            // The collapsed space ends the last text item: drop it.
+            if let Some(index) = self.items.iter().rposition(|i| matches!(i, Item::Text(_)))
+                && let Some(Item::Text(pieces)) = self.items.get_mut(index)
+            {
+                if let Some((text, _)) = pieces.pieces.last_mut() {
+                    text.pop();
+                    if text.is_empty() {
+                        pieces.pieces.pop();
+                    }
+                }
+                if pieces.pieces.is_empty() {
+                    self.items.remove(index);
+                }
+            }
+        }
+        if self.items.len() == 1
+            && let Some(Item::Text(_)) = self.items.first()
+            && let Some(Item::Text(pieces)) = self.items.pop()
+        {
+            return pieces.into_runs(syntaxes, ids);
+        }
+        let mut runs = Vec::with_capacity(self.items.len());
+        // The run index of each item's code, to give a close code its open code's id.
+        let mut code_ids: Vec<Option<String>> = Vec::with_capacity(self.items.len());
+        for item in self.items {
+            match item {
+                Item::Text(pieces) => {
+                    runs.extend(pieces.into_runs(syntaxes, ids));
+                    code_ids.push(None);
+                }
+                Item::Code(mut code, open) => {
+                    code.id = match open.and_then(|i| code_ids.get(i).cloned().flatten()) {
+                        Some(id) => id,
+                        None => ids.next(),
+                    };
+                    code_ids.push(Some(code.id.clone()));
+                    runs.push(Run::Code(code));
+                }
+            }
+        }
+        runs
+    }
+}
+
+/// Whether a code reads as text to aapt2 (a printf specifier, a quote) rather than markup.
+fn is_content(code: &Code) -> bool {
+    !matches!(
+        code.class.as_str(),
+        "tag" | "xliff" | "comment" | "cdata" | "pi"
+    )
+}
+
+/// Whether the file's encoding holds `c`.
+fn encodable(encoding: super::Encoding, c: char) -> bool {
+    match encoding {
+        super::Encoding::Latin1 => (c as u32) <= 0xFF,
+        super::Encoding::Legacy(enc) => c.is_ascii() || !enc.encode(c.encode_utf8(&mut [0; 4])).2,
+        _ => true,
+    }
+}
+
+/// Writes an edited value's runs with Android escaping; characters the file's encoding
+/// cannot hold are written as `\uXXXX` escapes.
+fn render(runs: &[Run], encoding: super::Encoding, out: &mut String) {
+    enum Piece<'r> {
+        Char(char),
+        Code(&'r Code),
+    }
+    let mut flat: Vec<Piece> = Vec::new();
+    fn flatten<'r>(runs: &'r [Run], flat: &mut Vec<Piece<'r>>) {
+        for run in runs {
+            match run {
+                Run::Text { text, .. } => flat.extend(text.chars().map(Piece::Char)),
+                Run::Code(code) => flat.push(Piece::Code(code)),
+                Run::Switch(switch) => {
+                    for branch in &switch.branches {
+                        flatten(&branch.runs, flat);
+                    }
+                }
+            }
+        }
+    }
+    flatten(runs, &mut flat);
+    // Index of the last piece that is content: a space after it would be trimmed.
+    let last_content = flat.iter().rposition(|p| match p {
+        Piece::Char(c) => *c != ' ',
+        Piece::Code(code) => is_content(code),
+    });
+    let (mut quoted, mut cdata, mut started, mut last_space) = (false, false, false, false);
+    for (index, piece) in flat.iter().enumerate() {
+        let c = match piece {
+            Piece::Code(code) => {
+                out.push_str(&code.data);
+                match code.class.as_str() {
+                    "quote" => quoted = !quoted,
+                    "cdata" => cdata = code.kind == CodeKind::Open,
+                    _ => {}
+                }
+                if is_content(code) {
+                    (started, last_space) = (true, false);
+                }
+                continue;
+            }
+            Piece::Char(c) => *c,
+        };
+        if c == ' ' && !quoted {
+            let kept = started && !last_space && last_content.is_some_and(|l| index < l);
+            if kept {
+                out.push(' ');
+                last_space = true;
+            } else {
+                out.push_str("\\u0020");
+                (started, last_space) = (true, false);
+            }
+            continue;
+        }
+        match c {
+            ' ' => out.push(' '),
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '@' | '?' if !started => {
+                out.push('\\');
+                out.push(c);
+            }
+            '&' if !cdata => out.push_str("&amp;"),
+            '<' if !cdata => out.push_str("&lt;"),
+            '>' if out.ends_with("]]") => {
+                out.push_str(if cdata { "\\u003E" } else { "&gt;" });
+            }
+            c if c.is_control() || !encodable(encoding, c) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                }
+            }
+            c => out.push(c),
+        }
+        (started, last_space) = (true, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Edition;
+
+    fn read(text: &str) -> Parsed {
+        Android.read(text.as_bytes()).unwrap()
+    }
+
+    fn write(parsed: &Parsed) -> String {
+        String::from_utf8(Android.write(parsed).unwrap()).unwrap()
+    }
+
+    fn wrap(inner: &str) -> String {
+        format!("<resources>\n    {inner}\n</resources>\n")
+    }
+
+    /// Runs as text with codes as `<x id/>` tags.
+    fn shown(runs: &[Run]) -> String {
+        let mut text = String::new();
+        for run in runs {
+            match run {
+                Run::Text { text: t, .. } => text.push_str(t),
+                Run::Code(c) => text.push_str(&match c.kind {
+                    CodeKind::Open => format!("<x id=\"{}\"/>", c.id),
+                    CodeKind::Close => format!("<x id=\"/{}\"/>", c.id),
+                    CodeKind::Standalone => format!("<x id=\"{}/\"/>", c.id),
+                }),
+                Run::Switch(s) => {
+                    for b in &s.branches {
+                        text.push_str(&format!("[{}:{}: {}]", s.pivot, b.case, shown(&b.runs)));
+                    }
+                }
+            }
+        }
+        text
+    }
+
+    fn blocks_table(document: &Document) -> String {
+        let mut out = String::new();
+        for block in &document.blocks {
+            out.push_str(&format!(
+                "{} | {} | {} | {} | {} | {}\n",
+                block.key,
+                block.level,
+                block.translatable,
+                block.locked.as_deref().unwrap_or(""),
+                block.notes.join(" / "),
+                shown(&block.source.runs).replace('\n', "\\n")
+            ));
+        }
+        out
+    }
+
+    fn fixtures() -> Vec<(String, Vec<u8>)> {
+        super::super::conformance::fixtures("android")
+            .into_iter()
+            .map(|path| {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, std::fs::read(&path).unwrap())
+            })
+            .collect()
+    }
+
+    fn value(inner: &str) -> String {
+        let parsed = read(&wrap(inner));
+        parsed.document.blocks[0].source.plain_text()
+    }
+
+    #[test]
+    fn escapes_quotes_and_whitespace_read_as_aapt2_reads_them() {
+        let table: &[(&str, &str)] = &[
+            (r#"<string name="a">plain</string>"#, "plain"),
+            (
+                r#"<string name="a">  lead and   inner  </string>"#,
+                "lead and inner",
+            ),
+            (
+                r#"<string name="a">it\'s \"x\" \\ \@ \? \q</string>"#,
+                "it's \"x\" \\ @ ? q",
+            ),
+            (
+                r#"<string name="a">a\nb\tc\u00e9\u0020</string>"#,
+                "a\nb\tcé ",
+            ),
+            (r#"<string name="a">\uD83D\uDE00</string>"#, "😀"),
+            (
+                r#"<string name="a">"  kept   it's  "</string>"#,
+                "  kept   it's  ",
+            ),
+            (
+                r#"<string name="a">a &amp; b &lt;c&gt; &#39;d&#x27; &quot;e</string>"#,
+                "a & b <c> 'd' e",
+            ),
+            (r#"<string name="a">x&#10;&#32;y</string>"#, "x y"),
+            (
+                r#"<string name="a">line\n
+                next</string>"#,
+                "line\n next",
+            ),
+            (
+                r#"<string name="a"><![CDATA[<b>x</b> & \'y\']]></string>"#,
+                "<b>x</b> & 'y'",
+            ),
+            (r#"<string name="a"> <b> bold </b> </string>"#, "bold"),
+            (r#"<string name="a">a <b> b</b></string>"#, "a b"),
+            (r#"<string name="a">\u12</string>"#, "u12"),
+            (r#"<string name="a">end\</string>"#, "end\\"),
+            (r#"<string name="a"/>"#, ""),
+        ];
+        for (inner, want) in table {
+            assert_eq!(value(inner), *want, "{inner}");
+            let source = wrap(inner);
+            assert_eq!(write(&read(&source)), source, "{inner}");
+        }
+    }
+
+    #[test]
+    fn markup_printf_and_quotes_are_codes() {
+        let parsed = read(&wrap(
+            r#"<string name="a">"Hi" <b>%1$s</b> <xliff:g id="n">%2$d</xliff:g><br/><!-- c --> 5%%</string>"#,
+        ));
+        assert_eq!(
+            shown(&parsed.document.blocks[0].source.runs),
+            r#"<x id="1/"/>Hi<x id="2/"/> <x id="3"/><x id="4/"/><x id="/3"/> <x id="5"/><x id="6/"/><x id="/5"/><x id="7/"/><x id="8/"/> 5<x id="9/"/>"#
+        );
+        let codes: Vec<(String, bool)> = parsed.document.blocks[0]
+            .source
+            .runs
+            .iter()
+            .filter_map(|r| match r {
+                Run::Code(c) => Some((c.class.clone(), c.deletable)),
+                _ => None,
+            })
+            .collect();
+        let want = [
+            ("quote", false),
+            ("quote", false),
+            ("tag", true),
+            ("printf", false),
+            ("tag", true),
+            ("xliff", false),
+            ("printf", false),
+            ("xliff", false),
+            ("tag", false),
+            ("comment", true),
+            ("printf", false),
+        ];
+        let want: Vec<(String, bool)> = want.iter().map(|(c, d)| (c.to_string(), *d)).collect();
+        assert_eq!(codes, want);
+    }
+
+    #[test]
+    fn verbatim_pieces_carry_their_offsets() {
+        let source = wrap(r#"<string name="a">you\'re &amp; me</string>"#);
+        let parsed = read(&source);
+        let got: Vec<(String, Option<usize>)> = parsed.document.blocks[0]
+            .source
+            .runs
+            .iter()
+            .filter_map(|r| match r {
+                Run::Text { text, src } => Some((text.clone(), *src)),
+                _ => None,
+            })
+            .collect();
+        let start = source.find("you").unwrap();
+        assert_eq!(
+            got,
+            [
+                ("you".to_owned(), Some(start)),
+                ("'re ".to_owned(), Some(start + 4)),
+                ("&".to_owned(), None),
+                (" me".to_owned(), Some(start + 13)),
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_blocks_of_a_sample_with_every_construct() {
+        let bytes = include_bytes!("../../../testdata/formats/android/kapi-sample-strings.xml");
+        let parsed = Android.read(bytes).unwrap();
+        insta::assert_snapshot!("android_blocks_kapi_sample", blocks_table(&parsed.document));
+        let files = parsed.document.block("files").unwrap();
+        let branches: Vec<_> = parsed
+            .skeleton
+            .holes
+            .iter()
+            .filter(|h| parsed.document.blocks[h.block].key == "files")
+            .map(|h| h.branch.clone().unwrap())
+            .collect();
+        assert_eq!(branches, ["quantity:one", "quantity:other"]);
+        assert_eq!(
+            files.source.branch("quantity:one").map(|r| r.len()),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn an_edit_is_escaped_the_android_way_and_reads_back() {
+        let table: &[(&str, &str, &str)] = &[
+            (
+                r#"<string name="a">x</string>"#,
+                "it's \"so\" & <b> \\ ok",
+                r#"<string name="a">it\'s \"so\" &amp; &lt;b> \\ ok</string>"#,
+            ),
+            (
+                r#"<string name="a">x</string>"#,
+                "@home?",
+                r#"<string name="a">\@home?</string>"#,
+            ),
+            (
+                r#"<string name="a">x</string>"#,
+                "?x",
+                r#"<string name="a">\?x</string>"#,
+            ),
+            (
+                r#"<string name="a">x</string>"#,
+                " two  spaces \n",
+                r#"<string name="a">\u0020two \u0020spaces \n</string>"#,
+            ),
+            (
+                r#"<string name="a">x</string>"#,
+                "tab\tand\u{1}",
+                r#"<string name="a">tab\tand\u0001</string>"#,
+            ),
+            (
+                r#"<string name="a">x</string>"#,
+                "a]]>b",
+                r#"<string name="a">a]]&gt;b</string>"#,
+            ),
+            (
+                r#"<string name="a"/>"#,
+                "new",
+                r#"<string name="a">new</string>"#,
+            ),
+            (r#"<string name="a" />"#, "", r#"<string name="a" />"#),
+        ];
+        for (inner, text, want) in table {
+            let mut parsed = read(&wrap(inner));
+            parsed.document.blocks[0].source = Edition::new(vec![Run::text(*text)]);
+            let written = write(&parsed);
+            assert_eq!(written, wrap(want), "{text:?}");
+            let again = read(&written);
+            assert_eq!(
+                again.document.blocks[0].source.plain_text(),
+                *text,
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_edit_inside_quotes_cdata_and_markup_keeps_them() {
+        let source = wrap(r#"<string name="a">"x  y" <![CDATA[<i>z</i>]]> <b>w</b></string>"#);
+        let mut parsed = read(&source);
+        let runs = &mut parsed.document.blocks[0].source.runs;
+        for run in runs.iter_mut() {
+            if let Run::Text { text, src } = run {
+                *text = text
+                    .replace('x', "it's  ")
+                    .replace('z', "a&b ]]>")
+                    .replace('w', "v ");
+                *src = None;
+            }
+        }
+        let expected: Vec<String> = runs
+            .iter()
+            .map(|r| match r {
+                Run::Text { text, .. } => text.clone(),
+                Run::Code(c) => c.data.clone(),
+                Run::Switch(_) => String::new(),
+            })
+            .collect();
+        let written = write(&parsed);
+        assert_eq!(
+            written,
+            wrap(
+                r#"<string name="a">"it\'s    y" <![CDATA[<i>a&b ]]\u003E</i>]]> <b>v\u0020</b></string>"#
+            )
+        );
+        let again = read(&written);
+        let got: Vec<String> = again.document.blocks[0]
+            .source
+            .runs
+            .iter()
+            .map(|r| match r {
+                Run::Text { text, .. } => text.clone(),
+                Run::Code(c) => c.data.clone(),
+                Run::Switch(_) => String::new(),
+            })
+            .collect();
+        assert_eq!(got.concat(), expected.concat());
+    }
+
+    #[test]
+    fn a_plural_branch_edit_changes_only_its_item() {
+        let source = wrap(
+            "<plurals name=\"n\">\n        <item quantity=\"one\">%d day</item>\n        <item quantity=\"other\">%d days</item>\n    </plurals>",
+        );
+        let mut parsed = read(&source);
+        let block = parsed.document.block_mut("n").unwrap();
+        let runs = block.source.branch_mut("quantity:other").unwrap();
+        runs[1] = Run::text(" jours");
+        assert_eq!(write(&parsed), source.replace(" days", " jours"));
+    }
+
+    #[test]
+    fn a_declared_legacy_encoding_is_read_and_written_back() {
+        let bytes = b"<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<resources><string name=\"a\">caf\xe9</string></resources>";
+        let mut parsed = Android.read(bytes).unwrap();
+        assert_eq!(parsed.document.blocks[0].source.plain_text(), "caf\u{e9}");
+        assert_eq!(Android.write(&parsed).unwrap(), bytes);
+        parsed.document.blocks[0].source = Edition::new(vec![Run::text("th\u{e9} \u{2603}😀")]);
+        let written = Android.write(&parsed).unwrap();
+        assert!(written.ends_with(b">th\xe9 \\u2603\\uD83D\\uDE00</string></resources>"));
+        let again = Android.read(&written).unwrap();
+        assert_eq!(
+            again.document.blocks[0].source.plain_text(),
+            "th\u{e9} \u{2603}😀"
+        );
+    }
+
+    #[test]
+    fn sniff_finds_resources_roots_only() {
+        let yes: &[&[u8]] = &[
+            b"<resources>",
+            b"\xef\xbb\xbf<?xml version=\"1.0\"?>\n<!-- c -->\n<resources xmlns:x=\"y\">",
+            b"<!DOCTYPE resources>\n<resources/>",
+            b"\xff\xfe<\0r\0e\0s\0o\0u\0r\0c\0e\0s\0>\0",
+        ];
+        for head in yes {
+            assert!(Android.sniff(head), "{head:?}");
+        }
+        let no: &[&[u8]] = &[
+            b"<manifest>",
+            b"<resourcesX>",
+            b"<!-- <resources> never closed",
+            b"<?xml version=\"1.0\"?><project>",
+            b"",
+        ];
+        for head in no {
+            assert!(!Android.sniff(head), "{head:?}");
+        }
+    }
+
+    #[test]
+    fn malformed_xml_is_an_error_with_its_position() {
+        let table: &[(&str, &str)] = &[
+            (
+                "<resources>\n  <string name=\"a\">x</strin>\n</resources>",
+                "2:21: `</strin>` does not close the open element: expected `</string>`",
+            ),
+            (
+                "<resources>\n  <string name=\"a\">x",
+                "2:3: the element `<string>` is never closed: expected `</string>`",
+            ),
+            (
+                "<resources>\n  <string name=\"a\">a &nbsp; b</string></resources>",
+                "2:22: unknown entity `&nbsp;`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` or a character reference",
+            ),
+            (
+                "<resources>\n  <string name=\"a\">a & b</string></resources>",
+                "2:22: `&` starts no entity: write `&amp;` for an ampersand",
+            ),
+            (
+                "<resources>\n  <!-- open\n</resources>",
+                "2:3: a comment is never closed: expected `-->`",
+            ),
+            (
+                "<resources><string name=\"a><![CDATA[x</string></resources>",
+                "1:25: the value of the attribute `name` is never closed",
+            ),
+            (
+                "<resources><string name=\"a\"",
+                "1:12: the tag `<string` is never closed: expected `>`",
+            ),
+            (
+                "<resources><string name=\"a\"><![CDATA[x</string></resources>",
+                "1:29: a CDATA section is never closed: expected `]]>`",
+            ),
+            (
+                "<resources><string name=a>x</string></resources>",
+                "1:25: expected a quoted value for the attribute `name`",
+            ),
+            (
+                "<manifest/>",
+                "1:1: the root element is `<manifest>`: expected `<resources>`",
+            ),
+            (
+                "<resources/>\n<extra/>",
+                "2:1: unexpected content after `</resources>`",
+            ),
+            (
+                "",
+                "1:1: expected the root element `<resources>`, found the end of the file",
+            ),
+            (
+                "<resources>\n<plurals name=\"p\"><item>x</item></plurals></resources>",
+                "2:19: an `<item>` of `<plurals>` has no `quantity`: expected one of zero, one, two, few, many, other",
+            ),
+            (
+                "<resources><b>x</i></b></resources>",
+                "1:16: `</i>` does not close the open element: expected `</b>`",
+            ),
+        ];
+        for (source, want) in table {
+            let err = Android.read(source.as_bytes()).unwrap_err();
+            assert_eq!(err.to_string(), *want, "{source}");
+        }
+    }
+
+    #[test]
+    fn rendering_every_value_as_edited_reads_back_the_same() {
+        for (name, bytes) in fixtures() {
+            let mut parsed = Android.read(&bytes).unwrap();
+            for block in &mut parsed.document.blocks {
+                // An extra empty run forces a render of every hole, same content.
+                match block.source.runs.first_mut() {
+                    Some(Run::Switch(switch)) => {
+                        for branch in &mut switch.branches {
+                            branch.runs.push(Run::text(""));
+                        }
+                    }
+                    _ => block.source.runs.push(Run::text("")),
+                }
+            }
+            let written = Android.write(&parsed).unwrap();
+            let again = Android
+                .read(&written)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let strip = |d: &Document| {
+                let mut d = d.clone();
+                for block in &mut d.blocks {
+                    merge_texts(&mut block.source.runs);
+                }
+                blocks_table(&d)
+            };
+            assert_eq!(
+                strip(&again.document),
+                strip(&Android.read(&bytes).unwrap().document),
+                "{name}"
+            );
+        }
+    }
+
+    /// Joins adjacent text runs (a rendered value reads back with fewer pieces).
+    fn merge_texts(runs: &mut Vec<Run>) {
+        let mut out: Vec<Run> = Vec::new();
+        for run in runs.drain(..) {
+            match (out.last_mut(), run) {
+                (Some(Run::Text { text, .. }), Run::Text { text: t, .. }) => text.push_str(&t),
+                (_, Run::Switch(mut s)) => {
+                    for b in &mut s.branches {
+                        merge_texts(&mut b.runs);
+                    }
+                    out.push(Run::Switch(s));
+                }
+                (_, Run::Text { text, .. }) if text.is_empty() => {}
+                (_, run) => out.push(run),
+            }
+        }
+        *runs = out;
+    }
+
+    #[test]
+    fn truncated_and_garbled_input_never_panics() {
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for (_, bytes) in fixtures() {
+            let step = (bytes.len() / 120).max(1);
+            for cut in (0..bytes.len()).step_by(step) {
+                inputs.push(bytes[..cut].to_vec());
+            }
+            inputs.push(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| {
+                        if i % 29 == 0 {
+                            b"<>&\\\"'/ ;"[i % 9]
+                        } else {
+                            b
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        for nasty in [
+            "<",
+            "<resources",
+            "<resources><",
+            "<resources><string name=\"a\">\\u",
+            "<resources><string name=\"a\">&#xD800;</string></resources>",
+            "<resources><string name='a'>\\uD800</string></resources>",
+        ] {
+            inputs.push(nasty.as_bytes().to_vec());
+        }
+        for input in inputs {
+            let _ = Android.sniff(&input);
+            if let Ok(mut parsed) = Android.read(&input) {
+                assert_eq!(Android.write(&parsed).unwrap(), input);
+                for block in &mut parsed.document.blocks {
+                    block.source.runs.push(Run::text(" '\"<&]]> \\ @ \n"));
+                }
+                let written = Android.write(&parsed).unwrap();
+                Android.read(&written).unwrap();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod conformance_tests {
+    #[test]
+    fn the_corpus_round_trips_and_edits_one_block() {
+        assert!(super::super::conformance::run_corpus(&super::Android, "android") > 0);
+    }
+}
