@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use kapi_core::check::placeholders;
+
+/// The allocator the `kapi` binary uses, so the figures are the binary's.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use kapi_core::formats;
 
 fn walk(path: &Path, out: &mut Vec<PathBuf>) {

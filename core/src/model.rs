@@ -259,7 +259,7 @@ impl Edition {
     /// offsets ignored): tells an edited edition from the one read, in memory only.
     pub fn fingerprint(&self) -> u64 {
         use std::hash::Hasher;
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        let mut hasher = rustc_hash::FxHasher::default();
         hash_runs(&self.runs, &mut HashSink(&mut hasher));
         if let Some(state) = &self.state {
             HashSink(&mut hasher).part(b"S", state.as_bytes());
@@ -282,7 +282,7 @@ impl Edition {
 /// [`Edition::fingerprint`] of a bare run list (a branch, a hole's content).
 pub fn fingerprint_runs(runs: &[Run]) -> u64 {
     use std::hash::Hasher;
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = rustc_hash::FxHasher::default();
     hash_runs(runs, &mut HashSink(&mut hasher));
     hasher.finish()
 }
@@ -304,7 +304,8 @@ fn rev_of(hasher: Sha256) -> String {
     rev
 }
 
-/// Where canonical content is hashed: SHA-256 for revs, SipHash for fingerprints.
+/// Where canonical content is hashed: SHA-256 for revs, FxHash (fast, in memory only) for
+/// fingerprints.
 trait Sink {
     fn bytes(&mut self, bytes: &[u8]);
     /// A tagged, length-prefixed part, so no two contents hash the same bytes.
@@ -321,7 +322,7 @@ impl Sink for Sha256 {
     }
 }
 
-struct HashSink<'a>(&'a mut std::collections::hash_map::DefaultHasher);
+struct HashSink<'a>(&'a mut rustc_hash::FxHasher);
 
 impl Sink for HashSink<'_> {
     fn bytes(&mut self, bytes: &[u8]) {
@@ -550,18 +551,17 @@ pub fn align(source: &Document, target: &Document) -> Vec<Option<usize>> {
 /// Makes keys unique in reading order: the second `intro/p` becomes `intro/p#2`.
 #[derive(Debug, Default)]
 pub struct KeyDeduper {
-    seen: std::collections::HashMap<String, u32>,
+    seen: rustc_hash::FxHashMap<String, u32>,
 }
 
 impl KeyDeduper {
     pub fn key(&mut self, base: &str) -> String {
-        let count = self.seen.entry(base.to_owned()).or_insert(0);
-        *count += 1;
-        if *count == 1 {
-            base.to_owned()
-        } else {
-            format!("{base}#{count}")
+        if let Some(count) = self.seen.get_mut(base) {
+            *count += 1;
+            return format!("{base}#{count}");
         }
+        self.seen.insert(base.to_owned(), 1);
+        base.to_owned()
     }
 }
 

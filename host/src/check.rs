@@ -3,7 +3,9 @@
 //!
 //! Files: named files and folders (folders walked honouring `.gitignore` and the recipe's
 //! `exclude`), or with no path inside a project every file the collections declare. Each file
-//! is read by the format its collection item names, else by its extension. `--diff-against REV`
+//! is read by the format its collection item names, else by its extension (sniffed when
+//! formats share one). A folder walk skips JSON, YAML and XML files no collection declares:
+//! those extensions name configuration as often as content; name such a file to check it. `--diff-against REV`
 //! reads each file's blob at REV with `git show` (the `git` binary, so the user's own git
 //! config and credentials apply) and checks only the blocks whose key is new or whose content
 //! changed, whole.
@@ -452,6 +454,10 @@ fn check_translations(
     Ok(findings)
 }
 
+/// Formats whose extensions also name configuration and data files; a folder walk reads them
+/// only where a collection declares them.
+const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
+
 /// A file chosen for checking.
 struct Chosen {
     abs: PathBuf,
@@ -549,6 +555,11 @@ fn collect_files(
             let Some(format) = format_for(&file, declared.as_deref(), "collections")? else {
                 continue;
             };
+            // Data formats (`package.json`, `kapi.yaml`, any `.xml`) are content only when a
+            // collection declares them or the file is named: a folder walk skips them.
+            if declared.is_none() && WALK_SKIPS.contains(&format.info().id) {
+                continue;
+            }
             chosen.insert(
                 file.clone(),
                 Chosen {

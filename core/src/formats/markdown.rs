@@ -1402,4 +1402,29 @@ mod conformance_tests {
     fn the_corpus_round_trips_and_edits_one_block() {
         assert!(super::super::conformance::run_corpus(&super::Markdown, "markdown") > 0);
     }
+
+    /// The benchmark's Rust book (the shared corpus's `bench/rust-book`, 478 files).
+    #[test]
+    fn the_rust_book_round_trips() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/data/rust-book");
+        let mut stack = vec![root];
+        let mut files = 0;
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "md") {
+                    let bytes = std::fs::read(&path).unwrap_or_default();
+                    super::super::conformance::assert_round_trip(
+                        &super::Markdown,
+                        &path.display().to_string(),
+                        &bytes,
+                    );
+                    files += 1;
+                }
+            }
+        }
+        assert!(files > 400, "{files}");
+    }
 }
