@@ -397,18 +397,27 @@ fn check_translations(
         langs.dedup();
         let text = parsed.skeleton.text();
         for lang in langs {
+            // Findings point at the target's own text (its first hole), else the block.
+            let mut starts: HashMap<usize, usize> = HashMap::new();
+            for hole in &parsed.skeleton.holes {
+                if hole.edition.as_deref() == Some(lang.as_str()) {
+                    let at = starts.entry(hole.block).or_insert(hole.span.start);
+                    *at = (*at).min(hole.span.start);
+                }
+            }
             let pairs = parsed
                 .document
                 .blocks
                 .iter()
-                .filter(|b| b.translatable && selected(&b.key))
-                .filter_map(|b| {
+                .enumerate()
+                .filter(|(_, b)| b.translatable && selected(&b.key))
+                .filter_map(|(i, b)| {
                     let target = b.targets.get(lang)?;
                     Some(check::Pair {
                         key: &b.key,
                         source: &b.source,
                         target,
-                        at: b.span.start,
+                        at: starts.get(&i).copied().unwrap_or(b.span.start),
                     })
                 })
                 .collect();

@@ -255,3 +255,64 @@ fn formats_lists_every_format_with_its_edit_column_and_flags() {
         }
     }
 }
+
+#[test]
+fn malformed_files_are_refused_with_their_position_and_exit_1() {
+    let kapi = Kapi::empty();
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("bad.yaml", b"a: 'unterminated\nb: c\n", "bad.yaml:"),
+        ("bad.xlf", b"<?xml version=\"1.0\"?>\n<xliff version=\"1.2\"><file><body>\n<trans-unit id=\"1\"><source>x</trans-unit>\n", "bad.xlf:"),
+        ("bad.po", b"msgid \"a\"\nmsgstr \"unterminated\n", "bad.po:2:"),
+        ("bad.docx", b"PK\x03\x04 truncated", "bad.docx"),
+        ("strings.xml", b"<?xml version=\"1.0\"?>\n<resources>\n<string name=\"a\">x</resources>\n", "strings.xml:"),
+        ("bad.properties", b"key=\\uZZZZ\n", "bad.properties:1:"),
+        ("bad.md", [0x23, 0x20, 0xff, 0x0a].as_slice(), "not valid UTF-8"),
+    ];
+    for (name, bytes, needle) in cases {
+        kapi.write(name, bytes);
+        let before = std::fs::read(kapi.path().join(name)).expect("written");
+        for args in [vec!["inspect", name], vec!["check", name]] {
+            let run = kapi.run(&args);
+            assert_eq!(run.code, 1, "{args:?}\n{}", run.transcript());
+            assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
+            assert!(run.stderr.contains("hint:"), "{args:?}: {}", run.stderr);
+        }
+        let verify = kapi.run(&["inspect", "--verify", name]);
+        assert_eq!(verify.code, 1, "{}", verify.transcript());
+        assert_eq!(std::fs::read(kapi.path().join(name)).expect("still there"), before, "{name} changed");
+    }
+}
+
+#[test]
+fn a_bilingual_file_is_checked_source_against_target() {
+    let kapi = Kapi::empty();
+    kapi.write(
+        "fr.po",
+        "msgid \"\"\nmsgstr \"\"\n\"Language: fr\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\n#, python-format\nmsgid \"Delete %(count)s files?\"\nmsgstr \"Supprimer les fichiers ?\"\n\nmsgid \"Hello {name}\"\nmsgstr \"Bonjour {name}\"\n",
+    );
+    let run = kapi.run(&["check", "fr.po", "--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    let report = run.json();
+    let findings = report["findings"].as_array().cloned().unwrap_or_default();
+    let missing: Vec<_> = findings.iter().filter(|f| f["rule"] == "placeholders.missing").collect();
+    assert_eq!(missing.len(), 1, "{}", run.stdout);
+    assert_eq!(missing[0]["line"], 8, "the msgstr line");
+    assert_eq!(missing[0]["matched"], "%(count)s");
+    assert!(missing[0]["message"].as_str().unwrap_or("").contains("(fr)"));
+    // The editions show in inspect; the source is read-only and says why.
+    let doc = blocks(&kapi, &["inspect", "fr.po", "--json", "--editions", "*"]);
+    let first = &doc.blocks[0];
+    assert!(first.accepts.is_empty());
+    assert!(first.why.as_deref().unwrap_or("").contains("bilingual"));
+    assert_eq!(first.editions["fr"]["text"], "Supprimer les fichiers ?");
+    assert_eq!(first.editions["fr"]["state"], "translated");
+    let xlf = "<?xml version=\"1.0\"?>\n<xliff version=\"1.2\"><file source-language=\"en\" target-language=\"de\" original=\"a\"><body>\n<trans-unit id=\"u1\"><source>Open <g id=\"1\">the file</g> {0}</source><target state=\"translated\">Datei öffnen</target></trans-unit>\n</body></file></xliff>\n";
+    kapi.write("de.xlf", xlf);
+    let run = kapi.run(&["check", "de.xlf", "--json"]);
+    let rules: Vec<String> = run.json()["findings"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|x| x["rule"].as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    assert!(rules.contains(&"placeholders.missing".to_owned()), "{rules:?}");
+    assert!(rules.contains(&"placeholders.tags".to_owned()), "{rules:?}");
+}
