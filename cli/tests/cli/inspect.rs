@@ -316,3 +316,33 @@ fn a_bilingual_file_is_checked_source_against_target() {
     assert!(rules.contains(&"placeholders.missing".to_owned()), "{rules:?}");
     assert!(rules.contains(&"placeholders.tags".to_owned()), "{rules:?}");
 }
+
+#[test]
+fn a_translation_uses_the_concepts_term_in_its_language() {
+    let kapi = Kapi::with_project("mini");
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: t\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - name: docs\n    content:\n      - path: \"docs/*.md\"\n        target: \"i18n/{lang}\"\n",
+    );
+    kapi.write(
+        ".kapi/terms.yaml",
+        "version: v1\nconcepts:\n  - id: sign-in\n    terms:\n      - {text: sign in, lang: en, status: preferred}\n      - {text: se connecter, lang: fr, status: preferred}\n      - {text: login, lang: fr, status: forbidden, replacement: identifiant}\n",
+    );
+    kapi.write("docs/a.md", "Sign in to continue.\n\nSign in again.\n");
+    kapi.write("i18n/fr/docs/a.md", "Identifiez-vous pour continuer.\n\nIl faut se connecter avec votre login.\n");
+    let run = kapi.run(&["check", "docs/a.md", "--json"]);
+    let report = run.json();
+    let findings = report["findings"].as_array().cloned().unwrap_or_default();
+    let rules: Vec<(&str, u64)> = findings
+        .iter()
+        .filter_map(|f| Some((f["rule"].as_str()?, f["line"].as_u64()?)))
+        .collect();
+    assert!(rules.contains(&("translation-terms.missing", 1)), "{}", run.stdout);
+    assert!(rules.contains(&("translation-terms.avoid", 3)), "{}", run.stdout);
+    assert!(!rules.contains(&("translation-terms.missing", 3)), "{}", run.stdout);
+    let avoid = findings.iter().find(|f| f["rule"] == "translation-terms.avoid").cloned().unwrap_or_default();
+    assert_eq!(avoid["path"], "i18n/fr/docs/a.md");
+    assert_eq!(avoid["matched"], "login");
+    assert_eq!(avoid["suggestion"], "identifiant");
+    assert_eq!(run.code, 3, "{}", run.transcript());
+}
