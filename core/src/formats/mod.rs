@@ -4,6 +4,8 @@
 
 #[cfg(test)]
 pub mod conformance;
+pub mod icu;
+pub mod json;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
@@ -479,7 +481,7 @@ pub trait Format: Send + Sync {
 
 /// Every format this build reads, in the order `kapi formats` lists them.
 pub fn all() -> &'static [&'static dyn Format] {
-    &[&markdown::Markdown, &plaintext::PlainText]
+    &[&markdown::Markdown, &plaintext::PlainText, &json::Json]
 }
 
 /// The format with this id (`markdown`).
