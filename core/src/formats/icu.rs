@@ -94,6 +94,93 @@ pub fn render(runs: &[Run], out: &mut String) {
     }
 }
 
+/// A verbatim piece of a decoded string: the `len` bytes at `dec` in the decoded text are
+/// the file's bytes at `src` (no escape undone inside). Formats that decode escapes
+/// (JSON, YAML, properties) list them to give [`remap`] the file offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    pub dec: usize,
+    pub src: usize,
+    pub len: usize,
+}
+
+/// Maps offsets of runs read from a decoded string (read with `src = Some(0)`) to file
+/// offsets: text runs are cut at the escapes between `pieces` (the verbatim pieces keep
+/// offsets, the decoded escapes get none); codes and switch heads keep theirs when their
+/// bytes lie in one piece.
+pub fn remap(runs: Vec<Run>, segs: &[Piece]) -> Vec<Run> {
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        match run {
+            Run::Text {
+                text,
+                src: Some(at),
+            } => cut_text(&text, at, segs, &mut out),
+            Run::Text { .. } => out.push(run),
+            Run::Code(mut code) => {
+                code.src = code.src.and_then(|at| map_range(at, code.data.len(), segs));
+                out.push(Run::Code(code));
+            }
+            Run::Switch(mut switch) => {
+                switch.src = switch
+                    .src
+                    .and_then(|at| map_range(at, switch.head.len(), segs));
+                for branch in &mut switch.branches {
+                    branch.runs = remap(std::mem::take(&mut branch.runs), segs);
+                }
+                out.push(Run::Switch(switch));
+            }
+        }
+    }
+    out
+}
+
+/// The file offset of decoded bytes `at..at + len` when they lie in one verbatim piece.
+fn map_range(at: usize, len: usize, segs: &[Piece]) -> Option<usize> {
+    let index = segs.partition_point(|s| s.dec + s.len <= at);
+    let seg = segs.get(index)?;
+    (seg.dec <= at && at + len <= seg.dec + seg.len).then(|| seg.src + (at - seg.dec))
+}
+
+/// Cuts a decoded text run (at decoded offset `at`) into verbatim pieces with offsets and
+/// escaped pieces without.
+fn cut_text(text: &str, at: usize, segs: &[Piece], out: &mut Vec<Run>) {
+    let end = at + text.len();
+    let piece = |from: usize, to: usize| text.get(from - at..to - at);
+    let mut pieces: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    let mut pos = at;
+    let first = segs.partition_point(|s| s.dec + s.len <= at);
+    for seg in segs.get(first..).unwrap_or_default() {
+        if seg.dec >= end {
+            break;
+        }
+        if seg.dec > pos {
+            pieces.push((pos, seg.dec, None));
+            pos = seg.dec;
+        }
+        let to = end.min(seg.dec + seg.len);
+        pieces.push((pos, to, Some(seg.src + (pos - seg.dec))));
+        pos = to;
+    }
+    if pos < end {
+        pieces.push((pos, end, None));
+    }
+    if pieces
+        .iter()
+        .any(|&(from, to, _)| piece(from, to).is_none())
+    {
+        out.push(Run::text(text));
+        return;
+    }
+    for (from, to, src) in pieces {
+        let t = piece(from, to).unwrap_or_default();
+        out.push(Run::Text {
+            text: t.to_owned(),
+            src,
+        });
+    }
+}
+
 /// A cheap test before parsing: a brace and a complex argument keyword.
 fn looks_complex(text: &str) -> bool {
     text.contains('{') && (text.contains("plural") || text.contains("select"))
@@ -584,10 +671,9 @@ fn quote(text: &str, plural: bool, follow: Option<char>, out: &mut String) {
     let span = text.find(special).map(|first| {
         let last = text
             .char_indices()
-            .filter(|&(_, c)| special(c))
-            .map(|(i, c)| i + c.len_utf8())
-            .last()
-            .unwrap_or(first);
+            .rev()
+            .find(|&(_, c)| special(c))
+            .map_or(first, |(i, c)| i + c.len_utf8());
         first..last
     });
     let mut after_quote = false;
