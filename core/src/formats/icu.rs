@@ -31,10 +31,15 @@
 //! [`render`] turns runs back into the string's decoded text. Runs with a switch are
 //! written as ICU: codes and native switch parts as they were read, text re-quoted
 //! minimally: the stretch from the first `{`, `}` (or `#` in a plural) through the last
-//! is wrapped in `'…'` (apostrophes inside doubled), and `'` outside it is doubled only where a lone one would start quoting (before `'`, `{`, `}`, a plural's
-//! `#`, or right after a closing quote). A switch built without native parts (an agent's
-//! new plural) is written `{pivot, plural, one {…} other {…}}`. Runs without a switch are
-//! written as they read: text as is, codes as their data.
+//! is wrapped in `'…'` (apostrophes inside doubled), and a `'` outside it is doubled only
+//! where a lone one would start quoting (before `'`, `{`, `}`, a plural's `#`, or right
+//! after a closing quote). A switch built without native parts (an agent's new plural)
+//! is written `{pivot, plural, one {…} other {…}}`. Runs without a switch are written as
+//! they read: text as is, codes as their data.
+//!
+//! # Offsets through a container's escapes
+//! A format whose strings have escapes reads the decoded text with `src = Some(0)` and
+//! lists its verbatim [`Piece`]s; [`remap`] then turns decoded offsets into file offsets.
 use super::placeholders::{self, Ids, Syntaxes};
 use crate::model::{Branch, Code, CodeKind, Run, Switch, SwitchKind};
 

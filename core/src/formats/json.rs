@@ -20,14 +20,24 @@
 //! into a `selectordinal` block keyed `key_ordinal`. Other siblings stay blocks of their
 //! own.
 //!
+//! # Example
+//! ```text
+//! {"errors": {"notFound": "Page {{path}} not found"},
+//!  "item_one": "{{count}} item", "item_other": "{{count}} items",
+//!  "a.b": "It's {n, plural, one {# day} other {# days}}"}
+//! ```
+//! reads as three blocks: `errors.notFound` (level 1), `Page <x id="1/"/> not found`;
+//! `item`, one plural switch with branches `count:one` and `count:other` (a hole each);
+//! and `'a.b'`, the text `It's ` then an ICU switch on `n` whose branches hold a `#` code.
+//!
 //! # Runs
 //! A value's text is the decoded string (`\n`, `\"`, `\uXXXX` and surrogate pairs undone;
 //! a lone surrogate escape reads as U+FFFD). It is read by [`icu::runs`]: ICU plurals and
 //! selects become switches, and placeholders of every syntax ([`Syntaxes::ALL`]: `{name}`,
 //! `{{x}}`, `$t(key)`, `%s`, `${x}`, `%{x}`, HTML tags and entities) become codes. A text
 //! run or code keeps its file offset when its bytes are a verbatim slice of the file;
-//! runs are cut at escapes, so the verbatim pieces between escapes keep their offsets and
-//! the decoded escapes are runs with no offset.
+//! runs are cut at escapes ([`icu::remap`]), so the verbatim pieces between escapes keep
+//! their offsets and the decoded escapes are runs with no offset.
 //!
 //! # Round trip and writing
 //! The skeleton is the whole file (BOM, CRLF, indentation, key order, spacing, trailing
@@ -744,8 +754,26 @@ fn push_segment(path: &mut String, key: &str) {
     }
 }
 
-/// The runs of one string value.
+/// The runs of one string value, their vectors trimmed to size (a catalog keeps millions).
 fn value_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
+    let mut runs = read_runs(text, entry, ids);
+    compact(&mut runs);
+    runs
+}
+
+fn compact(runs: &mut Vec<Run>) {
+    runs.shrink_to_fit();
+    for run in runs.iter_mut() {
+        if let Run::Switch(switch) = run {
+            switch.branches.shrink_to_fit();
+            for branch in &mut switch.branches {
+                compact(&mut branch.runs);
+            }
+        }
+    }
+}
+
+fn read_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
     match &entry.decoded {
         None => {
             let content = entry.content();
@@ -1428,7 +1456,11 @@ mod tests {
         // CPU time of this thread, so a busy machine does not skew the figure.
         let cpu = || {
             let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-            let ns: u64 = stat.split(' ').next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            let ns: u64 = stat
+                .split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
             std::time::Duration::from_nanos(ns)
         };
         let mixed = "  \"section{i}\": {\n    \"title\": \"Title number {i}\",\n    \"body\": \"Hello {name}, you have {count, plural, one {# message} other {# messages}}\",\n    \"escaped\": \"Line\\none \\\"quoted\\\" caf\\u00e9\",\n    \"item_one\": \"{{count}} item\",\n    \"item_other\": \"{{count}} items\",\n    \"n\": {i}\n  },\n";
@@ -1485,4 +1517,3 @@ mod conformance_tests {
         assert!(super::super::conformance::run_corpus(&super::Json, "json") > 0);
     }
 }
-
