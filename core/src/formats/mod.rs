@@ -7,6 +7,8 @@ pub mod conformance;
 pub mod android;
 pub mod docx;
 pub mod html;
+pub mod icu;
+pub mod json;
 pub mod markdown;
 pub mod placeholders;
 pub mod plaintext;
@@ -502,6 +504,7 @@ pub fn all() -> &'static [&'static dyn Format] {
         &markdown::Markdown,
         &plaintext::PlainText,
         &html::Html,
+        &json::Json,
         &yaml::Yaml,
         &properties::Properties,
         &android::Android,

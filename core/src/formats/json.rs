@@ -1,0 +1,1519 @@
+//! JSON catalogs (i18next, react-intl/formatjs, Docusaurus, plain nested key/value files):
+//! every string value is a block, read by a hand-written byte scanner with exact spans.
+//!
+//! # Blocks and keys
+//! Each string value is a block with role `key` and level = its nesting depth (0 for a
+//! top-level member). Object keys, numbers, booleans and `null` are never blocks. A key is
+//! the dot path of object keys and array indices: `errors.notFound`, `list.0`, `list.1`,
+//! `menu.items.2.label`. A path segment is written bare unless it is empty, holds only
+//! ASCII digits, or contains `.`, `'` or `#`; then it is quoted in single quotes with `'`
+//! doubled, so every key names one path: `{"a.b": {"0": "x"}}` is `'a.b'.'0'` while
+//! `{"a": {"b": ["x"]}}` is `a.b.0`. A document that is one bare string has the key `.`.
+//! A repeated key (duplicate members) is numbered as [`crate::model::KeyDeduper`] does:
+//! the second is `key#2`.
+//!
+//! i18next plural siblings in one object, `key_zero`, `key_one`, `key_two`, `key_few`,
+//! `key_many`, `key_other`, read as ONE block keyed by the base (`key`) whose edition is a
+//! [`Switch`] (kind `plural`, pivot `count`, one branch per category in file order, branch
+//! path `count:one`), with one skeleton hole per branch, when `_other` and at least one
+//! other category exist and no category repeats. `key_ordinal_one`… group the same way
+//! into a `selectordinal` block keyed `key_ordinal`. Other siblings stay blocks of their
+//! own.
+//!
+//! # Example
+//! ```text
+//! {"errors": {"notFound": "Page {{path}} not found"},
+//!  "item_one": "{{count}} item", "item_other": "{{count}} items",
+//!  "a.b": "It's {n, plural, one {# day} other {# days}}"}
+//! ```
+//! reads as three blocks: `errors.notFound` (level 1), `Page <x id="1/"/> not found`;
+//! `item`, one plural switch with branches `count:one` and `count:other` (a hole each);
+//! and `'a.b'`, the text `It's ` then an ICU switch on `n` whose branches hold a `#` code.
+//!
+//! # Runs
+//! A value's text is the decoded string (`\n`, `\"`, `\uXXXX` and surrogate pairs undone;
+//! a lone surrogate escape reads as U+FFFD). It is read by [`icu::runs`]: ICU plurals and
+//! selects become switches, and placeholders of every syntax ([`Syntaxes::ALL`]: `{name}`,
+//! `{{x}}`, `$t(key)`, `%s`, `${x}`, `%{x}`, HTML tags and entities) become codes. A text
+//! run or code keeps its file offset when its bytes are a verbatim slice of the file;
+//! runs are cut at escapes ([`icu::remap`]), so the verbatim pieces between escapes keep
+//! their offsets and the decoded escapes are runs with no offset.
+//!
+//! # Round trip and writing
+//! The skeleton is the whole file (BOM, CRLF, indentation, key order, spacing, trailing
+//! newline) with a hole per string's content between its quotes (per branch value for an
+//! i18next plural). An untouched value copies its bytes, escapes as written. An edited
+//! value is rendered ([`icu::render`]) and re-encoded with minimal JSON escaping: `"`,
+//! `\`, and control characters (`\n`, `\r`, `\t`, `\b`, `\f`, else `\u00XX`). Two file
+//! styles are kept: a file with a `\/` escape gets `/` written as `\/`, and a file with
+//! no raw non-ASCII byte but a `\uXXXX` escape of a non-ASCII character gets every
+//! non-ASCII character written as `\uXXXX` (surrogate pairs above U+FFFF), with the hex
+//! case of the file's first `\u` escape.
+//!
+//! # Encoding and errors
+//! UTF-8 (with or without BOM) and UTF-16 with a BOM are read and written back as they
+//! came. A file that is not valid UTF-8 and has no NUL byte is read as ISO-8859-1 and
+//! written back in it; there an edited character above U+00FF is written as `\uXXXX`.
+//! Strict RFC 8259 syntax (no comments, no trailing commas); malformed JSON is a
+//! [`ReadError`] with line and column saying what was expected. The scanner is iterative
+//! and refuses nesting deeper than 1000 levels, so no input overflows the stack.
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::icu::{self, Piece};
+use super::placeholders::{Ids, Syntaxes};
+use super::{
+    Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
+};
+use crate::model::{Block, Branch, Document, Role, Run, Switch, SwitchKind};
+
+pub const INFO: FormatInfo = FormatInfo {
+    id: "json",
+    name: "JSON",
+    extensions: &["json"],
+    capabilities: Capabilities {
+        editable: true,
+        round_trip: true,
+        generative: false,
+        bilingual: false,
+    },
+};
+
+/// The deepest nesting of objects and arrays the reader accepts.
+const MAX_DEPTH: usize = 1000;
+
+/// The i18next plural suffixes and the CLDR category each names.
+const PLURAL_SUFFIXES: [(&str, &str); 6] = [
+    ("_zero", "zero"),
+    ("_one", "one"),
+    ("_two", "two"),
+    ("_few", "few"),
+    ("_many", "many"),
+    ("_other", "other"),
+];
+
+pub struct Json;
+
+impl Format for Json {
+    fn info(&self) -> &'static FormatInfo {
+        &INFO
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        let (text, encoding) = match super::decode_auto(bytes) {
+            Ok(decoded) => decoded,
+            Err(ReadError::NotUtf8 { .. }) => (Encoding::Latin1.decode(bytes)?, Encoding::Latin1),
+            Err(e) => return Err(e),
+        };
+        let text: &str = &text;
+        let scanned = Scanner::new(text).scan()?;
+        Ok(build(text, encoding, scanned))
+    }
+
+    fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+        let style: OnceCell<Style> = OnceCell::new();
+        parsed
+            .skeleton
+            .fill(&parsed.document, |_hole: &Hole, runs: &[Run]| {
+                let style = style.get_or_init(|| Style::of(&parsed.skeleton));
+                let mut value = String::new();
+                icu::render(runs, &mut value);
+                let mut out = String::with_capacity(value.len() + 8);
+                escape_into(&value, style, &mut out);
+                Ok(out)
+            })
+    }
+
+    /// A JSON file starts (after a BOM and white space) with `{`, `[` or `"`.
+    fn sniff(&self, head: &[u8]) -> bool {
+        if matches!(
+            Encoding::sniff_bom(head),
+            Some(Encoding::Utf16Le | Encoding::Utf16Be)
+        ) {
+            return true;
+        }
+        let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+        matches!(
+            head.iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'{' | b'[' | b'"')
+        )
+    }
+}
+
+/// A string with escapes, decoded, with its verbatim pieces.
+#[derive(Debug, Default)]
+struct Decoded {
+    text: String,
+    segs: Vec<Piece>,
+}
+
+impl Decoded {
+    fn verbatim(&mut self, piece: &str, src: usize) {
+        if !piece.is_empty() {
+            self.segs.push(Piece {
+                dec: self.text.len(),
+                src,
+                len: piece.len(),
+            });
+            self.text.push_str(piece);
+        }
+    }
+}
+
+/// An i18next plural sibling: the key of its group and its category.
+#[derive(Debug)]
+struct Sibling {
+    group_key: String,
+    category: &'static str,
+    ordinal: bool,
+}
+
+/// One string value.
+#[derive(Debug)]
+struct Entry {
+    key: String,
+    depth: u32,
+    /// The string token, quotes included.
+    token: Range<usize>,
+    /// `None` when the content has no escape (a verbatim slice).
+    decoded: Option<Decoded>,
+    sibling: Option<Sibling>,
+    group: Option<usize>,
+}
+
+impl Entry {
+    fn content(&self) -> Range<usize> {
+        self.token.start + 1..self.token.end.saturating_sub(1).max(self.token.start + 1)
+    }
+}
+
+enum Frame {
+    Object {
+        path_len: usize,
+        siblings: Vec<usize>,
+    },
+    Array {
+        path_len: usize,
+        index: usize,
+    },
+}
+
+struct Scanned {
+    entries: Vec<Entry>,
+    /// Entry indices of each i18next plural group, in file order.
+    groups: Vec<Vec<usize>>,
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    path: String,
+    /// The plural sibling named by the member key just read, for its value.
+    sibling: Option<Sibling>,
+    entries: Vec<Entry>,
+    groups: Vec<Vec<usize>>,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            path: String::new(),
+            sibling: None,
+            entries: Vec::with_capacity(text.len() / 64),
+            groups: Vec::new(),
+        }
+    }
+
+    fn error(&self, at: usize, message: impl Into<String>) -> ReadError {
+        ReadError::syntax_at(self.text, at, message)
+    }
+
+    /// What is at `at`, for messages: `` `x` `` or "the end of the file".
+    fn found(&self, at: usize) -> String {
+        match self.text.get(at..).and_then(|rest| rest.chars().next()) {
+            None => "the end of the file".into(),
+            Some(c) if c.is_control() => format!("U+{:04X}", u32::from(c)),
+            Some(c) => format!("`{c}`"),
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn scan(mut self) -> Result<Scanned, ReadError> {
+        if self.text.starts_with('\u{feff}') {
+            self.pos = '\u{feff}'.len_utf8();
+        }
+        self.skip_ws();
+        if self.pos >= self.bytes.len() {
+            return Err(self.error(self.pos, "the file is empty: expected a JSON value"));
+        }
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            self.skip_ws();
+            let start = self.pos;
+            match self.bytes.get(start) {
+                Some(b'{') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.bytes.get(self.pos) == Some(&b'}') {
+                        self.pos += 1;
+                    } else {
+                        self.deeper(&stack, start)?;
+                        let path_len = self.path.len();
+                        self.member_key(path_len, false)?;
+                        stack.push(Frame::Object {
+                            path_len,
+                            siblings: Vec::new(),
+                        });
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.bytes.get(self.pos) == Some(&b']') {
+                        self.pos += 1;
+                    } else {
+                        self.deeper(&stack, start)?;
+                        let path_len = self.path.len();
+                        self.push_index(path_len, 0);
+                        stack.push(Frame::Array { path_len, index: 0 });
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    let (token, decoded) = self.string()?;
+                    let index = self.entries.len();
+                    let sibling = self.sibling.take();
+                    if sibling.is_some()
+                        && let Some(Frame::Object { siblings, .. }) = stack.last_mut()
+                    {
+                        siblings.push(index);
+                    }
+                    self.entries.push(Entry {
+                        key: if self.path.is_empty() {
+                            ".".into()
+                        } else {
+                            self.path.clone()
+                        },
+                        depth: u32::try_from(stack.len().saturating_sub(1)).unwrap_or(u32::MAX),
+                        token,
+                        decoded,
+                        sibling,
+                        group: None,
+                    });
+                }
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(b't' | b'f' | b'n') => self.literal()?,
+                Some(b']') if matches!(stack.last(), Some(Frame::Array { .. })) => {
+                    return Err(self.error(
+                        start,
+                        "expected a value after `,`, found `]` (JSON allows no trailing comma)",
+                    ));
+                }
+                _ => {
+                    return Err(self.error(
+                        start,
+                        format!(
+                            "expected a value (an object, array, string, number, `true`, `false` or `null`), found {}",
+                            self.found(start)
+                        ),
+                    ));
+                }
+            }
+            self.sibling = None;
+            // After a value: close frames until one continues with `,`.
+            loop {
+                self.skip_ws();
+                let at = self.pos;
+                match stack.last_mut() {
+                    None => break 'value,
+                    Some(Frame::Object { path_len, .. }) => match self.bytes.get(at) {
+                        Some(b',') => {
+                            self.pos += 1;
+                            let path_len = *path_len;
+                            self.member_key(path_len, true)?;
+                            continue 'value;
+                        }
+                        Some(b'}') => {
+                            self.pos += 1;
+                            if let Some(Frame::Object { path_len, siblings }) = stack.pop() {
+                                self.path.truncate(path_len);
+                                self.group(siblings);
+                            }
+                        }
+                        _ => {
+                            return Err(self.error(
+                                at,
+                                format!(
+                                    "expected `,` or `}}` after an object member, found {}",
+                                    self.found(at)
+                                ),
+                            ));
+                        }
+                    },
+                    Some(Frame::Array { path_len, index }) => match self.bytes.get(at) {
+                        Some(b',') => {
+                            self.pos += 1;
+                            *index += 1;
+                            let (path_len, index) = (*path_len, *index);
+                            self.push_index(path_len, index);
+                            continue 'value;
+                        }
+                        Some(b']') => {
+                            self.pos += 1;
+                            let path_len = *path_len;
+                            stack.pop();
+                            self.path.truncate(path_len);
+                        }
+                        _ => {
+                            return Err(self.error(
+                                at,
+                                format!(
+                                    "expected `,` or `]` after an array item, found {}",
+                                    self.found(at)
+                                ),
+                            ));
+                        }
+                    },
+                }
+            }
+        }
+        self.skip_ws();
+        if self.pos < self.bytes.len() {
+            return Err(self.error(
+                self.pos,
+                format!(
+                    "expected the end of the file after the JSON value, found {}",
+                    self.found(self.pos)
+                ),
+            ));
+        }
+        Ok(Scanned {
+            entries: self.entries,
+            groups: self.groups,
+        })
+    }
+
+    fn deeper(&self, stack: &[Frame], at: usize) -> Result<(), ReadError> {
+        if stack.len() >= MAX_DEPTH {
+            return Err(self.error(
+                at,
+                format!("objects and arrays nest deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn push_index(&mut self, path_len: usize, index: usize) {
+        use std::fmt::Write as _;
+        self.path.truncate(path_len);
+        if path_len > 0 {
+            self.path.push('.');
+        }
+        let _ = write!(self.path, "{index}");
+    }
+
+    /// A member's key and its `:`, at `pos` (white space first); sets the path.
+    fn member_key(&mut self, path_len: usize, after_comma: bool) -> Result<(), ReadError> {
+        self.skip_ws();
+        let at = self.pos;
+        if self.bytes.get(at) != Some(&b'"') {
+            let message = if after_comma && self.bytes.get(at) == Some(&b'}') {
+                "expected an object key after `,`, found `}` (JSON allows no trailing comma)"
+                    .to_owned()
+            } else {
+                format!(
+                    "expected an object key in double quotes, found {}",
+                    self.found(at)
+                )
+            };
+            return Err(self.error(at, message));
+        }
+        let (token, decoded) = self.string()?;
+        let raw = match &decoded {
+            Some(d) => d.text.as_str(),
+            None => self
+                .text
+                .get(token.start + 1..token.end - 1)
+                .unwrap_or_default(),
+        };
+        self.path.truncate(path_len);
+        let sibling = plural_suffix(raw).map(|(base, category, ordinal)| {
+            let mut group_key = self.path.clone();
+            if path_len > 0 {
+                group_key.push('.');
+            }
+            if ordinal {
+                push_segment(&mut group_key, &format!("{base}_ordinal"));
+            } else {
+                push_segment(&mut group_key, base);
+            }
+            Sibling {
+                group_key,
+                category,
+                ordinal,
+            }
+        });
+        if path_len > 0 {
+            self.path.push('.');
+        }
+        push_segment(&mut self.path, raw);
+        self.sibling = sibling;
+        self.skip_ws();
+        if self.bytes.get(self.pos) != Some(&b':') {
+            return Err(self.error(
+                self.pos,
+                format!(
+                    "expected `:` after an object key, found {}",
+                    self.found(self.pos)
+                ),
+            ));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// A string token at `pos`: its span with quotes, and its decoded text when it has
+    /// escapes.
+    fn string(&mut self) -> Result<(Range<usize>, Option<Decoded>), ReadError> {
+        let start = self.pos;
+        let mut at = start + 1;
+        let mut verbatim = at;
+        let mut decoded: Option<Decoded> = None;
+        loop {
+            let rest = self.bytes.get(at..).unwrap_or_default();
+            let Some(found) = rest
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            else {
+                return Err(self.error(
+                    start,
+                    "unterminated string: no closing `\"` before the end of the file",
+                ));
+            };
+            at += found;
+            match rest.get(found) {
+                Some(b'"') => {
+                    if let Some(d) = &mut decoded {
+                        d.verbatim(self.text.get(verbatim..at).unwrap_or_default(), verbatim);
+                    }
+                    self.pos = at + 1;
+                    return Ok((start..at + 1, decoded));
+                }
+                Some(b'\\') => {
+                    let d = decoded.get_or_insert_with(Decoded::default);
+                    d.verbatim(self.text.get(verbatim..at).unwrap_or_default(), verbatim);
+                    let (c, len) = self.escape(at)?;
+                    d.text.push(c);
+                    at += len;
+                    verbatim = at;
+                }
+                Some(b'\n' | b'\r') => {
+                    return Err(self.error(
+                        at,
+                        "a string runs past the end of its line: close it with `\"` or write the line break as `\\n`",
+                    ));
+                }
+                _ => {
+                    return Err(self.error(
+                        at,
+                        format!(
+                            "a control character ({}) inside a string: write it as an escape",
+                            self.found(at)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The escape at `at` (a backslash): the character and the escape's length.
+    fn escape(&self, at: usize) -> Result<(char, usize), ReadError> {
+        let c = match self.bytes.get(at + 1) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let unit = self.hex4(at)?;
+                if (0xD800..0xDC00).contains(&unit)
+                    && self.bytes.get(at + 6) == Some(&b'\\')
+                    && self.bytes.get(at + 7) == Some(&b'u')
+                    && let Ok(low) = self.hex4(at + 6)
+                    && (0xDC00..0xE000).contains(&low)
+                {
+                    let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                    return Ok((char::from_u32(code).unwrap_or('\u{fffd}'), 12));
+                }
+                return Ok((char::from_u32(unit).unwrap_or('\u{fffd}'), 6));
+            }
+            None => {
+                return Err(self.error(
+                    at,
+                    "unterminated string: no closing `\"` before the end of the file",
+                ));
+            }
+            Some(_) => {
+                return Err(self.error(
+                    at,
+                    format!(
+                        "invalid escape `\\{}`: expected one of `\\\"` `\\\\` `\\/` `\\b` `\\f` `\\n` `\\r` `\\t` `\\uXXXX`",
+                        self.found(at + 1).trim_matches('`')
+                    ),
+                ));
+            }
+        };
+        Ok((c, 2))
+    }
+
+    /// The four hex digits of a `\u` escape at `at`.
+    fn hex4(&self, at: usize) -> Result<u32, ReadError> {
+        let digits = self.bytes.get(at + 2..at + 6).unwrap_or_default();
+        let mut value = 0;
+        for (i, &b) in digits.iter().enumerate() {
+            let Some(d) = char::from(b).to_digit(16) else {
+                return Err(
+                    self.error(at + 2 + i, "invalid `\\u` escape: expected four hex digits")
+                );
+            };
+            value = value * 16 + d;
+        }
+        if digits.len() < 4 {
+            return Err(self.error(
+                at + 2 + digits.len(),
+                "invalid `\\u` escape: expected four hex digits",
+            ));
+        }
+        Ok(value)
+    }
+
+    fn number(&mut self) -> Result<(), ReadError> {
+        let digit = |s: &Self, at: usize| s.bytes.get(at).is_some_and(u8::is_ascii_digit);
+        let mut at = self.pos;
+        if self.bytes.get(at) == Some(&b'-') {
+            at += 1;
+        }
+        match self.bytes.get(at) {
+            Some(b'0') => at += 1,
+            Some(b'1'..=b'9') => {
+                while digit(self, at) {
+                    at += 1;
+                }
+            }
+            _ => {
+                return Err(self.error(
+                    at,
+                    format!("invalid number: expected a digit, found {}", self.found(at)),
+                ));
+            }
+        }
+        if self.bytes.get(at) == Some(&b'.') {
+            at += 1;
+            if !digit(self, at) {
+                return Err(self.error(
+                    at,
+                    format!(
+                        "invalid number: expected a digit after `.`, found {}",
+                        self.found(at)
+                    ),
+                ));
+            }
+            while digit(self, at) {
+                at += 1;
+            }
+        }
+        if matches!(self.bytes.get(at), Some(b'e' | b'E')) {
+            at += 1;
+            if matches!(self.bytes.get(at), Some(b'+' | b'-')) {
+                at += 1;
+            }
+            if !digit(self, at) {
+                return Err(self.error(
+                    at,
+                    format!(
+                        "invalid number: expected a digit in the exponent, found {}",
+                        self.found(at)
+                    ),
+                ));
+            }
+            while digit(self, at) {
+                at += 1;
+            }
+        }
+        self.pos = at;
+        Ok(())
+    }
+
+    fn literal(&mut self) -> Result<(), ReadError> {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        for word in ["true", "false", "null"] {
+            if rest.starts_with(word.as_bytes()) {
+                self.pos += word.len();
+                return Ok(());
+            }
+        }
+        Err(self.error(
+            self.pos,
+            "expected a value: `true`, `false` or `null` (JSON literals are lower case and unquoted)",
+        ))
+    }
+
+    /// Groups a closed object's plural siblings into i18next plural blocks.
+    fn group(&mut self, siblings: Vec<usize>) {
+        if siblings.len() < 2 {
+            return;
+        }
+        let mut order: Vec<(&str, bool)> = Vec::new();
+        let mut by_base: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
+        for &index in &siblings {
+            let Some(s) = self.entries.get(index).and_then(|e| e.sibling.as_ref()) else {
+                continue;
+            };
+            let base = (s.group_key.as_str(), s.ordinal);
+            by_base
+                .entry(base)
+                .or_insert_with(|| {
+                    order.push(base);
+                    Vec::new()
+                })
+                .push(index);
+        }
+        let mut new_groups = Vec::new();
+        for base in order {
+            let Some(members) = by_base.remove(&base) else {
+                continue;
+            };
+            let categories: Vec<&str> = members
+                .iter()
+                .filter_map(|&i| self.entries.get(i)?.sibling.as_ref().map(|s| s.category))
+                .collect();
+            let distinct = categories
+                .iter()
+                .enumerate()
+                .all(|(i, c)| !categories[..i].contains(c));
+            if members.len() >= 2 && distinct && categories.contains(&"other") {
+                new_groups.push(members);
+            }
+        }
+        for members in new_groups {
+            let id = self.groups.len();
+            for &m in &members {
+                if let Some(entry) = self.entries.get_mut(m) {
+                    entry.group = Some(id);
+                }
+            }
+            self.groups.push(members);
+        }
+    }
+}
+
+/// The i18next plural suffix of a member key: (base, category, ordinal).
+fn plural_suffix(key: &str) -> Option<(&str, &'static str, bool)> {
+    if !key.contains('_') {
+        return None;
+    }
+    let (stem, category) = PLURAL_SUFFIXES
+        .iter()
+        .find_map(|(suffix, category)| Some((key.strip_suffix(suffix)?, *category)))?;
+    match stem.strip_suffix("_ordinal") {
+        Some(base) if !base.is_empty() => Some((base, category, true)),
+        _ if !stem.is_empty() => Some((stem, category, false)),
+        _ => None,
+    }
+}
+
+/// Appends one object key as a path segment, quoted when it could be misread.
+fn push_segment(path: &mut String, key: &str) {
+    let quote =
+        key.is_empty() || key.bytes().all(|b| b.is_ascii_digit()) || key.contains(['.', '\'', '#']);
+    if quote {
+        path.push('\'');
+        for c in key.chars() {
+            if c == '\'' {
+                path.push('\'');
+            }
+            path.push(c);
+        }
+        path.push('\'');
+    } else {
+        path.push_str(key);
+    }
+}
+
+/// The runs of one string value, their vectors trimmed to size (a catalog keeps millions).
+fn value_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
+    let mut runs = read_runs(text, entry, ids);
+    compact(&mut runs);
+    runs
+}
+
+fn compact(runs: &mut Vec<Run>) {
+    runs.shrink_to_fit();
+    for run in runs.iter_mut() {
+        if let Run::Switch(switch) = run {
+            switch.branches.shrink_to_fit();
+            for branch in &mut switch.branches {
+                compact(&mut branch.runs);
+            }
+        }
+    }
+}
+
+fn read_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
+    match &entry.decoded {
+        None => {
+            let content = entry.content();
+            let value = text.get(content.clone()).unwrap_or_default();
+            // What the placeholder splitter would give, without its general path.
+            if !value
+                .bytes()
+                .any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&'))
+            {
+                return if value.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![Run::text_at(value, content.start)]
+                };
+            }
+            icu::runs(
+                text.get(content.clone()).unwrap_or_default(),
+                Some(content.start),
+                Syntaxes::ALL,
+                ids,
+            )
+        }
+        Some(decoded) => icu::remap(
+            icu::runs(&decoded.text, Some(0), Syntaxes::ALL, ids),
+            &decoded.segs,
+        ),
+    }
+}
+
+/// The key of the block each entry opens (empty for a plural sibling after its group's
+/// first), the n-th repeat of a key numbered `key#n` as [`crate::model::KeyDeduper`] does,
+/// moved out of the entries rather than copied.
+fn block_keys(entries: &mut [Entry], groups: &[Vec<usize>]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::with_capacity(entries.len());
+    for (index, entry) in entries.iter_mut().enumerate() {
+        let key = match entry.group.and_then(|g| groups.get(g)) {
+            Some(members) if members.first() != Some(&index) => String::new(),
+            Some(_) => entry
+                .sibling
+                .as_mut()
+                .map(|s| std::mem::take(&mut s.group_key))
+                .unwrap_or_default(),
+            None => std::mem::take(&mut entry.key),
+        };
+        keys.push(key);
+    }
+    let mut repeats: Vec<(usize, u32)> = Vec::new();
+    {
+        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(keys.len());
+        for (index, key) in keys.iter().enumerate() {
+            if key.is_empty() {
+                continue;
+            }
+            let count = seen.entry(key.as_str()).or_insert(0);
+            *count += 1;
+            if *count > 1 {
+                repeats.push((index, *count));
+            }
+        }
+    }
+    for (index, count) in repeats {
+        if let Some(key) = keys.get_mut(index) {
+            key.push('#');
+            key.push_str(&count.to_string());
+        }
+    }
+    keys
+}
+
+fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
+    let Scanned {
+        mut entries,
+        groups,
+    } = scanned;
+    let mut document = Document {
+        format: INFO.id.into(),
+        blocks: Vec::with_capacity(entries.len()),
+    };
+    let mut skeleton = Skeleton::decoded(text, encoding);
+    skeleton.holes.reserve(entries.len());
+    let mut keys = block_keys(&mut entries, &groups);
+    for (index, entry) in entries.iter().enumerate() {
+        let block_index = document.blocks.len();
+        let members = match entry.group.and_then(|g| groups.get(g)) {
+            Some(members) if members.first() != Some(&index) => continue,
+            Some(members) => members,
+            None => {
+                let mut ids = Ids::default();
+                let runs = value_runs(text, entry, &mut ids);
+                let key = std::mem::take(&mut keys[index]);
+                let mut block = Block::new(key, Role::Key, runs);
+                block.level = entry.depth;
+                block.span = entry.token.clone();
+                skeleton.hole(entry.content(), block_index, &block.source);
+                document.blocks.push(block);
+                continue;
+            }
+        };
+        let Some(sibling) = &entry.sibling else {
+            continue;
+        };
+        let mut ids = Ids::default();
+        let id = ids.next();
+        let mut branches = Vec::with_capacity(members.len());
+        let mut span = entry.token.clone();
+        for &m in members {
+            let Some(member) = entries.get(m) else {
+                continue;
+            };
+            let Some(category) = member.sibling.as_ref().map(|s| s.category) else {
+                continue;
+            };
+            let runs = value_runs(text, member, &mut Ids::default());
+            skeleton.push(
+                member.content(),
+                block_index,
+                None,
+                Some(&format!("count:{category}")),
+                &runs,
+            );
+            span.end = span.end.max(member.token.end);
+            branches.push(Branch::new(category, runs));
+        }
+        let switch = Switch {
+            id,
+            kind: if sibling.ordinal {
+                SwitchKind::Ordinal
+            } else {
+                SwitchKind::Plural
+            },
+            pivot: "count".into(),
+            branches,
+            head: String::new(),
+            tail: String::new(),
+            src: None,
+        };
+        let key = std::mem::take(&mut keys[index]);
+        let mut block = Block::new(key, Role::Key, vec![Run::Switch(switch)]);
+        block.level = entry.depth;
+        block.span = span;
+        document.blocks.push(block);
+    }
+    Parsed::new(document, skeleton)
+}
+
+/// How the file writes characters an edited value may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Style {
+    /// Write `/` as `\/`.
+    slash: bool,
+    /// Write every non-ASCII character as `\uXXXX`.
+    ascii: bool,
+    /// Write characters above U+00FF as `\uXXXX` (an ISO-8859-1 file).
+    latin1: bool,
+    upper_hex: bool,
+}
+
+impl Style {
+    fn of(skeleton: &Skeleton) -> Style {
+        let text = skeleton.original.as_slice();
+        let body = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
+        let mut slash = false;
+        let mut escaped_non_ascii = false;
+        let mut upper_hex = None;
+        let mut at = 0;
+        while let Some(found) = body
+            .get(at..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
+        {
+            at += found;
+            match body.get(at + 1) {
+                Some(b'/') => slash = true,
+                Some(b'u') => {
+                    let hex = body.get(at + 2..at + 6).unwrap_or_default();
+                    if upper_hex.is_none() && hex.iter().any(u8::is_ascii_alphabetic) {
+                        upper_hex = Some(hex.iter().any(u8::is_ascii_uppercase));
+                    }
+                    let value = std::str::from_utf8(hex)
+                        .ok()
+                        .and_then(|h| u32::from_str_radix(h, 16).ok());
+                    escaped_non_ascii |= value.is_some_and(|v| v >= 0x80);
+                }
+                _ => {}
+            }
+            at += 2;
+        }
+        Style {
+            slash,
+            ascii: escaped_non_ascii && body.is_ascii(),
+            latin1: skeleton.encoding == Encoding::Latin1,
+            upper_hex: upper_hex.unwrap_or(false),
+        }
+    }
+}
+
+/// Appends `value` as JSON string content (no quotes) in the file's style.
+fn escape_into(value: &str, style: &Style, out: &mut String) {
+    use std::fmt::Write as _;
+    let unit = |u: u16, out: &mut String| {
+        let _ = if style.upper_hex {
+            write!(out, "\\u{u:04X}")
+        } else {
+            write!(out, "\\u{u:04x}")
+        };
+    };
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '/' if style.slash => out.push_str("\\/"),
+            c if u32::from(c) < 0x20 => unit(u32::from(c) as u16, out),
+            c if (style.ascii && !c.is_ascii()) || (style.latin1 && u32::from(c) > 0xFF) => {
+                let mut buf = [0u16; 2];
+                for &u in c.encode_utf16(&mut buf).iter() {
+                    unit(u, out);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::model::{CodeKind, Edition};
+
+    fn fixtures() -> Vec<(String, Vec<u8>)> {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/formats/json");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+        out.sort();
+        assert!(out.len() >= 20, "fixtures missing");
+        out
+    }
+
+    fn read(text: &str) -> Parsed {
+        Json.read(text.as_bytes())
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn write(parsed: &Parsed) -> String {
+        String::from_utf8(Json.write(parsed).unwrap()).unwrap()
+    }
+
+    fn keys(parsed: &Parsed) -> Vec<&str> {
+        parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| b.key.as_str())
+            .collect()
+    }
+
+    fn set_text(parsed: &mut Parsed, key: &str, text: &str) {
+        let block = parsed
+            .document
+            .block_mut(key)
+            .unwrap_or_else(|| panic!("no block {key}"));
+        block.source = Edition::new(vec![Run::text(text)]);
+    }
+
+    /// Text with codes as `<x id="1"/>`, `<x id="/1"/>`, `<x id="1/"/>` and switches as
+    /// `{id pivot kind|case: …}`.
+    fn marked(runs: &[Run]) -> String {
+        let mut out = String::new();
+        for run in runs {
+            match run {
+                Run::Text { text, .. } => out.push_str(text),
+                Run::Code(code) => {
+                    let id = match code.kind {
+                        CodeKind::Open => code.id.clone(),
+                        CodeKind::Close => format!("/{}", code.id),
+                        CodeKind::Standalone => format!("{}/", code.id),
+                    };
+                    let _ = write!(out, "<x id=\"{id}\"/>");
+                }
+                Run::Switch(s) => {
+                    let _ = write!(out, "{{{} {} {}", s.id, s.pivot, s.kind.as_str());
+                    for b in &s.branches {
+                        let _ = write!(out, "|{}: {}", b.case, marked(&b.runs));
+                    }
+                    out.push('}');
+                }
+            }
+        }
+        out.replace('\r', "\\r").replace('\n', "\\n")
+    }
+
+    fn blocks_table(document: &Document) -> String {
+        let mut out = String::new();
+        for b in &document.blocks {
+            let _ = writeln!(
+                out,
+                "{} | {} | {} | {}",
+                b.key,
+                b.role.as_str(),
+                b.level,
+                marked(&b.source.runs)
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn every_fixture_round_trips_and_offsets_point_at_their_bytes() {
+        for (name, bytes) in fixtures() {
+            let parsed = Json.read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!parsed.document.blocks.is_empty(), "{name}: no blocks");
+            assert_eq!(Json.write(&parsed).unwrap(), bytes, "{name}");
+            let text = parsed.skeleton.text().to_owned();
+            fn check(text: &str, runs: &[Run], name: &str) {
+                for run in runs {
+                    match run {
+                        Run::Text {
+                            text: t,
+                            src: Some(at),
+                        } => {
+                            assert_eq!(&text[*at..*at + t.len()], t, "{name}")
+                        }
+                        Run::Code(c) if c.src.is_some() => {
+                            let at = c.src.unwrap();
+                            assert_eq!(&text[at..at + c.data.len()], c.data, "{name}")
+                        }
+                        Run::Switch(s) => {
+                            if let Some(at) = s.src {
+                                assert_eq!(&text[at..at + s.head.len()], s.head, "{name}");
+                            }
+                            for b in &s.branches {
+                                check(text, &b.runs, name);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            for block in &parsed.document.blocks {
+                check(&text, &block.source.runs, &name);
+            }
+        }
+    }
+
+    #[test]
+    fn rendering_every_value_as_edited_reads_back_the_same_content() {
+        for (name, bytes) in fixtures() {
+            let mut parsed = Json.read(&bytes).unwrap();
+            let before = blocks_table(&parsed.document);
+            // Force every hole to render: change each hole's recorded fingerprint.
+            for hole in &mut parsed.skeleton.holes {
+                hole.original = hole.original.wrapping_add(1);
+            }
+            let written = Json.write(&parsed).unwrap();
+            let again = Json
+                .read(&written)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(blocks_table(&again.document), before, "{name}");
+        }
+    }
+
+    #[test]
+    fn keys_are_dot_paths_with_quoted_segments_and_numbered_repeats() {
+        let parsed = read(
+            r##"{"errors": {"notFound": "Not found", "n": 3, "ok": true, "x": null},
+               "list": ["a", 1, {"b": "c"}, ["d"]],
+               "a.b": "dotted", "it's": "q", "#1": "h", "": "empty", "7": "digits",
+               "dup": "one", "dup": "two", "e": {}, "f": []}"##,
+        );
+        assert_eq!(
+            keys(&parsed),
+            [
+                "errors.notFound",
+                "list.0",
+                "list.2.b",
+                "list.3.0",
+                "'a.b'",
+                "'it''s'",
+                "'#1'",
+                "''",
+                "'7'",
+                "dup",
+                "dup#2",
+            ]
+        );
+        let levels: Vec<u32> = parsed.document.blocks.iter().map(|b| b.level).collect();
+        assert_eq!(levels, [1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(keys(&read("\"just text\"")), ["."]);
+        assert!(read("[1, true, null, {}]").document.blocks.is_empty());
+    }
+
+    #[test]
+    fn escapes_are_decoded_and_verbatim_pieces_keep_offsets() {
+        let source = r#"{"k": "a\n\"b\" \u00e9\uD83D\uDE00 \uD800 end\/"}"#;
+        let parsed = read(source);
+        let block = &parsed.document.blocks[0];
+        assert_eq!(block.source.plain_text(), "a\n\"b\" é😀 \u{fffd} end/");
+        for run in &block.source.runs {
+            if let Run::Text {
+                text,
+                src: Some(at),
+            } = run
+            {
+                assert_eq!(&source[*at..*at + text.len()], text);
+            }
+        }
+        let verbatim: Vec<&str> = block
+            .source
+            .runs
+            .iter()
+            .filter_map(|r| match r {
+                Run::Text { text, src: Some(_) } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(verbatim, ["a", "b", " ", " ", " end"]);
+        assert_eq!(write(&parsed), source);
+    }
+
+    #[test]
+    fn an_edit_changes_only_its_value_with_minimal_escaping() {
+        let source = "\u{feff}{\r\n  \"a\": \"keep \\u00e9\",\r\n  \"b\": \"old\"\r\n}";
+        let mut parsed = read(source);
+        set_text(&mut parsed, "b", "new \"q\" \\ é\n\t\u{1} /");
+        assert_eq!(
+            write(&parsed),
+            source.replace("old", "new \\\"q\\\" \\\\ \\u00e9\\n\\t\\u0001 /")
+        );
+        // `\/` files keep `\/`; ASCII-only files with `\u` escapes keep non-ASCII escaped.
+        let mut parsed = read(r#"{"a": "x\/y", "b": "caf\u00E9"}"#);
+        set_text(&mut parsed, "b", "http://é😀");
+        assert_eq!(
+            write(&parsed),
+            r#"{"a": "x\/y", "b": "http:\/\/\u00E9\uD83D\uDE00"}"#
+        );
+    }
+
+    #[test]
+    fn latin1_files_are_read_and_written_back_in_latin1() {
+        let bytes = b"{\"a\": \"caf\xe9\", \"b\": \"x\"}";
+        let mut parsed = Json.read(bytes).unwrap();
+        assert_eq!(parsed.skeleton.encoding, Encoding::Latin1);
+        assert_eq!(parsed.document.blocks[0].source.plain_text(), "café");
+        assert_eq!(Json.write(&parsed).unwrap(), bytes);
+        set_text(&mut parsed, "b", "é€");
+        assert_eq!(
+            Json.write(&parsed).unwrap(),
+            b"{\"a\": \"caf\xe9\", \"b\": \"\xe9\\u20ac\"}"
+        );
+    }
+
+    #[test]
+    fn utf16_with_a_bom_round_trips() {
+        let text = "\u{feff}{\"a\": \"h\u{e9}llo\"}";
+        let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let mut parsed = Json.read(&bytes).unwrap();
+        assert_eq!(Json.write(&parsed).unwrap(), bytes);
+        set_text(&mut parsed, "a", "x");
+        let want: Vec<u8> = "\u{feff}{\"a\": \"x\"}"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(Json.write(&parsed).unwrap(), want);
+    }
+
+    #[test]
+    fn placeholders_of_every_syntax_are_codes() {
+        let parsed = read(
+            r#"{"a": "Hi {{name}}, see $t(other.key) and <b>{n}</b> %s %1$d ${x} %{y} &amp;"}"#,
+        );
+        assert_eq!(
+            marked(&parsed.document.blocks[0].source.runs),
+            r#"Hi <x id="1/"/>, see <x id="2/"/> and <x id="3"/><x id="4/"/><x id="/3"/> <x id="5/"/> <x id="6/"/> <x id="7/"/> <x id="8/"/> <x id="9/"/>"#
+        );
+    }
+
+    #[test]
+    fn i18next_plural_siblings_read_as_one_switch_with_a_hole_per_branch() {
+        let source = r#"{"item_one": "{{count}} item", "other": "x", "item_other": "{{count}} items",
+            "rank_ordinal_one": "{{count}}st", "rank_ordinal_other": "{{count}}th",
+            "lone_other": "a", "pair_one": "b", "pair_one": "c", "pair_other": "d",
+            "nested": {"k_zero": "none", "k_many": "many", "k_other": "some"}}"#;
+        let mut parsed = read(source);
+        assert_eq!(
+            keys(&parsed),
+            [
+                "item",
+                "other",
+                "rank_ordinal",
+                "lone_other",
+                "pair_one",
+                "pair_one#2",
+                "pair_other",
+                "nested.k"
+            ]
+        );
+        assert_eq!(
+            marked(&parsed.document.blocks[0].source.runs),
+            r#"{1 count plural|one: <x id="1/"/> item|other: <x id="1/"/> items}"#
+        );
+        assert!(
+            marked(&parsed.document.blocks[2].source.runs)
+                .starts_with("{1 count selectordinal|one:")
+        );
+        let holes: Vec<_> = parsed
+            .skeleton
+            .holes
+            .iter()
+            .filter(|h| h.block == 0)
+            .map(|h| h.branch.clone().unwrap())
+            .collect();
+        assert_eq!(holes, ["count:one", "count:other"]);
+        let block = parsed.document.block_mut("item").unwrap();
+        let runs = block.source.branch_mut("count:other").unwrap();
+        runs[1] = Run::text(" things");
+        assert_eq!(
+            write(&parsed),
+            source.replace("{{count}} items", "{{count}} things")
+        );
+    }
+
+    #[test]
+    fn icu_messages_are_switches_and_an_edit_requotes() {
+        let source = r#"{"m": "It's {count, plural, one {# file '{'x'}'} other {# files}}."}"#;
+        let mut parsed = read(source);
+        assert_eq!(
+            marked(&parsed.document.blocks[0].source.runs),
+            r#"It's {1 count plural|one: <x id="1/"/> file {x}|other: <x id="1/"/> files}."#
+        );
+        let runs = parsed.document.blocks[0]
+            .source
+            .branch_mut("count:other")
+            .unwrap();
+        runs[1] = Run::text(" \"files\" {y}");
+        assert_eq!(
+            write(&parsed),
+            r#"{"m": "It's {count, plural, one {# file '{x}'} other {# \"files\" '{y}'}}."}"#
+        );
+    }
+
+    #[test]
+    fn malformed_json_is_an_error_with_its_position() {
+        let table: &[(&str, usize, usize, &str)] = &[
+            ("", 1, 1, "the file is empty"),
+            (
+                "{\"a\": \"b\" \"c\": 1}",
+                1,
+                11,
+                "expected `,` or `}` after an object member, found `\"`",
+            ),
+            ("[1 2]", 1, 4, "expected `,` or `]` after an array item"),
+            ("{\"a\" 1}", 1, 6, "expected `:` after an object key"),
+            (
+                "{a: 1}",
+                1,
+                2,
+                "expected an object key in double quotes, found `a`",
+            ),
+            ("{\"a\": 1,}", 1, 9, "no trailing comma"),
+            ("[1,]", 1, 4, "no trailing comma"),
+            ("{\"a\": \"b", 1, 7, "unterminated string"),
+            ("{\"a\": \"b\nc\"}", 1, 9, "runs past the end of its line"),
+            ("{\"a\": \"\\x\"}", 1, 8, "invalid escape `\\x`"),
+            ("{\"a\": \"\\u12G4\"}", 1, 12, "expected four hex digits"),
+            ("{\"a\": -}", 1, 8, "invalid number: expected a digit"),
+            ("{\"a\": 1.}", 1, 9, "after `.`"),
+            ("{\"a\": 1e}", 1, 9, "in the exponent"),
+            ("{\"a\": True}", 1, 7, "expected a value"),
+            ("{\"a\": 'b'}", 1, 7, "expected a value"),
+            ("{}\n{}", 2, 1, "expected the end of the file"),
+            ("{\n  \"a\": [\n    1\n  }\n", 4, 3, "expected `,` or `]`"),
+        ];
+        for (input, line, column, message) in table {
+            match Json.read(input.as_bytes()) {
+                Err(ReadError::Syntax {
+                    line: l,
+                    column: c,
+                    message: m,
+                }) => {
+                    assert_eq!((l, c), (*line, *column), "{input:?}: {m}");
+                    assert!(m.contains(message), "{input:?}: {m}");
+                }
+                other => panic!("{input:?}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            Json.read(b"{\"a\": \"\0\"}"),
+            Err(ReadError::Binary { .. })
+        ));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_overflowing_the_stack() {
+        let deep = "[".repeat(200_000);
+        let err = Json.read(deep.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("deeper than 1000"), "{err}");
+        let ok = "[".repeat(999) + "\"x\"" + &"]".repeat(999);
+        let parsed = read(&ok);
+        assert_eq!(parsed.document.blocks[0].key.matches('.').count(), 998);
+        let objects = "{\"a\":".repeat(5000) + "1" + &"}".repeat(5000);
+        assert!(Json.read(objects.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn truncated_and_mangled_input_never_panics() {
+        for (_, bytes) in fixtures() {
+            let step = (bytes.len() / 150).max(1);
+            for cut in (0..bytes.len()).step_by(step) {
+                let input = &bytes[..cut];
+                if let Ok(mut parsed) = Json.read(input) {
+                    assert_eq!(Json.write(&parsed).unwrap(), input);
+                    for block in &mut parsed.document.blocks {
+                        block.source.runs.push(Run::text(" \"x\" \\ {y} ' #"));
+                    }
+                    let _ = Json.write(&parsed).unwrap();
+                }
+            }
+        }
+        for nasty in [
+            "\u{feff}",
+            "\"",
+            "\"\\",
+            "\"\\u",
+            "\"\\uD800",
+            "\"\\uD800\\u",
+            "\"\\uD800\\uDC0",
+            "{\"",
+            "{\"a\"",
+            "{\"a\":",
+            "[",
+            "[\"a\",",
+            "-",
+            "0.",
+            "1e+",
+            "tru",
+            "{\"a_one\":\"x\",\"a_other\":",
+        ] {
+            let _ = Json.read(nasty.as_bytes());
+        }
+    }
+
+    #[test]
+    fn sniff_accepts_json_openings() {
+        assert!(Json.sniff(b"\xEF\xBB\xBF  {\"a\": 1}"));
+        assert!(Json.sniff(b"\n[1]"));
+        assert!(!Json.sniff(b"<?xml version"));
+    }
+
+    #[test]
+    fn reads_blocks_of_the_i18next_and_icu_fixtures() {
+        let bytes = include_bytes!("../../../testdata/formats/json/kapi-i18next.json");
+        insta::assert_snapshot!(
+            "json_blocks_kapi_i18next",
+            blocks_table(&Json.read(bytes).unwrap().document)
+        );
+        let bytes = include_bytes!("../../../testdata/formats/json/kapi-icu.json");
+        insta::assert_snapshot!(
+            "json_blocks_kapi_icu",
+            blocks_table(&Json.read(bytes).unwrap().document)
+        );
+    }
+
+    /// Read + write throughput on generated ~50 MB catalogs, in CPU time; run with
+    /// `cargo test --release -p kapi-core --lib formats::json -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn throughput_on_a_large_catalog() {
+        // CPU time of this thread, so a busy machine does not skew the figure.
+        let cpu = || {
+            let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+            let ns: u64 = stat
+                .split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            std::time::Duration::from_nanos(ns)
+        };
+        let mixed = "  \"section{i}\": {\n    \"title\": \"Title number {i}\",\n    \"body\": \"Hello {name}, you have {count, plural, one {# message} other {# messages}}\",\n    \"escaped\": \"Line\\none \\\"quoted\\\" caf\\u00e9\",\n    \"item_one\": \"{{count}} item\",\n    \"item_other\": \"{{count}} items\",\n    \"n\": {i}\n  },\n";
+        let plain = "  \"section{i}\": {\n    \"title\": \"Title number {i}\",\n    \"body\": \"Hello there, you have some new messages waiting in the inbox\",\n    \"n\": {i}\n  },\n";
+        for (name, entry) in [("mixed", mixed), ("plain", plain)] {
+            let mut text = String::from("{\n");
+            let mut i = 0;
+            while text.len() < 50_000_000 {
+                text.push_str(&entry.replace("{i}", &i.to_string()));
+                i += 1;
+            }
+            text.push_str("  \"end\": \"end\"\n}\n");
+            let start = cpu();
+            let scanned = Scanner::new(&text).scan().unwrap();
+            let scan = cpu() - start;
+            let parsed = build(&text, Encoding::Utf8, scanned);
+            let read = cpu() - start;
+            let written = Json.write(&parsed).unwrap();
+            let total = cpu() - start;
+            assert_eq!(written.len(), text.len());
+            let mb = text.len() as f64 / 1e6;
+            let rate = |d: std::time::Duration| mb / d.as_secs_f64();
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!(
+                    "{name}: {mb:.1} MB, {} blocks, CPU time: scan {:.0} MB/s, read {:.0} MB/s, read+write {:.0} MB/s",
+                    parsed.document.blocks.len(),
+                    rate(scan),
+                    rate(read),
+                    rate(total),
+                );
+            }
+        }
+        for sample in [
+            "Hello {name}, you have {count, plural, one {# message} other {# messages}}",
+            "{{count}} item",
+        ] {
+            let start = cpu();
+            for _ in 0..100_000 {
+                let _ = icu::runs(sample, Some(0), Syntaxes::ALL, &mut Ids::default());
+            }
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("{sample}: {:?} per read", (cpu() - start) / 100_000);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod conformance_tests {
+    #[test]
+    fn the_corpus_round_trips_and_edits_one_block() {
+        assert!(super::super::conformance::run_corpus(&super::Json, "json") > 0);
+    }
+}
