@@ -47,7 +47,6 @@ pub enum ColorArg {
     Never,
 }
 
-
 /// mimalloc: reading a file builds many small strings (runs, codes, keys); the system
 /// allocator spent a third of a catalog read in malloc and free.
 #[global_allocator]

@@ -76,7 +76,12 @@ fn main() {
                 for block in &parsed.document.blocks {
                     for (lang, target) in &block.targets {
                         for m in placeholders::compare(&block.source, target) {
-                            lines.push(format!("{}\t{}\t{lang}\t{}", path.display(), block.key.replace(['\t', '\n'], " "), m.rule.id));
+                            lines.push(format!(
+                                "{}\t{}\t{lang}\t{}",
+                                path.display(),
+                                block.key.replace(['\t', '\n'], " "),
+                                m.rule.id
+                            ));
                         }
                     }
                 }

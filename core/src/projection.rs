@@ -92,7 +92,11 @@ fn info(code: &Code) -> CodeInfo {
 
 fn switch_info(switch: &Switch) -> CodeInfo {
     let mut data = String::new();
-    crate::formats::render_runs(std::slice::from_ref(&Run::Switch(switch.clone())), &mut data, &mut |t, o| o.push_str(t));
+    crate::formats::render_runs(
+        std::slice::from_ref(&Run::Switch(switch.clone())),
+        &mut data,
+        &mut |t, o| o.push_str(t),
+    );
     let mut attrs = BTreeMap::new();
     attrs.insert("pivot".to_owned(), switch.pivot.clone());
     attrs.insert(
@@ -287,7 +291,10 @@ fn push_text(runs: &mut Vec<Run>, raw: &str) {
 fn strip_src(run: Run) -> Run {
     match run {
         Run::Code(code) => Run::Code(Code { src: None, ..code }),
-        Run::Switch(switch) => Run::Switch(Switch { src: None, ..switch }),
+        Run::Switch(switch) => Run::Switch(Switch {
+            src: None,
+            ..switch
+        }),
         other => other,
     }
 }
@@ -349,7 +356,10 @@ mod tests {
     fn refusals_name_the_code() {
         let runs = sample();
         let cases = [
-            ("Open <x id=\"1\"/>it<x id=\"/1\"/>", ParseError::Missing { id: "2".into() }),
+            (
+                "Open <x id=\"1\"/>it<x id=\"/1\"/>",
+                ParseError::Missing { id: "2".into() },
+            ),
             ("<x id=\"9/\"/>", ParseError::Unknown { id: "9".into() }),
             (
                 "<x id=\"2/\"/><x id=\"2/\"/><x id=\"1\"/><x id=\"/1\"/>",
@@ -359,7 +369,10 @@ mod tests {
                 "<x id=\"/1\"/>x<x id=\"1\"/><x id=\"2/\"/>",
                 ParseError::Unbalanced { id: "1".into() },
             ),
-            ("<x id=\"1\"/>x <x id=\"2/\"/>", ParseError::Unbalanced { id: "1".into() }),
+            (
+                "<x id=\"1\"/>x <x id=\"2/\"/>",
+                ParseError::Unbalanced { id: "1".into() },
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(parse(text, &runs), Err(want), "{text}");

@@ -107,7 +107,11 @@ pub fn read_bytes(abs: &Path, display: &str) -> Result<Vec<u8>, HostError> {
 }
 
 /// Reads and parses one file with `format`.
-pub fn parse(abs: &Path, display: &str, format: &dyn Format) -> Result<(Vec<u8>, Parsed), HostError> {
+pub fn parse(
+    abs: &Path,
+    display: &str,
+    format: &dyn Format,
+) -> Result<(Vec<u8>, Parsed), HostError> {
     let bytes = read_bytes(abs, display)?;
     let parsed = format.read(&bytes).map_err(|source| HostError::Read {
         path: PathBuf::from(display),
@@ -208,8 +212,7 @@ pub fn load(
         for block in &mut parsed.document.blocks {
             block.targets.retain(|lang, _| editions.wants(lang));
         }
-    } else if let (Some(project), Some(collections), Some(rel)) =
-        (&project, &collections, &rel)
+    } else if let (Some(project), Some(collections), Some(rel)) = (&project, &collections, &rel)
         && *editions != Editions::Source
         && let Some(item) = collections.matches(rel)
     {

@@ -102,7 +102,12 @@ pub struct EditionView {
 
 /// Reads a document's blocks.
 pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError> {
-    let loaded = document::load(app, &request.path, &request.editions, request.format.as_deref())?;
+    let loaded = document::load(
+        app,
+        &request.path,
+        &request.editions,
+        request.format.as_deref(),
+    )?;
     let file_rev = file_rev(&loaded.bytes);
     let total = loaded.parsed.document.blocks.len();
     let start = match &request.cursor {
@@ -165,14 +170,20 @@ fn record(loaded: &Loaded, block: &Block, text: &str) -> Record {
     let mut editions = BTreeMap::new();
     if info.capabilities.bilingual {
         for (lang, edition) in &block.targets {
-            editions.insert(lang.clone(), view(&loaded.doc, edition, bilingual_target(loaded)));
+            editions.insert(
+                lang.clone(),
+                view(&loaded.doc, edition, bilingual_target(loaded)),
+            );
         }
     } else {
         for target in &loaded.targets {
             let accepts_target = target_accepts(loaded, block, target.parsed.is_some());
             match block.targets.get(&target.lang) {
                 Some(edition) => {
-                    editions.insert(target.lang.clone(), view(&target.doc, edition, accepts_target));
+                    editions.insert(
+                        target.lang.clone(),
+                        view(&target.doc, edition, accepts_target),
+                    );
                 }
                 None => {
                     let why = if target.parsed.is_none() {
@@ -200,7 +211,8 @@ fn record(loaded: &Loaded, block: &Block, text: &str) -> Record {
             }
         }
     }
-    let line = (block.span.start > 0 || block.span.end > 0).then(|| line_of(text, block.span.start));
+    let line =
+        (block.span.start > 0 || block.span.end > 0).then(|| line_of(text, block.span.start));
     Record {
         at: Ref {
             doc: loaded.doc.clone(),
@@ -236,7 +248,10 @@ fn source_accepts(format: &dyn Format, block: &Block) -> (Vec<&'static str>, Opt
         );
     }
     if !info.capabilities.editable {
-        return (Vec::new(), Some(format!("kapi does not write {} files", info.name)));
+        return (
+            Vec::new(),
+            Some(format!("kapi does not write {} files", info.name)),
+        );
     }
     if let Some(reason) = &block.locked {
         return (Vec::new(), Some(reason.clone()));
@@ -265,7 +280,11 @@ fn bilingual_target(loaded: &Loaded) -> (Vec<&'static str>, Option<String>) {
     )
 }
 
-fn target_accepts(loaded: &Loaded, block: &Block, exists: bool) -> (Vec<&'static str>, Option<String>) {
+fn target_accepts(
+    loaded: &Loaded,
+    block: &Block,
+    exists: bool,
+) -> (Vec<&'static str>, Option<String>) {
     let (mut accepts, why) = source_accepts(loaded.format, block);
     if accepts.is_empty() || !exists {
         return (accepts, why);
@@ -276,7 +295,11 @@ fn target_accepts(loaded: &Loaded, block: &Block, exists: bool) -> (Vec<&'static
     (accepts, None)
 }
 
-fn view(doc: &str, edition: &Edition, (accepts, why): (Vec<&'static str>, Option<String>)) -> EditionView {
+fn view(
+    doc: &str,
+    edition: &Edition,
+    (accepts, why): (Vec<&'static str>, Option<String>),
+) -> EditionView {
     let (text, codes) = projection::render(&edition.runs);
     EditionView {
         doc: doc.to_owned(),
@@ -285,7 +308,11 @@ fn view(doc: &str, edition: &Edition, (accepts, why): (Vec<&'static str>, Option
         state: edition.state.clone(),
         codes,
         branches: branches(edition),
-        why: if accepts.contains(&"set_content") { None } else { why },
+        why: if accepts.contains(&"set_content") {
+            None
+        } else {
+            why
+        },
         accepts,
     }
 }
@@ -304,7 +331,11 @@ fn branches(edition: &Edition) -> Vec<BranchView> {
 
 fn line_of(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
-    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// One file's `--verify` answer.
@@ -333,7 +364,10 @@ pub struct Verified {
 
 /// Reads each file, writes it back in memory and compares the bytes.
 pub fn verify(app: &App, paths: &[PathBuf], format: Option<&str>) -> Vec<Verified> {
-    paths.iter().map(|path| verify_one(app, path, format)).collect()
+    paths
+        .iter()
+        .map(|path| verify_one(app, path, format))
+        .collect()
 }
 
 fn verify_one(app: &App, path: &Path, format_id: Option<&str>) -> Verified {

@@ -71,7 +71,10 @@ impl FormatRow {
 pub fn run(_: &FormatsArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow::Result<Outcome> {
     let list = FormatList {
         schema: "kapi.formats/v1",
-        formats: formats::all().iter().map(|f| FormatRow::new(*f.info())).collect(),
+        formats: formats::all()
+            .iter()
+            .map(|f| FormatRow::new(*f.info()))
+            .collect(),
     };
     printer.emit(&list)?;
     Ok(Outcome::Success)
@@ -104,13 +107,19 @@ impl Render for FormatList {
                 if f.writer { "yes" } else { "—" },
                 edit,
                 exts.join(" "),
-                if note.is_empty() { String::new() } else { style.dim(&format!("  {note}")) }
+                if note.is_empty() {
+                    String::new()
+                } else {
+                    style.dim(&format!("  {note}"))
+                }
             )?;
         }
         writeln!(
             out,
             "{}",
-            style.dim("EDIT: faithful = an edit changes only the edited text, byte for byte elsewhere")
+            style.dim(
+                "EDIT: faithful = an edit changes only the edited text, byte for byte elsewhere"
+            )
         )?;
         Ok(())
     }

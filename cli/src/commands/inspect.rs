@@ -39,7 +39,11 @@ pub struct InspectArgs {
     pub verify: bool,
 }
 
-pub fn run(args: &InspectArgs, app: &kapi_host::App, printer: &mut Printer) -> anyhow::Result<Outcome> {
+pub fn run(
+    args: &InspectArgs,
+    app: &kapi_host::App,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
     if args.verify {
         return run_verify(args, app, printer);
     }
@@ -88,7 +92,11 @@ struct Verification {
     files: Vec<Verified>,
 }
 
-fn run_verify(args: &InspectArgs, app: &kapi_host::App, printer: &mut Printer) -> anyhow::Result<Outcome> {
+fn run_verify(
+    args: &InspectArgs,
+    app: &kapi_host::App,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
     let files = verify(app, &args.paths, args.format.as_deref());
     let outcome = if files.iter().any(|f| f.status == "unreadable") {
         Outcome::Error
@@ -127,7 +135,11 @@ impl Render for Verification {
                         file.offset.unwrap_or(0)
                     )?;
                     writeln!(out, "      read:  {:?}", file.read.as_deref().unwrap_or(""))?;
-                    writeln!(out, "      wrote: {:?}", file.wrote.as_deref().unwrap_or(""))?;
+                    writeln!(
+                        out,
+                        "      wrote: {:?}",
+                        file.wrote.as_deref().unwrap_or("")
+                    )?;
                 }
                 _ => writeln!(
                     out,
@@ -141,8 +153,16 @@ impl Render for Verification {
                 writeln!(out, "      {}", style.dim(&format!("hint: {hint}")))?;
             }
         }
-        let identical = self.files.iter().filter(|f| f.status == "identical").count();
-        writeln!(out, "{identical} of {} files round-trip byte for byte", self.files.len())
+        let identical = self
+            .files
+            .iter()
+            .filter(|f| f.status == "identical")
+            .count();
+        writeln!(
+            out,
+            "{identical} of {} files round-trip byte for byte",
+            self.files.len()
+        )
     }
 }
 
@@ -158,7 +178,11 @@ impl Render for Blocks {
                 self.format,
                 self.total,
                 if self.total == 1 { "" } else { "s" },
-                if shown < self.total { format!(", {shown} shown") } else { String::new() }
+                if shown < self.total {
+                    format!(", {shown} shown")
+                } else {
+                    String::new()
+                }
             ))
         )?;
         let width = self
@@ -172,7 +196,11 @@ impl Render for Blocks {
             render_record(out, style, record, width)?;
         }
         if let Some(next) = &self.next {
-            writeln!(out, "{}", style.dim(&format!("more: kapi inspect {} --cursor {next}", self.doc)))?;
+            writeln!(
+                out,
+                "{}",
+                style.dim(&format!("more: kapi inspect {} --cursor {next}", self.doc))
+            )?;
         }
         Ok(())
     }
@@ -191,7 +219,12 @@ fn one_line(text: &str) -> String {
     text.replace("\r\n", "↵").replace(['\n', '\r'], "↵")
 }
 
-fn render_record(out: &mut dyn Write, style: &Style, record: &Record, width: usize) -> io::Result<()> {
+fn render_record(
+    out: &mut dyn Write,
+    style: &Style,
+    record: &Record,
+    width: usize,
+) -> io::Result<()> {
     let key = &record.at.block;
     let pad = width.saturating_sub(key.chars().count());
     let text = if record.translatable {
@@ -199,7 +232,12 @@ fn render_record(out: &mut dyn Write, style: &Style, record: &Record, width: usi
     } else {
         style.dim(&one_line(&record.text))
     };
-    writeln!(out, "{key}{}  {:<12}  {text}", " ".repeat(pad), role_label(record))?;
+    writeln!(
+        out,
+        "{key}{}  {:<12}  {text}",
+        " ".repeat(pad),
+        role_label(record)
+    )?;
     for branch in &record.branches {
         writeln!(
             out,
@@ -212,19 +250,32 @@ fn render_record(out: &mut dyn Write, style: &Style, record: &Record, width: usi
     if record.accepts.is_empty()
         && let Some(why) = &record.why
     {
-        writeln!(out, "{}  {}", " ".repeat(width), style.dim(&format!("read-only: {why}")))?;
+        writeln!(
+            out,
+            "{}  {}",
+            " ".repeat(width),
+            style.dim(&format!("read-only: {why}"))
+        )?;
     }
     for (lang, edition) in &record.editions {
         let shown = match &edition.text {
             Some(text) => one_line(text),
-            None => style.dim(&format!("(missing: {})", edition.why.as_deref().unwrap_or("no text"))),
+            None => style.dim(&format!(
+                "(missing: {})",
+                edition.why.as_deref().unwrap_or("no text")
+            )),
         };
         let state = edition
             .state
             .as_deref()
             .map(|s| style.dim(&format!(" [{s}]")))
             .unwrap_or_default();
-        writeln!(out, "{}  {:<12}  {shown}{state}", " ".repeat(width), style.paint("36", lang))?;
+        writeln!(
+            out,
+            "{}  {:<12}  {shown}{state}",
+            " ".repeat(width),
+            style.paint("36", lang)
+        )?;
         for branch in &edition.branches {
             writeln!(
                 out,

@@ -61,26 +61,53 @@ fn the_json_document_carries_refs_revs_codes_and_accepts() {
     kapi.write("guide.md", GUIDE);
     let doc = blocks(&kapi, &["inspect", "guide.md", "--json"]);
     assert_eq!(doc.schema, "kapi.blocks/v1");
-    assert_eq!((doc.doc.as_str(), doc.format.as_str()), ("guide.md", "markdown"));
+    assert_eq!(
+        (doc.doc.as_str(), doc.format.as_str()),
+        ("guide.md", "markdown")
+    );
     assert!(doc.file_rev.starts_with('f') && doc.file_rev.len() == 17);
     assert_eq!(doc.total, doc.blocks.len());
     assert_eq!(doc.next, None);
-    let p = doc.blocks.iter().find(|b| b.role == "paragraph").expect("a paragraph");
+    let p = doc
+        .blocks
+        .iter()
+        .find(|b| b.role == "paragraph")
+        .expect("a paragraph");
     assert_eq!(p.at.edition, "source");
     assert_eq!(p.at.doc, "guide.md");
     assert!(p.at.branch.is_none());
     assert!(p.rev.starts_with('r') && p.rev.len() == 17);
-    assert!(p.text.contains("<x id=\"1\"/>dashboard<x id=\"/1\"/>"), "{}", p.text);
+    assert!(
+        p.text.contains("<x id=\"1\"/>dashboard<x id=\"/1\"/>"),
+        "{}",
+        p.text
+    );
     assert!(!p.codes.is_empty());
     assert_eq!(p.accepts, ["set_content", "replace_text"]);
     assert_eq!(p.line, Some(3));
-    let code = doc.blocks.iter().find(|b| b.role == "code").expect("a code block");
+    let code = doc
+        .blocks
+        .iter()
+        .find(|b| b.role == "code")
+        .expect("a code block");
     assert!(!code.translatable);
     assert!(code.accepts.is_empty());
-    assert!(code.why.as_deref().is_some_and(|w| w.contains("code")), "{:?}", code.why);
-    let nested = doc.blocks.iter().find(|b| b.text == "nested").expect("nested item");
+    assert!(
+        code.why.as_deref().is_some_and(|w| w.contains("code")),
+        "{:?}",
+        code.why
+    );
+    let nested = doc
+        .blocks
+        .iter()
+        .find(|b| b.text == "nested")
+        .expect("nested item");
     assert_eq!((nested.role.as_str(), nested.level), ("list-item", 2));
-    assert!(doc.blocks.iter().all(|b| b.branches.is_empty() && b.editions.is_empty() && b.notes.is_empty()));
+    assert!(
+        doc.blocks
+            .iter()
+            .all(|b| b.branches.is_empty() && b.editions.is_empty() && b.notes.is_empty())
+    );
 }
 
 #[test]
@@ -106,7 +133,12 @@ fn pages_follow_the_cursor_and_a_stale_cursor_is_refused() {
     let first = blocks(&kapi, &["inspect", "guide.md", "--json", "--limit", "2"]);
     assert_eq!(first.blocks.len(), 2);
     let next = first.next.clone().expect("a next page");
-    let second = blocks(&kapi, &["inspect", "guide.md", "--json", "--limit", "2", "--cursor", &next]);
+    let second = blocks(
+        &kapi,
+        &[
+            "inspect", "guide.md", "--json", "--limit", "2", "--cursor", &next,
+        ],
+    );
     assert_ne!(first.blocks[0].at.block, second.blocks[0].at.block);
     let mut keys = Vec::new();
     let mut cursor: Option<String> = None;
@@ -127,8 +159,16 @@ fn pages_follow_the_cursor_and_a_stale_cursor_is_refused() {
     kapi.write("guide.md", format!("{GUIDE}\nMore.\n"));
     let stale = kapi.run(&["inspect", "guide.md", "--limit", "2", "--cursor", &next]);
     assert_eq!(stale.code, 1, "{}", stale.transcript());
-    assert!(stale.stderr.contains("another version of the file"), "{}", stale.stderr);
-    assert!(stale.stderr.contains("without `--cursor`"), "{}", stale.stderr);
+    assert!(
+        stale.stderr.contains("another version of the file"),
+        "{}",
+        stale.stderr
+    );
+    assert!(
+        stale.stderr.contains("without `--cursor`"),
+        "{}",
+        stale.stderr
+    );
     let junk = kapi.run(&["inspect", "guide.md", "--cursor", "nonsense"]);
     assert_eq!(junk.code, 2, "{}", junk.transcript());
 }
@@ -142,12 +182,28 @@ fn refusals_name_the_problem_and_exit_as_documented() {
     let cases: &[(&[&str], i32, &str)] = &[
         (&["inspect", "missing.md"], 1, "no such file"),
         (&["inspect", "bad.txt"], 1, "not valid UTF-8"),
-        (&["inspect", "notes.unknownext"], 1, "no format reads this file"),
+        (
+            &["inspect", "notes.unknownext"],
+            1,
+            "no format reads this file",
+        ),
         (&["inspect", "dir"], 2, "is a folder"),
-        (&["inspect", "dir/a.md", "dir/a.md"], 2, "one file at a time"),
-        (&["inspect", "dir/a.md", "--as", "nope"], 1, "not a format this build reads"),
+        (
+            &["inspect", "dir/a.md", "dir/a.md"],
+            2,
+            "one file at a time",
+        ),
+        (
+            &["inspect", "dir/a.md", "--as", "nope"],
+            1,
+            "not a format this build reads",
+        ),
         (&["inspect", "dir/a.md", "--limit", "0"], 2, "0"),
-        (&["inspect", "--verify", "dir/a.md", "--limit", "3"], 2, "cannot be used with"),
+        (
+            &["inspect", "--verify", "dir/a.md", "--limit", "3"],
+            2,
+            "cannot be used with",
+        ),
         (&["inspect"], 2, "PATH"),
     ];
     for (args, code, needle) in cases {
@@ -167,14 +223,23 @@ fn verify_reports_identical_files_and_exits_1_when_one_cannot_be_read() {
     kapi.write("b.txt", "one\r\n\r\ntwo\r\n");
     let ok = kapi.run(&["inspect", "--verify", "a.md", "b.txt"]);
     assert_eq!(ok.code, 0, "{}", ok.transcript());
-    assert!(ok.stdout.contains("2 of 2 files round-trip byte for byte"), "{}", ok.stdout);
+    assert!(
+        ok.stdout.contains("2 of 2 files round-trip byte for byte"),
+        "{}",
+        ok.stdout
+    );
     let json = kapi.run(&["inspect", "--verify", "a.md", "missing.md", "--json"]);
     assert_eq!(json.code, 1, "{}", json.transcript());
     let v = json.json();
     assert_eq!(v["schema"], "kapi.verify/v1");
     assert_eq!(v["files"][0]["status"], "identical");
     assert_eq!(v["files"][1]["status"], "unreadable");
-    assert!(v["files"][1]["error"].as_str().unwrap_or("").contains("no such file"));
+    assert!(
+        v["files"][1]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no such file")
+    );
 }
 
 #[test]
@@ -184,11 +249,18 @@ fn a_symlink_out_of_the_project_is_refused() {
     std::fs::write(outside.path().join("secret.md"), "# Secret\n").expect("write");
     #[cfg(unix)]
     {
-        std::os::unix::fs::symlink(outside.path().join("secret.md"), kapi.path().join("docs/link.md"))
-            .expect("symlink");
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.md"),
+            kapi.path().join("docs/link.md"),
+        )
+        .expect("symlink");
         let run = kapi.run(&["inspect", "docs/link.md"]);
         assert_eq!(run.code, 1, "{}", run.transcript());
-        assert!(run.stderr.contains("leads outside the project"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("leads outside the project"),
+            "{}",
+            run.stderr
+        );
         let check = kapi.run(&["check", "docs/link.md"]);
         assert_eq!(check.code, 1, "{}", check.transcript());
     }
@@ -201,20 +273,53 @@ fn target_editions_come_from_the_collection_template() {
         "kapi.yaml",
         "version: v1\nname: t\ndefaults:\n  source_language: en\n  target_languages: [fr, de]\ncollections:\n  - name: docs\n    content:\n      - path: \"docs/*.md\"\n        target: \"i18n/{lang}/{filename}\"\n",
     );
-    kapi.write("docs/page.md", "# Title\n\nHello {name}, see <b>this</b>.\n");
-    kapi.write("i18n/fr/page.md", "# Titre\n\nBonjour, voyez <b>ceci</b>.\n");
-    let doc = blocks(&kapi, &["inspect", "docs/page.md", "--json", "--editions", "*"]);
-    let p = doc.blocks.iter().find(|b| b.role == "paragraph").expect("paragraph");
+    kapi.write(
+        "docs/page.md",
+        "# Title\n\nHello {name}, see <b>this</b>.\n",
+    );
+    kapi.write(
+        "i18n/fr/page.md",
+        "# Titre\n\nBonjour, voyez <b>ceci</b>.\n",
+    );
+    let doc = blocks(
+        &kapi,
+        &["inspect", "docs/page.md", "--json", "--editions", "*"],
+    );
+    let p = doc
+        .blocks
+        .iter()
+        .find(|b| b.role == "paragraph")
+        .expect("paragraph");
     let fr = &p.editions["fr"];
     assert_eq!(fr["doc"], "i18n/fr/page.md");
-    assert!(fr["text"].as_str().unwrap_or("").starts_with("Bonjour"), "{fr}");
+    assert!(
+        fr["text"].as_str().unwrap_or("").starts_with("Bonjour"),
+        "{fr}"
+    );
     assert!(fr["rev"].as_str().unwrap_or("").starts_with('r'));
-    assert_eq!(fr["accepts"], serde_json::json!(["set_content", "replace_text", "decide"]));
+    assert_eq!(
+        fr["accepts"],
+        serde_json::json!(["set_content", "replace_text", "decide"])
+    );
     let de = &p.editions["de"];
     assert!(de["text"].is_null());
-    assert!(de["why"].as_str().unwrap_or("").contains("does not exist yet"), "{de}");
-    let only_fr = blocks(&kapi, &["inspect", "docs/page.md", "--json", "--editions", "fr"]);
-    assert!(only_fr.blocks.iter().all(|b| !b.editions.contains_key("de")));
+    assert!(
+        de["why"]
+            .as_str()
+            .unwrap_or("")
+            .contains("does not exist yet"),
+        "{de}"
+    );
+    let only_fr = blocks(
+        &kapi,
+        &["inspect", "docs/page.md", "--json", "--editions", "fr"],
+    );
+    assert!(
+        only_fr
+            .blocks
+            .iter()
+            .all(|b| !b.editions.contains_key("de"))
+    );
     let none = blocks(&kapi, &["inspect", "docs/page.md", "--json"]);
     assert!(none.blocks.iter().all(|b| b.editions.is_empty()));
     // The translation lost `{name}`: the placeholders analyzer names the French file.
@@ -232,7 +337,11 @@ fn target_editions_come_from_the_collection_template() {
         .unwrap_or_default();
     assert_eq!(finding["path"], "i18n/fr/page.md");
     assert_eq!(check.code, 3, "{}", check.transcript());
-    assert!(report["coverage"]["ran"].as_array().is_some_and(|r| r.iter().any(|a| a == "placeholders")));
+    assert!(
+        report["coverage"]["ran"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|a| a == "placeholders"))
+    );
 }
 
 #[test]
@@ -244,7 +353,14 @@ fn formats_lists_every_format_with_its_edit_column_and_flags() {
     let json = kapi.run(&["formats", "--json"]).json();
     assert_eq!(json["schema"], "kapi.formats/v1");
     for f in json["formats"].as_array().expect("formats") {
-        for flag in ["editable", "round_trip", "generative", "bilingual", "reader", "writer"] {
+        for flag in [
+            "editable",
+            "round_trip",
+            "generative",
+            "bilingual",
+            "reader",
+            "writer",
+        ] {
             assert!(f[flag].is_boolean(), "{} lacks {flag}", f["id"]);
         }
         let editable = f["editable"].as_bool().unwrap_or(false);
@@ -279,7 +395,11 @@ fn malformed_files_are_refused_with_their_position_and_exit_1() {
         }
         let verify = kapi.run(&["inspect", "--verify", name]);
         assert_eq!(verify.code, 1, "{}", verify.transcript());
-        assert_eq!(std::fs::read(kapi.path().join(name)).expect("still there"), before, "{name} changed");
+        assert_eq!(
+            std::fs::read(kapi.path().join(name)).expect("still there"),
+            before,
+            "{name} changed"
+        );
     }
 }
 
@@ -294,11 +414,19 @@ fn a_bilingual_file_is_checked_source_against_target() {
     assert_eq!(run.code, 3, "{}", run.transcript());
     let report = run.json();
     let findings = report["findings"].as_array().cloned().unwrap_or_default();
-    let missing: Vec<_> = findings.iter().filter(|f| f["rule"] == "placeholders.missing").collect();
+    let missing: Vec<_> = findings
+        .iter()
+        .filter(|f| f["rule"] == "placeholders.missing")
+        .collect();
     assert_eq!(missing.len(), 1, "{}", run.stdout);
     assert_eq!(missing[0]["line"], 8, "the msgstr line");
     assert_eq!(missing[0]["matched"], "%(count)s");
-    assert!(missing[0]["message"].as_str().unwrap_or("").contains("(fr)"));
+    assert!(
+        missing[0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("(fr)")
+    );
     // The editions show in inspect; the source is read-only and says why.
     let doc = blocks(&kapi, &["inspect", "fr.po", "--json", "--editions", "*"]);
     let first = &doc.blocks[0];
@@ -311,9 +439,16 @@ fn a_bilingual_file_is_checked_source_against_target() {
     let run = kapi.run(&["check", "de.xlf", "--json"]);
     let rules: Vec<String> = run.json()["findings"]
         .as_array()
-        .map(|f| f.iter().filter_map(|x| x["rule"].as_str().map(str::to_owned)).collect())
+        .map(|f| {
+            f.iter()
+                .filter_map(|x| x["rule"].as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
-    assert!(rules.contains(&"placeholders.missing".to_owned()), "{rules:?}");
+    assert!(
+        rules.contains(&"placeholders.missing".to_owned()),
+        "{rules:?}"
+    );
     assert!(rules.contains(&"placeholders.tags".to_owned()), "{rules:?}");
 }
 
@@ -329,7 +464,10 @@ fn a_translation_uses_the_concepts_term_in_its_language() {
         "version: v1\nconcepts:\n  - id: sign-in\n    terms:\n      - {text: sign in, lang: en, status: preferred}\n      - {text: se connecter, lang: fr, status: preferred}\n      - {text: login, lang: fr, status: forbidden, replacement: identifiant}\n",
     );
     kapi.write("docs/a.md", "Sign in to continue.\n\nSign in again.\n");
-    kapi.write("i18n/fr/docs/a.md", "Identifiez-vous pour continuer.\n\nIl faut se connecter avec votre login.\n");
+    kapi.write(
+        "i18n/fr/docs/a.md",
+        "Identifiez-vous pour continuer.\n\nIl faut se connecter avec votre login.\n",
+    );
     let run = kapi.run(&["check", "docs/a.md", "--json"]);
     let report = run.json();
     let findings = report["findings"].as_array().cloned().unwrap_or_default();
@@ -337,10 +475,26 @@ fn a_translation_uses_the_concepts_term_in_its_language() {
         .iter()
         .filter_map(|f| Some((f["rule"].as_str()?, f["line"].as_u64()?)))
         .collect();
-    assert!(rules.contains(&("translation-terms.missing", 1)), "{}", run.stdout);
-    assert!(rules.contains(&("translation-terms.avoid", 3)), "{}", run.stdout);
-    assert!(!rules.contains(&("translation-terms.missing", 3)), "{}", run.stdout);
-    let avoid = findings.iter().find(|f| f["rule"] == "translation-terms.avoid").cloned().unwrap_or_default();
+    assert!(
+        rules.contains(&("translation-terms.missing", 1)),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        rules.contains(&("translation-terms.avoid", 3)),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !rules.contains(&("translation-terms.missing", 3)),
+        "{}",
+        run.stdout
+    );
+    let avoid = findings
+        .iter()
+        .find(|f| f["rule"] == "translation-terms.avoid")
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(avoid["path"], "i18n/fr/docs/a.md");
     assert_eq!(avoid["matched"], "login");
     assert_eq!(avoid["suggestion"], "identifiant");

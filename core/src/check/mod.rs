@@ -155,10 +155,23 @@ pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
             pair.source,
             pair.target,
         ) {
-            let matched = prose.text.get(gap.range.clone()).filter(|s| !s.is_empty()).map(str::to_owned);
-            push(gap.rule, gap.severity, gap.range, gap.message, matched, gap.suggestion);
+            let matched = prose
+                .text
+                .get(gap.range.clone())
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned);
+            push(
+                gap.rule,
+                gap.severity,
+                gap.range,
+                gap.message,
+                matched,
+                gap.suggestion,
+            );
         }
     }
-    findings.sort_by(|a, b| (a.line, a.column, a.rule.as_str()).cmp(&(b.line, b.column, b.rule.as_str())));
+    findings.sort_by(|a, b| {
+        (a.line, a.column, a.rule.as_str()).cmp(&(b.line, b.column, b.rule.as_str()))
+    });
     findings
 }

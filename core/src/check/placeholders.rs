@@ -203,7 +203,6 @@ pub fn token_of(class: &str, kind: CodeKind, data: &str, position: &mut u32) -> 
     None
 }
 
-
 /// printf conversions that take the same argument type compare equal (`%i` is `%d`).
 fn family(conv: char) -> char {
     match conv {
@@ -224,7 +223,11 @@ pub fn compare(source: &Edition, target: &Edition) -> Vec<Mismatch> {
     tokens(&source.runs, &mut src);
     let mut tgt = Vec::new();
     tokens(&target.runs, &mut tgt);
-    let plural = source.runs.iter().chain(&target.runs).any(|r| matches!(r, Run::Switch(_)));
+    let plural = source
+        .runs
+        .iter()
+        .chain(&target.runs)
+        .any(|r| matches!(r, Run::Switch(_)));
     let count = |list: &[(Token, String)]| {
         let mut map: BTreeMap<Token, (usize, String)> = BTreeMap::new();
         for (token, data) in list {
@@ -272,7 +275,10 @@ mod tests {
     }
 
     fn rules(source: &str, target: &str) -> Vec<&'static str> {
-        compare(&ed(source), &ed(target)).iter().map(|m| m.rule.id).collect()
+        compare(&ed(source), &ed(target))
+            .iter()
+            .map(|m| m.rule.id)
+            .collect()
     }
 
     #[test]
@@ -283,7 +289,10 @@ mod tests {
             ("%(name)s left", "%(name)s est parti"),
             ("Hi {{ user }}", "Salut {{user}}"),
             ("100%% done", "fini à 100 %"),
-            ("Read the <a href=\"x\">guide</a>", "Lisez le <a href=\"y\">guide</a>"),
+            (
+                "Read the <a href=\"x\">guide</a>",
+                "Lisez le <a href=\"y\">guide</a>",
+            ),
             ("%i items", "%d éléments"),
         ];
         for (s, t) in table {
@@ -294,10 +303,26 @@ mod tests {
     #[test]
     fn mismatches_name_their_rule() {
         let table: &[(&str, &str, &[&str])] = &[
-            ("Delete {count} files?", "Supprimer les fichiers ?", &["placeholders.missing"]),
-            ("Hello, {name}", "Bonjour, {nom}", &["placeholders.missing", "placeholders.extra"]),
-            ("%s files", "%d fichiers", &["placeholders.missing", "placeholders.extra"]),
-            ("Read the <b>guide</b>", "Lisez le guide", &["placeholders.tags", "placeholders.tags"]),
+            (
+                "Delete {count} files?",
+                "Supprimer les fichiers ?",
+                &["placeholders.missing"],
+            ),
+            (
+                "Hello, {name}",
+                "Bonjour, {nom}",
+                &["placeholders.missing", "placeholders.extra"],
+            ),
+            (
+                "%s files",
+                "%d fichiers",
+                &["placeholders.missing", "placeholders.extra"],
+            ),
+            (
+                "Read the <b>guide</b>",
+                "Lisez le guide",
+                &["placeholders.tags", "placeholders.tags"],
+            ),
             ("{a} and {a}", "{a} et", &["placeholders.missing"]),
         ];
         for (s, t, want) in table {

@@ -77,7 +77,10 @@ pub fn compare(
         if !matches!(entry.status, TermStatus::Forbidden | TermStatus::Deprecated) {
             continue;
         }
-        let written = target_prose.text.get(found.range.clone()).unwrap_or_default();
+        let written = target_prose
+            .text
+            .get(found.range.clone())
+            .unwrap_or_default();
         out.push(TermGap {
             rule: &AVOID,
             severity: entry.severity.unwrap_or(AVOID.severity),
@@ -119,7 +122,10 @@ pub fn compare(
                 .is_some_and(|t| t.concept.as_deref() == Some(concept))
         });
         if !used {
-            let source_text = source_prose.text.get(found.range.clone()).unwrap_or_default();
+            let source_text = source_prose
+                .text
+                .get(found.range.clone())
+                .unwrap_or_default();
             out.push(TermGap {
                 rule: &MISSING,
                 severity: MISSING.severity,
@@ -164,14 +170,34 @@ mod tests {
 
     #[test]
     fn a_translation_without_the_concepts_term_is_flagged() {
-        let en = gov(vec![term("sign in", "en", TermStatus::Preferred, "sign-in")]);
+        let en = gov(vec![term(
+            "sign in",
+            "en",
+            TermStatus::Preferred,
+            "sign-in",
+        )]);
         let mut login = term("login", "fr", TermStatus::Forbidden, "sign-in");
         login.replacement = Some("identifiant".into());
-        let fr = gov(vec![term("se connecter", "fr", TermStatus::Preferred, "sign-in"), login]);
+        let fr = gov(vec![
+            term("se connecter", "fr", TermStatus::Preferred, "sign-in"),
+            login,
+        ]);
         let source = ed("Sign in to continue.");
-        let ok = compare(&en, &fr, "fr", &source, &ed("Il faut se connecter pour continuer."));
+        let ok = compare(
+            &en,
+            &fr,
+            "fr",
+            &source,
+            &ed("Il faut se connecter pour continuer."),
+        );
         assert!(ok.is_empty(), "{ok:?}");
-        let gaps = compare(&en, &fr, "fr", &source, &ed("Identifiez-vous pour continuer."));
+        let gaps = compare(
+            &en,
+            &fr,
+            "fr",
+            &source,
+            &ed("Identifiez-vous pour continuer."),
+        );
         assert_eq!(gaps.len(), 1);
         assert_eq!(gaps[0].rule.id, "translation-terms.missing");
         assert_eq!(gaps[0].suggestion.as_deref(), Some("se connecter"));
@@ -182,7 +208,12 @@ mod tests {
 
     #[test]
     fn a_concept_with_no_target_term_is_not_checked() {
-        let en = gov(vec![term("sign in", "en", TermStatus::Preferred, "sign-in")]);
+        let en = gov(vec![term(
+            "sign in",
+            "en",
+            TermStatus::Preferred,
+            "sign-in",
+        )]);
         let fr = gov(vec![]);
         assert!(compare(&en, &fr, "fr", &ed("Sign in"), &ed("Connexion")).is_empty());
     }

@@ -48,7 +48,9 @@ pub fn assert_round_trip(format: &dyn Format, name: &str, bytes: &[u8]) -> Parse
             .zip(bytes)
             .position(|(a, b)| a != b)
             .unwrap_or(written.len().min(bytes.len()));
-        let show = |b: &[u8]| String::from_utf8_lossy(&b[at.saturating_sub(40)..(at + 40).min(b.len())]).into_owned();
+        let show = |b: &[u8]| {
+            String::from_utf8_lossy(&b[at.saturating_sub(40)..(at + 40).min(b.len())]).into_owned()
+        };
         panic!(
             "{name}: round trip differs at byte {at} (read {} bytes, wrote {})\n  read:  {:?}\n  wrote: {:?}",
             bytes.len(),

@@ -41,7 +41,9 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::{placeholders, Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
+use super::{
+    Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError, placeholders,
+};
 use crate::model::{Block, Code, CodeKind, Document, Edition, KeyDeduper, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
@@ -473,10 +475,18 @@ impl<'a> Reader<'a> {
                     };
                     // A link's or image's target and title, for a reader of the codes.
                     let mut attrs = std::collections::BTreeMap::new();
-                    if let Tag::Link { dest_url, title, .. } | Tag::Image { dest_url, title, .. } =
-                        tag
+                    if let Tag::Link {
+                        dest_url, title, ..
+                    }
+                    | Tag::Image {
+                        dest_url, title, ..
+                    } = tag
                     {
-                        let name = if matches!(tag, Tag::Image { .. }) { "src" } else { "href" };
+                        let name = if matches!(tag, Tag::Image { .. }) {
+                            "src"
+                        } else {
+                            "href"
+                        };
                         attrs.insert(name.to_owned(), dest_url.to_string());
                         if !title.is_empty() {
                             attrs.insert("title".to_owned(), title.to_string());
@@ -817,9 +827,7 @@ impl Escaper<'_> {
                 Run::Text { text, .. } => text,
                 // Markdown reads no switches; one written here keeps its native bytes.
                 Run::Switch(_) => {
-                    super::render_runs(std::slice::from_ref(run), out, &mut |t, o| {
-                        o.push_str(t)
-                    });
+                    super::render_runs(std::slice::from_ref(run), out, &mut |t, o| o.push_str(t));
                     continue;
                 }
             };

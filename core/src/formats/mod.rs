@@ -2,9 +2,9 @@
 //! A reader returns the document and a skeleton (the original text with a hole per edition
 //! or branch); the writer fills the holes, copying every untouched one byte for byte.
 
+pub mod android;
 #[cfg(test)]
 pub mod conformance;
-pub mod android;
 pub mod docx;
 pub mod html;
 pub mod icu;

@@ -111,8 +111,8 @@ static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
 
 /// HTML elements that never take a closing tag.
 const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-    "track", "wbr",
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr",
 ];
 
 /// Splits every text run of `runs` (codes kept, ids continuing after theirs).
@@ -135,7 +135,11 @@ pub fn split_runs(runs: Vec<Run>, syntaxes: Syntaxes) -> Vec<Run> {
 /// verbatim slice of the file (offsets of the pieces follow from it).
 pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
     let mut runs = Vec::new();
-    if syntaxes == Syntaxes::NONE || !text.bytes().any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&')) {
+    if syntaxes == Syntaxes::NONE
+        || !text
+            .bytes()
+            .any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&'))
+    {
         if !text.is_empty() {
             runs.push(text_run(text, src));
         }
@@ -161,11 +165,13 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
         } else if caps.name("tag").is_some() {
             let name = tag_name(whole.as_str());
             let void = VOID.contains(&name.to_ascii_lowercase().as_str());
-            syntaxes.html.then_some(if caps.name("selfclose").is_some() || void {
-                Found::TagSelf
-            } else {
-                Found::TagOpen
-            })
+            syntaxes
+                .html
+                .then_some(if caps.name("selfclose").is_some() || void {
+                    Found::TagSelf
+                } else {
+                    Found::TagOpen
+                })
         } else {
             syntaxes.html.then_some(Found::Entity)
         };
@@ -176,7 +182,9 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
         let data = whole.as_str();
         let code_src = src.map(|s| s + whole.start());
         let code = match found {
-            Found::Placeholder => code(ids.next(), CodeKind::Standalone, "placeholder", data, false),
+            Found::Placeholder => {
+                code(ids.next(), CodeKind::Standalone, "placeholder", data, false)
+            }
             Found::Printf => code(ids.next(), CodeKind::Standalone, "printf", data, false),
             Found::Entity => code(ids.next(), CodeKind::Standalone, "entity", data, false),
             Found::TagSelf => code(ids.next(), CodeKind::Standalone, "tag", data, false),
@@ -203,7 +211,10 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
                 }
             }
         };
-        runs.push(Run::Code(Code { src: code_src, ..code }));
+        runs.push(Run::Code(Code {
+            src: code_src,
+            ..code
+        }));
         at = whole.end();
     }
     for (index, _) in open {
@@ -262,15 +273,24 @@ mod tests {
         let table: &[(&str, &[&str])] = &[
             ("Hi {name}!", &["t:Hi ", "Standalone1:{name}", "t:!"]),
             ("{{count}} items", &["Standalone1:{{count}}", "t: items"]),
-            ("%1$s of %2$d", &["Standalone1:%1$s", "t: of ", "Standalone2:%2$d"]),
+            (
+                "%1$s of %2$d",
+                &["Standalone1:%1$s", "t: of ", "Standalone2:%2$d"],
+            ),
             ("%(name)s left", &["Standalone1:%(name)s", "t: left"]),
             ("Hi ${user}", &["t:Hi ", "Standalone1:${user}"]),
             ("Hi %{user}", &["t:Hi ", "Standalone1:%{user}"]),
             ("100%% sure", &["t:100", "Standalone1:%%", "t: sure"]),
-            ("a <b>bold</b> b", &["t:a ", "Open1:<b>", "t:bold", "Close1:</b>", "t: b"]),
+            (
+                "a <b>bold</b> b",
+                &["t:a ", "Open1:<b>", "t:bold", "Close1:</b>", "t: b"],
+            ),
             ("line<br/>next", &["t:line", "Standalone1:<br/>", "t:next"]),
             ("x <br> y", &["t:x ", "Standalone1:<br>", "t: y"]),
-            ("Tom &amp; Jerry", &["t:Tom ", "Standalone1:&amp;", "t: Jerry"]),
+            (
+                "Tom &amp; Jerry",
+                &["t:Tom ", "Standalone1:&amp;", "t: Jerry"],
+            ),
             ("{0,number} files", &["Standalone1:{0,number}", "t: files"]),
         ];
         for (text, want) in table {
@@ -280,8 +300,19 @@ mod tests {
 
     #[test]
     fn prose_that_only_looks_like_a_placeholder_stays_text() {
-        for text in ["50% off", "1 < 2 and 3 > 2", "a {b c} d", "costs $5", "{ }", "100 %"] {
-            assert_eq!(shape(text, Syntaxes::ALL), vec![format!("t:{text}")], "{text}");
+        for text in [
+            "50% off",
+            "1 < 2 and 3 > 2",
+            "a {b c} d",
+            "costs $5",
+            "{ }",
+            "100 %",
+        ] {
+            assert_eq!(
+                shape(text, Syntaxes::ALL),
+                vec![format!("t:{text}")],
+                "{text}"
+            );
         }
     }
 

@@ -178,7 +178,8 @@ mod tests {
     }
 
     fn set_text(parsed: &mut Parsed, key: &str, text: &str) {
-        parsed.document.block_mut(key).unwrap().source = crate::model::Edition::new(vec![Run::text(text)]);
+        parsed.document.block_mut(key).unwrap().source =
+            crate::model::Edition::new(vec![Run::text(text)]);
     }
 
     #[test]
@@ -205,8 +206,14 @@ mod tests {
     #[test]
     fn utf16_files_with_a_bom_are_read_and_written_back_as_utf16() {
         for (name, bytes) in dir("utf16") {
-            let parsed = PlainText.read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_ne!(parsed.skeleton.encoding, super::super::Encoding::Utf8, "{name}");
+            let parsed = PlainText
+                .read(&bytes)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_ne!(
+                parsed.skeleton.encoding,
+                super::super::Encoding::Utf8,
+                "{name}"
+            );
             assert!(!parsed.document.blocks.is_empty(), "{name}");
         }
         assert!(PlainText.read(b"a\0b").is_err());

@@ -78,8 +78,9 @@ pub fn target_path(template: &str, rel: &str, lang: &str) -> String {
         .next()
         .unwrap_or("")
         .replace("{lang}", "");
-    let is_dir =
-        template.is_empty() || template.ends_with('/') || !(last.contains('.') || last.contains('{'));
+    let is_dir = template.is_empty()
+        || template.ends_with('/')
+        || !(last.contains('.') || last.contains('{'));
     let mut out = template
         .replace("{lang}", lang)
         .replace("{relpath}", rel)
@@ -92,7 +93,10 @@ pub fn target_path(template: &str, rel: &str, lang: &str) -> String {
     if is_dir {
         out = format!("{}/{rel}", out.trim_end_matches('/'));
     }
-    let cleaned: Vec<&str> = out.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    let cleaned: Vec<&str> = out
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
     cleaned.join("/")
 }
 
@@ -365,11 +369,31 @@ mod tests {
     fn target_templates_fill_per_language() {
         let cases = [
             ("{lang}.json", "en-US.json", "de", "de.json"),
-            ("{lang}/{relpath}", "guide/intro.md", "fr", "fr/guide/intro.md"),
-            ("i18n/{lang}", "guide/intro.md", "fr", "i18n/fr/guide/intro.md"),
+            (
+                "{lang}/{relpath}",
+                "guide/intro.md",
+                "fr",
+                "fr/guide/intro.md",
+            ),
+            (
+                "i18n/{lang}",
+                "guide/intro.md",
+                "fr",
+                "i18n/fr/guide/intro.md",
+            ),
             ("{dir}/{basename}.{lang}.{ext}", "a/b.md", "ja", "a/b.ja.md"),
-            ("{basename}_{lang}.properties", "Messages.properties", "ko", "Messages_ko.properties"),
-            ("../values-{lang}/strings.xml", "values/strings.xml", "fr", "../values-fr/strings.xml"),
+            (
+                "{basename}_{lang}.properties",
+                "Messages.properties",
+                "ko",
+                "Messages_ko.properties",
+            ),
+            (
+                "../values-{lang}/strings.xml",
+                "values/strings.xml",
+                "fr",
+                "../values-fr/strings.xml",
+            ),
         ];
         for (template, rel, lang, want) in cases {
             assert_eq!(target_path(template, rel, lang), want, "{template}");
