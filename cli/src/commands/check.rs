@@ -117,7 +117,10 @@ impl Render for CheckReport {
     fn render(&self, out: &mut dyn Write, style: &Style) -> io::Result<()> {
         for f in &self.findings {
             let location = if f.line == 0 {
-                f.path.clone()
+                match &f.block {
+                    Some(block) => format!("{} [{block}]", f.path),
+                    None => f.path.clone(),
+                }
             } else {
                 format!("{}:{}:{}", f.path, f.line, f.column)
             };

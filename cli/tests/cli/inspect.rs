@@ -500,3 +500,28 @@ fn a_translation_uses_the_concepts_term_in_its_language() {
     assert_eq!(avoid["suggestion"], "identifiant");
     assert_eq!(run.code, 3, "{}", run.transcript());
 }
+
+#[test]
+fn a_word_document_is_read_checked_and_verified() {
+    let kapi = Kapi::empty();
+    let bytes = std::fs::read(super::testdata().join("formats/docx/basic.docx")).expect("fixture");
+    kapi.write("guide.docx", &bytes);
+    let doc = blocks(&kapi, &["inspect", "guide.docx", "--json"]);
+    assert_eq!(doc.format, "docx");
+    assert!(
+        doc.blocks
+            .iter()
+            .any(|b| b.role == "heading" && b.level == 1)
+    );
+    assert!(doc.blocks.iter().all(|b| b.at.block.starts_with("body/")));
+    let run = kapi.run(&["check", "guide.docx"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout
+            .contains("guide.docx [body/p#10] minor hygiene.doubled-space"),
+        "{}",
+        run.stdout
+    );
+    let verify = kapi.run(&["inspect", "--verify", "guide.docx"]);
+    assert_eq!(verify.code, 0, "{}", verify.transcript());
+}
