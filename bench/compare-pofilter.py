@@ -117,8 +117,30 @@ def main():
                 print(f"  - `{rel}`: `{s[:90]}` → `{t[:90]}`")
         print()
 
+    def reason(key):
+        """Why kapi does not flag what pofilter flags, judged from the texts."""
+        rel, k = key
+        source, target = texts.get(rel, {}).get(k, ("", ""))
+        names = lambda t: re.findall(r"%\([A-Za-z_][\w.]*\)|%\d*\$?[sdif]|\{\w*\}", t)
+        if " / " in source and set(names(source)) == set(names(target.replace(" / ", " "))):
+            return ("plural form omits the number",
+                    "a plural form that stands for one value may omit the number "
+                    "(`msgfmt -c` accepts it; kapi requires each variable in some form)")
+        if set(names(source)) == set(names(target)):
+            return ("a named variable repeated",
+                    "Python's named placeholders may appear any number of times; kapi compares "
+                    "names as a set, pofilter counts them")
+        return ("other", "see the example")
+
     show("Only kapi flags", only_kapi, kapi)
     show("Only pofilter flags", only_pof, pof)
+    if only_pof:
+        groups = collections.Counter(reason(k) for k in only_pof)
+        print("Why kapi does not flag them:")
+        print()
+        for (label, why), n in groups.most_common():
+            print(f"- {label} ({n}): {why}.")
+        print()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,9 @@
 //! source never uses; a variable every source branch uses must appear in some target branch.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::rule::declare_rule;
 use crate::governance::Severity;
@@ -69,8 +72,9 @@ pub enum Token {
     Printf(u32, char),
     /// A named variable.
     Named(String),
-    /// A tag: name and `<`, `</` or `/>`.
-    Tag(String, &'static str),
+    /// A tag: name, `<`, `</` or `/>`, and its attributes (`name=value`, sorted; the value
+    /// of an attribute meant for translation, such as `alt` or `title`, as `*`).
+    Tag(String, &'static str, String),
 }
 
 impl Token {
@@ -83,9 +87,9 @@ impl Token {
         match self {
             Token::Printf(pos, conv) => format!("%{pos}${conv}"),
             Token::Named(name) => format!("{{{name}}}"),
-            Token::Tag(name, "</") => format!("</{name}>"),
-            Token::Tag(name, "/>") => format!("<{name}/>"),
-            Token::Tag(name, _) => format!("<{name}>"),
+            Token::Tag(name, "</", _) => format!("</{name}>"),
+            Token::Tag(name, "/>", _) => format!("<{name}/>"),
+            Token::Tag(name, _, _) => format!("<{name}>"),
         }
     }
 }
@@ -106,21 +110,53 @@ fn tokens(runs: &[Run], out: &mut Vec<(Token, String)>) {
 }
 
 fn collect(runs: &[Run], position: &mut u32, out: &mut Vec<(Token, String)>) {
+    // Formats that keep markup as text (gettext, properties) have tags in their text, maybe
+    // with a variable inside (`<a href="%(url)s">`): scan the text with variables put back.
+    let mut scan = String::new();
     for run in runs {
         match run {
-            Run::Text { .. } => {}
-            Run::Code(code) => {
-                if let Some(token) = token_of(&code.class, code.kind, &code.data, position) {
+            Run::Text { text, .. } => scan.push_str(text),
+            Run::Code(code) => match token_of(&code.class, code.kind, &code.data, position) {
+                Some(token) => {
+                    if token.is_tag() {
+                        scan.push('\0');
+                    } else {
+                        scan.push_str(&code.data);
+                    }
                     out.push((token, code.data.clone()));
                 }
-            }
+                None => scan.push('\0'),
+            },
             Run::Switch(switch) => {
+                scan_tags(&scan, out);
+                scan.clear();
                 out.push((Token::Named(switch.pivot.clone()), switch.pivot.clone()));
-                for branch in &switch.branches {
+                // An empty form is untranslated, not wrong.
+                for branch in switch.branches.iter().filter(|b| !b.runs.is_empty()) {
                     let mut p = *position;
                     collect(&branch.runs, &mut p, out);
                 }
             }
+        }
+    }
+    scan_tags(&scan, out);
+}
+
+/// Tags written as text.
+fn scan_tags(text: &str, out: &mut Vec<(Token, String)>) {
+    if !text.contains('<') {
+        return;
+    }
+    let mut unused = 0;
+    for m in TEXT_TAG.find_iter(text) {
+        let data = m.as_str();
+        let kind = if data.ends_with("/>") {
+            CodeKind::Standalone
+        } else {
+            CodeKind::Open
+        };
+        if let Some(token) = token_of("tag", kind, data, &mut unused) {
+            out.push((token, data.to_owned()));
         }
     }
 }
@@ -197,10 +233,51 @@ pub fn token_of(class: &str, kind: CodeKind, data: &str, position: &mut u32) -> 
         } else {
             "<"
         };
-        return Some(Token::Tag(name, shape));
+        return Some(Token::Tag(name, shape, attributes(data)));
     }
     let _ = class;
     None
+}
+
+/// Attributes a translation may change (the words of `alt`, `title`…), as pofilter's
+/// `xmltags` allows.
+const TRANSLATABLE_ATTRIBUTES: &[&str] = &[
+    "alt",
+    "title",
+    "placeholder",
+    "aria-label",
+    "summary",
+    "label",
+    "abbr",
+    "standby",
+];
+
+static TEXT_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"</?[A-Za-z][A-Za-z0-9_:-]*(?:\s+[^<>]*?)?\s*/?>"#)
+        .unwrap_or_else(|e| unreachable!("tag pattern: {e}"))
+});
+
+static ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"([A-Za-z_:][A-Za-z0-9_:.-]*)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)"#)
+        .unwrap_or_else(|e| unreachable!("attribute pattern: {e}"))
+});
+
+/// A tag's attributes, normalised: `name=value` sorted, translatable values as `*`.
+fn attributes(tag: &str) -> String {
+    let mut attrs: Vec<String> = ATTRIBUTE
+        .captures_iter(tag)
+        .filter_map(|c| {
+            let name = c.get(1)?.as_str().to_ascii_lowercase();
+            let value = c.get(2)?.as_str().trim_matches(['"', '\'']);
+            Some(if TRANSLATABLE_ATTRIBUTES.contains(&name.as_str()) {
+                format!("{name}=*")
+            } else {
+                format!("{name}={value}")
+            })
+        })
+        .collect();
+    attrs.sort();
+    attrs.join(" ")
 }
 
 /// printf conversions that take the same argument type compare equal (`%i` is `%d`).
@@ -209,14 +286,18 @@ fn family(conv: char) -> char {
         'd' | 'i' | 'u' => 'd',
         'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' => 'f',
         'x' | 'X' | 'o' => 'x',
-        'r' | 's' => 's',
+        's' => 's',
         other => other,
     }
 }
 
 /// Compares a target edition with its source. Each mismatch is reported once per token.
 pub fn compare(source: &Edition, target: &Edition) -> Vec<Mismatch> {
-    if target.runs.is_empty() {
+    // An untranslated target (no text in any form) is missing, not wrong.
+    if target.runs.is_empty()
+        || target.leaves().iter().all(|(_, runs)| runs.is_empty())
+            && target.runs.iter().all(|r| matches!(r, Run::Switch(_)))
+    {
         return Vec::new();
     }
     let mut src = Vec::new();
@@ -237,10 +318,17 @@ pub fn compare(source: &Edition, target: &Edition) -> Vec<Mismatch> {
         map
     };
     let (s, t) = (count(&src), count(&tgt));
+    // A name may be used fewer or more times in a translation (`{name}` once where the
+    // source says it twice); printf directives and tags are counted.
+    let counted = |token: &Token| !matches!(token, Token::Named(_));
     let mut out = Vec::new();
     for (token, (n, data)) in &s {
         let have = t.get(token).map_or(0, |(m, _)| *m);
-        let short = if plural { have == 0 } else { have < *n };
+        let short = if plural || !counted(token) {
+            have == 0
+        } else {
+            have < *n
+        };
         if short {
             let rule = if token.is_tag() { &TAGS } else { &MISSING };
             out.push(Mismatch {
@@ -252,7 +340,11 @@ pub fn compare(source: &Edition, target: &Edition) -> Vec<Mismatch> {
     }
     for (token, (n, data)) in &t {
         let have = s.get(token).map_or(0, |(m, _)| *m);
-        let over = if plural { have == 0 } else { *n > have };
+        let over = if plural || !counted(token) {
+            have == 0
+        } else {
+            *n > have
+        };
         if over {
             let rule = if token.is_tag() { &TAGS } else { &EXTRA };
             out.push(Mismatch {
@@ -291,13 +383,26 @@ mod tests {
             ("100%% done", "fini à 100 %"),
             (
                 "Read the <a href=\"x\">guide</a>",
-                "Lisez le <a href=\"y\">guide</a>",
+                "Lisez le <a href=\"x\">guide</a>",
+            ),
+            (
+                "<img src=\"a.png\" alt=\"A cat\">",
+                "<img alt=\"Un chat\" src=\"a.png\">",
             ),
             ("%i items", "%d éléments"),
+            ("Hi %(name)s and %(name)s", "Salut %(name)s"),
         ];
         for (s, t) in table {
             assert_eq!(rules(s, t), Vec::<&str>::new(), "{s} / {t}");
         }
+    }
+
+    #[test]
+    fn tags_written_as_text_count_and_empty_targets_are_untranslated() {
+        let text = |t: &str| Edition::new(vec![Run::text(t)]);
+        let got = compare(&text("Read <b>this</b>"), &text("Lisez ceci"));
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(compare(&text("Hello {name}"), &Edition::new(vec![])).is_empty());
     }
 
     #[test]
@@ -323,7 +428,23 @@ mod tests {
                 "Lisez le guide",
                 &["placeholders.tags", "placeholders.tags"],
             ),
-            ("{a} and {a}", "{a} et", &["placeholders.missing"]),
+            ("%s and %s", "%s et", &["placeholders.missing"]),
+            (
+                "Delete %(items)s",
+                "Scrios %(items)r roghnaithe",
+                &["placeholders.missing", "placeholders.extra"],
+            ),
+            (
+                "Save",
+                "<text_to_translate>Enregistrer",
+                &["placeholders.tags"],
+            ),
+            ("{a} and {a}", "{a} et {b}", &["placeholders.extra"]),
+            (
+                "See <a href=\"/x\">this</a>",
+                "Voir <a href=\\\"/x\\\">ceci</a>",
+                &["placeholders.tags", "placeholders.tags"],
+            ),
         ];
         for (s, t, want) in table {
             assert_eq!(rules(s, t), *want, "{s} / {t}");
