@@ -119,9 +119,10 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
         None => total,
     };
     let text = loaded.parsed.skeleton.text();
+    let lines = kapi_core::text::LineIndex::new(text);
     let blocks = loaded.parsed.document.blocks[start.min(total)..end]
         .iter()
-        .map(|block| record(&loaded, block, text))
+        .map(|block| record(&loaded, block, text, &lines))
         .collect();
     let next = (end < total).then(|| format!("{end}@{file_rev}"));
     Ok(Blocks {
@@ -163,7 +164,12 @@ fn parse_cursor(cursor: &str, file_rev: &str) -> Result<usize, HostError> {
     Ok(index)
 }
 
-fn record(loaded: &Loaded, block: &Block, text: &str) -> Record {
+fn record(
+    loaded: &Loaded,
+    block: &Block,
+    text: &str,
+    lines: &kapi_core::text::LineIndex,
+) -> Record {
     let info = loaded.format.info();
     let (source_text, codes) = projection::render(&block.source.runs);
     let (accepts, why) = source_accepts(loaded.format, block);
@@ -211,8 +217,9 @@ fn record(loaded: &Loaded, block: &Block, text: &str) -> Record {
             }
         }
     }
-    let line =
-        (block.span.start > 0 || block.span.end > 0).then(|| line_of(text, block.span.start));
+    // A part inside a container (Word's document.xml) has no line a reader could use.
+    let line = (loaded.parsed.container.is_none() && (block.span.start > 0 || block.span.end > 0))
+        .then(|| lines.line(block.span.start.min(text.len())));
     Record {
         at: Ref {
             doc: loaded.doc.clone(),
@@ -327,15 +334,6 @@ fn branches(edition: &Edition) -> Vec<BranchView> {
             path,
         })
         .collect()
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    let offset = offset.min(text.len());
-    text.as_bytes()[..offset]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 /// One file's `--verify` answer.
