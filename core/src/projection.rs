@@ -125,21 +125,18 @@ pub fn escape_into(text: &str, out: &mut String) {
         return;
     }
     let mut at = 0;
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
+    // `<` and `&` are ASCII, so every index found is a char boundary.
+    for (i, found) in text.match_indices(['<', '&']) {
         let rest = &text[i..];
-        let replace = match bytes[i] {
-            b'&' if rest.starts_with("&lt;") || rest.starts_with("&amp;") => Some("&amp;"),
-            b'<' if TAG.find(rest).is_some_and(|m| m.start() == 0) => Some("&lt;"),
-            _ => None,
+        let escape = match found {
+            "&" => rest.starts_with("&lt;") || rest.starts_with("&amp;"),
+            _ => TAG.find(rest).is_some_and(|m| m.start() == 0),
         };
-        if let Some(with) = replace {
+        if escape {
             out.push_str(&text[at..i]);
-            out.push_str(with);
+            out.push_str(if found == "&" { "&amp;" } else { "&lt;" });
             at = i + 1;
         }
-        i += 1;
     }
     out.push_str(&text[at..]);
 }
@@ -344,6 +341,7 @@ mod tests {
             "&lt; and &amp; and &amp;lt;",
             "a < b & c",
             "AT&T <b>",
+            "Здравствуйте <x id=\"1\"/> & &amp; é<",
         ] {
             let runs = vec![Run::text(literal)];
             let text = render_text(&runs);
