@@ -1448,7 +1448,7 @@ mod tests {
             .holes
             .iter()
             .filter(|h| parsed.document.blocks[h.block].key == "files")
-            .map(|h| h.branch.clone().unwrap())
+            .map(|h| h.branch.as_deref().unwrap())
             .collect();
         assert_eq!(branches, ["quantity:one", "quantity:other"]);
         assert_eq!(

@@ -110,7 +110,7 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
     let before: Vec<Revs> = revs(&parsed);
     let block = &mut parsed.document.blocks[hole.block];
     let key = block.key.clone();
-    let edition_name = hole.edition.clone().unwrap_or_else(|| SOURCE.to_owned());
+    let edition_name = hole.edition.as_deref().unwrap_or(SOURCE).to_owned();
     let edition = block
         .edition_mut(&edition_name)
         .unwrap_or_else(|| panic!("{name}: hole names a missing edition"));
@@ -182,7 +182,7 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
     Some(Edited {
         key,
         edition: edition_name,
-        branch: hole.branch,
+        branch: hole.branch.as_deref().map(str::to_owned),
     })
 }
 

@@ -125,7 +125,7 @@ impl Format for Docx {
         let original = parsed.skeleton.text();
         let w = w_prefix(original);
         let xml = parsed.skeleton.fill_text(
-            &parsed.skeleton.original,
+            parsed.skeleton.original.as_bytes(),
             &parsed.document,
             |hole, runs| render(original, &w, hole, runs, &parsed.document),
         )?;
@@ -1379,7 +1379,7 @@ fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Pars
         format: INFO.id.into(),
         blocks: Vec::new(),
     };
-    let mut skeleton = Skeleton::over(text.as_bytes());
+    let mut skeleton = Skeleton::over(text);
     let mut previous_end = 0;
     for (s, segment) in segments.iter().enumerate() {
         let first = &pieces[segment.start];

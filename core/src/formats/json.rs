@@ -933,7 +933,7 @@ struct Style {
 
 impl Style {
     fn of(skeleton: &Skeleton) -> Style {
-        let text = skeleton.original.as_slice();
+        let text = skeleton.original.as_bytes();
         let body = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
         let mut slash = false;
         let mut escaped_non_ascii = false;
@@ -1295,7 +1295,7 @@ mod tests {
             .holes
             .iter()
             .filter(|h| h.block == 0)
-            .map(|h| h.branch.clone().unwrap())
+            .map(|h| h.branch.as_deref().unwrap())
             .collect();
         assert_eq!(holes, ["count:one", "count:other"]);
         let block = parsed.document.block_mut("item").unwrap();

@@ -70,19 +70,19 @@ impl Format for Markdown {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let text = ReadError::decode(bytes)?;
-        Ok(read_str(text, bytes))
+        Ok(read_str(text))
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         // Decoded once: the skeleton holds the bytes `read` accepted as UTF-8.
-        let original = String::from_utf8_lossy(&parsed.skeleton.original);
+        let original = parsed.skeleton.text();
         parsed.skeleton.fill(&parsed.document, |hole, edition| {
             let role = parsed
                 .document
                 .blocks
                 .get(hole.block)
                 .map_or(Role::Paragraph, |b| b.role);
-            Ok(render(&original, hole, role, edition))
+            Ok(render(original, hole, role, edition))
         })
     }
 }
@@ -117,7 +117,7 @@ struct Reader<'a> {
     containers: Vec<Container>,
 }
 
-fn read_str(text: &str, bytes: &[u8]) -> Parsed {
+fn read_str(text: &str) -> Parsed {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
     let events: Vec<(Event<'_>, Range<usize>)> = Parser::new_ext(body, options())
@@ -145,7 +145,7 @@ fn read_str(text: &str, bytes: &[u8]) -> Parsed {
             format: INFO.id.into(),
             blocks: Vec::new(),
         },
-        skeleton: Skeleton::over(bytes),
+        skeleton: Skeleton::over(text),
         keys: KeyDeduper::default(),
         section: "top".into(),
         containers: Vec::new(),

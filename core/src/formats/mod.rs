@@ -21,6 +21,7 @@ pub mod yaml;
 
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -120,7 +121,9 @@ impl ReadError {
     /// Decodes `bytes` as UTF-8 text (a UTF-8 BOM is allowed and kept in the skeleton),
     /// refusing binary data and invalid sequences with their position.
     pub fn decode(bytes: &[u8]) -> Result<&str, ReadError> {
-        if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        // `contains` on bytes is a vectorised search; the position only when there is one.
+        if bytes.contains(&0) {
+            let offset = bytes.iter().position(|&b| b == 0).unwrap_or(0);
             return Err(ReadError::Binary { offset });
         }
         std::str::from_utf8(bytes).map_err(|e| {
@@ -158,10 +161,12 @@ pub struct Hole {
     /// Index of the block in the document.
     pub block: usize,
     /// The target language whose edition fills the hole; `None` for the source edition.
-    pub edition: Option<String>,
+    /// Shared between the holes of one skeleton (one allocation per distinct name).
+    pub edition: Option<Arc<str>>,
     /// The branch path (`count:one`) when the hole holds one form of a switch that the
-    /// format stores apart (PO `msgstr[1]`, an Android `<item quantity>`).
-    pub branch: Option<String>,
+    /// format stores apart (PO `msgstr[1]`, an Android `<item quantity>`); shared like
+    /// `edition`.
+    pub branch: Option<Arc<str>>,
     /// [`fingerprint_runs`] of the content as read, to tell an edited hole from an
     /// untouched one without keeping a copy of every edition.
     pub original: u64,
@@ -304,38 +309,62 @@ pub fn decode_auto(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, Encoding)
 }
 
 /// The original text with a hole per block edition (or branch).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Skeleton {
     /// The file's text as UTF-8 (decoded from [`Skeleton::encoding`]); every offset in the
     /// document (holes, block spans, run `src`) indexes into it.
-    pub original: Vec<u8>,
+    pub original: String,
     /// How the file encodes `original`; the writer encodes back with it.
     pub encoding: Encoding,
     pub holes: Vec<Hole>,
+    /// Edition and branch names already handed to a hole, shared by the holes that repeat
+    /// them (a handful per file).
+    names: Vec<Arc<str>>,
 }
+
+/// Equal text, encoding and holes (the name cache is left out).
+impl PartialEq for Skeleton {
+    fn eq(&self, other: &Self) -> bool {
+        self.original == other.original
+            && self.encoding == other.encoding
+            && self.holes == other.holes
+    }
+}
+
+impl Eq for Skeleton {}
 
 impl Skeleton {
     /// A skeleton over UTF-8 text.
-    pub fn over(bytes: &[u8]) -> Self {
-        Self {
-            original: bytes.to_vec(),
-            encoding: Encoding::Utf8,
-            holes: Vec::new(),
-        }
+    pub fn over(text: &str) -> Self {
+        Self::decoded(text, Encoding::Utf8)
     }
 
     /// A skeleton over text decoded from `encoding`.
     pub fn decoded(text: &str, encoding: Encoding) -> Self {
         Self {
-            original: text.as_bytes().to_vec(),
+            original: text.to_owned(),
             encoding,
             holes: Vec::new(),
+            names: Vec::new(),
         }
     }
 
     /// The text the offsets index into.
     pub fn text(&self) -> &str {
-        std::str::from_utf8(&self.original).unwrap_or_default()
+        &self.original
+    }
+
+    /// `name` as a shared string: the one already handed out when a hole had it.
+    fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.names.iter().rev().find(|n| ***n == *name) {
+            return Arc::clone(known);
+        }
+        let shared: Arc<str> = Arc::from(name);
+        // Bounded so a file with many distinct branch names stays linear.
+        if self.names.len() < 64 {
+            self.names.push(Arc::clone(&shared));
+        }
+        shared
     }
 
     /// A hole for a block's source edition.
@@ -352,13 +381,14 @@ impl Skeleton {
         branch: Option<&str>,
         runs: &[Run],
     ) {
-        self.holes.push(Hole {
+        let hole = Hole {
             span,
             block,
-            edition: edition.map(str::to_owned),
-            branch: branch.map(str::to_owned),
+            edition: edition.map(|e| self.intern(e)),
+            branch: branch.map(|b| self.intern(b)),
             original: fingerprint_runs(runs),
-        });
+        };
+        self.holes.push(hole);
     }
 
     /// Takes each hole's content as it is now as the content read (after a reader post-processes
@@ -386,7 +416,7 @@ impl Skeleton {
         document: &Document,
         render: impl FnMut(&Hole, &[Run]) -> Result<String, WriteError>,
     ) -> Result<Vec<u8>, WriteError> {
-        let text = self.fill_text(&self.original, document, render)?;
+        let text = self.fill_text(self.original.as_bytes(), document, render)?;
         self.encode(text)
     }
 
@@ -445,7 +475,7 @@ pub fn hole_runs<'a>(document: &'a Document, hole: &Hole) -> Option<&'a [Run]> {
     let block = document.blocks.get(hole.block)?;
     let edition = match &hole.edition {
         None => &block.source,
-        Some(lang) => block.targets.get(lang)?,
+        Some(lang) => block.targets.get(&**lang)?,
     };
     edition.branch(hole.branch.as_deref().unwrap_or(""))
 }

@@ -148,32 +148,24 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
     // (run index, tag name) of each open tag waiting for its close.
     let mut open: Vec<(usize, String)> = Vec::new();
     let mut at = 0;
-    for caps in PATTERN.captures_iter(text) {
-        let Some(whole) = caps.get(0) else { continue };
-        let found = if caps.name("double").is_some() || caps.name("t").is_some() {
-            syntaxes.double_brace.then_some(Found::Placeholder)
-        } else if caps.name("dollar").is_some() {
-            syntaxes.dollar.then_some(Found::Placeholder)
-        } else if caps.name("ruby").is_some() {
-            syntaxes.ruby.then_some(Found::Placeholder)
-        } else if caps.name("pyname").is_some() || caps.name("printf").is_some() {
-            syntaxes.printf.then_some(Found::Printf)
-        } else if caps.name("brace").is_some() {
-            syntaxes.brace.then_some(Found::Placeholder)
-        } else if caps.name("close").is_some() {
-            syntaxes.html.then_some(Found::TagClose)
-        } else if caps.name("tag").is_some() {
-            let name = tag_name(whole.as_str());
-            let void = VOID.contains(&name.to_ascii_lowercase().as_str());
-            syntaxes
-                .html
-                .then_some(if caps.name("selfclose").is_some() || void {
+    for whole in PATTERN.find_iter(text) {
+        let found = match group_of(whole.as_str()) {
+            Group::Double => syntaxes.double_brace.then_some(Found::Placeholder),
+            Group::Dollar => syntaxes.dollar.then_some(Found::Placeholder),
+            Group::Ruby => syntaxes.ruby.then_some(Found::Placeholder),
+            Group::Printf => syntaxes.printf.then_some(Found::Printf),
+            Group::Brace => syntaxes.brace.then_some(Found::Placeholder),
+            Group::Close => syntaxes.html.then_some(Found::TagClose),
+            Group::Tag { selfclose } => {
+                let name = tag_name(whole.as_str());
+                let void = VOID.contains(&name.to_ascii_lowercase().as_str());
+                syntaxes.html.then_some(if selfclose || void {
                     Found::TagSelf
                 } else {
                     Found::TagOpen
                 })
-        } else {
-            syntaxes.html.then_some(Found::Entity)
+            }
+            Group::Entity => syntaxes.html.then_some(Found::Entity),
         };
         let Some(found) = found else { continue };
         if whole.start() > at {
@@ -226,6 +218,41 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
     runs
 }
 
+/// Which alternative of [`PATTERN`] a match is (`double` and `t` as one, `pyname` and
+/// `printf` as one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Double,
+    Dollar,
+    Ruby,
+    Printf,
+    Brace,
+    Close,
+    Tag { selfclose: bool },
+    Entity,
+}
+
+/// The alternative that matched, told from the match's first bytes: no two alternatives
+/// can match at one position with the same opening (`{{` is never `brace`, which wants a
+/// space or a word character after `{`; `%(`, `%{`, `%<` are never `printf`), and a tag's
+/// lazy attributes leave a final `/` to `selfclose`. Much cheaper than capture groups,
+/// which take the regex's slow engine.
+fn group_of(whole: &str) -> Group {
+    match whole.as_bytes() {
+        [b'{', b'{', ..] => Group::Double,
+        [b'{', ..] => Group::Brace,
+        [b'$', b't', ..] => Group::Double,
+        [b'$', ..] => Group::Dollar,
+        [b'%', b'{' | b'<', ..] => Group::Ruby,
+        [b'%', ..] => Group::Printf,
+        [b'<', b'/', ..] => Group::Close,
+        [b'<', ..] => Group::Tag {
+            selfclose: whole.ends_with("/>"),
+        },
+        _ => Group::Entity,
+    }
+}
+
 fn text_run(text: &str, src: Option<usize>) -> Run {
     Run::Text {
         text: text.to_owned(),
@@ -256,6 +283,67 @@ fn tag_name(tag: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The group [`group_of`] names is the capture group the pattern sets, over every line
+    /// of every fixture and some edge cases.
+    #[test]
+    fn groups_from_openings_match_capture_groups() {
+        fn captured(text: &str) -> Vec<(String, Group)> {
+            PATTERN
+                .captures_iter(text)
+                .filter_map(|caps| {
+                    let whole = caps.get(0)?.as_str().to_owned();
+                    let group = if caps.name("double").is_some() || caps.name("t").is_some() {
+                        Group::Double
+                    } else if caps.name("dollar").is_some() {
+                        Group::Dollar
+                    } else if caps.name("ruby").is_some() {
+                        Group::Ruby
+                    } else if caps.name("pyname").is_some() || caps.name("printf").is_some() {
+                        Group::Printf
+                    } else if caps.name("brace").is_some() {
+                        Group::Brace
+                    } else if caps.name("close").is_some() {
+                        Group::Close
+                    } else if caps.name("tag").is_some() {
+                        Group::Tag {
+                            selfclose: caps.name("selfclose").is_some(),
+                        }
+                    } else {
+                        Group::Entity
+                    };
+                    Some((whole, group))
+                })
+                .collect()
+        }
+        let mut lines: Vec<String> = [
+            "{{x}} {x} {{ x } {x}} %{a} %<a>5.2f %(n)s %s %% %1$d ${a} $t(k) $x",
+            "<br/> <br /> <a href=x/> <a b=/ > <b>x</b> </i > &amp; &#12; &#x1F; <a/ > {{-a}}",
+            "{ 0 , number , #} {a.b-c} %{ %< %( <1> &; {{}} ${} %<a> %ll %hhd %.*f %-5s",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/formats");
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if let Ok(text) = std::fs::read_to_string(&path) {
+                    lines.extend(text.lines().map(str::to_owned));
+                }
+            }
+        }
+        assert!(lines.len() > 1000);
+        for line in &lines {
+            let found: Vec<(String, Group)> = PATTERN
+                .find_iter(line)
+                .map(|m| (m.as_str().to_owned(), group_of(m.as_str())))
+                .collect();
+            assert_eq!(found, captured(line), "{line}");
+        }
+    }
 
     fn shape(text: &str, syntaxes: Syntaxes) -> Vec<String> {
         split(text, Some(0), syntaxes, &mut Ids::default())

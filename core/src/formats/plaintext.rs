@@ -70,8 +70,8 @@ impl Format for PlainText {
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        let original = String::from_utf8_lossy(&parsed.skeleton.original);
-        let fallback = line_ending(&original).unwrap_or("\n");
+        let original = parsed.skeleton.text();
+        let fallback = line_ending(original).unwrap_or("\n");
         parsed
             .skeleton
             .fill(&parsed.document, |hole: &Hole, runs: &[Run]| {

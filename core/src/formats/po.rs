@@ -786,8 +786,19 @@ fn syntaxes(comments: &Comments) -> Syntaxes {
     }
 }
 
-fn runs_of(s: &Str, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
-    split(&s.text, s.verbatim, syntaxes, ids)
+/// The runs of `s`, taking its text (a message with no placeholder becomes one run that
+/// keeps the decoded string rather than a copy).
+fn runs_of(s: &mut Str, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
+    split_owned(std::mem::take(&mut s.text), s.verbatim, syntaxes, ids)
+}
+
+/// [`split`] over an owned string: moved into the only run when no code is found.
+fn split_owned(text: String, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
+    let mut runs = split_at(&text, src, syntaxes, ids, true);
+    if runs.is_empty() && !text.is_empty() {
+        runs.push(Run::Text { text, src });
+    }
+    runs
 }
 
 /// Splits a message into text and placeholder codes: printf (`%s`, `%1$d`, `%.2f`, `%%`,
@@ -796,7 +807,19 @@ fn runs_of(s: &Str, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
 /// The codes are those [`super::placeholders::split`] gives, found by a byte scanner: it is
 /// several times faster on catalogs, and a placeholder inside HTML in the message
 /// (`<a href="%(url)s">`) is still a code.
+#[cfg(test)]
 fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
+    split_at(text, src, syntaxes, ids, false)
+}
+
+/// [`split`]; with `leave_whole`, a text with no code gives no run (the caller moves it in).
+fn split_at(
+    text: &str,
+    src: Option<usize>,
+    syntaxes: Syntaxes,
+    ids: &mut Ids,
+    leave_whole: bool,
+) -> Vec<Run> {
     let bytes = text.as_bytes();
     let mut runs = Vec::new();
     let mut at = 0;
@@ -838,6 +861,9 @@ fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> V
         runs.push(Run::Code(code));
         at = end;
         i = end;
+    }
+    if leave_whole && at == 0 {
+        return runs;
     }
     if at < text.len() {
         runs.push(Run::Text {
@@ -946,13 +972,20 @@ fn brace_len(bytes: &[u8], start: usize) -> Option<usize> {
 
 /// Appends `s` as a key part: PO escapes, and `|` as `\|`.
 fn push_key_part(s: &str, out: &mut String) {
-    for c in s.chars() {
-        if c == '|' {
-            out.push_str("\\|");
-        } else {
-            push_escaped(c, out);
+    // Every character that takes an escape is ASCII: copy the runs between them whole.
+    let mut chunk = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if b < 0x20 || matches!(b, b'|' | b'"' | b'\\' | 0x7f) {
+            out.push_str(s.get(chunk..i).unwrap_or_default());
+            if b == b'|' {
+                out.push_str("\\|");
+            } else {
+                push_escaped(char::from(b), out);
+            }
+            chunk = i + 1;
         }
     }
+    out.push_str(s.get(chunk..).unwrap_or_default());
 }
 
 fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
@@ -969,11 +1002,14 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
     let mut skeleton = Skeleton::decoded(text, encoding);
     let mut keys = KeyDeduper::default();
     let mut key = String::new();
-    for entry in &entries {
-        let Some(id) = entry.id.as_ref() else {
+    let mut entries = entries;
+    for entry in &mut entries {
+        let translated = entry.strs.iter().any(|s| !s.text.is_empty());
+        let Some(id) = entry.id.as_mut() else {
             continue;
         };
-        if entry.is_header() {
+        if entry.ctx.is_none() && id.text.is_empty() {
+            // The header.
             continue;
         }
         let index = document.blocks.len();
@@ -986,7 +1022,7 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         let syntaxes = syntaxes(&entry.comments);
 
         // Source: the msgid, or a switch of msgid and msgid_plural.
-        let source = match &entry.plural {
+        let source = match &mut entry.plural {
             None => {
                 let runs = runs_of(id, syntaxes, &mut Ids::default());
                 skeleton.push(id.span.clone(), index, None, None, &runs);
@@ -1007,7 +1043,7 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         // Target: the msgstr, or a switch of msgstr[0..N].
         let target = if entry.plural.is_none() {
             let mut runs = Vec::new();
-            if let Some(s) = entry.strs.first() {
+            if let Some(s) = entry.strs.first_mut() {
                 runs = runs_of(s, syntaxes, &mut Ids::default());
                 skeleton.push(s.span.clone(), index, Some(&lang), None, &runs);
             }
@@ -1019,7 +1055,7 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
                 .and_then(|l| plural_categories(l, entry.strs.len()))
                 .or_else(|| plural_categories("", entry.strs.len()));
             let mut branches = Vec::with_capacity(entry.strs.len());
-            for (i, s) in entry.strs.iter().enumerate() {
+            for (i, s) in entry.strs.iter_mut().enumerate() {
                 let case = names
                     .and_then(|n| n.get(i))
                     .map_or_else(|| format!("form{i}"), |c| (*c).to_owned());
@@ -1032,7 +1068,7 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         };
         let state = if entry.comments.has_flag("fuzzy") {
             Some("fuzzy".to_owned())
-        } else if entry.strs.iter().any(|s| !s.text.is_empty()) {
+        } else if translated {
             Some("translated".to_owned())
         } else {
             None
@@ -1047,6 +1083,9 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
             },
         );
         for lines in [&entry.comments.translator, &entry.comments.extracted] {
+            if lines.is_empty() {
+                continue;
+            }
             let note = lines.join("\n");
             let note = note.trim_end();
             if !note.is_empty() {

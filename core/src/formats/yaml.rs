@@ -2471,7 +2471,7 @@ mod tests {
             .skeleton
             .holes
             .iter()
-            .filter_map(|h| h.branch.clone())
+            .filter_map(|h| h.branch.as_deref())
             .collect();
         assert_eq!(branches, ["count:zero", "count:one", "count:other"]);
         set_branch(&mut parsed, "inbox", "count:one", "One: message");
