@@ -194,8 +194,21 @@ pub enum Run {
         #[serde(skip)]
         src: Option<usize>,
     },
-    Code(Code),
-    Switch(Switch),
+    /// Boxed, so a run list of mostly text stays small (a text run is 48 bytes, not 144).
+    Code(Box<Code>),
+    Switch(Box<Switch>),
+}
+
+impl From<Code> for Run {
+    fn from(code: Code) -> Self {
+        Run::Code(Box::new(code))
+    }
+}
+
+impl From<Switch> for Run {
+    fn from(switch: Switch) -> Self {
+        Run::Switch(Box::new(switch))
+    }
 }
 
 impl Run {
@@ -583,7 +596,7 @@ mod tests {
         assert_ne!(a.rev(), b.rev());
         assert!(a.rev().starts_with('r') && a.rev().len() == 17);
         let code = |data: &str| {
-            Run::Code(Code {
+            Run::Code(Box::new(Code {
                 id: "1".into(),
                 kind: CodeKind::Standalone,
                 class: "code".into(),
@@ -591,7 +604,7 @@ mod tests {
                 deletable: false,
                 attrs: Default::default(),
                 src: None,
-            })
+            }))
         };
         assert_ne!(
             Edition::new(vec![code("`a`")]).rev(),

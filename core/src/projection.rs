@@ -93,7 +93,7 @@ fn info(code: &Code) -> CodeInfo {
 fn switch_info(switch: &Switch) -> CodeInfo {
     let mut data = String::new();
     crate::formats::render_runs(
-        std::slice::from_ref(&Run::Switch(switch.clone())),
+        std::slice::from_ref(&Run::Switch(Box::new(switch.clone()))),
         &mut data,
         &mut |t, o| o.push_str(t),
     );
@@ -287,11 +287,14 @@ fn push_text(runs: &mut Vec<Run>, raw: &str) {
 
 fn strip_src(run: Run) -> Run {
     match run {
-        Run::Code(code) => Run::Code(Code { src: None, ..code }),
-        Run::Switch(switch) => Run::Switch(Switch {
-            src: None,
-            ..switch
-        }),
+        Run::Code(mut code) => {
+            code.src = None;
+            Run::Code(code)
+        }
+        Run::Switch(mut switch) => {
+            switch.src = None;
+            Run::Switch(switch)
+        }
         other => other,
     }
 }
@@ -302,7 +305,7 @@ mod tests {
     use crate::model::{Branch, SwitchKind};
 
     fn code(id: &str, kind: CodeKind, data: &str, deletable: bool) -> Run {
-        Run::Code(Code::new(id, kind, "tag", data, deletable))
+        Run::from(Code::new(id, kind, "tag", data, deletable))
     }
 
     fn sample() -> Vec<Run> {
@@ -386,7 +389,7 @@ mod tests {
 
     #[test]
     fn a_switch_is_one_standalone_tag_that_must_stay() {
-        let switch = Run::Switch(Switch {
+        let switch = Run::from(Switch {
             id: "1".into(),
             kind: SwitchKind::Plural,
             pivot: "count".into(),

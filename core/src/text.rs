@@ -151,7 +151,7 @@ mod tests {
     fn prose_maps_offsets_through_codes() {
         let edition = Edition::new(vec![
             Run::text_at("Run ", 10),
-            Run::Code(Code {
+            Run::Code(Box::new(Code {
                 id: "1".into(),
                 kind: CodeKind::Standalone,
                 class: "code".into(),
@@ -159,7 +159,7 @@ mod tests {
                 deletable: false,
                 attrs: Default::default(),
                 src: Some(14),
-            }),
+            })),
             Run::text_at(" now", 17),
         ]);
         let prose = Prose::from_edition(&edition);

@@ -481,7 +481,7 @@ mod tests {
     }
 
     fn code(data: &str, src: usize) -> Run {
-        Run::Code(Code {
+        Run::Code(Box::new(Code {
             id: "1".into(),
             kind: CodeKind::Standalone,
             class: "code".into(),
@@ -489,7 +489,7 @@ mod tests {
             deletable: false,
             attrs: Default::default(),
             src: Some(src),
-        })
+        }))
     }
 
     const FILE: &str =

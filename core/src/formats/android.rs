@@ -921,7 +921,7 @@ impl<'t> Reader<'t> {
             src: Some(tag.start),
         };
         let key = self.keys.key(attrs.name.as_deref().unwrap_or("plurals"));
-        let mut block = Self::locked_block(key, vec![Run::Switch(switch)], &attrs, 0);
+        let mut block = Self::locked_block(key, vec![Run::Switch(Box::new(switch))], &attrs, 0);
         block.notes = notes;
         block.span = tag.start..self.scan.pos;
         self.document.blocks.push(block);
@@ -1152,7 +1152,7 @@ impl<'t> Decoder<'t> {
                         None => ids.next(),
                     };
                     code_ids.push(Some(code.id.clone()));
-                    runs.push(Run::Code(code));
+                    runs.push(Run::Code(Box::new(code)));
                 }
             }
         }

@@ -1121,9 +1121,9 @@ impl RunBuilder<'_> {
         let data = self.text.get(range.clone()).unwrap_or_default();
         let (named, deletable) = inspect(data, self.w, kind, props_differ);
         let class = class.unwrap_or_else(|| named.to_owned());
-        self.runs.push(Run::Code(
+        self.runs.push(Run::Code(Box::new(
             Code::new(id, kind, class, data, deletable).at(range.start),
-        ));
+        )));
     }
 
     /// The codes for the bytes `range` between two states.
@@ -2261,15 +2261,16 @@ mod tests {
         let err = Docx.write(&parsed).unwrap_err().to_string();
         assert!(err.contains("body/p#1") && err.contains("XML 1.0"), "{err}");
         let mut parsed = read(&bytes);
-        parsed.document.blocks[0].source = Edition::new(vec![Run::Switch(crate::model::Switch {
-            id: "1".into(),
-            kind: crate::model::SwitchKind::Plural,
-            pivot: "n".into(),
-            branches: Vec::new(),
-            head: String::new(),
-            tail: String::new(),
-            src: None,
-        })]);
+        parsed.document.blocks[0].source =
+            Edition::new(vec![Run::Switch(Box::new(crate::model::Switch {
+                id: "1".into(),
+                kind: crate::model::SwitchKind::Plural,
+                pivot: "n".into(),
+                branches: Vec::new(),
+                head: String::new(),
+                tail: String::new(),
+                src: None,
+            }))]);
         assert!(Docx.write(&parsed).is_err());
     }
 

@@ -1373,7 +1373,9 @@ impl<'a> Reader<'a> {
 }
 
 fn code(id: String, kind: CodeKind, class: &str, data: &str, deletable: bool, src: usize) -> Run {
-    Run::Code(Code::new(id, kind, class, data, deletable).at(src))
+    Run::Code(Box::new(
+        Code::new(id, kind, class, data, deletable).at(src),
+    ))
 }
 
 /// An attribute value's runs: text and references.

@@ -277,10 +277,10 @@ impl Parser<'_> {
                     self.flush(&chunk, self.pos, &mut runs, ids);
                     let code =
                         Code::new(ids.next(), CodeKind::Standalone, "placeholder", "#", false);
-                    runs.push(Run::Code(Code {
+                    runs.push(Run::Code(Box::new(Code {
                         src: self.at(self.pos),
                         ..code
-                    }));
+                    })));
                     self.pos += 1;
                     chunk.reset(self.pos);
                 }
@@ -296,7 +296,7 @@ impl Parser<'_> {
                         Arg::Complex(mut switch) => {
                             self.flush(&chunk, start, &mut runs, ids);
                             switch.id = ids.next();
-                            runs.push(Run::Switch(switch));
+                            runs.push(Run::Switch(Box::new(switch)));
                             chunk.reset(self.pos);
                         }
                     }
@@ -344,10 +344,10 @@ impl Parser<'_> {
             self.slice(range.clone()),
             false,
         );
-        Run::Code(Code {
+        Run::Code(Box::new(Code {
             src: self.at(range.start),
             ..code
-        })
+        }))
     }
 
     /// Turns the verbatim chunk `chunk.start..end` into runs: through the placeholder
@@ -863,13 +863,13 @@ mod tests {
             s.branches[1].runs = vec![Run::text(literal)];
             s.branches[0].runs = vec![
                 Run::text(literal),
-                Run::Code(Code::new(
+                Run::Code(Box::new(Code::new(
                     "1",
                     CodeKind::Standalone,
                     "placeholder",
                     "#",
                     false,
-                )),
+                ))),
             ];
             let out = rendered(&runs);
             let again = parse_all(&out).unwrap_or_else(|| panic!("{out}"));
@@ -903,7 +903,7 @@ mod tests {
             tail: String::new(),
             src: None,
         };
-        let out = rendered(&[Run::Switch(switch)]);
+        let out = rendered(&[Run::Switch(Box::new(switch))]);
         assert_eq!(out, "{count, plural, one {one '{file}'} other {many}}");
         assert!(parse_all(&out).is_some());
     }

@@ -911,7 +911,7 @@ fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
             src: None,
         };
         let key = std::mem::take(&mut keys[index]);
-        let mut block = Block::new(key, Role::Key, vec![Run::Switch(switch)]);
+        let mut block = Block::new(key, Role::Key, vec![Run::Switch(Box::new(switch))]);
         block.level = entry.depth;
         block.span = span;
         document.blocks.push(block);

@@ -496,7 +496,7 @@ impl<'a> Reader<'a> {
                         Some((open_data, close_data, close_at)) => {
                             let deletable = class != "link";
                             let code_id = id();
-                            runs.push(Run::Code(Code {
+                            runs.push(Run::Code(Box::new(Code {
                                 id: code_id.clone(),
                                 kind: CodeKind::Open,
                                 class: class.into(),
@@ -504,7 +504,7 @@ impl<'a> Reader<'a> {
                                 deletable,
                                 attrs,
                                 src: Some(range.start),
-                            }));
+                            })));
                             open.push((end, code_id, close_data, close_at));
                         }
                         None => {
@@ -522,7 +522,7 @@ impl<'a> Reader<'a> {
                     if open.last().is_some_and(|&(end, ..)| end == k)
                         && let Some((_, code_id, data, at)) = open.pop()
                     {
-                        runs.push(Run::Code(Code {
+                        runs.push(Run::Code(Box::new(Code {
                             id: code_id,
                             kind: CodeKind::Close,
                             class: close_class(end_tag).into(),
@@ -530,7 +530,7 @@ impl<'a> Reader<'a> {
                             deletable: !matches!(end_tag, TagEnd::Link),
                             attrs: Default::default(),
                             src: Some(at),
-                        }));
+                        })));
                     }
                 }
                 _ => runs.push(standalone(id(), "other", raw, false, range.start)),
@@ -615,7 +615,7 @@ fn close_class(tag: &TagEnd) -> &'static str {
 }
 
 fn standalone(id: String, class: &str, data: &str, deletable: bool, src: usize) -> Run {
-    Run::Code(Code {
+    Run::Code(Box::new(Code {
         id,
         kind: CodeKind::Standalone,
         class: class.into(),
@@ -623,7 +623,7 @@ fn standalone(id: String, class: &str, data: &str, deletable: bool, src: usize) 
         deletable,
         attrs: Default::default(),
         src: Some(src),
-    })
+    }))
 }
 
 /// A front-matter value as written on its line: the verbatim text and its offset after
@@ -1039,11 +1039,13 @@ mod tests {
                                 block.key
                             );
                         }
-                        Run::Code(Code {
-                            data,
-                            src: Some(at),
-                            ..
-                        }) => {
+                        Run::Code(code)
+                            if let Code {
+                                data,
+                                src: Some(at),
+                                ..
+                            } = &**code =>
+                        {
                             assert_eq!(
                                 &bytes[*at..*at + data.len()],
                                 data.as_bytes(),

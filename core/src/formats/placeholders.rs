@@ -203,10 +203,10 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
                 }
             }
         };
-        runs.push(Run::Code(Code {
+        runs.push(Run::Code(Box::new(Code {
             src: code_src,
             ..code
-        }));
+        })));
         at = whole.end();
     }
     for (index, _) in open {

@@ -858,7 +858,7 @@ fn split_at(
             false,
         );
         code.src = src.map(|s| s + start);
-        runs.push(Run::Code(code));
+        runs.push(Run::Code(Box::new(code)));
         at = end;
         i = end;
     }
@@ -1099,7 +1099,7 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
 }
 
 fn switch(branches: Vec<Branch>) -> Run {
-    Run::Switch(Switch {
+    Run::Switch(Box::new(Switch {
         id: "1".into(),
         kind: SwitchKind::Plural,
         pivot: "n".into(),
@@ -1107,7 +1107,7 @@ fn switch(branches: Vec<Branch>) -> Run {
         head: String::new(),
         tail: String::new(),
         src: None,
-    })
+    }))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1375,7 +1375,7 @@ mod tests {
 
     use super::*;
     use crate::formats::placeholders;
-    use crate::model::{Code, CodeKind};
+    use crate::model::CodeKind;
 
     fn fixtures() -> Vec<(String, Vec<u8>)> {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/formats/po");
@@ -1412,10 +1412,10 @@ mod tests {
         for run in runs {
             match run {
                 Run::Text { text, .. } => out.push_str(&text.replace('\n', "\\n")),
-                Run::Code(Code { id, kind, .. }) => match kind {
-                    CodeKind::Open => write!(out, "<x id=\"{id}\"/>").unwrap(),
-                    CodeKind::Close => write!(out, "<x id=\"/{id}\"/>").unwrap(),
-                    CodeKind::Standalone => write!(out, "<x id=\"{id}/\"/>").unwrap(),
+                Run::Code(code) => match &code.kind {
+                    CodeKind::Open => write!(out, "<x id=\"{}\"/>", code.id).unwrap(),
+                    CodeKind::Close => write!(out, "<x id=\"/{}\"/>", code.id).unwrap(),
+                    CodeKind::Standalone => write!(out, "<x id=\"{}/\"/>", code.id).unwrap(),
                 },
                 Run::Switch(s) => {
                     write!(out, "{{{}:", s.pivot).unwrap();

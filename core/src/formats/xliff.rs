@@ -423,9 +423,9 @@ pub(super) fn read_inline(
                 };
                 let span = token.span();
                 let data = text.get(span.clone()).unwrap_or_default();
-                runs.push(Run::Code(
+                runs.push(Run::Code(Box::new(
                     Code::new(ids.next(), CodeKind::Standalone, class, data, false).at(span.start),
-                ));
+                )));
             }
             Token::Start { span, empty, .. } => {
                 pending.flush(&mut runs, &mut ids);
@@ -435,39 +435,39 @@ pub(super) fn read_inline(
                 match classify(tree, index) {
                     Inline::Pair { deletable } if !empty => {
                         let id = ids.next();
-                        runs.push(Run::Code(code_at(
+                        runs.push(Run::Code(Box::new(code_at(
                             tree,
                             index,
                             id.clone(),
                             CodeKind::Open,
                             span,
                             deletable,
-                        )));
+                        ))));
                         open.push((id, deletable));
                         next_element = index + 1;
                     }
                     Inline::Pair { .. } | Inline::Standalone => {
-                        runs.push(Run::Code(code_at(
+                        runs.push(Run::Code(Box::new(code_at(
                             tree,
                             index,
                             ids.next(),
                             CodeKind::Standalone,
                             whole.clone(),
                             false,
-                        )));
+                        ))));
                         next_element = el.subtree_end;
                         after = whole.end;
                     }
                     Inline::Begin { key, deletable } => {
                         begins.push((key, runs.len(), deletable));
-                        runs.push(Run::Code(code_at(
+                        runs.push(Run::Code(Box::new(code_at(
                             tree,
                             index,
                             ids.next(),
                             CodeKind::Standalone,
                             whole.clone(),
                             false,
-                        )));
+                        ))));
                         next_element = el.subtree_end;
                         after = whole.end;
                     }
@@ -506,7 +506,7 @@ pub(super) fn read_inline(
                                 false,
                             ),
                         };
-                        runs.push(Run::Code(code));
+                        runs.push(Run::Code(Box::new(code)));
                         next_element = el.subtree_end;
                         after = whole.end;
                     }
@@ -522,9 +522,9 @@ pub(super) fn read_inline(
                 // The class of a close code is its element's local name.
                 let name = data.trim_start_matches("</").trim_end_matches('>').trim();
                 let local = name.rsplit(':').next().unwrap_or(name);
-                runs.push(Run::Code(
+                runs.push(Run::Code(Box::new(
                     Code::new(id, kind, local, data, deletable).at(span.start),
-                ));
+                )));
             }
         }
         at = after.max(at + 1);

@@ -1653,7 +1653,7 @@ impl Builder {
             tail: String::new(),
             src: entries.first().map(|e| e.key_start),
         };
-        let mut block = Block::new(self.key(), Role::Key, vec![Run::Switch(switch)]);
+        let mut block = Block::new(self.key(), Role::Key, vec![Run::Switch(Box::new(switch))]);
         block.level = depth.saturating_sub(1);
         block.span = from.unwrap_or(span.start)..span.end;
         block.notes = notes.to_vec();
