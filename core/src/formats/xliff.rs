@@ -83,6 +83,11 @@ impl Format for Xliff {
             if !is(unit, "trans-unit") {
                 continue;
             }
+            // A `<trans-unit>` inside another unit (markup inside a `<source>`) is that
+            // unit's content, not a unit of its own: reading it would overlap the two.
+            if ancestor(&tree, unit, |i| is(i, "trans-unit")).is_some() {
+                continue;
+            }
             let file = ancestor(&tree, unit, |i| is(i, "file"));
             let mut source = None;
             let mut target = None;

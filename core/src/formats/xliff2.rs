@@ -84,6 +84,11 @@ impl Format for Xliff2 {
             if xliff::ancestor(&tree, unit, |i| tree.prefix(i) != ns).is_some() {
                 continue;
             }
+            // Nor is one inside another unit (markup inside a `<target>`): reading it would
+            // overlap the two.
+            if xliff::ancestor(&tree, unit, |i| is(i, "unit")).is_some() {
+                continue;
+            }
             let unit_id = tree
                 .attr(unit, "id")
                 .map_or_else(|| "unit".to_owned(), |id| id.into_owned());
