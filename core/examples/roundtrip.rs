@@ -11,10 +11,11 @@ use std::time::Instant;
 
 use kapi_core::check::placeholders;
 
+use kapi_core::formats;
+
 /// The allocator the `kapi` binary uses, so the figures are the binary's.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use kapi_core::formats;
 
 fn walk(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {
