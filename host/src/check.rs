@@ -24,6 +24,7 @@ use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project};
 
 use crate::app::{App, normalize, relative_to};
+use crate::document::declared_format;
 use crate::error::HostError;
 
 /// What to check and how to gate it.
@@ -500,7 +501,7 @@ fn collect_files(
             return Err(HostError::NoContent);
         }
         for file in declared {
-            let format = format_for(&file.abs, file.format.as_deref(), "collections")?;
+            let format = crate::document::pick(&file.abs, file.format.as_deref())?;
             let Some(format) = format else { continue };
             let display = display_path(app, &file.abs);
             chosen.insert(
@@ -532,7 +533,7 @@ fn collect_files(
         if !meta.is_dir() {
             // A file, or a named pipe the caller feeds.
             let declared = declared_format(project, collections, &abs);
-            let format = format_for(&abs, declared.as_deref(), "collections")?
+            let format = crate::document::pick(&abs, declared.as_deref())?
                 .ok_or_else(|| HostError::UnknownFormat { path: path.clone() })?;
             chosen.insert(
                 abs.clone(),
@@ -569,7 +570,7 @@ fn collect_files(
                 continue;
             }
             let declared = declared_format(project, collections, &file);
-            let Some(format) = format_for(&file, declared.as_deref(), "collections")? else {
+            let Some(format) = crate::document::pick(&file, declared.as_deref())? else {
                 continue;
             };
             // Data formats (`package.json`, `kapi.yaml`, any `.xml`) are content only when a
@@ -595,17 +596,6 @@ fn collect_files(
     Ok(chosen.into_values().collect())
 }
 
-use crate::document::declared_format;
-
-fn format_for(
-    path: &Path,
-    declared: Option<&str>,
-    _field: &str,
-) -> Result<Option<&'static dyn Format>, HostError> {
-    crate::document::pick(path, declared)
-}
-
-/// A path as reports show it: relative to the working directory when under it.
 /// A path as reports show it: relative to the working directory (`../README.md` for a file
 /// beside it), or absolute when the two share nothing but the root.
 pub fn display_path(app: &App, abs: &Path) -> String {
