@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use kapi_core::formats::Format;
-use kapi_core::model::{Block, Edition, Ref, Role, Run, SOURCE, rev_runs};
+use kapi_core::model::{Block, Edition, Ref, Role, SOURCE, rev_runs};
 use kapi_core::projection::{self, CodeInfo};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -431,9 +431,4 @@ fn verify_one(app: &App, path: &Path, format_id: Option<&str>) -> Verified {
         ],
         ..base
     }
-}
-
-/// Projects `runs` to agent text (re-exported for other surfaces).
-pub fn agent_text(runs: &[Run]) -> String {
-    projection::render_text(runs)
 }

@@ -2457,7 +2457,7 @@ mod tests {
         let format = super::super::by_id("docx").unwrap();
         assert_eq!(format.info().name, "Word document");
         assert!(!format.info().capabilities.generative);
-        assert!(super::super::for_path(std::path::Path::new("a/Report.DOCX")).is_some());
+        assert!(super::super::for_file(std::path::Path::new("a/Report.DOCX"), &[]).is_some());
         assert!(Docx.sniff(&fixture("basic.docx")));
     }
 }

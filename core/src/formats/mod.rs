@@ -558,15 +558,6 @@ pub fn by_id(id: &str) -> Option<&'static dyn Format> {
     all().iter().copied().find(|f| f.info().id == id)
 }
 
-/// The format for a file name, by extension (case-insensitive).
-pub fn for_path(path: &Path) -> Option<&'static dyn Format> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    all()
-        .iter()
-        .copied()
-        .find(|f| f.info().extensions.contains(&ext.as_str()))
-}
-
 /// The format for a file, by extension and then by [`Format::sniff`] over its first bytes
 /// when several formats share the extension.
 pub fn for_file(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {
