@@ -5,6 +5,7 @@ pub mod error;
 pub mod load;
 pub mod matcher;
 pub mod terms;
+pub mod terms_edit;
 pub mod voice;
 
 use regex::Regex;
