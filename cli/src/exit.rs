@@ -10,7 +10,7 @@ pub enum Outcome {
     Error,
     /// 2: usage error, or input that does not decode (bad flags, a malformed change set).
     Usage,
-    /// 3: a gate was not met: a failing check.
+    /// 3: a gate was not met: a failing check, a refused change set.
     GateNotMet,
     /// 130: interrupted.
     Interrupted,
@@ -54,7 +54,7 @@ impl Outcome {
         (
             3,
             "gate",
-            "a gate was not met: `kapi check` found failing findings, or `kapi inspect --verify` found a file that would not write back identical",
+            "a gate was not met: `kapi check` found failing findings, `kapi apply` refused an operation (nothing was written), or `kapi inspect --verify` found a file that would not write back identical",
         ),
         (130, "signal", "interrupted (Ctrl-C)"),
     ];

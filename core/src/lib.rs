@@ -3,6 +3,7 @@
 //! environment: every input (paths, the current instant, the actor) is passed in by the host.
 #![warn(clippy::disallowed_methods)]
 
+pub mod change;
 pub mod check;
 pub mod error;
 pub mod formats;

@@ -78,16 +78,13 @@ impl App {
     }
 
     /// The caller as the command line sees it: `KAPI_ACTOR` (`kind` or `kind:name`), default
-    /// a person named after the user.
+    /// a person named `cli`. A kind kapi does not know is kept as written, so the change
+    /// policy refuses it every operation rather than treating it as a person.
     pub fn actor(&self) -> Actor {
         let raw = self.env.actor.clone().unwrap_or_else(|| "person".into());
         let (kind, name) = match raw.split_once(':') {
-            Some((k, n)) => (k.to_owned(), n.to_owned()),
-            None => (raw.clone(), "cli".to_owned()),
-        };
-        let kind = match kind.as_str() {
-            "agent" | "tool" => kind,
-            _ => "person".to_owned(),
+            Some((k, n)) => (k.trim().to_owned(), n.trim().to_owned()),
+            None => (raw.trim().to_owned(), "cli".to_owned()),
         };
         Actor {
             kind,

@@ -10,6 +10,9 @@ pub const KAPI_SESSION: &str = "KAPI_SESSION";
 /// Who is calling from the command line: `person` (default), `agent` or `tool`, optionally
 /// with a name (`agent:claude-code`).
 pub const KAPI_ACTOR: &str = "KAPI_ACTOR";
+/// Test hook, honoured by debug builds only: the index of the document whose rename a
+/// change set's write fails, as a crash between two documents would.
+pub const KAPI_TEST_FAIL_RENAME: &str = "KAPI_TEST_FAIL_RENAME";
 /// When set and non-empty, no colour is written (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
 
@@ -39,6 +42,8 @@ pub struct Env {
     pub session: Option<String>,
     pub actor: Option<String>,
     pub no_color: bool,
+    /// [`KAPI_TEST_FAIL_RENAME`] (debug builds only).
+    pub fail_rename: Option<usize>,
 }
 
 impl Env {
@@ -52,6 +57,11 @@ impl Env {
             session: non_empty(KAPI_SESSION).map(|v| v.to_string_lossy().into_owned()),
             actor: non_empty(KAPI_ACTOR).map(|v| v.to_string_lossy().into_owned()),
             no_color: non_empty(NO_COLOR).is_some(),
+            fail_rename: if cfg!(debug_assertions) {
+                non_empty(KAPI_TEST_FAIL_RENAME).and_then(|v| v.to_str()?.parse().ok())
+            } else {
+                None
+            },
         }
     }
 }

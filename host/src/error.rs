@@ -62,12 +62,20 @@ pub enum HostError {
     },
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// A change set that does not decode (exit 2): the input, then where and what.
+    #[error("change set {input}: {error}")]
+    ChangeSet {
+        input: String,
+        error: Box<kapi_core::change::DecodeError>,
+    },
 }
 
 impl HostError {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            HostError::NothingToCheck | HostError::Usage { .. } => ErrorKind::Usage,
+            HostError::NothingToCheck | HostError::Usage { .. } | HostError::ChangeSet { .. } => {
+                ErrorKind::Usage
+            }
             _ => ErrorKind::Operational,
         }
     }
@@ -121,6 +129,7 @@ impl Hint for HostError {
             HostError::Discover(e) => e.hints(),
             HostError::Usage { hint, .. } => hint.iter().cloned().collect(),
             HostError::Internal { .. } => vec!["run it again; if it repeats, report it with the command".into()],
+            HostError::ChangeSet { error, .. } => error.hints(),
         }
     }
 }

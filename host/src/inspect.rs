@@ -172,7 +172,10 @@ fn record(
 ) -> Record {
     let info = loaded.format.info();
     let (source_text, codes) = projection::render(&block.source.runs);
-    let (accepts, why) = source_accepts(loaded.format, block);
+    let (mut accepts, why) = source_accepts(loaded.format, block);
+    if loaded.in_project && !accepts.is_empty() {
+        accepts.push("decide");
+    }
     let mut editions = BTreeMap::new();
     if info.capabilities.bilingual {
         for (lang, edition) in &block.targets {

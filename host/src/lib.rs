@@ -2,6 +2,7 @@
 //! check, context and init — so the CLI, the MCP server and hooks give the same answers.
 
 pub mod app;
+pub mod apply;
 pub mod check;
 pub mod context;
 pub mod document;
@@ -9,6 +10,7 @@ pub mod env;
 pub mod error;
 pub mod init;
 pub mod inspect;
+pub mod policy;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};

@@ -1,5 +1,5 @@
 //! `kapi help [TOPIC]`: the commands grouped by intent, one command's help, or a topic
-//! (`exit-codes`, `environment`, `files`, `rules [ID]`). Exits 0, or 2 for an unknown topic.
+//! (`exit-codes`, `environment`, `files`, `changes`, `rules [ID]`). Exits 0, or 2 for an unknown topic.
 
 use std::io::{self, Write};
 
@@ -12,7 +12,7 @@ use crate::printer::{Printer, Render, Style};
 /// List the commands, or print a command's help or a topic
 #[derive(Debug, Args)]
 pub struct HelpArgs {
-    /// A command (`check`) or a topic (`exit-codes`, `environment`, `files`, `rules`)
+    /// A command (`check`) or a topic (`exit-codes`, `environment`, `files`, `changes`, `rules`)
     #[arg(value_name = "TOPIC")]
     pub topic: Option<String>,
     /// For `rules`: one rule id (`terms.forbidden`)
@@ -25,6 +25,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Start", &["init"]),
     ("Learn what governs a file", &["context"]),
     ("Read content", &["inspect"]),
+    ("Change content and assets", &["apply", "schema"]),
     ("Check", &["check"]),
     ("Formats", &["formats"]),
     ("Help", &["help"]),
@@ -38,12 +39,17 @@ const TOPICS: &[(&str, &str)] = &[
         "kapi.yaml, .kapi/voice.yaml and .kapi/terms.yaml, field by field",
     ),
     (
+        "changes",
+        "change sets (`kapi.change/v1`): operations, statuses, who may send what",
+    ),
+    (
         "rules",
         "every check rule and what it flags (`kapi help rules ID` for one)",
     ),
 ];
 
 const FILES: &str = include_str!("../../../docs/files.md");
+const CHANGES: &str = include_str!("../../../docs/changes.md");
 
 /// A help text (`kapi.help/v1` under `--json`).
 #[derive(Debug, Serialize)]
@@ -82,6 +88,7 @@ pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow
             text
         }
         "files" => FILES.to_owned(),
+        "changes" => CHANGES.to_owned(),
         "rules" => rules_text(args.id.as_deref())?,
         verb => {
             let mut command = crate::Cli::command();

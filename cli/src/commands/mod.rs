@@ -1,11 +1,13 @@
 //! Every verb: one `Command` enum and one `match`. Each verb lives in its own file.
 
+pub mod apply;
 pub mod check;
 pub mod context;
 pub mod formats;
 pub mod help;
 pub mod init;
 pub mod inspect;
+pub mod schema;
 
 use clap::Subcommand;
 
@@ -40,6 +42,16 @@ pub enum Command {
     /// it back in memory and exits 3 when any would not come back byte for byte (1 when one
     /// cannot be read).
     Inspect(inspect::InspectArgs),
+    /// Apply a change set (`kapi.change/v1`) whole or not at all
+    ///
+    /// Every operation is checked before anything is written: each edit names the `rev` it read
+    /// (`if_match`), keeps its inline codes and plural branches, and must introduce no failing
+    /// finding. One refusal writes nothing. The actor comes from `KAPI_ACTOR` (`person` by
+    /// default, `agent:NAME`, `tool:NAME`). Exits 0 applied or unchanged, 3 when an operation is
+    /// refused, 2 when the set does not decode, 1 on I/O. `kapi help changes` explains the format.
+    Apply(apply::ApplyArgs),
+    /// Print the JSON Schema of an input kapi takes (`kapi schema change`)
+    Schema(schema::SchemaArgs),
     /// List the file formats kapi reads and what each can do
     Formats(formats::FormatsArgs),
     /// List the commands, or print a command's help or a topic
@@ -56,6 +68,8 @@ pub fn run(
         Command::Context(args) => context::run(args, app, printer),
         Command::Check(args) => check::run(args, app, printer),
         Command::Inspect(args) => inspect::run(args, app, printer),
+        Command::Apply(args) => apply::run(args, app, printer),
+        Command::Schema(args) => schema::run(args, app, printer),
         Command::Formats(args) => formats::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),
     }

@@ -87,7 +87,9 @@ fn formats_lists_markdown_and_text() {
 #[test]
 fn every_verb_help_is_snapshotted() {
     let kapi = Kapi::empty();
-    for verb in ["init", "context", "check", "inspect", "formats", "help"] {
+    for verb in [
+        "init", "context", "check", "inspect", "apply", "schema", "formats", "help",
+    ] {
         let run = kapi.run(&[verb, "--help"]);
         assert_eq!(run.code, 0, "{verb}");
         insta::assert_snapshot!(format!("help_{verb}"), run.stdout);

@@ -1,6 +1,7 @@
 //! Checks: the deterministic analyzers (one per file), their findings, the score and the gate.
 //! `check_document` runs every analyzer over one read document under the governance in force.
 
+pub mod edition;
 pub mod github;
 pub mod hygiene;
 pub mod placeholders;

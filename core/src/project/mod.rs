@@ -5,6 +5,7 @@ pub mod collections;
 pub mod discover;
 pub mod layout;
 pub mod recipe;
+pub mod recipe_field;
 pub mod resolve;
 
 use std::path::PathBuf;

@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+mod changes;
+pub use changes::{AdviceRow, ChangeRecord, ChangeRow, MemoryRow, TermRow};
+
 /// The schema, one step per entry; the store's version is the number of steps applied.
 const MIGRATIONS: &[&str] = &[
     // 1: sessions and context operations.
@@ -31,6 +34,58 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX context_ops_session ON context_ops(session);
     CREATE INDEX context_ops_status ON context_ops(status);",
+    // 2: change records, and the assets change sets land (terms, memory, agents' advice).
+    "CREATE TABLE changes (
+        id INTEGER PRIMARY KEY,
+        actor_kind TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        session TEXT NOT NULL REFERENCES sessions(id),
+        status TEXT NOT NULL,
+        fingerprint TEXT,
+        operations TEXT NOT NULL,
+        documents TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE terms (
+        id INTEGER PRIMARY KEY,
+        concept TEXT NOT NULL,
+        text TEXT NOT NULL,
+        lang TEXT NOT NULL,
+        status TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        change_id INTEGER REFERENCES changes(id),
+        updated_at TEXT NOT NULL,
+        UNIQUE (lang, text)
+    );
+    CREATE TABLE memory (
+        id INTEGER PRIMARY KEY,
+        source_lang TEXT NOT NULL,
+        source TEXT NOT NULL,
+        target_lang TEXT NOT NULL,
+        target TEXT NOT NULL,
+        status TEXT,
+        actor_kind TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        change_id INTEGER REFERENCES changes(id),
+        created_at TEXT NOT NULL,
+        UNIQUE (source_lang, source, target_lang, target)
+    );
+    CREATE TABLE advice (
+        id INTEGER PRIMARY KEY,
+        doc TEXT NOT NULL,
+        block TEXT NOT NULL,
+        edition TEXT NOT NULL,
+        branch TEXT,
+        rev TEXT NOT NULL,
+        score INTEGER NOT NULL,
+        reasons TEXT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        session TEXT NOT NULL REFERENCES sessions(id),
+        change_id INTEGER REFERENCES changes(id),
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX advice_at ON advice(doc, block, edition);",
 ];
 
 /// The schema version this binary writes.

@@ -1,0 +1,205 @@
+//! The whole-or-nothing write of a change set's documents: every new file is written beside
+//! its original as a temporary file and synced first; only then is each renamed over its
+//! original, in order. A failure before the renames leaves every document as it was and no
+//! temporary file behind; a failure between two renames (the disk, a kill) leaves each
+//! document either wholly old or wholly new, and the result names the ones that landed.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One document's new bytes.
+#[derive(Debug, Clone)]
+pub struct StagedFile {
+    /// As the change set names it.
+    pub doc: String,
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+/// A test hook: make the rename of the file at this index fail, as a crash between two
+/// documents would (the host sets it only in debug builds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fault {
+    pub fail_rename: Option<usize>,
+}
+
+/// What a commit wrote.
+#[derive(Debug)]
+pub struct Committed {
+    /// Per staged file, whether its new bytes landed.
+    pub landed: Vec<bool>,
+    /// The first failure: the file's index and what went wrong.
+    pub error: Option<(usize, std::io::Error)>,
+}
+
+impl Committed {
+    /// Every file landed.
+    pub fn complete(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+fn temp_beside(path: &Path, bytes: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".kapi-tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        // Keep the original's permissions (a temporary file is created 0600).
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.as_file().sync_all()?;
+    Ok(tmp)
+}
+
+/// Writes every staged file: all temporary files first, then the renames.
+pub fn commit(files: &[StagedFile], fault: Fault) -> Committed {
+    let mut landed = vec![false; files.len()];
+    let mut temps = Vec::with_capacity(files.len());
+    for (i, file) in files.iter().enumerate() {
+        match temp_beside(&file.path, &file.bytes) {
+            Ok(tmp) => temps.push(tmp),
+            // Dropping `temps` deletes every temporary file written so far.
+            Err(e) => {
+                return Committed {
+                    landed,
+                    error: Some((i, e)),
+                };
+            }
+        }
+    }
+    for (i, (tmp, file)) in temps.into_iter().zip(files).enumerate() {
+        if fault.fail_rename == Some(i) {
+            return Committed {
+                landed,
+                error: Some((
+                    i,
+                    std::io::Error::other("injected failure before the rename (test hook)"),
+                )),
+            };
+        }
+        match tmp.persist(&file.path) {
+            Ok(_) => landed[i] = true,
+            Err(e) => {
+                return Committed {
+                    landed,
+                    error: Some((i, e.error)),
+                };
+            }
+        }
+        sync_dir(&file.path);
+    }
+    Committed {
+        landed,
+        error: None,
+    }
+}
+
+/// Makes a rename durable: syncs the folder that holds `path` (best effort; Unix only).
+fn sync_dir(path: &Path) {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Ok(f) = std::fs::File::open(dir)
+    {
+        let _ = f.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".kapi-tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn every_file_lands_and_no_temporary_file_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<StagedFile> = (0..3)
+            .map(|i| {
+                let path = dir.path().join(format!("{i}.txt"));
+                std::fs::write(&path, "old").unwrap();
+                StagedFile {
+                    doc: format!("{i}.txt"),
+                    path,
+                    bytes: format!("new {i}").into_bytes(),
+                }
+            })
+            .collect();
+        let done = commit(&files, Fault::default());
+        assert!(done.complete());
+        assert_eq!(done.landed, [true, true, true]);
+        for f in &files {
+            assert_eq!(std::fs::read(&f.path).unwrap(), f.bytes);
+        }
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_failed_rename_reports_what_landed_and_leaves_no_half_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<StagedFile> = (0..3)
+            .map(|i| {
+                let path = dir.path().join(format!("{i}.txt"));
+                std::fs::write(&path, "old").unwrap();
+                StagedFile {
+                    doc: format!("{i}.txt"),
+                    path,
+                    bytes: b"new".to_vec(),
+                }
+            })
+            .collect();
+        let done = commit(
+            &files,
+            Fault {
+                fail_rename: Some(1),
+            },
+        );
+        assert_eq!(done.landed, [true, false, false]);
+        assert_eq!(done.error.as_ref().map(|e| e.0), Some(1));
+        assert_eq!(std::fs::read(&files[0].path).unwrap(), b"new");
+        assert_eq!(std::fs::read(&files[1].path).unwrap(), b"old");
+        assert_eq!(std::fs::read(&files[2].path).unwrap(), b"old");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_failed_temporary_write_lands_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = dir.path().join("a.txt");
+        std::fs::write(&ok, "old").unwrap();
+        let files = vec![
+            StagedFile {
+                doc: "a.txt".into(),
+                path: ok.clone(),
+                bytes: b"new".to_vec(),
+            },
+            StagedFile {
+                doc: "missing/b.txt".into(),
+                path: dir.path().join("missing/b.txt"),
+                bytes: b"new".to_vec(),
+            },
+        ];
+        let done = commit(&files, Fault::default());
+        assert_eq!(done.landed, [false, false]);
+        assert_eq!(std::fs::read(&ok).unwrap(), b"old");
+        assert!(leftovers(dir.path()).is_empty());
+    }
+}

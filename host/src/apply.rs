@@ -1,0 +1,1392 @@
+//! The change service: applies a `kapi.change/v1` set whole or not at all, for every surface.
+//!
+//! Order (design §3.5): the actor's policy; every content operation applied in memory, in the
+//! set's order, each guarded by its revision and the code guard; the commit check on every
+//! changed edition (before and after, refusing only a failing finding the edit introduced);
+//! assets prepared (terms text, recipe, decisions) so a bad one refuses before anything is
+//! written; every document rendered (staged); then the documents written (temporary files,
+//! then renames), then the assets, then one store transaction recording the change, its
+//! context operations and the governance fingerprint. One refusal anywhere writes nothing
+//! and marks every other operation `not_applied`.
+//!
+//! Choices where the design is silent:
+//! - A set runs under an exclusive lock (`.kapi/work/apply.lock` in a project, a lock file in
+//!   the temporary folder outside one), so two `kapi apply` on one document serialise: the
+//!   second reads what the first wrote and is refused `stale`.
+//! - Several operations of one set may edit one edition: each may send the revision that was
+//!   read before the set, or the one an earlier operation left.
+//! - `decide` needs a project (decisions live in it) and may review any edition that exists,
+//!   bilingual targets included; it binds to the edition's revision after the set's edits.
+//! - A path no format reads is `unsupported`; one with a source-code extension says that code
+//!   comments are not editable yet.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use kapi_core::change::edit::{self, Edited};
+use kapi_core::change::result::{
+    ActorStamp, ChangeResult, DocResult, OpResult, OpStatus, SetStatus,
+};
+use kapi_core::change::stage::{self, Fault, StagedFile};
+use kapi_core::change::{ChangeSet, GateMode, Operation, Outcome, RESULT_SCHEMA, gate};
+use kapi_core::check::FailOn;
+use kapi_core::check::edition::{self as edition_check, EditionFinding};
+use kapi_core::formats::{Format, Parsed};
+use kapi_core::governance::terms_edit::{self, Upserted};
+use kapi_core::governance::{Governance, load as governance_load};
+use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
+use kapi_core::project::resolve::Resolver;
+use kapi_core::project::{Point, Project, layout, recipe_field};
+use kapi_core::store::{AdviceRow, ChangeRecord, MemoryRow, NewOp, SessionRow, Store, TermRow};
+
+use crate::app::{Actor, App, normalize, relative_to};
+use crate::document::{Editions, Loaded};
+use crate::error::HostError;
+use crate::inspect::file_rev;
+use crate::policy;
+
+/// A change set to apply.
+#[derive(Debug, Clone)]
+pub struct ApplyRequest {
+    pub set: ChangeSet,
+    /// Compute, check and diff; write nothing.
+    pub dry_run: bool,
+}
+
+/// Extensions of source code, whose comments kapi does not edit yet.
+const CODE_EXTENSIONS: &[&str] = &[
+    "rs", "go", "py", "js", "jsx", "ts", "tsx", "java", "kt", "swift", "c", "h", "cc", "cpp",
+    "hpp", "cs", "rb", "php", "sh", "scala", "dart", "m", "mm",
+];
+
+/// One physical file the set may write.
+struct File {
+    doc: String,
+    abs: PathBuf,
+    format: &'static dyn Format,
+    bytes: Vec<u8>,
+    parsed: Parsed,
+    /// Block index → its editions before the set (taken at the first edit).
+    originals: BTreeMap<usize, Block0>,
+    /// Set for a catalog's translation file: its language and the source document's index.
+    target_of: Option<(String, usize)>,
+}
+
+/// A block's editions as they were before the set.
+#[derive(Clone)]
+struct Block0 {
+    editions: BTreeMap<String, Edition>,
+}
+
+/// A catalog target: the file's index when it exists, its doc name, and the alignment
+/// (source block index → target block index).
+type Target = (Option<usize>, String, Vec<Option<usize>>);
+
+/// What an `at.doc` opened.
+struct Doc {
+    /// The source document's file index.
+    file: usize,
+    /// Catalog targets: language → (file index if the file exists, its doc name, source block
+    /// index → target block index).
+    targets: BTreeMap<String, Target>,
+    in_project: bool,
+}
+
+/// An edition located in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Loc {
+    file: usize,
+    block: usize,
+    /// The edition's name inside that file (`source`, or a bilingual file's language).
+    edition: String,
+}
+
+/// A refusal of one operation.
+struct Refused {
+    status: OpStatus,
+    message: String,
+    instead: Option<String>,
+}
+
+fn refused(status: OpStatus, message: impl Into<String>) -> Refused {
+    Refused {
+        status,
+        message: message.into(),
+        instead: None,
+    }
+}
+
+struct Service<'a> {
+    app: &'a App,
+    project: Option<Project>,
+    root: PathBuf,
+    files: Vec<File>,
+    docs: HashMap<String, Result<usize, Refused>>,
+    doc_list: Vec<Doc>,
+    /// Languages the set names per doc (to load only those target files).
+    langs: HashMap<String, BTreeSet<String>>,
+}
+
+/// Applies a change set as the app's actor.
+pub fn apply(app: &App, request: &ApplyRequest) -> Result<ChangeResult, HostError> {
+    let actor = app.actor();
+    apply_as(app, &actor, request)
+}
+
+/// Applies a change set as `actor` (the MCP server stamps its client here).
+pub fn apply_as(
+    app: &App,
+    actor: &Actor,
+    request: &ApplyRequest,
+) -> Result<ChangeResult, HostError> {
+    let project = app.project()?;
+    let root = project
+        .as_ref()
+        .map_or_else(|| app.cwd.clone(), |p| p.root.clone());
+    let _lock = lock(&root, project.is_some())?;
+    let set = &request.set;
+    let mut svc = Service {
+        app,
+        project,
+        root,
+        files: Vec::new(),
+        docs: HashMap::new(),
+        doc_list: Vec::new(),
+        langs: HashMap::new(),
+    };
+    let n = set.operations.len();
+    let mut results: Vec<Option<OpResult>> = vec![None; n];
+    let stamp = ActorStamp {
+        kind: actor.kind.clone(),
+        name: actor.name.clone(),
+        session: actor.session.clone(),
+    };
+
+    // 1. Policy.
+    for (i, op) in set.operations.iter().enumerate() {
+        if let Some(r) = policy::check(actor, op, set.gate) {
+            let mut res = OpResult::new(i, op.name(), OpStatus::NotPermitted, r.message);
+            res.at = op.at().cloned();
+            res.instead = Some(r.instead);
+            results[i] = Some(res);
+        }
+    }
+
+    // 2. Content operations, in memory.
+    for op in &set.operations {
+        if let Some(at) = op.at()
+            && at.edition != SOURCE
+        {
+            svc.langs
+                .entry(at.doc.clone())
+                .or_default()
+                .insert(at.edition.clone());
+        }
+    }
+    // Which ops touched which edition, for the commit check.
+    let mut touched: BTreeMap<Loc, Vec<usize>> = BTreeMap::new();
+    for (i, op) in set.operations.iter().enumerate() {
+        if results[i].is_some() || !op.is_content() {
+            continue;
+        }
+        let Some(at) = op.at() else { continue };
+        let res = match svc.content(op, at) {
+            Ok((loc, res)) => {
+                if res.status == OpStatus::Applied {
+                    touched.entry(loc).or_default().push(i);
+                }
+                res
+            }
+            Err(r) => refusal(i, op, r),
+        };
+        results[i] = Some(OpResult { index: i, ..res });
+    }
+
+    // 3. Decisions: located and bound to the revision after the edits.
+    let mut decisions: Vec<(usize, Ref, String)> = Vec::new();
+    for (i, op) in set.operations.iter().enumerate() {
+        if results[i].is_some() {
+            continue;
+        }
+        if let Operation::Decide { at, if_match, .. } = op {
+            match svc.decide(at, if_match) {
+                Ok(rev) => decisions.push((i, at.clone(), rev)),
+                Err(r) => results[i] = Some(refusal(i, op, r)),
+            }
+        }
+    }
+
+    let mut fingerprints: BTreeSet<String> = BTreeSet::new();
+    let mut prepared = Prepared::default();
+    if !any_refused(&results) {
+        // 4. The commit check.
+        svc.commit_check(set, &touched, &mut results, &mut fingerprints)?;
+    }
+    if !any_refused(&results) {
+        // 5. Assets, prepared (validated) before anything is written.
+        prepared = svc.prepare_assets(set, actor, &mut results)?;
+    }
+    // 6. Stage every changed document.
+    let mut staged: Vec<(usize, Vec<u8>)> = Vec::new();
+    if !any_refused(&results) {
+        for (fi, file) in svc.files.iter().enumerate() {
+            if file.originals.is_empty() {
+                continue;
+            }
+            match file.format.write(&file.parsed) {
+                Ok(bytes) => {
+                    if bytes != file.bytes {
+                        staged.push((fi, bytes));
+                    }
+                }
+                Err(e) => {
+                    for (loc, ops) in &touched {
+                        if loc.file == fi {
+                            for &i in ops {
+                                let r = refused(
+                                    OpStatus::Unsupported,
+                                    format!("`{}` cannot be written: {e}", file.doc),
+                                );
+                                results[i] = Some(refusal(i, &set.operations[i], r));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // Fill every operation not refused and not yet answered.
+    let refused_any = any_refused(&results);
+    for (i, op) in set.operations.iter().enumerate() {
+        match &mut results[i] {
+            Some(r) if refused_any && !r.status.refuses() => {
+                r.status = OpStatus::NotApplied;
+                r.message = format!("not applied: another operation was refused ({})", r.message);
+                r.rev = None;
+            }
+            Some(_) => {}
+            None => {
+                let mut r = if refused_any {
+                    OpResult::new(
+                        i,
+                        op.name(),
+                        OpStatus::NotApplied,
+                        "not applied: another operation was refused",
+                    )
+                } else {
+                    prepared.results.remove(&i).unwrap_or_else(|| {
+                        OpResult::new(i, op.name(), OpStatus::Applied, "applied")
+                    })
+                };
+                r.at = op.at().cloned();
+                results[i] = Some(r);
+            }
+        }
+    }
+    let mut operations: Vec<OpResult> = results.into_iter().flatten().collect();
+    let fingerprint = combine(&fingerprints);
+
+    // Documents: a diff per changed file.
+    let mut documents: Vec<DocResult> = Vec::new();
+    for (fi, bytes) in &staged {
+        let file = &svc.files[*fi];
+        documents.push(DocResult {
+            doc: file.doc.clone(),
+            written: false,
+            rev_before: file_rev(&file.bytes),
+            rev_after: Some(file_rev(bytes)),
+            diff: diff(file, bytes),
+        });
+    }
+    let mut result = ChangeResult {
+        schema: RESULT_SCHEMA,
+        status: SetStatus::Applied,
+        dry_run: request.dry_run,
+        actor: stamp,
+        operations: Vec::new(),
+        documents,
+        fingerprint,
+        change: None,
+        error: None,
+    };
+    if refused_any {
+        for d in &mut result.documents {
+            d.rev_after = None;
+        }
+        result.status = SetStatus::Refused;
+        result.operations = operations;
+        return Ok(result);
+    }
+    let all_unchanged = operations.iter().all(|o| o.status == OpStatus::Unchanged);
+    if all_unchanged {
+        result.status = SetStatus::Unchanged;
+    }
+    if request.dry_run {
+        result.operations = operations;
+        return Ok(result);
+    }
+
+    // 7. Write the documents.
+    let files: Vec<StagedFile> = staged
+        .iter()
+        .map(|(fi, bytes)| StagedFile {
+            doc: svc.files[*fi].doc.clone(),
+            path: svc.files[*fi].abs.clone(),
+            bytes: bytes.clone(),
+        })
+        .collect();
+    let committed = stage::commit(
+        &files,
+        Fault {
+            fail_rename: app.env.fail_rename,
+        },
+    );
+    for (d, landed) in result.documents.iter_mut().zip(&committed.landed) {
+        d.written = *landed;
+        if !*landed {
+            d.rev_after = None;
+        }
+    }
+    if let Some((i, e)) = &committed.error {
+        result.status = SetStatus::Partial;
+        let landed: Vec<&str> = files
+            .iter()
+            .zip(&committed.landed)
+            .filter(|(_, l)| **l)
+            .map(|(f, _)| f.doc.as_str())
+            .collect();
+        result.error = Some(format!(
+            "writing `{}` failed: {e}; {} (nothing after it was written, no asset landed)",
+            files[*i].doc,
+            if landed.is_empty() {
+                "no document landed".to_owned()
+            } else {
+                format!("landed: {}", landed.join(", "))
+            }
+        ));
+        for op in &mut operations {
+            let lost = op
+                .at
+                .as_ref()
+                .is_some_and(|at| !doc_landed(&svc, &files, &committed.landed, at));
+            if op.status == OpStatus::Applied
+                && (lost || !op_is_document(&set.operations[op.index]))
+            {
+                op.status = OpStatus::NotApplied;
+                op.message = "not applied: the write was interrupted before it landed".into();
+            }
+        }
+        result.operations = operations;
+        svc.record(actor, set, &result, &Prepared::default(), "partial")?;
+        return Ok(result);
+    }
+
+    // 8. Assets, then the record.
+    svc.write_assets(&prepared, actor, &result)?;
+    result.operations = operations;
+    if svc.project.is_some() && !all_unchanged {
+        result.change = svc.record(actor, set, &result, &prepared, "applied")?;
+    }
+    Ok(result)
+}
+
+fn op_is_document(op: &Operation) -> bool {
+    op.is_content()
+}
+
+fn doc_landed(svc: &Service<'_>, files: &[StagedFile], landed: &[bool], at: &Ref) -> bool {
+    let Some(Ok(d)) = svc.docs.get(&at.doc) else {
+        return true;
+    };
+    let doc = &svc.doc_list[*d];
+    let file = if at.edition == SOURCE {
+        Some(doc.file)
+    } else {
+        doc.targets.get(&at.edition).and_then(|t| t.0)
+    };
+    let Some(fi) = file else { return true };
+    let abs = &svc.files[fi].abs;
+    files
+        .iter()
+        .zip(landed)
+        .find(|(f, _)| &f.path == abs)
+        .is_none_or(|(_, l)| *l)
+}
+
+fn any_refused(results: &[Option<OpResult>]) -> bool {
+    results.iter().flatten().any(|r| r.status.refuses())
+}
+
+fn refusal(i: usize, op: &Operation, r: Refused) -> OpResult {
+    let mut res = OpResult::new(i, op.name(), r.status, r.message);
+    res.at = op.at().cloned();
+    res.instead = r.instead;
+    res
+}
+
+/// One fingerprint, or `g` + 16 hex over several distinct ones in sorted order.
+fn combine(fingerprints: &BTreeSet<String>) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    match fingerprints.len() {
+        0 => None,
+        1 => fingerprints.iter().next().cloned(),
+        _ => {
+            let mut h = Sha256::new();
+            h.update(b"kapi.governance-overlay/v1\n");
+            for f in fingerprints {
+                h.update(f.as_bytes());
+                h.update(b"\n");
+            }
+            let digest = h.finalize();
+            Some(format!(
+                "g{}",
+                digest[..8]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            ))
+        }
+    }
+}
+
+/// Takes the apply lock for `root`; released when dropped.
+fn lock(root: &Path, in_project: bool) -> Result<std::fs::File, HostError> {
+    let path = if in_project {
+        let dir = root.join(layout::WORK_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| HostError::io(&dir, e))?;
+        dir.join("apply.lock")
+    } else {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(root.to_string_lossy().as_bytes());
+        let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        std::env::temp_dir().join(format!("kapi-apply-{name}.lock"))
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| HostError::io(&path, e))?;
+    file.lock().map_err(|e| HostError::io(&path, e))?;
+    Ok(file)
+}
+
+fn diff(file: &File, new: &[u8]) -> String {
+    if file.parsed.container.is_some() {
+        return String::new();
+    }
+    let encoding = file.parsed.skeleton.encoding;
+    let old = file.parsed.skeleton.text();
+    let Ok(new) = encoding.decode(new) else {
+        return String::new();
+    };
+    similar::TextDiff::from_lines(old, new.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{}", file.doc), &format!("b/{}", file.doc))
+        .to_string()
+}
+
+/// Assets validated and rendered, waiting for the documents to land.
+#[derive(Default)]
+struct Prepared {
+    /// New `.kapi/terms.yaml` text (path, text), when a term changed it.
+    terms_file: Option<(PathBuf, String)>,
+    terms: Vec<TermRow>,
+    memory: Vec<MemoryRow>,
+    advice: Vec<AdviceRow>,
+    /// Lines for `.kapi/decisions.jsonl`.
+    decisions: Vec<String>,
+    recipe: Option<kapi_core::project::Recipe>,
+    ops: Vec<NewOp>,
+    results: HashMap<usize, OpResult>,
+}
+
+impl Service<'_> {
+    /// Opens `at.doc` (once per set).
+    fn open(&mut self, doc: &str) -> Result<usize, Refused> {
+        if let Some(r) = self.docs.get(doc) {
+            return match r {
+                Ok(i) => Ok(*i),
+                Err(r) => Err(Refused {
+                    status: r.status,
+                    message: r.message.clone(),
+                    instead: r.instead.clone(),
+                }),
+            };
+        }
+        let opened = self.open_uncached(doc);
+        let out = match &opened {
+            Ok(i) => Ok(*i),
+            Err(r) => Err(Refused {
+                status: r.status,
+                message: r.message.clone(),
+                instead: r.instead.clone(),
+            }),
+        };
+        self.docs.insert(doc.to_owned(), opened);
+        out
+    }
+
+    fn open_uncached(&mut self, doc: &str) -> Result<usize, Refused> {
+        let abs = normalize(&self.root.join(doc));
+        if relative_to(&abs, &self.root).is_none() {
+            return Err(refused(
+                OpStatus::NotPermitted,
+                format!("`{doc}` is outside the project"),
+            ));
+        }
+        if !abs.is_file() {
+            return Err(refused(OpStatus::NotFound, format!("no document `{doc}`")));
+        }
+        if let Err(HostError::LeavesProject { target, .. }) =
+            crate::document::stay_inside(Path::new(doc), &abs, &self.root)
+        {
+            return Err(Refused {
+                status: OpStatus::NotPermitted,
+                message: format!(
+                    "`{doc}` leads outside the project (to `{}`)",
+                    target.display()
+                ),
+                instead: Some("edit the file where it lives, inside its own project".into()),
+            });
+        }
+        let ext = abs
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        let langs: Vec<String> = self
+            .langs
+            .get(doc)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default();
+        let editions = if langs.is_empty() {
+            Editions::Source
+        } else {
+            Editions::Some(langs)
+        };
+        let loaded: Loaded = match crate::document::load(self.app, &abs, &editions, None) {
+            Ok(l) => l,
+            Err(HostError::UnknownFormat { .. }) if CODE_EXTENSIONS.contains(&ext.as_str()) => {
+                return Err(refused(
+                    OpStatus::Unsupported,
+                    format!(
+                        "`{doc}` is source code: editing code comments through a change set is not supported yet"
+                    ),
+                ));
+            }
+            Err(HostError::UnknownFormat { .. }) => {
+                return Err(refused(
+                    OpStatus::Unsupported,
+                    format!("no format reads `{doc}` (`kapi formats` lists them)"),
+                ));
+            }
+            Err(e @ (HostError::Read { .. } | HostError::TooLarge { .. })) => {
+                return Err(refused(OpStatus::Unsupported, e.to_string()));
+            }
+            Err(e @ (HostError::LeavesProject { .. } | HostError::OutsideProject { .. })) => {
+                return Err(refused(OpStatus::NotPermitted, e.to_string()));
+            }
+            Err(e) => return Err(refused(OpStatus::NotFound, e.to_string())),
+        };
+        let file = self.files.len();
+        let mut targets = BTreeMap::new();
+        let mut target_files = Vec::new();
+        for t in loaded.targets {
+            let (index, alignment) = match t.parsed {
+                Some(parsed) => {
+                    let alignment = align(&loaded.parsed.document, &parsed.document);
+                    let bytes = std::fs::read(&t.abs).unwrap_or_default();
+                    target_files.push(File {
+                        doc: t.doc.clone(),
+                        abs: t.abs.clone(),
+                        format: loaded.format,
+                        bytes,
+                        parsed,
+                        originals: BTreeMap::new(),
+                        target_of: Some((t.lang.clone(), file)),
+                    });
+                    (Some(file + target_files.len()), alignment)
+                }
+                None => (None, Vec::new()),
+            };
+            targets.insert(t.lang, (index, t.doc, alignment));
+        }
+        let mut parsed = loaded.parsed;
+        // Joined target editions are copies; edits go to the target files themselves.
+        if !loaded.format.info().capabilities.bilingual {
+            for block in &mut parsed.document.blocks {
+                block.targets.clear();
+            }
+        }
+        self.files.push(File {
+            doc: loaded.doc,
+            abs: loaded.abs,
+            format: loaded.format,
+            bytes: loaded.bytes,
+            parsed,
+            originals: BTreeMap::new(),
+            target_of: None,
+        });
+        self.files.extend(target_files);
+        self.doc_list.push(Doc {
+            file,
+            targets,
+            in_project: loaded.in_project,
+        });
+        Ok(self.doc_list.len() - 1)
+    }
+
+    /// Locates the edition `at` names.
+    fn locate(&mut self, at: &Ref) -> Result<Loc, Refused> {
+        let d = self.open(&at.doc)?;
+        let doc = &self.doc_list[d];
+        let source = &self.files[doc.file];
+        let Some(block) = source
+            .parsed
+            .document
+            .blocks
+            .iter()
+            .position(|b| b.key == at.block)
+        else {
+            return Err(Refused {
+                status: OpStatus::NotFound,
+                message: format!("`{}` has no block `{}`", at.doc, at.block),
+                instead: Some(format!(
+                    "read the document again (`kapi inspect {} --json`) and use a `ref` it lists",
+                    at.doc
+                )),
+            });
+        };
+        if at.edition == SOURCE {
+            return Ok(Loc {
+                file: doc.file,
+                block,
+                edition: SOURCE.into(),
+            });
+        }
+        if source.format.info().capabilities.bilingual {
+            return if source.parsed.document.blocks[block]
+                .targets
+                .contains_key(&at.edition)
+            {
+                Ok(Loc {
+                    file: doc.file,
+                    block,
+                    edition: at.edition.clone(),
+                })
+            } else {
+                Err(refused(
+                    OpStatus::NotFound,
+                    format!(
+                        "`{}` has no `{}` edition of `{}`",
+                        at.doc, at.edition, at.block
+                    ),
+                ))
+            };
+        }
+        let Some((index, target_doc, alignment)) = doc.targets.get(&at.edition) else {
+            let known: Vec<&str> = doc.targets.keys().map(String::as_str).collect();
+            return Err(refused(
+                OpStatus::NotFound,
+                if known.is_empty() {
+                    format!(
+                        "`{}` has no `{}` edition: no collection names a `target` file for it",
+                        at.doc, at.edition
+                    )
+                } else {
+                    format!(
+                        "`{}` has no `{}` edition; editions: source, {}",
+                        at.doc,
+                        at.edition,
+                        known.join(", ")
+                    )
+                },
+            ));
+        };
+        let Some(index) = index else {
+            return Err(refused(
+                OpStatus::NotFound,
+                format!(
+                    "`{target_doc}` does not exist yet; kapi does not create translation files yet"
+                ),
+            ));
+        };
+        let Some(target_block) = alignment.get(block).copied().flatten() else {
+            return Err(refused(
+                OpStatus::NotFound,
+                format!(
+                    "`{target_doc}` has no `{}`; kapi does not add keys to a file yet",
+                    at.block
+                ),
+            ));
+        };
+        Ok(Loc {
+            file: *index,
+            block: target_block,
+            edition: SOURCE.into(),
+        })
+    }
+
+    /// Applies one content operation in memory.
+    fn content(&mut self, op: &Operation, at: &Ref) -> Result<(Loc, OpResult), Refused> {
+        let loc = self.locate(at)?;
+        let file = &mut self.files[loc.file];
+        let info = file.format.info();
+        if info.capabilities.bilingual {
+            return Err(refused(
+                OpStatus::Unsupported,
+                format!(
+                    "{} is a bilingual interchange format: kapi reads and checks it, but content is edited where it is authored",
+                    info.name
+                ),
+            ));
+        }
+        if !info.capabilities.editable {
+            return Err(refused(
+                OpStatus::Unsupported,
+                format!("kapi does not write {} files", info.name),
+            ));
+        }
+        let block = &file.parsed.document.blocks[loc.block];
+        if let Some(reason) = &block.locked {
+            return Err(refused(OpStatus::Unsupported, reason.clone()));
+        }
+        if !block.translatable {
+            let what = if block.role == kapi_core::model::Role::Code {
+                "a code block, not prose"
+            } else {
+                "marked not translatable by the file"
+            };
+            return Err(refused(
+                OpStatus::Unsupported,
+                format!("`{}` is {what}: it takes no edit", at.block),
+            ));
+        }
+        let original = file
+            .originals
+            .get(&loc.block)
+            .and_then(|b| b.editions.get(&loc.edition))
+            .cloned();
+        let read_rev = original.as_ref().and_then(|e| match &at.branch {
+            None => Some(e.rev()),
+            Some(path) => e.branch(path).map(rev_runs),
+        });
+        let Some(edition) = file.parsed.document.blocks[loc.block].edition_mut(&loc.edition) else {
+            return Err(refused(OpStatus::NotFound, "the edition is gone"));
+        };
+        let before = edition.clone();
+        let outcome = edit::apply(edition, op, read_rev.as_deref());
+        let mut res = OpResult::new(0, op.name(), OpStatus::Applied, "applied");
+        res.at = Some(at.clone());
+        match outcome {
+            Edited::Applied { count } => {
+                res.count = count;
+                res.rev = edit::current(edition, at.branch.as_deref()).map(|c| c.rev);
+                if let Some(n) = count {
+                    res.message = format!("applied: {n} replaced");
+                }
+                file.originals
+                    .entry(loc.block)
+                    .or_insert_with(|| Block0 {
+                        editions: BTreeMap::new(),
+                    })
+                    .editions
+                    .entry(loc.edition.clone())
+                    .or_insert(before);
+            }
+            Edited::Unchanged => {
+                res.status = OpStatus::Unchanged;
+                res.rev = edit::current(edition, at.branch.as_deref()).map(|c| c.rev);
+                res.message = "unchanged: the edition already holds this content".into();
+            }
+            Edited::Stale(current) => {
+                res.status = OpStatus::Stale;
+                res.message = format!(
+                    "the edition moved since it was read (now {}); rebase on `current` and send its rev",
+                    current.rev
+                );
+                res.current = Some(current);
+            }
+            Edited::Guard(g) => {
+                res.status = OpStatus::Guard;
+                res.message = g.message.clone();
+                res.guard = Some(g);
+            }
+            Edited::NotFound(message) => {
+                res.status = OpStatus::NotFound;
+                res.message = message;
+            }
+        }
+        Ok((loc, res))
+    }
+
+    /// Checks a decision's edition and revision; returns the revision it binds to.
+    fn decide(&mut self, at: &Ref, if_match: &str) -> Result<String, Refused> {
+        let loc = self.locate(at)?;
+        let d = match self.docs.get(&at.doc) {
+            Some(Ok(d)) => *d,
+            _ => return Err(refused(OpStatus::NotFound, "the document is gone")),
+        };
+        if !self.doc_list[d].in_project {
+            return Err(Refused {
+                status: OpStatus::Unsupported,
+                message: "a decision is recorded in a project; this document is in none".into(),
+                instead: Some("run `kapi init` in the project's root first".into()),
+            });
+        }
+        let file = &self.files[loc.file];
+        let block = &file.parsed.document.blocks[loc.block];
+        let Some(edition) = block.edition(&loc.edition) else {
+            return Err(refused(OpStatus::NotFound, "the edition is gone"));
+        };
+        let Some(now) = edit::current(edition, at.branch.as_deref()) else {
+            return Err(refused(
+                OpStatus::NotFound,
+                format!("no branch `{}`", at.branch.as_deref().unwrap_or("")),
+            ));
+        };
+        let read = file
+            .originals
+            .get(&loc.block)
+            .and_then(|b| b.editions.get(&loc.edition))
+            .and_then(|e| edit::current(e, at.branch.as_deref()))
+            .map(|c| c.rev);
+        if if_match != kapi_core::change::BLIND
+            && if_match != now.rev
+            && Some(if_match) != read.as_deref()
+        {
+            return Err(Refused {
+                status: OpStatus::Stale,
+                message: format!(
+                    "the edition moved since it was read (now {}); read it again before deciding",
+                    now.rev
+                ),
+                instead: None,
+            });
+        }
+        Ok(now.rev)
+    }
+
+    /// The project-relative path governance resolves at for a file (its source document's).
+    fn governance_rel(&self, fi: usize) -> String {
+        let file = &self.files[fi];
+        let source = file.target_of.as_ref().map_or(fi, |(_, s)| *s);
+        let abs = &self.files[source].abs;
+        relative_to(abs, &self.root).unwrap_or_default()
+    }
+
+    fn point(&self, rel: &str) -> Point {
+        match &self.project {
+            Some(p) => Resolver::new(p, self.app.now).resolve_path(rel),
+            None => Point {
+                source_language: "en".into(),
+                ..Point::default()
+            },
+        }
+    }
+
+    fn governance(&self, point: &Point, lang: &str) -> Result<Governance, HostError> {
+        Ok(match &self.project {
+            Some(p) => governance_load::load(&p.root, point, lang)?,
+            None => Governance::empty(),
+        })
+    }
+
+    fn fail_on(&self) -> FailOn {
+        self.project
+            .as_ref()
+            .and_then(|p| p.recipe.gates().default.fail_on)
+            .unwrap_or(FailOn::Major)
+    }
+
+    /// Runs the deterministic analyzers before and after on every changed edition.
+    fn commit_check(
+        &mut self,
+        set: &ChangeSet,
+        touched: &BTreeMap<Loc, Vec<usize>>,
+        results: &mut [Option<OpResult>],
+        fingerprints: &mut BTreeSet<String>,
+    ) -> Result<(), HostError> {
+        let fail_on = self.fail_on();
+        let mut cache: HashMap<(String, String), Governance> = HashMap::new();
+        for (loc, ops) in touched {
+            let rel = self.governance_rel(loc.file);
+            let point = self.point(&rel);
+            let mut gov = |lang: &str| -> Result<Governance, HostError> {
+                let key = (rel.clone(), lang.to_owned());
+                if let Some(g) = cache.get(&key) {
+                    return Ok(g.clone());
+                }
+                let g = self.governance(&point, lang)?;
+                cache.insert(key, g.clone());
+                Ok(g)
+            };
+            let file = &self.files[loc.file];
+            let block = &file.parsed.document.blocks[loc.block];
+            let Some(after_edition) = block.edition(&loc.edition) else {
+                continue;
+            };
+            let Some(before_edition) = file
+                .originals
+                .get(&loc.block)
+                .and_then(|b| b.editions.get(&loc.edition))
+            else {
+                continue;
+            };
+            let (mut before, mut after);
+            match &file.target_of {
+                None => {
+                    let g = gov(&point.source_language)?;
+                    fingerprints.insert(g.fingerprint.clone());
+                    before = edition_check::source(&g, block.role, before_edition);
+                    after = edition_check::source(&g, block.role, after_edition);
+                }
+                Some((lang, source_file)) => {
+                    let src_gov = gov(&point.source_language)?;
+                    let tgt_gov = gov(lang)?;
+                    fingerprints.insert(tgt_gov.fingerprint.clone());
+                    // The source block this translation sits beside, before and after.
+                    let source = &self.files[*source_file];
+                    let alignment = align(&source.parsed.document, &file.parsed.document);
+                    let Some(si) = alignment.iter().position(|t| *t == Some(loc.block)) else {
+                        continue;
+                    };
+                    let src_after = &source.parsed.document.blocks[si].source;
+                    let src_before = source
+                        .originals
+                        .get(&si)
+                        .and_then(|b| b.editions.get(SOURCE))
+                        .unwrap_or(src_after);
+                    before = edition_check::translation(
+                        &src_gov,
+                        &tgt_gov,
+                        lang,
+                        src_before,
+                        before_edition,
+                    );
+                    after = edition_check::translation(
+                        &src_gov,
+                        &tgt_gov,
+                        lang,
+                        src_after,
+                        after_edition,
+                    );
+                }
+            }
+            for f in before.iter_mut().chain(after.iter_mut()) {
+                f.fails = fail_on.fails(f.severity);
+            }
+            gate::mark_introduced(&before, &mut after);
+            let refuse = gate::refuses(&after) && set.gate == GateMode::Enforce;
+            for &i in ops {
+                let Some(r) = results[i].as_mut() else {
+                    continue;
+                };
+                if refuse {
+                    let introduced: Vec<EditionFinding> = after
+                        .iter()
+                        .filter(|f| f.introduced && f.fails)
+                        .cloned()
+                        .collect();
+                    r.status = OpStatus::GateFailed;
+                    r.message = format!(
+                        "the edit introduces {} failing finding{}: {}",
+                        introduced.len(),
+                        if introduced.len() == 1 { "" } else { "s" },
+                        introduced
+                            .iter()
+                            .map(|f| f.message.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    );
+                    r.instead = Some(
+                        "revise the text so it introduces no failing finding (the findings say what to write instead)"
+                            .into(),
+                    );
+                    r.findings = introduced;
+                } else {
+                    r.findings = after.clone();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates and renders every asset operation (nothing is written here).
+    fn prepare_assets(
+        &mut self,
+        set: &ChangeSet,
+        actor: &Actor,
+        results: &mut [Option<OpResult>],
+    ) -> Result<Prepared, HostError> {
+        let mut out = Prepared::default();
+        let now = self.app.timestamp();
+        let new_op = |kind: &str, path: Option<String>, payload: serde_json::Value| NewOp {
+            kind: kind.into(),
+            actor_kind: actor.kind.clone(),
+            actor_name: actor.name.clone(),
+            session: actor.session.clone(),
+            path,
+            payload,
+            status: "applied".into(),
+            created_at: now.clone(),
+        };
+        let needs_project = |i: usize, op: &Operation| {
+            let mut r = OpResult::new(
+                i,
+                op.name(),
+                OpStatus::Unsupported,
+                format!(
+                    "a `{}` operation changes a project; there is none here",
+                    op.name()
+                ),
+            );
+            r.instead = Some("run it inside a project (`kapi init` creates one)".into());
+            r
+        };
+        let mut recipe = self.project.as_ref().map(|p| p.recipe.clone());
+        let mut recipe_changed = false;
+        for (i, op) in set.operations.iter().enumerate() {
+            if results[i].is_some() && !matches!(op, Operation::Decide { .. }) {
+                continue;
+            }
+            let Some(project) = self.project.as_ref() else {
+                if !op.is_content() && !matches!(op, Operation::Decide { .. }) {
+                    results[i] = Some(needs_project(i, op));
+                }
+                continue;
+            };
+            let evidence = serde_json::json!({
+                "change_set": {"index": i, "operations": set.operations.len()},
+                "operation": op,
+            });
+            match op {
+                Operation::Term { term } => {
+                    let rel = project
+                        .recipe
+                        .defaults
+                        .terms_source
+                        .clone()
+                        .unwrap_or_else(|| layout::TERMS_FILE.to_owned());
+                    let path = project.root.join(&rel);
+                    let current = match &out.terms_file {
+                        Some((_, text)) => Some(text.clone()),
+                        None => match std::fs::read_to_string(&path) {
+                            Ok(t) => Some(t),
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                            Err(e) => return Err(HostError::io(&path, e)),
+                        },
+                    };
+                    match terms_edit::upsert(current.as_deref(), &rel, term) {
+                        Ok((text, upserted)) => {
+                            let (status, concept, message) = match &upserted {
+                                Upserted::Unchanged { concept } => (
+                                    OpStatus::Unchanged,
+                                    concept,
+                                    format!("unchanged: `{}` is already in `{rel}`", term.text),
+                                ),
+                                Upserted::Added { concept } => (
+                                    OpStatus::Applied,
+                                    concept,
+                                    format!("`{}` added to concept `{concept}`", term.text),
+                                ),
+                                Upserted::Updated { concept } => (
+                                    OpStatus::Applied,
+                                    concept,
+                                    format!("`{}` updated in concept `{concept}`", term.text),
+                                ),
+                                Upserted::NewConcept { concept } => (
+                                    OpStatus::Applied,
+                                    concept,
+                                    format!("`{}` added as new concept `{concept}`", term.text),
+                                ),
+                            };
+                            let mut r = OpResult::new(i, "term", status, message);
+                            r.landed = Some(rel.clone());
+                            out.results.insert(i, r);
+                            if status == OpStatus::Applied {
+                                out.terms.push(TermRow {
+                                    concept: concept.clone(),
+                                    text: term.text.clone(),
+                                    lang: term.lang.clone(),
+                                    status: term.status.as_str().to_owned(),
+                                    payload: serde_json::to_value(term).unwrap_or_default(),
+                                });
+                                out.ops.push(new_op("term", Some(rel.clone()), evidence));
+                                out.terms_file = Some((path, text));
+                            }
+                        }
+                        Err(e) => {
+                            let mut r =
+                                OpResult::new(i, "term", OpStatus::Unsupported, e.to_string());
+                            let hints = kapi_core::Hint::hints(&e);
+                            r.instead = hints.into_iter().next();
+                            results[i] = Some(r);
+                        }
+                    }
+                }
+                Operation::Memory { pair } => {
+                    let source_lang = pair.source_lang.clone().unwrap_or_else(|| {
+                        project
+                            .recipe
+                            .defaults
+                            .source_language
+                            .clone()
+                            .unwrap_or_else(|| "en".into())
+                    });
+                    out.memory.push(MemoryRow {
+                        source_lang,
+                        source: pair.source.clone(),
+                        target_lang: pair.target_lang.clone(),
+                        target: pair.target.clone(),
+                        status: pair.status.clone(),
+                    });
+                    out.ops.push(new_op("memory", None, evidence));
+                    let mut r = OpResult::new(
+                        i,
+                        "memory",
+                        OpStatus::Applied,
+                        "pair added to the content memory",
+                    );
+                    r.landed = Some("store".into());
+                    out.results.insert(i, r);
+                }
+                Operation::Recipe { field, value } => {
+                    let Some(current) = recipe.as_ref() else {
+                        continue;
+                    };
+                    match recipe_field::set_field(current, &project.recipe_path, field, value) {
+                        Ok(Some(updated)) => {
+                            recipe = Some(updated);
+                            recipe_changed = true;
+                            out.ops.push(new_op(
+                                "recipe",
+                                Some(layout::RECIPE_FILE.into()),
+                                evidence,
+                            ));
+                            let mut r = OpResult::new(
+                                i,
+                                "recipe",
+                                OpStatus::Applied,
+                                format!("`{field}` set"),
+                            );
+                            r.landed = Some(layout::RECIPE_FILE.into());
+                            out.results.insert(i, r);
+                        }
+                        Ok(None) => {
+                            out.results.insert(
+                                i,
+                                OpResult::new(
+                                    i,
+                                    "recipe",
+                                    OpStatus::Unchanged,
+                                    format!("unchanged: `{field}` already holds that value"),
+                                ),
+                            );
+                        }
+                        Err(e) => {
+                            let mut r =
+                                OpResult::new(i, "recipe", OpStatus::Unsupported, e.to_string());
+                            r.instead = kapi_core::Hint::hints(&e).into_iter().next();
+                            results[i] = Some(r);
+                        }
+                    }
+                }
+                Operation::Decide {
+                    at,
+                    outcome,
+                    score,
+                    reasons,
+                    ..
+                } => {
+                    if results[i].is_some() {
+                        continue;
+                    }
+                    // The revision after the set's edits.
+                    let rev = match self.locate(at) {
+                        Ok(loc) => self.files[loc.file].parsed.document.blocks[loc.block]
+                            .edition(&loc.edition)
+                            .and_then(|e| edit::current(e, at.branch.as_deref()))
+                            .map(|c| c.rev)
+                            .unwrap_or_default(),
+                        Err(_) => String::new(),
+                    };
+                    let kind = policy::Kind::of(actor);
+                    if kind == Some(policy::Kind::Person) {
+                        let line = serde_json::json!({
+                            "schema": "kapi.decision/v1",
+                            "at": at,
+                            "rev": rev,
+                            "outcome": outcome.as_str(),
+                            "score": score,
+                            "reasons": reasons,
+                            "by": {"kind": actor.kind, "name": actor.name},
+                            "session": actor.session,
+                            "decided_at": now,
+                        });
+                        out.decisions.push(line.to_string());
+                        out.ops
+                            .push(new_op("decide", Some(at.doc.clone()), evidence));
+                        let mut r = OpResult::new(
+                            i,
+                            "decide",
+                            OpStatus::Applied,
+                            format!("{} recorded at {rev}", outcome.as_str()),
+                        );
+                        r.rev = Some(rev);
+                        r.landed = Some(".kapi/decisions.jsonl".into());
+                        out.results.insert(i, r);
+                    } else if *outcome == Outcome::Advise {
+                        out.advice.push(AdviceRow {
+                            doc: at.doc.clone(),
+                            block: at.block.clone(),
+                            edition: at.edition.clone(),
+                            branch: at.branch.clone(),
+                            rev: rev.clone(),
+                            score: score.unwrap_or(0),
+                            reasons: reasons.clone(),
+                        });
+                        out.ops
+                            .push(new_op("advise", Some(at.doc.clone()), evidence));
+                        let mut r = OpResult::new(
+                            i,
+                            "decide",
+                            OpStatus::Applied,
+                            format!("advice recorded at {rev}; a person decides"),
+                        );
+                        r.rev = Some(rev);
+                        r.landed = Some("store".into());
+                        out.results.insert(i, r);
+                    }
+                }
+                Operation::SetContent { .. } | Operation::ReplaceText { .. } => {}
+            }
+        }
+        if recipe_changed {
+            out.recipe = recipe;
+        }
+        Ok(out)
+    }
+
+    /// Writes the prepared assets once the documents have landed.
+    fn write_assets(
+        &self,
+        prepared: &Prepared,
+        _actor: &Actor,
+        _result: &ChangeResult,
+    ) -> Result<(), HostError> {
+        let Some(project) = &self.project else {
+            return Ok(());
+        };
+        if let Some((path, text)) = &prepared.terms_file {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+            }
+            let done = stage::commit(
+                &[StagedFile {
+                    doc: path.display().to_string(),
+                    path: path.clone(),
+                    bytes: text.clone().into_bytes(),
+                }],
+                Fault::default(),
+            );
+            if let Some((_, e)) = done.error {
+                return Err(HostError::io(path, e));
+            }
+        }
+        if let Some(recipe) = &prepared.recipe {
+            recipe.save(&project.recipe_path)?;
+        }
+        if !prepared.decisions.is_empty() {
+            let path = project.root.join(".kapi/decisions.jsonl");
+            append_lines(&path, &prepared.decisions)?;
+        }
+        Ok(())
+    }
+
+    /// Records the change, its context operations and its assets in the store.
+    fn record(
+        &self,
+        actor: &Actor,
+        set: &ChangeSet,
+        result: &ChangeResult,
+        prepared: &Prepared,
+        status: &str,
+    ) -> Result<Option<i64>, HostError> {
+        let Some(project) = &self.project else {
+            return Ok(None);
+        };
+        let now = self.app.timestamp();
+        let mut store = Store::open(&project.root.join(layout::STORE_FILE))?;
+        store.touch_session(&SessionRow {
+            id: actor.session.clone(),
+            actor_kind: actor.kind.clone(),
+            actor_name: actor.name.clone(),
+            project: Some(project.root.display().to_string()),
+            client: Some("kapi-cli".into()),
+            started_at: now.clone(),
+            last_seen: now.clone(),
+        })?;
+        let documents: Vec<serde_json::Value> = result
+            .documents
+            .iter()
+            .map(|d| {
+                serde_json::json!({"doc": d.doc, "written": d.written,
+                                   "rev_before": d.rev_before, "rev_after": d.rev_after})
+            })
+            .collect();
+        let operations: Vec<serde_json::Value> = set
+            .operations
+            .iter()
+            .zip(&result.operations)
+            .map(|(op, r)| {
+                serde_json::json!({"operation": op, "status": r.status.as_str(), "rev": r.rev})
+            })
+            .collect();
+        let id = store.record_change(&ChangeRecord {
+            actor_kind: actor.kind.clone(),
+            actor_name: actor.name.clone(),
+            session: actor.session.clone(),
+            status: status.into(),
+            fingerprint: result.fingerprint.clone(),
+            operations: serde_json::Value::from(operations),
+            documents: serde_json::Value::from(documents),
+            created_at: now,
+            ops: prepared.ops.clone(),
+            terms: prepared.terms.clone(),
+            memory: prepared.memory.clone(),
+            advice: prepared.advice.clone(),
+        })?;
+        Ok(Some(id))
+    }
+}
+
+/// Appends whole lines to a JSON-lines file in one write, synced.
+fn append_lines(path: &Path, lines: &[String]) -> Result<(), HostError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+    }
+    let needs_newline = std::fs::read(path)
+        .map(|b| !b.is_empty() && !b.ends_with(b"\n"))
+        .unwrap_or(false);
+    let mut text = String::new();
+    if needs_newline {
+        text.push('\n');
+    }
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| HostError::io(path, e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| HostError::io(path, e))
+}
