@@ -263,7 +263,7 @@ pub fn apply_as(
         match &mut results[i] {
             Some(r) if refused_any && !r.status.refuses() => {
                 r.status = OpStatus::NotApplied;
-                r.message = format!("not applied: another operation was refused ({})", r.message);
+                r.message = "not applied: another operation was refused".into();
                 r.rev = None;
             }
             Some(_) => {}

@@ -41,7 +41,7 @@ pub fn run(
         error: Box::new(error),
     })?;
     if args.print_ops {
-        printer.emit_as(&Decoded(set), true)?;
+        printer.emit(&Decoded(set))?;
         return Ok(Outcome::Success);
     }
     let result = apply(

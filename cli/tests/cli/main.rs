@@ -1,6 +1,7 @@
 //! CLI tests: every module drives the real `kapi` binary in a temporary folder with a clean
 //! environment (`NO_COLOR=1`, and `KAPI_NO_PROJECT=1` unless the test binds a project).
 
+mod apply;
 mod check;
 mod context;
 mod errors;
@@ -82,6 +83,15 @@ impl Kapi {
         kapi
     }
 
+    /// An empty folder bound as the project (the test writes `kapi.yaml`).
+    pub fn bound() -> Self {
+        Kapi {
+            dir: tempfile::tempdir().expect("temp dir"),
+            bind_project: true,
+            env: Vec::new(),
+        }
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -130,6 +140,25 @@ impl Kapi {
         let mut cmd = self.command(args);
         cmd.current_dir(self.dir.path().join(sub));
         let out: Output = cmd.output().expect("the kapi binary starts");
+        self.finish(&out)
+    }
+
+    /// Runs with `input` on standard input.
+    pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Run {
+        use std::io::Write;
+        let mut cmd = self.command(args);
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("the kapi binary starts");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input);
+        }
+        let out = child.wait_with_output().expect("kapi finishes");
+        self.finish(&out)
+    }
+
+    fn finish(&self, out: &Output) -> Run {
         let root = self
             .dir
             .path()

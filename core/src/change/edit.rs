@@ -148,7 +148,18 @@ fn guard(error: &ParseError, original: &[Run]) -> Guard {
                 "the {kind} <x id=\"{id}/\"/> would be lost: flat text cannot replace it; edit each branch by its path (`at.branch`, listed under `branches` in the read)"
             )
         }
-        _ => format!("{error}; re-read the block and keep its tags"),
+        (_, ParseError::Unbalanced { .. }) => format!(
+            "the pair <x id=\"{id}\"/>…<x id=\"/{id}\"/> would be unbalanced: keep both tags, in order, or drop both"
+        ),
+        (_, ParseError::Missing { .. }) => format!(
+            "the code <x id=\"{id}\"/> would be lost: keep every tag the read showed (a formatting pair may go only whole)"
+        ),
+        (_, ParseError::Unknown { .. }) => format!(
+            "<x id=\"{id}\"/> names no code of this text: an edit cannot invent a code; use only the tags the read showed"
+        ),
+        (_, ParseError::Repeated { .. }) => {
+            format!("the code <x id=\"{id}\"/> appears more than once: keep each tag once")
+        }
     };
     Guard {
         problem,
