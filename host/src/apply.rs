@@ -230,8 +230,28 @@ pub fn apply_as(
     // 6. Stage every changed document.
     let mut staged: Vec<(usize, Vec<u8>)> = Vec::new();
     if !any_refused(&results) {
+        let mut paths: BTreeSet<&Path> = BTreeSet::new();
         for (fi, file) in svc.files.iter().enumerate() {
             if file.originals.is_empty() {
+                continue;
+            }
+            if !paths.insert(&file.abs) {
+                // One file reached two ways (as a document and as another's target edition):
+                // two stagings of it would lose one's edits.
+                for (loc, ops) in &touched {
+                    if loc.file == fi {
+                        for &i in ops {
+                            let r = refused(
+                                OpStatus::Unsupported,
+                                format!(
+                                    "`{}` is edited both as a document and as a target edition in this set; send one form",
+                                    file.doc
+                                ),
+                            );
+                            results[i] = Some(refusal(i, &set.operations[i], r));
+                        }
+                    }
+                }
                 continue;
             }
             match file.format.write(&file.parsed) {

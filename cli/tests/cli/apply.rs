@@ -449,6 +449,20 @@ fn a_target_edition_is_edited_in_its_translation_file() {
         "{\n  \"greeting\": \"Salut {name}\",\n  \"bye\": \"Au revoir\"\n}\n"
     );
     assert!(kapi.read("locales/en.json").contains("Hello {name}"));
+
+    // One file reached two ways in one set is refused rather than half-written.
+    let read = kapi.run(&["inspect", "locales/en.json", "--editions", "fr", "--json"]).json();
+    let fr_rev = read["blocks"][1]["editions"]["fr"]["rev"].clone();
+    let (direct, direct_rev, _) = block(&kapi, "locales/fr.json", "Salut");
+    let both = set(json!([
+        {"op": "set_content", "at": {"doc": "locales/en.json", "block": "bye", "edition": "fr"},
+         "if_match": fr_rev, "content": "Salut !"},
+        {"op": "set_content", "at": direct, "if_match": direct_rev, "content": "Coucou <x id=\"1/\"/>"}
+    ]));
+    let run = apply(&kapi, &both, &["--json"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(statuses(&run).contains(&"unsupported".to_owned()), "{}", run.stdout);
+    assert!(kapi.read("locales/fr.json").contains("Au revoir"));
 }
 
 #[test]
