@@ -350,8 +350,43 @@ impl Sink for HashSink<'_> {
     }
 }
 
+/// Hashes runs canonically: adjacent text runs hash as one and an empty one as nothing (a
+/// reader may split text where a writer joins it: the content is the same), so an edit that
+/// keeps the text keeps the rev.
 fn hash_runs(runs: &[Run], sink: &mut impl Sink) {
-    for run in runs {
+    let mut i = 0;
+    while i < runs.len() {
+        if let Run::Text { text, .. } = &runs[i] {
+            let mut end = i + 1;
+            while matches!(runs.get(end), Some(Run::Text { .. })) {
+                end += 1;
+            }
+            if end == i + 1 {
+                // An empty text run is no content.
+                if !text.is_empty() {
+                    sink.part(b"T", text.as_bytes());
+                }
+            } else {
+                let mut joined = String::new();
+                for run in &runs[i..end] {
+                    if let Run::Text { text, .. } = run {
+                        joined.push_str(text);
+                    }
+                }
+                if !joined.is_empty() {
+                    sink.part(b"T", joined.as_bytes());
+                }
+            }
+            i = end;
+            continue;
+        }
+        hash_run(&runs[i], sink);
+        i += 1;
+    }
+}
+
+fn hash_run(run: &Run, sink: &mut impl Sink) {
+    {
         match run {
             Run::Text { text, .. } => sink.part(b"T", text.as_bytes()),
             Run::Code(code) => {
@@ -618,6 +653,16 @@ mod tests {
             Edition::new(vec![Run::text_at("x", 3)]).rev(),
             Edition::new(vec![Run::text_at("x", 9)]).rev()
         );
+    }
+
+    #[test]
+    fn rev_and_fingerprint_ignore_how_text_is_split() {
+        let split = Edition::new(vec![Run::text("> a"), Run::text(""), Run::text("b")]);
+        let joined = Edition::new(vec![Run::text("> ab")]);
+        assert_eq!(split.rev(), joined.rev());
+        assert_eq!(split.fingerprint(), joined.fingerprint());
+        assert_ne!(joined.rev(), Edition::new(vec![Run::text("> a b")]).rev());
+        assert_eq!(Edition::new(vec![Run::text("")]).rev(), Edition::new(vec![]).rev());
     }
 
     #[test]

@@ -257,7 +257,33 @@ pub fn apply_as(
             match file.format.write(&file.parsed) {
                 Ok(bytes) => {
                     if bytes != file.bytes {
-                        staged.push((fi, bytes));
+                        // Read back what would be written: each edit must read back as sent,
+                        // and the revs the result reports are the ones the next read gives.
+                        match verify(file, fi, &bytes, &touched) {
+                            Ok(revs) => {
+                                for (loc, edition) in revs {
+                                    for &i in touched.get(&loc).into_iter().flatten() {
+                                        if let Some(r) = results[i].as_mut() {
+                                            let branch = set.operations[i]
+                                                .at()
+                                                .and_then(|a| a.branch.as_deref());
+                                            r.rev = edit::current(&edition, branch).map(|c| c.rev);
+                                        }
+                                    }
+                                }
+                                staged.push((fi, bytes));
+                            }
+                            Err(message) => {
+                                for (loc, ops) in &touched {
+                                    if loc.file == fi {
+                                        for &i in ops {
+                                            let r = refused(OpStatus::Unsupported, message.clone());
+                                            results[i] = Some(refusal(i, &set.operations[i], r));
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
                 Err(e) => {
@@ -306,6 +332,11 @@ pub fn apply_as(
         }
     }
     let mut operations: Vec<OpResult> = results.into_iter().flatten().collect();
+    for op in &mut operations {
+        if op.status.refuses() || op.status == OpStatus::NotApplied {
+            op.rev = None;
+        }
+    }
     let fingerprint = combine(&fingerprints);
 
     // Documents: a diff per changed file.
@@ -410,6 +441,48 @@ pub fn apply_as(
         result.change = svc.record(actor, set, &result, &prepared, "applied")?;
     }
     Ok(result)
+}
+
+/// Reads `bytes` back with the file's format: every edited edition must read back with the
+/// text it was given. Returns each edited edition as read back.
+fn verify(
+    file: &File,
+    fi: usize,
+    bytes: &[u8],
+    touched: &BTreeMap<Loc, Vec<usize>>,
+) -> Result<Vec<(Loc, Edition)>, String> {
+    let name = file.format.info().name;
+    let reread = file.format.read(bytes).map_err(|e| {
+        format!(
+            "the {name} writer would produce a file kapi cannot read back ({e}); nothing was written"
+        )
+    })?;
+    let mut out = Vec::new();
+    for loc in touched.keys().filter(|l| l.file == fi) {
+        let (Some(now), Some(back)) = (
+            file.parsed
+                .document
+                .blocks
+                .get(loc.block)
+                .and_then(|b| b.edition(&loc.edition)),
+            reread
+                .document
+                .blocks
+                .get(loc.block)
+                .and_then(|b| b.edition(&loc.edition)),
+        ) else {
+            continue;
+        };
+        let sent = kapi_core::projection::render(&now.runs).0;
+        let read = kapi_core::projection::render(&back.runs).0;
+        if sent != read {
+            return Err(format!(
+                "the {name} writer cannot represent this edit faithfully: it would read back as {read:?}; nothing was written"
+            ));
+        }
+        out.push((loc.clone(), back.clone()));
+    }
+    Ok(out)
 }
 
 fn op_is_document(op: &Operation) -> bool {
@@ -643,7 +716,12 @@ impl Service<'_> {
             }
         }
         self.files.push(File {
-            doc: loaded.doc,
+            // Outside a project, documents are named as the set names them.
+            doc: if loaded.in_project {
+                loaded.doc
+            } else {
+                doc.to_owned()
+            },
             abs: loaded.abs,
             format: loaded.format,
             bytes: loaded.bytes,
