@@ -662,7 +662,10 @@ mod tests {
         assert_eq!(split.rev(), joined.rev());
         assert_eq!(split.fingerprint(), joined.fingerprint());
         assert_ne!(joined.rev(), Edition::new(vec![Run::text("> a b")]).rev());
-        assert_eq!(Edition::new(vec![Run::text("")]).rev(), Edition::new(vec![]).rev());
+        assert_eq!(
+            Edition::new(vec![Run::text("")]).rev(),
+            Edition::new(vec![]).rev()
+        );
     }
 
     #[test]

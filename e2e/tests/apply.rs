@@ -10,7 +10,6 @@
 //! sub-case is skipped for it out loud; what it is declared to have must be found.
 //!
 //! A sub-case that shows a kapi bug keeps asserting the documented behaviour and is marked
-//! `#[ignore = "kapi bug: …"]` for the formats it fails on (`cargo test -- --ignored` runs
 //! them).
 
 use std::io::Write;
@@ -909,7 +908,6 @@ macro_rules! case {
 mod markdown {
     case!(edit_applies_then_resend_is_stale => edit_then_stale);
     case!(
-        #[ignore = "kapi bug: a rev hashes each text run apart, so the rev apply reports differs from the rev a read of the written file returns"]
         the_result_rev_is_the_rev_a_read_returns => result_rev
     );
     case!(dropping_a_code_is_a_guard => drop_code);
@@ -919,7 +917,6 @@ mod markdown {
     case!(an_agents_term_is_not_permitted => agent_term);
     case!(a_forbidden_term_fails_the_gate => gate);
     case!(
-        #[ignore = "kapi bug: a rev hashes each text run apart, so set_content of the text a block holds reports applied (nothing written), not unchanged"]
         the_same_content_is_unchanged => unchanged
     );
 }
@@ -987,7 +984,6 @@ mod properties {
 mod android {
     case!(edit_applies_then_resend_is_stale => edit_then_stale);
     case!(
-        #[ignore = "kapi bug: a rev hashes each text run apart, so the rev apply reports differs from the rev a read of the written file returns"]
         the_result_rev_is_the_rev_a_read_returns => result_rev
     );
     case!(dropping_a_code_is_a_guard => drop_code);
@@ -997,7 +993,6 @@ mod android {
     case!(an_agents_term_is_not_permitted => agent_term);
     case!(a_forbidden_term_fails_the_gate => gate);
     case!(
-        #[ignore = "kapi bug: a rev hashes each text run apart, so set_content of the text a block holds reports applied (nothing written), not unchanged"]
         the_same_content_is_unchanged => unchanged
     );
 }
@@ -1005,7 +1000,6 @@ mod android {
 mod docx {
     case!(edit_applies_then_resend_is_stale => edit_then_stale);
     case!(
-        #[ignore = "kapi bug: apply reports the rev of the runs it edited in memory; the written file reads back with other code data (the close code takes the new <w:r> markup), so a read returns another rev"]
         the_result_rev_is_the_rev_a_read_returns => result_rev
     );
     case!(dropping_a_code_is_a_guard => drop_code);
@@ -1046,7 +1040,6 @@ fn the_specs_cover_every_editable_format() {
 
 /// Outside a project, the result names each document as the set (and the read) named it.
 #[test]
-#[ignore = "kapi bug: outside a project documents[].doc and the diff's header carry the absolute path, while at.doc and inspect's ref.doc are relative"]
 fn the_result_names_the_document_as_the_set_did() {
     let spec = spec("markdown");
     let fixture = main_fixture(spec);

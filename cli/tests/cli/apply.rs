@@ -68,7 +68,10 @@ fn shop() -> Kapi {
 fn block(kapi: &Kapi, doc: &str, needle: &str) -> (Value, String, String) {
     let read = kapi.run(&["inspect", doc, "--json"]);
     assert_eq!(read.code, 0, "{}", read.stderr);
-    let blocks = read.json()["blocks"].as_array().cloned().unwrap_or_default();
+    let blocks = read.json()["blocks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let b = blocks
         .iter()
         .find(|b| b["text"].as_str().is_some_and(|t| t.contains(needle)))
@@ -122,14 +125,23 @@ fn temp_files(kapi: &Kapi) -> Vec<String> {
 fn a_set_applies_a_resend_is_stale_and_the_same_content_is_unchanged() {
     let kapi = shop();
     let (at, rev, text) = block(&kapi, "docs/guide.md", "dashboard");
-    assert_eq!(text, "Open the <x id=\"1\"/>dashboard<x id=\"/1\"/> to start.");
+    assert_eq!(
+        text,
+        "Open the <x id=\"1\"/>dashboard<x id=\"/1\"/> to start."
+    );
     let new = "Open the <x id=\"1\"/>dashboard<x id=\"/1\"/> first.";
     let change = set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": new}]));
     let run = apply(&kapi, &change, &[]);
     insta::assert_snapshot!("apply_applied", run.transcript());
     assert_eq!(run.code, 0);
-    assert!(kapi.read("docs/guide.md").contains("Open the **dashboard** first."));
-    assert!(kapi.read("docs/guide.md").contains("We utilize caches here."));
+    assert!(
+        kapi.read("docs/guide.md")
+            .contains("Open the **dashboard** first.")
+    );
+    assert!(
+        kapi.read("docs/guide.md")
+            .contains("We utilize caches here.")
+    );
 
     // Resent after it landed: stale, with the current rev and text; nothing written.
     let before = kapi.read("docs/guide.md");
@@ -165,8 +177,15 @@ fn the_result_carries_actor_fingerprint_documents_and_findings() {
     let r = run.json();
     assert_eq!(r["schema"], "kapi.change-result/v1");
     assert_eq!(r["status"], "applied");
-    assert_eq!(r["actor"], json!({"kind": "person", "name": "cli", "session": "s-test"}));
-    assert!(r["fingerprint"].as_str().is_some_and(|f| f.starts_with('g')));
+    assert_eq!(
+        r["actor"],
+        json!({"kind": "person", "name": "cli", "session": "s-test"})
+    );
+    assert!(
+        r["fingerprint"]
+            .as_str()
+            .is_some_and(|f| f.starts_with('g'))
+    );
     assert!(r["change"].as_i64().is_some());
     let op = &r["operations"][0];
     assert_eq!(op["count"], 1);
@@ -175,7 +194,11 @@ fn the_result_carries_actor_fingerprint_documents_and_findings() {
     let doc = &r["documents"][0];
     assert_eq!(doc["doc"], "docs/guide.md");
     assert_eq!(doc["written"], true);
-    assert!(doc["diff"].as_str().is_some_and(|d| d.contains("+We utilize the caches here.")));
+    assert!(
+        doc["diff"]
+            .as_str()
+            .is_some_and(|d| d.contains("+We utilize the caches here."))
+    );
     assert_ne!(doc["rev_before"], doc["rev_after"]);
     // The change is recorded in the store with the fingerprint.
     let store = kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
@@ -200,11 +223,13 @@ fn dry_run_prints_a_diff_per_document_and_writes_nothing() {
     assert_eq!(run.code, 0);
     assert_eq!(kapi.read("docs/guide.md"), guide);
     assert_eq!(kapi.read("docs/notes.md"), "# Notes\n\nA second file.\n");
-    assert!(!kapi.path().join(".kapi/work/store.db").exists() || {
-        let store =
-            kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
-        store.changes().unwrap().is_empty()
-    });
+    assert!(
+        !kapi.path().join(".kapi/work/store.db").exists() || {
+            let store =
+                kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
+            store.changes().unwrap().is_empty()
+        }
+    );
     let json = apply(&kapi, &change, &["--dry-run", "--json"]).json();
     assert_eq!(json["dry_run"], true);
     assert_eq!(json["documents"].as_array().map(Vec::len), Some(2));
@@ -256,12 +281,32 @@ fn not_found_and_unsupported_name_what_is_wrong() {
     let (code_at, code_rev, _) = block(&kapi, "docs/guide.md", "rm -rf");
     let (po_at, po_rev, _) = block(&kapi, "po/fr.po", "Hello");
     let cases = [
-        (json!({"doc": "docs/guide.md", "block": "nope"}), "r0000000000000000".to_owned(), "not_found", "has no block `nope`"),
-        (json!({"doc": "docs/missing.md", "block": "p"}), "r0000000000000000".to_owned(), "not_found", "no document"),
-        (json!({"doc": "docs/guide.md", "block": "guide/p", "edition": "de"}), "r0000000000000000".to_owned(), "not_found", "no `de` edition"),
+        (
+            json!({"doc": "docs/guide.md", "block": "nope"}),
+            "r0000000000000000".to_owned(),
+            "not_found",
+            "has no block `nope`",
+        ),
+        (
+            json!({"doc": "docs/missing.md", "block": "p"}),
+            "r0000000000000000".to_owned(),
+            "not_found",
+            "no document",
+        ),
+        (
+            json!({"doc": "docs/guide.md", "block": "guide/p", "edition": "de"}),
+            "r0000000000000000".to_owned(),
+            "not_found",
+            "no `de` edition",
+        ),
         (code_at, code_rev, "unsupported", "a code block"),
         (po_at, po_rev, "unsupported", "bilingual interchange format"),
-        (json!({"doc": "src/main.rs", "block": "c"}), "r0000000000000000".to_owned(), "unsupported", "source code"),
+        (
+            json!({"doc": "src/main.rs", "block": "c"}),
+            "r0000000000000000".to_owned(),
+            "unsupported",
+            "source code",
+        ),
     ];
     for (at, rev, status, message) in cases {
         let change = set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": "x"}]));
@@ -269,7 +314,10 @@ fn not_found_and_unsupported_name_what_is_wrong() {
         assert_eq!(run.code, 3, "{at}: {}", run.stdout);
         let op = &run.json()["operations"][0];
         assert_eq!(op["status"], status, "{at}: {op}");
-        assert!(op["message"].as_str().is_some_and(|m| m.contains(message)), "{at}: {op}");
+        assert!(
+            op["message"].as_str().is_some_and(|m| m.contains(message)),
+            "{at}: {op}"
+        );
     }
 }
 
@@ -294,7 +342,10 @@ fn a_forbidden_term_introduced_fails_the_gate_unless_a_person_reports() {
         kapi.write("change.json", doc.to_string());
         cmd.env("KAPI_ACTOR", "agent:claude");
         let out = cmd.output().expect("runs");
-        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
     };
     assert_eq!(as_agent.0, Some(3), "{}", as_agent.1);
     assert!(as_agent.1.contains("\"not_permitted\""), "{}", as_agent.1);
@@ -307,8 +358,14 @@ fn a_forbidden_term_introduced_fails_the_gate_unless_a_person_reports() {
     assert_eq!(tool.status.code(), Some(0), "a tool may choose report");
     let run = apply(&kapi, &doc.to_string(), &["--json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert_eq!(run.json()["operations"][0]["findings"][0]["introduced"], true);
-    assert!(kapi.read("docs/notes.md").contains("We utilize a second file."));
+    assert_eq!(
+        run.json()["operations"][0]["findings"][0]["introduced"],
+        true
+    );
+    assert!(
+        kapi.read("docs/notes.md")
+            .contains("We utilize a second file.")
+    );
 }
 
 fn run_as(kapi: &Kapi, actor: &str, change: &str) -> (i32, Value) {
@@ -347,7 +404,12 @@ fn an_agent_may_edit_and_advise_and_nothing_else() {
         assert_eq!(r["actor"]["name"], "claude");
     }
     let (_, r) = run_as(&kapi, "agent:claude", &set(json!([refused[0].clone()])));
-    assert!(r["operations"][0]["instead"].as_str().unwrap_or_default().contains("kapi context note"));
+    assert!(
+        r["operations"][0]["instead"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("kapi context note")
+    );
     // Content and advice are the agent's to send.
     let ok = set(json!([
         {"op": "set_content", "at": at, "if_match": rev, "content": "A better second file."},
@@ -395,10 +457,17 @@ fn a_persons_assets_land_in_the_committed_files_and_the_store() {
     assert_eq!(r["operations"][0]["landed"], ".kapi/terms.yaml");
     // The terms file keeps its comments and gains the term in the `use` concept.
     let terms = kapi.read(".kapi/terms.yaml");
-    assert!(terms.starts_with("# Terms for the shop.\nversion: v1\nconcepts:\n  # Plain words first.\n"), "{terms}");
+    assert!(
+        terms
+            .starts_with("# Terms for the shop.\nversion: v1\nconcepts:\n  # Plain words first.\n"),
+        "{terms}"
+    );
     assert!(terms.contains("utilize   # never"), "{terms}");
     assert!(terms.contains("text: employ"), "{terms}");
-    assert!(!terms.contains("- id: employ"), "joined `use`, not a new concept:\n{terms}");
+    assert!(
+        !terms.contains("- id: employ"),
+        "joined `use`, not a new concept:\n{terms}"
+    );
     assert!(kapi.read("kapi.yaml").contains("- de"));
     let decisions = kapi.read(".kapi/decisions.jsonl");
     let line: Value = serde_json::from_str(decisions.lines().next().unwrap_or_default()).unwrap();
@@ -406,12 +475,21 @@ fn a_persons_assets_land_in_the_committed_files_and_the_store() {
     assert_eq!(line["rev"], rev.as_str());
     assert_eq!(line["by"]["kind"], "person");
     let store = kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
-    assert_eq!(store.term_rows().unwrap(), [("en".into(), "employ".into(), "deprecated".into())]);
-    assert_eq!(store.memory_rows().unwrap(), [("Goodbye".into(), "fr".into(), "Au revoir".into())]);
+    assert_eq!(
+        store.term_rows().unwrap(),
+        [("en".into(), "employ".into(), "deprecated".into())]
+    );
+    assert_eq!(
+        store.memory_rows().unwrap(),
+        [("Goodbye".into(), "fr".into(), "Au revoir".into())]
+    );
     let ops = store.ops(&Default::default()).unwrap();
     let kinds: Vec<&str> = ops.iter().map(|o| o.kind.as_str()).collect();
     assert_eq!(kinds, ["term", "memory", "recipe", "decide"]);
-    assert!(ops.iter().all(|o| o.actor_kind == "person" && o.session == "s-test"));
+    assert!(
+        ops.iter()
+            .all(|o| o.actor_kind == "person" && o.session == "s-test")
+    );
     // The same set again changes nothing in the files (the decision is re-recorded only at a
     // new revision: this one is the same, so it is appended as the person asked).
     let again = apply(&kapi, &change, &["--json"]).json();
@@ -423,7 +501,8 @@ fn a_persons_assets_land_in_the_committed_files_and_the_store() {
 #[test]
 fn asset_operations_need_a_project() {
     let kapi = Kapi::empty();
-    let change = set(json!([{"op": "memory", "pair": {"source": "a", "target": "b", "target_lang": "fr"}}]));
+    let change =
+        set(json!([{"op": "memory", "pair": {"source": "a", "target": "b", "target_lang": "fr"}}]));
     let run = apply(&kapi, &change, &["--json"]);
     assert_eq!(run.code, 3);
     assert_eq!(statuses(&run), ["unsupported"]);
@@ -432,15 +511,20 @@ fn asset_operations_need_a_project() {
 #[test]
 fn a_target_edition_is_edited_in_its_translation_file() {
     let kapi = shop();
-    let read = kapi.run(&["inspect", "locales/en.json", "--editions", "fr", "--json"]).json();
+    let read = kapi
+        .run(&["inspect", "locales/en.json", "--editions", "fr", "--json"])
+        .json();
     let greeting = &read["blocks"][0];
     let fr = &greeting["editions"]["fr"];
     assert_eq!(fr["text"], "Bonjour <x id=\"1/\"/>");
     let at = json!({"doc": "locales/en.json", "block": greeting["ref"]["block"], "edition": "fr"});
-    let lost = set(json!([{"op": "set_content", "at": at, "if_match": fr["rev"], "content": "Salut"}]));
+    let lost =
+        set(json!([{"op": "set_content", "at": at, "if_match": fr["rev"], "content": "Salut"}]));
     let run = apply(&kapi, &lost, &["--json"]);
     assert_eq!(statuses(&run), ["guard"]);
-    let ok = set(json!([{"op": "set_content", "at": at, "if_match": fr["rev"], "content": "Salut <x id=\"1/\"/>"}]));
+    let ok = set(
+        json!([{"op": "set_content", "at": at, "if_match": fr["rev"], "content": "Salut <x id=\"1/\"/>"}]),
+    );
     let run = apply(&kapi, &ok, &["--json"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.json()["documents"][0]["doc"], "locales/fr.json");
@@ -451,7 +535,9 @@ fn a_target_edition_is_edited_in_its_translation_file() {
     assert!(kapi.read("locales/en.json").contains("Hello {name}"));
 
     // One file reached two ways in one set is refused rather than half-written.
-    let read = kapi.run(&["inspect", "locales/en.json", "--editions", "fr", "--json"]).json();
+    let read = kapi
+        .run(&["inspect", "locales/en.json", "--editions", "fr", "--json"])
+        .json();
     let fr_rev = read["blocks"][1]["editions"]["fr"]["rev"].clone();
     let (direct, direct_rev, _) = block(&kapi, "locales/fr.json", "Salut");
     let both = set(json!([
@@ -461,7 +547,11 @@ fn a_target_edition_is_edited_in_its_translation_file() {
     ]));
     let run = apply(&kapi, &both, &["--json"]);
     assert_eq!(run.code, 3, "{}", run.stdout);
-    assert!(statuses(&run).contains(&"unsupported".to_owned()), "{}", run.stdout);
+    assert!(
+        statuses(&run).contains(&"unsupported".to_owned()),
+        "{}",
+        run.stdout
+    );
     assert!(kapi.read("locales/fr.json").contains("Au revoir"));
 }
 
@@ -472,12 +562,30 @@ fn a_change_set_that_does_not_decode_exits_2_and_writes_nothing() {
     let many = format!("{good}\n").repeat(100_000);
     let cases: Vec<(String, &str)> = vec![
         ("this is not json".into(), "not JSON"),
-        (r#"{"schema":"kapi.change/v9","operations":[]}"#.into(), "unknown schema"),
-        (r#"{"op":"rename","at":{}}"#.into(), "operations[0].op: unknown operation `rename`"),
-        (format!("{good}\n{}", good.replace("\"content\"", "\"contnet\"")), "line 2: operations[1].contnet: unknown field"),
-        (good.replace("docs/notes.md", "../outside.md"), "operations[0].at.doc: `../outside.md` leaves the project"),
-        (good.replace("docs/notes.md", "/etc/passwd"), "is an absolute path"),
-        (r#"{"schema":"kapi.change/v1","actor":{"kind":"person"},"operations":[]}"#.into(), "actor: unknown field"),
+        (
+            r#"{"schema":"kapi.change/v9","operations":[]}"#.into(),
+            "unknown schema",
+        ),
+        (
+            r#"{"op":"rename","at":{}}"#.into(),
+            "operations[0].op: unknown operation `rename`",
+        ),
+        (
+            format!("{good}\n{}", good.replace("\"content\"", "\"contnet\"")),
+            "line 2: operations[1].contnet: unknown field",
+        ),
+        (
+            good.replace("docs/notes.md", "../outside.md"),
+            "operations[0].at.doc: `../outside.md` leaves the project",
+        ),
+        (
+            good.replace("docs/notes.md", "/etc/passwd"),
+            "is an absolute path",
+        ),
+        (
+            r#"{"schema":"kapi.change/v1","actor":{"kind":"person"},"operations":[]}"#.into(),
+            "actor: unknown field",
+        ),
         (many, "at most 10000 operations"),
     ];
     for (input, wanted) in cases {
@@ -501,10 +609,15 @@ fn a_symlink_out_of_the_project_is_not_permitted() {
     let kapi = shop();
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("secret.md"), "# Secret\n\nKeep out.\n").unwrap();
-    std::os::unix::fs::symlink(outside.path().join("secret.md"), kapi.path().join("docs/link.md"))
-        .unwrap();
-    let change = set(json!([{"op": "set_content", "at": {"doc": "docs/link.md", "block": "secret/p"},
-                              "if_match": "*", "content": "Opened."}]));
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        kapi.path().join("docs/link.md"),
+    )
+    .unwrap();
+    let change = set(
+        json!([{"op": "set_content", "at": {"doc": "docs/link.md", "block": "secret/p"},
+                              "if_match": "*", "content": "Opened."}]),
+    );
     let run = apply(&kapi, &change, &["--json"]);
     assert_eq!(run.code, 3, "{}", run.stdout);
     assert_eq!(statuses(&run), ["not_permitted"]);
@@ -531,10 +644,17 @@ fn an_interrupted_write_reports_exactly_which_documents_landed() {
     assert_eq!(r["documents"][0]["written"], true);
     assert_eq!(r["documents"][1]["doc"], "docs/notes.md");
     assert_eq!(r["documents"][1]["written"], false);
-    assert!(r["error"].as_str().is_some_and(|e| e.contains("landed: docs/guide.md")));
+    assert!(
+        r["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("landed: docs/guide.md"))
+    );
     assert_eq!(statuses(&run), ["applied", "not_applied"]);
     // Each file is wholly old or wholly new, and no temporary file is left.
-    assert_eq!(kapi.read("docs/guide.md"), GUIDE.replace("to start", "to begin"));
+    assert_eq!(
+        kapi.read("docs/guide.md"),
+        GUIDE.replace("to start", "to begin")
+    );
     assert_eq!(kapi.read("docs/notes.md"), "# Notes\n\nA second file.\n");
     assert!(temp_files(&kapi).is_empty());
     let store = kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
@@ -545,7 +665,10 @@ fn an_interrupted_write_reports_exactly_which_documents_landed() {
 fn two_processes_on_one_document_one_lands_the_other_is_stale() {
     let kapi = shop();
     let (at, rev, _) = block(&kapi, "docs/notes.md", "second");
-    for (name, text) in [("one.json", "First writer."), ("two.json", "Second writer.")] {
+    for (name, text) in [
+        ("one.json", "First writer."),
+        ("two.json", "Second writer."),
+    ] {
         kapi.write(
             name,
             set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": text}])),
@@ -559,14 +682,20 @@ fn two_processes_on_one_document_one_lands_the_other_is_stale() {
             .expect("spawns")
     };
     let (one, two) = (spawn("one.json"), spawn("two.json"));
-    let outs = [one.wait_with_output().unwrap(), two.wait_with_output().unwrap()];
+    let outs = [
+        one.wait_with_output().unwrap(),
+        two.wait_with_output().unwrap(),
+    ];
     let mut codes: Vec<i32> = outs.iter().map(|o| o.status.code().unwrap_or(-1)).collect();
     codes.sort_unstable();
     assert_eq!(codes, [0, 3], "exactly one lands");
     let loser = outs.iter().find(|o| o.status.code() == Some(3)).unwrap();
     let r: Value = serde_json::from_slice(&loser.stdout).unwrap();
     assert_eq!(r["operations"][0]["status"], "stale");
-    let winner_text = r["operations"][0]["current"]["text"].as_str().unwrap_or_default().to_owned();
+    let winner_text = r["operations"][0]["current"]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(kapi.read("docs/notes.md").contains(&winner_text));
     let store = kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
     assert_eq!(store.changes().unwrap().len(), 1, "one change recorded");
@@ -585,7 +714,17 @@ fn schema_change_prints_the_json_schema() {
         .iter()
         .filter_map(|o| o["properties"]["op"]["const"].as_str())
         .collect();
-    assert_eq!(ops, ["set_content", "replace_text", "decide", "term", "memory", "recipe"]);
+    assert_eq!(
+        ops,
+        [
+            "set_content",
+            "replace_text",
+            "decide",
+            "term",
+            "memory",
+            "recipe"
+        ]
+    );
     assert!(kapi.run(&["schema"]).stdout.contains("change"));
     assert_eq!(kapi.run(&["schema", "nope"]).code, 2);
 }
@@ -594,7 +733,13 @@ fn schema_change_prints_the_json_schema() {
 fn help_changes_documents_the_format() {
     let run = Kapi::empty().run(&["help", "changes"]);
     assert_eq!(run.code, 0);
-    for word in ["set_content", "not_permitted", "gate_failed", "KAPI_ACTOR", "--dry-run"] {
+    for word in [
+        "set_content",
+        "not_permitted",
+        "gate_failed",
+        "KAPI_ACTOR",
+        "--dry-run",
+    ] {
         assert!(run.stdout.contains(word), "{word}");
     }
 }
