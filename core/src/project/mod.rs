@@ -6,6 +6,7 @@ pub mod discover;
 pub mod layout;
 pub mod recipe;
 pub mod recipe_field;
+pub mod recipe_text;
 pub mod resolve;
 
 use std::path::PathBuf;
