@@ -37,7 +37,7 @@ use kapi_core::governance::terms_edit::{self, Upserted};
 use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
 use kapi_core::project::resolve::Resolver;
-use kapi_core::project::{Point, Project, layout, recipe_field};
+use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
 use kapi_core::store::{AdviceRow, ChangeRecord, MemoryRow, NewOp, SessionRow, Store, TermRow};
 
 use crate::app::{Actor, App, normalize, relative_to};
@@ -593,6 +593,8 @@ struct Prepared {
     /// Lines for `.kapi/decisions.jsonl`.
     decisions: Vec<String>,
     recipe: Option<kapi_core::project::Recipe>,
+    /// `kapi.yaml` edited in place (comments and layout kept), when every field could be.
+    recipe_text: Option<String>,
     ops: Vec<NewOp>,
     results: HashMap<usize, OpResult>,
 }
@@ -1148,6 +1150,12 @@ impl Service<'_> {
         };
         let mut recipe = self.project.as_ref().map(|p| p.recipe.clone());
         let mut recipe_changed = false;
+        // The recipe's text, edited field by field; `None` once a field cannot be edited in
+        // place (the recipe is then saved whole).
+        let mut recipe_text: Option<String> = self
+            .project
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(&p.recipe_path).ok());
         for (i, op) in set.operations.iter().enumerate() {
             if results[i].is_some() && !matches!(op, Operation::Decide { .. }) {
                 continue;
@@ -1261,6 +1269,8 @@ impl Service<'_> {
                         Ok(Some(updated)) => {
                             recipe = Some(updated);
                             recipe_changed = true;
+                            recipe_text = recipe_text
+                                .and_then(|t| recipe_text::set_in_text(&t, field, value));
                             out.ops.push(new_op(
                                 "recipe",
                                 Some(layout::RECIPE_FILE.into()),
@@ -1366,6 +1376,7 @@ impl Service<'_> {
         }
         if recipe_changed {
             out.recipe = recipe;
+            out.recipe_text = recipe_text;
         }
         Ok(out)
     }
@@ -1396,8 +1407,23 @@ impl Service<'_> {
                 return Err(HostError::io(path, e));
             }
         }
-        if let Some(recipe) = &prepared.recipe {
-            recipe.save(&project.recipe_path)?;
+        match (&prepared.recipe_text, &prepared.recipe) {
+            (Some(text), Some(_)) => {
+                let done = stage::commit(
+                    &[StagedFile {
+                        doc: layout::RECIPE_FILE.into(),
+                        path: project.recipe_path.clone(),
+                        bytes: text.clone().into_bytes(),
+                    }],
+                    Fault::default(),
+                );
+                if let Some((_, e)) = done.error {
+                    return Err(HostError::io(&project.recipe_path, e));
+                }
+            }
+            // A layout the in-place edit does not handle: saved whole (comments are lost).
+            (None, Some(recipe)) => recipe.save(&project.recipe_path)?,
+            _ => {}
         }
         if !prepared.decisions.is_empty() {
             let path = project.root.join(".kapi/decisions.jsonl");

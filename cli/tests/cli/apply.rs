@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use crate::{Kapi, Run};
 
-const RECIPE: &str = r#"version: v1
+const RECIPE: &str = r#"# The shop's recipe.
+version: v1
 name: shop
 defaults:
   source_language: en
@@ -468,7 +469,11 @@ fn a_persons_assets_land_in_the_committed_files_and_the_store() {
         !terms.contains("- id: employ"),
         "joined `use`, not a new concept:\n{terms}"
     );
-    assert!(kapi.read("kapi.yaml").contains("- de"));
+    // The recipe is edited in place: the person's comment and layout stay.
+    assert_eq!(
+        kapi.read("kapi.yaml"),
+        RECIPE.replace("target_languages: [fr]", "target_languages: [fr, de]")
+    );
     let decisions = kapi.read(".kapi/decisions.jsonl");
     let line: Value = serde_json::from_str(decisions.lines().next().unwrap_or_default()).unwrap();
     assert_eq!(line["outcome"], "establish");
