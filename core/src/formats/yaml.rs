@@ -1990,7 +1990,9 @@ fn single_ok(v: &str) -> bool {
 }
 
 /// `value` double-quoted on one line.
-fn double_quoted(value: &str) -> String {
+/// `value` as a YAML double-quoted scalar on one line (every escape YAML 1.2 names); the
+/// terms and recipe editors quote with it too.
+pub(crate) fn double_quoted(value: &str) -> String {
     let mut out = String::with_capacity(value.len() + 2);
     out.push('"');
     for c in value.chars() {

@@ -1300,7 +1300,7 @@ fn scalar(s: &str, flow: bool) -> String {
     if plain_ok(s, flow) {
         s.to_owned()
     } else {
-        quoted(s)
+        crate::formats::yaml::double_quoted(s)
     }
 }
 
@@ -1352,27 +1352,6 @@ fn number_like(lower: &str) -> bool {
         && unsigned
             .chars()
             .all(|c| c.is_ascii_digit() || "_.:e+-".contains(c))
-}
-
-/// A double-quoted YAML scalar.
-fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') => {
-                out.push_str(&format!("\\u{:04X}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

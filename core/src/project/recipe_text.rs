@@ -117,7 +117,7 @@ fn render_string(s: &str, flow: bool) -> String {
     if plain_ok(s, flow) {
         s.to_owned()
     } else {
-        double_quoted(s)
+        crate::formats::yaml::double_quoted(s)
     }
 }
 
@@ -174,25 +174,6 @@ fn plain_ok(s: &str, flow: bool) -> bool {
 
 fn unprintable(c: char) -> bool {
     c.is_control() || matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}')
-}
-
-fn double_quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            c if unprintable(c) => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 // ---------------------------------------------------------------------------------------------
