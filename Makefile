@@ -38,11 +38,16 @@ bench: release
 	cargo build --release -p kapi-core --example roundtrip
 	env -u KAPI_NO_PROJECT KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/run.sh
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh
+	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/apply.sh
 
 # Only the format benchmark (throughput, inspect, translation checks vs pofilter).
 bench-formats: release
 	cargo build --release -p kapi-core --example roundtrip
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh
+
+# Only the change-set benchmark (kapi apply on a 100 KB Markdown file and a 5 MB catalog).
+bench-apply: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/apply.sh
 
 ## Fuzz every format reader for FUZZ_SECONDS each (needs cargo-fuzz and nightly).
 FUZZ_SECONDS ?= 60

@@ -254,7 +254,7 @@ done
 } >"$RES/meta.env"
 
 python3 "$BENCH/report.py" "$RES" >"$RES/RESULTS.md"
-# Keep the section bench/formats.sh owns.
+# Keep the sections bench/formats.sh and bench/apply.sh own, in their order.
 python3 - "$RES/RESULTS.md" "$RESULTS_MD" <<'PY'
 import re, sys
 new, path = open(sys.argv[1]).read(), sys.argv[2]
@@ -262,8 +262,8 @@ try:
     old = open(path).read()
 except FileNotFoundError:
     old = ""
-kept = re.search(r"<!-- formats:start -->.*?<!-- formats:end -->\n?", old, re.S)
-open(path, "w").write(new.rstrip("\n") + ("\n\n" + kept.group(0) if kept else "\n"))
+kept = [m.group(0) for m in re.finditer(r"<!-- (formats|apply):start -->.*?<!-- \1:end -->", old, re.S)]
+open(path, "w").write(new.rstrip("\n") + "".join("\n\n" + k for k in kept) + "\n")
 PY
 cat "$RES/RESULTS.md"
 log "wrote $RESULTS_MD in $(( $(date +%s) - START_S )) s"
