@@ -256,9 +256,13 @@ pub fn apply_as(
             }
             match file.format.write(&file.parsed) {
                 Ok(bytes) => {
-                    if bytes != file.bytes {
-                        // Read back what would be written: each edit must read back as sent,
-                        // and the revs the result reports are the ones the next read gives.
+                    if bytes != file.bytes && file.parsed.container.is_none() {
+                        staged.push((fi, bytes));
+                    } else if bytes != file.bytes {
+                        // A container's writer re-segments what it writes (a new Word run), so
+                        // it is read back: each edit must read back as sent, and the revs the
+                        // result reports are the ones the next read gives. (Text formats keep
+                        // an edit's runs, which the conformance suite proves per format.)
                         match verify(file, fi, &bytes, &touched) {
                             Ok(revs) => {
                                 for (loc, edition) in revs {
@@ -575,11 +579,105 @@ fn diff(file: &File, new: &[u8]) -> String {
     let Ok(new) = encoding.decode(new) else {
         return String::new();
     };
-    similar::TextDiff::from_lines(old, new.as_ref())
+    unified_diff(old, &new, &file.doc)
+}
+
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
+
+/// A unified diff of two texts. The lines both share at the start and the end (beyond the
+/// context) are cut before diffing, so a one-value edit of a large file costs a few lines
+/// rather than a diff of the whole file; hunk headers are shifted back to file line numbers.
+pub fn unified_diff(old: &str, new: &str, doc: &str) -> String {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    // Common prefix, back to a line start, then `CONTEXT` more lines back.
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let mut start = a[..same]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let mut skipped_lines = a[..start].iter().filter(|&&c| c == b'\n').count();
+    for _ in 0..CONTEXT {
+        if start == 0 {
+            break;
+        }
+        start = a[..start - 1]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        skipped_lines -= 1;
+    }
+    // Common suffix (not overlapping the prefix), forward to a line end, then `CONTEXT` more.
+    let max_tail = (a.len() - start).min(b.len() - start);
+    let tail = a[a.len() - max_tail..]
+        .iter()
+        .rev()
+        .zip(b[b.len() - max_tail..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut cut = tail;
+    // Keep the suffix whole lines: advance the cut to just after a newline.
+    let suffix = &a[a.len() - tail..];
+    match suffix.iter().position(|&c| c == b'\n') {
+        Some(i) => cut -= i + 1,
+        None => cut = 0,
+    }
+    for _ in 0..CONTEXT {
+        if cut == 0 {
+            break;
+        }
+        let kept = &a[a.len() - cut..];
+        match kept.iter().position(|&c| c == b'\n') {
+            Some(i) => cut -= i + 1,
+            None => cut = 0,
+        }
+    }
+    let (Some(old_mid), Some(new_mid)) = (
+        old.get(start..old.len() - cut),
+        new.get(start..new.len() - cut),
+    ) else {
+        return similar::TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(CONTEXT)
+            .header(&format!("a/{doc}"), &format!("b/{doc}"))
+            .to_string();
+    };
+    let text = similar::TextDiff::from_lines(old_mid, new_mid)
         .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{}", file.doc), &format!("b/{}", file.doc))
-        .to_string()
+        .context_radius(CONTEXT)
+        .header(&format!("a/{doc}"), &format!("b/{doc}"))
+        .to_string();
+    if skipped_lines == 0 {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        match shift_hunk(line, skipped_lines) {
+            Some(shifted) => out.push_str(&shifted),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// `@@ -a,b +c,d @@` with `a` and `c` moved down by `by` lines.
+fn shift_hunk(line: &str, by: usize) -> Option<String> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (ranges, tail) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let shift = |range: &str| -> Option<String> {
+        let (first, len) = match range.split_once(',') {
+            Some((f, l)) => (f, Some(l)),
+            None => (range, None),
+        };
+        let first: usize = first.parse().ok()?;
+        let moved = first + by;
+        Some(match len {
+            Some(l) => format!("{moved},{l}"),
+            None => moved.to_string(),
+        })
+    };
+    Some(format!("@@ -{} +{} @@{tail}", shift(old)?, shift(new)?))
 }
 
 /// Assets validated and rendered, waiting for the documents to land.
@@ -1513,4 +1611,53 @@ fn append_lines(path: &Path, lines: &[String]) -> Result<(), HostError> {
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|e| HostError::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(old: &str, new: &str) -> String {
+        similar::TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(CONTEXT)
+            .header("a/f", "b/f")
+            .to_string()
+    }
+
+    #[test]
+    fn the_trimmed_diff_equals_the_whole_file_diff() {
+        let base: Vec<String> = (0..40).map(|i| format!("line {i}")).collect();
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for case in 0..400 {
+            let mut lines = base.clone();
+            for _ in 0..1 + next(3) {
+                let at = next(lines.len() + 1);
+                match next(3) {
+                    0 if at < lines.len() => lines[at] = format!("changed {case}"),
+                    1 => lines.insert(at, format!("new {case}")),
+                    _ if at < lines.len() => {
+                        lines.remove(at);
+                    }
+                    _ => lines.push("tail".into()),
+                }
+            }
+            let end = if next(2) == 0 { "\n" } else { "" };
+            let old = base.join("\n") + end;
+            let new = lines.join("\n") + if next(4) == 0 { "" } else { end };
+            assert_eq!(
+                unified_diff(&old, &new, "f"),
+                full(&old, &new),
+                "case {case}"
+            );
+        }
+        assert_eq!(unified_diff("a\n", "a\n", "f"), "");
+        assert_eq!(unified_diff("", "x\n", "f"), full("", "x\n"));
+    }
 }
