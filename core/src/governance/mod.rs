@@ -4,6 +4,7 @@
 pub mod error;
 pub mod load;
 pub mod matcher;
+pub mod notes;
 pub mod terms;
 pub mod terms_edit;
 pub mod voice;

@@ -7,7 +7,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 mod changes;
+mod suggestions;
 pub use changes::{AdviceRow, ChangeRecord, ChangeRow, MemoryRow, TermRow};
+pub use suggestions::{NewSuggestion, Noted, Suggestion, SuggestionFilter};
 
 /// The schema, one step per entry; the store's version is the number of steps applied.
 const MIGRATIONS: &[&str] = &[
@@ -86,6 +88,29 @@ const MIGRATIONS: &[&str] = &[
         created_at TEXT NOT NULL
     );
     CREATE INDEX advice_at ON advice(doc, block, edition);",
+    // 3: suggestions assistants record (notes), one row per distinct pending observation.
+    "CREATE TABLE suggestions (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        path TEXT NOT NULL,
+        text TEXT,
+        from_text TEXT,
+        to_text TEXT,
+        suggest TEXT,
+        key TEXT NOT NULL,
+        status TEXT NOT NULL,
+        actor_kind TEXT NOT NULL,
+        actor_name TEXT NOT NULL,
+        session TEXT NOT NULL REFERENCES sessions(id),
+        evidence INTEGER NOT NULL DEFAULT 1,
+        signals INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        decided_by TEXT,
+        decided_at TEXT
+    );
+    CREATE UNIQUE INDEX suggestions_pending_key ON suggestions(key) WHERE status = 'pending';
+    CREATE INDEX suggestions_status ON suggestions(status);",
 ];
 
 /// The schema version this binary writes.
