@@ -54,7 +54,7 @@ impl Outcome {
         (
             3,
             "gate",
-            "a gate was not met: `kapi check` found failing findings, `kapi apply` refused an operation (nothing was written), or `kapi inspect --verify` found a file that would not write back identical",
+            "a gate was not met: `kapi check` found failing findings, `kapi apply` refused an operation (nothing was written), the actor may not run a person's verb (`kapi context review`), or `kapi inspect --verify` found a file that would not write back identical",
         ),
         (130, "signal", "interrupted (Ctrl-C)"),
     ];
@@ -65,5 +65,6 @@ pub fn outcome_for(err: &anyhow::Error) -> Outcome {
     match kapi_host::kind_of(err) {
         kapi_host::ErrorKind::Usage => Outcome::Usage,
         kapi_host::ErrorKind::Operational => Outcome::Error,
+        kapi_host::ErrorKind::Refused => Outcome::GateNotMet,
     }
 }

@@ -93,6 +93,25 @@ impl App {
         }
     }
 
+    /// `path` as a project-relative path: relative paths are read against the working folder
+    /// when it is inside the project, else against the root. A path outside is an error.
+    pub fn project_relative(&self, project: &Project, path: &Path) -> Result<String, HostError> {
+        let base = if self.cwd.starts_with(&project.root) {
+            self.cwd.clone()
+        } else {
+            project.root.clone()
+        };
+        let abs = normalize(&if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            base.join(path)
+        });
+        relative_to(&abs, &project.root).ok_or_else(|| HostError::OutsideProject {
+            path: path.to_path_buf(),
+            root: project.root.clone(),
+        })
+    }
+
     /// The current instant as RFC 3339, for records.
     pub fn timestamp(&self) -> String {
         jiff::Timestamp::now().to_string()

@@ -38,7 +38,9 @@ use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
-use kapi_core::store::{AdviceRow, ChangeRecord, MemoryRow, NewOp, SessionRow, Store, TermRow};
+use kapi_core::store::{
+    AdviceRow, ChangeRecord, MemoryRow, NewOp, NewSuggestion, SessionRow, Store, TermRow,
+};
 
 use crate::app::{Actor, App, normalize, relative_to};
 use crate::document::{Editions, Loaded};
@@ -434,15 +436,18 @@ pub fn apply_as(
             }
         }
         result.operations = operations;
-        svc.record(actor, set, &result, &Prepared::default(), "partial")?;
+        svc.record(actor, set, &result, &Prepared::default(), "partial", &[])?;
         return Ok(result);
     }
 
-    // 8. Assets, then the record.
+    // 8. Assets, then the record (with each edit as an agent signal for the suggestions that
+    // prefer what it wrote), then kept notes and the rules files.
     svc.write_assets(&prepared, actor, &result)?;
+    let edits = svc.edits(&touched);
     result.operations = operations;
     if svc.project.is_some() && !all_unchanged {
-        result.change = svc.record(actor, set, &result, &prepared, "applied")?;
+        result.change = svc.record(actor, set, &result, &prepared, "applied", &edits)?;
+        svc.keep_notes(actor, &prepared, &mut result.operations)?;
     }
     Ok(result)
 }
@@ -694,6 +699,8 @@ struct Prepared {
     /// `kapi.yaml` edited in place (comments and layout kept), when every field could be.
     recipe_text: Option<String>,
     ops: Vec<NewOp>,
+    /// Notes a person keeps through the set (op index, the note as a suggestion).
+    notes: Vec<(usize, NewSuggestion)>,
     results: HashMap<usize, OpResult>,
 }
 
@@ -1067,6 +1074,29 @@ impl Service<'_> {
             });
         }
         Ok(now.rev)
+    }
+
+    /// Every edited edition as (document, text before, text after), for agent signals.
+    fn edits(&self, touched: &BTreeMap<Loc, Vec<usize>>) -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        for loc in touched.keys() {
+            let file = &self.files[loc.file];
+            let (Some(before), Some(after)) = (
+                file.originals
+                    .get(&loc.block)
+                    .and_then(|b| b.editions.get(&loc.edition)),
+                file.parsed
+                    .document
+                    .blocks
+                    .get(loc.block)
+                    .and_then(|b| b.edition(&loc.edition)),
+            ) else {
+                continue;
+            };
+            let doc = relative_to(&file.abs, &self.root).unwrap_or_else(|| file.doc.clone());
+            out.push((doc, before.plain_text(), after.plain_text()));
+        }
+        out
     }
 
     /// The project-relative path governance resolves at for a file (its source document's).
@@ -1469,6 +1499,48 @@ impl Service<'_> {
                         out.results.insert(i, r);
                     }
                 }
+                Operation::Note { note } => {
+                    let rel = kapi_core::governance::notes::normal_path(&note.path);
+                    if !project.root.join(&rel).exists() {
+                        let mut r = OpResult::new(
+                            i,
+                            "note",
+                            OpStatus::NotFound,
+                            format!("no path `{}` in the project for the note", note.path),
+                        );
+                        r.instead = Some("name the folder or file the note applies to".into());
+                        results[i] = Some(r);
+                        continue;
+                    }
+                    out.notes.push((
+                        i,
+                        NewSuggestion {
+                            kind: if note.from.is_some() {
+                                "change"
+                            } else {
+                                "observation"
+                            }
+                            .into(),
+                            path: rel.clone(),
+                            text: note.text.clone(),
+                            from: note.from.clone(),
+                            to: note.to.clone(),
+                            suggest: note.suggest.clone(),
+                            actor_kind: actor.kind.clone(),
+                            actor_name: actor.name.clone(),
+                            session: actor.session.clone(),
+                            at: now.clone(),
+                        },
+                    ));
+                    let mut r = OpResult::new(
+                        i,
+                        "note",
+                        OpStatus::Applied,
+                        format!("kept for `{}`", if rel.is_empty() { "." } else { &rel }),
+                    );
+                    r.landed = Some(crate::notes::NOTES_FILE.into());
+                    out.results.insert(i, r);
+                }
                 Operation::SetContent { .. } | Operation::ReplaceText { .. } => {}
             }
         }
@@ -1538,6 +1610,7 @@ impl Service<'_> {
         result: &ChangeResult,
         prepared: &Prepared,
         status: &str,
+        edits: &[(String, String, String)],
     ) -> Result<Option<i64>, HostError> {
         let Some(project) = &self.project else {
             return Ok(None);
@@ -1583,7 +1656,69 @@ impl Service<'_> {
             memory: prepared.memory.clone(),
             advice: prepared.advice.clone(),
         })?;
+        crate::notes::signal_edits(&store, edits)?;
         Ok(Some(id))
+    }
+
+    /// Keeps the notes the set carries: each is recorded as a suggestion (joining a pending
+    /// one that says the same) and kept at once, then `.kapi/notes.yaml` and the rules files
+    /// are written.
+    fn keep_notes(
+        &self,
+        actor: &Actor,
+        prepared: &Prepared,
+        operations: &mut [OpResult],
+    ) -> Result<(), HostError> {
+        let Some(project) = &self.project else {
+            return Ok(());
+        };
+        if prepared.notes.is_empty() {
+            return Ok(());
+        }
+        let mut store = Store::open(&project.root.join(layout::STORE_FILE))?;
+        let now = self.app.timestamp();
+        let by = format!("{}:{}", actor.kind, actor.name);
+        let mut kept = Vec::new();
+        for (i, s) in &prepared.notes {
+            let op = |kind: &str, payload: serde_json::Value| NewOp {
+                kind: kind.into(),
+                actor_kind: actor.kind.clone(),
+                actor_name: actor.name.clone(),
+                session: actor.session.clone(),
+                path: Some(s.path.clone()),
+                payload,
+                status: "applied".into(),
+                created_at: now.clone(),
+            };
+            let noted = store.note(s, op("note", serde_json::json!({"kind": s.kind, "text": s.text, "from": s.from, "to": s.to, "suggest": s.suggest, "via": "kapi apply"})))?;
+            let id = noted.suggestion.id.clone();
+            store.decide_suggestion(
+                &id,
+                "kept",
+                None,
+                &by,
+                &now,
+                &op(
+                    "keep",
+                    serde_json::json!({"suggestion": id, "via": "kapi apply"}),
+                ),
+            )?;
+            if let Some(r) = operations.iter_mut().find(|r| r.index == *i) {
+                r.message = format!("{} as {id}", r.message);
+            }
+            kept.push(kapi_core::governance::notes::KeptNote {
+                id,
+                path: s.path.clone(),
+                text: s.text.clone(),
+                from: s.from.clone(),
+                to: s.to.clone(),
+                suggest: s.suggest.clone(),
+                kept_by: Some(by.clone()),
+                kept_at: Some(now.clone()),
+            });
+        }
+        crate::notes::keep(self.app, project, kept)?;
+        Ok(())
     }
 }
 

@@ -11,6 +11,8 @@ use kapi_core::formats::ReadError;
 pub enum ErrorKind {
     Usage,
     Operational,
+    /// The caller may not do this (the actor policy): exit 3, like a refused change set.
+    Refused,
 }
 
 /// Errors the host returns to every surface.
@@ -62,6 +64,9 @@ pub enum HostError {
     },
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// The actor policy refuses the call before anything changes.
+    #[error("{message}")]
+    NotPermitted { message: String, instead: String },
     /// A change set that does not decode (exit 2): the input, then where and what.
     #[error("change set {input}: {error}")]
     ChangeSet {
@@ -76,6 +81,7 @@ impl HostError {
             HostError::NothingToCheck | HostError::Usage { .. } | HostError::ChangeSet { .. } => {
                 ErrorKind::Usage
             }
+            HostError::NotPermitted { .. } => ErrorKind::Refused,
             _ => ErrorKind::Operational,
         }
     }
@@ -130,6 +136,7 @@ impl Hint for HostError {
             HostError::Usage { hint, .. } => hint.iter().cloned().collect(),
             HostError::Internal { .. } => vec!["run it again; if it repeats, report it with the command".into()],
             HostError::ChangeSet { error, .. } => error.hints(),
+            HostError::NotPermitted { instead, .. } => vec![instead.clone()],
         }
     }
 }

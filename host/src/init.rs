@@ -27,10 +27,14 @@ pub struct InitReport {
     /// The globs the new recipe declares (empty for an existing project).
     pub collections: Vec<String>,
     pub source_language: Option<String>,
+    /// Rules files (AGENTS.md, CLAUDE.md) written or removed, relative to the root.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules_files: Vec<String>,
 }
 
 /// Initializes the folder `dir` (absolute).
-pub fn init(app: &App, dir: &Path) -> Result<InitReport, HostError> {
+/// With `rules_files`, writes the project's rules into AGENTS.md and CLAUDE.md sections.
+pub fn init(app: &App, dir: &Path, rules_files: bool) -> Result<InitReport, HostError> {
     std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
     let root = dir.canonicalize().map_err(|e| HostError::io(dir, e))?;
     let recipe = root.join("kapi.yaml");
@@ -42,6 +46,7 @@ pub fn init(app: &App, dir: &Path) -> Result<InitReport, HostError> {
         kept: Vec::new(),
         collections: Vec::new(),
         source_language: None,
+        rules_files: Vec::new(),
     };
     if report.existing {
         // Validate before touching anything: a broken recipe is reported, nothing written.
@@ -107,6 +112,10 @@ pub fn init(app: &App, dir: &Path) -> Result<InitReport, HostError> {
     report.created.sort();
     report.created.dedup();
     report.kept.sort();
+    if rules_files {
+        let project = kapi_core::project::Project::load(&recipe)?;
+        report.rules_files = crate::notes::refresh_rules(app, &project)?;
+    }
     Ok(report)
 }
 

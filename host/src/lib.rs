@@ -10,7 +10,9 @@ pub mod env;
 pub mod error;
 pub mod init;
 pub mod inspect;
+pub mod notes;
 pub mod policy;
+pub mod rules;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};

@@ -94,6 +94,10 @@ pub fn check(actor: &Actor, op: &Operation, gate: GateMode) -> Option<Refusal> {
             format!("{who} cannot add to the content memory"),
             "record a suggestion with `kapi context note`, or ask a person to apply the pair",
         ),
+        Operation::Note { .. } => refuse(
+            format!("{who} cannot keep a note: a kept note is a person's decision"),
+            "record it as a suggestion with `kapi context note` (MCP: context_note); a person keeps it with `kapi context review`",
+        ),
         Operation::Recipe { .. } => refuse(
             format!("{who} cannot change the recipe (`kapi.yaml`)"),
             "ask a person to change it, or record what you noticed with `kapi context note`",

@@ -16,6 +16,9 @@ pub struct InitArgs {
     /// The folder to initialize [default: the current folder]
     #[arg(value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Do not write the project's rules into AGENTS.md and CLAUDE.md
+    #[arg(long)]
+    pub no_rules_files: bool,
 }
 
 pub fn run(
@@ -24,7 +27,7 @@ pub fn run(
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
     let dir = app.absolute(args.dir.as_deref().unwrap_or(std::path::Path::new(".")));
-    let report = init(app, &dir)?;
+    let report = init(app, &dir, !args.no_rules_files)?;
     printer.emit(&report)?;
     Ok(Outcome::Success)
 }
@@ -42,6 +45,13 @@ impl Render for InitReport {
         }
         for file in &self.created {
             writeln!(out, "  {} {file}", style.paint("32", "created"))?;
+        }
+        for file in &self.rules_files {
+            writeln!(
+                out,
+                "  {} {file} (kapi's rules section)",
+                style.paint("32", "rules  ")
+            )?;
         }
         for file in &self.kept {
             writeln!(out, "  {} {file} (yours, unchanged)", style.dim("kept   "))?;

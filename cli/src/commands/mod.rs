@@ -18,14 +18,17 @@ use crate::printer::Printer;
 pub enum Command {
     /// Make this folder a kapi project: recipe, starter voice, terms and store
     ///
-    /// Detects Markdown trees as collections and the source language. On a folder that already
-    /// has a `kapi.yaml`, changes nothing you own and says what it kept. Exits 0, or 1 when the
-    /// existing recipe is broken (nothing is written then).
+    /// Detects Markdown trees as collections and the source language, and writes the project's
+    /// rules into a section of AGENTS.md and CLAUDE.md (`--no-rules-files` opts out). On a
+    /// folder that already has a `kapi.yaml`, changes nothing you own and says what it kept.
+    /// Exits 0, or 1 when the existing recipe is broken (nothing is written then).
     Init(init::InitArgs),
-    /// The brief for a location: the voice, the terms to use and avoid, what governs it
+    /// The brief for a location, and the verbs that grow the project's context
     ///
-    /// Markdown by default (the same bytes an MCP client reads from `context://PATH`), or the
-    /// `kapi.context/v1` document with `--json`. A path outside the project is refused (exit 1).
+    /// `kapi context PATH`: the voice, the terms to use and avoid, the notes kept for it, in
+    /// Markdown (the same bytes an MCP client reads from `context://PATH`) or `kapi.context/v1`
+    /// with `--json`; a path outside the project is refused (exit 1). For assistants: `search`,
+    /// `note`, `log`. A person's: `review`, `reset`, `sync` (another actor is refused, exit 3).
     Context(context::ContextArgs),
     /// Check prose against the project's terms, voice and hygiene rules
     ///

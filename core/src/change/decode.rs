@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{ChangeSet, GateMode, MatchMode, MemoryPair, Operation, Outcome, SCHEMA};
+use super::{ChangeSet, GateMode, MatchMode, MemoryPair, NoteOp, Operation, Outcome, SCHEMA};
 use crate::governance::terms_edit::TermUpsert;
 use crate::model::Ref;
 
@@ -332,8 +332,12 @@ const OPS: &[&str] = &[
     "decide",
     "term",
     "memory",
+    "note",
     "recipe",
 ];
+
+/// The longest note field, in characters (as `kapi context note`).
+pub const MAX_NOTE_CHARS: usize = 500;
 
 fn operation(value: &Value, ctx: &Ctx) -> Result<Operation, DecodeError> {
     let Value::Object(map) = value else {
@@ -524,6 +528,72 @@ fn operation(value: &Value, ctx: &Ctx) -> Result<Operation, DecodeError> {
                 ));
             }
             Ok(Operation::Memory { pair })
+        }
+        "note" => {
+            f.known(&["op", "note"])?;
+            let note = match map.get("note") {
+                Some(Value::Object(note)) => note,
+                Some(_) => return Err(ctx.err(Some("note".into()), "must be an object")),
+                None => {
+                    return Err(ctx.hinted(
+                        Some("note".into()),
+                        "missing",
+                        "give the note as {\"path\", \"text\"} or {\"path\", \"from\", \"to\"}",
+                    ));
+                }
+            };
+            let n = Fields { map: note, ctx };
+            n.known_in(&["path", "text", "from", "to", "suggest"], "note.")?;
+            let path = n.string_in("path", "note.")?;
+            check_doc(if path.trim().is_empty() { "." } else { &path })
+                .map_err(|(m, h)| ctx.hinted(Some("note.path".into()), m, h.to_owned()))?;
+            let mut fields = Vec::new();
+            for name in ["text", "from", "to", "suggest"] {
+                let v = n.opt_string_in(name, "note.")?;
+                if let Some(v) = &v {
+                    if v.trim().is_empty() {
+                        return Err(ctx.err(Some(format!("note.{name}")), "must not be empty"));
+                    }
+                    let chars = v.chars().count();
+                    if chars > MAX_NOTE_CHARS {
+                        return Err(ctx.err(
+                            Some(format!("note.{name}")),
+                            format!(
+                                "has {chars} characters; a note holds at most {MAX_NOTE_CHARS}"
+                            ),
+                        ));
+                    }
+                }
+                fields.push(v.map(|v| v.trim().to_owned()));
+            }
+            let mut it = fields.into_iter();
+            let (text, from, to, suggest) = (
+                it.next().flatten(),
+                it.next().flatten(),
+                it.next().flatten(),
+                it.next().flatten(),
+            );
+            if from.is_some() != to.is_some() {
+                return Err(ctx.err(
+                    Some("note".into()),
+                    "a person's change needs both `from` and `to`",
+                ));
+            }
+            if text.is_none() && from.is_none() {
+                return Err(ctx.err(Some("note".into()), "needs `text`, or `from` and `to`"));
+            }
+            if suggest.is_some() && from.is_none() {
+                return Err(ctx.err(Some("note.suggest".into()), "goes with `from` and `to`"));
+            }
+            Ok(Operation::Note {
+                note: NoteOp {
+                    path,
+                    text,
+                    from,
+                    to,
+                    suggest,
+                },
+            })
         }
         "recipe" => {
             f.known(&["op", "field", "value"])?;

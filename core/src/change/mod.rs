@@ -90,6 +90,21 @@ pub struct MemoryPair {
     pub status: Option<String>,
 }
 
+/// A note to keep: `text`, or `from` and `to` (with `suggest`), at `path`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NoteOp {
+    /// Project-relative folder or file (`.` for the whole project).
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggest: Option<String>,
+}
+
 /// One operation of a change set.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -126,6 +141,9 @@ pub enum Operation {
     Term { term: TermUpsert },
     /// A content-memory pair.
     Memory { pair: MemoryPair },
+    /// A context note a person keeps directly (the refresh path): an observation or a
+    /// person's change, scoped to a path.
+    Note { note: NoteOp },
     /// One allowlisted recipe field ([`decode::RECIPE_FIELDS`]).
     Recipe {
         field: String,
@@ -142,6 +160,7 @@ impl Operation {
             Operation::Decide { .. } => "decide",
             Operation::Term { .. } => "term",
             Operation::Memory { .. } => "memory",
+            Operation::Note { .. } => "note",
             Operation::Recipe { .. } => "recipe",
         }
     }

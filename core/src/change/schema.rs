@@ -54,6 +54,15 @@ pub fn change() -> Value {
                      "properties": {"source": {"type": "string", "minLength": 1}, "target": {"type": "string", "minLength": 1},
                                     "source_lang": {"type": "string"}, "target_lang": {"type": "string"},
                                     "status": {"enum": ["reviewed", "signed-off"]}}}}});
+    let note = json!({"type": "object", "additionalProperties": false, "required": ["op", "note"],
+        "properties": {"op": {"const": "note"}, "note": {
+            "type": "object", "additionalProperties": false, "required": ["path"],
+            "description": "a context note a person keeps: `text`, or `from` and `to` (a person's change, with `suggest` for the form it proposes)",
+            "properties": {"path": {"type": "string", "description": "the folder or file it applies to (and below); `.` for the project"},
+                           "text": {"type": "string", "minLength": 1, "maxLength": 500},
+                           "from": {"type": "string", "minLength": 1, "maxLength": 500},
+                           "to": {"type": "string", "minLength": 1, "maxLength": 500},
+                           "suggest": {"type": "string", "minLength": 1, "maxLength": 500}}}}});
     let recipe = json!({"type": "object", "additionalProperties": false, "required": ["op", "field", "value"],
                  "properties": {"op": {"const": "recipe"}, "field": {"enum": fields},
                                 "value": {"description": "the field's value (a string, an array of strings or an integer)"}}});
@@ -67,7 +76,7 @@ pub fn change() -> Value {
             "schema": {"const": "kapi.change/v1"},
             "gate": {"enum": ["enforce", "report"], "default": "enforce",
                      "description": "`report` lands an edit over the findings it introduces (a person or a tool only)"},
-            "operations": {"type": "array", "maxItems": super::MAX_OPERATIONS, "items": {"oneOf": [set_content, replace_text, decide, term, memory, recipe]}}
+            "operations": {"type": "array", "maxItems": super::MAX_OPERATIONS, "items": {"oneOf": [set_content, replace_text, decide, term, memory, note, recipe]}}
         }
     })
 }

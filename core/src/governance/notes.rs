@@ -90,7 +90,9 @@ impl KeptNote {
                 line
             }
             (_, _, Some(text)) => text.trim().to_owned(),
-            (Some(from), None, None) => format!("\"{from}\" was changed here; ask before writing it."),
+            (Some(from), None, None) => {
+                format!("\"{from}\" was changed here; ask before writing it.")
+            }
             (None, Some(to), None) => format!("Write \"{to}\"."),
             (None, None, None) => String::new(),
         }
@@ -99,7 +101,9 @@ impl KeptNote {
     /// For a rename held to one folder: the line elsewhere, that the old wording stays.
     pub fn stays_line(&self) -> Option<String> {
         let (from, to) = (self.from.as_deref()?, self.preferred()?);
-        Some(format!("\"{from}\" is correct here; do not rename it to \"{to}\"."))
+        Some(format!(
+            "\"{from}\" is correct here; do not rename it to \"{to}\"."
+        ))
     }
 }
 
@@ -149,7 +153,11 @@ impl NotesFile {
 
     /// The notes that apply at `path`, root first.
     pub fn for_path<'a>(&'a self, path: &str) -> Vec<&'a KeptNote> {
-        let mut out: Vec<&KeptNote> = self.notes.iter().filter(|n| applies(&n.path, path)).collect();
+        let mut out: Vec<&KeptNote> = self
+            .notes
+            .iter()
+            .filter(|n| applies(&n.path, path))
+            .collect();
         out.sort_by_key(|n| n.path.matches('/').count() + usize::from(!n.path.is_empty()));
         out
     }

@@ -9,7 +9,9 @@ use serde::Serialize;
 mod changes;
 mod suggestions;
 pub use changes::{AdviceRow, ChangeRecord, ChangeRow, MemoryRow, TermRow};
-pub use suggestions::{NewSuggestion, Noted, Suggestion, SuggestionFilter};
+pub use suggestions::{
+    NewSuggestion, Noted, Suggestion, SuggestionFilter, parse_id as parse_suggestion_id,
+};
 
 /// The schema, one step per entry; the store's version is the number of steps applied.
 const MIGRATIONS: &[&str] = &[

@@ -30,7 +30,12 @@ impl NewSuggestion {
     pub fn key(&self) -> String {
         let fold = |s: &Option<String>| {
             s.as_deref()
-                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase())
+                .map(|t| {
+                    t.split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                        .to_lowercase()
+                })
                 .unwrap_or_default()
         };
         format!(
@@ -379,8 +384,16 @@ mod tests {
         assert_eq!(second.suggestion.id, first.suggestion.id);
         assert_eq!(second.suggestion.evidence, 2);
         let id = first.suggestion.id.clone();
-        assert!(store.decide_suggestion(&id, "kept", None, "person:a", "t", &op).unwrap());
-        assert!(!store.decide_suggestion(&id, "dropped", None, "person:a", "t", &op).unwrap());
+        assert!(
+            store
+                .decide_suggestion(&id, "kept", None, "person:a", "t", &op)
+                .unwrap()
+        );
+        assert!(
+            !store
+                .decide_suggestion(&id, "dropped", None, "person:a", "t", &op)
+                .unwrap()
+        );
         // Once kept, the same observation starts a new pending suggestion.
         assert!(store.note(&s, op).unwrap().new);
         let pending = store
