@@ -4,6 +4,7 @@
 mod apply;
 mod check;
 mod context;
+mod context_search;
 mod errors;
 mod help;
 mod init;
