@@ -10,14 +10,23 @@
 //!            "guide": "# Voice Guide: Larkspur\n…"},
 //!  "terms": {"use": [{"text": "sign in", …}], "avoid": [{"text": "login", "replacement": "sign in", …}]},
 //!  "terms_total": 18, "windows": [{"profile": "classic", "valid_to": "2026-01-01", "state": "expired"}],
-//!  "fingerprint": "g…", "notes": ["…"]}
+//!  "fingerprint": "g…",
+//!  "kept_notes": [{"id": "n3", "path": "help", "line": "\"Workspace\" is correct here; do not rename it to \"Space\"."}],
+//!  "pending": [{"id": "n4", "path": "docs", "line": "Write \"sign in\".", "evidence": 2, "signals": 1}],
+//!  "notes": ["…"]}
 //! ```
+//!
+//! Kept notes come from `.kapi/notes.yaml` (a missing file is none, a broken one a note in the
+//! answer); pending suggestions from the store, read only when `.kapi/work/store.db` exists.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use kapi_core::governance::notes::{KeptNote, NotesFile, applies, normal_path};
 use kapi_core::governance::{Governance, TermEntry, load as governance_load};
 use kapi_core::project::Project;
+use kapi_core::project::layout::STORE_FILE;
 use kapi_core::project::resolve::{Resolver, Window};
+use kapi_core::store::{Store, Suggestion, SuggestionFilter};
 use serde::Serialize;
 
 use crate::app::{App, normalize, relative_to};
@@ -69,6 +78,30 @@ pub struct TermsView {
     pub avoid: Vec<TermEntry>,
 }
 
+/// Where kept notes live, relative to the project root.
+pub const NOTES_FILE: &str = ".kapi/notes.yaml";
+
+/// A kept note as a rule line: the note's id, the path it was kept for, and the line that
+/// holds at the location asked about (its rule, or that the old wording stays).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NoteLine {
+    pub id: String,
+    pub path: String,
+    pub line: String,
+}
+
+/// A pending suggestion: recorded, not yet established by a person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PendingLine {
+    pub id: String,
+    pub path: String,
+    pub line: String,
+    /// How many times it was recorded.
+    pub evidence: i64,
+    /// Applied edits that wrote the form it prefers.
+    pub signals: i64,
+}
+
 /// The brief: `kapi.context/v1`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ContextAnswer {
@@ -82,6 +115,13 @@ pub struct ContextAnswer {
     pub terms_total: usize,
     pub windows: Vec<Window>,
     pub fingerprint: String,
+    /// Kept notes that hold here: the rules of notes kept for this path or above, then the
+    /// wording that stays here because a rename was held to a sibling folder.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept_notes: Vec<NoteLine>,
+    /// Pending suggestions that would apply here: not established, never rules.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<PendingLine>,
     pub notes: Vec<String>,
 }
 
@@ -116,6 +156,8 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
             terms_total: 0,
             windows: Vec::new(),
             fingerprint: empty.fingerprint,
+            kept_notes: Vec::new(),
+            pending: Vec::new(),
             notes,
         });
     };
@@ -180,6 +222,23 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
             "showing {shown} of {total} terms; ask `kapi context search WORD` for one"
         ));
     }
+    // A profile named directly has no location: only what is kept for the whole project.
+    let at = point.path.as_deref().map(normal_path).unwrap_or_default();
+    let kept = read_kept_notes(&project.root, &mut notes);
+    let kept_notes = kept_lines(&kept, &at);
+    let mut pending: Vec<PendingLine> = read_pending(&project.root, &mut notes)
+        .iter()
+        .filter(|s| applies(&s.path, &at))
+        .map(PendingLine::from_suggestion)
+        .collect();
+    pending.sort_by_key(|p| depth(&p.path));
+    if pending.len() > limit {
+        notes.push(format!(
+            "showing {limit} of {} pending suggestions here",
+            pending.len()
+        ));
+        pending.truncate(limit);
+    }
     Ok(ContextAnswer {
         schema: "kapi.context/v1",
         scope: "project",
@@ -197,8 +256,180 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
         terms_total: total,
         windows: resolver.windows(),
         fingerprint: governance.fingerprint.clone(),
+        kept_notes,
+        pending,
         notes,
     })
+}
+
+/// Reads the kept notes (`.kapi/notes.yaml`): none when the file is missing; a file that does
+/// not read or validate adds a remark to `remarks` and counts as none, never a failure.
+pub fn read_kept_notes(root: &Path, remarks: &mut Vec<String>) -> NotesFile {
+    let path = root.join(NOTES_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return NotesFile::default(),
+        Err(e) => {
+            remarks.push(format!(
+                "`{NOTES_FILE}` cannot be read ({e}); kept notes are left out"
+            ));
+            return NotesFile::default();
+        }
+    };
+    match NotesFile::parse(&text, NOTES_FILE) {
+        Ok(file) => file,
+        Err(e) => {
+            remarks.push(format!(
+                "kept notes are left out: {}",
+                e.to_string().replace('\n', "; ")
+            ));
+            NotesFile::default()
+        }
+    }
+}
+
+/// The pending suggestions in the project's store, by path then id. The store is opened only
+/// when its file exists (a read never creates one); a store that does not open adds a remark.
+pub fn read_pending(root: &Path, remarks: &mut Vec<String>) -> Vec<Suggestion> {
+    let path = root.join(STORE_FILE);
+    if !path.is_file() {
+        return Vec::new();
+    }
+    let filter = SuggestionFilter {
+        status: Some("pending".into()),
+        session: None,
+    };
+    match Store::open(&path).and_then(|store| store.suggestions(&filter)) {
+        Ok(found) => found,
+        Err(e) => {
+            remarks.push(format!(
+                "pending suggestions are left out: {e}{}",
+                std::error::Error::source(&e)
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default()
+            ));
+            Vec::new()
+        }
+    }
+}
+
+/// The kept-note lines that hold at `path` (project-relative, `""` for the root): the rule of
+/// each note kept for the path or a folder above it, root first; then, for each rename
+/// (`from` → `to`) held to a folder P that `path` lies outside of but inside P's parent, the
+/// line that the old wording stays here — unless a note that applies here renames the same
+/// word. The same line is stated once.
+pub fn kept_lines(file: &NotesFile, path: &str) -> Vec<NoteLine> {
+    let path = normal_path(path);
+    let here = file.for_path(&path);
+    let mut out: Vec<NoteLine> = here
+        .iter()
+        .map(|n| NoteLine {
+            id: n.id.clone(),
+            path: normal_path(&n.path),
+            line: n.rule_line(),
+        })
+        .collect();
+    let renamed_here = |from: &str| {
+        here.iter().any(|n| {
+            n.preferred().is_some()
+                && n.from
+                    .as_deref()
+                    .is_some_and(|f| f.to_lowercase() == from.to_lowercase())
+        })
+    };
+    let mut stays: Vec<(&KeptNote, String)> = Vec::new();
+    for note in &file.notes {
+        let scope = normal_path(&note.path);
+        let (Some(from), Some(line)) = (note.from.as_deref(), note.stays_line()) else {
+            continue;
+        };
+        if scope.is_empty() || applies(&scope, &path) || renamed_here(from) {
+            continue;
+        }
+        let parent = scope.rsplit_once('/').map(|(p, _)| p).unwrap_or("");
+        if path != parent && applies(parent, &path) {
+            stays.push((note, line));
+        }
+    }
+    stays.sort_by_key(|(n, _)| depth(&n.path));
+    for (note, line) in stays {
+        if out.iter().any(|l| l.line == line) {
+            continue;
+        }
+        out.push(NoteLine {
+            id: note.id.clone(),
+            path: normal_path(&note.path),
+            line,
+        });
+    }
+    out
+}
+
+/// How deep a note's path sits: 0 for the root.
+fn depth(path: &str) -> usize {
+    let path = normal_path(path);
+    if path.is_empty() {
+        0
+    } else {
+        path.matches('/').count() + 1
+    }
+}
+
+impl PendingLine {
+    /// A pending suggestion stated as the rule it would be if a person kept it.
+    pub fn from_suggestion(s: &Suggestion) -> PendingLine {
+        let as_kept = KeptNote {
+            id: s.id.clone(),
+            path: s.path.clone(),
+            text: s.text.clone(),
+            from: s.from.clone(),
+            to: s.to.clone(),
+            suggest: s.suggest.clone(),
+            ..KeptNote::default()
+        };
+        PendingLine {
+            id: s.id.clone(),
+            path: normal_path(&s.path),
+            line: as_kept.rule_line(),
+            evidence: s.evidence,
+            signals: s.signals,
+        }
+    }
+
+    /// The markdown list item: `- n4 (suggested, not yet established; 2 notes, 1 edit
+    /// signal): Write "Space", not "Workspace".`
+    pub fn markdown(&self) -> String {
+        let mut standing = plural(self.evidence, "note", "notes");
+        if self.signals > 0 {
+            standing.push_str(", ");
+            standing.push_str(&plural(self.signals, "edit signal", "edit signals"));
+        }
+        format!(
+            "- {} (suggested, not yet established; {standing}): {}\n",
+            self.id, self.line
+        )
+    }
+}
+
+impl NoteLine {
+    /// The markdown list item as it reads at `at`: a rule kept for here or above, or the
+    /// wording that stays because a rename was held elsewhere.
+    pub fn markdown(&self, at: &str) -> String {
+        let whose = if applies(&self.path, at) {
+            if self.path.is_empty() {
+                "kept for the whole project".to_owned()
+            } else {
+                format!("kept for `{}`", self.path)
+            }
+        } else {
+            format!("rename held to `{}`", self.path)
+        };
+        format!("- {} ({whose}): {}\n", self.id, self.line)
+    }
+}
+
+fn plural(n: i64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn rank(entry: &TermEntry) -> u8 {
@@ -336,6 +567,26 @@ impl ContextAnswer {
             }
             out.push('\n');
         }
+        if !self.kept_notes.is_empty() {
+            let at = self
+                .point
+                .path
+                .as_deref()
+                .map(normal_path)
+                .unwrap_or_default();
+            out.push_str("## Notes kept for this location\n\n");
+            for n in &self.kept_notes {
+                out.push_str(&n.markdown(&at));
+            }
+            out.push('\n');
+        }
+        if !self.pending.is_empty() {
+            out.push_str("## Pending suggestions (not established)\n\n");
+            for p in &self.pending {
+                out.push_str(&p.markdown());
+            }
+            out.push('\n');
+        }
         if !self.notes.is_empty() {
             out.push_str("## Notes\n\n");
             for n in &self.notes {
@@ -375,5 +626,60 @@ mod tests {
             demote("# A\n```\n# not\n```\n## B\n"),
             "## A\n```\n# not\n```\n### B\n"
         );
+    }
+
+    fn notes(text: &str) -> NotesFile {
+        NotesFile::parse(text, NOTES_FILE).unwrap()
+    }
+
+    fn lines(file: &NotesFile, path: &str) -> Vec<(String, String)> {
+        kept_lines(file, path)
+            .into_iter()
+            .map(|l| (l.id, l.line))
+            .collect()
+    }
+
+    #[test]
+    fn a_rename_held_to_a_folder_stays_out_of_its_siblings() {
+        let file = notes(
+            "version: v1\nnotes:\n  - {id: n1, text: Keep it short.}\n  - {id: n3, path: help, from: Workspace, to: Space}\n  - {id: n4, path: docs/guides, from: login, to: sign in}\n",
+        );
+        let rule = |id: &str, line: &str| (id.to_owned(), line.to_owned());
+        let short = rule("n1", "Keep it short.");
+        let space = rule("n3", "Write \"Space\", not \"Workspace\".");
+        let stays = rule(
+            "n3",
+            "\"Workspace\" is correct here; do not rename it to \"Space\".",
+        );
+        let login = rule("n4", "Write \"sign in\", not \"login\".");
+        let login_stays = rule(
+            "n4",
+            "\"login\" is correct here; do not rename it to \"sign in\".",
+        );
+        assert_eq!(lines(&file, "help/a.md"), [short.clone(), space]);
+        assert_eq!(lines(&file, "api/x.md"), [short.clone(), stays.clone()]);
+        assert_eq!(lines(&file, "README.md"), [short.clone(), stays.clone()]);
+        // The root holds the folder whose rename it is: no line says the old word stays there.
+        assert_eq!(lines(&file, ""), std::slice::from_ref(&short));
+        assert_eq!(lines(&file, "helpers/a.md"), [short.clone(), stays.clone()]);
+        assert_eq!(
+            lines(&file, "docs/api/b.md"),
+            [short.clone(), stays.clone(), login_stays]
+        );
+        assert_eq!(lines(&file, "docs"), [short.clone(), stays.clone()]);
+        assert_eq!(lines(&file, "./docs/guides/c.md"), [short, login, stays]);
+    }
+
+    #[test]
+    fn a_rename_that_also_holds_here_states_no_stays_line() {
+        let file = notes(
+            "version: v1\nnotes:\n  - {id: n3, path: help, from: Workspace, to: Space}\n  - {id: n7, path: api, from: workspace, to: Area}\n  - {id: n8, path: guide, from: Workspace, to: Space}\n",
+        );
+        let got = lines(&file, "api/x.md");
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, "n7");
+        // Two folders holding the same rename give their siblings the line once.
+        let ids: Vec<String> = lines(&file, "blog/x.md").into_iter().map(|l| l.0).collect();
+        assert_eq!(ids, ["n3", "n7"]);
     }
 }

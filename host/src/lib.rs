@@ -13,6 +13,7 @@ pub mod inspect;
 pub mod notes;
 pub mod policy;
 pub mod rules;
+pub mod search;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};

@@ -5,6 +5,7 @@ mod apply;
 mod check;
 mod context;
 mod context_notes;
+mod context_search;
 mod errors;
 mod help;
 mod init;
