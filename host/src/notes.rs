@@ -32,7 +32,7 @@ use crate::policy::Kind;
 /// The longest note field kapi records, in characters.
 pub const MAX_NOTE_CHARS: usize = 500;
 /// Where kept notes live.
-pub const NOTES_FILE: &str = ".kapi/notes.yaml";
+pub use crate::context::NOTES_FILE;
 
 /// `kapi context note`.
 #[derive(Debug, Clone, Default)]

@@ -13,6 +13,7 @@ use kapi_host::notes::{
     self, Log, LogRequest, NoteAnswer, NoteRequest, Reset, Review, ReviewRequest, Sync,
     suggestion_line,
 };
+use kapi_host::search::{SearchAnswer, SearchRequest, search};
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
@@ -51,6 +52,11 @@ pub enum ContextCommand {
     Note(NoteArgs),
     /// For assistants: the context operations recorded, with actor, session and evidence
     Log(LogArgs),
+    /// For assistants: what the project knows about a word
+    ///
+    /// Term rules in every language (with a verdict: ok, or what to say instead), the notes
+    /// kept and the suggestions pending that mention it, and where each is in force.
+    Search(SearchArgs),
     /// A person's: keep, drop or widen pending suggestions
     ///
     /// On a terminal with no flags, asks about each. Otherwise `--keep ID…`, `--drop ID…`,
@@ -98,6 +104,16 @@ pub struct LogArgs {
     /// Only operations of this kind (`note`, `withdraw`, `keep`, `drop`, `widen`, `term`, …)
     #[arg(long, value_name = "KIND")]
     pub kind: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The word or phrase
+    #[arg(value_name = "TERM")]
+    pub query: String,
+    /// Most entries listed in each group
+    #[arg(long, value_name = "N", default_value_t = 25)]
+    pub limit: usize,
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +174,17 @@ pub fn run(
                 },
             )?;
             printer.emit(&log)?;
+            Ok(Outcome::Success)
+        }
+        Some(ContextCommand::Search(a)) => {
+            let answer = search(
+                app,
+                &SearchRequest {
+                    query: a.query.clone(),
+                    limit: Some(a.limit),
+                },
+            )?;
+            printer.emit(&answer)?;
             Ok(Outcome::Success)
         }
         Some(ContextCommand::Review(a)) => review(a, app, printer),
@@ -316,6 +343,12 @@ fn ask(app: &kapi_host::App) -> anyhow::Result<ReviewRequest> {
 }
 
 impl Render for ContextAnswer {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        out.write_all(self.markdown().as_bytes())
+    }
+}
+
+impl Render for SearchAnswer {
     fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
         out.write_all(self.markdown().as_bytes())
     }

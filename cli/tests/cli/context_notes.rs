@@ -578,3 +578,52 @@ fn a_person_approves_a_prepared_refresh_in_one_step() {
     let pending = json(&person(&kapi, &["context", "review", "--json"]));
     assert_eq!(pending["pending"], serde_json::json!([]));
 }
+
+#[test]
+fn search_tells_what_the_project_knows_about_a_word() {
+    let kapi = desk();
+    kapi.write(
+        ".kapi/terms.yaml",
+        "version: v1\nconcepts:\n  - id: space\n    terms:\n      - text: Space\n        lang: en\n        status: preferred\n      - text: Workspace\n        lang: en\n        status: deprecated\n      - text: Espace\n        lang: fr\n        status: preferred\n",
+    );
+    agent(
+        &kapi,
+        &[
+            "context",
+            "note",
+            "--path",
+            "docs/api",
+            "--text",
+            "Endpoint names keep Workspace",
+        ],
+    );
+    agent(
+        &kapi,
+        &[
+            "context",
+            "note",
+            "--path",
+            "docs/help",
+            "--from",
+            "Workspace",
+            "--to",
+            "Space",
+        ],
+    );
+    person(&kapi, &["context", "review", "--keep", "n1"]);
+    let run = agent(&kapi, &["context", "search", "Workspace"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("context_search_workspace", run.stdout);
+    let answer = json(&agent(&kapi, &["context", "search", "workspace", "--json"]));
+    assert_eq!(answer["schema"], "kapi.search/v1");
+    let langs: Vec<&str> = answer["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["lang"].as_str())
+        .collect();
+    assert!(langs.contains(&"fr") && langs.contains(&"en"), "{langs:?}");
+    assert_eq!(answer["notes"][0]["id"], "n1");
+    assert_eq!(answer["pending"][0]["id"], "n2");
+    assert_eq!(agent(&kapi, &["context", "search", " "]).code, 2);
+}
