@@ -11,6 +11,7 @@ pub mod error;
 pub mod init;
 pub mod inspect;
 pub mod policy;
+pub mod rules;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};
