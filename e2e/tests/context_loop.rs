@@ -48,8 +48,7 @@ fn kapi(dir: &Path, actor: &str, session: &str, args: &[&str]) -> Out {
 }
 
 fn agent(dir: &Path, args: &[&str]) -> Out {
-    let out = kapi(dir, "agent:test", "s-agent", args);
-    out
+    kapi(dir, "agent:test", "s-agent", args)
 }
 
 fn person(dir: &Path, args: &[&str]) -> Out {

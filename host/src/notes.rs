@@ -775,7 +775,7 @@ pub fn reset(app: &App) -> Result<Reset, HostError> {
 }
 
 /// What `sync` did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Sync {
     pub schema: &'static str,
     pub report: crate::rules::SyncReport,

@@ -727,6 +727,7 @@ fn schema_change_prints_the_json_schema() {
             "decide",
             "term",
             "memory",
+            "note",
             "recipe"
         ]
     );

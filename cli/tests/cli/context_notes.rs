@@ -627,3 +627,61 @@ fn search_tells_what_the_project_knows_about_a_word() {
     assert_eq!(answer["pending"][0]["id"], "n2");
     assert_eq!(agent(&kapi, &["context", "search", " "]).code, 2);
 }
+
+#[test]
+fn init_writes_the_rules_files_unless_told_not_to() {
+    let kapi = Kapi::bound();
+    kapi.write("docs/a.md", "# A\n\nText.\n");
+    kapi.write("CLAUDE.md", "@AGENTS.md\n");
+    let run = person(&kapi, &["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json(&run)["rules_files"], serde_json::json!(["AGENTS.md"]));
+    let agents = kapi.read("AGENTS.md");
+    assert!(agents.starts_with("<!-- kapi:rules -->\n"), "{agents}");
+    assert!(agents.contains("kapi check"), "{agents}");
+    assert_eq!(kapi.read("CLAUDE.md"), "@AGENTS.md\n", "one copy per agent");
+    let sync = json(&person(
+        &kapi,
+        &["context", "sync", "--files-only", "--json"],
+    ));
+    assert_eq!(sync["report"]["written"], serde_json::json!([]), "{sync}");
+
+    let bare = Kapi::bound();
+    bare.write("docs/a.md", "# A\n");
+    let run = person(&bare, &["init", "--no-rules-files"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!bare.path().join("AGENTS.md").exists());
+    assert!(!bare.path().join("CLAUDE.md").exists());
+}
+
+#[test]
+fn a_broken_rules_file_is_refused_with_its_line_and_nothing_changes() {
+    let kapi = desk();
+    kapi.write("AGENTS.md", "# Ours\n\n<!-- kapi:rules -->\nold rules\n");
+    kapi.write("docs/help/AGENTS.md", "Keep this.\n");
+    let run = person(&kapi, &["context", "sync", "--files-only"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("AGENTS.md") && run.stderr.contains("line 3"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        kapi.read("AGENTS.md"),
+        "# Ours\n\n<!-- kapi:rules -->\nold rules\n"
+    );
+    kapi.write("AGENTS.md", "# Ours\n<!-- /kapi:rules -->\n");
+    let run = person(&kapi, &["context", "sync", "--files-only"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("line 2"), "{}", run.stderr);
+    kapi.write("AGENTS.md", "# Ours\n\nBe kind.\n");
+    let run = person(&kapi, &["context", "sync", "--files-only"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let agents = kapi.read("AGENTS.md");
+    assert!(agents.starts_with("# Ours\n\nBe kind.\n"), "{agents}");
+    assert_eq!(
+        kapi.read("docs/help/AGENTS.md"),
+        "Keep this.\n",
+        "no rules of its own: untouched"
+    );
+}
