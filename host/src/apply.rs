@@ -1562,35 +1562,11 @@ impl Service<'_> {
             return Ok(());
         };
         if let Some((path, text)) = &prepared.terms_file {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
-            }
-            let done = stage::commit(
-                &[StagedFile {
-                    doc: path.display().to_string(),
-                    path: path.clone(),
-                    bytes: text.clone().into_bytes(),
-                }],
-                Fault::default(),
-            );
-            if let Some((_, e)) = done.error {
-                return Err(HostError::io(path, e));
-            }
+            stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))?;
         }
         match (&prepared.recipe_text, &prepared.recipe) {
-            (Some(text), Some(_)) => {
-                let done = stage::commit(
-                    &[StagedFile {
-                        doc: layout::RECIPE_FILE.into(),
-                        path: project.recipe_path.clone(),
-                        bytes: text.clone().into_bytes(),
-                    }],
-                    Fault::default(),
-                );
-                if let Some((_, e)) = done.error {
-                    return Err(HostError::io(&project.recipe_path, e));
-                }
-            }
+            (Some(text), Some(_)) => stage::write_one(&project.recipe_path, text.as_bytes())
+                .map_err(|e| HostError::io(&project.recipe_path, e))?,
             // A layout the in-place edit does not handle: saved whole (comments are lost).
             (None, Some(recipe)) => recipe.save(&project.recipe_path)?,
             _ => {}

@@ -23,13 +23,12 @@ use std::path::{Path, PathBuf};
 
 use kapi_core::governance::notes::{KeptNote, NotesFile, applies, normal_path};
 use kapi_core::governance::{Governance, TermEntry, load as governance_load};
-use kapi_core::project::Project;
 use kapi_core::project::layout::STORE_FILE;
 use kapi_core::project::resolve::{Resolver, Window};
 use kapi_core::store::{Store, Suggestion, SuggestionFilter};
 use serde::Serialize;
 
-use crate::app::{App, normalize, relative_to};
+use crate::app::App;
 use crate::error::HostError;
 
 /// What to brief.
@@ -165,7 +164,7 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
     let point = match (&request.profile, &request.path) {
         (Some(profile), _) => resolver.resolve_profile(profile)?,
         (None, Some(path)) => {
-            let rel = project_relative(app, &project, path)?;
+            let rel = app.project_relative(&project, path)?;
             resolver.resolve_path(&rel)
         }
         (None, None) => {
@@ -442,29 +441,6 @@ fn rank(entry: &TermEntry) -> u8 {
         Admitted => 4,
         Suggested => 5,
     }
-}
-
-/// A path named by the caller, relative to the project root: read against the working
-/// directory when that is inside the project, else against the root. Outside is refused.
-fn project_relative(
-    app: &App,
-    project: &Project,
-    path: &std::path::Path,
-) -> Result<String, HostError> {
-    let base = if app.cwd.starts_with(&project.root) {
-        app.cwd.clone()
-    } else {
-        project.root.clone()
-    };
-    let abs = normalize(&if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        base.join(path)
-    });
-    relative_to(&abs, &project.root).ok_or_else(|| HostError::OutsideProject {
-        path: path.to_path_buf(),
-        root: project.root.clone(),
-    })
 }
 
 impl ContextAnswer {

@@ -493,22 +493,7 @@ pub fn read_notes(project: &Project) -> Result<NotesFile, HostError> {
 }
 
 pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), HostError> {
-    use kapi_core::change::stage::{self, Fault, StagedFile};
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
-    }
-    let done = stage::commit(
-        &[StagedFile {
-            doc: path.display().to_string(),
-            path: path.to_path_buf(),
-            bytes: text.as_bytes().to_vec(),
-        }],
-        Fault::default(),
-    );
-    match done.error {
-        Some((_, e)) => Err(HostError::io(path, e)),
-        None => Ok(()),
-    }
+    kapi_core::change::stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))
 }
 
 /// Keeps, drops and widens suggestions (a person only). Every id is checked before anything

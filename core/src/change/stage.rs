@@ -104,6 +104,26 @@ pub fn commit(files: &[StagedFile], fault: Fault) -> Committed {
     }
 }
 
+/// Writes one file whole or not at all (its folder created first): a temporary file beside
+/// it, synced, then renamed over it.
+pub fn write_one(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let done = commit(
+        &[StagedFile {
+            doc: path.display().to_string(),
+            path: path.to_path_buf(),
+            bytes: bytes.to_vec(),
+        }],
+        Fault::default(),
+    );
+    match done.error {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Makes a rename durable: syncs the folder that holds `path` (best effort; Unix only).
 fn sync_dir(path: &Path) {
     #[cfg(unix)]
