@@ -1,12 +1,10 @@
 //! `kapi formats`: the file formats this build reads, with what each can do, resolved from
 //! each format's declaration without reading a file. Exits 0.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use clap::Args;
-use kapi_core::formats::{self, FormatInfo};
-use serde::Serialize;
+use kapi_host::formats::FormatList;
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
@@ -15,67 +13,8 @@ use crate::printer::{Printer, Render, Style};
 #[derive(Debug, Args)]
 pub struct FormatsArgs {}
 
-/// `kapi.formats/v1`.
-#[derive(Debug, Serialize)]
-pub struct FormatList {
-    schema: &'static str,
-    formats: Vec<FormatRow>,
-}
-
-/// One format, resolved from its declaration alone (no file is read).
-#[derive(Debug, Serialize)]
-pub struct FormatRow {
-    #[serde(flatten)]
-    info: FormatInfo,
-    reader: bool,
-    writer: bool,
-    editable: bool,
-    round_trip: bool,
-    generative: bool,
-    bilingual: bool,
-    /// `faithful` (editable through a skeleton), `yes` (editable, rewritten whole) or `no`.
-    edit: &'static str,
-    /// Each change operation and whether this format takes it: `yes`, or `unsupported`.
-    operations: BTreeMap<&'static str, &'static str>,
-}
-
-impl FormatRow {
-    fn new(info: FormatInfo) -> Self {
-        let c = info.capabilities;
-        let edit = match (c.editable, c.round_trip) {
-            (true, true) => "faithful",
-            (true, false) => "yes",
-            _ => "no",
-        };
-        let content = if c.editable { "yes" } else { "unsupported" };
-        let operations = BTreeMap::from([
-            ("set_content", content),
-            ("replace_text", content),
-            // A review decision on a target edition never writes the file.
-            ("decide", "yes"),
-        ]);
-        FormatRow {
-            info,
-            reader: true,
-            writer: true,
-            editable: c.editable,
-            round_trip: c.round_trip,
-            generative: c.generative,
-            bilingual: c.bilingual,
-            edit,
-            operations,
-        }
-    }
-}
-
 pub fn run(_: &FormatsArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow::Result<Outcome> {
-    let list = FormatList {
-        schema: "kapi.formats/v1",
-        formats: formats::all()
-            .iter()
-            .map(|f| FormatRow::new(*f.info()))
-            .collect(),
-    };
+    let list = kapi_host::formats::list();
     printer.emit(&list)?;
     Ok(Outcome::Success)
 }

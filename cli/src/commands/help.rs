@@ -27,6 +27,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Read content", &["inspect"]),
     ("Change content and assets", &["apply", "schema"]),
     ("Check", &["check"]),
+    ("Serve assistants", &["mcp"]),
     ("Formats", &["formats"]),
     ("Help", &["help"]),
 ];

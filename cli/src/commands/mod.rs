@@ -7,6 +7,7 @@ pub mod formats;
 pub mod help;
 pub mod init;
 pub mod inspect;
+pub mod mcp;
 pub mod schema;
 
 use clap::Subcommand;
@@ -55,6 +56,13 @@ pub enum Command {
     Apply(apply::ApplyArgs),
     /// Print the JSON Schema of an input kapi takes (`kapi schema change`)
     Schema(schema::SchemaArgs),
+    /// Serve kapi to an editor or agent over MCP (stdio)
+    ///
+    /// Tool sets: `writing` (default: context_read, context_search, context_note,
+    /// context_session_summary, check_file, read_blocks, apply_edits, describe_format, and the
+    /// `context://` resources), `content`, `review`, `translation`, `all`. Every change set and
+    /// note is recorded as an agent named by the client, in one session per server process.
+    Mcp(mcp::McpArgs),
     /// List the file formats kapi reads and what each can do
     Formats(formats::FormatsArgs),
     /// List the commands, or print a command's help or a topic
@@ -73,6 +81,7 @@ pub fn run(
         Command::Inspect(args) => inspect::run(args, app, printer),
         Command::Apply(args) => apply::run(args, app, printer),
         Command::Schema(args) => schema::run(args, app, printer),
+        Command::Mcp(args) => mcp::run(args, app, printer),
         Command::Formats(args) => formats::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),
     }

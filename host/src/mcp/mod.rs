@@ -1,0 +1,65 @@
+//! `kapi mcp`: the curated MCP server over stdio (crate rmcp). Tools come in sets
+//! ([`sets`]); every tool is registered, then each one no selected set lists is removed, so
+//! the tool list is fixed at startup. A per-call `project` changes what governs a call, never
+//! which tools exist. The transport stamps every change set and note as an agent named by the
+//! client's `clientInfo.name`, in one session per server process.
+
+pub mod instructions;
+pub mod sets;
+
+mod content;
+mod listing;
+mod review;
+mod server;
+mod translation;
+mod writing;
+
+use std::path::PathBuf;
+
+pub use server::KapiServer;
+
+use crate::env::Env;
+use crate::error::HostError;
+
+/// How `kapi mcp` was started.
+#[derive(Debug, Clone, Default)]
+pub struct McpOptions {
+    /// `--project PATH`: the default project for calls that name none.
+    pub project: Option<PathBuf>,
+    /// `--tools SET,…` (default `writing`).
+    pub tools: Option<String>,
+    /// `--all-tools`: add the listing helpers.
+    pub all_tools: bool,
+    /// `--all`: every set and the helpers.
+    pub all: bool,
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostError> {
+    let selection = sets::select(options.tools.as_deref(), options.all_tools, options.all)
+        .map_err(|message| HostError::Usage {
+            message,
+            hint: Some("`kapi mcp --tools writing,content`, or `--all`".into()),
+        })?;
+    let server = KapiServer::new(env, cwd, options.project.clone(), selection);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| HostError::Internal {
+            message: format!("cannot start the MCP runtime: {e}"),
+        })?;
+    runtime.block_on(async move {
+        use rmcp::ServiceExt;
+        let service =
+            server
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| HostError::Internal {
+                    message: format!("MCP initialization failed: {e}"),
+                })?;
+        service.waiting().await.map_err(|e| HostError::Internal {
+            message: format!("MCP server stopped: {e}"),
+        })?;
+        Ok(())
+    })
+}

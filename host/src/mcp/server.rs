@@ -1,0 +1,277 @@
+//! The server: its state (one per process), the per-call `App` (project, actor, session),
+//! tool results, instructions and the `context://` resources.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler, tool_handler};
+use serde::Serialize;
+
+use super::sets::Selection;
+use crate::app::App;
+use crate::env::Env;
+use crate::error::HostError;
+
+/// What every call shares: the environment, the default project, the session.
+#[derive(Debug)]
+pub(crate) struct Base {
+    pub env: Env,
+    pub cwd: PathBuf,
+    pub project: Option<PathBuf>,
+    /// Minted once per server process.
+    pub session: String,
+    pub selection: Selection,
+}
+
+/// The MCP server.
+#[derive(Clone)]
+pub struct KapiServer {
+    pub(crate) tool_router: ToolRouter<Self>,
+    pub(crate) base: Arc<Base>,
+}
+
+impl KapiServer {
+    /// A server serving `selection`'s tools.
+    pub fn new(env: Env, cwd: PathBuf, project: Option<PathBuf>, selection: Selection) -> Self {
+        let now = jiff::Timestamp::now();
+        let session = format!("s-mcp-{}-{}", now.as_millisecond(), std::process::id());
+        let mut router = Self::writing_tools()
+            + Self::content_tools()
+            + Self::review_tools()
+            + Self::translation_tools()
+            + Self::listing_tools();
+        let all: Vec<String> = router
+            .list_all()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        for name in all {
+            if !selection.tools.contains(name.as_str()) {
+                router.remove_route(&name);
+            }
+        }
+        super::writing::adjust(&mut router);
+        KapiServer {
+            tool_router: router,
+            base: Arc::new(Base {
+                env,
+                cwd,
+                project,
+                session,
+                selection,
+            }),
+        }
+    }
+
+    /// The names of the tools served.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tool_router
+            .list_all()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect()
+    }
+
+    /// The `App` one call runs in: the call's `project` (else the server's), the actor an
+    /// agent named by the client, and the server's session.
+    pub(crate) fn app(&self, peer: &Peer<RoleServer>, project: Option<&str>) -> App {
+        let client = peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| "mcp-client".into());
+        let mut env = self.base.env.clone();
+        env.actor = Some(format!("agent:{client}"));
+        env.session = Some(self.base.session.clone());
+        let flag = match project {
+            Some(p) if !p.trim().is_empty() => {
+                let path = Path::new(p);
+                // `KAPI_NO_PROJECT` is honoured only when no project is named.
+                env.no_project = false;
+                Some(if path.is_absolute() {
+                    path.to_path_buf()
+                } else {
+                    self.base.cwd.join(path)
+                })
+            }
+            _ => self.base.project.clone(),
+        };
+        if flag.is_some() {
+            env.no_project = false;
+        }
+        App::new(env, self.base.cwd.clone(), flag)
+    }
+}
+
+/// A tool's answer: its JSON as structured content, and `text` for clients that read only
+/// text (the JSON itself when `text` is `None`).
+pub(crate) fn answer<T: Serialize>(value: &T, text: Option<String>) -> CallToolResult {
+    match serde_json::to_value(value) {
+        Ok(v) => {
+            let mut r = CallToolResult::structured(v);
+            if let Some(text) = text {
+                r.content = vec![ContentBlock::text(text)];
+            }
+            r
+        }
+        Err(e) => failure_message(&format!("cannot encode the answer: {e}"), "error"),
+    }
+}
+
+/// A refusal that carries the same structured result as a success (`isError: true`).
+pub(crate) fn refusal<T: Serialize>(value: &T) -> CallToolResult {
+    match serde_json::to_value(value) {
+        Ok(v) => CallToolResult::structured_error(v),
+        Err(e) => failure_message(&format!("cannot encode the answer: {e}"), "error"),
+    }
+}
+
+fn failure_message(message: &str, code: &str) -> CallToolResult {
+    CallToolResult::structured_error(serde_json::json!({"error": message, "code": code}))
+}
+
+/// A host error as a tool error naming what went wrong and the fix.
+pub(crate) fn failure(error: HostError) -> CallToolResult {
+    let code = match error.kind() {
+        crate::error::ErrorKind::Usage => "usage",
+        crate::error::ErrorKind::Operational => "error",
+        crate::error::ErrorKind::Refused => "not_permitted",
+    };
+    let hints = kapi_core::Hint::hints(&error);
+    CallToolResult::structured_error(
+        serde_json::json!({"error": error.to_string(), "code": code, "hints": hints}),
+    )
+}
+
+/// Splits `context://…?a=b&c=d` into its path and query pairs (percent-decoded).
+fn parse_uri(uri: &str) -> Option<(String, Vec<(String, String)>)> {
+    let rest = uri.strip_prefix("context://")?;
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let pairs = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (decode(k), decode(v))
+        })
+        .collect();
+    Some((decode(path), pairs))
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(h) = s.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(h, 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for KapiServer {
+    fn get_info(&self) -> ServerConfig {
+        let caps = ServerCapabilities::builder().enable_tools();
+        let caps = if self.base.selection.resources {
+            caps.enable_resources().build()
+        } else {
+            caps.build()
+        };
+        ServerConfig::new(caps)
+            .with_server_info(Implementation::new("kapi", env!("CARGO_PKG_VERSION")))
+            .with_instructions(super::instructions::text(&self.base.selection.tools))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        if !self.base.selection.resources {
+            return Ok(ListResourceTemplatesResult::with_all_items(Vec::new()));
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("context://{+path}{?format,project}", "context")
+                .with_mime_type("text/markdown"),
+            ResourceTemplate::new(
+                "context://profile/{name}{?format,project}",
+                "context-profile",
+            )
+            .with_mime_type("text/markdown"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let not_found = |message: String| {
+            McpError::resource_not_found(message, Some(serde_json::json!({"uri": request.uri})))
+        };
+        if !self.base.selection.resources {
+            return Err(not_found("this server serves no resources".into()));
+        }
+        let Some((path, query)) = parse_uri(&request.uri) else {
+            return Err(not_found(format!(
+                "`{}` is not a context:// URI: use context://PATH or context://profile/NAME",
+                request.uri
+            )));
+        };
+        let get = |k: &str| {
+            query
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        };
+        let format = get("format").unwrap_or_else(|| "markdown".into());
+        if format != "markdown" && format != "json" {
+            return Err(McpError::invalid_params(
+                format!("`format={format}`: use `markdown` (the default) or `json`"),
+                Some(serde_json::json!({"uri": request.uri})),
+            ));
+        }
+        let app = self.app(&context.peer, get("project").as_deref());
+        let req = match path.strip_prefix("profile/") {
+            Some(name) => crate::context::ContextRequest {
+                profile: Some(name.to_owned()),
+                ..Default::default()
+            },
+            None => crate::context::ContextRequest {
+                path: Some(PathBuf::from(if path.is_empty() { "." } else { &path })),
+                ..Default::default()
+            },
+        };
+        let answer = crate::context::context(&app, &req).map_err(|e| {
+            McpError::invalid_params(e.to_string(), Some(serde_json::json!({"uri": request.uri})))
+        })?;
+        let (body, mime) = if format == "json" {
+            (
+                serde_json::to_string(&answer).unwrap_or_default(),
+                "application/json",
+            )
+        } else {
+            (answer.markdown(), "text/markdown")
+        };
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(body, request.uri).with_mime_type(mime),
+        ])
+        .into())
+    }
+}
