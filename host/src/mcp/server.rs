@@ -28,6 +28,8 @@ pub(crate) struct Base {
     /// Minted once per server process.
     pub session: String,
     pub selection: Selection,
+    /// The project's first target language, the default where a tool takes a language.
+    pub default_lang: Option<String>,
 }
 
 /// The MCP server.
@@ -42,6 +44,20 @@ impl KapiServer {
     pub fn new(env: Env, cwd: PathBuf, project: Option<PathBuf>, selection: Selection) -> Self {
         let now = jiff::Timestamp::now();
         let session = format!("s-mcp-{}-{}", now.as_millisecond(), std::process::id());
+        // In project mode, the sets narrow to tools whose source the recipe declares: no
+        // translation tools for a recipe without target languages.
+        let startup = App::new(env.clone(), cwd.clone(), project.clone());
+        let mut selection = selection;
+        let mut default_lang = None;
+        if let Ok(Some(p)) = startup.project() {
+            let langs = p.recipe.defaults.target_languages.clone().unwrap_or_default();
+            default_lang = langs.first().cloned();
+            if langs.is_empty() {
+                for tool in ["stats", "up_plan"] {
+                    selection.tools.remove(tool);
+                }
+            }
+        }
         let mut router = Self::writing_tools()
             + Self::content_tools()
             + Self::review_tools()
@@ -66,8 +82,16 @@ impl KapiServer {
                 project,
                 session,
                 selection,
+                default_lang,
             }),
         }
+    }
+
+    /// The language a tool uses when the call names none: the project's first target
+    /// language (server start-up's project).
+    #[allow(dead_code)]
+    pub(crate) fn default_lang(&self) -> Option<&str> {
+        self.base.default_lang.as_deref()
     }
 
     /// The names of the tools served.
@@ -106,7 +130,34 @@ impl KapiServer {
         if flag.is_some() {
             env.no_project = false;
         }
-        App::new(env, self.base.cwd.clone(), flag)
+        let app = App::new(env, self.base.cwd.clone(), flag);
+        self.touch(&app, &client);
+        app
+    }
+
+    /// Moves this session's row forward in the call's project store (the session says it is
+    /// here while it only reads). Best effort: a store that cannot be opened is not the call's
+    /// failure.
+    fn touch(&self, app: &App, client: &str) {
+        let Ok(Some(project)) = app.project() else {
+            return;
+        };
+        let path = project.root.join(kapi_core::project::layout::STORE_FILE);
+        if !path.exists() {
+            return;
+        }
+        if let Ok(store) = kapi_core::store::Store::open(&path) {
+            let now = app.timestamp();
+            let _ = store.touch_session(&kapi_core::store::SessionRow {
+                id: self.base.session.clone(),
+                actor_kind: "agent".into(),
+                actor_name: client.to_owned(),
+                project: Some(project.root.display().to_string()),
+                client: Some(client.to_owned()),
+                started_at: now.clone(),
+                last_seen: now,
+            });
+        }
     }
 }
 
