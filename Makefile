@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: build test lint bench demo release fmt
+.PHONY: build test lint bench bench-formats bench-apply bench-mcp demo release fmt
 
 build:
 	$(CARGO) build --bin kapi
@@ -39,11 +39,16 @@ bench: release
 	env -u KAPI_NO_PROJECT KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/run.sh
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/apply.sh
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/mcp.py
 
 # Only the format benchmark (throughput, inspect, translation checks vs pofilter).
 bench-formats: release
 	cargo build --release -p kapi-core --example roundtrip
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh
+
+# Only the MCP server benchmark (start-up, check_file latency, read_blocks, tools/list size).
+bench-mcp: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/mcp.py
 
 # Only the change-set benchmark (kapi apply on a 100 KB Markdown file and a 5 MB catalog).
 bench-apply: release
