@@ -8,7 +8,7 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+    RequestMetaObject, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler, tool_handler};
@@ -50,7 +50,12 @@ impl KapiServer {
         let mut selection = selection;
         let mut default_lang = None;
         if let Ok(Some(p)) = startup.project() {
-            let langs = p.recipe.defaults.target_languages.clone().unwrap_or_default();
+            let langs = p
+                .recipe
+                .defaults
+                .target_languages
+                .clone()
+                .unwrap_or_default();
             default_lang = langs.first().cloned();
             if langs.is_empty() {
                 for tool in ["stats", "up_plan"] {
@@ -106,9 +111,21 @@ impl KapiServer {
     /// The `App` one call runs in: the call's `project` (else the server's), the actor an
     /// agent named by the client, and the server's session.
     pub(crate) fn app(&self, peer: &Peer<RoleServer>, project: Option<&str>) -> App {
+        self.app_with(peer, None, project)
+    }
+
+    /// [`Self::app`], also reading the client's name from the request's `_meta` (the
+    /// 2026-07-28 lifecycle has no `initialize`: the name arrives with each request).
+    pub(crate) fn app_with(
+        &self,
+        peer: &Peer<RoleServer>,
+        meta: Option<&RequestMetaObject>,
+        project: Option<&str>,
+    ) -> App {
         let client = peer
             .peer_info()
             .map(|info| info.client_info.name.clone())
+            .or_else(|| meta.and_then(|m| m.client_info()).map(|i| i.name))
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| "mcp-client".into());
         let mut env = self.base.env.clone();

@@ -113,6 +113,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn nothing_a_person_decides_and_nothing_that_runs_code_is_served() {
+        let all = select(None, true, true).unwrap();
+        for tool in &all.tools {
+            for word in [
+                "keep", "drop", "widen", "reset", "sync", "exec", "eval", "shell", "run", "script",
+                "hook",
+            ] {
+                assert!(!tool.contains(word), "`{tool}` must not be an MCP tool");
+            }
+        }
+        // Each tool's job is named once: no two sets disagree, and helpers are not set tools.
+        for helper in HELPERS {
+            assert!(SETS.iter().all(|(_, tools)| !tools.contains(helper)));
+        }
+    }
+
+    #[test]
     fn sets_resolve_and_unknown_ones_list_the_valid() {
         let w = select(None, false, false).unwrap();
         assert_eq!(w.sets, ["writing"]);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResult, RequestMetaObject};
 use rmcp::{Peer, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -125,8 +125,9 @@ impl KapiServer {
         &self,
         peer: Peer<RoleServer>,
         Parameters(p): Parameters<ContextReadParams>,
+        meta: RequestMetaObject,
     ) -> CallToolResult {
-        let app = self.app(&peer, p.project.as_deref());
+        let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
         let format = p.format.as_deref().unwrap_or("markdown");
         if format != "markdown" && format != "json" {
             return failure(HostError::Usage {
@@ -160,8 +161,9 @@ impl KapiServer {
         &self,
         peer: Peer<RoleServer>,
         Parameters(p): Parameters<SearchParams>,
+        meta: RequestMetaObject,
     ) -> CallToolResult {
-        let app = self.app(&peer, p.project.as_deref());
+        let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
         match crate::search::search(
             &app,
             &crate::search::SearchRequest {
@@ -183,8 +185,9 @@ impl KapiServer {
         &self,
         peer: Peer<RoleServer>,
         Parameters(p): Parameters<NoteParams>,
+        meta: RequestMetaObject,
     ) -> CallToolResult {
-        let app = self.app(&peer, p.project.as_deref());
+        let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
         let request = crate::notes::NoteRequest {
             text: p.text,
             from: p.from,
@@ -208,8 +211,9 @@ impl KapiServer {
         &self,
         peer: Peer<RoleServer>,
         Parameters(p): Parameters<ProjectParams>,
+        meta: RequestMetaObject,
     ) -> CallToolResult {
-        let app = self.app(&peer, p.project.as_deref());
+        let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
         let log = match crate::notes::log(
             &app,
             &crate::notes::LogRequest {
@@ -289,8 +293,9 @@ impl KapiServer {
         &self,
         peer: Peer<RoleServer>,
         Parameters(p): Parameters<CheckFileParams>,
+        meta: RequestMetaObject,
     ) -> CallToolResult {
-        let app = self.app(&peer, p.project.as_deref());
+        let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
         let path = resolve(&app, &p.path);
         let request = crate::check::CheckRequest {
             paths: vec![path],
@@ -308,8 +313,9 @@ impl KapiServer {
         &self,
         peer: Peer<RoleServer>,
         Parameters(p): Parameters<ReadBlocksParams>,
+        meta: RequestMetaObject,
     ) -> CallToolResult {
-        let app = self.app(&peer, p.project.as_deref());
+        let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
         let editions = match p.editions.as_deref() {
             None | Some([]) => crate::document::Editions::Source,
             Some(list) if list.iter().any(|l| l == "*") => crate::document::Editions::All,
@@ -339,6 +345,7 @@ impl KapiServer {
         &self,
         peer: Peer<RoleServer>,
         Parameters(p): Parameters<serde_json::Map<String, serde_json::Value>>,
+        meta: RequestMetaObject,
     ) -> CallToolResult {
         let mut set = p;
         let project = match set.remove("project") {
@@ -354,7 +361,7 @@ impl KapiServer {
         if !set.contains_key("schema") {
             set.insert("schema".into(), kapi_core::change::SCHEMA.into());
         }
-        let app = self.app(&peer, project.as_deref());
+        let app = self.app_with(&peer, Some(&meta), project.as_deref());
         let bytes = serde_json::to_vec(&serde_json::Value::Object(set)).unwrap_or_default();
         let decoded = match kapi_core::change::decode(&bytes) {
             Ok(s) => s,
