@@ -2,8 +2,6 @@
 //! with their validity windows (`list_profiles`) and its collections with the files each
 //! declares now (`list_collections`).
 
-use std::sync::Arc;
-
 use kapi_core::project::collections::Collections;
 use kapi_core::project::{Resolver, VoiceBinding};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -297,27 +295,9 @@ impl KapiServer {
     }
 }
 
-/// A loose output schema naming the result's `schema` id.
-fn output(schema: &str) -> Arc<serde_json::Map<String, serde_json::Value>> {
-    let v = serde_json::json!({"type": "object", "description": format!("a `{schema}` document"),
-                               "properties": {"schema": {"type": "string"}}});
-    Arc::new(v.as_object().cloned().unwrap_or_default())
-}
-
-/// Sets each named tool's output schema (a tool the selection removed is skipped).
-#[allow(dead_code)] // until server.rs calls the adjust functions
-pub(crate) fn set_outputs(router: &mut ToolRouter<KapiServer>, outputs: &[(&str, &str)]) {
-    for (name, schema) in outputs {
-        if let Some(route) = router.map.get_mut(*name) {
-            route.attr.output_schema = Some(output(schema));
-        }
-    }
-}
-
 /// Declares the output schemas of the listing helpers.
-#[allow(dead_code)] // until server.rs calls `super::listing::adjust(&mut router)`
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    set_outputs(
+    super::server::set_outputs(
         router,
         &[
             ("list_formats", "kapi.formats/v1"),

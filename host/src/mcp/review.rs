@@ -46,7 +46,7 @@ const DEFAULT_LIMIT: usize = 50;
 pub(crate) struct QueueParams {
     /// Only this source document (project-relative)
     pub doc: Option<String>,
-    /// Only this target language
+    /// Only this target language (default: the server project's first target language)
     pub lang: Option<String>,
     /// Most items to return (default 50); `total` counts them all
     pub limit: Option<usize>,
@@ -665,7 +665,14 @@ impl KapiServer {
         Parameters(p): Parameters<QueueParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match queue(&app, p.doc.as_deref(), p.lang.as_deref(), p.limit) {
+        match queue(
+            &app,
+            p.doc.as_deref(),
+            p.lang
+                .as_deref()
+                .or(p.project.is_none().then(|| self.default_lang()).flatten()),
+            p.limit,
+        ) {
             Ok(q) => {
                 let text = q.text();
                 answer(&q, Some(text))
@@ -693,9 +700,8 @@ impl KapiServer {
 }
 
 /// Declares the output schemas of `review_queue` and `review_block`.
-#[allow(dead_code)] // until server.rs calls `super::review::adjust(&mut router)`
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    super::listing::set_outputs(
+    super::server::set_outputs(
         router,
         &[
             ("review_queue", "kapi.review-queue/v1"),

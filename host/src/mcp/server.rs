@@ -79,6 +79,9 @@ impl KapiServer {
             }
         }
         super::writing::adjust(&mut router);
+        super::review::adjust(&mut router);
+        super::translation::adjust(&mut router);
+        super::listing::adjust(&mut router);
         KapiServer {
             tool_router: router,
             base: Arc::new(Base {
@@ -94,7 +97,6 @@ impl KapiServer {
 
     /// The language a tool uses when the call names none: the project's first target
     /// language (server start-up's project).
-    #[allow(dead_code)]
     pub(crate) fn default_lang(&self) -> Option<&str> {
         self.base.default_lang.as_deref()
     }
@@ -341,5 +343,21 @@ impl ServerHandler for KapiServer {
             ResourceContents::text(body, request.uri).with_mime_type(mime),
         ])
         .into())
+    }
+}
+
+/// A loose output schema naming the result's `schema` id.
+pub(crate) fn output(schema: &str) -> Arc<serde_json::Map<String, serde_json::Value>> {
+    let v = serde_json::json!({"type": "object", "description": format!("a `{schema}` document"),
+                               "properties": {"schema": {"type": "string"}}});
+    Arc::new(v.as_object().cloned().unwrap_or_default())
+}
+
+/// Sets each named tool's output schema (a tool the selection removed is skipped).
+pub(crate) fn set_outputs(router: &mut ToolRouter<KapiServer>, outputs: &[(&str, &str)]) {
+    for (name, schema) in outputs {
+        if let Some(route) = router.map.get_mut(*name) {
+            route.attr.output_schema = Some(output(schema));
+        }
     }
 }

@@ -53,7 +53,7 @@ pub(crate) struct StatsParams {
 pub(crate) struct UpPlanParams {
     /// Only this source document (project-relative)
     pub doc: Option<String>,
-    /// Only this target language
+    /// Only this target language (default: the server project's first target language)
     pub lang: Option<String>,
     /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
     pub project: Option<String>,
@@ -492,7 +492,13 @@ impl KapiServer {
         Parameters(p): Parameters<UpPlanParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match up_plan(&app, p.doc.as_deref(), p.lang.as_deref()) {
+        match up_plan(
+            &app,
+            p.doc.as_deref(),
+            p.lang
+                .as_deref()
+                .or(p.project.is_none().then(|| self.default_lang()).flatten()),
+        ) {
             Ok(plan) => {
                 let mut text = plan.summary.clone();
                 for s in &plan.plan {
@@ -513,9 +519,8 @@ impl KapiServer {
 }
 
 /// Declares the output schemas of `stats` and `up_plan`.
-#[allow(dead_code)] // until server.rs calls `super::translation::adjust(&mut router)`
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    super::listing::set_outputs(
+    super::server::set_outputs(
         router,
         &[
             ("stats", "kapi.translation-stats/v1"),

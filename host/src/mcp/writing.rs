@@ -418,13 +418,6 @@ impl KapiServer {
     }
 }
 
-/// A loose output schema naming the result's `schema` id.
-fn output(schema: &str) -> Arc<serde_json::Map<String, serde_json::Value>> {
-    let v = serde_json::json!({"type": "object", "description": format!("a `{schema}` document"),
-                               "properties": {"schema": {"type": "string"}}});
-    Arc::new(v.as_object().cloned().unwrap_or_default())
-}
-
 /// Sets what the macros cannot: `apply_edits` takes the change-set schema plus `project`, and
 /// every tool declares an output schema.
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
@@ -438,11 +431,7 @@ pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
         ("apply_edits", "kapi.change-result/v1"),
         ("describe_format", "kapi.format/v1"),
     ];
-    for (name, schema) in outputs {
-        if let Some(route) = router.map.get_mut(name) {
-            route.attr.output_schema = Some(output(schema));
-        }
-    }
+    super::server::set_outputs(router, &outputs);
     if let Some(route) = router.map.get_mut("apply_edits") {
         let mut schema = kapi_core::change::schema::change();
         if let Some(obj) = schema.as_object_mut() {
