@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: build test lint bench bench-formats bench-apply bench-mcp demo release fmt
+.PHONY: build test e2e lint bench bench-formats bench-apply bench-mcp demo release fmt
 
 build:
 	$(CARGO) build --bin kapi
@@ -24,6 +24,14 @@ test: build
 	  KAPI_BIN=$(KAPI_BIN) $(CARGO) nextest run --workspace --no-fail-fast; \
 	else \
 	  KAPI_BIN=$(KAPI_BIN) $(CARGO) test --workspace --no-fail-fast; \
+	fi
+
+## The e2e suite alone (the CLI/MCP conformance suite among it), over the built binary.
+e2e: build
+	@if $(CARGO) nextest --version >/dev/null 2>&1; then \
+	  KAPI_BIN=$(KAPI_BIN) $(CARGO) nextest run -p kapi-e2e --no-fail-fast; \
+	else \
+	  KAPI_BIN=$(KAPI_BIN) $(CARGO) test -p kapi-e2e --no-fail-fast; \
 	fi
 
 lint:

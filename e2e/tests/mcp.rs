@@ -1,0 +1,1356 @@
+//! The CLI/MCP conformance suite: the real `kapi mcp` binary (`KAPI_BIN`, default
+//! `target/debug/kapi`) driven over stdio with raw newline-delimited JSON-RPC, the way an
+//! editor or agent drives it, against isolated temporary projects.
+//!
+//! It covers `initialize` (both protocol versions, the instructions), the tool surface per
+//! set (golden snapshots of `tools/list` and `resources/templates/list`, the token budget,
+//! the set table), parity with `kapi check`, `kapi inspect` and `kapi context` on the same
+//! input, the edit contract as an agent drives it, notes and sessions, the per-call
+//! `project`, and bad input (unknown tools, wrong arguments, escaping paths, garbage,
+//! a client that goes away).
+//!
+//! Every read from the server has a timeout, so a hung server fails the test instead of
+//! blocking CI. `KAPI_NO_PROJECT=1` is set for every process except where a test means the
+//! project to be found from the working folder (the parity tests, which run the server the
+//! way an editor does, in the project, and the CLI the way a person does).
+//!
+//! A test that shows a kapi bug keeps asserting the documented behaviour and is marked
+//! `#[ignore = "kapi bug: …"]`.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The longest a test waits for one answer, or for the server to exit.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The client name every test introduces itself with: the agent the server records.
+const CLIENT: &str = "e2e-agent";
+
+const PROTOCOL: &str = "2025-06-18";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[allow(clippy::disallowed_methods)]
+fn kapi_bin() -> PathBuf {
+    match std::env::var_os("KAPI_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => workspace().join("target/debug/kapi"),
+    }
+}
+
+/// How a process finds its project.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bind {
+    /// `KAPI_NO_PROJECT=1`: only an explicit `--project` / per-call `project` binds one.
+    Explicit,
+    /// `KAPI_NO_PROJECT` unset: the project is found from the working folder.
+    Discover,
+}
+
+/// A kapi command in `dir` with a clean environment.
+fn command(dir: &Path, bind: Bind) -> Command {
+    let mut cmd = Command::new(kapi_bin());
+    cmd.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("KAPI_ACTOR")
+        .env_remove("KAPI_SESSION")
+        .env_remove("KAPI_PROJECT");
+    match bind {
+        Bind::Explicit => cmd.env("KAPI_NO_PROJECT", "1"),
+        Bind::Discover => cmd.env_remove("KAPI_NO_PROJECT"),
+    };
+    cmd
+}
+
+/// Waits for `child` to exit, at most [`TIMEOUT`]; kills it and fails the test otherwise.
+fn wait(child: &mut Child, ctx: &str) -> i32 {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.code().unwrap_or(-1),
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{ctx}: kapi did not exit within {TIMEOUT:?}");
+            }
+            Err(e) => panic!("{ctx}: waiting for kapi: {e}"),
+        }
+    }
+}
+
+/// Drains a pipe on a thread into a shared string as it arrives (a server's stderr, for
+/// failure messages while it still runs).
+fn drain(mut pipe: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+    let out = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&out);
+    thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut s) = sink.lock() {
+                s.push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        }
+    });
+    out
+}
+
+/// Reads a pipe to its end on a thread.
+fn read_all(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CLI
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// `kapi ARGS` in `dir`.
+fn cli(dir: &Path, bind: Bind, args: &[&str]) -> Out {
+    let mut child = command(dir, bind)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kapi binary runs (build it first: cargo build --bin kapi)");
+    let stdout = read_all(child.stdout.take().expect("stdout"));
+    let stderr = read_all(child.stderr.take().expect("stderr"));
+    let code = wait(&mut child, &format!("kapi {}", args.join(" ")));
+    Out {
+        code,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
+/// `kapi ARGS --json` in `dir`: the JSON it prints (any exit code).
+fn cli_json(dir: &Path, args: &[&str]) -> Value {
+    let out = cli(dir, Bind::Discover, args);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "kapi {}: stdout is not JSON ({e}), exit {}\nstdout: {}\nstderr: {}",
+            args.join(" "),
+            out.code,
+            out.stdout,
+            out.stderr
+        )
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The MCP client
+
+/// A running `kapi mcp`, spoken to in raw JSON-RPC lines.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    next: u64,
+    ctx: String,
+}
+
+/// What a `tools/call` returned.
+#[derive(Debug)]
+struct ToolResult {
+    is_error: bool,
+    structured: Value,
+    text: String,
+}
+
+impl ToolResult {
+    fn ok(self, ctx: &str) -> Self {
+        assert!(!self.is_error, "{ctx}: an error result: {self:#?}");
+        self
+    }
+    fn err(self, ctx: &str) -> Self {
+        assert!(self.is_error, "{ctx}: not an error result: {self:#?}");
+        self
+    }
+}
+
+impl Server {
+    /// Spawns `kapi mcp ARGS` in `dir`; no message sent yet.
+    fn spawn(dir: &Path, bind: Bind, args: &[&str]) -> Server {
+        let mut child = command(dir, bind)
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the kapi binary runs (build it first: cargo build --bin kapi)");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = drain(child.stderr.take().expect("stderr"));
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            next: 1,
+            ctx: format!("kapi mcp {}", args.join(" ")),
+        }
+    }
+
+    /// Spawns, initializes as [`CLIENT`] with `version` and confirms; the `initialize` result.
+    fn start_with(dir: &Path, bind: Bind, args: &[&str], version: &str) -> (Server, Value) {
+        let mut server = Server::spawn(dir, bind, args);
+        let init = server.result(
+            "initialize",
+            json!({
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": CLIENT, "version": "1.0.0"}
+            }),
+        );
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        (server, init)
+    }
+
+    /// A server bound to nothing but what `args` names (`KAPI_NO_PROJECT=1`).
+    fn start(dir: &Path, args: &[&str]) -> Server {
+        Server::start_with(dir, Bind::Explicit, args, PROTOCOL).0
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let ctx = self.ctx.clone();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush())
+            .unwrap_or_else(|e| panic!("{ctx}: writing to the server: {e}"));
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(&message.to_string());
+    }
+
+    /// Sends a request; the raw response line and its JSON (with `result` or `error`).
+    fn request_raw(&mut self, method: &str, params: Value) -> (String, Value) {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer(id, method)
+    }
+
+    /// Reads lines until the response to `id`, skipping notifications (and answers to
+    /// anything else, such as a parse error for a garbage line).
+    fn answer(&mut self, id: u64, method: &str) -> (String, Value) {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "{}: no answer to {method} (id {id}) within {TIMEOUT:?}\nstderr: {}",
+                    self.ctx,
+                    self.stderr()
+                ),
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "{}: the server closed stdout before answering {method} (id {id})\nstderr: {}",
+                    self.ctx,
+                    self.stderr()
+                ),
+            };
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                panic!(
+                    "{}: stdout carries a line that is not JSON-RPC ({e}): {line}",
+                    self.ctx
+                )
+            });
+            if message["id"] == json!(id)
+                && (message.get("result").is_some() || message.get("error").is_some())
+            {
+                return (line, message);
+            }
+        }
+    }
+
+    /// Sends every request before reading any answer; the answers in request order.
+    fn pipeline(&mut self, requests: &[(&str, Value)]) -> Vec<Value> {
+        let first = self.next;
+        for (method, params) in requests {
+            let id = self.next;
+            self.next += 1;
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        }
+        let mut answers: Vec<Option<Value>> = vec![None; requests.len()];
+        let deadline = Instant::now() + TIMEOUT;
+        while answers.iter().any(Option::is_none) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|e| {
+                panic!(
+                    "{}: pipelined answers missing ({e:?})\nstderr: {}",
+                    self.ctx,
+                    self.stderr()
+                )
+            });
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("{}: not JSON-RPC ({e}): {line}", self.ctx));
+            let slot = message["id"]
+                .as_u64()
+                .and_then(|id| id.checked_sub(first))
+                .and_then(|i| usize::try_from(i).ok());
+            if let Some(i) = slot
+                && i < answers.len()
+                && (message.get("result").is_some() || message.get("error").is_some())
+            {
+                assert!(answers[i].is_none(), "{}: answered twice: {line}", self.ctx);
+                answers[i] = Some(message);
+            }
+        }
+        answers.into_iter().flatten().collect()
+    }
+
+    /// A request's response message (`result` or `error`).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.request_raw(method, params).1
+    }
+
+    /// A request's `result`; a JSON-RPC error fails the test.
+    fn result(&mut self, method: &str, params: Value) -> Value {
+        let message = self.request(method, params);
+        match message.get("result") {
+            Some(result) => result.clone(),
+            None => panic!(
+                "{}: {method} answered an error: {message:#}\nstderr: {}",
+                self.ctx,
+                self.stderr()
+            ),
+        }
+    }
+
+    /// `tools/call NAME ARGUMENTS`.
+    fn tool(&mut self, name: &str, arguments: Value) -> ToolResult {
+        let result = self.result("tools/call", json!({"name": name, "arguments": arguments}));
+        let text = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        ToolResult {
+            is_error: result["isError"] == true,
+            structured: result
+                .get("structuredContent")
+                .cloned()
+                .unwrap_or(Value::Null),
+            text,
+        }
+    }
+
+    /// The served tools, sorted by name.
+    fn tools(&mut self) -> Vec<Value> {
+        let mut tools = self.result("tools/list", json!({}))["tools"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        tools
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        self.tools()
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// `resources/read URI`: the first content's text.
+    fn read(&mut self, uri: &str) -> String {
+        let result = self.result("resources/read", json!({"uri": uri}));
+        let content = &result["contents"][0];
+        assert_eq!(content["uri"], uri, "{}: {result:#}", self.ctx);
+        content["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: {uri} has no text: {result:#}", self.ctx))
+            .to_owned()
+    }
+
+    /// Closes stdin (the client goes away); the server's exit code.
+    fn close(mut self) -> i32 {
+        drop(self.stdin.take());
+        let ctx = self.ctx.clone();
+        wait(&mut self.child, &ctx)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+const RECIPE: &str = r#"version: v1
+name: {name}
+defaults:
+  source_language: en
+  target_languages: [fr]
+  voice: .kapi/voice.yaml
+  terms_source: .kapi/terms.yaml
+collections:
+  - path: "docs/**/*.md"
+  - path: "locale/*.po"
+gates:
+  fail_on: major
+"#;
+
+const VOICE: &str = r#"name: {name}
+description: How {name} writes.
+style:
+  prohibited_patterns:
+    - regex: '!{2,}'
+      description: Stacked exclamation marks
+      severity: minor
+vocabulary:
+  forbidden:
+    - term: {forbidden}
+      replacement: use
+      note: Plain words
+"#;
+
+const TERMS: &str = r#"version: v1
+concepts:
+  - id: sign-in
+    definition: Entering your account
+    terms:
+      - text: sign in
+        lang: en
+        status: preferred
+      - text: log in
+        lang: en
+        status: deprecated
+        replacement: sign in
+"#;
+
+/// A gettext catalog translating one message with a placeholder into French as `msgstr`.
+const CATALOG: &str = r#"msgid ""
+msgstr ""
+"Language: fr\n"
+"Content-Type: text/plain; charset=UTF-8\n"
+
+msgid "Delete {count} files?"
+msgstr "{msgstr}"
+"#;
+
+/// A temporary kapi project: a voice forbidding `forbidden`, a term rule (`log in` is
+/// deprecated for `sign in`), a French target and a catalog, and a few documents.
+struct Project {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Project {
+    fn new(name: &str, forbidden: &str) -> Project {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let root = tmp.path().canonicalize().expect("canonical temp dir");
+        let p = Project { _tmp: tmp, root };
+        p.write("kapi.yaml", &RECIPE.replace("{name}", name));
+        p.write(
+            ".kapi/voice.yaml",
+            &VOICE
+                .replace("{name}", name)
+                .replace("{forbidden}", forbidden),
+        );
+        p.write(".kapi/terms.yaml", TERMS);
+        p.write(
+            "docs/good.md",
+            "# Start\n\nSign in, then open the page to begin.\n",
+        );
+        p.write(
+            "docs/bad.md",
+            "# Start\n\nLog in, then utilize the page!!\n\nWe leverage search.\n",
+        );
+        p.write("docs/edit.md", "# Edit\n\nOpen the page to begin.\n");
+        let catalog = |msgstr: &str| CATALOG.replace("{msgstr}", msgstr);
+        p.write("locale/fr.po", &catalog("Supprimer {count} fichiers ?"));
+        p.write("locale/fr-bad.po", &catalog("Supprimer les fichiers ?"));
+        p
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create folder");
+        }
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    fn path(&self) -> &str {
+        self.root.to_str().expect("a UTF-8 temp path")
+    }
+}
+
+/// An empty temporary folder (no project here or above it).
+fn empty_dir() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = tmp.path().canonicalize().expect("canonical temp dir");
+    (tmp, path)
+}
+
+/// The rules of each finding: `rule matched`.
+fn findings(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["rule"].as_str().unwrap_or(""),
+                f["matched"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// initialize
+
+/// Every tool name the set table knows, helpers included.
+fn table_tools() -> BTreeSet<&'static str> {
+    kapi_host::mcp::sets::SETS
+        .iter()
+        .flat_map(|(_, tools)| tools.iter().copied())
+        .chain(kapi_host::mcp::sets::HELPERS.iter().copied())
+        .collect()
+}
+
+/// Whether `text` names `tool` as a word of its own.
+fn names(text: &str, tool: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(tool).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(word)
+            && !text[at + tool.len()..].chars().next().is_some_and(word)
+    })
+}
+
+#[test]
+fn initialize_echoes_both_protocol_versions_with_instructions_naming_only_served_tools() {
+    let (_tmp, dir) = empty_dir();
+    let known = table_tools();
+    for version in ["2025-06-18", "2025-11-25"] {
+        for args in [
+            &["--tools", "writing"][..],
+            &["--tools", "content"],
+            &["--all"],
+        ] {
+            let ctx = format!("{version} kapi mcp {}", args.join(" "));
+            let (mut server, init) = Server::start_with(&dir, Bind::Explicit, args, version);
+            assert_eq!(init["protocolVersion"], version, "{ctx}: {init:#}");
+            assert_eq!(init["serverInfo"]["name"], "kapi", "{ctx}: {init:#}");
+            assert!(init["capabilities"]["tools"].is_object(), "{ctx}: {init:#}");
+            let text = init["instructions"].as_str().unwrap_or_default();
+            let words = text.split_whitespace().count();
+            assert!(
+                (1..160).contains(&words),
+                "{ctx}: {words} words of instructions: {text}"
+            );
+            let served: BTreeSet<String> = server.tool_names().into_iter().collect();
+            for tool in &known {
+                if names(text, tool) {
+                    assert!(
+                        served.contains(*tool),
+                        "{ctx}: the instructions name `{tool}`, which this server does not \
+                         serve: {text}"
+                    );
+                }
+            }
+            if served.contains("context_note") {
+                for habit in [
+                    "context_read",
+                    "context_note",
+                    "withdraw",
+                    "check_file",
+                    "context_session_summary",
+                    "AGENTS.md",
+                    "CLAUDE.md",
+                ] {
+                    assert!(text.contains(habit), "{ctx}: no `{habit}` in: {text}");
+                }
+            }
+            assert_eq!(server.close(), 0, "{ctx}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tool surface
+
+const SET_ARGS: &[(&str, &[&str])] = &[
+    ("writing", &["--tools", "writing"]),
+    ("content", &["--tools", "content"]),
+    ("review", &["--tools", "review"]),
+    ("translation", &["--tools", "translation"]),
+    ("all", &["--all"]),
+];
+
+/// Each set's whole surface (every tool's name, description, input and output schemas and
+/// annotations, and the resource templates) is a reviewed golden file under
+/// `tests/snapshots/`. A change to a set's tools fails here until the new snapshot is
+/// reviewed: `INSTA_UPDATE=always make e2e` (or `cargo insta review`), then read the diff.
+#[test]
+fn tools_and_resource_templates_per_set_match_the_golden_snapshots() {
+    let (_tmp, dir) = empty_dir();
+    for (set, args) in SET_ARGS {
+        let mut server = Server::start(&dir, args);
+        let tools = server.tools();
+        let templates = server.request("resources/templates/list", json!({}));
+        let surface = json!({
+            "tools": tools,
+            "resources/templates/list": templates.get("result").or(templates.get("error")),
+        });
+        insta::assert_json_snapshot!(format!("tools_list_{set}"), surface);
+        assert_eq!(server.close(), 0, "{set}");
+    }
+}
+
+#[test]
+fn the_writing_set_tool_list_fits_its_token_budget() {
+    let (_tmp, dir) = empty_dir();
+    let mut server = Server::start(&dir, &[]);
+    let (line, message) = server.request_raw("tools/list", json!({}));
+    let tools = message["result"]["tools"].as_array().map_or(0, Vec::len);
+    let tokens = line.len() / 4;
+    assert!(tools >= 8, "the writing set serves {tools} tools: {line}");
+    assert!(
+        tokens < 4_000,
+        "the writing set's tools/list is {tokens} tokens ({} bytes / 4)",
+        line.len()
+    );
+}
+
+#[test]
+fn every_served_tool_belongs_to_a_set_and_an_unknown_set_fails_startup() {
+    let (_tmp, dir) = empty_dir();
+    let known = table_tools();
+    let mut server = Server::start(&dir, &["--all"]);
+    let all = server.tool_names();
+    let stray: Vec<&String> = all.iter().filter(|t| !known.contains(t.as_str())).collect();
+    assert!(stray.is_empty(), "tools in no set of the table: {stray:?}");
+    assert_eq!(server.close(), 0);
+
+    // Each set serves only what the table lists for it.
+    for (set, args) in SET_ARGS.iter().filter(|(s, _)| *s != "all") {
+        let selection =
+            kapi_host::mcp::sets::select(Some(set), false, false).expect("a set of the table");
+        let mut server = Server::start(&dir, args);
+        for tool in server.tool_names() {
+            assert!(
+                selection.tools.contains(tool.as_str()),
+                "--tools {set} serves `{tool}`, which the table does not list for it"
+            );
+        }
+        assert_eq!(server.close(), 0, "{set}");
+    }
+
+    let out = cli(&dir, Bind::Explicit, &["mcp", "--tools", "nope"]);
+    assert_ne!(out.code, 0, "--tools nope starts: {}", out.stdout);
+    assert!(out.stdout.is_empty(), "stdout: {}", out.stdout);
+    for set in ["nope", "writing", "content", "review", "translation", "all"] {
+        assert!(
+            out.stderr.contains(set),
+            "`{set}` is not in --tools nope's error: {}",
+            out.stderr
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parity with the CLI
+
+/// A check report with `target.paths` made project-relative: it echoes the path as given,
+/// which the tool resolves against the project root and the CLI takes as typed.
+fn relative_targets(mut report: Value, root: &Path) -> Value {
+    if let Some(paths) = report["target"]["paths"].as_array_mut() {
+        for p in paths {
+            if let Some(s) = p.as_str() {
+                let rel = Path::new(s)
+                    .strip_prefix(root)
+                    .map(|r| r.display().to_string())
+                    .unwrap_or_else(|_| s.to_owned());
+                *p = Value::String(rel);
+            }
+        }
+    }
+    report
+}
+
+#[test]
+fn check_file_reports_what_kapi_check_reports() {
+    let p = Project::new("alpha", "utilize");
+    // The server as an editor starts it: in the project, found from the working folder.
+    let (mut server, _) = Server::start_with(&p.root, Bind::Discover, &[], PROTOCOL);
+    for (file, passes) in [
+        ("docs/good.md", true),
+        ("docs/bad.md", false),
+        ("locale/fr.po", true),
+        ("locale/fr-bad.po", false),
+    ] {
+        let cli = cli_json(&p.root, &["check", file, "--json"]);
+        let tool = server.tool("check_file", json!({"path": file})).ok(file);
+        assert_eq!(tool.structured["schema"], "kapi.check/v1", "{file}");
+        assert_eq!(
+            relative_targets(tool.structured.clone(), &p.root),
+            cli,
+            "{file}: check_file differs from kapi check --json"
+        );
+        assert_eq!(cli["pass"], passes, "{file}: {cli:#}");
+        let found = findings(&cli);
+        assert_eq!(found.is_empty(), passes, "{file}: {found:?}");
+        let text: Value = serde_json::from_str(&tool.text)
+            .unwrap_or_else(|e| panic!("{file}: the text rendering is not the JSON ({e})"));
+        assert_eq!(text, tool.structured, "{file}: text and structured content");
+    }
+    // The failing fixtures fail for what they plant, across every analyzer.
+    let bad = cli_json(&p.root, &["check", "docs/bad.md", "--json"]);
+    let found = findings(&bad);
+    for rule in [
+        "terms.forbidden utilize",
+        "terms.deprecated Log in",
+        "voice.prohibited-pattern !!",
+    ] {
+        assert!(
+            found.iter().any(|f| f == rule),
+            "docs/bad.md: no `{rule}` in {found:?}"
+        );
+    }
+    let po = cli_json(&p.root, &["check", "locale/fr-bad.po", "--json"]);
+    assert!(
+        findings(&po)
+            .iter()
+            .any(|f| f.starts_with("placeholders.missing")),
+        "the catalog's translation checks ran: {po:#}"
+    );
+}
+
+#[test]
+fn read_blocks_returns_what_kapi_inspect_returns() {
+    let p = Project::new("alpha", "utilize");
+    let (mut server, _) = Server::start_with(&p.root, Bind::Discover, &[], PROTOCOL);
+    for file in ["docs/bad.md", "docs/good.md"] {
+        let cli = cli_json(&p.root, &["inspect", file, "--json"]);
+        let tool = server.tool("read_blocks", json!({"doc": file})).ok(file);
+        assert_eq!(tool.structured, cli, "{file}: read_blocks and kapi inspect");
+        assert!(
+            cli["blocks"].as_array().is_some_and(|b| b.len() >= 2),
+            "{file}: {cli:#}"
+        );
+    }
+    // A bilingual catalog with its French edition beside the source.
+    let cli = cli_json(
+        &p.root,
+        &["inspect", "locale/fr-bad.po", "--editions", "fr", "--json"],
+    );
+    let tool = server
+        .tool(
+            "read_blocks",
+            json!({"doc": "locale/fr-bad.po", "editions": ["fr"]}),
+        )
+        .ok("catalog");
+    assert_eq!(tool.structured, cli, "the catalog with --editions fr");
+    assert_eq!(
+        cli["blocks"][0]["editions"]["fr"]["text"], "Supprimer les fichiers ?",
+        "{cli:#}"
+    );
+    // The placeholders reach the agent as written (no HTML escaping).
+    let (line, _) = server.request_raw(
+        "tools/call",
+        json!({"name": "read_blocks", "arguments": {"doc": "locale/fr.po"}}),
+    );
+    assert!(
+        line.contains(r#"<x id=\"1/\"/>"#),
+        "placeholders escaped: {line}"
+    );
+}
+
+#[test]
+fn the_context_resource_and_context_read_answer_what_kapi_context_prints() {
+    let p = Project::new("alpha", "utilize");
+    let (mut server, _) = Server::start_with(&p.root, Bind::Discover, &[], PROTOCOL);
+    for path in ["docs/bad.md", "docs", "locale/fr.po"] {
+        let markdown = cli(&p.root, Bind::Discover, &["context", path]);
+        assert_eq!(markdown.code, 0, "kapi context {path}: {}", markdown.stderr);
+        assert!(
+            markdown.stdout.contains("utilize"),
+            "{path}: {}",
+            markdown.stdout
+        );
+        let resource = server.read(&format!("context://{path}"));
+        assert_eq!(resource, markdown.stdout, "context://{path}");
+
+        let json_cli = cli_json(&p.root, &["context", path, "--json"]);
+        let json_resource = server.read(&format!("context://{path}?format=json"));
+        let json_resource: Value = serde_json::from_str(&json_resource)
+            .unwrap_or_else(|e| panic!("context://{path}?format=json is not JSON: {e}"));
+        assert_eq!(json_resource, json_cli, "context://{path}?format=json");
+
+        let tool = server
+            .tool("context_read", json!({"path": path}))
+            .ok("context_read");
+        assert_eq!(tool.text, markdown.stdout, "context_read {path}");
+        assert_eq!(tool.structured, json_cli, "context_read {path} structured");
+        let tool = server
+            .tool("context_read", json!({"path": path, "format": "json"}))
+            .ok("context_read json");
+        assert_eq!(tool.structured, json_cli, "context_read {path} format json");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The edit contract, notes and sessions
+
+#[test]
+fn the_edit_contract_as_an_agent_drives_it() {
+    let p = Project::new("alpha", "utilize");
+    let (_tmp, elsewhere) = empty_dir();
+    let mut server = Server::start(&elsewhere, &["--project", p.path()]);
+
+    let read = server
+        .tool("read_blocks", json!({"doc": "docs/edit.md"}))
+        .ok("read_blocks");
+    let block = read.structured["blocks"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["role"] == "paragraph"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no paragraph in {:#}", read.structured));
+    assert_eq!(block["text"], "Open the page to begin.");
+    let set = json!({"operations": [{
+        "op": "set_content",
+        "at": block["ref"],
+        "if_match": block["rev"],
+        "content": "Open the page to start.",
+    }]});
+
+    let applied = server.tool("apply_edits", set.clone()).ok("apply");
+    let result = &applied.structured;
+    assert_eq!(result["schema"], "kapi.change-result/v1", "{result:#}");
+    assert_eq!(result["status"], "applied", "{result:#}");
+    assert_eq!(
+        p.read("docs/edit.md"),
+        "# Edit\n\nOpen the page to start.\n",
+        "the file changed"
+    );
+    assert_eq!(result["actor"]["kind"], "agent", "{result:#}");
+    assert_eq!(result["actor"]["name"], CLIENT, "{result:#}");
+    let session = result["actor"]["session"].as_str().unwrap_or_default();
+    assert!(!session.is_empty(), "{result:#}");
+
+    // The same set again: refused whole as stale, with the text the block holds now.
+    let before = p.read("docs/edit.md");
+    let stale = server.tool("apply_edits", set).err("the same set again");
+    let result = &stale.structured;
+    assert_eq!(result["schema"], "kapi.change-result/v1", "{result:#}");
+    assert_eq!(result["status"], "refused", "{result:#}");
+    let op = &result["operations"][0];
+    assert_eq!(op["status"], "stale", "{result:#}");
+    assert_eq!(
+        op["current"]["text"], "Open the page to start.",
+        "{result:#}"
+    );
+    assert_eq!(
+        p.read("docs/edit.md"),
+        before,
+        "a refused set writes nothing"
+    );
+
+    // An agent's decision other than advise: not permitted.
+    let heading = &read.structured["blocks"][0];
+    let decide = server
+        .tool(
+            "apply_edits",
+            json!({"operations": [{
+                "op": "decide",
+                "at": heading["ref"],
+                "if_match": heading["rev"],
+                "outcome": "establish",
+            }]}),
+        )
+        .err("decide establish");
+    let result = &decide.structured;
+    assert_eq!(result["status"], "refused", "{result:#}");
+    assert_eq!(
+        result["operations"][0]["status"], "not_permitted",
+        "{result:#}"
+    );
+    assert_eq!(
+        p.read("docs/edit.md"),
+        before,
+        "a refused set writes nothing"
+    );
+
+    // The session's summary counts the applied change, in the same session.
+    let summary = server
+        .tool("context_session_summary", json!({}))
+        .ok("summary");
+    let s = &summary.structured;
+    assert_eq!(s["session"], session, "{s:#}");
+    assert_eq!(s["changes"], 1, "{s:#}");
+    assert_eq!(s["documents"], json!(["docs/edit.md"]), "{s:#}");
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn notes_are_the_agents_in_one_session_per_server_process() {
+    let p = Project::new("alpha", "utilize");
+    let (_tmp, elsewhere) = empty_dir();
+    let note = |server: &mut Server, path: &str, text: &str| {
+        let r = server
+            .tool("context_note", json!({"path": path, "text": text}))
+            .ok("context_note");
+        let s = &r.structured;
+        assert_eq!(s["status"], "recorded", "{s:#}");
+        assert_eq!(s["suggestion"]["actor_kind"], "agent", "{s:#}");
+        assert_eq!(s["suggestion"]["actor_name"], CLIENT, "{s:#}");
+        (
+            s["suggestion"]["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            s["suggestion"]["session"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    };
+
+    let mut first = Server::start(&elsewhere, &["--project", p.path()]);
+    let (n1, s1) = note(&mut first, "docs", "Headings use sentence case");
+    let (n2, s2) = note(
+        &mut first,
+        "docs/good.md",
+        "The product name is spelled Larkspur",
+    );
+    assert!(
+        !s1.is_empty() && s1 == s2,
+        "one session per server: {s1} {s2}"
+    );
+    let summary = first
+        .tool("context_session_summary", json!({}))
+        .ok("summary");
+    let s = &summary.structured;
+    assert_eq!(s["session"], s1.as_str(), "{s:#}");
+    assert_eq!(s["recorded"], json!([n1, n2]), "{s:#}");
+    let entries = s["entries"].as_array().cloned().unwrap_or_default();
+    assert_eq!(entries.len(), 2, "{s:#}");
+    for e in &entries {
+        assert_eq!(e["actor"], format!("agent:{CLIENT}"), "{s:#}");
+        assert_eq!(e["session"], s1.as_str(), "{s:#}");
+    }
+    assert!(summary.text.contains(&n1), "{}", summary.text);
+    assert_eq!(first.close(), 0);
+
+    // The CLI's log reads the same actor and session.
+    let log = cli_json(&p.root, &["context", "log", "--json"]);
+    let actors: Vec<(&str, &str)> = log["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["actor"].as_str().unwrap_or(""),
+                e["session"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let agent = format!("agent:{CLIENT}");
+    assert_eq!(
+        actors,
+        [(agent.as_str(), s1.as_str()), (agent.as_str(), s1.as_str())],
+        "{log:#}"
+    );
+
+    // Another server process is another session.
+    let mut second = Server::start(&elsewhere, &["--project", p.path()]);
+    let (_, s3) = note(&mut second, "docs", "Lists end without a full stop");
+    assert_ne!(s3, s1, "two server processes share a session");
+    let summary = second
+        .tool("context_session_summary", json!({}))
+        .ok("summary 2");
+    assert_eq!(
+        summary.structured["recorded"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(second.close(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The project is an argument of the call
+
+#[test]
+fn a_per_call_project_brings_its_own_governance_without_disturbing_the_default() {
+    let alpha = Project::new("alpha", "utilize");
+    let beta = Project::new("beta", "leverage");
+    let (_tmp, elsewhere) = empty_dir();
+    let mut server = Server::start(&elsewhere, &["--project", alpha.path()]);
+    let check = |server: &mut Server, project: Option<&str>| {
+        let mut args = json!({"path": "docs/bad.md"});
+        if let Some(project) = project {
+            args["project"] = json!(project);
+        }
+        let r = server.tool("check_file", args).ok("check_file");
+        findings(&r.structured)
+    };
+    for round in 0..2 {
+        for (project, forbidden, allowed) in [
+            (None, "utilize", "leverage"),
+            (Some(beta.path()), "leverage", "utilize"),
+            (Some(alpha.path()), "utilize", "leverage"),
+            (Some(beta.path()), "leverage", "utilize"),
+            (None, "utilize", "leverage"),
+        ] {
+            let found = check(&mut server, project);
+            let ctx = format!("round {round}, project {project:?}: {found:?}");
+            assert!(
+                found
+                    .iter()
+                    .any(|f| f.eq_ignore_ascii_case(&format!("terms.forbidden {forbidden}"))),
+                "{ctx}"
+            );
+            assert!(
+                !found.iter().any(|f| f.contains(allowed)),
+                "{ctx}: another project's rule leaked in"
+            );
+        }
+    }
+    // Pipelined: every request sent before any answer is read; each gets its own project's.
+    let requests: Vec<(&str, Value)> = (0..6)
+        .map(|i| {
+            let project = if i % 2 == 0 {
+                alpha.path()
+            } else {
+                beta.path()
+            };
+            (
+                "tools/call",
+                json!({"name": "check_file",
+                       "arguments": {"path": "docs/bad.md", "project": project}}),
+            )
+        })
+        .collect();
+    for (i, answer) in server.pipeline(&requests).iter().enumerate() {
+        let found = findings(&answer["result"]["structuredContent"]);
+        let (forbidden, allowed) = if i % 2 == 0 {
+            ("utilize", "leverage")
+        } else {
+            ("leverage", "utilize")
+        };
+        assert!(
+            found.contains(&format!("terms.forbidden {forbidden}")),
+            "pipelined {i}: {found:?}"
+        );
+        assert!(
+            !found.iter().any(|f| f.contains(allowed)),
+            "pipelined {i}: {found:?}"
+        );
+    }
+
+    // An edit names its project too, and lands only there.
+    let read = server
+        .tool(
+            "read_blocks",
+            json!({"doc": "docs/edit.md", "project": beta.path()}),
+        )
+        .ok("read_blocks beta");
+    let block = &read.structured["blocks"][1];
+    server
+        .tool(
+            "apply_edits",
+            json!({"project": beta.path(), "operations": [{
+                "op": "set_content", "at": block["ref"], "if_match": block["rev"],
+                "content": "Open the beta page.",
+            }]}),
+        )
+        .ok("apply_edits beta");
+    assert_eq!(beta.read("docs/edit.md"), "# Edit\n\nOpen the beta page.\n");
+    assert_eq!(
+        alpha.read("docs/edit.md"),
+        "# Edit\n\nOpen the page to begin.\n"
+    );
+
+    // The resource takes the project too.
+    let brief = server.read(&format!("context://docs/bad.md?project={}", beta.path()));
+    assert!(
+        brief.contains("leverage") && !brief.contains("utilize"),
+        "{brief}"
+    );
+    let brief = server.read("context://docs/bad.md");
+    assert!(
+        brief.contains("utilize") && !brief.contains("leverage"),
+        "{brief}"
+    );
+
+    // A `project` that holds no project: an error naming the path.
+    let (_none, nowhere) = empty_dir();
+    let nowhere = nowhere.to_str().expect("UTF-8 path");
+    let r = server
+        .tool(
+            "check_file",
+            json!({"path": "docs/bad.md", "project": nowhere}),
+        )
+        .err("a project path with no project");
+    assert!(r.text.contains(nowhere), "{}", r.text);
+    let r = server
+        .tool("context_read", json!({"path": "docs", "project": nowhere}))
+        .err("context_read with no project");
+    assert!(r.text.contains(nowhere), "{}", r.text);
+    // …and the server still serves the default afterwards.
+    let found = check(&mut server, None);
+    assert!(
+        found.contains(&"terms.forbidden utilize".to_owned()),
+        "after the error: {found:?}"
+    );
+    assert_eq!(server.close(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input
+
+#[test]
+fn an_unknown_tool_is_a_json_rpc_error() {
+    let (_tmp, dir) = empty_dir();
+    let mut server = Server::start(&dir, &[]);
+    let message = server.request(
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    );
+    assert!(message.get("result").is_none(), "{message:#}");
+    assert!(message["error"]["code"].is_i64(), "{message:#}");
+    // A tool of a set this server does not serve is unknown too.
+    let message = server.request(
+        "tools/call",
+        json!({"name": "list_formats", "arguments": {}}),
+    );
+    assert!(message["error"]["code"].is_i64(), "{message:#}");
+    assert_eq!(server.close(), 0);
+}
+
+/// A tool error or a JSON-RPC error, as text.
+fn error_text(server: &mut Server, tool: &str, arguments: Value) -> String {
+    let message = server.request("tools/call", json!({"name": tool, "arguments": arguments}));
+    if let Some(error) = message.get("error") {
+        return error.to_string();
+    }
+    let result = &message["result"];
+    assert_eq!(
+        result["isError"], true,
+        "{tool} {arguments}: not an error: {message:#}"
+    );
+    result.to_string()
+}
+
+#[test]
+fn a_missing_argument_is_an_error_naming_it() {
+    let p = Project::new("alpha", "utilize");
+    let mut server = Server::start(&p.root, &["--project", p.path()]);
+    for (tool, arguments, name) in [
+        ("check_file", json!({}), "path"),
+        ("read_blocks", json!({"limit": 3}), "doc"),
+        ("context_search", json!({}), "query"),
+        ("apply_edits", json!({}), "operations"),
+    ] {
+        let text = error_text(&mut server, tool, arguments);
+        assert!(
+            text.contains(name),
+            "{tool}: the error does not name `{name}`: {text}"
+        );
+    }
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+#[ignore = "kapi bug: a wrong-typed argument's error does not name the argument (rmcp's \
+            `failed to deserialize parameters: invalid type: integer `5`, expected a string`)"]
+fn a_wrong_typed_argument_is_an_error_naming_it() {
+    let p = Project::new("alpha", "utilize");
+    let mut server = Server::start(&p.root, &["--project", p.path()]);
+    let mut unnamed = Vec::new();
+    for (tool, arguments, name) in [
+        ("check_file", json!({"path": 5}), "path"),
+        (
+            "read_blocks",
+            json!({"doc": "docs/good.md", "limit": "ten"}),
+            "limit",
+        ),
+        ("context_search", json!({"query": ["a"]}), "query"),
+        (
+            "check_file",
+            json!({"path": "docs/good.md", "project": 7}),
+            "project",
+        ),
+        ("apply_edits", json!({"operations": "all"}), "operations"),
+        (
+            "apply_edits",
+            json!({"operations": [], "project": 7}),
+            "project",
+        ),
+    ] {
+        let text = error_text(&mut server, tool, arguments.clone());
+        if !text.contains(name) {
+            unnamed.push(format!("{tool} {arguments}: {text}"));
+        }
+    }
+    assert!(
+        unnamed.is_empty(),
+        "errors that do not name the argument:\n{}",
+        unnamed.join("\n")
+    );
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn a_path_escaping_the_project_is_an_error() {
+    let p = Project::new("alpha", "utilize");
+    let (_tmp, outside) = empty_dir();
+    std::fs::write(outside.join("x.md"), "# X\n\nUtilize it.\n").expect("write");
+    let abs = outside.join("x.md").display().to_string();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.join("x.md"), p.root.join("docs/link.md")).expect("symlink");
+    let mut server = Server::start(&outside, &["--project", p.path()]);
+    // `../<the other folder>/x.md`: a file that exists, reached by climbing out.
+    let up = format!(
+        "../{}/x.md",
+        outside
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a UTF-8 folder name")
+    );
+    assert!(p.root.join(&up).exists(), "{up}");
+    let mut cases = vec![
+        ("check_file", json!({"path": up})),
+        ("check_file", json!({"path": abs})),
+        ("read_blocks", json!({"doc": up})),
+        ("read_blocks", json!({"doc": abs})),
+        ("context_read", json!({"path": up})),
+        ("context_note", json!({"path": up, "text": "Outside"})),
+        (
+            "apply_edits",
+            json!({"operations": [{"op": "set_content",
+                "at": {"doc": up, "block": "x/p"},
+                "if_match": "r0000000000000000", "content": "Y"}]}),
+        ),
+    ];
+    if cfg!(unix) {
+        cases.push(("check_file", json!({"path": "docs/link.md"})));
+        cases.push(("read_blocks", json!({"doc": "docs/link.md"})));
+    }
+    for (tool, arguments) in cases {
+        let text = error_text(&mut server, tool, arguments.clone());
+        assert!(
+            text.contains("outside") || text.contains("leaves the project"),
+            "{tool} {arguments}: {text}"
+        );
+    }
+    for uri in [format!("context://{up}"), format!("context://{abs}")] {
+        let message = server.request("resources/read", json!({"uri": uri}));
+        assert!(message["error"]["code"].is_i64(), "{uri}: {message:#}");
+    }
+    // A path that climbs out to nothing is an error too.
+    error_text(
+        &mut server,
+        "check_file",
+        json!({"path": "../nothing-here.md"}),
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("x.md")).expect("read"),
+        "# X\n\nUtilize it.\n",
+        "nothing outside the project changed"
+    );
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn garbage_between_requests_leaves_the_server_serving() {
+    let (_tmp, dir) = empty_dir();
+    let mut server = Server::start(&dir, &[]);
+    let before = server.tool_names();
+    for garbage in [
+        "this is not json",
+        "{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\":",
+        "[1, 2, 3]",
+        "{\"jsonrpc\": \"1.0\", \"id\": \"x\"}",
+        "{}",
+    ] {
+        server.send_raw(garbage);
+        assert_eq!(server.tool_names(), before, "after `{garbage}`");
+    }
+    let r = server
+        .tool("describe_format", json!({"format": "markdown"}))
+        .ok("describe_format after garbage");
+    assert_eq!(r.structured["id"], "markdown", "{:#}", r.structured);
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn a_client_that_closes_stdin_ends_the_server_with_exit_0() {
+    let p = Project::new("alpha", "utilize");
+    // Idle.
+    let server = Server::start(&p.root, &["--project", p.path()]);
+    assert_eq!(server.close(), 0, "idle");
+    // Mid-call: a request sent, stdin closed before its answer is read.
+    let mut server = Server::start(&p.root, &["--project", p.path()]);
+    server.send(&json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+        "params": {"name": "check_file", "arguments": {"path": "docs/bad.md"}}}));
+    assert_eq!(server.close(), 0, "mid-call");
+}
+
+#[test]
+#[ignore = "kapi bug: a client that closes stdin before `initialize` makes `kapi mcp` exit 1 \
+            with `internal error: MCP initialization failed: connection closed: initialize \
+            request` and a hint to report it"]
+fn a_client_that_closes_stdin_before_initializing_ends_the_server_with_exit_0() {
+    let (_tmp, dir) = empty_dir();
+    let server = Server::spawn(&dir, Bind::Explicit, &[]);
+    let stderr = server.stderr.clone();
+    let code = server.close();
+    let stderr = stderr.lock().map(|s| s.clone()).unwrap_or_default();
+    assert_eq!(code, 0, "stderr: {stderr}");
+}
