@@ -50,13 +50,16 @@ pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostErr
         })?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let service =
-            server
-                .serve(rmcp::transport::stdio())
-                .await
-                .map_err(|e| HostError::Internal {
+        let service = match server.serve(rmcp::transport::stdio()).await {
+            Ok(service) => service,
+            // A client that leaves before initializing ends the session, not in failure.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => {
+                return Err(HostError::Internal {
                     message: format!("MCP initialization failed: {e}"),
-                })?;
+                });
+            }
+        };
         service.waiting().await.map_err(|e| HostError::Internal {
             message: format!("MCP server stopped: {e}"),
         })?;
