@@ -1,8 +1,2026 @@
 //! The `content` set: checks and rewrites of text an agent holds (no file needed).
+//!
+//! Every text tool binds the governance a saved file would meet: at `context_path`, the
+//! intended project-relative destination (the destination is never read), or under an
+//! explicit `profile` for an unscoped snippet (never both), else the project's default
+//! point, else, outside a project, hygiene alone. `check_text` gives the `kapi check --json`
+//! report; `voice_check` and `term-check` its `voice.*` and `terms.*` findings; `voice_rewrite`
+//! swaps discouraged terms for their replacements and never rephrases; `detect_format` names
+//! the reader kapi would use; `redact` masks personal data and secrets.
 
-use rmcp::tool_router;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::server::KapiServer;
+use kapi_core::check::{
+    self, CheckInput, CheckReport, Coverage, Finding, Gate, Summary, Target, terms::rule_for,
+};
+use kapi_core::formats::{self, Format, Parsed};
+use kapi_core::governance::{Governance, TermStatus, Unassessed, load as governance_load};
+use kapi_core::project::Project;
+use kapi_core::project::collections::Collections;
+use kapi_core::project::resolve::Resolver;
+use kapi_core::text::{LineIndex, Prose};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{Peer, RoleServer, tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-#[tool_router(router = content_tools, vis = "pub(crate)", allow_empty)]
-impl KapiServer {}
+use super::server::{KapiServer, answer, failure};
+use crate::app::{App, normalize, relative_to};
+use crate::error::HostError;
+
+/// The seed's words for a `context_path` and a `profile` named together.
+const BOTH_SCOPES: &str = "Explicit profile overrides belong to unscoped snippet checks and cannot be combined with context_path";
+
+/// The name findings carry when the text has no destination.
+const SNIPPET: &str = "-";
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CheckTextParams {
+    /// The text to check
+    pub text: String,
+    /// The format id to read it with (`markdown`, `html`, `json`, …); default: the format of `context_path`, else markdown
+    pub format: Option<String>,
+    /// The intended project-relative destination: binds the voice and terms there without reading the file
+    pub context_path: Option<String>,
+    /// A profile declared in kapi.yaml, for a snippet with no destination (not with `context_path`)
+    pub profile: Option<String>,
+    /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VoiceParams {
+    /// The text
+    pub text: String,
+    /// The format id to read it with; default: the format of `context_path`, else markdown
+    pub format: Option<String>,
+    /// The intended project-relative destination: binds the voice and terms there without reading the file
+    pub context_path: Option<String>,
+    /// A profile declared in kapi.yaml, for a snippet with no destination (not with `context_path`)
+    pub profile: Option<String>,
+    /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TermCheckParams {
+    /// The text
+    pub text: String,
+    /// The language whose terms apply (`en`, `en-GB`); default: the source language at the point
+    pub lang: Option<String>,
+    /// The format id to read it with; default: the format of `context_path`, else markdown
+    pub format: Option<String>,
+    /// The intended project-relative destination: binds the terms there without reading the file
+    pub context_path: Option<String>,
+    /// A profile declared in kapi.yaml, for a snippet with no destination (not with `context_path`)
+    pub profile: Option<String>,
+    /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DetectFormatParams {
+    /// A file name or path (it need not exist); its collection's declared format wins
+    pub path: Option<String>,
+    /// The content, to sniff (alone, or beside `path` when formats share its extension)
+    pub content: Option<String>,
+    /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RedactParams {
+    /// The text to mask
+    pub text: String,
+}
+
+// ---------------------------------------------------------------------------------------
+// Scope: the governance a text is held to.
+
+/// What governs a text: the project, the point's governance and language, the reader, the
+/// name findings carry and the gate.
+struct Scope {
+    governance: Governance,
+    lang: String,
+    format: &'static dyn Format,
+    /// The name findings carry: the destination, project-relative, or `-`.
+    display: String,
+    /// The destination as given, for the report's target.
+    context_path: Option<String>,
+    gate: Gate,
+    notes: Vec<String>,
+}
+
+/// What a caller names to scope a text.
+#[derive(Default)]
+struct ScopeArgs<'a> {
+    format: Option<&'a str>,
+    context_path: Option<&'a str>,
+    profile: Option<&'a str>,
+    lang: Option<&'a str>,
+}
+
+fn given(s: Option<&str>) -> Option<&str> {
+    s.map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Resolves what governs `text`: `context_path` binds the destination's point (never read),
+/// `profile` names a profile, neither takes the project's default point; outside a project
+/// hygiene alone applies, and naming a destination or a profile there is an error.
+fn scope(app: &App, text: &str, args: &ScopeArgs<'_>) -> Result<Scope, HostError> {
+    let (context_path, profile) = (given(args.context_path), given(args.profile));
+    if context_path.is_some() && profile.is_some() {
+        return Err(HostError::Usage {
+            message: BOTH_SCOPES.into(),
+            hint: Some(
+                "name the destination (`context_path`) alone; `profile` is for a snippet with no destination".into(),
+            ),
+        });
+    }
+    if text.len() as u64 > crate::document::MAX_FILE_BYTES {
+        return Err(HostError::TooLarge {
+            path: PathBuf::from(context_path.unwrap_or(SNIPPET)),
+            size: text.len() as u64,
+        });
+    }
+    let explicit = match given(args.format) {
+        Some(id) => Some(
+            formats::by_id(id).ok_or_else(|| HostError::UnknownFormatId {
+                format: id.to_owned(),
+                field: "format".to_owned(),
+            })?,
+        ),
+        None => None,
+    };
+    let markdown = || formats::by_id("markdown");
+    let project = app.project()?;
+    let Some(project) = project else {
+        if context_path.is_some() || profile.is_some() {
+            // A destination or a profile asks for governance: no project, none to bind.
+            return Err(HostError::NoProject {
+                searched: app
+                    .project_flag
+                    .as_ref()
+                    .map_or_else(|| app.cwd.clone(), |p| app.absolute(p)),
+            });
+        }
+        let format = explicit.or_else(markdown).ok_or_else(no_markdown)?;
+        return Ok(Scope {
+            governance: Governance::empty(),
+            lang: given(args.lang).unwrap_or("en").to_owned(),
+            format,
+            display: SNIPPET.into(),
+            context_path: None,
+            gate: Gate::default(),
+            notes: vec![
+                "no kapi project here: only the hygiene rules apply; name a `project` or run `kapi init` for a voice and terms".into(),
+            ],
+        });
+    };
+    let resolver = Resolver::new(&project, app.now);
+    let mut notes = Vec::new();
+    let (point, display, format) = match (context_path, profile) {
+        (Some(path), _) => {
+            let (abs, rel) = destination(&project, path)?;
+            let point = resolver.resolve_path(&rel);
+            let declared =
+                crate::document::declared_format(Some(&project), resolver.collections(), &abs);
+            let format = match (explicit, declared) {
+                (Some(f), _) => Some(f),
+                (None, Some(id)) => {
+                    Some(
+                        formats::by_id(&id).ok_or_else(|| HostError::UnknownFormatId {
+                            format: id.clone(),
+                            field: "collections".to_owned(),
+                        })?,
+                    )
+                }
+                (None, None) => formats::for_file(&abs, text.as_bytes()),
+            };
+            (point, rel, format)
+        }
+        (None, Some(name)) => (resolver.resolve_profile(name)?, SNIPPET.into(), explicit),
+        (None, None) => {
+            notes.push("no `context_path` or `profile`: the project's default voice and terms apply; name the destination to bind its own".into());
+            (resolver.resolve_path(""), SNIPPET.into(), explicit)
+        }
+    };
+    let format = format.or_else(markdown).ok_or_else(no_markdown)?;
+    if let Some(fallback) = &point.fallback {
+        notes.push(fallback.note());
+    }
+    let lang = given(args.lang).map_or_else(|| point.source_language.clone(), str::to_owned);
+    let governance = governance_load::load(&project.root, &point, &lang)?;
+    notes.extend(governance.notes.iter().cloned());
+    Ok(Scope {
+        governance,
+        lang,
+        format,
+        display,
+        context_path: context_path.map(str::to_owned),
+        gate: gate_of(&project),
+        notes,
+    })
+}
+
+fn no_markdown() -> HostError {
+    HostError::Internal {
+        message: "this build has no markdown reader".into(),
+    }
+}
+
+/// The destination made absolute and project-relative: relative paths are read against the
+/// project root; a path outside the project (or led out by a symlink) is an error naming it.
+fn destination(project: &Project, path: &str) -> Result<(PathBuf, String), HostError> {
+    let named = Path::new(path);
+    let abs = normalize(&if named.is_absolute() {
+        named.to_path_buf()
+    } else {
+        project.root.join(named)
+    });
+    let Some(rel) = relative_to(&abs, &project.root) else {
+        return Err(HostError::OutsideProject {
+            path: named.to_path_buf(),
+            root: project.root.clone(),
+        });
+    };
+    crate::document::stay_inside(named, &abs, &project.root)?;
+    Ok((abs, rel))
+}
+
+/// The project's default gate (`gates`), as `kapi check` applies it without flags.
+fn gate_of(project: &Project) -> Gate {
+    let spec = project.recipe.gates().default;
+    let mut gate = Gate::default();
+    if let Some(fail_on) = spec.fail_on {
+        gate.fail_on = fail_on;
+    }
+    gate.min_score = spec.min_score;
+    gate
+}
+
+/// Reads the text with the scope's format.
+fn read(text: &str, scope: &Scope) -> Result<Parsed, HostError> {
+    scope
+        .format
+        .read(text.as_bytes())
+        .map_err(|source| HostError::Read {
+            path: PathBuf::from(&scope.display),
+            source,
+        })
+}
+
+/// Every analyzer over the parsed text, as `kapi check` runs them over a file.
+fn findings(parsed: &Parsed, scope: &Scope) -> Vec<Finding> {
+    check::check_document(&CheckInput {
+        path: &scope.display,
+        text: parsed.skeleton.text(),
+        document: &parsed.document,
+        governance: &scope.governance,
+        only_blocks: None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// check_text
+
+/// The `kapi.check/v1` report over a text, and notes for the reader.
+fn run_check_text(app: &App, p: &CheckTextParams) -> Result<(CheckReport, Vec<String>), HostError> {
+    let scope = scope(
+        app,
+        &p.text,
+        &ScopeArgs {
+            format: p.format.as_deref(),
+            context_path: p.context_path.as_deref(),
+            profile: p.profile.as_deref(),
+            lang: None,
+        },
+    )?;
+    let parsed = read(&p.text, &scope)?;
+    let found = findings(&parsed, &scope);
+    let gov = &scope.governance;
+    let mut coverage = Coverage::default();
+    coverage.add(&scope.display, &gov.unassessed);
+    let mut ran = vec!["hygiene"];
+    if !gov.terms.is_empty() {
+        ran.push("terms");
+    }
+    if gov.voice.is_some() {
+        ran.push("voice");
+    }
+    coverage.ran = check::ANALYZERS
+        .iter()
+        .filter(|a| ran.contains(a))
+        .map(|a| (*a).to_owned())
+        .collect();
+    let target = Target {
+        kind: "text".into(),
+        paths: scope.context_path.iter().cloned().collect(),
+        files: 1,
+        blocks: parsed
+            .document
+            .blocks
+            .iter()
+            .filter(|b| b.translatable)
+            .count(),
+        diff_against: None,
+    };
+    let mut notes = scope.notes.clone();
+    if scope.format.info().capabilities.bilingual {
+        notes.push(format!(
+            "a {} text is checked on its source editions; save it and run `check_file` to check its translations too",
+            scope.format.info().name
+        ));
+    }
+    let report = CheckReport::build(
+        target,
+        found,
+        scope.gate,
+        coverage,
+        vec![gov.fingerprint.clone()],
+    );
+    Ok((report, notes))
+}
+
+fn render_findings(out: &mut String, findings: &[Finding]) {
+    for f in findings {
+        let at = if f.line == 0 {
+            String::new()
+        } else {
+            format!("{}:{} ", f.line, f.column)
+        };
+        out.push_str(&format!(
+            "- {at}{} ({}): {}",
+            f.rule,
+            f.severity.as_str(),
+            f.message
+        ));
+        if let Some(s) = &f.suggestion {
+            out.push_str(&format!(" → use `{s}`"));
+        }
+        out.push('\n');
+    }
+}
+
+fn render_notes(out: &mut String, notes: &[String]) {
+    for n in notes {
+        out.push_str(&format!("Note: {n}\n"));
+    }
+}
+
+fn render_check(report: &CheckReport, notes: &[String]) -> String {
+    let s = &report.summary;
+    let mut out = format!(
+        "{} · score {} · {} finding(s): {} critical, {} major, {} minor, {} info\n",
+        if report.pass { "PASS" } else { "FAIL" },
+        s.score,
+        s.findings,
+        s.critical,
+        s.major,
+        s.minor,
+        s.info
+    );
+    for reason in &report.gate.failed {
+        out.push_str(&format!("Gate: {reason}\n"));
+    }
+    render_findings(&mut out, &report.findings);
+    out.push_str(&format!("Ran: {}\n", report.coverage.ran.join(", ")));
+    if !report.coverage.unassessed.is_empty() {
+        let items: Vec<String> = report
+            .coverage
+            .unassessed
+            .iter()
+            .map(|u| format!("{} = {}", u.guidance, u.value))
+            .collect();
+        out.push_str(&format!(
+            "Not assessed (follow it yourself): {}\n",
+            items.join("; ")
+        ));
+    }
+    render_notes(&mut out, notes);
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// voice_check
+
+/// The voice in force, as a report names it.
+#[derive(Debug, Serialize)]
+struct VoiceRef {
+    name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
+}
+
+/// `kapi.voice-check/v1`: the voice analyzer's findings alone.
+#[derive(Debug, Serialize)]
+struct VoiceCheck {
+    schema: &'static str,
+    /// The voice in force; `null` when none is bound (nothing to check against).
+    voice: Option<VoiceRef>,
+    /// No `voice.*` finding fails the project's gate.
+    pass: bool,
+    summary: Summary,
+    findings: Vec<Finding>,
+    /// Guidance in force that no analyzer checks: follow it yourself.
+    unassessed: Vec<Unassessed>,
+    notes: Vec<String>,
+}
+
+fn run_voice_check(app: &App, p: &VoiceParams) -> Result<VoiceCheck, HostError> {
+    let scope = scope(
+        app,
+        &p.text,
+        &ScopeArgs {
+            format: p.format.as_deref(),
+            context_path: p.context_path.as_deref(),
+            profile: p.profile.as_deref(),
+            lang: None,
+        },
+    )?;
+    let parsed = read(&p.text, &scope)?;
+    let found: Vec<Finding> = findings(&parsed, &scope)
+        .into_iter()
+        .filter(|f| f.rule.starts_with("voice."))
+        .collect();
+    let gov = &scope.governance;
+    let mut notes = scope.notes.clone();
+    if gov.voice.is_none() {
+        notes.push("no voice profile is bound here: nothing to check the text against; add `defaults.voice` to `kapi.yaml` or create `.kapi/voice.yaml`".into());
+    }
+    Ok(VoiceCheck {
+        schema: "kapi.voice-check/v1",
+        voice: gov.voice.as_ref().map(|v| VoiceRef {
+            name: v.name.clone(),
+            source: gov.voice_source.clone(),
+        }),
+        pass: !found.iter().any(|f| scope.gate.fail_on.fails(f.severity)),
+        summary: Summary::of(&found),
+        findings: found,
+        unassessed: gov.unassessed.clone(),
+        notes,
+    })
+}
+
+fn render_voice(v: &VoiceCheck) -> String {
+    let mut out = match &v.voice {
+        Some(voice) => format!(
+            "{} · voice {} · {} finding(s)\n",
+            if v.pass { "PASS" } else { "FAIL" },
+            voice.name,
+            v.summary.findings
+        ),
+        None => "No voice is bound: nothing was checked.\n".to_owned(),
+    };
+    render_findings(&mut out, &v.findings);
+    if !v.unassessed.is_empty() {
+        let items: Vec<String> = v
+            .unassessed
+            .iter()
+            .map(|u| format!("{} = {}", u.guidance, u.value))
+            .collect();
+        out.push_str(&format!(
+            "Not assessed (follow it yourself): {}\n",
+            items.join("; ")
+        ));
+    }
+    render_notes(&mut out, &v.notes);
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// voice_rewrite
+
+/// One swap `voice_rewrite` made, in offsets of the text it was given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct Replacement {
+    from: String,
+    to: String,
+    start: usize,
+    end: usize,
+    rule: String,
+}
+
+/// A discouraged term left as it was, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct Unchanged {
+    /// As written in the text.
+    text: String,
+    /// The term as the project declares it.
+    term: String,
+    status: TermStatus,
+    rule: String,
+    start: usize,
+    end: usize,
+    why: String,
+}
+
+/// `kapi.voice-rewrite/v1`.
+#[derive(Debug, Serialize)]
+struct Rewrite {
+    schema: &'static str,
+    text: String,
+    replacements: Vec<Replacement>,
+    unchanged: Vec<Unchanged>,
+    notes: Vec<String>,
+}
+
+/// A match in a block's prose located in the text, when its words are there verbatim.
+fn locate(prose: &Prose, range: &std::ops::Range<usize>, text: &str) -> Option<(usize, usize)> {
+    let written = prose.text.get(range.clone())?;
+    let last = written.chars().next_back()?;
+    let start = prose.file_offset(range.start)?;
+    let end = prose.file_offset(range.end - last.len_utf8())? + last.len_utf8();
+    (text.get(start..end)? == written).then_some((start, end))
+}
+
+/// The replacement cased like the words it replaces: written in capitals, in capitals;
+/// capitalised where the term is not (a sentence start, or a lower-case term written with a
+/// capital), capitalised; else as the project writes it (so a proper noun keeps its capital).
+fn cased(written: &str, term: &str, replacement: &str, sentence_start: bool) -> String {
+    let letters: Vec<char> = written.chars().filter(|c| c.is_alphabetic()).collect();
+    let term_upper = term
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .all(char::is_uppercase);
+    if letters.len() > 1 && letters.iter().all(|c| c.is_uppercase()) && !term_upper {
+        return replacement.to_uppercase();
+    }
+    let first_upper = written.chars().next().is_some_and(char::is_uppercase);
+    let term_first_upper = term.trim().chars().next().is_some_and(char::is_uppercase);
+    if first_upper && (!term_first_upper || sentence_start) {
+        let mut chars = replacement.chars();
+        return match chars.next() {
+            Some(c) => c.to_uppercase().chain(chars).collect(),
+            None => String::new(),
+        };
+    }
+    replacement.to_owned()
+}
+
+/// Whether a match starting at `at` in `prose` begins a sentence.
+fn sentence_start(prose: &str, at: usize) -> bool {
+    let before = prose.get(..at).unwrap_or("").trim_end();
+    before.is_empty() || before.ends_with(['.', '!', '?'])
+}
+
+fn run_voice_rewrite(app: &App, p: &VoiceParams) -> Result<Rewrite, HostError> {
+    let scope = scope(
+        app,
+        &p.text,
+        &ScopeArgs {
+            format: p.format.as_deref(),
+            context_path: p.context_path.as_deref(),
+            profile: p.profile.as_deref(),
+            lang: None,
+        },
+    )?;
+    let parsed = read(&p.text, &scope)?;
+    let source = parsed.skeleton.text();
+    let gov = &scope.governance;
+    let mut replacements: Vec<Replacement> = Vec::new();
+    let mut unchanged = Vec::new();
+    for block in parsed.document.blocks.iter().filter(|b| b.translatable) {
+        let prose = Prose::from_edition(&block.source);
+        for m in gov.matcher.find(&prose.text) {
+            let Some(entry) = gov.terms.get(m.entry) else {
+                continue;
+            };
+            let Some(rule) = rule_for(entry.status) else {
+                continue;
+            };
+            let written_prose = prose.text.get(m.range.clone()).unwrap_or("").to_owned();
+            let located = locate(&prose, &m.range, source);
+            let (start, end) = located.unwrap_or_else(|| {
+                let at = prose.file_offset(m.range.start).unwrap_or(block.span.start);
+                (at, at)
+            });
+            let keep = |why: &str| Unchanged {
+                text: written_prose.clone(),
+                term: entry.text.clone(),
+                status: entry.status,
+                rule: rule.id.to_owned(),
+                start,
+                end,
+                why: why.to_owned(),
+            };
+            match (&entry.replacement, located) {
+                (None, _) => unchanged.push(keep("the project gives no replacement")),
+                (Some(_), None) => unchanged.push(keep(
+                    "its words are not written verbatim in the text (escaped or split by markup)",
+                )),
+                (Some(r), Some((start, end))) => replacements.push(Replacement {
+                    from: written_prose.clone(),
+                    to: cased(
+                        &written_prose,
+                        &entry.text,
+                        r,
+                        sentence_start(&prose.text, m.range.start),
+                    ),
+                    start,
+                    end,
+                    rule: rule.id.to_owned(),
+                }),
+            }
+        }
+    }
+    replacements.sort_by_key(|r| r.start);
+    let mut out = String::with_capacity(source.len());
+    let mut at = 0;
+    let mut kept = Vec::with_capacity(replacements.len());
+    for r in replacements {
+        if r.start < at {
+            continue;
+        }
+        out.push_str(&source[at..r.start]);
+        out.push_str(&r.to);
+        at = r.end;
+        kept.push(r);
+    }
+    out.push_str(&source[at..]);
+    unchanged.sort_by_key(|u| u.start);
+    Ok(Rewrite {
+        schema: "kapi.voice-rewrite/v1",
+        text: out,
+        replacements: kept,
+        unchanged,
+        notes: scope.notes,
+    })
+}
+
+fn render_rewrite(r: &Rewrite) -> String {
+    let mut out = r.text.clone();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!("\n{} replacement(s)", r.replacements.len()));
+    if !r.replacements.is_empty() {
+        let list: Vec<String> = r
+            .replacements
+            .iter()
+            .map(|x| format!("`{}` → `{}`", x.from, x.to))
+            .collect();
+        out.push_str(&format!(": {}", list.join(", ")));
+    }
+    out.push('\n');
+    for u in &r.unchanged {
+        out.push_str(&format!(
+            "Left as written: `{}` ({}, {}): {}\n",
+            u.text,
+            u.status.as_str(),
+            u.rule,
+            u.why
+        ));
+    }
+    render_notes(&mut out, &r.notes);
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// term-check
+
+/// One term of the project found in the text, whatever its status.
+#[derive(Debug, Clone, Serialize)]
+struct FoundTerm {
+    /// As written in the text.
+    text: String,
+    /// The term as the project declares it.
+    term: String,
+    status: TermStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    concept: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replacement: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    line: usize,
+    column: usize,
+    start: usize,
+    end: usize,
+    block: String,
+}
+
+/// `kapi.term-check/v1`: the terms analyzer's findings and every term found.
+#[derive(Debug, Serialize)]
+struct TermCheck {
+    schema: &'static str,
+    lang: String,
+    /// No `terms.*` finding fails the project's gate.
+    pass: bool,
+    summary: Summary,
+    findings: Vec<Finding>,
+    terms: Vec<FoundTerm>,
+    notes: Vec<String>,
+}
+
+fn run_term_check(app: &App, p: &TermCheckParams) -> Result<TermCheck, HostError> {
+    let scope = scope(
+        app,
+        &p.text,
+        &ScopeArgs {
+            format: p.format.as_deref(),
+            context_path: p.context_path.as_deref(),
+            profile: p.profile.as_deref(),
+            lang: p.lang.as_deref(),
+        },
+    )?;
+    let parsed = read(&p.text, &scope)?;
+    let found: Vec<Finding> = findings(&parsed, &scope)
+        .into_iter()
+        .filter(|f| f.rule.starts_with("terms."))
+        .collect();
+    let source = parsed.skeleton.text();
+    let lines = LineIndex::new(source);
+    let gov = &scope.governance;
+    let mut terms = Vec::new();
+    for block in parsed.document.blocks.iter().filter(|b| b.translatable) {
+        let prose = Prose::from_edition(&block.source);
+        for m in gov.matcher.find(&prose.text) {
+            let Some(entry) = gov.terms.get(m.entry) else {
+                continue;
+            };
+            let (start, end) = locate(&prose, &m.range, source).unwrap_or_else(|| {
+                let at = prose.file_offset(m.range.start).unwrap_or(block.span.start);
+                (at, at)
+            });
+            let (line, column) = lines.position(source, start);
+            terms.push(FoundTerm {
+                text: prose.text.get(m.range.clone()).unwrap_or("").to_owned(),
+                term: entry.text.clone(),
+                status: entry.status,
+                concept: entry.concept.clone(),
+                replacement: entry.replacement.clone(),
+                note: entry.note.clone(),
+                line,
+                column,
+                start,
+                end,
+                block: block.key.clone(),
+            });
+        }
+    }
+    terms.sort_by_key(|t| t.start);
+    let mut notes = scope.notes.clone();
+    if gov.terms.is_empty() {
+        notes.push(format!(
+            "no terms are in force here for `{}`: nothing to check against",
+            scope.lang
+        ));
+    }
+    Ok(TermCheck {
+        schema: "kapi.term-check/v1",
+        lang: scope.lang,
+        pass: !found.iter().any(|f| scope.gate.fail_on.fails(f.severity)),
+        summary: Summary::of(&found),
+        findings: found,
+        terms,
+        notes,
+    })
+}
+
+fn render_terms(t: &TermCheck) -> String {
+    let mut out = format!(
+        "{} · {} · {} finding(s), {} term(s) found\n",
+        if t.pass { "PASS" } else { "FAIL" },
+        t.lang,
+        t.summary.findings,
+        t.terms.len()
+    );
+    render_findings(&mut out, &t.findings);
+    for term in &t.terms {
+        out.push_str(&format!(
+            "- `{}` {}:{} is {}",
+            term.text,
+            term.line,
+            term.column,
+            term.status.as_str()
+        ));
+        if let Some(r) = &term.replacement {
+            out.push_str(&format!(" (use `{r}`)"));
+        }
+        out.push('\n');
+    }
+    render_notes(&mut out, &t.notes);
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// detect_format
+
+/// `kapi.detect-format/v1`.
+#[derive(Debug, Serialize)]
+struct Detected {
+    schema: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    /// How it was found: `declared` (a collection names it), `extension`, `sniff` (formats
+    /// share the extension; the first bytes decided) or `content` (no path: the content alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by: Option<&'static str>,
+    /// The format and what it can do; `null` when no format reads it.
+    format: Option<crate::formats::FormatRow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// The format for content alone: markup, data or prose, each guess confirmed by its reader.
+fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
+    let t = content.trim_start_matches('\u{feff}').trim_start();
+    if t.is_empty() {
+        return None;
+    }
+    let head = &t.as_bytes()[..t.len().min(4096)];
+    let reads = |f: &'static dyn Format| f.read(content.as_bytes()).is_ok();
+    let by = |id: &str| formats::by_id(id).filter(|f| reads(*f));
+    let mut guesses: Vec<Option<&'static dyn Format>> = Vec::new();
+    if t.starts_with('<') {
+        let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
+        if lower.contains("<xliff") {
+            guesses.push(formats::for_file(Path::new("content.xlf"), head));
+        }
+        if lower.contains("<resources") {
+            guesses.push(formats::for_file(Path::new("content.xml"), head));
+        }
+        if !lower.starts_with("<?xml") || lower.contains("<html") {
+            guesses.push(formats::by_id("html"));
+        }
+    }
+    if (t.starts_with('{') || t.starts_with('['))
+        && serde_json::from_str::<serde_json::Value>(t).is_ok()
+    {
+        guesses.push(formats::by_id("json"));
+    }
+    let lines: Vec<&str> = t
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if lines.iter().any(|l| l.starts_with("msgid \""))
+        && lines.iter().any(|l| l.starts_with("msgstr"))
+    {
+        guesses.push(formats::by_id("po"));
+    }
+    let key = |k: &str| {
+        !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '"' | '\''))
+    };
+    let content_lines: Vec<&&str> = lines
+        .iter()
+        .filter(|l| !l.starts_with('#') && !l.starts_with('!'))
+        .collect();
+    if !content_lines.is_empty()
+        && content_lines
+            .iter()
+            .all(|l| l.split_once('=').is_some_and(|(k, _)| key(k.trim())))
+    {
+        guesses.push(formats::by_id("properties"));
+    }
+    let yaml_line = |l: &str| {
+        l.starts_with(' ')
+            || l.starts_with("- ")
+            || l.starts_with('#')
+            || l == "---"
+            || l.split_once(':')
+                .is_some_and(|(k, v)| key(k) && (v.is_empty() || v.starts_with(' ')))
+    };
+    if lines.iter().all(|l| yaml_line(l))
+        && matches!(
+            serde_yaml::from_str::<serde_yaml::Value>(t),
+            Ok(serde_yaml::Value::Mapping(_) | serde_yaml::Value::Sequence(_))
+        )
+    {
+        guesses.push(formats::by_id("yaml"));
+    }
+    let markdown = lines.iter().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("# ")
+            || l.starts_with("## ")
+            || l.starts_with("```")
+            || l.starts_with("- ")
+            || l.starts_with("* ")
+            || l.starts_with("> ")
+            || l.split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    }) || t.contains("](")
+        || t.contains("**")
+        || t.contains('`');
+    if markdown {
+        guesses.push(formats::by_id("markdown"));
+    }
+    for guess in guesses.into_iter().flatten() {
+        if reads(guess) {
+            return Some((guess, "content"));
+        }
+    }
+    by("text").map(|f| (f, "content"))
+}
+
+fn run_detect_format(app: &App, p: &DetectFormatParams) -> Result<Detected, HostError> {
+    let path = given(p.path.as_deref());
+    let Some(path) = path else {
+        let Some(content) = p.content.as_deref() else {
+            return Err(HostError::Usage {
+                message: "name a `path`, a `content`, or both".into(),
+                hint: Some("`{\"path\": \"docs/intro.md\"}`".into()),
+            });
+        };
+        return Ok(match sniff_content(content) {
+            Some((f, by)) => Detected {
+                schema: "kapi.detect-format/v1",
+                path: None,
+                by: Some(by),
+                format: Some(crate::formats::FormatRow::new(*f.info())),
+                note: None,
+            },
+            None => Detected {
+                schema: "kapi.detect-format/v1",
+                path: None,
+                by: None,
+                format: None,
+                note: Some("the content is empty".into()),
+            },
+        });
+    };
+    let project = app.project()?;
+    let abs = normalize(&match &project {
+        Some(project) if Path::new(path).is_relative() => project.root.join(path),
+        _ => app.absolute(Path::new(path)),
+    });
+    let collections = match &project {
+        Some(p) => Some(Collections::new(&p.recipe)?),
+        None => None,
+    };
+    let declared = crate::document::declared_format(project.as_ref(), collections.as_ref(), &abs);
+    let ext = abs
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let sharing = ext.as_deref().map_or(0, |ext| {
+        formats::all()
+            .iter()
+            .filter(|f| f.info().extensions.contains(&ext))
+            .count()
+    });
+    let (format, by) = match (&declared, &p.content) {
+        (Some(_), _) => (
+            crate::document::pick(&abs, declared.as_deref())?,
+            "declared",
+        ),
+        (None, Some(content)) => (
+            formats::for_file(&abs, content.as_bytes()),
+            if sharing > 1 { "sniff" } else { "extension" },
+        ),
+        (None, None) => (
+            crate::document::pick(&abs, None)?,
+            if sharing > 1 { "sniff" } else { "extension" },
+        ),
+    };
+    Ok(match format {
+        Some(f) => Detected {
+            schema: "kapi.detect-format/v1",
+            path: Some(path.to_owned()),
+            by: Some(by),
+            format: Some(crate::formats::FormatRow::new(*f.info())),
+            note: None,
+        },
+        None => Detected {
+            schema: "kapi.detect-format/v1",
+            path: Some(path.to_owned()),
+            by: None,
+            format: None,
+            note: Some(format!(
+                "no format reads `{path}`: kapi reads {}",
+                extensions().join(", ")
+            )),
+        },
+    })
+}
+
+/// Every extension a format reads, once each (`.md`, `.xlf`, …).
+fn extensions() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in formats::all() {
+        for e in f.info().extensions {
+            let e = format!(".{e}");
+            if !out.contains(&e) {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+fn render_detected(d: &Detected) -> String {
+    match (&d.format, d.by) {
+        (Some(row), by) => {
+            let mut out = format!(
+                "{} (`{}`), found by {}: edit {}, bilingual {}, generative {}",
+                row.info.name,
+                row.info.id,
+                by.unwrap_or("extension"),
+                row.edit,
+                row.bilingual,
+                row.generative
+            );
+            out.push('\n');
+            out
+        }
+        (None, _) => format!(
+            "No format: {}\n",
+            d.note.as_deref().unwrap_or("none reads it")
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// redact
+
+/// Every detector `redact` runs, in the order it claims text, with what it finds.
+pub(crate) const DETECTORS: &[(&str, &str)] = &[
+    (
+        "aws_access_key",
+        "an AWS access key id: AKIA or ASIA and 16 capitals or digits",
+    ),
+    (
+        "github_token",
+        "a GitHub token: ghp_, gho_, ghu_, ghs_, ghr_ or github_pat_ and its secret",
+    ),
+    (
+        "secret_key",
+        "an sk- secret key (OpenAI, Anthropic style) or a Stripe sk_live_/sk_test_/rk_live_ key",
+    ),
+    (
+        "jwt",
+        "a JSON Web Token: three base64url parts, the first starting eyJ",
+    ),
+    (
+        "bearer_token",
+        "the token after `Bearer ` (an Authorization header); the word Bearer stays",
+    ),
+    (
+        "secret",
+        "a long hex or base64 value assigned to a name ending in key, token or secret (`api_key=…`, `token: …`); the name stays",
+    ),
+    ("email", "an email address: local@domain.tld"),
+    (
+        "phone",
+        "a phone number: 10 to 15 digits grouped by spaces, dashes, dots or brackets, or 8 to 15 after a leading +",
+    ),
+];
+
+/// One masked span, in offsets of the text given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct Redaction {
+    kind: &'static str,
+    start: usize,
+    end: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Detector {
+    name: &'static str,
+    description: &'static str,
+}
+
+/// `kapi.redact/v1`.
+#[derive(Debug, Serialize)]
+struct Redacted {
+    schema: &'static str,
+    text: String,
+    redactions: Vec<Redaction>,
+    detectors: Vec<Detector>,
+}
+
+/// A byte that continues a word (non-ASCII bytes count: they belong to letters).
+fn wordy(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Whether `at` starts a word: the text starts there or a non-word byte precedes it.
+fn starts_word(bytes: &[u8], at: usize) -> bool {
+    at == 0 || !wordy(bytes[at - 1])
+}
+
+/// Whether `at` ends a word: the text ends there or a non-word byte follows.
+fn ends_word(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at).is_none_or(|&b| !wordy(b))
+}
+
+/// How many bytes from `at` satisfy `ok`.
+fn run_of(bytes: &[u8], at: usize, ok: impl Fn(u8) -> bool) -> usize {
+    bytes
+        .get(at..)
+        .map_or(0, |rest| rest.iter().take_while(|&&b| ok(b)).count())
+}
+
+fn b64url(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+/// Every start of `needle` in `bytes` (ASCII, optionally case-insensitive) at a word start.
+fn starts_of(bytes: &[u8], needle: &[u8], fold: bool) -> Vec<usize> {
+    if needle.is_empty() || bytes.len() < needle.len() {
+        return Vec::new();
+    }
+    (0..=bytes.len() - needle.len())
+        .filter(|&i| {
+            let w = &bytes[i..i + needle.len()];
+            (if fold {
+                w.eq_ignore_ascii_case(needle)
+            } else {
+                w == needle
+            }) && starts_word(bytes, i)
+        })
+        .collect()
+}
+
+fn aws_keys(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for prefix in [b"AKIA", b"ASIA"] {
+        for i in starts_of(b, prefix, false) {
+            let n = run_of(b, i + 4, |c| c.is_ascii_uppercase() || c.is_ascii_digit());
+            if n == 16 && ends_word(b, i + 20) {
+                out.push((i, i + 20));
+            }
+        }
+    }
+    out
+}
+
+fn github_tokens(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for prefix in [b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"] {
+        for i in starts_of(b, prefix, false) {
+            let n = run_of(b, i + 4, |c| c.is_ascii_alphanumeric());
+            if n >= 30 && ends_word(b, i + 4 + n) {
+                out.push((i, i + 4 + n));
+            }
+        }
+    }
+    for i in starts_of(b, b"github_pat_", false) {
+        let n = run_of(b, i + 11, |c| c.is_ascii_alphanumeric() || c == b'_');
+        if n >= 22 {
+            out.push((i, i + 11 + n));
+        }
+    }
+    out
+}
+
+fn secret_keys(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in starts_of(b, b"sk-", false) {
+        let n = run_of(b, i + 3, b64url);
+        let body = &b[i + 3..i + 3 + n];
+        if n >= 20 && body.iter().any(u8::is_ascii_digit) {
+            out.push((i, i + 3 + n));
+        }
+    }
+    for prefix in [&b"sk_live_"[..], b"sk_test_", b"rk_live_", b"rk_test_"] {
+        for i in starts_of(b, prefix, false) {
+            let n = run_of(b, i + prefix.len(), |c| c.is_ascii_alphanumeric());
+            if n >= 16 {
+                out.push((i, i + prefix.len() + n));
+            }
+        }
+    }
+    out
+}
+
+fn jwts(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in starts_of(b, b"eyJ", false) {
+        let mut at = i;
+        let mut parts = 0;
+        loop {
+            let n = run_of(b, at, b64url);
+            if n < 10 {
+                break;
+            }
+            parts += 1;
+            at += n;
+            if parts == 3 || b.get(at) != Some(&b'.') {
+                break;
+            }
+            at += 1;
+        }
+        if parts == 3 {
+            out.push((i, at));
+        }
+    }
+    out
+}
+
+fn bearer_tokens(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in starts_of(b, b"bearer", true) {
+        let spaces = run_of(b, i + 6, |c| c == b' ' || c == b'\t');
+        if spaces == 0 {
+            continue;
+        }
+        let start = i + 6 + spaces;
+        let n = run_of(b, start, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+        });
+        let pad = run_of(b, start + n, |c| c == b'=');
+        let token = &b[start..start + n];
+        if n >= 16 && token.iter().any(u8::is_ascii_digit) && ends_word(b, start + n + pad) {
+            out.push((start, start + n + pad));
+        }
+    }
+    out
+}
+
+/// Values after `…key=`, `…token:`, `"…secret": "…"`: the value alone.
+fn assigned_secrets(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (sep, _) in b
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b'=' || **c == b':')
+    {
+        // The name before: optional spaces and a closing quote, then the identifier.
+        let mut k = sep;
+        while k > 0 && b[k - 1] == b' ' {
+            k -= 1;
+        }
+        if k > 0 && (b[k - 1] == b'"' || b[k - 1] == b'\'') {
+            k -= 1;
+        }
+        let name_end = k;
+        while k > 0 && (b[k - 1].is_ascii_alphanumeric() || matches!(b[k - 1], b'_' | b'-' | b'.'))
+        {
+            k -= 1;
+        }
+        let name = String::from_utf8_lossy(&b[k..name_end]).to_ascii_lowercase();
+        if !["key", "token", "secret"].iter().any(|s| name.ends_with(s)) {
+            continue;
+        }
+        // The value after: optional spaces and an opening quote.
+        let mut v = sep + 1;
+        v += run_of(b, v, |c| c == b' ');
+        if matches!(b.get(v), Some(b'"' | b'\'')) {
+            v += 1;
+        }
+        let n = run_of(b, v, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-')
+        });
+        let pad = run_of(b, v + n, |c| c == b'=');
+        let value = &b[v..v + n];
+        let hex = value.iter().all(u8::is_ascii_hexdigit);
+        let mixed =
+            value.iter().any(u8::is_ascii_digit) && value.iter().any(u8::is_ascii_alphabetic);
+        if ((hex && n >= 16) || (mixed && n >= 20)) && ends_word(b, v + n + pad) {
+            out.push((v, v + n + pad));
+        }
+    }
+    out
+}
+
+fn emails(b: &[u8]) -> Vec<(usize, usize)> {
+    let local = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'%' | b'+' | b'-');
+    let mut out = Vec::new();
+    for (at, _) in b.iter().enumerate().filter(|(_, c)| **c == b'@') {
+        let mut s = at;
+        while s > 0 && local(b[s - 1]) {
+            s -= 1;
+        }
+        while s < at && b[s] == b'.' {
+            s += 1;
+        }
+        if s == at || (s > 0 && wordy(b[s - 1])) {
+            continue;
+        }
+        let mut e = at
+            + 1
+            + run_of(b, at + 1, |c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+            });
+        while e > at + 1 && matches!(b[e - 1], b'.' | b'-') {
+            e -= 1;
+        }
+        let domain = &b[at + 1..e];
+        let labels: Vec<&[u8]> = domain.split(|&c| c == b'.').collect();
+        let tld_ok = labels
+            .last()
+            .is_some_and(|t| t.len() >= 2 && t.iter().all(u8::is_ascii_alphabetic));
+        if labels.len() >= 2 && tld_ok && labels.iter().all(|l| !l.is_empty()) {
+            out.push((s, e));
+        }
+    }
+    out
+}
+
+/// The longest phone number `redact` looks at, separators included.
+const PHONE_MAX: usize = 24;
+
+fn phones(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let before_ok = i == 0
+            || !(wordy(b[i - 1]) || matches!(b[i - 1], b'.' | b'-' | b'/' | b'+' | b'#' | b'$'));
+        // A digit after `digit ` continues a run of numbers (a table); `(` and `+` may start one.
+        let mid_run = c.is_ascii_digit() && i >= 2 && b[i - 1] == b' ' && b[i - 2].is_ascii_digit();
+        if mid_run || !(before_ok && (c.is_ascii_digit() || c == b'+' || c == b'(')) {
+            i += 1;
+            continue;
+        }
+        // A phone number is short: a longer run of digits and separators is something else
+        // (a table, a list of ids), though a number may start inside it after a space.
+        let limit = (i + PHONE_MAX).min(b.len());
+        let mut j = i + 1;
+        let mut too_long = false;
+        while j < b.len() {
+            if j == limit {
+                too_long = true;
+                break;
+            }
+            let x = b[j];
+            let next = b.get(j + 1).copied();
+            let ok = x.is_ascii_digit()
+                || matches!(x, b'-' | b'.' | b'(' | b')')
+                || (x == b' ' && next.is_some_and(|n| n.is_ascii_digit() || n == b'('));
+            if !ok {
+                break;
+            }
+            j += 1;
+        }
+        let mut end = j;
+        while end > i && !b[end - 1].is_ascii_digit() {
+            end -= 1;
+        }
+        let span = &b[i..end];
+        let digits = span.iter().filter(|c| c.is_ascii_digit()).count();
+        let plus = c == b'+';
+        let separated = span.iter().any(|c| matches!(c, b' ' | b'-' | b'.' | b'('));
+        let groups: Vec<&[u8]> = span
+            .split(|c| !c.is_ascii_digit())
+            .filter(|g| !g.is_empty())
+            .collect();
+        let dots_only = span.iter().all(|c| c.is_ascii_digit() || *c == b'.');
+        // Dotted numbers are versions and addresses unless grouped like a phone number.
+        let dotted_ok = !dots_only
+            || (matches!(groups.len(), 3 | 4)
+                && groups.iter().all(|g| (2..=4).contains(&g.len()))
+                && !groups.iter().all(|g| g.len() <= 3));
+        let counted = if plus {
+            (8..=15).contains(&digits)
+        } else {
+            (10..=15).contains(&digits) && separated
+        };
+        if counted && dotted_ok && !too_long && ends_word(b, end) && end > i {
+            out.push((i, end));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A detector: the byte ranges it finds.
+type Scan = fn(&[u8]) -> Vec<(usize, usize)>;
+
+/// Masks every detector's finds, earlier detectors claiming text first.
+fn run_redact(text: &str) -> Redacted {
+    let b = text.as_bytes();
+    let scans: [(&'static str, Scan); 8] = [
+        ("aws_access_key", aws_keys),
+        ("github_token", github_tokens),
+        ("secret_key", secret_keys),
+        ("jwt", jwts),
+        ("bearer_token", bearer_tokens),
+        ("secret", assigned_secrets),
+        ("email", emails),
+        ("phone", phones),
+    ];
+    let mut claimed: Vec<Redaction> = Vec::new();
+    for (kind, scan) in scans {
+        let mut spans = scan(b);
+        spans.sort_unstable();
+        for (start, end) in spans {
+            // Every span starts and ends beside ASCII bytes, so both are char boundaries.
+            if start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+                continue;
+            }
+            if claimed.iter().any(|r| start < r.end && r.start < end) {
+                continue;
+            }
+            claimed.push(Redaction { kind, start, end });
+        }
+    }
+    claimed.sort_by_key(|r| r.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for r in &claimed {
+        out.push_str(&text[at..r.start]);
+        out.push_str(&format!("[redacted:{}]", r.kind));
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    Redacted {
+        schema: "kapi.redact/v1",
+        text: out,
+        redactions: claimed,
+        detectors: DETECTORS
+            .iter()
+            .map(|(name, description)| Detector { name, description })
+            .collect(),
+    }
+}
+
+fn render_redacted(r: &Redacted) -> String {
+    let mut out = r.text.clone();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for x in &r.redactions {
+        match counts.iter_mut().find(|(k, _)| *k == x.kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((x.kind, 1)),
+        }
+    }
+    if counts.is_empty() {
+        out.push_str("\nNothing to redact.\n");
+    } else {
+        let list: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        out.push_str(&format!("\nRedacted: {}\n", list.join(", ")));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// The tools.
+
+#[tool_router(router = content_tools, vis = "pub(crate)")]
+impl KapiServer {
+    /// Check a draft before it is saved: the `kapi check` report (terms, voice, hygiene) over the text. Pass `context_path`, the intended destination, to hold it to the voice and terms there; or `profile` for a snippet with no destination (not both).
+    #[tool(annotations(read_only_hint = true))]
+    async fn check_text(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(p): Parameters<CheckTextParams>,
+    ) -> CallToolResult {
+        let app = self.app(&peer, p.project.as_deref());
+        match run_check_text(&app, &p) {
+            Ok((report, notes)) => {
+                let text = render_check(&report, &notes);
+                answer(&report, Some(text))
+            }
+            Err(e) => failure(e),
+        }
+    }
+
+    /// The voice's findings alone on a text (rules `voice.*`: prohibited and required patterns, sentence and paragraph length), with the guidance no analyzer checks.
+    #[tool(annotations(read_only_hint = true))]
+    async fn voice_check(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(p): Parameters<VoiceParams>,
+    ) -> CallToolResult {
+        let app = self.app(&peer, p.project.as_deref());
+        match run_voice_check(&app, &p) {
+            Ok(v) => {
+                let text = render_voice(&v);
+                answer(&v, Some(text))
+            }
+            Err(e) => failure(e),
+        }
+    }
+
+    /// Swap each forbidden, competitor or deprecated term in a text for the project's replacement, keeping a leading capital. Deterministic: never rephrases; terms with no replacement are listed as unchanged. Code is left alone.
+    #[tool(annotations(read_only_hint = true))]
+    async fn voice_rewrite(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(p): Parameters<VoiceParams>,
+    ) -> CallToolResult {
+        let app = self.app(&peer, p.project.as_deref());
+        match run_voice_rewrite(&app, &p) {
+            Ok(r) => {
+                let text = render_rewrite(&r);
+                answer(&r, Some(text))
+            }
+            Err(e) => failure(e),
+        }
+    }
+
+    /// The terms' findings alone on a text (rules `terms.*`), and every project term found in it with its status (preferred, admitted, deprecated, forbidden, competitor).
+    #[tool(name = "term-check", annotations(read_only_hint = true))]
+    async fn term_check(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(p): Parameters<TermCheckParams>,
+    ) -> CallToolResult {
+        let app = self.app(&peer, p.project.as_deref());
+        match run_term_check(&app, &p) {
+            Ok(t) => {
+                let text = render_terms(&t);
+                answer(&t, Some(text))
+            }
+            Err(e) => failure(e),
+        }
+    }
+
+    /// The format kapi would read a file or content with (a collection's declared format, else the extension, else sniffing), and what that format can do.
+    #[tool(annotations(read_only_hint = true))]
+    async fn detect_format(
+        &self,
+        peer: Peer<RoleServer>,
+        Parameters(p): Parameters<DetectFormatParams>,
+    ) -> CallToolResult {
+        let app = self.app(&peer, p.project.as_deref());
+        match run_detect_format(&app, &p) {
+            Ok(d) => {
+                let text = render_detected(&d);
+                answer(&d, Some(text))
+            }
+            Err(e) => failure(e),
+        }
+    }
+
+    /// Mask emails, phone numbers, API keys and tokens (AWS, GitHub, sk- keys, JWTs, bearer tokens, secrets after key=/token=/secret=) as `[redacted:KIND]`; lists every detector.
+    #[tool(annotations(read_only_hint = true))]
+    async fn redact(&self, Parameters(p): Parameters<RedactParams>) -> CallToolResult {
+        let r = run_redact(&p.text);
+        let text = render_redacted(&r);
+        answer(&r, Some(text))
+    }
+}
+
+/// A loose output schema naming the result's `schema` id.
+#[allow(dead_code)] // until server.rs calls `adjust`
+fn output(schema: &str) -> Arc<serde_json::Map<String, serde_json::Value>> {
+    let v = serde_json::json!({"type": "object", "description": format!("a `{schema}` document"),
+                               "properties": {"schema": {"type": "string"}}});
+    Arc::new(v.as_object().cloned().unwrap_or_default())
+}
+
+/// Sets what the macros cannot: every content tool declares an output schema. server.rs
+/// calls it beside `writing::adjust`.
+#[allow(dead_code)] // until server.rs calls it
+pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
+    let outputs = [
+        ("check_text", "kapi.check/v1"),
+        ("voice_check", "kapi.voice-check/v1"),
+        ("voice_rewrite", "kapi.voice-rewrite/v1"),
+        ("term-check", "kapi.term-check/v1"),
+        ("detect_format", "kapi.detect-format/v1"),
+        ("redact", "kapi.redact/v1"),
+    ];
+    for (name, schema) in outputs {
+        if let Some(route) = router.map.get_mut(name) {
+            route.attr.output_schema = Some(output(schema));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project with a voice (one prohibited pattern, a forbidden and a competitor word) and
+    /// terms (`login` deprecated for `sign in`), its docs under `web/docs`.
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        root: PathBuf,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path().canonicalize().unwrap();
+            let write = |rel: &str, text: &str| {
+                let path = root.join(rel);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
+            };
+            write(
+                "kapi.yaml",
+                "version: v1\nname: t\ndefaults:\n  source_language: en\n  voice: .kapi/voice.yaml\n  terms_source: .kapi/terms.yaml\ncollections:\n  - name: docs\n    base: docs\n    channel: web/docs\n    content:\n      - path: \"**/*.md\"\nprofiles:\n  web:\n    channels: [docs]\n",
+            );
+            write(
+                ".kapi/voice.yaml",
+                "name: Test\nstyle:\n  prohibited_patterns:\n    - regex: '(?i)\\bsimply\\b'\n      description: No minimisers\n      severity: major\nvocabulary:\n  forbidden:\n    - term: utilize\n      replacement: use\n  competitor:\n    - term: Confluence\n",
+            );
+            write(
+                ".kapi/terms.yaml",
+                "version: v1\nconcepts:\n  - id: sign-in\n    terms:\n      - {text: sign in, lang: en, status: preferred}\n      - {text: login, lang: en, status: deprecated, replacement: sign in}\n",
+            );
+            Fixture { _dir: dir, root }
+        }
+
+        fn app(&self) -> App {
+            App::new(
+                crate::env::Env::default(),
+                self.root.clone(),
+                Some(self.root.clone()),
+            )
+        }
+    }
+
+    fn rules(findings: &[Finding]) -> Vec<&str> {
+        findings.iter().map(|f| f.rule.as_str()).collect()
+    }
+
+    fn text_params(text: &str, context_path: Option<&str>) -> CheckTextParams {
+        CheckTextParams {
+            text: text.into(),
+            context_path: context_path.map(str::to_owned),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn check_text_binds_the_destination_and_reports_like_kapi_check() {
+        let fx = Fixture::new();
+        let app = fx.app();
+        let (good, _) = run_check_text(
+            &app,
+            &text_params("Select **Save** to sign in.\n", Some("docs/guide.md")),
+        )
+        .unwrap();
+        assert!(good.pass, "{good:?}");
+        assert!(good.findings.is_empty());
+        assert_eq!(good.schema, "kapi.check/v1");
+        assert_eq!(good.target.paths, ["docs/guide.md"]);
+        assert_eq!(good.coverage.ran, ["hygiene", "terms", "voice"]);
+
+        let (bad, _) = run_check_text(
+            &app,
+            &text_params(
+                "# Guide\n\nSimply utilize Confluence to login.\n",
+                Some("docs/guide.md"),
+            ),
+        )
+        .unwrap();
+        assert!(!bad.pass);
+        assert_eq!(
+            rules(&bad.findings),
+            [
+                "voice.prohibited-pattern",
+                "terms.forbidden",
+                "terms.competitor",
+                "terms.deprecated"
+            ]
+        );
+        let forbidden = &bad.findings[1];
+        assert_eq!(forbidden.path, "docs/guide.md");
+        assert_eq!((forbidden.line, forbidden.column), (3, 8));
+        assert_eq!(forbidden.suggestion.as_deref(), Some("use"));
+    }
+
+    #[test]
+    fn check_text_refuses_a_profile_with_a_context_path_and_a_path_outside() {
+        let fx = Fixture::new();
+        let app = fx.app();
+        let both = CheckTextParams {
+            profile: Some("web".into()),
+            ..text_params("Hello.", Some("docs/a.md"))
+        };
+        let e = run_check_text(&app, &both).unwrap_err();
+        assert_eq!(e.kind(), crate::error::ErrorKind::Usage);
+        assert!(e.to_string().contains(BOTH_SCOPES), "{e}");
+
+        let e =
+            run_check_text(&app, &text_params("Hello.", Some("../elsewhere/a.md"))).unwrap_err();
+        assert!(matches!(e, HostError::OutsideProject { .. }), "{e}");
+        assert!(e.to_string().contains("../elsewhere/a.md"), "{e}");
+
+        let unknown = CheckTextParams {
+            profile: Some("nope".into()),
+            ..text_params("Hello.", None)
+        };
+        let e = run_check_text(&app, &unknown).unwrap_err();
+        assert!(e.to_string().contains("nope"), "{e}");
+    }
+
+    #[test]
+    fn check_text_with_a_profile_or_no_project() {
+        let fx = Fixture::new();
+        let by_profile = CheckTextParams {
+            profile: Some("web".into()),
+            ..text_params("Please login.\n", None)
+        };
+        let (report, _) = run_check_text(&fx.app(), &by_profile).unwrap();
+        assert_eq!(rules(&report.findings), ["terms.deprecated"]);
+        assert_eq!(report.findings[0].path, SNIPPET);
+
+        // Outside a project: hygiene alone, and a destination is refused.
+        let empty = tempfile::tempdir().unwrap();
+        let env = crate::env::Env {
+            no_project: true,
+            ..Default::default()
+        };
+        let app = App::new(env, empty.path().to_path_buf(), None);
+        let (report, notes) = run_check_text(&app, &text_params("Please login.\n", None)).unwrap();
+        assert!(report.pass && report.findings.is_empty());
+        assert_eq!(report.coverage.ran, ["hygiene"]);
+        assert!(notes[0].contains("no kapi project"), "{notes:?}");
+        let e = run_check_text(&app, &text_params("x", Some("docs/a.md"))).unwrap_err();
+        assert!(matches!(e, HostError::NoProject { .. }), "{e}");
+    }
+
+    #[test]
+    fn check_text_reads_with_the_format_named() {
+        let fx = Fixture::new();
+        let json = CheckTextParams {
+            format: Some("json".into()),
+            ..text_params("{\"title\": \"Please login\"}", None)
+        };
+        let (report, _) = run_check_text(&fx.app(), &json).unwrap();
+        assert_eq!(rules(&report.findings), ["terms.deprecated"]);
+        assert_eq!(report.findings[0].block.as_deref(), Some("title"));
+        let bad = CheckTextParams {
+            format: Some("nope".into()),
+            ..text_params("x", None)
+        };
+        let e = run_check_text(&fx.app(), &bad).unwrap_err();
+        assert!(matches!(e, HostError::UnknownFormatId { .. }), "{e}");
+        let broken = CheckTextParams {
+            format: Some("json".into()),
+            ..text_params("{\"a\": ", None)
+        };
+        assert!(matches!(
+            run_check_text(&fx.app(), &broken),
+            Err(HostError::Read { .. })
+        ));
+    }
+
+    fn voice(text: &str) -> VoiceParams {
+        VoiceParams {
+            text: text.into(),
+            context_path: Some("docs/a.md".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn voice_check_gives_the_voice_findings_alone() {
+        let fx = Fixture::new();
+        let good = run_voice_check(&fx.app(), &voice("Utilize it to login.\n")).unwrap();
+        assert!(good.pass && good.findings.is_empty(), "{good:?}");
+        assert_eq!(good.voice.as_ref().map(|v| v.name.as_str()), Some("Test"));
+        let bad = run_voice_check(&fx.app(), &voice("Simply utilize it.\n")).unwrap();
+        assert!(!bad.pass);
+        assert_eq!(rules(&bad.findings), ["voice.prohibited-pattern"]);
+        assert_eq!(bad.summary.major, 1);
+    }
+
+    #[test]
+    fn voice_rewrite_swaps_terms_keeping_the_capital_and_leaves_code_alone() {
+        let fx = Fixture::new();
+        let text = "Utilize the CLI, then utilize it to login. Run `utilize()` in Confluence.\n";
+        let r = run_voice_rewrite(&fx.app(), &voice(text)).unwrap();
+        assert_eq!(
+            r.text,
+            "Use the CLI, then use it to sign in. Run `utilize()` in Confluence.\n"
+        );
+        let swaps: Vec<(&str, &str, &str)> = r
+            .replacements
+            .iter()
+            .map(|x| (x.from.as_str(), x.to.as_str(), x.rule.as_str()))
+            .collect();
+        assert_eq!(
+            swaps,
+            [
+                ("Utilize", "Use", "terms.forbidden"),
+                ("utilize", "use", "terms.forbidden"),
+                ("login", "sign in", "terms.deprecated"),
+            ]
+        );
+        assert_eq!(
+            &text[r.replacements[0].start..r.replacements[0].end],
+            "Utilize"
+        );
+        assert_eq!(r.unchanged.len(), 1);
+        assert_eq!(r.unchanged[0].text, "Confluence");
+        assert_eq!(r.unchanged[0].status, TermStatus::Competitor);
+
+        let same = run_voice_rewrite(&fx.app(), &voice("Select **Save**.\n")).unwrap();
+        assert_eq!(same.text, "Select **Save**.\n");
+        assert!(same.replacements.is_empty() && same.unchanged.is_empty());
+    }
+
+    #[test]
+    fn cased_keeps_the_first_letter_and_proper_nouns() {
+        assert_eq!(cased("Utilize", "utilize", "use", true), "Use");
+        assert_eq!(cased("utilize", "utilize", "use", false), "use");
+        assert_eq!(cased("UTILIZE", "utilize", "use", false), "USE");
+        assert_eq!(cased("login", "login", "Larkspur ID", false), "Larkspur ID");
+        // A capitalised term mid-sentence is a name: the replacement stays as written.
+        assert_eq!(cased("Confluence", "Confluence", "wiki", false), "wiki");
+        assert_eq!(cased("Confluence", "Confluence", "wiki", true), "Wiki");
+        assert!(sentence_start("Done. ", 6) && !sentence_start("Run it ", 7));
+    }
+
+    fn terms(text: &str) -> TermCheckParams {
+        TermCheckParams {
+            text: text.into(),
+            context_path: Some("docs/a.md".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn term_check_gives_the_terms_findings_and_every_term_found() {
+        let fx = Fixture::new();
+        let good = run_term_check(&fx.app(), &terms("Simply sign in.\n")).unwrap();
+        assert!(good.pass && good.findings.is_empty(), "{good:?}");
+        assert_eq!(good.lang, "en");
+        assert_eq!(good.terms.len(), 1);
+        assert_eq!(good.terms[0].status, TermStatus::Preferred);
+        assert_eq!((good.terms[0].start, good.terms[0].end), (7, 14));
+
+        let bad = run_term_check(&fx.app(), &terms("Please login, then sign in.\n")).unwrap();
+        // A deprecated term is minor: the default gate (major) still passes.
+        assert!(bad.pass && bad.summary.minor == 1);
+        assert_eq!(rules(&bad.findings), ["terms.deprecated"]);
+        let found: Vec<(&str, TermStatus)> = bad
+            .terms
+            .iter()
+            .map(|t| (t.text.as_str(), t.status))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("login", TermStatus::Deprecated),
+                ("sign in", TermStatus::Preferred)
+            ]
+        );
+        assert_eq!(bad.terms[0].replacement.as_deref(), Some("sign in"));
+
+        // A language with no terms of its own: nothing found, and the note says so.
+        let fr = TermCheckParams {
+            lang: Some("fr".into()),
+            context_path: None,
+            ..terms("Please login.\n")
+        };
+        let none = run_term_check(&fx.app(), &fr).unwrap();
+        assert_eq!(none.lang, "fr");
+        assert!(none.findings.iter().all(|f| f.rule != "terms.deprecated"));
+        assert!(none.terms.iter().all(|t| t.text != "login"));
+    }
+
+    #[test]
+    fn detect_format_by_path_and_by_content() {
+        let fx = Fixture::new();
+        let detect = |path: Option<&str>, content: Option<&str>| {
+            let d = run_detect_format(
+                &fx.app(),
+                &DetectFormatParams {
+                    path: path.map(str::to_owned),
+                    content: content.map(str::to_owned),
+                    project: None,
+                },
+            )
+            .unwrap();
+            (d.format.map(|f| f.info.id), d.by)
+        };
+        assert_eq!(
+            detect(Some("docs/a.md"), None),
+            (Some("markdown"), Some("extension"))
+        );
+        assert_eq!(
+            detect(Some("x.xlf"), Some("<xliff version=\"2.0\"></xliff>")),
+            (Some("xliff2"), Some("sniff"))
+        );
+        assert_eq!(detect(Some("a.exe"), None), (None, None));
+        assert_eq!(
+            detect(None, Some("{\"a\": 1}")),
+            (Some("json"), Some("content"))
+        );
+        assert_eq!(
+            detect(None, Some("msgid \"a\"\nmsgstr \"b\"\n")).0,
+            Some("po")
+        );
+        assert_eq!(detect(None, Some("a: 1\nb:\n  - c\n")).0, Some("yaml"));
+        assert_eq!(detect(None, Some("a.b=c\n")).0, Some("properties"));
+        assert_eq!(detect(None, Some("<p>Hi</p>")).0, Some("html"));
+        assert_eq!(detect(None, Some("# Title\n\nText.\n")).0, Some("markdown"));
+        assert_eq!(detect(None, Some("Just words.")).0, Some("text"));
+        assert!(
+            run_detect_format(&fx.app(), &DetectFormatParams::default()).is_err(),
+            "neither path nor content"
+        );
+    }
+
+    #[test]
+    fn redact_masks_each_detector_kind() {
+        let cases = [
+            (
+                "write to ana.b+x@mail.example.org today",
+                "email",
+                "ana.b+x@mail.example.org",
+            ),
+            ("call +44 20 7946 0958 now", "phone", "+44 20 7946 0958"),
+            ("call (555) 123-4567 now", "phone", "(555) 123-4567"),
+            ("on 2024-01-31 (555) 123-4567.", "phone", "(555) 123-4567"),
+            ("tel:1-800-555-0199", "phone", "1-800-555-0199"),
+            (
+                "id AKIAIOSFODNN7EXAMPLE here",
+                "aws_access_key",
+                "AKIAIOSFODNN7EXAMPLE",
+            ),
+            (
+                "use ghp_abcdefghijklmnopqrstuvwxyz0123456789 ok",
+                "github_token",
+                "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            ),
+            (
+                "OPENAI=sk-proj-abc123def456ghi789jkl0 set",
+                "secret_key",
+                "sk-proj-abc123def456ghi789jkl0",
+            ),
+            (
+                "t eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end",
+                "jwt",
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            ),
+            (
+                "Authorization: Bearer abcDEF123456ghiJKL789== done",
+                "bearer_token",
+                "abcDEF123456ghiJKL789==",
+            ),
+            (
+                "api_key=0123456789abcdef0123456789abcdef;",
+                "secret",
+                "0123456789abcdef0123456789abcdef",
+            ),
+            (
+                "{\"client_secret\": \"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\"}",
+                "secret",
+                "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5",
+            ),
+        ];
+        for (text, kind, secret) in cases {
+            let r = run_redact(text);
+            assert_eq!(r.redactions.len(), 1, "{text}: {:?}", r.redactions);
+            let got = &r.redactions[0];
+            assert_eq!(
+                (got.kind, &text[got.start..got.end]),
+                (kind, secret),
+                "{text}"
+            );
+            assert_eq!(
+                r.text,
+                text.replace(secret, &format!("[redacted:{kind}]")),
+                "{text}"
+            );
+        }
+        let names: Vec<&str> = run_redact("").detectors.iter().map(|d| d.name).collect();
+        assert_eq!(names, DETECTORS.iter().map(|d| d.0).collect::<Vec<_>>());
+        assert_eq!(names.len(), 8);
+    }
+
+    #[test]
+    fn the_router_serves_the_content_set_with_output_schemas() {
+        let mut router = KapiServer::content_tools();
+        adjust(&mut router);
+        let mut names: Vec<String> = router
+            .list_all()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        names.sort();
+        let mut set: Vec<String> = super::super::sets::SETS
+            .iter()
+            .find(|(n, _)| *n == "content")
+            .map(|(_, tools)| tools.iter().map(|t| (*t).to_owned()).collect())
+            .unwrap_or_default();
+        set.sort();
+        assert_eq!(names, set);
+        for tool in router.list_all() {
+            assert!(tool.output_schema.is_some(), "{}", tool.name);
+            let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
+            assert_eq!(read_only, Some(true), "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn redact_leaves_ordinary_text_alone() {
+        let text = "Version 1.2.3 shipped on 2024-01-31 at 10:30 to 192.168.100.200. \
+                    Order 1234567 costs $1,299.00; see page 12 of 300, or @larkspur on social. \
+                    Bearer tokens are explained in the guide. The key=value pair and \
+                    token: short stay. A monkey=bananasandmorebananas too. Ask a task-force. \
+                    Numbers 1990-2000 and 3.14159 are fine. \
+                    A table: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24.";
+        let r = run_redact(text);
+        assert!(r.redactions.is_empty(), "{:?}", r.redactions);
+        assert_eq!(r.text, text);
+        // Non-ASCII text around a secret keeps its characters.
+        let r = run_redact("Clé : sk-abcdefghij0123456789xyz — fin");
+        assert_eq!(r.text, "Clé : [redacted:secret_key] — fin");
+    }
+}
