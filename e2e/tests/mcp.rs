@@ -13,9 +13,6 @@
 //! blocking CI. `KAPI_NO_PROJECT=1` is set for every process except where a test means the
 //! project to be found from the working folder (the parity tests, which run the server the
 //! way an editor does, in the project, and the CLI the way a person does).
-//!
-//! A test that shows a kapi bug keeps asserting the documented behaviour and is marked
-//! `#[ignore = "kapi bug: …"]`.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -1207,8 +1204,6 @@ fn a_missing_argument_is_an_error_naming_it() {
 }
 
 #[test]
-#[ignore = "kapi bug: a wrong-typed argument's error does not name the argument (rmcp's \
-            `failed to deserialize parameters: invalid type: integer `5`, expected a string`)"]
 fn a_wrong_typed_argument_is_an_error_naming_it() {
     let p = Project::new("alpha", "utilize");
     let mut server = Server::start(&p.root, &["--project", p.path()]);
@@ -1343,9 +1338,6 @@ fn a_client_that_closes_stdin_ends_the_server_with_exit_0() {
 }
 
 #[test]
-#[ignore = "kapi bug: a client that closes stdin before `initialize` makes `kapi mcp` exit 1 \
-            with `internal error: MCP initialization failed: connection closed: initialize \
-            request` and a hint to report it"]
 fn a_client_that_closes_stdin_before_initializing_ends_the_server_with_exit_0() {
     let (_tmp, dir) = empty_dir();
     let server = Server::spawn(&dir, Bind::Explicit, &[]);

@@ -9,7 +9,6 @@
 //! the reader kapi would use; `redact` masks personal data and secrets.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use kapi_core::check::{
     self, CheckInput, CheckReport, Coverage, Finding, Gate, Summary, Target, terms::rule_for,
@@ -1559,17 +1558,8 @@ impl KapiServer {
     }
 }
 
-/// A loose output schema naming the result's `schema` id.
-#[allow(dead_code)] // until server.rs calls `adjust`
-fn output(schema: &str) -> Arc<serde_json::Map<String, serde_json::Value>> {
-    let v = serde_json::json!({"type": "object", "description": format!("a `{schema}` document"),
-                               "properties": {"schema": {"type": "string"}}});
-    Arc::new(v.as_object().cloned().unwrap_or_default())
-}
-
 /// Sets what the macros cannot: every content tool declares an output schema. server.rs
 /// calls it beside `writing::adjust`.
-#[allow(dead_code)] // until server.rs calls it
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
     let outputs = [
         ("check_text", "kapi.check/v1"),
@@ -1579,11 +1569,7 @@ pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
         ("detect_format", "kapi.detect-format/v1"),
         ("redact", "kapi.redact/v1"),
     ];
-    for (name, schema) in outputs {
-        if let Some(route) = router.map.get_mut(name) {
-            route.attr.output_schema = Some(output(schema));
-        }
-    }
+    super::server::set_outputs(router, &outputs);
 }
 
 #[cfg(test)]

@@ -79,6 +79,7 @@ impl KapiServer {
             }
         }
         super::writing::adjust(&mut router);
+        super::content::adjust(&mut router);
         super::review::adjust(&mut router);
         super::translation::adjust(&mut router);
         super::listing::adjust(&mut router);
@@ -254,8 +255,93 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The first argument whose JSON type the tool's input schema does not take, or that the
+/// schema does not know: what a "failed to deserialize parameters" error is about.
+fn mistyped(
+    schema: &serde_json::Map<String, serde_json::Value>,
+    args: &serde_json::Map<String, serde_json::Value>,
+) -> Option<String> {
+    let props = schema.get("properties").and_then(|p| p.as_object());
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    for name in &required {
+        if !args.contains_key(*name) {
+            return Some(format!("`{name}` is missing"));
+        }
+    }
+    for (name, value) in args {
+        let Some(prop) = props.and_then(|p| p.get(name)) else {
+            return Some(format!("`{name}` is not an argument of this tool"));
+        };
+        let types: Vec<&str> = match prop.get("type") {
+            Some(serde_json::Value::String(t)) => vec![t.as_str()],
+            Some(serde_json::Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str()).collect(),
+            _ => continue,
+        };
+        let actual = match value {
+            serde_json::Value::Null => "null",
+            serde_json::Value::Bool(_) => "boolean",
+            serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => "integer",
+            serde_json::Value::Number(_) => "number",
+            serde_json::Value::String(_) => "string",
+            serde_json::Value::Array(_) => "array",
+            serde_json::Value::Object(_) => "object",
+        };
+        let fits = types
+            .iter()
+            .any(|t| *t == actual || (*t == "number" && actual == "integer"));
+        if !fits {
+            return Some(format!(
+                "`{name}` must be {}, not {actual}",
+                types.join(" or ")
+            ));
+        }
+    }
+    None
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for KapiServer {
+    /// Routes a call; an argument error also names the argument (rmcp's message does not).
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        let args = request.arguments.clone().unwrap_or_default();
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let response = self.tool_router.call(call).await?;
+        let rmcp::model::CallToolResponse::Complete(mut result) = response else {
+            return Ok(response);
+        };
+        let is_argument_error = result.is_error == Some(true)
+            && result
+                .content
+                .first()
+                .and_then(|c| c.as_text())
+                .is_some_and(|t| t.text.starts_with("failed to deserialize parameters"));
+        if is_argument_error
+            && let Some(route) = self.tool_router.map.get(name.as_str())
+            && let Some(what) = mistyped(&route.attr.input_schema, &args)
+        {
+            let detail = result
+                .content
+                .first()
+                .and_then(|c| c.as_text())
+                .map(|t| t.text.clone())
+                .unwrap_or_default();
+            let message = format!("{name}: {what} ({detail})");
+            result = CallToolResult::structured_error(
+                serde_json::json!({"error": message, "code": "usage"}),
+            );
+        }
+        Ok(result.into())
+    }
+
     fn get_info(&self) -> ServerConfig {
         let caps = ServerCapabilities::builder().enable_tools();
         let caps = if self.base.selection.resources {
