@@ -1346,3 +1346,80 @@ fn a_client_that_closes_stdin_before_initializing_ends_the_server_with_exit_0() 
     let stderr = stderr.lock().map(|s| s.clone()).unwrap_or_default();
     assert_eq!(code, 0, "stderr: {stderr}");
 }
+
+#[test]
+fn every_content_check_tool_has_a_passing_and_a_failing_text() {
+    let p = Project::new("alpha", "utilize");
+    let mut server = Server::start(&p.root, &["--project", p.path(), "--tools", "content"]);
+    let good = "Sign in, then open the page to begin.\n";
+    let bad = "Log in, then utilize the page!!\n";
+    for tool in ["check_text", "voice_check", "term-check"] {
+        let pass = server
+            .tool(tool, json!({"text": good, "context_path": "docs/new.md"}))
+            .ok(tool);
+        let count = |v: &Value| v["findings"].as_array().map_or(0, Vec::len);
+        assert_eq!(
+            count(&pass.structured),
+            0,
+            "{tool} on a good text: {}",
+            pass.text
+        );
+        let fail = server
+            .tool(tool, json!({"text": bad, "context_path": "docs/new.md"}))
+            .ok(tool);
+        assert!(
+            count(&fail.structured) > 0,
+            "{tool} on a bad text: {}",
+            fail.text
+        );
+        if tool != "voice_check" {
+            // The bad text's forbidden term fails the gate; the voice's own finding is minor.
+            assert_eq!(fail.structured["pass"], false, "{tool}: {}", fail.text);
+        }
+    }
+    // The CLI reports the same findings for the same text saved at that path.
+    p.write("docs/new.md", bad);
+    let cli = cli_json(&p.root, &["check", "docs/new.md", "--json"]);
+    let mcp = server
+        .tool(
+            "check_text",
+            json!({"text": bad, "context_path": "docs/new.md"}),
+        )
+        .ok("check_text");
+    assert_eq!(findings(&mcp.structured), findings(&cli));
+    let both = server.tool(
+        "check_text",
+        json!({"text": bad, "context_path": "docs/new.md", "profile": "alpha"}),
+    );
+    assert!(
+        both.err("context_path and profile")
+            .text
+            .contains("context_path")
+    );
+    let rewrite = server
+        .tool(
+            "voice_rewrite",
+            json!({"text": "We utilize caches.", "context_path": "docs/new.md"}),
+        )
+        .ok("voice_rewrite");
+    assert!(
+        !rewrite.structured["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("utilize"),
+        "{}",
+        rewrite.text
+    );
+    let redacted = server
+        .tool(
+            "redact",
+            json!({"text": "Mail ana@example.com, key AKIAIOSFODNN7EXAMPLE."}),
+        )
+        .ok("redact");
+    let text = redacted.structured["text"].as_str().unwrap_or_default();
+    assert!(
+        !text.contains("ana@example.com") && !text.contains("AKIA"),
+        "{text}"
+    );
+    assert_eq!(server.close(), 0);
+}
