@@ -1423,3 +1423,55 @@ fn every_content_check_tool_has_a_passing_and_a_failing_text() {
     );
     assert_eq!(server.close(), 0);
 }
+
+#[test]
+fn the_2026_07_28_lifecycle_names_the_agent_from_each_requests_meta() {
+    let p = Project::new("alpha", "utilize");
+    let mut server = Server::spawn(&p.root, Bind::Explicit, &["--project", p.path()]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "future-agent", "version": "9"}
+    });
+    let discover = server.request("server/discover", json!({"_meta": meta}));
+    assert!(
+        discover.get("result").is_some(),
+        "server/discover: {discover}"
+    );
+    let note = server.result(
+        "tools/call",
+        json!({"name": "context_note", "_meta": meta,
+               "arguments": {"path": "docs", "text": "Headings use sentence case"}}),
+    );
+    assert_eq!(note["isError"], false, "{note}");
+    assert_eq!(
+        note["structuredContent"]["suggestion"]["actor_name"],
+        "future-agent"
+    );
+    assert_eq!(
+        note["structuredContent"]["suggestion"]["actor_kind"],
+        "agent"
+    );
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn an_oversized_call_is_refused_and_the_server_keeps_serving() {
+    let p = Project::new("alpha", "utilize");
+    let mut server = Server::start(&p.root, &["--project", p.path()]);
+    let huge = "x".repeat(9 * 1024 * 1024);
+    let refused = server
+        .tool("context_search", json!({"query": huge}))
+        .err("oversized");
+    assert!(refused.text.contains("at most"), "{}", refused.text);
+    // A line over the transport's 16 MB is dropped unanswered; the server keeps serving.
+    let line = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":999,\"method\":\"tools/call\",\"params\":{{\"name\":\"context_search\",\"arguments\":{{\"query\":\"{}\"}}}}}}",
+        "x".repeat(17 * 1024 * 1024)
+    );
+    server.send_raw(&line);
+    server
+        .tool("check_file", json!({"path": "docs/good.md"}))
+        .ok("the next call");
+    assert_eq!(server.close(), 0);
+}

@@ -255,6 +255,10 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The largest arguments a call takes. The stdio transport drops a line over 16 MB unanswered
+/// (and keeps serving), so every tool, `apply_edits` included, refuses well below it.
+pub const MAX_ARGUMENT_BYTES: usize = 8 * 1024 * 1024;
+
 /// The first argument whose JSON type the tool's input schema does not take, or that the
 /// schema does not know: what a "failed to deserialize parameters" error is about.
 fn mistyped(
@@ -313,6 +317,16 @@ impl ServerHandler for KapiServer {
     ) -> Result<rmcp::model::CallToolResponse, McpError> {
         let name = request.name.to_string();
         let args = request.arguments.clone().unwrap_or_default();
+        let limit = MAX_ARGUMENT_BYTES;
+        let size = serde_json::to_vec(&args).map_or(0, |v| v.len());
+        if size > limit {
+            return Ok(CallToolResult::structured_error(serde_json::json!({
+                "error": format!("{name}: the arguments are {size} bytes; a call takes at most {limit}"),
+                "code": "usage",
+                "hints": ["send less at once: a file's path instead of its text, or several calls"],
+            }))
+            .into());
+        }
         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
         let response = self.tool_router.call(call).await?;
         let rmcp::model::CallToolResponse::Complete(mut result) = response else {
