@@ -1,10 +1,13 @@
 //! `App`: what every verb and surface starts from — the environment, the working directory,
 //! the `-p` flag, the instant governance resolves at, and the project those resolve to.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use kapi_core::project::Project;
 use kapi_core::project::discover::{DiscoverOptions, discover};
+use kapi_core::store::Store;
 
 use crate::env::Env;
 use crate::error::HostError;
@@ -18,6 +21,37 @@ pub struct Actor {
     pub session: String,
 }
 
+/// Open stores, one handle per project root, shared by every `App` cloned from the same pool
+/// (the MCP server keeps one pool for its whole life; the handles close when it ends).
+#[derive(Debug, Clone, Default)]
+pub struct Stores(Arc<Mutex<HashMap<PathBuf, Arc<Mutex<Store>>>>>);
+
+/// A store in use; dereferences to the [`Store`].
+pub type StoreGuard<'a> = std::sync::MutexGuard<'a, Store>;
+
+impl Stores {
+    /// The store at `path`, opened (and migrated) on first use.
+    pub fn get(&self, path: &Path) -> Result<Arc<Mutex<Store>>, HostError> {
+        let poisoned = || HostError::Internal {
+            message: "the store cache was left inconsistent by an earlier failure".into(),
+        };
+        let mut map = self.0.lock().map_err(|_| poisoned())?;
+        if let Some(store) = map.get(path) {
+            return Ok(store.clone());
+        }
+        let store = Arc::new(Mutex::new(Store::open(path)?));
+        map.insert(path.to_path_buf(), store.clone());
+        Ok(store)
+    }
+}
+
+/// Locks a store handle.
+pub fn lock(store: &Mutex<Store>) -> Result<StoreGuard<'_>, HostError> {
+    store.lock().map_err(|_| HostError::Internal {
+        message: "a store handle was left inconsistent by an earlier failure".into(),
+    })
+}
+
 /// The per-process runtime.
 #[derive(Debug)]
 pub struct App {
@@ -28,6 +62,8 @@ pub struct App {
     /// Governance resolves at one instant per process, taken at start-up.
     pub now: jiff::Timestamp,
     session: String,
+    /// Open stores (shared with the Apps of the same server).
+    pub stores: Stores,
 }
 
 impl App {
@@ -43,7 +79,13 @@ impl App {
             project_flag,
             now,
             session,
+            stores: Stores::default(),
         }
+    }
+
+    /// The store at `path` (`<root>/.kapi/work/store.db`), from this App's pool.
+    pub fn store(&self, path: &Path) -> Result<Arc<Mutex<Store>>, HostError> {
+        self.stores.get(path)
     }
 
     /// The project the call binds to, if any: `-p`, then `KAPI_NO_PROJECT`, then

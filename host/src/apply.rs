@@ -39,7 +39,7 @@ use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
 use kapi_core::store::{
-    AdviceRow, ChangeRecord, MemoryRow, NewOp, NewSuggestion, SessionRow, Store, TermRow,
+    AdviceRow, ChangeRecord, MemoryRow, NewOp, NewSuggestion, SessionRow, TermRow,
 };
 
 use crate::app::{Actor, App, normalize, relative_to};
@@ -1592,7 +1592,8 @@ impl Service<'_> {
             return Ok(None);
         };
         let now = self.app.timestamp();
-        let mut store = Store::open(&project.root.join(layout::STORE_FILE))?;
+        let handle = self.app.store(&project.root.join(layout::STORE_FILE))?;
+        let mut store = crate::app::lock(&handle)?;
         store.touch_session(&SessionRow {
             id: actor.session.clone(),
             actor_kind: actor.kind.clone(),
@@ -1651,7 +1652,8 @@ impl Service<'_> {
         if prepared.notes.is_empty() {
             return Ok(());
         }
-        let mut store = Store::open(&project.root.join(layout::STORE_FILE))?;
+        let handle = self.app.store(&project.root.join(layout::STORE_FILE))?;
+        let mut store = crate::app::lock(&handle)?;
         let now = self.app.timestamp();
         let by = format!("{}:{}", actor.kind, actor.name);
         let mut kept = Vec::new();

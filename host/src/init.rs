@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use kapi_core::project::layout;
-use kapi_core::store::{NewOp, SessionRow, Store};
+use kapi_core::store::{NewOp, SessionRow};
 use serde::Serialize;
 
 use crate::app::{App, relative_to};
@@ -84,7 +84,8 @@ pub fn init(app: &App, dir: &Path, rules_files: bool) -> Result<InitReport, Host
     }
     let store_path = root.join(layout::STORE_FILE);
     let store_existed = store_path.exists();
-    let store = Store::open(&store_path)?;
+    let handle = app.store(&store_path)?;
+    let store = crate::app::lock(&handle)?;
     let actor = app.actor();
     let now = app.timestamp();
     store.touch_session(&SessionRow {

@@ -90,8 +90,13 @@ pub fn person_only(actor: &Actor, verb: &str) -> Result<(), HostError> {
     }
 }
 
-fn open_store(project: &Project, app: &App, actor: &Actor) -> Result<Store, HostError> {
-    let store = Store::open(&project.root.join(layout::STORE_FILE))?;
+fn open_store(
+    project: &Project,
+    app: &App,
+    actor: &Actor,
+) -> Result<std::sync::Arc<std::sync::Mutex<Store>>, HostError> {
+    let handle = app.store(&project.root.join(layout::STORE_FILE))?;
+    let store = crate::app::lock(&handle)?;
     let now = app.timestamp();
     store.touch_session(&SessionRow {
         id: actor.session.clone(),
@@ -102,7 +107,8 @@ fn open_store(project: &Project, app: &App, actor: &Actor) -> Result<Store, Host
         started_at: now.clone(),
         last_seen: now,
     })?;
-    Ok(store)
+    drop(store);
+    Ok(handle)
 }
 
 fn op(
@@ -198,7 +204,8 @@ pub fn note(app: &App, request: &NoteRequest) -> Result<NoteAnswer, HostError> {
         }
     };
     let now = app.timestamp();
-    let mut store = open_store(&project, app, &actor)?;
+    let handle = open_store(&project, app, &actor)?;
+    let mut store = crate::app::lock(&handle)?;
     let suggestion = NewSuggestion {
         kind: kind.into(),
         path: rel.clone(),
@@ -246,7 +253,8 @@ fn withdraw(
     actor: &Actor,
     id: &str,
 ) -> Result<NoteAnswer, HostError> {
-    let mut store = open_store(project, app, actor)?;
+    let handle = open_store(project, app, actor)?;
+    let mut store = crate::app::lock(&handle)?;
     let Some(found) = store.suggestion(id)? else {
         return Err(usage(
             format!("no note `{id}`"),
@@ -381,7 +389,8 @@ pub fn log(app: &App, request: &LogRequest) -> Result<Log, HostError> {
             entries: Vec::new(),
         });
     }
-    let store = Store::open(&path)?;
+    let handle = app.store(&path)?;
+    let store = crate::app::lock(&handle)?;
     let ops: Vec<OpRow> = store.ops(&filter)?;
     let mut entries = Vec::with_capacity(ops.len());
     for row in ops {
@@ -473,7 +482,9 @@ pub fn pending(app: &App) -> Result<Vec<Suggestion>, HostError> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    Ok(Store::open(&path)?.suggestions(&SuggestionFilter {
+    let handle = app.store(&path)?;
+    let store = crate::app::lock(&handle)?;
+    Ok(store.suggestions(&SuggestionFilter {
         status: Some("pending".into()),
         session: None,
     })?)
@@ -503,7 +514,8 @@ pub fn review(app: &App, request: &ReviewRequest) -> Result<Review, HostError> {
     let actor = app.actor();
     person_only(&actor, "review")?;
     let project = app.require_project()?;
-    let mut store = open_store(&project, app, &actor)?;
+    let handle = open_store(&project, app, &actor)?;
+    let mut store = crate::app::lock(&handle)?;
     // Check every id first: known, pending, named once; a widen goes to a parent.
     let mut seen = std::collections::HashSet::new();
     let mut plan: Vec<(Suggestion, &'static str, String)> = Vec::new();
@@ -746,7 +758,8 @@ pub fn reset(app: &App) -> Result<Reset, HostError> {
     let actor = app.actor();
     person_only(&actor, "reset")?;
     let project = app.require_project()?;
-    let mut store = open_store(&project, app, &actor)?;
+    let handle = open_store(&project, app, &actor)?;
+    let mut store = crate::app::lock(&handle)?;
     let now = app.timestamp();
     let cleared = store.clear_pending(
         &format!("{}:{}", actor.kind, actor.name),
@@ -779,7 +792,8 @@ pub fn sync(app: &App, files_only: bool) -> Result<Sync, HostError> {
     let mut restored = Vec::new();
     let store_path = project.root.join(layout::STORE_FILE);
     if !files_only && store_path.exists() {
-        let store = Store::open(&store_path)?;
+        let handle = app.store(&store_path)?;
+        let store = crate::app::lock(&handle)?;
         for s in store.suggestions(&SuggestionFilter {
             status: Some("kept".into()),
             session: None,

@@ -30,6 +30,8 @@ pub(crate) struct Base {
     pub selection: Selection,
     /// The project's first target language, the default where a tool takes a language.
     pub default_lang: Option<String>,
+    /// One store handle per project root, for the server's life.
+    pub stores: crate::app::Stores,
 }
 
 /// The MCP server.
@@ -92,6 +94,7 @@ impl KapiServer {
                 session,
                 selection,
                 default_lang,
+                stores: crate::app::Stores::default(),
             }),
         }
     }
@@ -150,7 +153,8 @@ impl KapiServer {
         if flag.is_some() {
             env.no_project = false;
         }
-        let app = App::new(env, self.base.cwd.clone(), flag);
+        let mut app = App::new(env, self.base.cwd.clone(), flag);
+        app.stores = self.base.stores.clone();
         self.touch(&app, &client);
         app
     }
@@ -166,7 +170,9 @@ impl KapiServer {
         if !path.exists() {
             return;
         }
-        if let Ok(store) = kapi_core::store::Store::open(&path) {
+        if let Ok(handle) = app.store(&path)
+            && let Ok(store) = crate::app::lock(&handle)
+        {
             let now = app.timestamp();
             let _ = store.touch_session(&kapi_core::store::SessionRow {
                 id: self.base.session.clone(),

@@ -238,7 +238,8 @@ impl KapiServer {
         if let Ok(Some(project)) = app.project() {
             let path = project.root.join(kapi_core::project::layout::STORE_FILE);
             if path.exists()
-                && let Ok(store) = kapi_core::store::Store::open(&path)
+                && let Ok(handle) = app.store(&path)
+                && let Ok(store) = crate::app::lock(&handle)
                 && let Ok(rows) = store.changes()
             {
                 for row in rows.iter().filter(|r| r.session == session) {
