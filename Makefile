@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: build test e2e lint bench bench-formats bench-apply bench-mcp demo release fmt
+.PHONY: build test e2e lint bench bench-formats bench-apply bench-mcp demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -66,3 +66,14 @@ bench-apply: release
 FUZZ_SECONDS ?= 60
 fuzz:
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+## Copies of skills/kapi/ (never a second tree; a test compares every committed copy).
+plugin-bundle:
+	bash scripts/skill-copies.sh plugin-bundle
+
+dev-skills:
+	bash scripts/skill-copies.sh dev-skills
+
+## make publish-skill DEST=~/skills
+publish-skill:
+	bash scripts/skill-copies.sh publish-skill "$(DEST)"
