@@ -51,20 +51,8 @@ pub(crate) struct CheckTextParams {
     pub project: Option<String>,
 }
 
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct VoiceParams {
-    /// The text
-    pub text: String,
-    /// The format id to read it with; default: the format of `context_path`, else markdown
-    pub format: Option<String>,
-    /// The intended project-relative destination: binds the voice and terms there without reading the file
-    pub context_path: Option<String>,
-    /// A profile declared in kapi.yaml, for a snippet with no destination (not with `context_path`)
-    pub profile: Option<String>,
-    /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
-    pub project: Option<String>,
-}
+/// `voice_check` and `voice_rewrite` take what `check_text` takes.
+pub(crate) type VoiceParams = CheckTextParams;
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
