@@ -1,0 +1,507 @@
+//! The asset operations of a change set (term, memory, recipe, decide, note): validated and
+//! rendered before anything is written, written after the documents land, then recorded in the
+//! store with the set's context operations.
+
+use super::*;
+
+/// Assets validated and rendered, waiting for the documents to land.
+#[derive(Default)]
+pub(super) struct Prepared {
+    /// New `.kapi/terms.yaml` text (path, text), when a term changed it.
+    terms_file: Option<(PathBuf, String)>,
+    terms: Vec<TermRow>,
+    memory: Vec<MemoryRow>,
+    advice: Vec<AdviceRow>,
+    /// Lines for `.kapi/decisions.jsonl`.
+    decisions: Vec<String>,
+    recipe: Option<kapi_core::project::Recipe>,
+    /// `kapi.yaml` edited in place (comments and layout kept), when every field could be.
+    recipe_text: Option<String>,
+    ops: Vec<NewOp>,
+    /// Notes a person keeps through the set (op index, the note as a suggestion).
+    notes: Vec<(usize, NewSuggestion)>,
+    pub(super) results: HashMap<usize, OpResult>,
+}
+
+impl Service<'_> {
+    /// Validates and renders every asset operation (nothing is written here).
+    pub(super) fn prepare_assets(
+        &mut self,
+        set: &ChangeSet,
+        actor: &Actor,
+        results: &mut [Option<OpResult>],
+    ) -> Result<Prepared, HostError> {
+        let mut out = Prepared::default();
+        let now = self.app.timestamp();
+        let new_op = |kind: &str, path: Option<String>, payload: serde_json::Value| NewOp {
+            kind: kind.into(),
+            actor_kind: actor.kind.clone(),
+            actor_name: actor.name.clone(),
+            session: actor.session.clone(),
+            path,
+            payload,
+            status: "applied".into(),
+            created_at: now.clone(),
+        };
+        let needs_project = |i: usize, op: &Operation| {
+            let mut r = OpResult::new(
+                i,
+                op.name(),
+                OpStatus::Unsupported,
+                format!(
+                    "a `{}` operation changes a project; there is none here",
+                    op.name()
+                ),
+            );
+            r.instead = Some("run it inside a project (`kapi init` creates one)".into());
+            r
+        };
+        let mut recipe = self.project.as_ref().map(|p| p.recipe.clone());
+        let mut recipe_changed = false;
+        // The recipe's text, edited field by field; `None` once a field cannot be edited in
+        // place (the recipe is then saved whole).
+        let mut recipe_text: Option<String> = self
+            .project
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(&p.recipe_path).ok());
+        for (i, op) in set.operations.iter().enumerate() {
+            if results[i].is_some() && !matches!(op, Operation::Decide { .. }) {
+                continue;
+            }
+            let Some(project) = self.project.as_ref() else {
+                if !op.is_content() && !matches!(op, Operation::Decide { .. }) {
+                    results[i] = Some(needs_project(i, op));
+                }
+                continue;
+            };
+            let evidence = serde_json::json!({
+                "change_set": {"index": i, "operations": set.operations.len()},
+                "operation": op,
+            });
+            match op {
+                Operation::Term { term } => {
+                    let rel = project
+                        .recipe
+                        .defaults
+                        .terms_source
+                        .clone()
+                        .unwrap_or_else(|| layout::TERMS_FILE.to_owned());
+                    let path = project.root.join(&rel);
+                    let current = match &out.terms_file {
+                        Some((_, text)) => Some(text.clone()),
+                        None => match std::fs::read_to_string(&path) {
+                            Ok(t) => Some(t),
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                            Err(e) => return Err(HostError::io(&path, e)),
+                        },
+                    };
+                    match terms_edit::upsert(current.as_deref(), &rel, term) {
+                        Ok((text, upserted)) => {
+                            let (status, concept, message) = match &upserted {
+                                Upserted::Unchanged { concept } => (
+                                    OpStatus::Unchanged,
+                                    concept,
+                                    format!("unchanged: `{}` is already in `{rel}`", term.text),
+                                ),
+                                Upserted::Added { concept } => (
+                                    OpStatus::Applied,
+                                    concept,
+                                    format!("`{}` added to concept `{concept}`", term.text),
+                                ),
+                                Upserted::Updated { concept } => (
+                                    OpStatus::Applied,
+                                    concept,
+                                    format!("`{}` updated in concept `{concept}`", term.text),
+                                ),
+                                Upserted::NewConcept { concept } => (
+                                    OpStatus::Applied,
+                                    concept,
+                                    format!("`{}` added as new concept `{concept}`", term.text),
+                                ),
+                            };
+                            let mut r = OpResult::new(i, "term", status, message);
+                            r.landed = Some(rel.clone());
+                            out.results.insert(i, r);
+                            if status == OpStatus::Applied {
+                                out.terms.push(TermRow {
+                                    concept: concept.clone(),
+                                    text: term.text.clone(),
+                                    lang: term.lang.clone(),
+                                    status: term.status.as_str().to_owned(),
+                                    payload: serde_json::to_value(term).unwrap_or_default(),
+                                });
+                                out.ops.push(new_op("term", Some(rel.clone()), evidence));
+                                out.terms_file = Some((path, text));
+                            }
+                        }
+                        Err(e) => {
+                            let mut r =
+                                OpResult::new(i, "term", OpStatus::Unsupported, e.to_string());
+                            let hints = kapi_core::Hint::hints(&e);
+                            r.instead = hints.into_iter().next();
+                            results[i] = Some(r);
+                        }
+                    }
+                }
+                Operation::Memory { pair } => {
+                    let source_lang = pair.source_lang.clone().unwrap_or_else(|| {
+                        project
+                            .recipe
+                            .defaults
+                            .source_language
+                            .clone()
+                            .unwrap_or_else(|| "en".into())
+                    });
+                    out.memory.push(MemoryRow {
+                        source_lang,
+                        source: pair.source.clone(),
+                        target_lang: pair.target_lang.clone(),
+                        target: pair.target.clone(),
+                        status: pair.status.clone(),
+                    });
+                    out.ops.push(new_op("memory", None, evidence));
+                    let mut r = OpResult::new(
+                        i,
+                        "memory",
+                        OpStatus::Applied,
+                        "pair added to the content memory",
+                    );
+                    r.landed = Some("store".into());
+                    out.results.insert(i, r);
+                }
+                Operation::Recipe { field, value } => {
+                    let Some(current) = recipe.as_ref() else {
+                        continue;
+                    };
+                    match recipe_field::set_field(current, &project.recipe_path, field, value) {
+                        Ok(Some(updated)) => {
+                            recipe = Some(updated);
+                            recipe_changed = true;
+                            recipe_text = recipe_text
+                                .and_then(|t| recipe_text::set_in_text(&t, field, value));
+                            out.ops.push(new_op(
+                                "recipe",
+                                Some(layout::RECIPE_FILE.into()),
+                                evidence,
+                            ));
+                            let mut r = OpResult::new(
+                                i,
+                                "recipe",
+                                OpStatus::Applied,
+                                format!("`{field}` set"),
+                            );
+                            r.landed = Some(layout::RECIPE_FILE.into());
+                            out.results.insert(i, r);
+                        }
+                        Ok(None) => {
+                            out.results.insert(
+                                i,
+                                OpResult::new(
+                                    i,
+                                    "recipe",
+                                    OpStatus::Unchanged,
+                                    format!("unchanged: `{field}` already holds that value"),
+                                ),
+                            );
+                        }
+                        Err(e) => {
+                            let mut r =
+                                OpResult::new(i, "recipe", OpStatus::Unsupported, e.to_string());
+                            r.instead = kapi_core::Hint::hints(&e).into_iter().next();
+                            results[i] = Some(r);
+                        }
+                    }
+                }
+                Operation::Decide {
+                    at,
+                    outcome,
+                    score,
+                    reasons,
+                    ..
+                } => {
+                    if results[i].is_some() {
+                        continue;
+                    }
+                    // The revision after the set's edits.
+                    let rev = match self.locate(at) {
+                        Ok(loc) => self.files[loc.file].parsed.document.blocks[loc.block]
+                            .edition(&loc.edition)
+                            .and_then(|e| edit::current(e, at.branch.as_deref()))
+                            .map(|c| c.rev)
+                            .unwrap_or_default(),
+                        Err(_) => String::new(),
+                    };
+                    let kind = policy::Kind::of(actor);
+                    if kind == Some(policy::Kind::Person) {
+                        let line = serde_json::json!({
+                            "schema": "kapi.decision/v1",
+                            "at": at,
+                            "rev": rev,
+                            "outcome": outcome.as_str(),
+                            "score": score,
+                            "reasons": reasons,
+                            "by": {"kind": actor.kind, "name": actor.name},
+                            "session": actor.session,
+                            "decided_at": now,
+                        });
+                        out.decisions.push(line.to_string());
+                        out.ops
+                            .push(new_op("decide", Some(at.doc.clone()), evidence));
+                        let mut r = OpResult::new(
+                            i,
+                            "decide",
+                            OpStatus::Applied,
+                            format!("{} recorded at {rev}", outcome.as_str()),
+                        );
+                        r.rev = Some(rev);
+                        r.landed = Some(".kapi/decisions.jsonl".into());
+                        out.results.insert(i, r);
+                    } else if *outcome == Outcome::Advise {
+                        out.advice.push(AdviceRow {
+                            doc: at.doc.clone(),
+                            block: at.block.clone(),
+                            edition: at.edition.clone(),
+                            branch: at.branch.clone(),
+                            rev: rev.clone(),
+                            score: score.unwrap_or(0),
+                            reasons: reasons.clone(),
+                        });
+                        out.ops
+                            .push(new_op("advise", Some(at.doc.clone()), evidence));
+                        let mut r = OpResult::new(
+                            i,
+                            "decide",
+                            OpStatus::Applied,
+                            format!("advice recorded at {rev}; a person decides"),
+                        );
+                        r.rev = Some(rev);
+                        r.landed = Some("store".into());
+                        out.results.insert(i, r);
+                    }
+                }
+                Operation::Note { note } => {
+                    let rel = kapi_core::governance::notes::normal_path(&note.path);
+                    if !project.root.join(&rel).exists() {
+                        let mut r = OpResult::new(
+                            i,
+                            "note",
+                            OpStatus::NotFound,
+                            format!("no path `{}` in the project for the note", note.path),
+                        );
+                        r.instead = Some("name the folder or file the note applies to".into());
+                        results[i] = Some(r);
+                        continue;
+                    }
+                    out.notes.push((
+                        i,
+                        NewSuggestion {
+                            kind: if note.from.is_some() {
+                                "change"
+                            } else {
+                                "observation"
+                            }
+                            .into(),
+                            path: rel.clone(),
+                            text: note.text.clone(),
+                            from: note.from.clone(),
+                            to: note.to.clone(),
+                            suggest: note.suggest.clone(),
+                            actor_kind: actor.kind.clone(),
+                            actor_name: actor.name.clone(),
+                            session: actor.session.clone(),
+                            at: now.clone(),
+                        },
+                    ));
+                    let mut r = OpResult::new(
+                        i,
+                        "note",
+                        OpStatus::Applied,
+                        format!("kept for `{}`", if rel.is_empty() { "." } else { &rel }),
+                    );
+                    r.landed = Some(crate::notes::NOTES_FILE.into());
+                    out.results.insert(i, r);
+                }
+                Operation::SetContent { .. } | Operation::ReplaceText { .. } => {}
+            }
+        }
+        if recipe_changed {
+            out.recipe = recipe;
+            out.recipe_text = recipe_text;
+        }
+        Ok(out)
+    }
+
+    /// Writes the prepared assets once the documents have landed.
+    pub(super) fn write_assets(
+        &self,
+        prepared: &Prepared,
+        _actor: &Actor,
+        _result: &ChangeResult,
+    ) -> Result<(), HostError> {
+        let Some(project) = &self.project else {
+            return Ok(());
+        };
+        if let Some((path, text)) = &prepared.terms_file {
+            stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))?;
+        }
+        match (&prepared.recipe_text, &prepared.recipe) {
+            (Some(text), Some(_)) => stage::write_one(&project.recipe_path, text.as_bytes())
+                .map_err(|e| HostError::io(&project.recipe_path, e))?,
+            // A layout the in-place edit does not handle: saved whole (comments are lost).
+            (None, Some(recipe)) => recipe.save(&project.recipe_path)?,
+            _ => {}
+        }
+        if !prepared.decisions.is_empty() {
+            let path = project.root.join(".kapi/decisions.jsonl");
+            append_lines(&path, &prepared.decisions)?;
+        }
+        Ok(())
+    }
+
+    /// Records the change, its context operations and its assets in the store.
+    pub(super) fn record(
+        &self,
+        actor: &Actor,
+        set: &ChangeSet,
+        result: &ChangeResult,
+        prepared: &Prepared,
+        status: &str,
+        edits: &[(String, String, String)],
+    ) -> Result<Option<i64>, HostError> {
+        let Some(project) = &self.project else {
+            return Ok(None);
+        };
+        let now = self.app.timestamp();
+        let handle = self.app.store(&project.root.join(layout::STORE_FILE))?;
+        let mut store = crate::app::lock(&handle)?;
+        store.touch_session(&SessionRow {
+            id: actor.session.clone(),
+            actor_kind: actor.kind.clone(),
+            actor_name: actor.name.clone(),
+            project: Some(project.root.display().to_string()),
+            client: Some("kapi-cli".into()),
+            started_at: now.clone(),
+            last_seen: now.clone(),
+        })?;
+        let documents: Vec<serde_json::Value> = result
+            .documents
+            .iter()
+            .map(|d| {
+                serde_json::json!({"doc": d.doc, "written": d.written,
+                                   "rev_before": d.rev_before, "rev_after": d.rev_after})
+            })
+            .collect();
+        let operations: Vec<serde_json::Value> = set
+            .operations
+            .iter()
+            .zip(&result.operations)
+            .map(|(op, r)| {
+                serde_json::json!({"operation": op, "status": r.status.as_str(), "rev": r.rev})
+            })
+            .collect();
+        let id = store.record_change(&ChangeRecord {
+            actor_kind: actor.kind.clone(),
+            actor_name: actor.name.clone(),
+            session: actor.session.clone(),
+            status: status.into(),
+            fingerprint: result.fingerprint.clone(),
+            operations: serde_json::Value::from(operations),
+            documents: serde_json::Value::from(documents),
+            created_at: now,
+            ops: prepared.ops.clone(),
+            terms: prepared.terms.clone(),
+            memory: prepared.memory.clone(),
+            advice: prepared.advice.clone(),
+        })?;
+        crate::notes::signal_edits(&store, edits)?;
+        Ok(Some(id))
+    }
+
+    /// Keeps the notes the set carries: each is recorded as a suggestion (joining a pending
+    /// one that says the same) and kept at once, then `.kapi/notes.yaml` and the rules files
+    /// are written.
+    pub(super) fn keep_notes(
+        &self,
+        actor: &Actor,
+        prepared: &Prepared,
+        operations: &mut [OpResult],
+    ) -> Result<(), HostError> {
+        let Some(project) = &self.project else {
+            return Ok(());
+        };
+        if prepared.notes.is_empty() {
+            return Ok(());
+        }
+        let handle = self.app.store(&project.root.join(layout::STORE_FILE))?;
+        let mut store = crate::app::lock(&handle)?;
+        let now = self.app.timestamp();
+        let by = format!("{}:{}", actor.kind, actor.name);
+        let mut kept = Vec::new();
+        for (i, s) in &prepared.notes {
+            let op = |kind: &str, payload: serde_json::Value| NewOp {
+                kind: kind.into(),
+                actor_kind: actor.kind.clone(),
+                actor_name: actor.name.clone(),
+                session: actor.session.clone(),
+                path: Some(s.path.clone()),
+                payload,
+                status: "applied".into(),
+                created_at: now.clone(),
+            };
+            let noted = store.note(s, op("note", serde_json::json!({"kind": s.kind, "text": s.text, "from": s.from, "to": s.to, "suggest": s.suggest, "via": "kapi apply"})))?;
+            let id = noted.suggestion.id.clone();
+            store.decide_suggestion(
+                &id,
+                "kept",
+                None,
+                &by,
+                &now,
+                &op(
+                    "keep",
+                    serde_json::json!({"suggestion": id, "via": "kapi apply"}),
+                ),
+            )?;
+            if let Some(r) = operations.iter_mut().find(|r| r.index == *i) {
+                r.message = format!("{} as {id}", r.message);
+            }
+            kept.push(kapi_core::governance::notes::KeptNote {
+                id,
+                path: s.path.clone(),
+                text: s.text.clone(),
+                from: s.from.clone(),
+                to: s.to.clone(),
+                suggest: s.suggest.clone(),
+                kept_by: Some(by.clone()),
+                kept_at: Some(now.clone()),
+            });
+        }
+        crate::notes::keep(self.app, project, kept)?;
+        Ok(())
+    }
+}
+
+/// Appends whole lines to a JSON-lines file in one write, synced.
+pub(super) fn append_lines(path: &Path, lines: &[String]) -> Result<(), HostError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+    }
+    let needs_newline = std::fs::read(path)
+        .map(|b| !b.is_empty() && !b.ends_with(b"\n"))
+        .unwrap_or(false);
+    let mut text = String::new();
+    if needs_newline {
+        text.push('\n');
+    }
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| HostError::io(path, e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| HostError::io(path, e))
+}
