@@ -1451,7 +1451,7 @@ mod tests {
     /// Read + write throughput on generated ~50 MB catalogs, in CPU time; run with
     /// `cargo test --release -p kapi-core --lib formats::json -- --ignored --nocapture`.
     #[test]
-    #[ignore]
+    #[ignore = "throughput: run with --release --ignored --nocapture"]
     fn throughput_on_a_large_catalog() {
         // CPU time of this thread, so a busy machine does not skew the figure.
         let cpu = || {

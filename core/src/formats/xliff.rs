@@ -922,7 +922,7 @@ mod throughput {
     /// `cargo test … throughput -- --ignored --nocapture` prints read and write MB/s
     /// (CPU time of this thread) over a 20 MB synthetic catalog.
     #[test]
-    #[ignore]
+    #[ignore = "throughput: run with --release --ignored --nocapture"]
     fn read_and_write_a_large_catalog() {
         let unit = "<trans-unit id=\"ID\" resname=\"k\"><source xml:lang=\"en\">Text with <g id=\"1\">bold</g> and {0} &amp; more text here, quite a long sentence.</source><target xml:lang=\"fr\" state=\"translated\">Texte avec <g id=\"1\">gras</g> et {0} &amp; plus de texte ici, une phrase assez longue.</target><note>A note</note></trans-unit>\n";
         let mut text = String::from(
