@@ -994,6 +994,68 @@ mod tests {
         assert!(refused.hosts[0].error.as_deref().unwrap().contains("line 2"));
     }
 
+    /// Property 5: the skill folder holds what this binary ships.
+    #[test]
+    fn the_skill_folder_holds_what_this_binary_ships() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let old_reference = b"# edit\n\nAn earlier kapi's reference.\n";
+        let mut input = skill();
+        input.retired = vec![sha256_hex(old_reference).to_uppercase()];
+        for skill_dir in [".claude/skills/kapi", ".agents/skills/kapi"] {
+            let d = root.join(skill_dir);
+            std::fs::create_dir_all(d.join("references")).unwrap();
+            std::fs::write(d.join("SKILL.md"), "stale").unwrap();
+            std::fs::write(d.join("references/edit.md"), old_reference).unwrap();
+            std::fs::write(d.join("notes.md"), "mine").unwrap();
+        }
+        let list = Agents::List(vec![HostId::ClaudeCode, HostId::Agents]);
+        let report = wire(root, &recipe(false), &list, &input).unwrap();
+        for (h, skill_dir) in report
+            .hosts
+            .iter()
+            .zip([".claude/skills/kapi", ".agents/skills/kapi"])
+        {
+            assert_eq!(h.status, WiringStatus::Wired, "{h:?}");
+            assert_eq!(
+                std::fs::read(root.join(skill_dir).join("SKILL.md")).unwrap(),
+                input.skill_files[0].1
+            );
+            assert_eq!(h.removed, [format!("{skill_dir}/references/edit.md")]);
+            assert!(!root.join(skill_dir).join("references").exists());
+            assert_eq!(h.foreign, [format!("{skill_dir}/notes.md")]);
+            assert_eq!(read(root, &format!("{skill_dir}/notes.md")), "mine");
+        }
+        // Again: nothing written, the foreign file still named.
+        let again = wire(root, &recipe(false), &list, &input).unwrap();
+        for h in &again.hosts {
+            assert_eq!(h.status, WiringStatus::Unchanged, "{h:?}");
+            assert!(h.written.is_empty() && h.removed.is_empty());
+            assert_eq!(h.foreign.len(), 1);
+        }
+        // No skill shipped: no skill folder written.
+        let bare = tempfile::tempdir().unwrap();
+        wire(bare.path(), &recipe(false), &Agents::All, &WiringInput::default()).unwrap();
+        assert!(!bare.path().join(".claude/skills").exists());
+        assert!(!bare.path().join(".agents").exists());
+    }
+
+    #[test]
+    fn a_kapi_entry_someone_else_wrote_in_kkss_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let theirs = "{\"servers\": [{\"id\": \"kapi\", \"command\": \"/opt/other\"}, {\"id\": \"acme\", \"command\": \"acme\"}]}";
+        std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
+        std::fs::write(root.join(".kkss/assistant/mcp.json"), theirs).unwrap();
+        let list = Agents::List(vec![HostId::Kkss]);
+        let report = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        assert_eq!(
+            report.hosts[0].kept_entry.as_deref(),
+            Some(".kkss/assistant/mcp.json")
+        );
+        assert_eq!(read(root, ".kkss/assistant/mcp.json"), theirs);
+    }
+
     #[test]
     fn agents_parse() {
         assert_eq!(Agents::parse("all").unwrap(), Agents::All);
