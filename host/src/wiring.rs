@@ -113,9 +113,9 @@ impl HostId {
             HostId::ClaudeCode => &[
                 "start Claude Code in the project and approve the project MCP server `kapi` from .mcp.json when it asks (`claude mcp reset-project-choices` asks again)",
             ],
-            HostId::Cursor => &[
-                "enable the project server `kapi` in Cursor Settings ▸ MCP (.cursor/mcp.json)",
-            ],
+            HostId::Cursor => {
+                &["enable the project server `kapi` in Cursor Settings ▸ MCP (.cursor/mcp.json)"]
+            }
             HostId::VsCode => &[
                 "trust the workspace in VS Code and start the server `kapi` from .vscode/mcp.json when Copilot asks",
             ],
@@ -268,7 +268,11 @@ pub struct HostWiring {
 
 /// The command and arguments every MCP entry carries.
 pub fn server_args(recipe: &Recipe) -> Vec<String> {
-    let mut args = vec!["mcp".to_owned(), "--project".to_owned(), PROJECT_ARG.to_owned()];
+    let mut args = vec![
+        "mcp".to_owned(),
+        "--project".to_owned(),
+        PROJECT_ARG.to_owned(),
+    ];
     if declares_targets(recipe) {
         args.push("--tools".to_owned());
         args.push(TRANSLATION_TOOLS.to_owned());
@@ -377,7 +381,14 @@ fn plan_host(
         HostId::VsCode => json_entry(root, ".vscode/mcp.json", host, args, &mut plan, wiring)?,
         HostId::Kiki => json_entry(root, ".kiki/mcp.json", host, args, &mut plan, wiring)?,
         HostId::Kkss => {
-            json_entry(root, ".kkss/assistant/mcp.json", host, args, &mut plan, wiring)?;
+            json_entry(
+                root,
+                ".kkss/assistant/mcp.json",
+                host,
+                args,
+                &mut plan,
+                wiring,
+            )?;
             kkss_instructions(root, &mut plan, wiring)?;
         }
         HostId::Codex => codex_entry(root, args, &mut plan, wiring)?,
@@ -517,13 +528,17 @@ fn json_entry(
     };
     let before = doc.clone();
     let Some(top) = doc.as_object_mut() else {
-        return Err(format!("{rel}: the top level is not a JSON object; kapi leaves it alone"));
+        return Err(format!(
+            "{rel}: the top level is not a JSON object; kapi leaves it alone"
+        ));
     };
     let ours = Value::Object(json_server(host, args));
     if host == HostId::Kkss {
         let servers = top.entry("servers").or_insert_with(|| json!([]));
         let Some(list) = servers.as_array_mut() else {
-            return Err(format!("{rel}: `servers` is not a list; kapi leaves it alone"));
+            return Err(format!(
+                "{rel}: `servers` is not a list; kapi leaves it alone"
+            ));
         };
         match list
             .iter()
@@ -541,7 +556,9 @@ fn json_entry(
         };
         let servers = top.entry(key).or_insert_with(|| json!({}));
         let Some(map) = servers.as_object_mut() else {
-            return Err(format!("{rel}: `{key}` is not an object; kapi leaves it alone"));
+            return Err(format!(
+                "{rel}: `{key}` is not an object; kapi leaves it alone"
+            ));
         };
         match map.get(SERVER) {
             Some(entry) if is_kapis_json(host, entry, args) => {
@@ -614,14 +631,20 @@ fn codex_entry(
             servers.insert(SERVER, toml_edit::Item::Table(t));
         }
         Some(item) => {
-            let ours = item.as_table_like_mut().filter(|t| is_kapis_toml(*t, args, &env_vars));
+            let ours = item
+                .as_table_like_mut()
+                .filter(|t| is_kapis_toml(*t, args, &env_vars));
             match ours {
                 Some(t) => {
                     // Only the tool sets can differ: replace `args` only when they do.
                     let current: Vec<String> = t
                         .get("args")
                         .and_then(|a| a.as_array())
-                        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(str::to_owned))
+                                .collect()
+                        })
                         .unwrap_or_default();
                     if current != args {
                         let mut array = toml_array(args);
@@ -861,7 +884,13 @@ mod tests {
         let root = dir.path();
         let report = wire(root, &recipe(true), &Agents::All, &skill()).unwrap();
         assert!(!report.refused(), "{report:?}");
-        let args = json!(["mcp", "--project", "kapi.yaml", "--tools", "writing,translation"]);
+        let args = json!([
+            "mcp",
+            "--project",
+            "kapi.yaml",
+            "--tools",
+            "writing,translation"
+        ]);
         for (rel, key) in [
             (".mcp.json", "mcpServers"),
             (".cursor/mcp.json", "mcpServers"),
@@ -883,7 +912,11 @@ mod tests {
                 assert_eq!(fields, ["args", "command"].into(), "{rel}");
             }
             // Claude Code names: letters, digits, `-`, `_`.
-            assert!("kapi".chars().all(|c| c.is_ascii_alphanumeric() || "-_".contains(c)));
+            assert!(
+                "kapi"
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+            );
         }
         // Kiki: only the fields its mcpServers schema knows.
         let kiki: Value = serde_json::from_str(&read(root, ".kiki/mcp.json")).unwrap();
@@ -902,13 +935,15 @@ mod tests {
         }
         // KKSS: an id of lowercase letters, digits and hyphens, up to 32, a letter first, no
         // `__`, not reserved.
-        let kkss: Value =
-            serde_json::from_str(&read(root, ".kkss/assistant/mcp.json")).unwrap();
+        let kkss: Value = serde_json::from_str(&read(root, ".kkss/assistant/mcp.json")).unwrap();
         let servers = kkss["servers"].as_array().unwrap();
         assert_eq!(servers.len(), 1);
         let id = servers[0]["id"].as_str().unwrap();
         assert!(id.len() <= 32 && id.starts_with(|c: char| c.is_ascii_lowercase()));
-        assert!(id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+        assert!(
+            id.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        );
         assert!(!id.contains("__") && !KKSS_RESERVED_IDS.contains(&id));
         assert_eq!(servers[0]["command"], "kapi");
         assert_eq!(servers[0]["args"], args);
@@ -931,15 +966,28 @@ mod tests {
         assert_eq!(vars, ROOT_ENV_VARS);
         // Skills: name = folder, [a-z0-9-], no reserved words; description quoted, one line,
         // ≤ 1024; KKSS's header is name and description only.
-        for dir in [".claude/skills/kapi", ".agents/skills/kapi", ".kkss/assistant/skills/kapi"] {
+        for dir in [
+            ".claude/skills/kapi",
+            ".agents/skills/kapi",
+            ".kkss/assistant/skills/kapi",
+        ] {
             let text = read(root, &format!("{dir}/SKILL.md"));
             let (front, body) = split_frontmatter(&text).unwrap();
             assert!(body.starts_with("# kapi"), "{dir}");
-            let name = front.lines().find_map(|l| l.strip_prefix("name: ")).unwrap();
+            let name = front
+                .lines()
+                .find_map(|l| l.strip_prefix("name: "))
+                .unwrap();
             assert_eq!(name, dir.rsplit('/').next().unwrap());
-            assert!(name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            );
             assert!(!name.contains("claude") && !name.contains("anthropic"));
-            let desc = front.lines().find_map(|l| l.strip_prefix("description: ")).unwrap();
+            let desc = front
+                .lines()
+                .find_map(|l| l.strip_prefix("description: "))
+                .unwrap();
             assert!(desc.starts_with('"') && desc.ends_with('"') && desc.len() <= 1024);
             if dir.starts_with(".kkss") {
                 assert_eq!(front.lines().count(), 2, "{front}");
@@ -976,12 +1024,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
-        std::fs::write(root.join(".kkss/assistant/instructions.md"), "Units are SI.\n").unwrap();
+        std::fs::write(
+            root.join(".kkss/assistant/instructions.md"),
+            "Units are SI.\n",
+        )
+        .unwrap();
         let list = Agents::List(vec![HostId::Kkss]);
         wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
         let text = read(root, ".kkss/assistant/instructions.md");
         assert!(text.starts_with(KKSS_BEGIN), "{text}");
-        assert!(text.ends_with("<!-- kapi:end -->\n\nUnits are SI.\n"), "{text}");
+        assert!(
+            text.ends_with("<!-- kapi:end -->\n\nUnits are SI.\n"),
+            "{text}"
+        );
         let again = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
         assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
         std::fs::write(
@@ -991,7 +1046,13 @@ mod tests {
         .unwrap();
         let refused = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
         assert_eq!(refused.hosts[0].status, WiringStatus::Refused);
-        assert!(refused.hosts[0].error.as_deref().unwrap().contains("line 2"));
+        assert!(
+            refused.hosts[0]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("line 2")
+        );
     }
 
     /// Property 5: the skill folder holds what this binary ships.
@@ -1035,7 +1096,13 @@ mod tests {
         }
         // No skill shipped: no skill folder written.
         let bare = tempfile::tempdir().unwrap();
-        wire(bare.path(), &recipe(false), &Agents::All, &WiringInput::default()).unwrap();
+        wire(
+            bare.path(),
+            &recipe(false),
+            &Agents::All,
+            &WiringInput::default(),
+        )
+        .unwrap();
         assert!(!bare.path().join(".claude/skills").exists());
         assert!(!bare.path().join(".agents").exists());
     }

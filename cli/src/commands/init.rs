@@ -46,7 +46,11 @@ pub fn run(
     let report = init(app, &dir, !args.no_rules_files, &agents)?;
     printer.emit(&report)?;
     // A refused host is reported with its file and position; the others are wired.
-    if report.agents.iter().any(|h| h.status == WiringStatus::Refused) {
+    if report
+        .agents
+        .iter()
+        .any(|h| h.status == WiringStatus::Refused)
+    {
         Ok(Outcome::Error)
     } else {
         Ok(Outcome::Success)

@@ -17,7 +17,11 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
         for entry in std::fs::read_dir(dir).unwrap().flatten() {
             let path = entry.path();
-            let rel = path.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+            let rel = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             if rel == ".kapi" {
                 continue;
             }
@@ -56,7 +60,10 @@ fn with_docs() -> Kapi {
 /// The MCP entry of every host, by file.
 fn entries(kapi: &Kapi) -> Vec<(&'static str, Value)> {
     vec![
-        (".mcp.json", json_file(kapi, ".mcp.json")["mcpServers"]["kapi"].clone()),
+        (
+            ".mcp.json",
+            json_file(kapi, ".mcp.json")["mcpServers"]["kapi"].clone(),
+        ),
         (
             ".cursor/mcp.json",
             json_file(kapi, ".cursor/mcp.json")["mcpServers"]["kapi"].clone(),
@@ -129,7 +136,9 @@ fn an_entry_is_a_command_and_nothing_else() {
     let run = kapi.run(&["init", "--agents", "all"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     for (file, entry) in entries(&kapi) {
-        let obj = entry.as_object().unwrap_or_else(|| panic!("{file}: {entry}"));
+        let obj = entry
+            .as_object()
+            .unwrap_or_else(|| panic!("{file}: {entry}"));
         assert_eq!(obj["command"], "kapi", "{file}");
         assert_eq!(obj["args"], json!(PLAIN_ARGS), "{file}");
         for key in obj.keys() {
@@ -141,7 +150,10 @@ fn an_entry_is_a_command_and_nothing_else() {
     }
     let codex = kapi.read(".codex/config.toml");
     assert!(!codex.contains("env ="), "{codex}");
-    assert!(codex.contains("env_vars = [\"KAPI_PROJECT\", \"KAPI_NO_PROJECT\"]"), "{codex}");
+    assert!(
+        codex.contains("env_vars = [\"KAPI_PROJECT\", \"KAPI_NO_PROJECT\"]"),
+        "{codex}"
+    );
 
     // Target languages: every entry asks for the translation tools.
     let recipe = kapi.read("kapi.yaml").replace(
@@ -151,14 +163,19 @@ fn an_entry_is_a_command_and_nothing_else() {
     kapi.write("kapi.yaml", recipe);
     let run = kapi.run(&["init", "--agents", "all"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
-    let with_tools = json!(["mcp", "--project", "kapi.yaml", "--tools", "writing,translation"]);
+    let with_tools = json!([
+        "mcp",
+        "--project",
+        "kapi.yaml",
+        "--tools",
+        "writing,translation"
+    ]);
     for (file, entry) in entries(&kapi) {
         assert_eq!(entry["args"], with_tools, "{file}");
     }
-    assert!(
-        kapi.read(".codex/config.toml")
-            .contains("args = [\"mcp\", \"--project\", \"kapi.yaml\", \"--tools\", \"writing,translation\"]")
-    );
+    assert!(kapi.read(".codex/config.toml").contains(
+        "args = [\"mcp\", \"--project\", \"kapi.yaml\", \"--tools\", \"writing,translation\"]"
+    ));
 }
 
 /// Property 3: the entry names the project, relatively.
@@ -171,7 +188,10 @@ fn the_entry_names_the_project_relatively() {
     let raw = kapi.path().display().to_string();
     for (file, bytes) in snapshot(kapi.path()) {
         let text = String::from_utf8_lossy(&bytes);
-        assert!(!text.contains(&root) && !text.contains(&raw), "{file}: {text}");
+        assert!(
+            !text.contains(&root) && !text.contains(&raw),
+            "{file}: {text}"
+        );
     }
     for (file, entry) in entries(&kapi) {
         let args = entry["args"].as_array().unwrap();
@@ -259,7 +279,10 @@ fn a_malformed_file_refuses_only_its_host() {
     let codex = host(&report, "codex");
     assert_eq!(codex["status"], "refused");
     let error = codex["error"].as_str().unwrap();
-    assert!(error.starts_with(".codex/config.toml: line 2, column"), "{error}");
+    assert!(
+        error.starts_with(".codex/config.toml: line 2, column"),
+        "{error}"
+    );
     assert_eq!(kapi.read(".mcp.json"), broken_json);
     assert_eq!(kapi.read(".codex/config.toml"), broken_toml);
     assert_eq!(host(&report, "cursor")["status"], "wired");
@@ -268,7 +291,8 @@ fn a_malformed_file_refuses_only_its_host() {
     let run = kapi.run(&["init"]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stdout.contains("refused claude-code: .mcp.json: line 4, column 3"),
+        run.stdout
+            .contains("refused claude-code: .mcp.json: line 4, column 3"),
         "{}",
         run.transcript()
     );
@@ -285,7 +309,12 @@ fn a_symlinked_host_folder_is_refused() {
     let report = run.json();
     let cursor = host(&report, "cursor");
     assert_eq!(cursor["status"], "refused");
-    assert!(cursor["error"].as_str().unwrap().contains(".cursor is a symlink"));
+    assert!(
+        cursor["error"]
+            .as_str()
+            .unwrap()
+            .contains(".cursor is a symlink")
+    );
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     assert_eq!(host(&report, "claude-code")["status"], "wired");
 }
@@ -295,7 +324,11 @@ fn an_unknown_host_is_a_usage_error() {
     let kapi = with_docs();
     let run = kapi.run(&["init", "--agents", "cursor,emacs"]);
     assert_eq!(run.code, 2, "{}", run.transcript());
-    assert!(run.stderr.contains("`emacs` is not an agent host"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`emacs` is not an agent host"),
+        "{}",
+        run.stderr
+    );
     assert!(
         run.stderr
             .contains("claude-code, cursor, vscode, codex, agents, kkss, kiki"),
@@ -318,6 +351,10 @@ fn init_prints_the_step_a_person_still_takes_per_host() {
         "next (kkss): in Assistant extensions ▸ kapi ▸ Tools, mark kapi's read-only tools Read-only",
         "next (kiki): trust the workspace in Kiki",
     ] {
-        assert!(run.stdout.contains(needle), "{needle}\n{}", run.transcript());
+        assert!(
+            run.stdout.contains(needle),
+            "{needle}\n{}",
+            run.transcript()
+        );
     }
 }
