@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::app::{App, relative_to};
 use crate::error::HostError;
+use crate::wiring::{Agents, WiringInput};
 
 /// What `kapi init` did, file by file.
 #[derive(Debug, Clone, Serialize)]
@@ -30,11 +31,19 @@ pub struct InitReport {
     /// Rules files (AGENTS.md, CLAUDE.md) written or removed, relative to the root.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules_files: Vec<String>,
+    /// The agent hosts wired, each with the step a person still has to take.
+    pub agents: Vec<crate::wiring::HostWiring>,
 }
 
 /// Initializes the folder `dir` (absolute).
-/// With `rules_files`, writes the project's rules into AGENTS.md and CLAUDE.md sections.
-pub fn init(app: &App, dir: &Path, rules_files: bool) -> Result<InitReport, HostError> {
+/// With `rules_files`, writes the project's rules into AGENTS.md and CLAUDE.md sections; then
+/// wires the agent hosts `agents` names (see [`crate::wiring`]).
+pub fn init(
+    app: &App,
+    dir: &Path,
+    rules_files: bool,
+    agents: &Agents,
+) -> Result<InitReport, HostError> {
     std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
     let root = dir.canonicalize().map_err(|e| HostError::io(dir, e))?;
     let recipe = root.join("kapi.yaml");
@@ -47,6 +56,7 @@ pub fn init(app: &App, dir: &Path, rules_files: bool) -> Result<InitReport, Host
         collections: Vec::new(),
         source_language: None,
         rules_files: Vec::new(),
+        agents: Vec::new(),
     };
     if report.existing {
         // Validate before touching anything: a broken recipe is reported, nothing written.
@@ -113,10 +123,13 @@ pub fn init(app: &App, dir: &Path, rules_files: bool) -> Result<InitReport, Host
     report.created.sort();
     report.created.dedup();
     report.kept.sort();
+    let project = kapi_core::project::Project::load(&recipe)?;
     if rules_files {
-        let project = kapi_core::project::Project::load(&recipe)?;
         report.rules_files = crate::notes::refresh_rules(app, &project)?;
     }
+    // TODO(merge): pass kapi_host::skills::files() (and the retired list) instead of nothing.
+    let skill = WiringInput::default();
+    report.agents = crate::wiring::wire(&root, &project.recipe, agents, &skill)?.hosts;
     Ok(report)
 }
 

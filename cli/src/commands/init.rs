@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use kapi_host::init::{InitReport, init};
+use kapi_host::wiring::{Agents, WiringStatus};
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
@@ -19,6 +20,20 @@ pub struct InitArgs {
     /// Do not write the project's rules into AGENTS.md and CLAUDE.md
     #[arg(long)]
     pub no_rules_files: bool,
+    /// Agent hosts to wire: all, none, or a comma list of claude-code, cursor, vscode, codex,
+    /// agents, kkss, kiki [default: Claude Code and each host whose folder the project keeps]
+    #[arg(long, value_name = "LIST", value_parser = parse_agents)]
+    pub agents: Option<Agents>,
+}
+
+fn parse_agents(text: &str) -> Result<Agents, String> {
+    Agents::parse(text).map_err(|e| {
+        let hints = kapi_core::Hint::hints(&e);
+        match hints.first() {
+            Some(hint) => format!("{e}; {hint}"),
+            None => e.to_string(),
+        }
+    })
 }
 
 pub fn run(
@@ -27,9 +42,19 @@ pub fn run(
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
     let dir = app.absolute(args.dir.as_deref().unwrap_or(std::path::Path::new(".")));
-    let report = init(app, &dir, !args.no_rules_files)?;
+    let agents = args.agents.clone().unwrap_or_default();
+    let report = init(app, &dir, !args.no_rules_files, &agents)?;
     printer.emit(&report)?;
-    Ok(Outcome::Success)
+    // A refused host is reported with its file and position; the others are wired.
+    if report
+        .agents
+        .iter()
+        .any(|h| h.status == WiringStatus::Refused)
+    {
+        Ok(Outcome::Error)
+    } else {
+        Ok(Outcome::Success)
+    }
 }
 
 impl Render for InitReport {
@@ -69,9 +94,56 @@ impl Render for InitReport {
                 writeln!(out, "collections: {}", self.collections.join(", "))?;
             }
         }
+        for host in &self.agents {
+            match host.status {
+                WiringStatus::Refused => writeln!(
+                    out,
+                    "  {} {}: {}",
+                    style.paint("31", "refused"),
+                    host.host,
+                    host.error.as_deref().unwrap_or("")
+                )?,
+                WiringStatus::Wired => {
+                    writeln!(out, "  {} {}", style.paint("32", "wired  "), host.host)?;
+                    for file in &host.written {
+                        writeln!(out, "      wrote {file}")?;
+                    }
+                    for file in &host.removed {
+                        writeln!(out, "      removed {file} (an earlier kapi's copy)")?;
+                    }
+                }
+                WiringStatus::Unchanged => writeln!(
+                    out,
+                    "  {} {} (already wired)",
+                    style.dim("wired  "),
+                    host.host
+                )?,
+            }
+            if let Some(file) = &host.kept_entry {
+                writeln!(
+                    out,
+                    "      kept the `kapi` entry in {file}: someone else wrote it, so kapi leaves it alone"
+                )?;
+            }
+            for file in &host.foreign {
+                writeln!(out, "      left {file}: not kapi's, in kapi's skill folder")?;
+            }
+            for warning in &host.warnings {
+                writeln!(out, "      warning: {warning}")?;
+            }
+        }
         writeln!(
             out,
             "next: edit .kapi/voice.yaml and .kapi/terms.yaml, then run `kapi check`"
-        )
+        )?;
+        for host in &self.agents {
+            if host.status == WiringStatus::Refused {
+                continue;
+            }
+            for step in &host.next_steps {
+                writeln!(out, "next ({}): {step}", host.host)?;
+            }
+        }
+        Ok(())
     }
 }

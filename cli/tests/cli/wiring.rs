@@ -1,0 +1,360 @@
+//! `kapi init --agents`: the MCP entries and skill copies each agent host reads, with the five
+//! properties of the seed (project scope, a command and nothing else, the project named
+//! relatively, someone else's entry left alone, the skill folder as shipped), a second run that
+//! changes no byte, and bad input refused per host.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::Kapi;
+
+const PLAIN_ARGS: [&str; 3] = ["mcp", "--project", "kapi.yaml"];
+
+/// Every file under `dir` outside `.kapi/` (the store records each run), with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".kapi" {
+                continue;
+            }
+            let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+            if kind.is_dir() {
+                walk(base, &path, out);
+            } else if kind.is_file() {
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn host<'a>(run: &'a Value, id: &str) -> &'a Value {
+    run["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {run}"))
+}
+
+fn json_file(kapi: &Kapi, rel: &str) -> Value {
+    serde_json::from_str(&kapi.read(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn with_docs() -> Kapi {
+    let kapi = Kapi::empty();
+    kapi.write("docs/guide.md", "# Guide\n\nThe tool is fast.\n");
+    kapi
+}
+
+/// The MCP entry of every host, by file.
+fn entries(kapi: &Kapi) -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            ".mcp.json",
+            json_file(kapi, ".mcp.json")["mcpServers"]["kapi"].clone(),
+        ),
+        (
+            ".cursor/mcp.json",
+            json_file(kapi, ".cursor/mcp.json")["mcpServers"]["kapi"].clone(),
+        ),
+        (
+            ".vscode/mcp.json",
+            json_file(kapi, ".vscode/mcp.json")["servers"]["kapi"].clone(),
+        ),
+        (
+            ".kiki/mcp.json",
+            json_file(kapi, ".kiki/mcp.json")["mcpServers"]["kapi"].clone(),
+        ),
+        (
+            ".kkss/assistant/mcp.json",
+            json_file(kapi, ".kkss/assistant/mcp.json")["servers"][0].clone(),
+        ),
+    ]
+}
+
+#[test]
+fn default_wires_claude_code_and_each_host_whose_folder_the_project_keeps() {
+    let kapi = with_docs();
+    std::fs::create_dir_all(kapi.path().join(".cursor")).unwrap();
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report = run.json();
+    let hosts: Vec<&str> = report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["claude-code", "cursor"]);
+    assert!(kapi.path().join(".mcp.json").is_file());
+    assert!(kapi.path().join(".cursor/mcp.json").is_file());
+    assert!(!kapi.path().join(".vscode").exists());
+    assert!(!kapi.path().join(".codex").exists());
+
+    let none = with_docs();
+    let run = none.run(&["init", "--agents", "none", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(run.json()["agents"], json!([]));
+    assert!(!none.path().join(".mcp.json").exists());
+}
+
+/// Property 1: every path is under the project root; nothing in the home directory.
+#[test]
+fn every_path_is_under_the_project_root() {
+    let home = tempfile::tempdir().unwrap();
+    let kapi = with_docs().env("HOME", &home.path().display().to_string());
+    let run = kapi.run(&["init", "--agents", "all", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report = run.json();
+    for h in report["agents"].as_array().unwrap() {
+        for file in h["written"].as_array().into_iter().flatten() {
+            let file = file.as_str().unwrap();
+            assert!(!Path::new(file).is_absolute(), "{file}");
+            assert!(!file.split('/').any(|p| p == ".."), "{file}");
+            assert!(kapi.path().join(file).is_file(), "{file}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
+}
+
+/// Property 2: a command and nothing else (no shell, no environment values, no credential);
+/// `--tools writing,translation` only when the recipe declares target languages.
+#[test]
+fn an_entry_is_a_command_and_nothing_else() {
+    let kapi = with_docs();
+    let run = kapi.run(&["init", "--agents", "all"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    for (file, entry) in entries(&kapi) {
+        let obj = entry
+            .as_object()
+            .unwrap_or_else(|| panic!("{file}: {entry}"));
+        assert_eq!(obj["command"], "kapi", "{file}");
+        assert_eq!(obj["args"], json!(PLAIN_ARGS), "{file}");
+        for key in obj.keys() {
+            assert!(
+                ["command", "args", "type", "id"].contains(&key.as_str()),
+                "{file}: {key}"
+            );
+        }
+    }
+    let codex = kapi.read(".codex/config.toml");
+    assert!(!codex.contains("env ="), "{codex}");
+    assert!(
+        codex.contains("env_vars = [\"KAPI_PROJECT\", \"KAPI_NO_PROJECT\"]"),
+        "{codex}"
+    );
+
+    // Target languages: every entry asks for the translation tools.
+    let recipe = kapi.read("kapi.yaml").replace(
+        "  source_language: en\n",
+        "  source_language: en\n  target_languages: [fr]\n",
+    );
+    kapi.write("kapi.yaml", recipe);
+    let run = kapi.run(&["init", "--agents", "all"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let with_tools = json!([
+        "mcp",
+        "--project",
+        "kapi.yaml",
+        "--tools",
+        "writing,translation"
+    ]);
+    for (file, entry) in entries(&kapi) {
+        assert_eq!(entry["args"], with_tools, "{file}");
+    }
+    assert!(kapi.read(".codex/config.toml").contains(
+        "args = [\"mcp\", \"--project\", \"kapi.yaml\", \"--tools\", \"writing,translation\"]"
+    ));
+}
+
+/// Property 3: the entry names the project, relatively.
+#[test]
+fn the_entry_names_the_project_relatively() {
+    let kapi = with_docs();
+    let run = kapi.run(&["init", "--agents", "all"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let root = kapi.path().canonicalize().unwrap().display().to_string();
+    let raw = kapi.path().display().to_string();
+    for (file, bytes) in snapshot(kapi.path()) {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(&root) && !text.contains(&raw),
+            "{file}: {text}"
+        );
+    }
+    for (file, entry) in entries(&kapi) {
+        let args = entry["args"].as_array().unwrap();
+        let at = args.iter().position(|a| a == "--project").unwrap();
+        assert_eq!(args[at + 1], "kapi.yaml", "{file}");
+    }
+}
+
+/// Property 4: an entry called `kapi` someone else wrote is read and left alone; one that
+/// differs only in `--tools` is kapi's own and follows the recipe. Other keys survive.
+#[test]
+fn an_entry_someone_else_wrote_is_left_alone() {
+    let kapi = with_docs();
+    let theirs = "{\n  \"mcpServers\": {\n    \"kapi\": {\"command\": \"npx\", \"args\": [\"kapi-fork\"]}\n  }\n}\n";
+    kapi.write(".mcp.json", theirs);
+    let ours_with_old_tools = json!({
+        "other": 1,
+        "mcpServers": {
+            "db": {"command": "db-server"},
+            "kapi": {"command": "kapi", "args": ["mcp", "--project", "kapi.yaml", "--tools", "writing,translation"]}
+        }
+    });
+    kapi.write(".cursor/mcp.json", ours_with_old_tools.to_string());
+    let codex = "[mcp_servers.kapi]\ncommand = \"/opt/kapi\" # mine\nargs = [\"mcp\"]\n";
+    kapi.write(".codex/config.toml", codex);
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report = run.json();
+    assert_eq!(kapi.read(".mcp.json"), theirs);
+    assert_eq!(host(&report, "claude-code")["kept_entry"], ".mcp.json");
+    assert_eq!(kapi.read(".codex/config.toml"), codex);
+    assert_eq!(host(&report, "codex")["kept_entry"], ".codex/config.toml");
+    // kapi's own entry follows the recipe (no target languages: no --tools); the rest stays.
+    let cursor = json_file(&kapi, ".cursor/mcp.json");
+    assert_eq!(cursor["mcpServers"]["kapi"]["args"], json!(PLAIN_ARGS));
+    assert_eq!(cursor["other"], 1);
+    assert_eq!(cursor["mcpServers"]["db"], json!({"command": "db-server"}));
+    assert!(host(&report, "cursor").get("kept_entry").is_none());
+    // The human output names the entry it kept.
+    let run = kapi.run(&["init"]);
+    assert!(
+        run.stdout.contains("kept the `kapi` entry in .mcp.json"),
+        "{}",
+        run.transcript()
+    );
+}
+
+#[test]
+fn init_twice_changes_no_byte_the_second_time() {
+    let kapi = with_docs();
+    kapi.write(
+        ".codex/config.toml",
+        "# mine\nmodel = \"o5\"\n\n[mcp_servers.other]\ncommand = \"x\"\n",
+    );
+    kapi.write(".kkss/assistant/instructions.md", "Units are SI.\n");
+    kapi.write(".vscode/mcp.json", "{\"inputs\": [], \"servers\": {}}");
+    let first = kapi.run(&["init", "--agents", "all"]);
+    assert_eq!(first.code, 0, "{}", first.transcript());
+    let before = snapshot(kapi.path());
+    let second = kapi.run(&["init", "--agents", "all", "--json"]);
+    assert_eq!(second.code, 0, "{}", second.transcript());
+    assert_eq!(snapshot(kapi.path()), before);
+    for h in second.json()["agents"].as_array().unwrap() {
+        assert_eq!(h["status"], "unchanged", "{h}");
+    }
+}
+
+/// Bad input: a malformed file is refused for its host with the file and position; the other
+/// hosts are wired; nothing is half-written.
+#[test]
+fn a_malformed_file_refuses_only_its_host() {
+    let kapi = with_docs();
+    let broken_json = "{\n  \"mcpServers\": {\n    \"x\": 1,\n  }\n}\n";
+    kapi.write(".mcp.json", broken_json);
+    let broken_toml = "model = \"o5\"\n[mcp_servers\n";
+    kapi.write(".codex/config.toml", broken_toml);
+    kapi.write(".cursor/.keep", "");
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let report = run.json();
+    let claude = host(&report, "claude-code");
+    assert_eq!(claude["status"], "refused");
+    let error = claude["error"].as_str().unwrap();
+    assert!(error.starts_with(".mcp.json: line 4, column 3"), "{error}");
+    let codex = host(&report, "codex");
+    assert_eq!(codex["status"], "refused");
+    let error = codex["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(".codex/config.toml: line 2, column"),
+        "{error}"
+    );
+    assert_eq!(kapi.read(".mcp.json"), broken_json);
+    assert_eq!(kapi.read(".codex/config.toml"), broken_toml);
+    assert_eq!(host(&report, "cursor")["status"], "wired");
+    assert!(kapi.path().join(".cursor/mcp.json").is_file());
+    // The human output says which file and where.
+    let run = kapi.run(&["init"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("refused claude-code: .mcp.json: line 4, column 3"),
+        "{}",
+        run.transcript()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_host_folder_is_refused() {
+    let kapi = with_docs();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), kapi.path().join(".cursor")).unwrap();
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let report = run.json();
+    let cursor = host(&report, "cursor");
+    assert_eq!(cursor["status"], "refused");
+    assert!(
+        cursor["error"]
+            .as_str()
+            .unwrap()
+            .contains(".cursor is a symlink")
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    assert_eq!(host(&report, "claude-code")["status"], "wired");
+}
+
+#[test]
+fn an_unknown_host_is_a_usage_error() {
+    let kapi = with_docs();
+    let run = kapi.run(&["init", "--agents", "cursor,emacs"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("`emacs` is not an agent host"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("claude-code, cursor, vscode, codex, agents, kkss, kiki"),
+        "{}",
+        run.stderr
+    );
+    assert!(!kapi.path().join("kapi.yaml").exists());
+}
+
+/// After wiring, each host's remaining step is printed: kapi can never take it.
+#[test]
+fn init_prints_the_step_a_person_still_takes_per_host() {
+    let kapi = with_docs();
+    let run = kapi.run(&["init", "--agents", "all"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    for needle in [
+        "next (claude-code): start Claude Code in the project and approve the project MCP server `kapi`",
+        "next (codex): trust the project in Codex",
+        "next (kkss): trust the project folder in KKSS",
+        "next (kkss): in Assistant extensions ▸ kapi ▸ Tools, mark kapi's read-only tools Read-only",
+        "next (kiki): trust the workspace in Kiki",
+    ] {
+        assert!(
+            run.stdout.contains(needle),
+            "{needle}\n{}",
+            run.transcript()
+        );
+    }
+}

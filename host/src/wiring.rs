@@ -1,0 +1,1138 @@
+//! `kapi init` wires agent hosts up: per host, the MCP entry that starts `kapi mcp` for this
+//! project and a copy of the skill, in exactly the format each host documents
+//! (`design/background/agent-hosts.md`).
+//!
+//! Five properties hold for everything written:
+//! - every path is under the project root (a symlinked host folder is refused);
+//! - an entry is a command and nothing else: `kapi`, `mcp`, `--project kapi.yaml` and, when the
+//!   recipe declares target languages, `--tools writing,translation` (no shell, no environment
+//!   values, no credential);
+//! - the project is named relatively, so the committed file works on every machine;
+//! - an entry called `kapi` someone else wrote is read and left alone (one that differs from
+//!   kapi's only in `--tools` is kapi's own and follows the recipe);
+//! - the skill folder holds what this binary ships: `SKILL.md` refreshed, a file an earlier
+//!   kapi copied there (its sha256 in the retired list, or the content of a shipped file)
+//!   removed, anything else left and named.
+//!
+//! Each host is planned in full before anything is written, and a host whose file is malformed,
+//! whose folder is a symlink, or whose write fails is refused on its own: the other hosts are
+//! still wired. A file whose bytes would not change is not written, so a second run changes
+//! nothing.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+use kapi_core::project::Recipe;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::error::HostError;
+
+/// The MCP server name and KKSS server id kapi writes.
+pub const SERVER: &str = "kapi";
+/// The recipe every entry names, relative to the project root.
+pub const PROJECT_ARG: &str = "kapi.yaml";
+/// The tool sets an entry asks for when the recipe declares target languages.
+pub const TRANSLATION_TOOLS: &str = "writing,translation";
+/// The variables kapi resolves its project root from; Codex clears the environment of a stdio
+/// server and forwards only these names.
+pub const ROOT_ENV_VARS: &[&str] = &[crate::env::KAPI_PROJECT, crate::env::KAPI_NO_PROJECT];
+/// Codex's 10 s default is short for a first start; agent-hosts.md §4 asks for 30.
+pub const CODEX_STARTUP_TIMEOUT_SEC: i64 = 30;
+/// KKSS reads only the first 6,000 characters of `instructions.md`.
+pub const KKSS_INSTRUCTIONS_WINDOW: usize = 6000;
+pub const KKSS_BEGIN: &str = "<!-- kapi:begin -->";
+pub const KKSS_END: &str = "<!-- kapi:end -->";
+/// KKSS reserves these ids for its built-in tool families.
+pub const KKSS_RESERVED_IDS: &[&str] = &["cad", "mesh", "kratos", "pdf", "app", "mcp"];
+
+/// kapi's block at the top of KKSS's `instructions.md` (kept well under 800 characters).
+const KKSS_BLOCK: &str = "kapi keeps this project's voice, terms and check gate (kapi.yaml). \
+Follow the rules in kapi's section of AGENTS.md; call kapi__context_read for a file no rule covers. \
+Record what the project does every time with kapi__context_note (with the path it was seen in), \
+and the wording the person changes. Run kapi__check_file on each changed file before reporting \
+done. Load the kapi skill for the details.";
+
+/// An agent host kapi can wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HostId {
+    ClaudeCode,
+    Cursor,
+    VsCode,
+    Codex,
+    Agents,
+    Kkss,
+    Kiki,
+}
+
+impl HostId {
+    pub const ALL: [HostId; 7] = [
+        HostId::ClaudeCode,
+        HostId::Cursor,
+        HostId::VsCode,
+        HostId::Codex,
+        HostId::Agents,
+        HostId::Kkss,
+        HostId::Kiki,
+    ];
+
+    /// The id `--agents` takes.
+    pub fn id(self) -> &'static str {
+        match self {
+            HostId::ClaudeCode => "claude-code",
+            HostId::Cursor => "cursor",
+            HostId::VsCode => "vscode",
+            HostId::Codex => "codex",
+            HostId::Agents => "agents",
+            HostId::Kkss => "kkss",
+            HostId::Kiki => "kiki",
+        }
+    }
+
+    /// The folder whose presence wires the host by default (none: always wired).
+    pub fn folder(self) -> Option<&'static str> {
+        match self {
+            HostId::ClaudeCode => None,
+            HostId::Cursor => Some(".cursor"),
+            HostId::VsCode => Some(".vscode"),
+            HostId::Codex => Some(".codex"),
+            HostId::Agents => Some(".agents"),
+            HostId::Kkss => Some(".kkss"),
+            HostId::Kiki => Some(".kiki"),
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<HostId> {
+        HostId::ALL.into_iter().find(|h| h.id() == id)
+    }
+
+    /// What a person still has to do; kapi can never do it for them.
+    pub fn next_steps(self) -> Vec<String> {
+        let steps: &[&str] = match self {
+            HostId::ClaudeCode => &[
+                "start Claude Code in the project and approve the project MCP server `kapi` from .mcp.json when it asks (`claude mcp reset-project-choices` asks again)",
+            ],
+            HostId::Cursor => {
+                &["enable the project server `kapi` in Cursor Settings ▸ MCP (.cursor/mcp.json)"]
+            }
+            HostId::VsCode => &[
+                "trust the workspace in VS Code and start the server `kapi` from .vscode/mcp.json when Copilot asks",
+            ],
+            HostId::Codex => &[
+                "trust the project in Codex: it reads .codex/config.toml only for a trusted project",
+            ],
+            HostId::Agents => &[
+                "nothing: clients that read .agents/skills (Codex, Kiki) find the skill on their own",
+            ],
+            HostId::Kkss => &[
+                "trust the project folder in KKSS (Assistant extensions: the server shows yellow until you do)",
+                "in Assistant extensions ▸ kapi ▸ Tools, mark kapi's read-only tools Read-only; every other tool asks each time",
+            ],
+            HostId::Kiki => &[
+                "trust the workspace in Kiki: .kiki/mcp.json is active only in a trusted workspace",
+            ],
+        };
+        steps.iter().map(|s| (*s).to_owned()).collect()
+    }
+}
+
+/// Which hosts `--agents` names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Agents {
+    /// No flag: Claude Code, plus each host whose folder the project already keeps.
+    #[default]
+    Detect,
+    All,
+    None,
+    List(Vec<HostId>),
+}
+
+impl Agents {
+    /// Parses `all`, `none` or a comma list of host ids; an unknown id names the valid ones.
+    pub fn parse(text: &str) -> Result<Agents, HostError> {
+        let trimmed = text.trim();
+        match trimmed {
+            "all" => return Ok(Agents::All),
+            "none" => return Ok(Agents::None),
+            _ => {}
+        }
+        let mut hosts = Vec::new();
+        for part in trimmed.split(',').map(str::trim) {
+            match HostId::from_id(part) {
+                Some(h) => {
+                    if !hosts.contains(&h) {
+                        hosts.push(h);
+                    }
+                }
+                None => {
+                    return Err(HostError::Usage {
+                        message: format!("`{part}` is not an agent host kapi wires"),
+                        hint: Some(format!(
+                            "use all, none, or a comma list of: {}",
+                            valid_ids()
+                        )),
+                    });
+                }
+            }
+        }
+        Ok(Agents::List(hosts))
+    }
+
+    /// The hosts to wire in `root`, in a fixed order.
+    pub fn resolve(&self, root: &Path) -> Vec<HostId> {
+        let mut hosts: Vec<HostId> = match self {
+            Agents::All => HostId::ALL.to_vec(),
+            Agents::None => Vec::new(),
+            Agents::List(list) => list.clone(),
+            Agents::Detect => HostId::ALL
+                .into_iter()
+                .filter(|h| match h.folder() {
+                    None => true,
+                    // symlink_metadata: a symlinked folder is detected, then refused.
+                    Some(dir) => std::fs::symlink_metadata(root.join(dir)).is_ok(),
+                })
+                .collect(),
+        };
+        hosts.sort();
+        hosts.dedup();
+        hosts
+    }
+}
+
+/// `claude-code, cursor, …`.
+pub fn valid_ids() -> String {
+    HostId::ALL.map(HostId::id).join(", ")
+}
+
+/// What `wire` takes besides the recipe: the skill this binary ships.
+#[derive(Debug, Clone, Default)]
+pub struct WiringInput {
+    /// The skill's files, relative to the skill folder (`SKILL.md`, …). Empty: no skill folder
+    /// is written.
+    pub skill_files: Vec<(String, Vec<u8>)>,
+    /// sha256 (lowercase hex) of files earlier kapi versions copied into a skill folder.
+    pub retired: Vec<String>,
+}
+
+/// What wiring did, host by host.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WiringReport {
+    pub hosts: Vec<HostWiring>,
+}
+
+impl WiringReport {
+    /// True when some host was refused.
+    pub fn refused(&self) -> bool {
+        self.hosts.iter().any(|h| h.status == WiringStatus::Refused)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WiringStatus {
+    /// Some file was written or removed.
+    Wired,
+    /// Everything was already as kapi writes it.
+    Unchanged,
+    /// Nothing was written for this host (see `error`).
+    Refused,
+}
+
+/// One host's wiring.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostWiring {
+    pub host: &'static str,
+    pub status: WiringStatus,
+    /// Files written, relative to the root.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub written: Vec<String>,
+    /// Files an earlier kapi left in a skill folder, removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+    /// Files in kapi's skill folder kapi did not put there, left in place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub foreign: Vec<String>,
+    /// A `kapi` entry someone else wrote, left alone: the file that holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_entry: Option<String>,
+    /// Anything else worth saying (e.g. kapi's KKSS block beyond the 6,000-character window).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Why the host was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What a person still has to do.
+    pub next_steps: Vec<String>,
+}
+
+/// The command and arguments every MCP entry carries.
+pub fn server_args(recipe: &Recipe) -> Vec<String> {
+    let mut args = vec![
+        "mcp".to_owned(),
+        "--project".to_owned(),
+        PROJECT_ARG.to_owned(),
+    ];
+    if declares_targets(recipe) {
+        args.push("--tools".to_owned());
+        args.push(TRANSLATION_TOOLS.to_owned());
+    }
+    args
+}
+
+/// True when the recipe declares a target language anywhere.
+pub fn declares_targets(recipe: &Recipe) -> bool {
+    let some = |l: &Option<Vec<String>>| l.as_ref().is_some_and(|l| !l.is_empty());
+    some(&recipe.defaults.target_languages)
+        || recipe.collections.iter().any(|c| {
+            some(&c.target_languages) || c.content.iter().any(|i| some(&i.target_languages))
+        })
+}
+
+/// Wires each host `agents` names in the project at `root` (absolute).
+pub fn wire(
+    root: &Path,
+    recipe: &Recipe,
+    agents: &Agents,
+    input: &WiringInput,
+) -> Result<WiringReport, HostError> {
+    let args = server_args(recipe);
+    let mut report = WiringReport::default();
+    for host in agents.resolve(root) {
+        let mut wiring = HostWiring {
+            host: host.id(),
+            status: WiringStatus::Unchanged,
+            written: Vec::new(),
+            removed: Vec::new(),
+            foreign: Vec::new(),
+            kept_entry: None,
+            warnings: Vec::new(),
+            error: None,
+            next_steps: host.next_steps(),
+        };
+        match plan_host(root, host, &args, input, &mut wiring).and_then(|plan| {
+            plan.apply(root, &mut wiring)?;
+            Ok(())
+        }) {
+            Ok(()) => {
+                if !wiring.written.is_empty() || !wiring.removed.is_empty() {
+                    wiring.status = WiringStatus::Wired;
+                }
+            }
+            Err(e) => {
+                wiring.status = WiringStatus::Refused;
+                wiring.error = Some(e);
+            }
+        }
+        report.hosts.push(wiring);
+    }
+    Ok(report)
+}
+
+/// Files to write and files to remove, relative to the root, decided before any is touched.
+#[derive(Default)]
+struct Plan {
+    writes: Vec<(String, Vec<u8>)>,
+    removes: Vec<String>,
+}
+
+impl Plan {
+    fn apply(self, root: &Path, wiring: &mut HostWiring) -> Result<(), String> {
+        for (rel, bytes) in self.writes {
+            let path = root.join(&rel);
+            if std::fs::read(&path).ok().as_deref() == Some(&bytes[..]) {
+                continue;
+            }
+            kapi_core::change::stage::write_one(&path, &bytes)
+                .map_err(|e| format!("{rel}: {e}"))?;
+            wiring.written.push(rel);
+        }
+        for rel in self.removes {
+            let path = root.join(&rel);
+            std::fs::remove_file(&path).map_err(|e| format!("{rel}: {e}"))?;
+            // An emptied subfolder (`references/`) goes with its last file.
+            if let Some(parent) = path.parent() {
+                let _ = std::fs::remove_dir(parent);
+            }
+            wiring.removed.push(rel);
+        }
+        Ok(())
+    }
+}
+
+fn plan_host(
+    root: &Path,
+    host: HostId,
+    args: &[String],
+    input: &WiringInput,
+    wiring: &mut HostWiring,
+) -> Result<Plan, String> {
+    let mut plan = Plan::default();
+    let skill_dirs: &[&str] = match host {
+        HostId::ClaudeCode => &[".claude/skills/kapi"],
+        // Codex and Kiki read the cross-client folder.
+        HostId::Codex | HostId::Agents | HostId::Kiki => &[".agents/skills/kapi"],
+        HostId::Kkss => &[".kkss/assistant/skills/kapi"],
+        HostId::Cursor | HostId::VsCode => &[],
+    };
+    match host {
+        HostId::ClaudeCode => json_entry(root, ".mcp.json", host, args, &mut plan, wiring)?,
+        HostId::Cursor => json_entry(root, ".cursor/mcp.json", host, args, &mut plan, wiring)?,
+        HostId::VsCode => json_entry(root, ".vscode/mcp.json", host, args, &mut plan, wiring)?,
+        HostId::Kiki => json_entry(root, ".kiki/mcp.json", host, args, &mut plan, wiring)?,
+        HostId::Kkss => {
+            json_entry(
+                root,
+                ".kkss/assistant/mcp.json",
+                host,
+                args,
+                &mut plan,
+                wiring,
+            )?;
+            kkss_instructions(root, &mut plan, wiring)?;
+        }
+        HostId::Codex => codex_entry(root, args, &mut plan, wiring)?,
+        HostId::Agents => {}
+    }
+    if !input.skill_files.is_empty() {
+        for dir in skill_dirs {
+            skill_dir(root, dir, host == HostId::Kkss, input, &mut plan, wiring)?;
+        }
+    }
+    Ok(plan)
+}
+
+/// Refuses a path that leads through a symlink, or anything but plain folders and files.
+fn check_path(root: &Path, rel: &str) -> Result<(), String> {
+    let mut at = root.to_path_buf();
+    let mut shown = PathBuf::new();
+    for part in Path::new(rel).components() {
+        let Component::Normal(name) = part else {
+            return Err(format!("{rel}: not a path under the project"));
+        };
+        at.push(name);
+        shown.push(name);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(format!(
+                    "{} is a symlink; kapi writes host configuration only inside the project, so it leaves this host alone",
+                    shown.display()
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(format!("{}: {e}", shown.display())),
+        }
+    }
+    Ok(())
+}
+
+/// Reads a file that may not exist yet, refusing a symlink on the way.
+fn read_existing(root: &Path, rel: &str) -> Result<Option<String>, String> {
+    check_path(root, rel)?;
+    match std::fs::read(root.join(rel)) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| format!("{rel}: not UTF-8 text; kapi leaves it alone")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{rel}: {e}")),
+    }
+}
+
+/// The entry kapi writes for a host.
+fn json_server(host: HostId, args: &[String]) -> Map<String, Value> {
+    let mut entry = Map::new();
+    match host {
+        HostId::VsCode => {
+            entry.insert("type".into(), json!("stdio"));
+        }
+        HostId::Kkss => {
+            entry.insert("id".into(), json!(SERVER));
+        }
+        _ => {}
+    }
+    entry.insert("command".into(), json!("kapi"));
+    entry.insert("args".into(), json!(args));
+    entry
+}
+
+/// `args` without a `--tools X` pair (and `--tools=X`).
+fn without_tools<'a>(args: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+        } else if a == "--tools" {
+            skip = true;
+        } else if !a.starts_with("--tools=") {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// True when `entry` is what kapi writes for `host`, but for its tool sets.
+fn is_kapis_json(host: HostId, entry: &Value, args: &[String]) -> bool {
+    let Some(obj) = entry.as_object() else {
+        return false;
+    };
+    let ours = json_server(host, args);
+    let keys: BTreeSet<&str> = obj.keys().map(String::as_str).collect();
+    let want: BTreeSet<&str> = ours.keys().map(String::as_str).collect();
+    if keys != want {
+        return false;
+    }
+    for (k, v) in &ours {
+        if k == "args" {
+            let Some(theirs) = obj["args"].as_array() else {
+                return false;
+            };
+            let Some(theirs) = theirs.iter().map(Value::as_str).collect::<Option<Vec<_>>>() else {
+                return false;
+            };
+            if without_tools(theirs) != without_tools(args.iter().map(String::as_str)) {
+                return false;
+            }
+        } else if obj[k] != *v {
+            return false;
+        }
+    }
+    true
+}
+
+/// Line and column of a JSON parse error.
+fn json_error(rel: &str, e: &serde_json::Error) -> String {
+    format!(
+        "{rel}: line {}, column {}: {e}; kapi leaves a file it cannot read alone: fix it and run `kapi init` again",
+        e.line(),
+        e.column()
+    )
+}
+
+/// Merges kapi's entry into a host's JSON MCP file, keeping every other key.
+fn json_entry(
+    root: &Path,
+    rel: &str,
+    host: HostId,
+    args: &[String],
+    plan: &mut Plan,
+    wiring: &mut HostWiring,
+) -> Result<(), String> {
+    let existing = read_existing(root, rel)?;
+    let mut doc: Value = match &existing {
+        Some(text) if !text.trim().is_empty() => {
+            serde_json::from_str(text).map_err(|e| json_error(rel, &e))?
+        }
+        _ => json!({}),
+    };
+    let before = doc.clone();
+    let Some(top) = doc.as_object_mut() else {
+        return Err(format!(
+            "{rel}: the top level is not a JSON object; kapi leaves it alone"
+        ));
+    };
+    let ours = Value::Object(json_server(host, args));
+    if host == HostId::Kkss {
+        let servers = top.entry("servers").or_insert_with(|| json!([]));
+        let Some(list) = servers.as_array_mut() else {
+            return Err(format!(
+                "{rel}: `servers` is not a list; kapi leaves it alone"
+            ));
+        };
+        match list
+            .iter()
+            .position(|s| s.get("id").and_then(Value::as_str) == Some(SERVER))
+        {
+            Some(i) if is_kapis_json(host, &list[i], args) => list[i] = ours,
+            Some(_) => wiring.kept_entry = Some(rel.to_owned()),
+            None => list.push(ours),
+        }
+    } else {
+        let key = if host == HostId::VsCode {
+            "servers"
+        } else {
+            "mcpServers"
+        };
+        let servers = top.entry(key).or_insert_with(|| json!({}));
+        let Some(map) = servers.as_object_mut() else {
+            return Err(format!(
+                "{rel}: `{key}` is not an object; kapi leaves it alone"
+            ));
+        };
+        match map.get(SERVER) {
+            Some(entry) if is_kapis_json(host, entry, args) => {
+                map.insert(SERVER.into(), ours);
+            }
+            Some(_) => wiring.kept_entry = Some(rel.to_owned()),
+            None => {
+                map.insert(SERVER.into(), ours);
+            }
+        }
+    }
+    if existing.is_some() && doc == before {
+        return Ok(());
+    }
+    let mut text = serde_json::to_string_pretty(&doc).map_err(|e| format!("{rel}: {e}"))?;
+    text.push('\n');
+    plan.writes.push((rel.to_owned(), text.into_bytes()));
+    Ok(())
+}
+
+/// Line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn toml_array(items: &[String]) -> toml_edit::Array {
+    items.iter().map(String::as_str).collect()
+}
+
+/// `[mcp_servers.kapi]` in `.codex/config.toml`, edited in place so comments and layout survive.
+fn codex_entry(
+    root: &Path,
+    args: &[String],
+    plan: &mut Plan,
+    wiring: &mut HostWiring,
+) -> Result<(), String> {
+    const REL: &str = ".codex/config.toml";
+    let existing = read_existing(root, REL)?;
+    let text = existing.clone().unwrap_or_default();
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let (line, col) = line_col(&text, e.span().map_or(0, |s| s.start));
+        format!(
+            "{REL}: line {line}, column {col}: {}; kapi leaves a file it cannot read alone: fix it and run `kapi init` again",
+            e.message()
+        )
+    })?;
+    let env_vars: Vec<String> = ROOT_ENV_VARS.iter().map(|s| (*s).to_owned()).collect();
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_like_mut()
+        .ok_or_else(|| format!("{REL}: `mcp_servers` is not a table; kapi leaves it alone"))?;
+    match servers.get_mut(SERVER) {
+        None => {
+            let mut t = toml_edit::Table::new();
+            t.insert("command", toml_edit::value("kapi"));
+            t.insert("args", toml_edit::value(toml_array(args)));
+            t.insert("env_vars", toml_edit::value(toml_array(&env_vars)));
+            t.insert(
+                "startup_timeout_sec",
+                toml_edit::value(CODEX_STARTUP_TIMEOUT_SEC),
+            );
+            servers.insert(SERVER, toml_edit::Item::Table(t));
+        }
+        Some(item) => {
+            let ours = item
+                .as_table_like_mut()
+                .filter(|t| is_kapis_toml(*t, args, &env_vars));
+            match ours {
+                Some(t) => {
+                    // Only the tool sets can differ: replace `args` only when they do.
+                    let current: Vec<String> = t
+                        .get("args")
+                        .and_then(|a| a.as_array())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|v| v.as_str().map(str::to_owned))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if current != args {
+                        let mut array = toml_array(args);
+                        if let Some(old) = t.get("args").and_then(|a| a.as_value()) {
+                            *array.decor_mut() = toml_edit::Decor::default();
+                            let mut value = toml_edit::Value::Array(array);
+                            *value.decor_mut() = old.decor().clone();
+                            t.insert("args", toml_edit::Item::Value(value));
+                        } else {
+                            t.insert("args", toml_edit::value(array));
+                        }
+                    }
+                }
+                None => wiring.kept_entry = Some(REL.to_owned()),
+            }
+        }
+    }
+    let out = doc.to_string();
+    if existing.as_deref() == Some(out.as_str()) {
+        return Ok(());
+    }
+    plan.writes.push((REL.to_owned(), out.into_bytes()));
+    Ok(())
+}
+
+/// True when a Codex table is what kapi writes, but for its tool sets.
+fn is_kapis_toml(t: &dyn toml_edit::TableLike, args: &[String], env_vars: &[String]) -> bool {
+    let keys: BTreeSet<&str> = t.iter().map(|(k, _)| k).collect();
+    let want: BTreeSet<&str> = ["command", "args", "env_vars", "startup_timeout_sec"].into();
+    if keys != want {
+        return false;
+    }
+    let strings = |key: &str| -> Option<Vec<String>> {
+        t.get(key)?
+            .as_array()?
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    };
+    let theirs = strings("args").unwrap_or_default();
+    t.get("command").and_then(|c| c.as_str()) == Some("kapi")
+        && t.get("startup_timeout_sec").and_then(|c| c.as_integer())
+            == Some(CODEX_STARTUP_TIMEOUT_SEC)
+        && strings("env_vars").as_deref() == Some(env_vars)
+        && strings("args").is_some()
+        && without_tools(theirs.iter().map(String::as_str))
+            == without_tools(args.iter().map(String::as_str))
+}
+
+/// kapi's block at the top of `.kkss/assistant/instructions.md`, between its markers.
+fn kkss_instructions(root: &Path, plan: &mut Plan, wiring: &mut HostWiring) -> Result<(), String> {
+    const REL: &str = ".kkss/assistant/instructions.md";
+    let existing = read_existing(root, REL)?;
+    let text = existing.clone().unwrap_or_default();
+    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let block = format!("{KKSS_BEGIN}{nl}{KKSS_BLOCK}{nl}{KKSS_END}{nl}");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let is = |l: &str, m: &str| l.trim() == m;
+    let begin = lines.iter().position(|l| is(l, KKSS_BEGIN));
+    let end = lines.iter().position(|l| is(l, KKSS_END));
+    let out = match (begin, end) {
+        (None, None) => {
+            if text.is_empty() {
+                block
+            } else {
+                format!("{block}{nl}{text}")
+            }
+        }
+        (Some(b), Some(e)) if e > b => {
+            let start: usize = lines[..b].iter().map(|l| l.len()).sum();
+            if text[..start].chars().count() + block.chars().count() > KKSS_INSTRUCTIONS_WINDOW {
+                wiring.warnings.push(format!(
+                    "{REL}: kapi's block ends beyond the first {KKSS_INSTRUCTIONS_WINDOW} characters KKSS reads; move it to the top"
+                ));
+            }
+            let after: String = lines[e + 1..].concat();
+            format!("{}{block}{after}", &text[..start])
+        }
+        (Some(b), _) => {
+            return Err(format!(
+                "{REL}: line {}: kapi's block opens here and is not closed (no `{KKSS_END}` after it); close or delete it and run `kapi init` again",
+                b + 1
+            ));
+        }
+        (None, Some(e)) => {
+            return Err(format!(
+                "{REL}: line {}: `{KKSS_END}` closes no block; delete it and run `kapi init` again",
+                e + 1
+            ));
+        }
+    };
+    if existing.as_deref() != Some(out.as_str()) {
+        plan.writes.push((REL.to_owned(), out.into_bytes()));
+    }
+    Ok(())
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The KKSS copy of SKILL.md: the header KKSS reads (`name`, a one-line `description`), then the
+/// body as shipped.
+pub fn kkss_skill(skill: &[u8]) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(skill).map_err(|_| "SKILL.md is not UTF-8".to_owned())?;
+    let (front, body) = split_frontmatter(text).ok_or("SKILL.md has no `---` frontmatter")?;
+    let field = |key: &str| {
+        front.lines().find_map(|l| {
+            l.strip_prefix(key)
+                .and_then(|r| r.strip_prefix(':'))
+                .map(str::trim)
+        })
+    };
+    let description = field("description").ok_or("SKILL.md has no `description:`")?;
+    if description.is_empty() || description.starts_with('>') || description.starts_with('|') {
+        return Err("SKILL.md's description is not on one line, as KKSS requires".into());
+    }
+    Ok(format!("---\nname: {SERVER}\ndescription: {description}\n---\n{body}").into_bytes())
+}
+
+/// The frontmatter (without its fences) and the body after it.
+pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Some((&rest[..offset], &rest[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Keeps a skill folder holding what this binary ships.
+fn skill_dir(
+    root: &Path,
+    dir: &str,
+    kkss: bool,
+    input: &WiringInput,
+    plan: &mut Plan,
+    wiring: &mut HostWiring,
+) -> Result<(), String> {
+    check_path(root, dir)?;
+    let mut shipped: Vec<(String, Vec<u8>)> = Vec::new();
+    for (name, bytes) in &input.skill_files {
+        let bytes = if kkss && name == "SKILL.md" {
+            kkss_skill(bytes)?
+        } else {
+            bytes.clone()
+        };
+        let rel = format!("{dir}/{name}");
+        check_path(root, &rel)?;
+        shipped.push((rel, bytes));
+    }
+    let known: BTreeSet<String> = input
+        .skill_files
+        .iter()
+        .map(|(_, b)| sha256_hex(b))
+        .chain(shipped.iter().map(|(_, b)| sha256_hex(b)))
+        .chain(input.retired.iter().map(|s| s.to_ascii_lowercase()))
+        .collect();
+    let names: BTreeSet<&str> = shipped.iter().map(|(r, _)| r.as_str()).collect();
+    let mut present = Vec::new();
+    list_files(&root.join(dir), dir, &mut present)?;
+    for rel in present {
+        if names.contains(rel.as_str()) {
+            continue;
+        }
+        let bytes = std::fs::read(root.join(&rel)).map_err(|e| format!("{rel}: {e}"))?;
+        if known.contains(&sha256_hex(&bytes)) {
+            plan.removes.push(rel);
+        } else {
+            wiring.foreign.push(rel);
+        }
+    }
+    plan.writes.extend(shipped);
+    Ok(())
+}
+
+/// Every file under `path` (relative names joined to `rel`), refusing symlinks.
+fn list_files(path: &Path, rel: &str, out: &mut Vec<String>) -> Result<(), String> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("{rel}: {e}")),
+    };
+    let mut names: Vec<_> = entries.filter_map(Result::ok).collect();
+    names.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in names {
+        let name = format!("{rel}/{}", entry.file_name().to_string_lossy());
+        let kind = entry.file_type().map_err(|e| format!("{name}: {e}"))?;
+        if kind.is_dir() {
+            list_files(&entry.path(), &name, out)?;
+        } else {
+            // A symlink is not kapi's copy: named, never followed or removed.
+            out.push(name);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recipe(targets: bool) -> Recipe {
+        let mut r = Recipe::default();
+        if targets {
+            r.defaults.target_languages = Some(vec!["fr".into()]);
+        }
+        r
+    }
+
+    fn skill() -> WiringInput {
+        WiringInput {
+            skill_files: vec![(
+                "SKILL.md".into(),
+                b"---\nname: kapi\ndescription: \"Use when editing prose: kapi checks it.\"\n---\n# kapi\n\nBody.\n".to_vec(),
+            )],
+            retired: Vec::new(),
+        }
+    }
+
+    fn read(root: &Path, rel: &str) -> String {
+        std::fs::read_to_string(root.join(rel)).unwrap()
+    }
+
+    /// Every file `wire` writes, parsed with its host's rules.
+    #[test]
+    fn every_file_written_follows_its_hosts_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let report = wire(root, &recipe(true), &Agents::All, &skill()).unwrap();
+        assert!(!report.refused(), "{report:?}");
+        let args = json!([
+            "mcp",
+            "--project",
+            "kapi.yaml",
+            "--tools",
+            "writing,translation"
+        ]);
+        for (rel, key) in [
+            (".mcp.json", "mcpServers"),
+            (".cursor/mcp.json", "mcpServers"),
+            (".kiki/mcp.json", "mcpServers"),
+            (".vscode/mcp.json", "servers"),
+        ] {
+            let v: Value = serde_json::from_str(&read(root, rel)).unwrap();
+            let top: Vec<&String> = v.as_object().unwrap().keys().collect();
+            assert_eq!(top, [key], "{rel}");
+            let entry = v[key]["kapi"].as_object().unwrap();
+            assert_eq!(entry["command"], "kapi", "{rel}");
+            assert_eq!(entry["args"], args, "{rel}");
+            let fields: BTreeSet<&str> = entry.keys().map(String::as_str).collect();
+            if key == "servers" {
+                // VS Code requires `type`.
+                assert_eq!(entry["type"], "stdio");
+                assert_eq!(fields, ["args", "command", "type"].into());
+            } else {
+                assert_eq!(fields, ["args", "command"].into(), "{rel}");
+            }
+            // Claude Code names: letters, digits, `-`, `_`.
+            assert!(
+                "kapi"
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+            );
+        }
+        // Kiki: only the fields its mcpServers schema knows.
+        let kiki: Value = serde_json::from_str(&read(root, ".kiki/mcp.json")).unwrap();
+        let allowed = [
+            "command",
+            "args",
+            "env",
+            "cwd",
+            "startupTimeoutMs",
+            "enabled",
+            "enabledTools",
+            "disabledTools",
+        ];
+        for k in kiki["mcpServers"]["kapi"].as_object().unwrap().keys() {
+            assert!(allowed.contains(&k.as_str()), "{k}");
+        }
+        // KKSS: an id of lowercase letters, digits and hyphens, up to 32, a letter first, no
+        // `__`, not reserved.
+        let kkss: Value = serde_json::from_str(&read(root, ".kkss/assistant/mcp.json")).unwrap();
+        let servers = kkss["servers"].as_array().unwrap();
+        assert_eq!(servers.len(), 1);
+        let id = servers[0]["id"].as_str().unwrap();
+        assert!(id.len() <= 32 && id.starts_with(|c: char| c.is_ascii_lowercase()));
+        assert!(
+            id.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        );
+        assert!(!id.contains("__") && !KKSS_RESERVED_IDS.contains(&id));
+        assert_eq!(servers[0]["command"], "kapi");
+        assert_eq!(servers[0]["args"], args);
+        assert!(servers[0].get("env").is_none());
+        // Codex: TOML with only fields RawMcpServerConfig knows, env_vars naming variables.
+        let codex: toml_edit::DocumentMut = read(root, ".codex/config.toml").parse().unwrap();
+        let t = codex["mcp_servers"]["kapi"].as_table().unwrap();
+        let keys: BTreeSet<&str> = t.iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            keys,
+            ["args", "command", "env_vars", "startup_timeout_sec"].into()
+        );
+        assert_eq!(t["command"].as_str(), Some("kapi"));
+        let vars: Vec<&str> = t["env_vars"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(vars, ROOT_ENV_VARS);
+        // Skills: name = folder, [a-z0-9-], no reserved words; description quoted, one line,
+        // ≤ 1024; KKSS's header is name and description only.
+        for dir in [
+            ".claude/skills/kapi",
+            ".agents/skills/kapi",
+            ".kkss/assistant/skills/kapi",
+        ] {
+            let text = read(root, &format!("{dir}/SKILL.md"));
+            let (front, body) = split_frontmatter(&text).unwrap();
+            assert!(body.starts_with("# kapi"), "{dir}");
+            let name = front
+                .lines()
+                .find_map(|l| l.strip_prefix("name: "))
+                .unwrap();
+            assert_eq!(name, dir.rsplit('/').next().unwrap());
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            );
+            assert!(!name.contains("claude") && !name.contains("anthropic"));
+            let desc = front
+                .lines()
+                .find_map(|l| l.strip_prefix("description: "))
+                .unwrap();
+            assert!(desc.starts_with('"') && desc.ends_with('"') && desc.len() <= 1024);
+            if dir.starts_with(".kkss") {
+                assert_eq!(front.lines().count(), 2, "{front}");
+            }
+        }
+        let instructions = read(root, ".kkss/assistant/instructions.md");
+        assert!(instructions.starts_with(KKSS_BEGIN));
+        assert!(instructions.find(KKSS_END).unwrap() < 800);
+    }
+
+    #[test]
+    fn codex_keeps_comments_layout_and_other_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mine = "# my codex settings\nmodel = \"o5\"  # fast\n\n[mcp_servers.other]\ncommand = \"other\" # theirs\n";
+        std::fs::create_dir_all(root.join(".codex")).unwrap();
+        std::fs::write(root.join(".codex/config.toml"), mine).unwrap();
+        let list = Agents::List(vec![HostId::Codex]);
+        wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        let text = read(root, ".codex/config.toml");
+        assert!(text.starts_with(mine), "{text}");
+        assert!(text.contains("[mcp_servers.kapi]\ncommand = \"kapi\"\nargs = [\"mcp\", \"--project\", \"kapi.yaml\"]\nenv_vars = [\"KAPI_PROJECT\", \"KAPI_NO_PROJECT\"]\nstartup_timeout_sec = 30\n"), "{text}");
+        // The recipe gains target languages: only the args follow.
+        wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+        let text = read(root, ".codex/config.toml");
+        assert!(text.starts_with(mine), "{text}");
+        assert!(text.contains("args = [\"mcp\", \"--project\", \"kapi.yaml\", \"--tools\", \"writing,translation\"]\n"), "{text}");
+        let again = wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+        assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+    }
+
+    #[test]
+    fn kkss_block_goes_on_top_and_is_replaced_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
+        std::fs::write(
+            root.join(".kkss/assistant/instructions.md"),
+            "Units are SI.\n",
+        )
+        .unwrap();
+        let list = Agents::List(vec![HostId::Kkss]);
+        wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        let text = read(root, ".kkss/assistant/instructions.md");
+        assert!(text.starts_with(KKSS_BEGIN), "{text}");
+        assert!(
+            text.ends_with("<!-- kapi:end -->\n\nUnits are SI.\n"),
+            "{text}"
+        );
+        let again = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+        std::fs::write(
+            root.join(".kkss/assistant/instructions.md"),
+            "Mine.\n<!-- kapi:begin -->\nold\n",
+        )
+        .unwrap();
+        let refused = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        assert_eq!(refused.hosts[0].status, WiringStatus::Refused);
+        assert!(
+            refused.hosts[0]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("line 2")
+        );
+    }
+
+    /// Property 5: the skill folder holds what this binary ships.
+    #[test]
+    fn the_skill_folder_holds_what_this_binary_ships() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let old_reference = b"# edit\n\nAn earlier kapi's reference.\n";
+        let mut input = skill();
+        input.retired = vec![sha256_hex(old_reference).to_uppercase()];
+        for skill_dir in [".claude/skills/kapi", ".agents/skills/kapi"] {
+            let d = root.join(skill_dir);
+            std::fs::create_dir_all(d.join("references")).unwrap();
+            std::fs::write(d.join("SKILL.md"), "stale").unwrap();
+            std::fs::write(d.join("references/edit.md"), old_reference).unwrap();
+            std::fs::write(d.join("notes.md"), "mine").unwrap();
+        }
+        let list = Agents::List(vec![HostId::ClaudeCode, HostId::Agents]);
+        let report = wire(root, &recipe(false), &list, &input).unwrap();
+        for (h, skill_dir) in report
+            .hosts
+            .iter()
+            .zip([".claude/skills/kapi", ".agents/skills/kapi"])
+        {
+            assert_eq!(h.status, WiringStatus::Wired, "{h:?}");
+            assert_eq!(
+                std::fs::read(root.join(skill_dir).join("SKILL.md")).unwrap(),
+                input.skill_files[0].1
+            );
+            assert_eq!(h.removed, [format!("{skill_dir}/references/edit.md")]);
+            assert!(!root.join(skill_dir).join("references").exists());
+            assert_eq!(h.foreign, [format!("{skill_dir}/notes.md")]);
+            assert_eq!(read(root, &format!("{skill_dir}/notes.md")), "mine");
+        }
+        // Again: nothing written, the foreign file still named.
+        let again = wire(root, &recipe(false), &list, &input).unwrap();
+        for h in &again.hosts {
+            assert_eq!(h.status, WiringStatus::Unchanged, "{h:?}");
+            assert!(h.written.is_empty() && h.removed.is_empty());
+            assert_eq!(h.foreign.len(), 1);
+        }
+        // No skill shipped: no skill folder written.
+        let bare = tempfile::tempdir().unwrap();
+        wire(
+            bare.path(),
+            &recipe(false),
+            &Agents::All,
+            &WiringInput::default(),
+        )
+        .unwrap();
+        assert!(!bare.path().join(".claude/skills").exists());
+        assert!(!bare.path().join(".agents").exists());
+    }
+
+    #[test]
+    fn a_kapi_entry_someone_else_wrote_in_kkss_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let theirs = "{\"servers\": [{\"id\": \"kapi\", \"command\": \"/opt/other\"}, {\"id\": \"acme\", \"command\": \"acme\"}]}";
+        std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
+        std::fs::write(root.join(".kkss/assistant/mcp.json"), theirs).unwrap();
+        let list = Agents::List(vec![HostId::Kkss]);
+        let report = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        assert_eq!(
+            report.hosts[0].kept_entry.as_deref(),
+            Some(".kkss/assistant/mcp.json")
+        );
+        assert_eq!(read(root, ".kkss/assistant/mcp.json"), theirs);
+    }
+
+    #[test]
+    fn agents_parse() {
+        assert_eq!(Agents::parse("all").unwrap(), Agents::All);
+        assert_eq!(Agents::parse("none").unwrap(), Agents::None);
+        assert_eq!(
+            Agents::parse("cursor,codex").unwrap(),
+            Agents::List(vec![HostId::Cursor, HostId::Codex])
+        );
+        let err = Agents::parse("cursor,emacs").unwrap_err();
+        assert!(err.to_string().contains("emacs"));
+        assert!(kapi_core::Hint::hints(&err)[0].contains("claude-code, cursor, vscode"));
+    }
+}
