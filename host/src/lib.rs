@@ -16,6 +16,7 @@ pub mod notes;
 pub mod policy;
 pub mod rules;
 pub mod search;
+pub mod skills;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};

@@ -10,6 +10,7 @@ mod errors;
 mod help;
 mod init;
 mod inspect;
+mod skill;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
