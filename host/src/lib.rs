@@ -16,6 +16,7 @@ pub mod notes;
 pub mod policy;
 pub mod rules;
 pub mod search;
+pub mod skills;
 pub mod wiring;
 
 pub use app::App;

@@ -1,5 +1,10 @@
 //! `kapi help [TOPIC]`: the commands grouped by intent, one command's help, or a topic
-//! (`exit-codes`, `environment`, `files`, `changes`, `rules [ID]`). Exits 0, or 2 for an unknown topic.
+//! (`exit-codes`, `environment`, `files`, `changes`, `rules [ID]`, and the skill's references:
+//! `skill`, `edit`, `i18n/react`, …). Exits 0, or 2 for an unknown topic.
+//!
+//! The skill topics come from the tree embedded in kapi-host (`kapi_host::skills`), with links
+//! between references rewritten as the `kapi help` command that serves each. A name that is both
+//! a command and a reference (`check`, `context`) prints the command's help, then the reference.
 
 use std::io::{self, Write};
 
@@ -12,7 +17,8 @@ use crate::printer::{Printer, Render, Style};
 /// List the commands, or print a command's help or a topic
 #[derive(Debug, Args)]
 pub struct HelpArgs {
-    /// A command (`check`) or a topic (`exit-codes`, `environment`, `files`, `changes`, `rules`)
+    /// A command (`check`), a topic (`exit-codes`, `files`, `changes`, `rules`, …) or a skill
+    /// reference (`skill`, `edit`, `i18n/react`, …)
     #[arg(value_name = "TOPIC")]
     pub topic: Option<String>,
     /// For `rules`: one rule id (`terms.forbidden`)
@@ -93,15 +99,29 @@ pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow
         "rules" => rules_text(args.id.as_deref())?,
         verb => {
             let mut command = crate::Cli::command();
-            match command.find_subcommand_mut(verb) {
-                Some(sub) => {
+            let reference = kapi_host::skills::topic(verb);
+            match (command.find_subcommand_mut(verb), reference) {
+                (Some(sub), reference) => {
                     let mut sub = sub.clone().bin_name(format!("kapi {verb}"));
-                    sub.render_long_help().to_string()
+                    let mut text = sub.render_long_help().to_string();
+                    if let Some(reference) = reference {
+                        text.push_str("\n────────\n\n");
+                        text.push_str(&reference);
+                    }
+                    text
                 }
-                None => {
-                    let mut valid: Vec<&str> =
-                        GROUPS.iter().flat_map(|(_, v)| v.iter().copied()).collect();
-                    valid.extend(TOPICS.iter().map(|(t, _)| *t));
+                (None, Some(reference)) => reference,
+                (None, None) => {
+                    let mut valid: Vec<String> = GROUPS
+                        .iter()
+                        .flat_map(|(_, v)| v.iter().map(|v| (*v).to_owned()))
+                        .collect();
+                    valid.extend(TOPICS.iter().map(|(t, _)| (*t).to_owned()));
+                    for (topic, _) in kapi_host::skills::topics() {
+                        if !valid.contains(&topic) {
+                            valid.push(topic);
+                        }
+                    }
                     return Err(anyhow::Error::new(kapi_host::HostError::Usage {
                         message: format!("no help topic `{verb}`"),
                         hint: Some(format!("choose one of: {}", valid.join(", "))),
@@ -168,6 +188,10 @@ pub fn print_overview(printer: &mut Printer) -> io::Result<()> {
     text.push_str("\nTopics (`kapi help TOPIC`):\n");
     for (topic, about) in TOPICS {
         text.push_str(&format!("  {topic:<12} {about}\n"));
+    }
+    text.push_str("\nSkill topics (`kapi help TOPIC`: how an assistant works with kapi):\n");
+    for (topic, about) in kapi_host::skills::topics() {
+        text.push_str(&format!("  {topic:<16} {about}\n"));
     }
     text.push_str(
         "\nGlobal options: --json, -p/--project PATH, -q/--quiet, --color auto|always|never\n",

@@ -10,6 +10,7 @@ mod errors;
 mod help;
 mod init;
 mod inspect;
+mod skill;
 mod wiring;
 
 use std::path::{Path, PathBuf};
