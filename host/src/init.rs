@@ -127,8 +127,26 @@ pub fn init(
     if rules_files {
         report.rules_files = crate::notes::refresh_rules(app, &project)?;
     }
-    // TODO(merge): pass kapi_host::skills::files() (and the retired list) instead of nothing.
-    let skill = WiringInput::default();
+    // The skill as this binary ships it (kapi's own `retired.sha256` is not part of a copy),
+    // and the closed list of files earlier kapis copied.
+    let mut retired = Vec::new();
+    let mut skill_files = Vec::new();
+    for (path, bytes) in crate::skills::files() {
+        if path == "retired.sha256" {
+            retired = String::from_utf8_lossy(bytes)
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .filter_map(|l| l.split_whitespace().next())
+                .map(str::to_owned)
+                .collect();
+        } else {
+            skill_files.push((path.to_owned(), bytes.to_vec()));
+        }
+    }
+    let skill = WiringInput {
+        skill_files,
+        retired,
+    };
     report.agents = crate::wiring::wire(&root, &project.recipe, agents, &skill)?.hosts;
     Ok(report)
 }

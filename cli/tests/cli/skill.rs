@@ -380,3 +380,37 @@ fn the_embedded_tree_matches_skills_kapi() {
         "the embedded skill differs from skills/kapi/"
     );
 }
+
+/// Every file under `dir`, relative, with its bytes.
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let (Ok(rel), Ok(bytes)) = (p.strip_prefix(dir), std::fs::read(&p)) {
+                out.insert(rel.display().to_string(), bytes);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_committed_copy_of_the_skill_equals_skills_kapi() {
+    let root = crate::testdata().join("..");
+    let mut source = tree(&root.join("skills/kapi"));
+    source.remove("retired.sha256");
+    let plugin = root.join("packages/kapi-claude-plugin/skills/kapi");
+    assert!(plugin.exists(), "run `make plugin-bundle`");
+    assert_eq!(
+        tree(&plugin),
+        source,
+        "packages/kapi-claude-plugin differs: run `make plugin-bundle`"
+    );
+    let dev =
+        std::fs::read(root.join(".claude/skills/kapi/SKILL.md")).expect("run `make dev-skills`");
+    assert_eq!(Some(&dev), source.get("SKILL.md"), "run `make dev-skills`");
+}
