@@ -111,7 +111,7 @@ fn open_store(
     Ok(handle)
 }
 
-fn op(
+pub(crate) fn op(
     actor: &Actor,
     kind: &str,
     path: Option<String>,

@@ -33,15 +33,8 @@ impl Service<'_> {
     ) -> Result<Prepared, HostError> {
         let mut out = Prepared::default();
         let now = self.app.timestamp();
-        let new_op = |kind: &str, path: Option<String>, payload: serde_json::Value| NewOp {
-            kind: kind.into(),
-            actor_kind: actor.kind.clone(),
-            actor_name: actor.name.clone(),
-            session: actor.session.clone(),
-            path,
-            payload,
-            status: "applied".into(),
-            created_at: now.clone(),
+        let new_op = |kind: &str, path: Option<String>, payload: serde_json::Value| {
+            crate::notes::op(actor, kind, path, payload, &now)
         };
         let needs_project = |i: usize, op: &Operation| {
             let mut r = OpResult::new(
@@ -438,15 +431,8 @@ impl Service<'_> {
         let by = format!("{}:{}", actor.kind, actor.name);
         let mut kept = Vec::new();
         for (i, s) in &prepared.notes {
-            let op = |kind: &str, payload: serde_json::Value| NewOp {
-                kind: kind.into(),
-                actor_kind: actor.kind.clone(),
-                actor_name: actor.name.clone(),
-                session: actor.session.clone(),
-                path: Some(s.path.clone()),
-                payload,
-                status: "applied".into(),
-                created_at: now.clone(),
+            let op = |kind: &str, payload: serde_json::Value| {
+                crate::notes::op(actor, kind, Some(s.path.clone()), payload, &now)
             };
             let noted = store.note(s, op("note", serde_json::json!({"kind": s.kind, "text": s.text, "from": s.from, "to": s.to, "suggest": s.suggest, "via": "kapi apply"})))?;
             let id = noted.suggestion.id.clone();
