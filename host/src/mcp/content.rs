@@ -26,7 +26,7 @@ use rmcp::{Peer, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::server::{KapiServer, answer, failure};
+use super::server::{KapiServer, answer, failure, respond};
 use crate::app::{App, normalize, relative_to};
 use crate::error::HostError;
 
@@ -1477,13 +1477,7 @@ impl KapiServer {
         Parameters(p): Parameters<VoiceParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match run_voice_check(&app, &p) {
-            Ok(v) => {
-                let text = render_voice(&v);
-                answer(&v, Some(text))
-            }
-            Err(e) => failure(e),
-        }
+        respond(run_voice_check(&app, &p), render_voice)
     }
 
     /// Swap each forbidden, competitor or deprecated term in a text for the project's replacement, keeping a leading capital. Deterministic: never rephrases; terms with no replacement are listed as unchanged. Code is left alone.
@@ -1494,13 +1488,7 @@ impl KapiServer {
         Parameters(p): Parameters<VoiceParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match run_voice_rewrite(&app, &p) {
-            Ok(r) => {
-                let text = render_rewrite(&r);
-                answer(&r, Some(text))
-            }
-            Err(e) => failure(e),
-        }
+        respond(run_voice_rewrite(&app, &p), render_rewrite)
     }
 
     /// The terms' findings alone on a text (rules `terms.*`), and every project term found in it with its status (preferred, admitted, deprecated, forbidden, competitor).
@@ -1511,13 +1499,7 @@ impl KapiServer {
         Parameters(p): Parameters<TermCheckParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match run_term_check(&app, &p) {
-            Ok(t) => {
-                let text = render_terms(&t);
-                answer(&t, Some(text))
-            }
-            Err(e) => failure(e),
-        }
+        respond(run_term_check(&app, &p), render_terms)
     }
 
     /// The format kapi would read a file or content with (a collection's declared format, else the extension, else sniffing), and what that format can do.
@@ -1528,13 +1510,7 @@ impl KapiServer {
         Parameters(p): Parameters<DetectFormatParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match run_detect_format(&app, &p) {
-            Ok(d) => {
-                let text = render_detected(&d);
-                answer(&d, Some(text))
-            }
-            Err(e) => failure(e),
-        }
+        respond(run_detect_format(&app, &p), render_detected)
     }
 
     /// Mask emails, phone numbers, API keys and tokens (AWS, GitHub, sk- keys, JWTs, bearer tokens, secrets after key=/token=/secret=) as `[redacted:KIND]`; lists every detector.

@@ -202,6 +202,20 @@ pub(crate) fn answer<T: Serialize>(value: &T, text: Option<String>) -> CallToolR
     }
 }
 
+/// A host function's outcome as a tool result: its JSON with `render`'s text, or the error.
+pub(crate) fn respond<T: Serialize>(
+    result: Result<T, HostError>,
+    render: impl FnOnce(&T) -> String,
+) -> CallToolResult {
+    match result {
+        Ok(value) => {
+            let text = render(&value);
+            answer(&value, Some(text))
+        }
+        Err(e) => failure(e),
+    }
+}
+
 /// A refusal that carries the same structured result as a success (`isError: true`).
 pub(crate) fn refusal<T: Serialize>(value: &T) -> CallToolResult {
     match serde_json::to_value(value) {
