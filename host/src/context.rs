@@ -264,27 +264,13 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
 /// Reads the kept notes (`.kapi/notes.yaml`): none when the file is missing; a file that does
 /// not read or validate adds a remark to `remarks` and counts as none, never a failure.
 pub fn read_kept_notes(root: &Path, remarks: &mut Vec<String>) -> NotesFile {
-    let path = root.join(NOTES_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return NotesFile::default(),
-        Err(e) => {
-            remarks.push(format!(
-                "`{NOTES_FILE}` cannot be read ({e}); kept notes are left out"
-            ));
-            return NotesFile::default();
-        }
-    };
-    match NotesFile::parse(&text, NOTES_FILE) {
-        Ok(file) => file,
-        Err(e) => {
-            remarks.push(format!(
-                "kept notes are left out: {}",
-                e.to_string().replace('\n', "; ")
-            ));
-            NotesFile::default()
-        }
-    }
+    crate::notes::read_notes(root).unwrap_or_else(|e| {
+        remarks.push(format!(
+            "kept notes are left out: {}",
+            e.to_string().replace('\n', "; ")
+        ));
+        NotesFile::default()
+    })
 }
 
 /// The pending suggestions in the project's store, by path then id. The store is opened only

@@ -491,8 +491,8 @@ pub fn pending(app: &App) -> Result<Vec<Suggestion>, HostError> {
 }
 
 /// Reads `.kapi/notes.yaml` (an absent file is no notes).
-pub fn read_notes(project: &Project) -> Result<NotesFile, HostError> {
-    let path = project.root.join(NOTES_FILE);
+pub fn read_notes(root: &Path) -> Result<NotesFile, HostError> {
+    let path = root.join(NOTES_FILE);
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(NotesFile::parse(&text, NOTES_FILE)?),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(NotesFile {
@@ -576,7 +576,7 @@ pub fn review(app: &App, request: &ReviewRequest) -> Result<Review, HostError> {
     }
     let now = app.timestamp();
     let by = format!("{}:{}", actor.kind, actor.name);
-    let mut notes = read_notes(&project)?;
+    let mut notes = read_notes(&project.root)?;
     let mut terms_text: Option<(PathBuf, String, String)> = None;
     let mut decided = Vec::new();
     // Render every kept note first, so a terms file that cannot take one refuses the review.
@@ -726,7 +726,7 @@ pub fn review(app: &App, request: &ReviewRequest) -> Result<Review, HostError> {
 /// Adds kept notes to `.kapi/notes.yaml` (replacing any with the same id) and refreshes the
 /// rules files; returns the rules files written or removed.
 pub fn keep(app: &App, project: &Project, kept: Vec<KeptNote>) -> Result<Vec<String>, HostError> {
-    let mut notes = read_notes(project)?;
+    let mut notes = read_notes(&project.root)?;
     for k in kept {
         notes.notes.retain(|n| n.id != k.id);
         notes.notes.push(k);
@@ -740,7 +740,7 @@ pub fn keep(app: &App, project: &Project, kept: Vec<KeptNote>) -> Result<Vec<Str
 
 /// Rewrites the rules files from the kept state; returns the files written or removed.
 pub fn refresh_rules(app: &App, project: &Project) -> Result<Vec<String>, HostError> {
-    let notes = read_notes(project)?;
+    let notes = read_notes(&project.root)?;
     let plan = crate::rules::plan(app, project, &notes)?;
     let report = crate::rules::sync(&project.root, &plan)?;
     Ok(report.written.into_iter().chain(report.removed).collect())
@@ -788,7 +788,7 @@ pub fn sync(app: &App, files_only: bool) -> Result<Sync, HostError> {
     let actor = app.actor();
     person_only(&actor, "sync")?;
     let project = app.require_project()?;
-    let mut notes = read_notes(&project)?;
+    let mut notes = read_notes(&project.root)?;
     let mut restored = Vec::new();
     let store_path = project.root.join(layout::STORE_FILE);
     if !files_only && store_path.exists() {
