@@ -9,6 +9,7 @@ pub mod document;
 pub mod env;
 pub mod error;
 pub mod formats;
+pub mod hooks;
 pub mod init;
 pub mod inspect;
 pub mod mcp;

@@ -1,0 +1,1 @@
+//! Hook entries `kapi init` writes per host (placeholder; filled by the wiring work).
