@@ -55,12 +55,18 @@ pub enum ColorArg {
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if commands::hook::is_hook_call(&args) {
+        let code = commands::hook::main(&args);
+        // Ends lingering work (a stdin read that never finishes) with the hook's answer.
+        #[allow(clippy::exit)]
+        std::process::exit(i32::from(code));
+    }
     let _ = ctrlc::set_handler(|| {
         // Every write kapi makes is atomic (temp file + rename), so stopping here loses nothing.
         #[allow(clippy::exit)]
         std::process::exit(i32::from(Outcome::Interrupted.code()));
     });
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let json_requested = args.iter().any(|a| a == "--json");
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -90,8 +96,10 @@ fn run(cli: &Cli) -> Outcome {
     };
     let app = kapi_host::App::new(env, cwd, cli.project.clone());
     let Some(command) = &cli.command else {
+        // Not a usage error: a host that ignores a hook's arguments runs a bare `kapi`, and exit
+        // 2 would read as a deny there (agent-hosts.md §4).
         let _ = commands::help::print_overview(&mut printer);
-        return Outcome::Usage;
+        return Outcome::Success;
     };
     match commands::run(command, &app, &mut printer) {
         Ok(outcome) => outcome,

@@ -474,7 +474,7 @@ fn check_translations(
 
 /// Formats whose extensions also name configuration and data files; a folder walk reads them
 /// only where a collection declares them.
-const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
+pub(crate) const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
 
 /// A file chosen for checking.
 struct Chosen {

@@ -13,6 +13,14 @@ pub const KAPI_ACTOR: &str = "KAPI_ACTOR";
 /// Test hook, honoured by debug builds only: the index of the document whose rename a
 /// change set's write fails, as a crash between two documents would.
 pub const KAPI_TEST_FAIL_RENAME: &str = "KAPI_TEST_FAIL_RENAME";
+/// Test hook, honoured by debug builds only: non-empty makes `kapi hook` panic mid-evaluation,
+/// to prove a panic still ends in the fail-open answer.
+pub const KAPI_TEST_HOOK_PANIC: &str = "KAPI_TEST_HOOK_PANIC";
+/// Claude Code's project root, exported to its hook processes; a hook whose payload names no
+/// `cwd` resolves against it.
+pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+/// KKSS's project folder, exported to its hook processes (same use).
+pub const KKSS_PROJECT_ROOT: &str = "KKSS_PROJECT_ROOT";
 /// When set and non-empty, no colour is written (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
 
@@ -32,6 +40,14 @@ pub const ALL: &[(&str, &str)] = &[
         "`person` (default), `agent` or `tool`, optionally `kind:name`",
     ),
     (NO_COLOR, "non-empty: no colour in output"),
+    (
+        CLAUDE_PROJECT_DIR,
+        "set by Claude Code for hooks: the folder `kapi hook` resolves against when the payload has no cwd",
+    ),
+    (
+        KKSS_PROJECT_ROOT,
+        "set by KKSS for hooks: the folder `kapi hook` resolves against when the payload has no cwd",
+    ),
 ];
 
 /// The environment as kapi uses it, read once at start-up.
@@ -44,6 +60,10 @@ pub struct Env {
     pub no_color: bool,
     /// [`KAPI_TEST_FAIL_RENAME`] (debug builds only).
     pub fail_rename: Option<usize>,
+    /// [`KAPI_TEST_HOOK_PANIC`] (debug builds only).
+    pub hook_panic: bool,
+    /// [`CLAUDE_PROJECT_DIR`], else [`KKSS_PROJECT_ROOT`]: a hook host's project folder.
+    pub host_project_dir: Option<std::path::PathBuf>,
 }
 
 impl Env {
@@ -62,6 +82,10 @@ impl Env {
             } else {
                 None
             },
+            hook_panic: cfg!(debug_assertions) && non_empty(KAPI_TEST_HOOK_PANIC).is_some(),
+            host_project_dir: non_empty(CLAUDE_PROJECT_DIR)
+                .or_else(|| non_empty(KKSS_PROJECT_ROOT))
+                .map(Into::into),
         }
     }
 }

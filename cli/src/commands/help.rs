@@ -1,5 +1,5 @@
 //! `kapi help [TOPIC]`: the commands grouped by intent, one command's help, or a topic
-//! (`exit-codes`, `environment`, `files`, `changes`, `rules [ID]`, and the skill's references:
+//! (`exit-codes`, `environment`, `files`, `changes`, `hooks`, `rules [ID]`, and the skill's references:
 //! `skill`, `edit`, `i18n/react`, …). Exits 0, or 2 for an unknown topic.
 //!
 //! The skill topics come from the tree embedded in kapi-host (`kapi_host::skills`), with links
@@ -33,7 +33,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Read content", &["inspect"]),
     ("Change content and assets", &["apply", "schema"]),
     ("Check", &["check"]),
-    ("Serve assistants", &["mcp"]),
+    ("Serve assistants", &["mcp", "hook"]),
     ("Formats", &["formats"]),
     ("Help", &["help"]),
 ];
@@ -50,6 +50,10 @@ const TOPICS: &[(&str, &str)] = &[
         "change sets (`kapi.change/v1`): operations, statuses, who may send what",
     ),
     (
+        "hooks",
+        "the assistant hooks: what each does, how each host reads it, failing open",
+    ),
+    (
         "rules",
         "every check rule and what it flags (`kapi help rules ID` for one)",
     ),
@@ -57,6 +61,7 @@ const TOPICS: &[(&str, &str)] = &[
 
 const FILES: &str = include_str!("../../../docs/files.md");
 const CHANGES: &str = include_str!("../../../docs/changes.md");
+const HOOKS: &str = include_str!("../../../docs/hooks.md");
 
 /// A help text (`kapi.help/v1` under `--json`).
 #[derive(Debug, Serialize)]
@@ -96,6 +101,7 @@ pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow
         }
         "files" => FILES.to_owned(),
         "changes" => CHANGES.to_owned(),
+        "hooks" => HOOKS.to_owned(),
         "rules" => rules_text(args.id.as_deref())?,
         verb => {
             let mut command = crate::Cli::command();

@@ -5,6 +5,7 @@ pub mod check;
 pub mod context;
 pub mod formats;
 pub mod help;
+pub mod hook;
 pub mod init;
 pub mod inspect;
 pub mod mcp;
@@ -65,6 +66,14 @@ pub enum Command {
     Mcp(mcp::McpArgs),
     /// List the file formats kapi reads and what each can do
     Formats(formats::FormatsArgs),
+    /// Run an assistant hook (post-edit, stop, pre-edit) for Claude Code, Codex, KKSS or Kiki
+    ///
+    /// Written into each host's hook configuration by `kapi init`. The host pipes its event
+    /// JSON in; kapi answers the way that host reads a verdict (Claude Code and Codex: JSON on
+    /// exit 0; KKSS and Kiki: exit 2 with the reason on stderr) and fails open: a hook that
+    /// cannot evaluate allows the action and says so on stderr (and in a `systemMessage` where
+    /// the host shows one). Never exits 1. `kapi help hooks` explains each host's protocol.
+    Hook(hook::HookArgs),
     /// List the commands, or print a command's help or a topic
     Help(help::HelpArgs),
 }
@@ -83,6 +92,7 @@ pub fn run(
         Command::Schema(args) => schema::run(args, app, printer),
         Command::Mcp(args) => mcp::run(args, app, printer),
         Command::Formats(args) => formats::run(args, app, printer),
+        Command::Hook(args) => hook::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),
     }
 }

@@ -1,7 +1,40 @@
 //! `kapi hook post-edit|stop|pre-edit`: the assistant hooks that drive kapi from inside a host's
 //! loop, one protocol adapter per host, failing open (seed s-03, "Three hooks").
+//!
+//! A guard that cannot evaluate never blocks, and a guard that never ran never looks like one
+//! that passed: every path ends in one [`protocol::Verdict`], rendered the way the host reads it
+//! (see [`protocol`]). The host comes from `--host` (written by `kapi init`), else from the
+//! payload's fields, else the universal safe mode (exit 0, nothing on stdout). The evaluation
+//! runs on its own thread under a deadline (60% of the timeout `kapi init` writes for that hook
+//! and host, or `--deadline-ms`), with panics caught: a payload that never ends, a project that
+//! takes too long, a bug — each is "could not run", exit 0. No payload at all (stdin is a
+//! terminal or `/dev/null`) and "no kapi project here" are nothing to report, silently.
+//!
+//! Arguments are read leniently, never by clap: an unknown flag is ignored with a note on
+//! stderr, and a missing or unknown hook name is "could not run", because clap's exit 2 reads
+//! as a deny to Claude Code, KKSS and Kiki.
 
+pub mod eval;
+pub mod payload;
+pub mod post_edit;
+pub mod pre_edit;
+pub mod protocol;
+pub mod state;
+pub mod stop;
 pub mod wiring;
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::env::Env;
+use eval::{Ctx, Phase};
+use payload::Payload;
+use protocol::{Reply, Verdict, render};
+
+/// The largest payload kapi reads (a `Write` payload carries the whole file).
+pub const MAX_PAYLOAD_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The three hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,5 +117,318 @@ impl Protocol {
     /// The whole command as a shell line: `kapi hook <name> --host <id>`.
     pub fn hook_command(self, hook: HookName) -> String {
         format!("kapi {}", self.hook_args(hook).join(" "))
+    }
+}
+
+/// `kapi hook …` as the command line gave it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Invocation {
+    pub hook: Option<HookName>,
+    /// The hook name as given, when it is not one kapi knows.
+    pub unknown_hook: Option<String>,
+    pub host: Option<Protocol>,
+    /// `--host` as given, when it names no host kapi speaks.
+    pub unknown_host: Option<String>,
+    /// `-p/--project`.
+    pub project: Option<PathBuf>,
+    /// `--deadline-ms`.
+    pub deadline: Option<Duration>,
+    /// Arguments kapi did not understand (ignored, named on stderr).
+    pub ignored: Vec<String>,
+}
+
+impl Invocation {
+    /// Reads the arguments after the program name; never fails.
+    pub fn parse(args: &[String]) -> Invocation {
+        let mut inv = Invocation::default();
+        let mut seen_hook = false;
+        let mut i = 0;
+        while i < args.len() {
+            let arg = args[i].as_str();
+            let (flag, inline) = match arg.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
+                _ => (arg, None),
+            };
+            let value = |i: &mut usize| -> Option<String> {
+                if inline.is_some() {
+                    return inline.clone();
+                }
+                *i += 1;
+                args.get(*i).cloned()
+            };
+            match flag {
+                "--host" => match value(&mut i) {
+                    Some(v) => match Protocol::from_id(&v) {
+                        Some(p) => inv.host = Some(p),
+                        None => inv.unknown_host = Some(v),
+                    },
+                    None => inv.ignored.push(arg.to_owned()),
+                },
+                "-p" | "--project" => inv.project = value(&mut i).map(PathBuf::from),
+                "--deadline-ms" => match value(&mut i).and_then(|v| v.parse::<u64>().ok()) {
+                    Some(ms) => inv.deadline = Some(Duration::from_millis(ms.max(1))),
+                    None => inv.ignored.push(arg.to_owned()),
+                },
+                "hook" if !seen_hook => seen_hook = true,
+                _ if arg.starts_with('-') => inv.ignored.push(arg.to_owned()),
+                _ if seen_hook && inv.hook.is_none() && inv.unknown_hook.is_none() => {
+                    match HookName::from_id(arg) {
+                        Some(h) => inv.hook = Some(h),
+                        None => inv.unknown_hook = Some(arg.to_owned()),
+                    }
+                }
+                _ => inv.ignored.push(arg.to_owned()),
+            }
+            i += 1;
+        }
+        inv
+    }
+
+    /// 60% of the timeout `kapi init` writes for this hook and host; with no host, the
+    /// shortest any host gets.
+    pub fn deadline(&self) -> Duration {
+        if let Some(d) = self.deadline {
+            return d;
+        }
+        let hook = self.hook.unwrap_or(HookName::PreEdit);
+        let secs = match self.host {
+            Some(p) => p.timeout_secs(hook),
+            None => Protocol::ALL
+                .iter()
+                .map(|p| p.timeout_secs(hook))
+                .min()
+                .unwrap_or(10),
+        };
+        Duration::from_millis(secs * 600)
+    }
+}
+
+/// Where the payload comes from.
+pub enum Stdin {
+    /// A terminal or a character device (`/dev/null`): run by hand, nothing piped in.
+    Device,
+    /// A pipe or file.
+    Stream(Box<dyn Read + Send>),
+}
+
+/// Runs a hook under its deadline and renders the answer for the host; never fails.
+pub fn run(inv: &Invocation, env: Env, process_cwd: PathBuf, stdin: Stdin) -> Reply {
+    let deadline = inv.deadline();
+    let phase = Phase::default();
+    phase.set("reading the payload");
+    let (tx, rx) = mpsc::channel();
+    let worker = {
+        let inv = inv.clone();
+        let phase = phase.clone();
+        let tx = tx.clone();
+        std::thread::Builder::new()
+            .name("kapi-hook".into())
+            .spawn(move || {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    evaluate(&inv, &env, process_cwd, stdin, &phase, &tx)
+                }));
+                let _ = tx.send(match result {
+                    Ok(answer) => Message::Done(answer.0, answer.1),
+                    Err(panic) => Message::Panicked(panic_text(panic.as_ref())),
+                });
+            })
+    };
+    let mut host = inv.host;
+    let mut notes = Vec::new();
+    if let Some(h) = &inv.unknown_host {
+        notes.push(format!(
+            "`--host {h}` names no host kapi speaks ({}); reading the payload to tell",
+            Protocol::ALL.map(Protocol::id).join(", ")
+        ));
+    }
+    if !inv.ignored.is_empty() {
+        notes.push(format!("ignored arguments: {}", inv.ignored.join(" ")));
+    }
+    let verdict = match worker {
+        Err(e) => Verdict::CouldNotRun {
+            message: format!("cannot start its worker thread: {e}"),
+        },
+        Ok(_) => loop {
+            match rx.recv_timeout(deadline) {
+                Ok(Message::Host(h)) => host = host.or(h),
+                Ok(Message::Done(verdict, h)) => {
+                    host = host.or(h);
+                    break verdict;
+                }
+                Ok(Message::Panicked(text)) => {
+                    break Verdict::CouldNotRun {
+                        message: format!("internal error ({text}); please report it"),
+                    };
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    break Verdict::CouldNotRun {
+                        message: format!(
+                            "it did not finish within its {} ms deadline (it was {}), which stays below the host's timeout",
+                            deadline.as_millis(),
+                            phase.get()
+                        ),
+                    };
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    break Verdict::CouldNotRun {
+                        message: "its worker ended without an answer".into(),
+                    };
+                }
+            }
+        },
+    };
+    let mut reply = render(&verdict, inv.hook, host);
+    if !notes.is_empty() {
+        let name = inv.hook.map_or("hook", HookName::id);
+        let mut stderr: String = notes
+            .iter()
+            .map(|n| format!("kapi {name}: note: {n}\n"))
+            .collect();
+        stderr.push_str(&reply.stderr);
+        reply.stderr = stderr;
+    }
+    reply
+}
+
+enum Message {
+    /// The host, once the payload tells it.
+    Host(Option<Protocol>),
+    Done(Verdict, Option<Protocol>),
+    Panicked(String),
+}
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_owned())
+}
+
+fn evaluate(
+    inv: &Invocation,
+    env: &Env,
+    process_cwd: PathBuf,
+    stdin: Stdin,
+    phase: &Phase,
+    tx: &mpsc::Sender<Message>,
+) -> (Verdict, Option<Protocol>) {
+    let Some(hook) = inv.hook else {
+        let message = match &inv.unknown_hook {
+            Some(h) => format!("`{h}` is not a kapi hook (post-edit, stop, pre-edit)"),
+            None => "no hook named (post-edit, stop or pre-edit)".to_owned(),
+        };
+        return (Verdict::CouldNotRun { message }, inv.host);
+    };
+    let mut stream = match stdin {
+        Stdin::Device => return (Verdict::Nothing, inv.host),
+        Stdin::Stream(s) => s,
+    };
+    let mut bytes = Vec::new();
+    if let Err(e) = stream
+        .by_ref()
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+    {
+        let message = format!("cannot read the payload on stdin: {e}");
+        return (Verdict::CouldNotRun { message }, inv.host);
+    }
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        let message = format!(
+            "the payload is over {} MiB, more than any edit's",
+            MAX_PAYLOAD_BYTES / (1024 * 1024)
+        );
+        return (Verdict::CouldNotRun { message }, inv.host);
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        let message = "stdin was closed with no payload on it".to_owned();
+        return (Verdict::CouldNotRun { message }, inv.host);
+    }
+    let payload = match Payload::parse(&bytes) {
+        Ok(p) => p,
+        Err(message) => return (Verdict::CouldNotRun { message }, inv.host),
+    };
+    let host = inv.host.or_else(|| payload.sniff());
+    let _ = tx.send(Message::Host(host));
+    if env.hook_panic {
+        panic!("KAPI_TEST_HOOK_PANIC is set");
+    }
+    let cwd = payload
+        .cwd()
+        .or_else(|| env.host_project_dir.clone())
+        .or_else(|| (host == Some(Protocol::Kiki)).then_some(process_cwd));
+    let ctx = Ctx {
+        env,
+        payload: &payload,
+        host,
+        cwd,
+        project_flag: inv.project.clone(),
+        phase,
+    };
+    let verdict = match hook {
+        HookName::PostEdit => post_edit::evaluate(&ctx),
+        HookName::Stop => stop::evaluate(&ctx),
+        HookName::PreEdit => pre_edit::evaluate(&ctx),
+    };
+    (verdict, host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn arguments_are_read_leniently() {
+        let inv = Invocation::parse(&args("hook post-edit --host claude-code --frobnicate"));
+        assert_eq!(inv.hook, Some(HookName::PostEdit));
+        assert_eq!(inv.host, Some(Protocol::ClaudeCode));
+        assert_eq!(inv.ignored, ["--frobnicate"]);
+        let inv = Invocation::parse(&args(
+            "-p kapi.yaml hook stop --host=kiki --deadline-ms 500",
+        ));
+        assert_eq!(inv.hook, Some(HookName::Stop));
+        assert_eq!(inv.host, Some(Protocol::Kiki));
+        assert_eq!(inv.project, Some(PathBuf::from("kapi.yaml")));
+        assert_eq!(inv.deadline(), Duration::from_millis(500));
+        let inv = Invocation::parse(&args("hook wat --host cursorx"));
+        assert_eq!(inv.hook, None);
+        assert_eq!(inv.unknown_hook.as_deref(), Some("wat"));
+        assert_eq!(inv.unknown_host.as_deref(), Some("cursorx"));
+        assert_eq!(Invocation::parse(&args("hook")).hook, None);
+    }
+
+    #[test]
+    fn the_deadline_stays_below_the_timeout_init_writes() {
+        for host in Protocol::ALL {
+            for hook in HookName::ALL {
+                let inv = Invocation {
+                    hook: Some(hook),
+                    host: Some(host),
+                    ..Invocation::default()
+                };
+                assert!(inv.deadline() < Duration::from_secs(host.timeout_secs(hook)));
+            }
+        }
+        let unknown = Invocation {
+            hook: Some(HookName::PreEdit),
+            ..Invocation::default()
+        };
+        assert_eq!(unknown.deadline(), Duration::from_secs(6));
+    }
+
+    #[test]
+    fn a_terminal_is_nothing_to_report_and_garbage_could_not_run() {
+        let inv = Invocation::parse(&args("hook stop --host claude-code"));
+        let reply = run(&inv, Env::default(), PathBuf::from("/"), Stdin::Device);
+        assert_eq!(reply, Reply::default());
+        let garbage = Stdin::Stream(Box::new(std::io::Cursor::new(b"{not json".to_vec())));
+        let reply = run(&inv, Env::default(), PathBuf::from("/"), garbage);
+        assert_eq!(reply.code, 0);
+        assert!(reply.stdout.unwrap().contains("systemMessage"));
+        assert!(reply.stderr.contains("kapi hook stop: could not run"));
     }
 }

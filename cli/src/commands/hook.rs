@@ -1,0 +1,134 @@
+//! `kapi hook post-edit|stop|pre-edit`: the assistant hooks, run by a host (Claude Code, Codex,
+//! KKSS, Kiki) around its edit tools and at the end of a turn. Parsed leniently, never by clap.
+//!
+//! `main.rs` routes every `kapi … hook …` command line here before clap sees it (clap's exit 2
+//! on a bad flag would read as a deny); the clap definition below exists for `kapi hook --help`
+//! and `kapi help hook`. Whatever happens — a bad flag, a panic, a signal, a broken pipe, a
+//! payload that never ends — the process ends the way [`kapi_host::hooks`] decides, exit 0 or the
+//! host's verdict code, never 1 or 101.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+
+use clap::Args;
+use kapi_host::hooks::{Invocation, Stdin, protocol::Reply};
+
+use crate::exit::Outcome;
+use crate::printer::Printer;
+
+/// Run one assistant hook: the host pipes its event JSON in and reads the verdict back
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// `post-edit` (check the file an edit wrote), `stop` (the ship gates before the turn
+    /// ends), or `pre-edit` (refuse hand-edits of generated translation targets)
+    #[arg(value_name = "HOOK")]
+    pub hook: String,
+    /// The host whose protocol to speak: claude-code, codex, kkss or kiki [default: told by
+    /// the payload; none: exit 0, nothing on stdout]
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Answer within this many milliseconds [default: 60% of the timeout `kapi init` writes]
+    #[arg(long, value_name = "MS")]
+    pub deadline_ms: Option<u64>,
+}
+
+/// Reached only through clap, which `main` bypasses for hooks; kept so the two agree.
+pub fn run(_: &HookArgs, _: &kapi_host::App, _: &mut Printer) -> anyhow::Result<Outcome> {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    #[allow(clippy::exit)]
+    std::process::exit(i32::from(main(&args)));
+}
+
+/// True when a command line is a hook call (`kapi [-p X] hook …`) that is not asking for help.
+pub fn is_hook_call(args: &[OsString]) -> bool {
+    let args: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return false;
+    }
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "-p" | "--project" | "--color" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            a => return a == "hook",
+        }
+    }
+    false
+}
+
+/// Runs a hook from the whole command line and returns the exit code; prints the reply.
+pub fn main(args: &[OsString]) -> u8 {
+    // A panic never reaches the default hook's message or exit 101: the worker catches its
+    // own, and this catches the rest.
+    std::panic::set_hook(Box::new(|_| {}));
+    let _ = ctrlc::set_handler(|| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "kapi hook: stopped by a signal before it answered; the action was allowed, unchecked"
+        );
+        #[allow(clippy::exit)]
+        std::process::exit(0);
+    });
+    let result = std::panic::catch_unwind(|| {
+        let args: Vec<String> = args
+            .iter()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let inv = Invocation::parse(&args);
+        let env = kapi_host::env::Env::read();
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let stdin = if stdin_is_device() {
+            Stdin::Device
+        } else {
+            Stdin::Stream(Box::new(std::io::stdin()))
+        };
+        kapi_host::hooks::run(&inv, env, cwd, stdin)
+    });
+    let reply = result.unwrap_or_else(|_| Reply {
+        stdout: None,
+        stderr:
+            "kapi hook: internal error before it could answer; the action was allowed, unchecked\n"
+                .into(),
+        code: 0,
+    });
+    // A closed pipe on either side loses the text, never the exit code.
+    if !reply.stderr.is_empty() {
+        let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
+    }
+    if let Some(out) = &reply.stdout {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.write_all(b"\n");
+        let _ = stdout.flush();
+    }
+    reply.code
+}
+
+/// A terminal or a character device (`/dev/null`): the command was run by hand, nothing piped.
+fn stdin_is_device() -> bool {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        stdin
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .map(std::fs::File::from)
+            .and_then(|f| f.metadata().ok())
+            .is_some_and(|m| m.file_type().is_char_device())
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}

@@ -1,0 +1,1003 @@
+//! A host simulator for `kapi hook`: for each host (Claude Code, Codex, KKSS, Kiki), real-shaped
+//! payloads go to the built binary (`KAPI_BIN`) and its exit code and output are read exactly as
+//! that host reads them — Claude Code's JSON-on-exit-0 rules, KKSS's fail-closed PreToolUse and
+//! observe-only PostToolUse/TurnEnd, Kiki's strict protocol detection that blocks on a stray
+//! `message` key. Every case runs twice: with `--host` as `kapi init` writes it, and without,
+//! the host told from the payload.
+//!
+//! Cases: clean edit, failing edit, generated target, no project, no payload, garbage payload,
+//! huge payload, missing file, timeout, a stop loop, gates that did not run, a panic, bad
+//! arguments, and the universal safe mode.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+#[allow(clippy::disallowed_methods)]
+fn kapi_bin() -> PathBuf {
+    match std::env::var_os("KAPI_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/kapi"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The project the hooks run in
+
+/// A project with a forbidden term, a clean and a failing page, and a catalog whose `fr` file
+/// its `target` template generates.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files: &[(&str, &str)] = &[
+        (
+            "kapi.yaml",
+            "version: v1\nname: sim\ndefaults:\n  source_language: en\n  target_languages: [fr]\n  terms_source: .kapi/terms.yaml\ncollections:\n  - path: \"docs/**/*.md\"\n  - name: app\n    content:\n      - path: \"i18n/en.json\"\n        target: \"i18n/{lang}.json\"\ngates:\n  fail_on: major\n",
+        ),
+        (
+            ".kapi/terms.yaml",
+            "version: v1\nconcepts:\n  - id: sign-in\n    terms:\n      - text: sign in\n        lang: en\n        status: preferred\n      - text: login\n        lang: en\n        status: forbidden\n        replacement: sign in\n",
+        ),
+        ("docs/good.md", "# Guide\n\nUse the sign in page.\n"),
+        ("docs/bad.md", "# Bad\n\nUse the login page.\n"),
+        ("i18n/en.json", "{\"hello\": \"Hello\"}\n"),
+        ("i18n/fr.json", "{\"hello\": \"Bonjour\"}\n"),
+    ];
+    for (rel, text) in files {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// Makes `docs/bad.md` pass, as an assistant's fix would.
+fn fix(dir: &Path) {
+    std::fs::write(dir.join("docs/bad.md"), "# Bad\n\nUse the sign in page.\n").unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hosts: the payloads each sends, and how each reads a hook's answer
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Host {
+    ClaudeCode,
+    Codex,
+    Kkss,
+    Kiki,
+}
+
+const HOSTS: [Host; 4] = [Host::ClaudeCode, Host::Codex, Host::Kkss, Host::Kiki];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Event {
+    PreEdit,
+    PostEdit,
+    Stop,
+}
+
+impl Event {
+    fn hook(self) -> &'static str {
+        match self {
+            Event::PreEdit => "pre-edit",
+            Event::PostEdit => "post-edit",
+            Event::Stop => "stop",
+        }
+    }
+}
+
+impl Host {
+    fn id(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::Codex => "codex",
+            Host::Kkss => "kkss",
+            Host::Kiki => "kiki",
+        }
+    }
+
+    /// The payload this host sends for `event` on `file` (project-relative) in `cwd`.
+    fn payload(self, event: Event, cwd: &Path, file: &str, stop_hook_active: bool) -> Value {
+        let abs = cwd.join(file).display().to_string();
+        let cwd_s = cwd.display().to_string();
+        match self {
+            Host::ClaudeCode => {
+                let mut p = json!({
+                    "session_id": "cc-session-1",
+                    "transcript_path": "/home/u/.claude/projects/x/cc-session-1.jsonl",
+                    "cwd": cwd_s,
+                    "permission_mode": "default",
+                });
+                match event {
+                    Event::PreEdit | Event::PostEdit => {
+                        p["hook_event_name"] = json!(if event == Event::PreEdit {
+                            "PreToolUse"
+                        } else {
+                            "PostToolUse"
+                        });
+                        p["tool_name"] = json!("Edit");
+                        p["tool_use_id"] = json!("toolu_01");
+                        p["tool_input"] =
+                            json!({"file_path": abs, "old_string": "a", "new_string": "b"});
+                        if event == Event::PostEdit {
+                            p["tool_response"] = json!({"filePath": abs, "success": true});
+                        }
+                    }
+                    Event::Stop => {
+                        p["hook_event_name"] = json!("Stop");
+                        p["stop_hook_active"] = json!(stop_hook_active);
+                        p["last_assistant_message"] = json!("Done.");
+                    }
+                }
+                p
+            }
+            Host::Codex => {
+                let mut p = json!({
+                    "session_id": "codex-session-1",
+                    "turn_id": "turn-7",
+                    "transcript_path": null,
+                    "cwd": cwd_s,
+                    "model": "gpt-5-codex",
+                });
+                match event {
+                    Event::PreEdit | Event::PostEdit => {
+                        p["hook_event_name"] = json!(if event == Event::PreEdit {
+                            "PreToolUse"
+                        } else {
+                            "PostToolUse"
+                        });
+                        p["tool_name"] = json!("apply_patch");
+                        p["tool_input"] = json!({"command": format!(
+                            "*** Begin Patch\n*** Update File: {file}\n@@\n-old\n+new\n*** End Patch\n"
+                        )});
+                    }
+                    Event::Stop => {
+                        p["hook_event_name"] = json!("Stop");
+                        p["stop_hook_active"] = json!(stop_hook_active);
+                    }
+                }
+                p
+            }
+            Host::Kkss => {
+                let files = json!({"projectRoot": cwd_s, "cad": null, "mesh": null});
+                match event {
+                    Event::PreEdit => {
+                        json!({"event": "PreToolUse", "source": "chat", "conversationId": "conv-1",
+                        "tool": "files__write_file", "args": {"path": file, "content": "x"}, "files": files})
+                    }
+                    Event::PostEdit => {
+                        json!({"event": "PostToolUse", "source": "chat", "conversationId": "conv-1",
+                        "tool": "files__write_file", "args": {"path": file, "content": "x"},
+                        "result": {"ok": true, "text": "written"}, "files": files})
+                    }
+                    Event::Stop => {
+                        json!({"event": "TurnEnd", "source": "chat", "conversationId": "conv-1",
+                        "outcome": "done", "files": files})
+                    }
+                }
+            }
+            Host::Kiki => {
+                let mut p = json!({
+                    "session_id": "kiki-session-1",
+                    "session_title": "Fix the docs",
+                    "client_type": "kimi_code_cli",
+                    "cwd": cwd_s,
+                });
+                match event {
+                    Event::PreEdit | Event::PostEdit => {
+                        p["hook_event_name"] = json!(if event == Event::PreEdit {
+                            "PreToolUse"
+                        } else {
+                            "PostToolUse"
+                        });
+                        p["tool_name"] = json!("Write");
+                        p["tool_input"] = json!({"path": file, "content": "x"});
+                    }
+                    Event::Stop => p["hook_event_name"] = json!("Stop"),
+                }
+                p
+            }
+        }
+    }
+
+    /// What this host makes of a hook's answer to `event`.
+    fn read(self, event: Event, answer: &Answer) -> Seen {
+        match self {
+            Host::ClaudeCode | Host::Codex => claude_reads(event, answer),
+            Host::Kkss => kkss_reads(event, answer),
+            Host::Kiki => kiki_reads(event, answer),
+        }
+    }
+}
+
+/// The hook process's answer.
+#[derive(Debug)]
+struct Answer {
+    /// `None`: killed by a signal, or still running when the host's timeout hit.
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// What the host does with an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seen {
+    /// The action goes ahead; nobody is told anything.
+    Allow,
+    /// The action goes ahead and the person sees a warning (Claude Code's `systemMessage`).
+    Warn(String),
+    /// The edit is refused; the model gets the reason.
+    Deny(String),
+    /// The reason reaches the model beside the tool's result.
+    Feedback(String),
+    /// The assistant keeps working, told why.
+    Continue(String),
+    /// The host reads a broken hook: a hook error notice (Claude Code) or a fail-closed deny
+    /// (KKSS PreToolUse, Kiki's blocking events). kapi must never cause this.
+    Broken(String),
+}
+
+fn claude_reads(event: Event, a: &Answer) -> Seen {
+    let Some(code) = a.code else {
+        return Seen::Broken("killed or timed out".into());
+    };
+    match code {
+        0 => {}
+        2 => {
+            return match event {
+                Event::PreEdit => Seen::Deny(a.stderr.clone()),
+                Event::PostEdit => Seen::Feedback(a.stderr.clone()),
+                Event::Stop => Seen::Continue(a.stderr.clone()),
+            };
+        }
+        other => return Seen::Broken(format!("non-blocking hook error, exit {other}")),
+    }
+    let out = a.stdout.trim();
+    if out.is_empty() {
+        return Seen::Allow;
+    }
+    if !out.starts_with('{') {
+        return Seen::Broken(format!("stray stdout (goes to the debug log): {out}"));
+    }
+    let Ok(v) = serde_json::from_str::<Value>(out) else {
+        return Seen::Broken(format!("invalid JSON on stdout: {out}"));
+    };
+    let obj = v.as_object().unwrap();
+    for key in obj.keys() {
+        let allowed = ["decision", "reason", "systemMessage", "hookSpecificOutput"];
+        if !allowed.contains(&key.as_str()) {
+            return Seen::Broken(format!("unexpected field `{key}`"));
+        }
+    }
+    if let Some(hso) = obj.get("hookSpecificOutput") {
+        assert_eq!(
+            event,
+            Event::PreEdit,
+            "hookSpecificOutput outside PreToolUse"
+        );
+        assert_eq!(hso["hookEventName"], "PreToolUse");
+        return match hso["permissionDecision"].as_str() {
+            Some("deny") => {
+                Seen::Deny(hso["permissionDecisionReason"].as_str().unwrap().to_owned())
+            }
+            other => Seen::Broken(format!("permissionDecision {other:?}")),
+        };
+    }
+    if let Some(decision) = obj.get("decision") {
+        assert_eq!(decision, "block");
+        let Some(reason) = obj.get("reason").and_then(Value::as_str) else {
+            return Seen::Broken("block without the required reason".into());
+        };
+        return match event {
+            Event::PreEdit => Seen::Broken("deprecated top-level decision on PreToolUse".into()),
+            Event::PostEdit => Seen::Feedback(reason.to_owned()),
+            Event::Stop => Seen::Continue(reason.to_owned()),
+        };
+    }
+    match obj.get("systemMessage").and_then(Value::as_str) {
+        Some(m) => Seen::Warn(m.to_owned()),
+        None => Seen::Broken(format!("an object with no field the host acts on: {out}")),
+    }
+}
+
+fn kkss_reads(event: Event, a: &Answer) -> Seen {
+    match event {
+        // PreToolUse fails closed: a timeout, a crash, or any code but 0, 2 and 3 denies.
+        Event::PreEdit => match a.code {
+            Some(0) => Seen::Allow,
+            Some(2) => Seen::Deny(a.stderr.clone()),
+            Some(3) => Seen::Broken("asked the person (kapi never asks)".into()),
+            other => Seen::Broken(format!("fail-closed deny: the hook failed ({other:?})")),
+        },
+        // PostToolUse observes; with `modelOutput` what it prints joins the tool result.
+        Event::PostEdit => match a.code {
+            Some(0) if a.stdout.trim().is_empty() => Seen::Allow,
+            Some(0) => Seen::Feedback(a.stdout.clone()),
+            other => Seen::Broken(format!("logged as a failing hook ({other:?})")),
+        },
+        // TurnEnd observes; its output reaches nobody but the log.
+        Event::Stop => match a.code {
+            Some(0) => Seen::Allow,
+            other => Seen::Broken(format!("logged as a failing hook ({other:?})")),
+        },
+    }
+}
+
+/// Kiki's protocol detection on exit-0 stdout: JSON with a `message` or `hookSpecificOutput`
+/// key anywhere (or malformed text naming one) is a protocol attempt that must be strict.
+fn kiki_protocol_attempt(stdout: &str) -> bool {
+    fn walk(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => {
+                m.contains_key("message")
+                    || m.contains_key("hookSpecificOutput")
+                    || m.values().any(walk)
+            }
+            Value::Array(a) => a.iter().any(walk),
+            _ => false,
+        }
+    }
+    match serde_json::from_str::<Value>(stdout.trim()) {
+        Ok(v) => walk(&v),
+        Err(_) => stdout.contains("\"message\"") || stdout.contains("hookSpecificOutput"),
+    }
+}
+
+fn kiki_reads(event: Event, a: &Answer) -> Seen {
+    let blocking = matches!(event, Event::PreEdit | Event::Stop);
+    if !blocking {
+        // PostToolUse is observation only: nothing the hook returns changes anything.
+        return match a.code {
+            Some(0) if a.stdout.trim().is_empty() => Seen::Allow,
+            Some(0) => Seen::Broken(format!("stdout on an observing event: {}", a.stdout)),
+            other => Seen::Broken(format!("a failing observer ({other:?})")),
+        };
+    }
+    match a.code {
+        Some(0) => {
+            if kiki_protocol_attempt(&a.stdout) {
+                Seen::Broken(format!(
+                    "blocked: a loose protocol attempt on stdout: {}",
+                    a.stdout
+                ))
+            } else if !a.stdout.trim().is_empty() {
+                Seen::Broken(format!(
+                    "stdout appended to the model's context: {}",
+                    a.stdout
+                ))
+            } else {
+                Seen::Allow
+            }
+        }
+        Some(2) => match event {
+            Event::PreEdit => Seen::Deny(a.stderr.clone()),
+            _ => Seen::Continue(a.stderr.clone()),
+        },
+        other => Seen::Broken(format!("fail-closed block: the hook failed ({other:?})")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a hook as a host does
+
+/// How stdin is fed.
+enum Feed {
+    /// The payload, then EOF.
+    Bytes(Vec<u8>),
+    /// `/dev/null`: nothing piped in, as a person running it by hand.
+    Nothing,
+    /// A prefix, then stdin stays open past the hook's deadline.
+    Stall(Vec<u8>),
+}
+
+/// The host's own timeout for a hook: past it, the hook's answer is lost.
+const HOST_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn run_hook(
+    dir: &Path,
+    hook: &str,
+    host: Option<Host>,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+    feed: Feed,
+) -> Answer {
+    let mut cmd = Command::new(kapi_bin());
+    cmd.arg("hook").arg(hook);
+    if let Some(h) = host {
+        cmd.args(["--host", h.id()]);
+    }
+    cmd.args(extra)
+        .current_dir(dir)
+        .env_remove("KAPI_NO_PROJECT")
+        .env_remove("KAPI_PROJECT")
+        .env_remove("KAPI_SESSION")
+        .env_remove("KAPI_ACTOR")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("KKSS_PROJECT_ROOT")
+        .env_remove("KAPI_TEST_HOOK_PANIC")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    match &feed {
+        Feed::Nothing => {
+            cmd.stdin(Stdio::null());
+        }
+        _ => {
+            cmd.stdin(Stdio::piped());
+        }
+    }
+    let mut child = cmd.spawn().expect("start kapi");
+    let writer = child.stdin.take().map(|mut stdin| {
+        let (bytes, stall) = match feed {
+            Feed::Bytes(b) => (b, false),
+            Feed::Stall(b) => (b, true),
+            Feed::Nothing => (Vec::new(), false),
+        };
+        std::thread::spawn(move || {
+            // The hook may stop reading early (a huge payload): a broken pipe here is fine.
+            let _ = stdin.write_all(&bytes);
+            if stall {
+                std::thread::sleep(Duration::from_secs(5));
+            }
+            drop(stdin);
+        })
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > HOST_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stdout = out_reader.join().unwrap();
+    let stderr = err_reader.join().unwrap();
+    drop(writer);
+    Answer {
+        code,
+        stdout,
+        stderr,
+    }
+}
+
+/// Runs `event` for `host` on `file`, as init writes it (`--host`) or sniffed.
+fn fire(
+    dir: &Path,
+    host: Host,
+    flag: bool,
+    event: Event,
+    file: &str,
+    stop_hook_active: bool,
+) -> (Seen, Answer) {
+    let payload = host.payload(event, dir, file, stop_hook_active);
+    let answer = run_hook(
+        dir,
+        event.hook(),
+        flag.then_some(host),
+        &[],
+        &[],
+        Feed::Bytes(payload.to_string().into_bytes()),
+    );
+    (host.read(event, &answer), answer)
+}
+
+/// Every run ends 0 or in the host's verdict code, never 1, 101 or by a signal.
+fn assert_never_broken(seen: &Seen, answer: &Answer, what: &str) {
+    assert!(
+        !matches!(seen, Seen::Broken(_)),
+        "{what}: the host reads a broken hook: {seen:?}\n{answer:?}"
+    );
+    assert!(
+        matches!(answer.code, Some(0 | 2)),
+        "{what}: exit {:?}\n{answer:?}",
+        answer.code
+    );
+}
+
+/// The warning a fail-open answer leaves: a `systemMessage` where the host shows one, and
+/// always on stderr, naming the hook.
+fn assert_warned(host: Host, seen: &Seen, answer: &Answer, hook: &str, needle: &str, what: &str) {
+    assert_never_broken(seen, answer, what);
+    assert!(
+        answer.stderr.contains(&format!("kapi hook {hook}")) && answer.stderr.contains(needle),
+        "{what}: stderr should name the hook and say `{needle}`: {answer:?}"
+    );
+    match host {
+        Host::ClaudeCode | Host::Codex => match seen {
+            Seen::Warn(m) => assert!(m.contains(needle), "{what}: {m}"),
+            other => panic!("{what}: expected a systemMessage, got {other:?}"),
+        },
+        Host::Kkss | Host::Kiki => {
+            assert_eq!(seen, &Seen::Allow, "{what}");
+            assert!(answer.stdout.is_empty(), "{what}: {answer:?}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cases, per host
+
+#[test]
+fn a_clean_edit_is_nothing_to_report() {
+    for host in HOSTS {
+        for flag in [true, false] {
+            let p = project();
+            for event in [Event::PreEdit, Event::PostEdit] {
+                let (seen, answer) = fire(p.path(), host, flag, event, "docs/good.md", false);
+                let what = format!("{host:?} flag={flag} {event:?}");
+                assert_eq!(seen, Seen::Allow, "{what}: {answer:?}");
+                assert!(
+                    answer.stdout.is_empty() && answer.code == Some(0),
+                    "{what}: {answer:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_failing_edit_hands_the_finding_back() {
+    for host in HOSTS {
+        for flag in [true, false] {
+            let p = project();
+            let what = format!("{host:?} flag={flag}");
+            let (seen, answer) = fire(p.path(), host, flag, Event::PostEdit, "docs/bad.md", false);
+            assert_never_broken(&seen, &answer, &what);
+            match host {
+                Host::ClaudeCode | Host::Codex | Host::Kkss => match &seen {
+                    Seen::Feedback(reason) => {
+                        assert!(reason.contains("docs/bad.md:3:9"), "{what}: {reason}");
+                        assert!(reason.contains("terms.forbidden"), "{what}: {reason}");
+                        assert!(reason.contains("use `sign in`"), "{what}: {reason}");
+                    }
+                    other => panic!("{what}: expected feedback, got {other:?}"),
+                },
+                // Kiki's PostToolUse only observes: the finding waits for its stop hook.
+                Host::Kiki => {
+                    assert_eq!(seen, Seen::Allow, "{what}");
+                    let state = p.path().join(".kapi/work/hooks/kiki-session-1.json");
+                    let state = std::fs::read_to_string(&state).expect("post-edit recorded state");
+                    assert!(state.contains("docs/bad.md"), "{state}");
+                    let (seen, _) = fire(p.path(), host, flag, Event::Stop, "", false);
+                    match seen {
+                        Seen::Continue(reason) => {
+                            assert!(reason.contains("docs/bad.md"), "{reason}")
+                        }
+                        other => panic!("{what}: Kiki's stop should continue, got {other:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_generated_target_is_refused_naming_its_source_and_the_kapi_route() {
+    for host in HOSTS {
+        for flag in [true, false] {
+            let p = project();
+            let what = format!("{host:?} flag={flag}");
+            let (seen, answer) = fire(p.path(), host, flag, Event::PreEdit, "i18n/fr.json", false);
+            assert_never_broken(&seen, &answer, &what);
+            match seen {
+                Seen::Deny(reason) => {
+                    assert!(
+                        reason.contains("i18n/fr.json is generated"),
+                        "{what}: {reason}"
+                    );
+                    assert!(reason.contains("i18n/en.json"), "{what}: {reason}");
+                    assert!(reason.contains("kapi apply"), "{what}: {reason}");
+                    assert!(reason.contains("--editions fr"), "{what}: {reason}");
+                }
+                other => panic!("{what}: expected a deny, got {other:?}"),
+            }
+            // The source itself is the person's to edit.
+            let (seen, _) = fire(p.path(), host, flag, Event::PreEdit, "i18n/en.json", false);
+            assert_eq!(seen, Seen::Allow, "{what}");
+        }
+    }
+}
+
+#[test]
+fn no_project_is_nothing_to_report() {
+    let plain = tempfile::tempdir().unwrap();
+    std::fs::write(plain.path().join("notes.md"), "Use the login page.\n").unwrap();
+    for host in HOSTS {
+        for flag in [true, false] {
+            for event in [Event::PreEdit, Event::PostEdit, Event::Stop] {
+                let (seen, answer) = fire(plain.path(), host, flag, event, "notes.md", false);
+                let what = format!("{host:?} flag={flag} {event:?}");
+                assert_eq!(seen, Seen::Allow, "{what}: {answer:?}");
+                assert!(
+                    answer.stderr.is_empty(),
+                    "{what}: no warning outside a project: {answer:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_payload_is_nothing_to_report_silently() {
+    let p = project();
+    for host in HOSTS {
+        for event in [Event::PreEdit, Event::PostEdit, Event::Stop] {
+            let answer = run_hook(p.path(), event.hook(), Some(host), &[], &[], Feed::Nothing);
+            let what = format!("{host:?} {event:?}");
+            assert_eq!(host.read(event, &answer), Seen::Allow, "{what}");
+            assert_eq!(answer.code, Some(0), "{what}");
+            assert!(
+                answer.stdout.is_empty() && answer.stderr.is_empty(),
+                "{what}: {answer:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_garbage_payload_could_not_run_and_says_so() {
+    let p = project();
+    for host in HOSTS {
+        for event in [Event::PreEdit, Event::PostEdit, Event::Stop] {
+            for garbage in [
+                &b"not json at all"[..],
+                b"{\"cwd\": ",
+                b"[1,2,3]",
+                b"\xff\xfe\x00",
+                b"   \n",
+            ] {
+                let answer = run_hook(
+                    p.path(),
+                    event.hook(),
+                    Some(host),
+                    &[],
+                    &[],
+                    Feed::Bytes(garbage.to_vec()),
+                );
+                let seen = host.read(event, &answer);
+                let what = format!("{host:?} {event:?} {:?}", String::from_utf8_lossy(garbage));
+                assert_warned(host, &seen, &answer, event.hook(), "could not run", &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_huge_payload_is_not_read_past_its_bound() {
+    let p = project();
+    // 33 MiB: more than the 32 MiB kapi reads.
+    let mut huge = b"{\"cwd\": \"".to_vec();
+    huge.extend(std::iter::repeat_n(b'x', 33 * 1024 * 1024));
+    huge.extend(b"\"}");
+    for host in HOSTS {
+        let answer = run_hook(
+            p.path(),
+            "post-edit",
+            Some(host),
+            &[],
+            &[],
+            Feed::Bytes(huge.clone()),
+        );
+        let seen = host.read(Event::PostEdit, &answer);
+        assert_warned(
+            host,
+            &seen,
+            &answer,
+            "post-edit",
+            "over 32 MiB",
+            &format!("{host:?}"),
+        );
+    }
+}
+
+#[test]
+fn a_missing_file_could_not_run() {
+    for host in HOSTS {
+        let p = project();
+        let (seen, answer) = fire(p.path(), host, true, Event::PostEdit, "docs/gone.md", false);
+        assert_warned(
+            host,
+            &seen,
+            &answer,
+            "post-edit",
+            "does not exist",
+            &format!("{host:?}"),
+        );
+    }
+}
+
+#[test]
+fn a_payload_that_never_ends_meets_the_deadline_and_allows() {
+    let p = project();
+    for host in HOSTS {
+        for event in [Event::PreEdit, Event::Stop] {
+            let answer = run_hook(
+                p.path(),
+                event.hook(),
+                Some(host),
+                &["--deadline-ms", "300"],
+                &[],
+                Feed::Stall(b"{\"cwd\": \"/".to_vec()),
+            );
+            let seen = host.read(event, &answer);
+            assert_warned(
+                host,
+                &seen,
+                &answer,
+                event.hook(),
+                "deadline",
+                &format!("{host:?} {event:?}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stop_loop_ends() {
+    for host in HOSTS {
+        let p = project();
+        let what = format!("{host:?}");
+        let stop = |active: bool| fire(p.path(), host, true, Event::Stop, "", active);
+        match host {
+            Host::ClaudeCode => {
+                let (first, _) = stop(false);
+                assert!(
+                    matches!(&first, Seen::Continue(r) if r.contains("docs/bad.md")),
+                    "{first:?}"
+                );
+                // The continuation's stop carries stop_hook_active: never blocked again.
+                let (second, answer) = stop(true);
+                assert!(
+                    matches!(&second, Seen::Warn(m) if m.contains("docs/bad.md")),
+                    "{second:?}"
+                );
+                assert!(answer.stderr.contains("kapi hook stop"), "{answer:?}");
+            }
+            Host::Codex | Host::Kiki => {
+                // No flag the hook can trust: kapi's own count, 2 in a row with no new edit.
+                for i in 0..2 {
+                    let (seen, _) = stop(false);
+                    assert!(
+                        matches!(&seen, Seen::Continue(r) if r.contains("docs/bad.md")),
+                        "{what} #{i}: {seen:?}"
+                    );
+                }
+                let (third, answer) = stop(false);
+                assert_never_broken(&third, &answer, &what);
+                assert!(
+                    !matches!(third, Seen::Continue(_)),
+                    "{what}: a third block: {third:?}"
+                );
+                assert!(
+                    answer.stderr.contains("2 stops in a row"),
+                    "{what}: {answer:?}"
+                );
+                // A new edit starts the count again; the fix makes the stop clean.
+                let (_, _) = fire(p.path(), host, true, Event::PostEdit, "docs/good.md", false);
+                let (again, _) = stop(false);
+                assert!(
+                    matches!(again, Seen::Continue(_)),
+                    "{what}: after an edit: {again:?}"
+                );
+                fix(p.path());
+                let (clean, answer) = stop(false);
+                assert_eq!(clean, Seen::Allow, "{what}: {answer:?}");
+                assert!(answer.stderr.is_empty(), "{what}: {answer:?}");
+            }
+            Host::Kkss => {
+                // TurnEnd only observes: a report on stderr, never a loop.
+                for _ in 0..3 {
+                    let (seen, answer) = stop(false);
+                    assert_eq!(seen, Seen::Allow, "{answer:?}");
+                    assert!(answer.stderr.contains("docs/bad.md"), "{answer:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_session_block_cap_holds_even_with_edits_between() {
+    let p = project();
+    let mut blocks = 0;
+    for _ in 0..12 {
+        let (_, _) = fire(
+            p.path(),
+            Host::Codex,
+            true,
+            Event::PostEdit,
+            "docs/good.md",
+            false,
+        );
+        let (seen, answer) = fire(p.path(), Host::Codex, true, Event::Stop, "", false);
+        assert_never_broken(&seen, &answer, "codex");
+        if matches!(seen, Seen::Continue(_)) {
+            blocks += 1;
+        }
+    }
+    assert_eq!(blocks, 8, "at most 8 stop blocks in one session");
+}
+
+#[test]
+fn gates_that_did_not_run_say_why() {
+    for host in [Host::ClaudeCode, Host::Kiki] {
+        let p = project();
+        // Collections that match nothing: the ship gate has nothing to check.
+        std::fs::write(
+            p.path().join("kapi.yaml"),
+            "version: v1\nname: sim\ncollections:\n  - path: \"nothing/**/*.md\"\n",
+        )
+        .unwrap();
+        let (seen, answer) = fire(p.path(), host, true, Event::Stop, "", false);
+        assert_warned(
+            host,
+            &seen,
+            &answer,
+            "stop",
+            "the gates did not run",
+            &format!("{host:?}"),
+        );
+        assert!(
+            answer.stderr.contains("declare no content file"),
+            "{answer:?}"
+        );
+    }
+}
+
+#[test]
+fn a_broken_recipe_could_not_run() {
+    for host in HOSTS {
+        let p = project();
+        std::fs::write(p.path().join("kapi.yaml"), "version: v1\ncollections: [\n").unwrap();
+        for event in [Event::PreEdit, Event::PostEdit, Event::Stop] {
+            let (seen, answer) = fire(p.path(), host, true, event, "docs/bad.md", false);
+            assert_warned(
+                host,
+                &seen,
+                &answer,
+                event.hook(),
+                "kapi.yaml",
+                &format!("{host:?} {event:?}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_panic_allows_and_warns() {
+    let p = project();
+    for host in HOSTS {
+        for event in [Event::PreEdit, Event::Stop] {
+            let payload = host.payload(event, p.path(), "i18n/fr.json", false);
+            let answer = run_hook(
+                p.path(),
+                event.hook(),
+                Some(host),
+                &[],
+                &[("KAPI_TEST_HOOK_PANIC", "1")],
+                Feed::Bytes(payload.to_string().into_bytes()),
+            );
+            let seen = host.read(event, &answer);
+            if cfg!(debug_assertions) {
+                assert_warned(
+                    host,
+                    &seen,
+                    &answer,
+                    event.hook(),
+                    "internal error",
+                    &format!("{host:?} {event:?}"),
+                );
+            } else {
+                assert_never_broken(&seen, &answer, "release build ignores the test hook");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_never_exit_with_a_usage_error() {
+    let p = project();
+    let payload = Host::Kiki.payload(Event::PreEdit, p.path(), "docs/good.md", false);
+    for args in [
+        &["hook"][..],
+        &["hook", "sideways"],
+        &["hook", "pre-edit", "--host"],
+        &["hook", "pre-edit", "--host", "emacs"],
+        &["hook", "pre-edit", "--frobnicate", "--deadline-ms", "soon"],
+    ] {
+        let out = Command::new(kapi_bin())
+            .args(args)
+            .current_dir(p.path())
+            .env_remove("KAPI_NO_PROJECT")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                c.stdin
+                    .take()
+                    .unwrap()
+                    .write_all(payload.to_string().as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+    }
+    // A bare `kapi` (a host that dropped the arguments) is not a usage error either.
+    let bare = Command::new(kapi_bin())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(bare.status.code(), Some(0));
+}
+
+#[test]
+fn with_no_host_told_the_answer_is_the_universal_safe_mode() {
+    let p = project();
+    // A payload no host's fields identify, on a generated target and a failing file.
+    for (event, file) in [
+        (Event::PreEdit, "i18n/fr.json"),
+        (Event::PostEdit, "docs/bad.md"),
+        (Event::Stop, ""),
+    ] {
+        let payload = json!({"cwd": p.path(), "tool_name": "Write", "tool_input": {"file_path": p.path().join(file)}});
+        let answer = run_hook(
+            p.path(),
+            event.hook(),
+            None,
+            &[],
+            &[],
+            Feed::Bytes(payload.to_string().into_bytes()),
+        );
+        assert_eq!(answer.code, Some(0), "{event:?}: {answer:?}");
+        assert!(answer.stdout.is_empty(), "{event:?}: {answer:?}");
+        assert!(
+            !answer.stderr.is_empty(),
+            "{event:?}: the verdict is still on stderr"
+        );
+    }
+}
+
+#[test]
+fn a_closed_stdout_loses_the_text_never_the_exit_code() {
+    let p = project();
+    let payload = Host::ClaudeCode.payload(Event::PreEdit, p.path(), "i18n/fr.json", false);
+    let mut child = Command::new(kapi_bin())
+        .args(["hook", "pre-edit", "--host", "claude-code"])
+        .current_dir(p.path())
+        .env_remove("KAPI_NO_PROJECT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

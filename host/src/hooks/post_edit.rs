@@ -1,0 +1,151 @@
+//! `kapi hook post-edit`: the writing check on the file an edit wrote, so the assistant fixes
+//! it before it reports done; the findings are also recorded for the stop hook.
+//!
+//! A file outside any project, kapi's own files, an excluded file and a format kapi does not
+//! read are nothing to report. A file the edit named that is not there is a guard that could not
+//! run (it warns). A catalog's translation target is checked through its source, which checks
+//! every translation beside it.
+
+use std::path::Path;
+
+use kapi_core::project::collections::Collections;
+
+use super::eval::{self, Ctx};
+use super::payload::{is_edit_tool, resolve};
+use super::protocol::Verdict;
+use super::state;
+use crate::app::relative_to;
+use crate::check::{CheckRequest, check};
+
+enum Outcome {
+    Skip,
+    Pass,
+    Fail(String),
+    DidNotRun(String),
+    CouldNot(String),
+}
+
+pub fn evaluate(ctx: &Ctx) -> Verdict {
+    let paths = ctx.payload.edited_paths();
+    if paths.is_empty() {
+        return match ctx.payload.tool_name() {
+            Some(tool) if !is_edit_tool(tool) => Verdict::Nothing,
+            _ => Verdict::CouldNotRun {
+                message: "the payload names no file the edit wrote (no tool_input.file_path or tool_input.path)".into(),
+            },
+        };
+    }
+    let mut fails = Vec::new();
+    let mut did_not_run = Vec::new();
+    let mut could_not = Vec::new();
+    for path in &paths {
+        let Some(abs) = resolve(path, ctx.cwd.as_deref()) else {
+            could_not.push(format!(
+                "`{path}` is relative and the payload names no cwd to resolve it against"
+            ));
+            continue;
+        };
+        match check_one(ctx, &abs) {
+            Outcome::Skip | Outcome::Pass => {}
+            Outcome::Fail(reason) => fails.push(reason),
+            Outcome::DidNotRun(cause) => did_not_run.push(cause),
+            Outcome::CouldNot(message) => could_not.push(message),
+        }
+    }
+    if !fails.is_empty() {
+        let mut reason = fails.join("\n\n");
+        for cause in did_not_run.iter().chain(&could_not) {
+            reason.push_str(&format!("\n(also: {cause})"));
+        }
+        return Verdict::Negative { reason };
+    }
+    if !did_not_run.is_empty() {
+        return Verdict::GatesDidNotRun {
+            cause: did_not_run.join("; "),
+        };
+    }
+    if !could_not.is_empty() {
+        return Verdict::CouldNotRun {
+            message: could_not.join("; "),
+        };
+    }
+    Verdict::Nothing
+}
+
+fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
+    ctx.phase
+        .set(format!("finding the project of {}", abs.display()));
+    let project = match ctx.project_for(abs) {
+        Ok(Some(p)) => p,
+        Ok(None) => return Outcome::Skip,
+        Err(e) => return Outcome::CouldNot(e.to_string()),
+    };
+    let Some(rel) = relative_to(abs, &project.root) else {
+        return Outcome::Skip;
+    };
+    let collections = match Collections::new(&project.recipe) {
+        Ok(c) => c,
+        Err(e) => return Outcome::CouldNot(e.to_string()),
+    };
+    // A translation target is checked through its source (the check reads every target).
+    let (rel, abs) = match eval::source_of(&project, &collections, &rel) {
+        Ok(Some((source, _))) => {
+            let abs = project.root.join(&source);
+            (source, abs)
+        }
+        Ok(None) if collections.is_target(&rel) => return Outcome::Skip,
+        Ok(None) => (rel, abs.to_path_buf()),
+        Err(e) => return Outcome::CouldNot(e.to_string()),
+    };
+    if !abs.exists() {
+        return Outcome::CouldNot(format!("{rel}, the file the edit names, does not exist"));
+    }
+    match eval::is_content(&project, &collections, &abs) {
+        Ok(true) => {}
+        Ok(false) => return Outcome::Skip,
+        Err(e) => return Outcome::CouldNot(e.to_string()),
+    }
+    ctx.phase.set(format!("checking {rel}"));
+    let app = ctx.app(&project);
+    let request = CheckRequest {
+        paths: vec![abs.clone()],
+        ..CheckRequest::default()
+    };
+    let outcome = match check(&app, &request, &()) {
+        Ok(run) if run.report.pass => Outcome::Pass,
+        Ok(run) => {
+            let shown = crate::check::display_path(&app, &abs);
+            let mut reason = format!(
+                "kapi check: {shown} does not pass the project's gate ({}):\n",
+                eval::gate_reasons(&run.report)
+            );
+            reason.push_str(&eval::failing_lines(&run.report).join("\n"));
+            reason.push_str(&format!(
+                "\nFix these in {shown} before you report done; `kapi check {shown}` runs the same check, and `kapi context {shown}` gives the voice and terms that apply."
+            ));
+            Outcome::Fail(reason)
+        }
+        Err(e) => Outcome::DidNotRun(format!("{rel}: {e}")),
+    };
+    record(ctx, &project.root, &rel, &outcome);
+    outcome
+}
+
+/// Records the file for the stop hook: its findings while it fails, and a new edit (which
+/// resets the consecutive stop-block count).
+fn record(ctx: &Ctx, root: &Path, rel: &str, outcome: &Outcome) {
+    let session = ctx.session();
+    let mut s = state::load(root, &session);
+    s.stop_blocks = 0;
+    match outcome {
+        Outcome::Fail(reason) => {
+            s.pending.insert(rel.to_owned(), reason.clone());
+        }
+        _ => {
+            s.pending.remove(rel);
+        }
+    }
+    // Recording is best effort: the verdict above stands without it, and the stop hook
+    // still runs the ship gates.
+    let _ = state::save(root, &session, &s);
+}

@@ -1,0 +1,73 @@
+//! `kapi hook pre-edit`: refuses a direct hand-edit of a file the project generates as a
+//! translation target (a collection item's `target` template), naming its source and the kapi
+//! command that changes that language instead. Every other edit is nothing to report.
+
+use kapi_core::project::collections::Collections;
+
+use super::eval::{self, Ctx};
+use super::payload::{is_edit_tool, resolve};
+use super::protocol::Verdict;
+use crate::app::relative_to;
+
+pub fn evaluate(ctx: &Ctx) -> Verdict {
+    let paths = ctx.payload.edited_paths();
+    if paths.is_empty() {
+        return match ctx.payload.tool_name() {
+            Some(tool) if !is_edit_tool(tool) => Verdict::Nothing,
+            _ => Verdict::CouldNotRun {
+                message: "the payload names no file the edit would write (no tool_input.file_path or tool_input.path)".into(),
+            },
+        };
+    }
+    let mut denials = Vec::new();
+    for path in &paths {
+        let Some(abs) = resolve(path, ctx.cwd.as_deref()) else {
+            return Verdict::CouldNotRun {
+                message: format!(
+                    "`{path}` is relative and the payload names no cwd to resolve it against"
+                ),
+            };
+        };
+        ctx.phase
+            .set(format!("finding the project of {}", abs.display()));
+        let project = match ctx.project_for(&abs) {
+            Ok(Some(p)) => p,
+            Ok(None) => continue,
+            Err(e) => {
+                return Verdict::CouldNotRun {
+                    message: e.to_string(),
+                };
+            }
+        };
+        let Some(rel) = relative_to(&abs, &project.root) else {
+            continue;
+        };
+        let collections = match Collections::new(&project.recipe) {
+            Ok(c) => c,
+            Err(e) => {
+                return Verdict::CouldNotRun {
+                    message: e.to_string(),
+                };
+            }
+        };
+        ctx.phase.set(format!("finding the source of {rel}"));
+        match eval::source_of(&project, &collections, &rel) {
+            Ok(Some((source, lang))) => denials.push(format!(
+                "{rel} is generated: it is the `{lang}` translation of {source} (its collection's `target` template), so kapi refuses a direct edit. Change the `{lang}` edition through kapi instead: `kapi inspect {source} --editions {lang}`, then `kapi apply` a change set whose operations name `\"edition\": \"{lang}\"` (MCP: read_blocks, then apply_edits)."
+            )),
+            Ok(None) => {}
+            Err(e) => {
+                return Verdict::CouldNotRun {
+                    message: e.to_string(),
+                };
+            }
+        }
+    }
+    if denials.is_empty() {
+        Verdict::Nothing
+    } else {
+        Verdict::Negative {
+            reason: denials.join("\n"),
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! How each host reads a hook's answer: one verdict, rendered as the stdout, stderr and exit
+//! code that host documents, so a verdict is never mistaken for a broken hook and back.
+//!
+//! | verdict | Claude Code, Codex | KKSS | Kiki | no host identified |
+//! |---|---|---|---|---|
+//! | pre-edit deny | `hookSpecificOutput.permissionDecision:"deny"`, 0 | reason on stderr, 2 | reason on stderr, 2 | stderr, 0 |
+//! | post-edit findings | `{"decision":"block","reason"}`, 0 | the reason on stdout (its `modelOutput`), 0 | recorded for the stop hook; nothing, 0 | stderr, 0 |
+//! | stop gate not met | `{"decision":"block","reason"}`, 0 | stderr, 0 (TurnEnd only observes) | reason on stderr, 2 | stderr, 0 |
+//! | nothing to report | nothing, 0 | nothing, 0 | nothing, 0 | nothing, 0 |
+//! | could not run, gates did not run, a notice | `{"systemMessage"}` and stderr, 0 | stderr, 0 | stderr, 0 | stderr, 0 |
+//!
+//! A hook never exits 1 or 101 and writes nothing to stdout but the one protocol object (Kiki
+//! blocks on any stray `message` key, and KKSS and Kiki fail closed on every other exit code).
+
+use serde_json::json;
+
+use super::{HookName, Protocol};
+
+/// Claude Code caps a hook's output strings at 10,000 characters; kapi stays below.
+pub const MAX_REASON_CHARS: usize = 8_000;
+
+/// What a hook concluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Evaluated, nothing to report.
+    Nothing,
+    /// Evaluated, negative: pre-edit denies the edit, post-edit returns findings, stop keeps
+    /// the assistant working.
+    Negative { reason: String },
+    /// The guard could not run (bad payload, broken project, deadline, internal error).
+    CouldNotRun { message: String },
+    /// Evaluated, but the gates did not run: the cause names why.
+    GatesDidNotRun { cause: String },
+    /// Evaluated; the verdict is negative but not enforced (a stop kapi no longer blocks):
+    /// a warning for the person, no decision.
+    Notice { message: String },
+}
+
+/// A hook's whole answer: at most one stdout object, stderr lines, the exit code.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    pub stdout: Option<String>,
+    pub stderr: String,
+    pub code: u8,
+}
+
+/// `text` cut to `max` characters on a character boundary, with a marker when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(20)).collect();
+    out.push_str("\n… (output cut)");
+    out
+}
+
+/// Renders a verdict for a host (`None`: no host identified, the universal safe mode).
+pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>) -> Reply {
+    let name = hook.map_or("kapi hook", |h| match h {
+        HookName::PostEdit => "kapi hook post-edit",
+        HookName::Stop => "kapi hook stop",
+        HookName::PreEdit => "kapi hook pre-edit",
+    });
+    let warn = |text: &str| -> Reply {
+        let text = clip(text, MAX_REASON_CHARS);
+        let stdout = match host {
+            Some(Protocol::ClaudeCode | Protocol::Codex) => {
+                Some(json!({ "systemMessage": format!("{name}: {text}") }).to_string())
+            }
+            _ => None,
+        };
+        Reply {
+            stdout,
+            stderr: format!("{name}: {text}\n"),
+            code: 0,
+        }
+    };
+    match verdict {
+        Verdict::Nothing => Reply::default(),
+        Verdict::CouldNotRun { message } => warn(&format!(
+            "could not run: {message}; the action was allowed, unchecked"
+        )),
+        Verdict::GatesDidNotRun { cause } => warn(&format!(
+            "the gates did not run: {cause}; nothing was checked"
+        )),
+        Verdict::Notice { message } => warn(message),
+        Verdict::Negative { reason } => {
+            let reason = clip(reason, MAX_REASON_CHARS);
+            let hook = hook.unwrap_or(HookName::PostEdit);
+            match (host, hook) {
+                (Some(Protocol::ClaudeCode | Protocol::Codex), HookName::PreEdit) => Reply {
+                    stdout: Some(
+                        json!({"hookSpecificOutput": {
+                            "hookEventName": "PreToolUse",
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": reason,
+                        }})
+                        .to_string(),
+                    ),
+                    stderr: String::new(),
+                    code: 0,
+                },
+                (Some(Protocol::ClaudeCode | Protocol::Codex), _) => Reply {
+                    stdout: Some(json!({"decision": "block", "reason": reason}).to_string()),
+                    stderr: String::new(),
+                    code: 0,
+                },
+                (Some(Protocol::Kkss), HookName::PreEdit)
+                | (Some(Protocol::Kiki), HookName::PreEdit | HookName::Stop) => Reply {
+                    stdout: None,
+                    stderr: format!("{reason}\n"),
+                    code: 2,
+                },
+                (Some(Protocol::Kkss), HookName::PostEdit) => Reply {
+                    stdout: Some(reason),
+                    stderr: String::new(),
+                    code: 0,
+                },
+                // KKSS's TurnEnd only observes; Kiki's post-edit findings were recorded for
+                // its stop hook; no host identified: say it where a person running it sees.
+                _ => Reply {
+                    stdout: None,
+                    stderr: format!("{name}: {reason}\n"),
+                    code: 0,
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn negative() -> Verdict {
+        Verdict::Negative {
+            reason: "fix it".into(),
+        }
+    }
+
+    #[test]
+    fn claude_code_carries_every_verdict_in_json_on_exit_0() {
+        let deny = render(
+            &negative(),
+            Some(HookName::PreEdit),
+            Some(Protocol::ClaudeCode),
+        );
+        assert_eq!(deny.code, 0);
+        let v: serde_json::Value = serde_json::from_str(deny.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        let block = render(&negative(), Some(HookName::Stop), Some(Protocol::Codex));
+        assert_eq!(
+            block.stdout.as_deref(),
+            Some(r#"{"decision":"block","reason":"fix it"}"#)
+        );
+        let warn = render(
+            &Verdict::CouldNotRun {
+                message: "boom".into(),
+            },
+            Some(HookName::Stop),
+            Some(Protocol::ClaudeCode),
+        );
+        assert!(
+            warn.stdout
+                .unwrap()
+                .starts_with(r#"{"systemMessage":"kapi hook stop: could not run: boom"#)
+        );
+        assert!(
+            warn.stderr
+                .starts_with("kapi hook stop: could not run: boom")
+        );
+        assert_eq!(render(&Verdict::Nothing, None, None), Reply::default());
+    }
+
+    #[test]
+    fn kkss_and_kiki_deny_with_exit_2_and_never_print_json() {
+        for host in [Protocol::Kkss, Protocol::Kiki] {
+            let deny = render(&negative(), Some(HookName::PreEdit), Some(host));
+            assert_eq!(
+                (deny.code, deny.stdout, deny.stderr.as_str()),
+                (2, None, "fix it\n")
+            );
+            let warn = render(
+                &Verdict::GatesDidNotRun { cause: "x".into() },
+                Some(HookName::Stop),
+                Some(host),
+            );
+            assert_eq!((warn.code, warn.stdout), (0, None));
+        }
+        let kkss_post = render(&negative(), Some(HookName::PostEdit), Some(Protocol::Kkss));
+        assert_eq!(
+            (kkss_post.code, kkss_post.stdout.as_deref()),
+            (0, Some("fix it"))
+        );
+        let kkss_stop = render(&negative(), Some(HookName::Stop), Some(Protocol::Kkss));
+        assert_eq!((kkss_stop.code, kkss_stop.stdout), (0, None));
+        let kiki_stop = render(&negative(), Some(HookName::Stop), Some(Protocol::Kiki));
+        assert_eq!(kiki_stop.code, 2);
+        let kiki_post = render(&negative(), Some(HookName::PostEdit), Some(Protocol::Kiki));
+        assert_eq!((kiki_post.code, kiki_post.stdout), (0, None));
+    }
+
+    #[test]
+    fn no_host_is_the_universal_safe_mode() {
+        for hook in HookName::ALL {
+            let r = render(&negative(), Some(hook), None);
+            assert_eq!((r.code, r.stdout), (0, None));
+        }
+    }
+
+    #[test]
+    fn long_reasons_are_clipped_below_the_hosts_cap() {
+        let long = "x".repeat(20_000);
+        let r = render(
+            &Verdict::Negative { reason: long },
+            Some(HookName::Stop),
+            Some(Protocol::ClaudeCode),
+        );
+        let v: serde_json::Value = serde_json::from_str(&r.stdout.unwrap()).unwrap();
+        assert!(v["reason"].as_str().unwrap().chars().count() <= MAX_REASON_CHARS);
+    }
+}

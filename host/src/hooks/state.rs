@@ -1,0 +1,138 @@
+//! What the hooks remember within one assistant session, in `.kapi/work/hooks/<session>.json`:
+//! findings post-edit saw that wait for the stop hook (the only way to the model on Kiki), and
+//! the stop-block count.
+//!
+//! The count is kapi's own loop guard for hosts without `stop_hook_active` or a cap of their
+//! own: a stop is blocked at most [`MAX_CONSECUTIVE_BLOCKS`] times in a row with no new edit,
+//! and at most [`MAX_SESSION_BLOCKS`] times in a session whatever happens. State older than a
+//! week is pruned whenever state is written. A state file kapi cannot read starts afresh.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Consecutive stop blocks with no new edit between them.
+pub const MAX_CONSECUTIVE_BLOCKS: u32 = 2;
+/// Stop blocks in one session, edits or not: never forever.
+pub const MAX_SESSION_BLOCKS: u32 = 8;
+const PRUNE_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// One session's hook state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionState {
+    /// Stop blocks since the last edit.
+    #[serde(default)]
+    pub stop_blocks: u32,
+    /// Stop blocks in the session.
+    #[serde(default)]
+    pub session_blocks: u32,
+    /// Findings post-edit recorded for the stop hook (hosts whose post-edit only observes),
+    /// by project-relative file.
+    #[serde(default)]
+    pub pending: BTreeMap<String, String>,
+}
+
+/// The state file of `session` under `root`.
+pub fn path(root: &Path, session: &str) -> PathBuf {
+    root.join(".kapi/work/hooks")
+        .join(format!("{}.json", file_key(session)))
+}
+
+/// A session id as a file name: kept when it is plain, else a readable prefix and a hash.
+fn file_key(session: &str) -> String {
+    let plain = !session.is_empty()
+        && session.len() <= 80
+        && session
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && !session.starts_with('.');
+    if plain {
+        return session.to_owned();
+    }
+    let prefix: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(24)
+        .collect();
+    let hash: String = Sha256::digest(session.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{prefix}-{hash}")
+}
+
+/// Reads a session's state; a missing or unreadable file is a fresh state.
+pub fn load(root: &Path, session: &str) -> SessionState {
+    std::fs::read(path(root, session))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default()
+}
+
+/// Writes a session's state atomically and prunes week-old state files.
+pub fn save(root: &Path, session: &str, state: &SessionState) -> Result<(), String> {
+    let file = path(root, session);
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let bytes = serde_json::to_vec_pretty(state).map_err(|e| e.to_string())?;
+    kapi_core::change::stage::write_one(&file, &bytes)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    prune(&dir, &file);
+    Ok(())
+}
+
+fn prune(dir: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let p = entry.path();
+        if p == keep || p.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > PRUNE_AFTER);
+        if old {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_round_trips_and_a_broken_file_starts_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = SessionState {
+            stop_blocks: 1,
+            ..SessionState::default()
+        };
+        s.pending.insert("docs/a.md".into(), "fails".into());
+        save(dir.path(), "abc-1", &s).unwrap();
+        assert_eq!(load(dir.path(), "abc-1"), s);
+        std::fs::write(path(dir.path(), "abc-1"), "{not json").unwrap();
+        assert_eq!(load(dir.path(), "abc-1"), SessionState::default());
+        assert_eq!(load(dir.path(), "other"), SessionState::default());
+    }
+
+    #[test]
+    fn session_ids_never_leave_the_state_folder() {
+        let dir = Path::new("/p");
+        for id in ["../../etc/passwd", "a/b", ".hidden", "", &"x".repeat(500)] {
+            let p = path(dir, id);
+            assert_eq!(p.parent(), Some(Path::new("/p/.kapi/work/hooks")), "{id}");
+        }
+        assert_eq!(file_key("sess_01.x"), "sess_01.x");
+    }
+}

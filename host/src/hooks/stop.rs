@@ -1,0 +1,155 @@
+//! `kapi hook stop`: the project's ship gates (`kapi check --ship`) and the files this session's
+//! edits left failing, keeping the assistant working until they are green — never forever.
+//!
+//! A stop is not blocked when the host says it already follows a stop-hook continuation
+//! (`stop_hook_active`), nor after [`state::MAX_CONSECUTIVE_BLOCKS`] blocks with no new edit, nor
+//! after [`state::MAX_SESSION_BLOCKS`] in the session, nor when kapi cannot record its count: the
+//! person then gets a warning that the gates are still red instead. On KKSS (whose TurnEnd only
+//! observes) the verdict is a report, and no count is kept.
+
+use kapi_core::project::collections::Collections;
+
+use super::Protocol;
+use super::eval::{self, Ctx};
+use super::protocol::Verdict;
+use super::state;
+use crate::check::{CheckRequest, check};
+use crate::error::HostError;
+
+pub fn evaluate(ctx: &Ctx) -> Verdict {
+    let Some(cwd) = ctx.cwd.clone() else {
+        return Verdict::CouldNotRun {
+            message:
+                "the payload names no cwd, so kapi cannot tell which project the session works in"
+                    .into(),
+        };
+    };
+    ctx.phase.set("finding the project");
+    let project = match ctx.project_for(&cwd) {
+        Ok(Some(p)) => p,
+        Ok(None) => return Verdict::Nothing,
+        Err(e) => {
+            return Verdict::CouldNotRun {
+                message: e.to_string(),
+            };
+        }
+    };
+    let collections = match Collections::new(&project.recipe) {
+        Ok(c) => c,
+        Err(e) => {
+            return Verdict::CouldNotRun {
+                message: e.to_string(),
+            };
+        }
+    };
+    let session = ctx.session();
+    let mut s = state::load(&project.root, &session);
+    let app = ctx.app(&project);
+
+    ctx.phase.set("running the ship gates");
+    let mut sections = Vec::new();
+    let mut did_not_run = None;
+    let ship = CheckRequest {
+        ship: true,
+        ..CheckRequest::default()
+    };
+    match check(&app, &ship, &()) {
+        Ok(run) if run.report.pass => {}
+        Ok(run) => sections.push(format!(
+            "The project's ship gate is not met ({}):\n{}",
+            eval::gate_reasons(&run.report),
+            eval::failing_lines(&run.report).join("\n")
+        )),
+        Err(HostError::NoContent) => {
+            did_not_run = Some(
+                "the recipe's collections declare no content file, so the ship gate had nothing to check"
+                    .to_owned(),
+            );
+        }
+        Err(e) => did_not_run = Some(e.to_string()),
+    }
+
+    // Files this session's edits left failing that the ship gate does not cover.
+    let pending: Vec<String> = s.pending.keys().cloned().collect();
+    for rel in pending {
+        let abs = project.root.join(&rel);
+        let declared = collections.matches(&rel).is_some()
+            && !collections.is_excluded(&rel)
+            && !collections.is_target(&rel);
+        if !abs.is_file() || (declared && did_not_run.is_none()) {
+            s.pending.remove(&rel);
+            continue;
+        }
+        ctx.phase.set(format!("checking {rel}"));
+        let request = CheckRequest {
+            paths: vec![abs.clone()],
+            ..CheckRequest::default()
+        };
+        match check(&app, &request, &()) {
+            Ok(run) if run.report.pass => {
+                s.pending.remove(&rel);
+            }
+            Ok(run) => sections.push(format!(
+                "{rel}, which this session edited, does not pass ({}):\n{}",
+                eval::gate_reasons(&run.report),
+                eval::failing_lines(&run.report).join("\n")
+            )),
+            Err(_) => {
+                s.pending.remove(&rel);
+            }
+        }
+    }
+
+    if sections.is_empty() {
+        s.stop_blocks = 0;
+        let _ = state::save(&project.root, &session, &s);
+        return match did_not_run {
+            Some(cause) => Verdict::GatesDidNotRun { cause },
+            None => Verdict::Nothing,
+        };
+    }
+    let mut report = sections.join("\n\n");
+    if let Some(cause) = &did_not_run {
+        report.push_str(&format!("\n(the ship gate did not run: {cause})"));
+    }
+
+    if matches!(ctx.host, Some(Protocol::Kkss) | None) {
+        return Verdict::Negative {
+            reason: format!("{report}\n`kapi check --ship` runs the same gates."),
+        };
+    }
+    let still = |why: &str| Verdict::Notice {
+        message: format!(
+            "the assistant stopped with the ship gates not met; {why}.\n{report}\nRun `kapi check --ship` to see them."
+        ),
+    };
+    if ctx.payload.stop_hook_active() {
+        return still(
+            "this stop already follows a stop-hook continuation, so kapi does not block it again",
+        );
+    }
+    if s.stop_blocks >= state::MAX_CONSECUTIVE_BLOCKS {
+        return still(&format!(
+            "kapi blocked {} stops in a row with no new edit and lets this one through",
+            s.stop_blocks
+        ));
+    }
+    if s.session_blocks >= state::MAX_SESSION_BLOCKS {
+        return still(&format!(
+            "kapi blocked {} stops in this session and lets the rest through",
+            s.session_blocks
+        ));
+    }
+    s.stop_blocks += 1;
+    s.session_blocks += 1;
+    if let Err(e) = state::save(&project.root, &session, &s) {
+        return still(&format!(
+            "kapi could not record its loop guard ({e}), so it does not block"
+        ));
+    }
+    Verdict::Negative {
+        reason: format!(
+            "{report}\nFix these before you finish, or tell the person which remain and why. `kapi check --ship` runs the same gates."
+        ),
+    }
+}
