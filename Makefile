@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: build test e2e lint bench bench-formats bench-apply bench-mcp demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: build test e2e lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -48,6 +48,7 @@ bench: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/formats.sh
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/apply.sh
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/mcp.py
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/hooks.py
 
 # Only the format benchmark (throughput, inspect, translation checks vs pofilter).
 bench-formats: release
@@ -57,6 +58,10 @@ bench-formats: release
 # Only the MCP server benchmark (start-up, check_file latency, read_blocks, tools/list size).
 bench-mcp: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/mcp.py
+
+# Only the hook benchmark (pre-edit, post-edit and stop latency, one process per call).
+bench-hooks: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/hooks.py
 
 # Only the change-set benchmark (kapi apply on a 100 KB Markdown file and a 5 MB catalog).
 bench-apply: release

@@ -262,7 +262,7 @@ try:
     old = open(path).read()
 except FileNotFoundError:
     old = ""
-kept = [m.group(0) for m in re.finditer(r"<!-- (formats|apply|mcp):start -->.*?<!-- \1:end -->", old, re.S)]
+kept = [m.group(0) for m in re.finditer(r"<!-- (formats|apply|mcp|hooks):start -->.*?<!-- \1:end -->", old, re.S)]
 open(path, "w").write(new.rstrip("\n") + "".join("\n\n" + k for k in kept) + "\n")
 PY
 cat "$RES/RESULTS.md"
