@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Copies of the skill tree (skills/kapi/), never a second tree: a test fails when a copy differs.
+# Copies of the skill tree (skills/kapi/) and of kapi's Claude Code hooks (host/hooks/claude-code.json),
+# never a second tree: a test fails when a copy differs.
 #
 #   bash scripts/skill-copies.sh plugin-bundle        # packages/kapi-claude-plugin/ (Claude Code plugin)
 #   bash scripts/skill-copies.sh dev-skills           # this repo's own .claude/skills/kapi/SKILL.md
@@ -41,12 +42,8 @@ JSON
   }
 }
 JSON
-    [ -f "$P/hooks/hooks.json" ] || cat > "$P/hooks/hooks.json" <<'JSON'
-{
-  "description": "kapi's assistant hooks (filled by `kapi hook`)",
-  "hooks": {}
-}
-JSON
+    # The hooks `kapi init` merges into .claude/settings.json, verbatim (a test compares them).
+    cp "$ROOT/host/hooks/claude-code.json" "$P/hooks/hooks.json"
     copy_tree "$P/skills/kapi"
     echo "plugin bundle in $P"
     ;;

@@ -1,5 +1,8 @@
 //! `kapi init` wires agent hosts up: per host, the MCP entry that starts `kapi mcp` for this
-//! project and a copy of the skill, in exactly the format each host documents
+//! project, a copy of the skill and, where the host runs them, the assistant hooks that call
+//! `kapi hook pre-edit|post-edit|stop --host <host>` (Claude Code's `.claude/settings.json`,
+//! Codex's `.codex/hooks.json`, KKSS's `.kkss/assistant/hooks.json`, Kiki's `.kiki/hooks.toml`;
+//! [`crate::hooks::wiring`]), in exactly the format each host documents
 //! (`design/background/agent-hosts.md`).
 //!
 //! Five properties hold for everything written:
@@ -14,14 +17,21 @@
 //!   kapi copied there (its sha256 in the retired list, or the content of a shipped file)
 //!   removed, anything else left and named.
 //!
+//! A hook entry is a command too, `kapi hook <name> --host <host>` with the host's timeout
+//! (Kiki runs it through its shell, so a `command -v kapi` guard lets a missing binary allow),
+//! merged into the person's file with every other key, group and entry kept; a hook entry that
+//! differs from kapi's is read and left alone, and named in a warning.
+//!
 //! Each host is planned in full before anything is written, and a host whose file is malformed,
-//! whose folder is a symlink, or whose write fails is refused on its own: the other hosts are
-//! still wired. A file whose bytes would not change is not written, so a second run changes
-//! nothing.
+//! whose folder is a symlink, whose file is read-only or whose write fails is refused on its
+//! own, with nothing of it written (its files are staged beside their originals before any is
+//! replaced): the other hosts are still wired. A file whose bytes would not change is not
+//! written, so a second run changes nothing.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
+use kapi_core::change::stage::{self, StagedFile};
 use kapi_core::project::Recipe;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -112,6 +122,7 @@ impl HostId {
         let steps: &[&str] = match self {
             HostId::ClaudeCode => &[
                 "start Claude Code in the project and approve the project MCP server `kapi` from .mcp.json when it asks (`claude mcp reset-project-choices` asks again)",
+                "accept Claude Code's workspace-trust dialog: kapi's hooks in .claude/settings.json run only in a trusted workspace",
             ],
             HostId::Cursor => {
                 &["enable the project server `kapi` in Cursor Settings ▸ MCP (.cursor/mcp.json)"]
@@ -120,7 +131,8 @@ impl HostId {
                 "trust the workspace in VS Code and start the server `kapi` from .vscode/mcp.json when Copilot asks",
             ],
             HostId::Codex => &[
-                "trust the project in Codex: it reads .codex/config.toml only for a trusted project",
+                "trust the project in Codex: it reads .codex/config.toml and .codex/hooks.json only for a trusted project",
+                "keep hooks enabled in Codex and review kapi's hooks in .codex/hooks.json when it asks (on Codex before 0.124, set `[features] codex_hooks = true` in ~/.codex/config.toml)",
             ],
             HostId::Agents => &[
                 "nothing: clients that read .agents/skills (Codex, Kiki) find the skill on their own",
@@ -128,9 +140,10 @@ impl HostId {
             HostId::Kkss => &[
                 "trust the project folder in KKSS (Assistant extensions: the server shows yellow until you do)",
                 "in Assistant extensions ▸ kapi ▸ Tools, mark kapi's read-only tools Read-only; every other tool asks each time",
+                "keep `kapi` on the PATH KKSS starts hooks with: a PreToolUse hook that cannot start denies the call (or remove `kapi-pre-edit` from .kkss/assistant/hooks.json)",
             ],
             HostId::Kiki => &[
-                "trust the workspace in Kiki: .kiki/mcp.json is active only in a trusted workspace",
+                "trust the workspace in Kiki: .kiki/mcp.json and .kiki/hooks.toml are active only in a trusted workspace",
             ],
         };
         steps.iter().map(|s| (*s).to_owned()).collect()
@@ -337,15 +350,47 @@ struct Plan {
 }
 
 impl Plan {
+    /// Writes the host's changed files whole or not at all: a file the person made read-only
+    /// refuses the host before anything is written, and every new file is staged beside its
+    /// original before any replaces one. Then the removals.
     fn apply(self, root: &Path, wiring: &mut HostWiring) -> Result<(), String> {
+        let mut staged = Vec::new();
         for (rel, bytes) in self.writes {
             let path = root.join(&rel);
             if std::fs::read(&path).ok().as_deref() == Some(&bytes[..]) {
                 continue;
             }
-            kapi_core::change::stage::write_one(&path, &bytes)
-                .map_err(|e| format!("{rel}: {e}"))?;
-            wiring.written.push(rel);
+            if std::fs::metadata(&path).is_ok_and(|m| m.permissions().readonly()) {
+                return Err(format!(
+                    "{rel} is read-only; kapi does not replace a file you made read-only, so nothing of this host was written: make it writable (`chmod u+w {rel}`) and run `kapi init` again"
+                ));
+            }
+            staged.push(StagedFile {
+                doc: rel,
+                path,
+                bytes,
+            });
+        }
+        const NOTHING: &str =
+            "nothing of this host was written: make its folder writable and run `kapi init` again";
+        let mut created = Vec::new();
+        if let Err(e) = create_parents(root, &staged, &mut created) {
+            remove_dirs(&created);
+            return Err(format!("{e}; {NOTHING}"));
+        }
+        let done = stage::commit(&staged, stage::Fault::default());
+        for (file, landed) in staged.iter().zip(&done.landed) {
+            if *landed {
+                wiring.written.push(file.doc.clone());
+            }
+        }
+        if let Some((i, e)) = done.error {
+            let rel = &staged[i].doc;
+            if done.landed.iter().any(|l| *l) {
+                return Err(format!("{rel}: {e}"));
+            }
+            remove_dirs(&created);
+            return Err(format!("{rel}: {e}; {NOTHING}"));
         }
         for rel in self.removes {
             let path = root.join(&rel);
@@ -357,6 +402,41 @@ impl Plan {
             wiring.removed.push(rel);
         }
         Ok(())
+    }
+}
+
+/// Creates the folders the staged files go in, recording the ones that did not exist (outer
+/// first) in `created`, so a failed write can take them away again.
+fn create_parents(
+    root: &Path,
+    staged: &[StagedFile],
+    created: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    for file in staged {
+        let Some(parent) = file.path.parent() else {
+            continue;
+        };
+        let mut missing: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|d| *d != root && std::fs::symlink_metadata(d).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        missing.reverse();
+        for dir in missing {
+            std::fs::create_dir(&dir).map_err(|e| {
+                let shown = dir.strip_prefix(root).unwrap_or(&dir);
+                format!("{}: {e}", shown.display())
+            })?;
+            created.push(dir);
+        }
+    }
+    Ok(())
+}
+
+/// Removes the folders `create_parents` made, inner first (each only if still empty).
+fn remove_dirs(created: &[PathBuf]) {
+    for dir in created.iter().rev() {
+        let _ = std::fs::remove_dir(dir);
     }
 }
 
@@ -394,6 +474,7 @@ fn plan_host(
         HostId::Codex => codex_entry(root, args, &mut plan, wiring)?,
         HostId::Agents => {}
     }
+    crate::hooks::wiring::plan(root, host, &mut plan.writes, wiring)?;
     if !input.skill_files.is_empty() {
         for dir in skill_dirs {
             skill_dir(root, dir, host == HostId::Kkss, input, &mut plan, wiring)?;
@@ -428,7 +509,7 @@ fn check_path(root: &Path, rel: &str) -> Result<(), String> {
 }
 
 /// Reads a file that may not exist yet, refusing a symlink on the way.
-fn read_existing(root: &Path, rel: &str) -> Result<Option<String>, String> {
+pub(crate) fn read_existing(root: &Path, rel: &str) -> Result<Option<String>, String> {
     check_path(root, rel)?;
     match std::fs::read(root.join(rel)) {
         Ok(bytes) => String::from_utf8(bytes)
@@ -580,7 +661,7 @@ fn json_entry(
 }
 
 /// Line and column of a byte offset.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;

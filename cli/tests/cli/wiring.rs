@@ -1,7 +1,8 @@
-//! `kapi init --agents`: the MCP entries and skill copies each agent host reads, with the five
-//! properties of the seed (project scope, a command and nothing else, the project named
-//! relatively, someone else's entry left alone, the skill folder as shipped), a second run that
-//! changes no byte, and bad input refused per host.
+//! `kapi init --agents`: the MCP entries, skill copies and assistant hooks each agent host reads,
+//! with the five properties of the seed (project scope, a command and nothing else, the project
+//! named relatively, someone else's entry left alone, the skill folder as shipped), a second run
+//! that changes no byte, and bad input (a malformed, symlinked or read-only file) refused per
+//! host with nothing of that host written.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -239,6 +240,14 @@ fn an_entry_someone_else_wrote_is_left_alone() {
     );
 }
 
+/// The hook file of each host that runs hooks.
+const HOOK_FILES: [(&str, &str); 4] = [
+    ("claude-code", ".claude/settings.json"),
+    ("codex", ".codex/hooks.json"),
+    ("kkss", ".kkss/assistant/hooks.json"),
+    ("kiki", ".kiki/hooks.toml"),
+];
+
 #[test]
 fn init_twice_changes_no_byte_the_second_time() {
     let kapi = with_docs();
@@ -248,9 +257,25 @@ fn init_twice_changes_no_byte_the_second_time() {
     );
     kapi.write(".kkss/assistant/instructions.md", "Units are SI.\n");
     kapi.write(".vscode/mcp.json", "{\"inputs\": [], \"servers\": {}}");
+    // Hook files the person keeps: kapi's entries join theirs.
+    kapi.write(
+        ".claude/settings.json",
+        "{\"model\": \"opus\", \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]}]}}",
+    );
+    kapi.write(
+        ".kkss/assistant/hooks.json",
+        "{\"hooks\": [{\"name\": \"audit\", \"event\": \"PostToolUse\", \"command\": \"/opt/audit.sh\"}]}",
+    );
+    kapi.write(
+        ".kiki/hooks.toml",
+        "# rules\n[hooks]\nschema_version = 2\n\n[[hooks.rules]]\nid = \"check\"\nevent = \"step.before\"\n",
+    );
     let first = kapi.run(&["init", "--agents", "all"]);
     assert_eq!(first.code, 0, "{}", first.transcript());
     let before = snapshot(kapi.path());
+    for (_, file) in HOOK_FILES {
+        assert!(before.contains_key(file), "{file}");
+    }
     let second = kapi.run(&["init", "--agents", "all", "--json"]);
     assert_eq!(second.code, 0, "{}", second.transcript());
     assert_eq!(snapshot(kapi.path()), before);
@@ -350,6 +375,11 @@ fn init_prints_the_step_a_person_still_takes_per_host() {
         "next (kkss): trust the project folder in KKSS",
         "next (kkss): in Assistant extensions ▸ kapi ▸ Tools, mark kapi's read-only tools Read-only",
         "next (kiki): trust the workspace in Kiki",
+        "next (claude-code): accept Claude Code's workspace-trust dialog: kapi's hooks in .claude/settings.json run only in a trusted workspace",
+        "next (codex): trust the project in Codex: it reads .codex/config.toml and .codex/hooks.json only for a trusted project",
+        "`[features] codex_hooks = true`",
+        "next (kkss): keep `kapi` on the PATH KKSS starts hooks with: a PreToolUse hook that cannot start denies the call (or remove `kapi-pre-edit` from .kkss/assistant/hooks.json)",
+        "next (kiki): trust the workspace in Kiki: .kiki/mcp.json and .kiki/hooks.toml are active only in a trusted workspace",
     ] {
         assert!(
             run.stdout.contains(needle),
@@ -357,4 +387,281 @@ fn init_prints_the_step_a_person_still_takes_per_host() {
             run.transcript()
         );
     }
+}
+
+/// `--json` names each hook file in `written`; each holds kapi's three hooks for its host.
+#[test]
+fn init_writes_the_hooks_of_every_host_that_runs_them() {
+    let kapi = with_docs();
+    let run = kapi.run(&["init", "--agents", "all", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report = run.json();
+    for (id, file) in HOOK_FILES {
+        let written = host(&report, id)["written"].as_array().unwrap();
+        assert!(written.iter().any(|w| w == file), "{id}: {written:?}");
+    }
+    for id in ["cursor", "vscode", "agents"] {
+        let written = host(&report, id)["written"].as_array().cloned();
+        for w in written.into_iter().flatten() {
+            assert!(!w.as_str().unwrap().contains("hooks"), "{id}: {w}");
+        }
+    }
+    for (file, host_id, matcher) in [
+        (
+            ".claude/settings.json",
+            "claude-code",
+            "Edit|Write|MultiEdit",
+        ),
+        (".codex/hooks.json", "codex", "apply_patch|Edit|Write"),
+    ] {
+        let hooks = &json_file(&kapi, file)["hooks"];
+        for (event, hook, timeout) in [
+            ("PreToolUse", "pre-edit", 30),
+            ("PostToolUse", "post-edit", 120),
+            ("Stop", "stop", 300),
+        ] {
+            let group = &hooks[event][0];
+            assert_eq!(
+                group["hooks"][0],
+                json!({"type": "command", "command": format!("kapi hook {hook} --host {host_id}"), "timeout": timeout}),
+                "{file}"
+            );
+            if event == "Stop" {
+                assert!(group.get("matcher").is_none(), "{file}");
+            } else {
+                assert_eq!(group["matcher"], matcher, "{file}");
+            }
+        }
+    }
+    let kkss = json_file(&kapi, ".kkss/assistant/hooks.json");
+    let names: Vec<&str> = kkss["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["kapi-pre-edit", "kapi-post-edit", "kapi-turn-end"]);
+    assert_eq!(
+        kkss["hooks"][2]["args"],
+        json!(["hook", "stop", "--host", "kkss"])
+    );
+    let kiki = kapi.read(".kiki/hooks.toml");
+    assert_eq!(kiki.matches("[[hooks]]").count(), 3, "{kiki}");
+    assert!(
+        kiki.contains("command = \"command -v kapi >/dev/null 2>&1 || exit 0; kapi hook pre-edit --host kiki\"\ntimeout = 10\n"),
+        "{kiki}"
+    );
+    // The plugin bundle's hooks are the ones init writes for Claude Code.
+    let bundle: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            crate::testdata().join("../packages/kapi-claude-plugin/hooks/hooks.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        bundle["hooks"],
+        json_file(&kapi, ".claude/settings.json")["hooks"]
+    );
+}
+
+/// A hook entry that runs kapi but differs from kapi's is the person's: kept and named.
+#[test]
+fn a_hook_entry_someone_changed_is_left_alone() {
+    let kapi = with_docs();
+    let theirs = "{\"hooks\": [{\"name\": \"kapi-pre-edit\", \"event\": \"PreToolUse\", \"match\": \"cad__save_*\", \"command\": \"kapi\", \"args\": [\"hook\", \"pre-edit\", \"--host\", \"kkss\"]}]}";
+    kapi.write(".kkss/assistant/hooks.json", theirs);
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let kkss = host(&run.json(), "kkss").clone();
+    let warnings = kkss["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("kept the hook `kapi-pre-edit`")),
+        "{kkss}"
+    );
+    let hooks = json_file(&kapi, ".kkss/assistant/hooks.json")["hooks"].clone();
+    assert_eq!(hooks.as_array().unwrap().len(), 3);
+    assert_eq!(hooks[0]["match"], "cad__save_*");
+    let run = kapi.run(&["init"]);
+    assert!(
+        run.stdout
+            .contains("warning: .kkss/assistant/hooks.json: kept the hook `kapi-pre-edit`"),
+        "{}",
+        run.transcript()
+    );
+}
+
+/// A malformed hook file refuses its host: the file, line and column, how to fix it; nothing
+/// of that host written (its MCP entry and skill neither); the other hosts wired.
+#[test]
+fn a_malformed_hook_file_refuses_only_its_host() {
+    let kapi = with_docs();
+    let cases = [
+        (
+            "claude-code",
+            ".claude/settings.json",
+            "{\n  \"model\": \"opus\",\n  \"hooks\": [\"no\"]\n}\n",
+            ".claude/settings.json: line 3, column 12: `hooks` is not an object",
+            ".mcp.json",
+        ),
+        (
+            "codex",
+            ".codex/hooks.json",
+            "{\"hooks\": {\n}\n",
+            ".codex/hooks.json: line 3, column 1: not valid JSON",
+            ".codex/config.toml",
+        ),
+        (
+            "kkss",
+            ".kkss/assistant/hooks.json",
+            "[]",
+            ".kkss/assistant/hooks.json: line 1, column 1: the top level is not a JSON object",
+            ".kkss/assistant/mcp.json",
+        ),
+        (
+            "kiki",
+            ".kiki/hooks.toml",
+            "# off for now\nhooks = \"off\"\n",
+            ".kiki/hooks.toml: line 2, column 9: `hooks` is neither",
+            ".kiki/mcp.json",
+        ),
+    ];
+    for (_, file, text, _, _) in &cases {
+        kapi.write(file, text);
+    }
+    kapi.write(".cursor/.keep", "");
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let report = run.json();
+    for (id, file, text, error, mcp) in &cases {
+        let h = host(&report, id);
+        assert_eq!(h["status"], "refused", "{h}");
+        let message = h["error"].as_str().unwrap();
+        assert!(message.starts_with(error), "{message}");
+        assert!(
+            message.ends_with("fix it and run `kapi init` again"),
+            "{message}"
+        );
+        assert_eq!(kapi.read(file), *text);
+        assert!(!kapi.path().join(mcp).exists(), "{mcp}");
+    }
+    assert!(!kapi.path().join(".claude/skills").exists());
+    assert!(!kapi.path().join(".agents").exists());
+    assert!(!kapi.path().join(".kkss/assistant/skills").exists());
+    assert_eq!(host(&report, "cursor")["status"], "wired");
+    assert!(kapi.path().join(".cursor/mcp.json").is_file());
+    let run = kapi.run(&["init"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("refused kiki: .kiki/hooks.toml: line 2, column 9"),
+        "{}",
+        run.transcript()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_hook_file_is_refused() {
+    let kapi = with_docs();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let target = elsewhere.path().join("settings.json");
+    std::fs::write(&target, "{}").unwrap();
+    std::fs::create_dir_all(kapi.path().join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&target, kapi.path().join(".claude/settings.json")).unwrap();
+    std::fs::create_dir_all(kapi.path().join(".kiki")).unwrap();
+    std::os::unix::fs::symlink(&target, kapi.path().join(".kiki/hooks.toml")).unwrap();
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let report = run.json();
+    for (id, file) in [
+        ("claude-code", ".claude/settings.json"),
+        ("kiki", ".kiki/hooks.toml"),
+    ] {
+        let h = host(&report, id);
+        assert_eq!(h["status"], "refused", "{h}");
+        assert!(
+            h["error"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{file} is a symlink")),
+            "{h}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "{}");
+    assert!(!kapi.path().join(".mcp.json").exists());
+    assert!(!kapi.path().join(".kiki/mcp.json").exists());
+}
+
+/// A file the person made read-only is not replaced: its host is refused with the file named,
+/// nothing of it written; the other hosts are wired.
+#[cfg(unix)]
+#[test]
+fn a_read_only_file_refuses_its_host_and_nothing_is_half_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let kapi = with_docs();
+    let cursor = "{\"mcpServers\": {\"db\": {\"command\": \"db-server\"}}}";
+    kapi.write(".cursor/mcp.json", cursor);
+    let kiki = "[[hooks]]\nevent = \"Notification\"\ncommand = \"notify-send done\"\n";
+    kapi.write(".kiki/hooks.toml", kiki);
+    let read_only = std::fs::Permissions::from_mode(0o444);
+    for file in [".cursor/mcp.json", ".kiki/hooks.toml"] {
+        std::fs::set_permissions(kapi.path().join(file), read_only.clone()).unwrap();
+    }
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let report = run.json();
+    for (id, file) in [("cursor", ".cursor/mcp.json"), ("kiki", ".kiki/hooks.toml")] {
+        let h = host(&report, id);
+        assert_eq!(h["status"], "refused", "{h}");
+        let error = h["error"].as_str().unwrap();
+        assert!(
+            error.starts_with(&format!("{file} is read-only")),
+            "{error}"
+        );
+        assert!(error.contains(&format!("chmod u+w {file}")), "{error}");
+    }
+    assert_eq!(kapi.read(".cursor/mcp.json"), cursor);
+    assert_eq!(kapi.read(".kiki/hooks.toml"), kiki);
+    // Kiki's MCP entry was planned too, and not written.
+    assert!(!kapi.path().join(".kiki/mcp.json").exists());
+    assert_eq!(host(&report, "claude-code")["status"], "wired");
+    assert!(kapi.path().join(".claude/settings.json").is_file());
+
+    // A folder kapi cannot write in: staging fails before anything lands. (Root writes
+    // anyway: then there is nothing to check.)
+    let kkss = with_docs();
+    kkss.write(".kkss/assistant/instructions.md", "Units are SI.\n");
+    let folder = kkss.path().join(".kkss/assistant");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = folder.join(".probe");
+    if std::fs::write(&probe, "").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        return;
+    }
+    let run = kkss.run(&["init", "--json"]);
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let report = run.json();
+    let h = host(&report, "kkss");
+    assert_eq!(h["status"], "refused", "{h}");
+    let error = h["error"].as_str().unwrap();
+    assert!(
+        error.contains("nothing of this host was written"),
+        "{error}"
+    );
+    assert_eq!(
+        kkss.read(".kkss/assistant/instructions.md"),
+        "Units are SI.\n"
+    );
+    let left: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["instructions.md"]);
+    assert_eq!(host(&report, "claude-code")["status"], "wired");
 }

@@ -1,1 +1,1074 @@
-//! Hook entries `kapi init` writes per host (placeholder; filled by the wiring work).
+//! The hook entries `kapi init` writes per host, merged into what the person keeps there
+//! (`design/background/agent-hosts.md` §1.3, §1.4, §2.3, §5):
+//!
+//! - Claude Code: the `hooks` of `.claude/settings.json`, from the canonical
+//!   `host/hooks/claude-code.json` (also the plugin bundle's `hooks/hooks.json`);
+//! - Codex: `.codex/hooks.json`, the same Claude-compatible shape with `--host codex`;
+//! - KKSS: kapi's named entries in the `hooks` list of `.kkss/assistant/hooks.json`;
+//! - Kiki: legacy command hooks in `.kiki/hooks.toml` (`[[hooks]]`, or `[[hooks.legacy]]` in a
+//!   v2 document), edited in place so comments and layout stay.
+//!
+//! Every other key, group and entry the file holds is kept, in its order. An entry that runs a
+//! kapi hook but differs from what kapi writes is the person's now: read, left alone and named
+//! in a warning. A file kapi cannot read (bad JSON or TOML, a value of the wrong type) refuses
+//! the host with the file, its line and column, and how to fix it.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::{HookName, Protocol};
+use crate::wiring::{HostId, HostWiring, line_col, read_existing};
+
+/// kapi's Claude Code hooks, in the plugin-bundle format: `{"description", "hooks"}`.
+pub const CLAUDE_CODE_HOOKS: &str = include_str!("../../hooks/claude-code.json");
+
+/// The tools Claude Code edits files with.
+pub const CLAUDE_CODE_MATCHER: &str = "Edit|Write|MultiEdit";
+/// The tools Codex edits files with.
+pub const CODEX_MATCHER: &str = "apply_patch|Edit|Write";
+/// KKSS's edit tools are not documented: a glob on the full tool name the person may change.
+pub const KKSS_MATCH: &str = "*__write_file";
+/// The tools Kiki edits files with (a regex).
+pub const KIKI_MATCHER: &str = "^(Write|Edit)$";
+
+pub const CLAUDE_CODE_FILE: &str = ".claude/settings.json";
+pub const CODEX_FILE: &str = ".codex/hooks.json";
+pub const KKSS_FILE: &str = ".kkss/assistant/hooks.json";
+pub const KIKI_FILE: &str = ".kiki/hooks.toml";
+
+/// The event a hook runs on, in the Claude-compatible protocols (Claude Code, Codex, Kiki).
+pub fn claude_event(hook: HookName) -> &'static str {
+    match hook {
+        HookName::PreEdit => "PreToolUse",
+        HookName::PostEdit => "PostToolUse",
+        HookName::Stop => "Stop",
+    }
+}
+
+/// The event a hook runs on in KKSS (the end of a turn is `TurnEnd`).
+pub fn kkss_event(hook: HookName) -> &'static str {
+    match hook {
+        HookName::PreEdit => "PreToolUse",
+        HookName::PostEdit => "PostToolUse",
+        HookName::Stop => "TurnEnd",
+    }
+}
+
+/// The name of kapi's KKSS entry for a hook.
+pub fn kkss_name(hook: HookName) -> &'static str {
+    match hook {
+        HookName::PreEdit => "kapi-pre-edit",
+        HookName::PostEdit => "kapi-post-edit",
+        HookName::Stop => "kapi-turn-end",
+    }
+}
+
+/// Plans the hook file of `host` (Claude Code, Codex, KKSS, Kiki; no other host has hooks):
+/// its new bytes go to `writes` when they differ from the file's.
+pub(crate) fn plan(
+    root: &Path,
+    host: HostId,
+    writes: &mut Vec<(String, Vec<u8>)>,
+    wiring: &mut HostWiring,
+) -> Result<(), String> {
+    let (rel, merge): (&str, Merge) = match host {
+        HostId::ClaudeCode => (CLAUDE_CODE_FILE, merge_claude_code),
+        HostId::Codex => (CODEX_FILE, merge_codex),
+        HostId::Kkss => (KKSS_FILE, merge_kkss),
+        HostId::Kiki => (KIKI_FILE, merge_kiki),
+        HostId::Cursor | HostId::VsCode | HostId::Agents => return Ok(()),
+    };
+    let existing = read_existing(root, rel)?;
+    let merged = merge(rel, existing.as_deref())?;
+    wiring.warnings.extend(merged.kept);
+    if let Some(text) = merged.text {
+        writes.push((rel.to_owned(), text.into_bytes()));
+    }
+    Ok(())
+}
+
+/// Merges kapi's entries into a hook file's text (`None`: no file yet), named `rel`.
+pub type Merge = fn(&str, Option<&str>) -> Result<Merged, String>;
+
+/// A hook file after kapi's entries are merged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    /// The new text; `None` when the file already holds what kapi writes.
+    pub text: Option<String>,
+    /// A warning per entry that runs a kapi hook but is the person's, left alone.
+    pub kept: Vec<String>,
+}
+
+/// The refusal of a file kapi cannot read, with where and how to fix it.
+fn unreadable(rel: &str, at: Option<(usize, usize)>, what: &str) -> String {
+    let at = at.map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
+    format!(
+        "{rel}: {at}{what}; kapi leaves a file it cannot read alone: fix it and run `kapi init` again"
+    )
+}
+
+/// Parses a JSON hook file (absent or blank: an empty object), refusing anything but an object.
+fn parse_json(rel: &str, existing: Option<&str>) -> Result<Value, String> {
+    let text = existing.unwrap_or_default();
+    if text.trim().is_empty() {
+        return Ok(json!({}));
+    }
+    let doc: Value = serde_json::from_str(text).map_err(|e| {
+        unreadable(
+            rel,
+            // serde_json says column 0 at the end of the text: the first column, to a person.
+            Some((e.line(), e.column().max(1))),
+            &format!("not valid JSON ({})", json_message(&e)),
+        )
+    })?;
+    if !doc.is_object() {
+        return Err(unreadable(
+            rel,
+            json_position(text, &[]),
+            "the top level is not a JSON object (`{ \"hooks\": … }`)",
+        ));
+    }
+    Ok(doc)
+}
+
+/// serde_json's message without its ` at line L column C` tail (the position is said first).
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// The JSON text of `doc`, pretty, with a final newline.
+fn json_text(rel: &str, doc: &Value) -> Result<String, String> {
+    let mut text = serde_json::to_string_pretty(doc).map_err(|e| format!("{rel}: {e}"))?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// The matcher groups kapi writes for a Claude-compatible host (Claude Code, Codex): per event,
+/// one group with one command handler.
+pub fn claude_style_hooks(protocol: Protocol, matcher: &str) -> Value {
+    let mut hooks = Map::new();
+    for hook in HookName::ALL {
+        let mut group = Map::new();
+        if hook != HookName::Stop {
+            group.insert("matcher".into(), json!(matcher));
+        }
+        group.insert(
+            "hooks".into(),
+            json!([{
+                "type": "command",
+                "command": protocol.hook_command(hook),
+                "timeout": protocol.timeout_secs(hook),
+            }]),
+        );
+        hooks.insert(claude_event(hook).into(), json!([group]));
+    }
+    Value::Object(hooks)
+}
+
+/// The `hooks` of the canonical Claude Code file.
+fn claude_code_hooks() -> Result<Value, String> {
+    let file: Value = serde_json::from_str(CLAUDE_CODE_HOOKS)
+        .map_err(|e| format!("kapi's built-in Claude Code hooks are not JSON: {e}"))?;
+    file.get("hooks")
+        .filter(|h| h.is_object())
+        .cloned()
+        .ok_or_else(|| "kapi's built-in Claude Code hooks have no `hooks` object".to_owned())
+}
+
+/// `.claude/settings.json`: the canonical file's groups merged into the person's settings.
+pub fn merge_claude_code(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    merge_claude_style(rel, existing, Protocol::ClaudeCode, &claude_code_hooks()?)
+}
+
+/// `.codex/hooks.json`: the Claude-compatible groups with Codex's edit tools.
+pub fn merge_codex(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    merge_claude_style(
+        rel,
+        existing,
+        Protocol::Codex,
+        &claude_style_hooks(Protocol::Codex, CODEX_MATCHER),
+    )
+}
+
+/// True when a Claude-style handler runs kapi's `hook` (as a shell line or in exec form).
+fn runs_claude_hook(handler: &Value, hook: HookName) -> bool {
+    let shell = format!("kapi hook {}", hook.id());
+    let command = handler.get("command").and_then(Value::as_str);
+    if command.is_some_and(|c| c.contains(&shell)) {
+        return true;
+    }
+    let args: Vec<&str> = handler
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    command.is_some_and(is_kapi_program) && args.starts_with(&["hook", hook.id()])
+}
+
+/// `kapi`, or a path to it.
+fn is_kapi_program(command: &str) -> bool {
+    let name = command.rsplit(['/', '\\']).next().unwrap_or(command);
+    name == "kapi" || name == "kapi.exe"
+}
+
+/// Merges kapi's groups (`ours`: event → `[group]`) into a Claude-compatible hooks file.
+fn merge_claude_style(
+    rel: &str,
+    existing: Option<&str>,
+    protocol: Protocol,
+    ours: &Value,
+) -> Result<Merged, String> {
+    let text = existing.unwrap_or_default();
+    let mut doc = parse_json(rel, existing)?;
+    let before = doc.clone();
+    let mut kept = Vec::new();
+    let Some(top) = doc.as_object_mut() else {
+        return Err(unreadable(rel, None, "the top level is not a JSON object"));
+    };
+    let hooks = top.entry("hooks").or_insert_with(|| json!({}));
+    let Some(hooks) = hooks.as_object_mut() else {
+        return Err(unreadable(
+            rel,
+            json_position(text, &["hooks"]),
+            "`hooks` is not an object of event names to lists of matcher groups",
+        ));
+    };
+    for hook in HookName::ALL {
+        let event = claude_event(hook);
+        let Some(group) = ours.get(event).and_then(|g| g.get(0)) else {
+            return Err(format!(
+                "kapi's {} hooks have no `{event}` group",
+                protocol.id()
+            ));
+        };
+        let list = hooks.entry(event).or_insert_with(|| json!([]));
+        let Some(list) = list.as_array_mut() else {
+            return Err(unreadable(
+                rel,
+                json_position(text, &["hooks", event]),
+                &format!("`hooks.{event}` is not a list of matcher groups"),
+            ));
+        };
+        if list.contains(group) {
+            continue;
+        }
+        let theirs = list.iter().any(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|hs| hs.iter().any(|h| runs_claude_hook(h, hook)))
+        });
+        if theirs {
+            kept.push(format!(
+                "{rel}: kept the {event} hook that runs `kapi hook {}`: it differs from kapi's, so it is yours and kapi leaves it alone",
+                hook.id()
+            ));
+        } else {
+            list.push(group.clone());
+        }
+    }
+    if existing.is_some() && doc == before {
+        return Ok(Merged { text: None, kept });
+    }
+    Ok(Merged {
+        text: Some(json_text(rel, &doc)?),
+        kept,
+    })
+}
+
+/// kapi's KKSS entry for a hook. `match` only on tool events, `modelOutput` only on
+/// PostToolUse: KKSS drops an entry with a field its event does not allow.
+pub fn kkss_entry(hook: HookName) -> Value {
+    let protocol = Protocol::Kkss;
+    let mut entry = Map::new();
+    entry.insert("name".into(), json!(kkss_name(hook)));
+    entry.insert("event".into(), json!(kkss_event(hook)));
+    if hook != HookName::Stop {
+        entry.insert("match".into(), json!(KKSS_MATCH));
+    }
+    entry.insert("command".into(), json!("kapi"));
+    entry.insert("args".into(), json!(protocol.hook_args(hook)));
+    entry.insert(
+        "timeoutMs".into(),
+        json!(protocol.timeout_secs(hook) * 1000),
+    );
+    if hook == HookName::PostEdit {
+        entry.insert("modelOutput".into(), json!(true));
+    }
+    Value::Object(entry)
+}
+
+/// True when a KKSS entry carries kapi's name for `hook` or runs kapi's `hook`.
+fn is_about_kkss_hook(entry: &Value, hook: HookName) -> bool {
+    if entry.get("name").and_then(Value::as_str) == Some(kkss_name(hook)) {
+        return true;
+    }
+    let args: Vec<&str> = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    entry
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(is_kapi_program)
+        && args.starts_with(&["hook", hook.id()])
+}
+
+/// `.kkss/assistant/hooks.json`: kapi's entries appended to the person's, theirs kept in order.
+pub fn merge_kkss(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    let text = existing.unwrap_or_default();
+    let mut doc = parse_json(rel, existing)?;
+    let before = doc.clone();
+    let mut kept = Vec::new();
+    let Some(top) = doc.as_object_mut() else {
+        return Err(unreadable(rel, None, "the top level is not a JSON object"));
+    };
+    let list = top.entry("hooks").or_insert_with(|| json!([]));
+    let Some(list) = list.as_array_mut() else {
+        return Err(unreadable(
+            rel,
+            json_position(text, &["hooks"]),
+            "`hooks` is not a list of hook entries",
+        ));
+    };
+    for hook in HookName::ALL {
+        let ours = kkss_entry(hook);
+        if list.contains(&ours) {
+            continue;
+        }
+        if let Some(theirs) = list.iter().find(|e| is_about_kkss_hook(e, hook)) {
+            let name = theirs
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("(unnamed)");
+            kept.push(format!(
+                "{rel}: kept the hook `{name}`: it differs from kapi's `{}` (its `match`, say), so it is yours and kapi leaves it alone",
+                kkss_name(hook)
+            ));
+        } else {
+            list.push(ours);
+        }
+    }
+    if existing.is_some() && doc == before {
+        return Ok(Merged { text: None, kept });
+    }
+    Ok(Merged {
+        text: Some(json_text(rel, &doc)?),
+        kept,
+    })
+}
+
+/// The command kapi's Kiki entry runs: through Kiki's shell, guarded so a missing `kapi` allows
+/// (a 127 would fail closed and block every edit and every stop).
+pub fn kiki_command(hook: HookName) -> String {
+    format!(
+        "command -v kapi >/dev/null 2>&1 || exit 0; {}",
+        Protocol::Kiki.hook_command(hook)
+    )
+}
+
+/// kapi's Kiki entry for a hook: the four fields a legacy hook allows, in order.
+pub fn kiki_entry(hook: HookName) -> Vec<(&'static str, toml_edit::Value)> {
+    let mut fields = vec![("event", claude_event(hook).into())];
+    if hook != HookName::Stop {
+        fields.push(("matcher", KIKI_MATCHER.into()));
+    }
+    fields.push(("command", kiki_command(hook).into()));
+    let timeout = i64::try_from(Protocol::Kiki.timeout_secs(hook)).unwrap_or(i64::MAX);
+    fields.push(("timeout", timeout.into()));
+    fields
+}
+
+/// True when a Kiki table holds exactly kapi's entry for `hook`.
+fn is_kiki_entry(t: &dyn toml_edit::TableLike, hook: HookName) -> bool {
+    let ours = kiki_entry(hook);
+    t.len() == ours.len()
+        && ours.iter().all(
+            |(k, v)| match (t.get(k).and_then(toml_edit::Item::as_value), v) {
+                (Some(toml_edit::Value::String(a)), toml_edit::Value::String(b)) => {
+                    a.value() == b.value()
+                }
+                (Some(toml_edit::Value::Integer(a)), toml_edit::Value::Integer(b)) => {
+                    a.value() == b.value()
+                }
+                _ => false,
+            },
+        )
+}
+
+/// True when a Kiki table runs kapi's `hook` for Kiki.
+fn runs_kiki_hook(t: &dyn toml_edit::TableLike, hook: HookName) -> bool {
+    let shell = Protocol::Kiki.hook_command(hook);
+    t.get("command")
+        .and_then(|c| c.as_str())
+        .is_some_and(|c| c.contains(&shell))
+}
+
+/// A list of legacy hook tables: `[[hooks]]` or an inline `hooks = [{…}]`.
+enum KikiList<'a> {
+    Tables(&'a mut toml_edit::ArrayOfTables),
+    Inline(&'a mut toml_edit::Array),
+}
+
+impl KikiList<'_> {
+    fn entries(&self) -> Vec<&dyn toml_edit::TableLike> {
+        match self {
+            KikiList::Tables(a) => a.iter().map(|t| t as &dyn toml_edit::TableLike).collect(),
+            KikiList::Inline(a) => a
+                .iter()
+                .filter_map(|v| v.as_inline_table())
+                .map(|t| t as &dyn toml_edit::TableLike)
+                .collect(),
+        }
+    }
+
+    fn push(&mut self, fields: Vec<(&'static str, toml_edit::Value)>) {
+        match self {
+            KikiList::Tables(a) => {
+                let mut t = toml_edit::Table::new();
+                for (k, v) in fields {
+                    t.insert(k, toml_edit::Item::Value(v));
+                }
+                a.push(t);
+            }
+            KikiList::Inline(a) => {
+                let mut t = toml_edit::InlineTable::new();
+                for (k, v) in fields {
+                    t.insert(k, v);
+                }
+                a.push(t);
+            }
+        }
+    }
+}
+
+/// The list an item holds (`None` becomes an empty one: inline inside an inline table).
+fn kiki_list<'a>(
+    item: &'a mut toml_edit::Item,
+    inline: bool,
+    rel: &str,
+    key: &str,
+    at: Option<(usize, usize)>,
+) -> Result<KikiList<'a>, String> {
+    if item.is_none() {
+        *item = if inline {
+            toml_edit::Item::Value(toml_edit::Value::Array(toml_edit::Array::new()))
+        } else {
+            toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new())
+        };
+    }
+    match item {
+        toml_edit::Item::ArrayOfTables(a) => Ok(KikiList::Tables(a)),
+        toml_edit::Item::Value(toml_edit::Value::Array(a)) => Ok(KikiList::Inline(a)),
+        _ if key == "hooks" => Err(unreadable(
+            rel,
+            at,
+            "`hooks` is neither a list of [[hooks]] tables (legacy commands) nor a [hooks] table (a v2 document)",
+        )),
+        _ => Err(unreadable(
+            rel,
+            at,
+            &format!("`{key}` is not a list of [[{key}]] tables (legacy commands)"),
+        )),
+    }
+}
+
+/// `.kiki/hooks.toml`: kapi's legacy command hooks appended with `toml_edit`, keeping comments
+/// and layout. A legacy file (absent, or `hooks` an array of tables) gets `[[hooks]]`; a v2
+/// document (a `[hooks]` table) gets `[[hooks.legacy]]`: TOML cannot hold both.
+pub fn merge_kiki(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    let text = existing.unwrap_or_default();
+    let parsed = toml_edit::Document::parse(text).map_err(|e| {
+        let at = line_col(text, e.span().map_or(0, |s| s.start));
+        unreadable(
+            rel,
+            Some(at),
+            &format!("not valid TOML ({})", e.message().trim_end()),
+        )
+    })?;
+    let at = |item: Option<&toml_edit::Item>| -> Option<(usize, usize)> {
+        let span = item?.span()?;
+        Some(line_col(text, span.start))
+    };
+    let hooks_at = at(parsed.get("hooks"));
+    let legacy_at = at(parsed
+        .get("hooks")
+        .and_then(toml_edit::Item::as_table_like)
+        .and_then(|h| h.get("legacy")));
+    let mut doc = parsed.into_mut();
+    let v2 = doc.get("hooks").is_some_and(toml_edit::Item::is_table_like);
+    let inline_v2 = matches!(
+        doc.get("hooks"),
+        Some(toml_edit::Item::Value(toml_edit::Value::InlineTable(_)))
+    );
+    let (mut list, key) = if v2 {
+        let Some(table) = doc
+            .get_mut("hooks")
+            .and_then(toml_edit::Item::as_table_like_mut)
+        else {
+            return Err(unreadable(rel, hooks_at, "`hooks` is not a table"));
+        };
+        let legacy = table.entry("legacy").or_insert(toml_edit::Item::None);
+        (
+            kiki_list(legacy, inline_v2, rel, "hooks.legacy", legacy_at)?,
+            "hooks.legacy",
+        )
+    } else {
+        let hooks = doc.entry("hooks").or_insert(toml_edit::Item::None);
+        (kiki_list(hooks, false, rel, "hooks", hooks_at)?, "hooks")
+    };
+    let mut kept = Vec::new();
+    let mut changed = false;
+    for hook in HookName::ALL {
+        let entries = list.entries();
+        if entries.iter().any(|t| is_kiki_entry(*t, hook)) {
+            continue;
+        }
+        if entries.iter().any(|t| runs_kiki_hook(*t, hook)) {
+            kept.push(format!(
+                "{rel}: kept the [[{key}]] entry that runs `{}`: it differs from kapi's, so it is yours and kapi leaves it alone",
+                Protocol::Kiki.hook_command(hook)
+            ));
+        } else {
+            list.push(kiki_entry(hook));
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(Merged { text: None, kept });
+    }
+    Ok(Merged {
+        text: Some(doc.to_string()),
+        kept,
+    })
+}
+
+/// Where the value at `path` (object keys from the top) starts in a valid JSON text, as line
+/// and column; the top level for an empty path.
+fn json_position(text: &str, path: &[&str]) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut at = skip_ws(bytes, 0);
+    for key in path {
+        if bytes.get(at) != Some(&b'{') {
+            return None;
+        }
+        at = skip_ws(bytes, at + 1);
+        let mut found = None;
+        while bytes.get(at) == Some(&b'"') {
+            let end = skip_string(bytes, at)?;
+            let name: String = serde_json::from_str(&text[at..end]).ok()?;
+            at = skip_ws(bytes, end);
+            if bytes.get(at) != Some(&b':') {
+                return None;
+            }
+            at = skip_ws(bytes, at + 1);
+            if name == *key {
+                // The last occurrence wins, as when serde_json reads the object.
+                found = Some(at);
+            }
+            at = skip_ws(bytes, skip_value(bytes, at)?);
+            if bytes.get(at) == Some(&b',') {
+                at = skip_ws(bytes, at + 1);
+            }
+        }
+        at = found?;
+    }
+    Some(line_col(text, at))
+}
+
+fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// The offset after the string that opens at `at`.
+fn skip_string(bytes: &[u8], mut at: usize) -> Option<usize> {
+    at += 1;
+    loop {
+        match bytes.get(at)? {
+            b'\\' => at += 2,
+            b'"' => return Some(at + 1),
+            _ => at += 1,
+        }
+    }
+}
+
+/// The offset after the value that starts at `at`.
+fn skip_value(bytes: &[u8], mut at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => skip_string(bytes, at),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            loop {
+                match bytes.get(at)? {
+                    b'"' => {
+                        at = skip_string(bytes, at)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(at + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                at += 1;
+            }
+        }
+        _ => {
+            while bytes
+                .get(at)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
+            {
+                at += 1;
+            }
+            Some(at)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merged(m: Result<Merged, String>) -> (String, Vec<String>) {
+        let m = m.unwrap();
+        (m.text.expect("a change"), m.kept)
+    }
+
+    fn json(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    /// One source of truth: the canonical file is what the code builds from
+    /// `Protocol::hook_command` and `timeout_secs`, key order included.
+    #[test]
+    fn the_canonical_claude_code_file_follows_the_protocol() {
+        let file = json(CLAUDE_CODE_HOOKS);
+        let keys: Vec<&str> = file
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["description", "hooks"]);
+        assert!(file["description"].as_str().unwrap().starts_with("kapi's"));
+        let built = claude_style_hooks(Protocol::ClaudeCode, CLAUDE_CODE_MATCHER);
+        assert_eq!(
+            serde_json::to_string(&file["hooks"]).unwrap(),
+            serde_json::to_string(&built).unwrap()
+        );
+        for hook in HookName::ALL {
+            let group = &file["hooks"][claude_event(hook)][0];
+            let handler = &group["hooks"][0];
+            assert_eq!(handler["type"], "command");
+            assert_eq!(handler["command"], Protocol::ClaudeCode.hook_command(hook));
+            assert_eq!(handler["timeout"], Protocol::ClaudeCode.timeout_secs(hook));
+            assert_eq!(group.get("matcher").is_some(), hook != HookName::Stop);
+        }
+        // The pretty text a person reads, ending in a newline.
+        let mut pretty = serde_json::to_string_pretty(&file).unwrap();
+        pretty.push('\n');
+        assert_eq!(pretty, CLAUDE_CODE_HOOKS);
+    }
+
+    #[test]
+    fn the_plugin_bundle_carries_the_canonical_file_verbatim() {
+        let copy = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../packages/kapi-claude-plugin/hooks/hooks.json");
+        let copy = std::fs::read_to_string(copy).expect("run `make plugin-bundle`");
+        assert!(
+            copy == CLAUDE_CODE_HOOKS,
+            "packages/kapi-claude-plugin/hooks/hooks.json differs from host/hooks/claude-code.json: run `make plugin-bundle`"
+        );
+    }
+
+    #[test]
+    fn claude_code_keeps_every_setting_and_group_in_order() {
+        let theirs = r#"{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+    ],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify"}]}]
+  },
+  "permissions": {"allow": ["Bash(ls)"]}
+}"#;
+        let (text, kept) = merged(merge_claude_code(CLAUDE_CODE_FILE, Some(theirs)));
+        assert!(kept.is_empty());
+        let doc = json(&text);
+        let top: Vec<&str> = doc
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(top, ["model", "hooks", "permissions"]);
+        let events: Vec<&str> = doc["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            events,
+            ["PreToolUse", "Notification", "PostToolUse", "Stop"]
+        );
+        let pre = doc["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 2);
+        assert_eq!(pre[0]["matcher"], "Bash");
+        assert_eq!(
+            pre[1]["hooks"][0]["command"],
+            "kapi hook pre-edit --host claude-code"
+        );
+        assert_eq!(doc["permissions"], json(r#"{"allow": ["Bash(ls)"]}"#));
+        // Again: nothing to write.
+        let again = merge_claude_code(CLAUDE_CODE_FILE, Some(&text)).unwrap();
+        assert_eq!(again.text, None);
+        // A new file holds only the hooks.
+        let (fresh, _) = merged(merge_claude_code(CLAUDE_CODE_FILE, None));
+        assert_eq!(
+            json(&fresh),
+            json!({"hooks": json(CLAUDE_CODE_HOOKS)["hooks"]})
+        );
+    }
+
+    #[test]
+    fn a_claude_style_kapi_hook_that_differs_is_the_persons() {
+        let theirs = r#"{"hooks": {"PostToolUse": [
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "kapi hook post-edit --host claude-code", "timeout": 60}]}
+        ]}}"#;
+        let (text, kept) = merged(merge_claude_code(CLAUDE_CODE_FILE, Some(theirs)));
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(kept[0].contains("PostToolUse") && kept[0].contains("kapi hook post-edit"));
+        let doc = json(&text);
+        let post = doc["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(post.len(), 1);
+        assert_eq!(post[0]["hooks"][0]["timeout"], 60);
+        assert_eq!(doc["hooks"]["PreToolUse"].as_array().unwrap().len(), 1);
+        assert_eq!(doc["hooks"]["Stop"].as_array().unwrap().len(), 1);
+        // Exec form counts too.
+        let exec = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/usr/local/bin/kapi", "args": ["hook", "stop"]}]}]}}"#;
+        let (text, kept) = merged(merge_codex(CODEX_FILE, Some(exec)));
+        assert_eq!(kept.len(), 1);
+        assert_eq!(json(&text)["hooks"]["Stop"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn codex_gets_the_claude_compatible_shape_with_its_own_tools() {
+        let (text, kept) = merged(merge_codex(CODEX_FILE, None));
+        assert!(kept.is_empty());
+        let doc = json(&text);
+        for hook in HookName::ALL {
+            let group = &doc["hooks"][claude_event(hook)][0];
+            if hook == HookName::Stop {
+                assert!(group.get("matcher").is_none());
+            } else {
+                assert_eq!(group["matcher"], "apply_patch|Edit|Write");
+            }
+            assert_eq!(
+                group["hooks"][0],
+                json!({
+                    "type": "command",
+                    "command": format!("kapi hook {} --host codex", hook.id()),
+                    "timeout": Protocol::Codex.timeout_secs(hook),
+                })
+            );
+        }
+        assert_eq!(merge_codex(CODEX_FILE, Some(&text)).unwrap().text, None);
+    }
+
+    /// KKSS's rules for a hooks.json entry (host document, "Lifecycle hooks").
+    fn assert_kkss_valid(doc: &Value) {
+        let entries = doc["hooks"].as_array().unwrap();
+        let mut names = std::collections::BTreeSet::new();
+        for e in entries {
+            let name = e["name"].as_str().unwrap();
+            assert!(
+                name.len() <= 32
+                    && name.starts_with(|c: char| c.is_ascii_lowercase())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{name}"
+            );
+            assert!(names.insert(name), "duplicate {name}");
+            let event = e["event"].as_str().unwrap();
+            assert!(
+                ["PreToolUse", "PostToolUse", "UserPromptSubmit", "TurnEnd"].contains(&event),
+                "{event}"
+            );
+            let tool_event = event == "PreToolUse" || event == "PostToolUse";
+            assert!(e.get("match").is_none() || tool_event, "{e}");
+            assert!(
+                e.get("modelOutput").is_none() || event == "PostToolUse",
+                "{e}"
+            );
+            if let Some(t) = e.get("timeoutMs") {
+                let t = t.as_u64().unwrap();
+                assert!((100..=60_000).contains(&t), "{e}");
+            }
+            // Run directly, no shell: a program and its arguments, nothing to expand.
+            let command = e["command"].as_str().unwrap();
+            assert!(!command.contains(' ') && !command.contains('$'), "{e}");
+            for k in e.as_object().unwrap().keys() {
+                assert!(
+                    [
+                        "name",
+                        "event",
+                        "match",
+                        "command",
+                        "args",
+                        "timeoutMs",
+                        "modelOutput"
+                    ]
+                    .contains(&k.as_str()),
+                    "{k}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn kkss_appends_kapis_entries_after_the_persons() {
+        let (fresh, _) = merged(merge_kkss(KKSS_FILE, None));
+        let doc = json(&fresh);
+        assert_kkss_valid(&doc);
+        assert_eq!(
+            doc["hooks"],
+            json!([
+                {"name":"kapi-pre-edit","event":"PreToolUse","match":"*__write_file","command":"kapi","args":["hook","pre-edit","--host","kkss"],"timeoutMs":10000},
+                {"name":"kapi-post-edit","event":"PostToolUse","match":"*__write_file","command":"kapi","args":["hook","post-edit","--host","kkss"],"timeoutMs":30000,"modelOutput":true},
+                {"name":"kapi-turn-end","event":"TurnEnd","command":"kapi","args":["hook","stop","--host","kkss"],"timeoutMs":60000}
+            ])
+        );
+        let theirs = r#"{"hooks": [
+  {"name": "audit", "event": "PostToolUse", "command": "/opt/lab/audit.sh", "timeoutMs": 5000},
+  {"name": "kapi-pre-edit", "event": "PreToolUse", "match": "cad__save_*", "command": "kapi", "args": ["hook", "pre-edit", "--host", "kkss"], "timeoutMs": 10000}
+], "other": true}"#;
+        let (text, kept) = merged(merge_kkss(KKSS_FILE, Some(theirs)));
+        let doc = json(&text);
+        assert_kkss_valid(&doc);
+        let names: Vec<&str> = doc["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["audit", "kapi-pre-edit", "kapi-post-edit", "kapi-turn-end"]
+        );
+        assert_eq!(doc["hooks"][1]["match"], "cad__save_*");
+        assert_eq!(doc["other"], true);
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].contains("`kapi-pre-edit`"), "{kept:?}");
+        let again = merge_kkss(KKSS_FILE, Some(&text)).unwrap();
+        assert_eq!(again.text, None);
+        assert_eq!(again.kept.len(), 1);
+    }
+
+    /// Kiki's rules for a legacy hook (host document, "Legacy command hooks").
+    fn assert_kiki_valid(text: &str) {
+        const EVENTS: &[&str] = &[
+            "UserPromptSubmit",
+            "UserPromptQueued",
+            "PreToolUse",
+            "Stop",
+            "TurnStarted",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PermissionRequest",
+            "PermissionResult",
+            "SessionStart",
+            "SessionEnd",
+            "SessionHeartbeat",
+            "SubagentStart",
+            "SubagentStop",
+            "TaskStarted",
+            "StopFailure",
+            "Interrupt",
+            "PreCompact",
+            "PostCompact",
+            "Notification",
+        ];
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let hooks = &doc["hooks"];
+        let list = if let Some(list) = hooks.as_array_of_tables() {
+            list
+        } else {
+            // A v2 document: the legacy commands under [[hooks.legacy]], never a [[hooks]] too.
+            let table = hooks.as_table().unwrap();
+            table["legacy"].as_array_of_tables().unwrap()
+        };
+        for t in list {
+            for (k, _) in t.iter() {
+                assert!(
+                    ["event", "matcher", "command", "timeout"].contains(&k),
+                    "{k}"
+                );
+            }
+            assert!(EVENTS.contains(&t["event"].as_str().unwrap()));
+            assert!(t["command"].as_str().is_some());
+            if let Some(timeout) = t.get("timeout") {
+                assert!((1..=600).contains(&timeout.as_integer().unwrap()));
+            }
+            let kapis = t["command"].as_str().unwrap().contains("kapi hook");
+            if let Some(m) = t.get("matcher").filter(|_| kapis) {
+                // kapi's: a plain alternation of tool names, anchored (`^(A|B)$`), a regex
+                // in every dialect.
+                let m = m.as_str().unwrap();
+                let inner = m.strip_prefix("^(").and_then(|m| m.strip_suffix(")$"));
+                let inner = inner.unwrap_or(m);
+                assert!(
+                    inner.split('|').all(|n| !n.is_empty()
+                        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')),
+                    "{m}"
+                );
+            }
+        }
+    }
+
+    const KIKI_V1: &str = r#"[[hooks]]
+event = "PreToolUse"
+matcher = "^(Write|Edit)$"
+command = "command -v kapi >/dev/null 2>&1 || exit 0; kapi hook pre-edit --host kiki"
+timeout = 10
+
+[[hooks]]
+event = "PostToolUse"
+matcher = "^(Write|Edit)$"
+command = "command -v kapi >/dev/null 2>&1 || exit 0; kapi hook post-edit --host kiki"
+timeout = 60
+
+[[hooks]]
+event = "Stop"
+command = "command -v kapi >/dev/null 2>&1 || exit 0; kapi hook stop --host kiki"
+timeout = 120
+"#;
+
+    #[test]
+    fn kiki_writes_legacy_hooks_in_a_new_file() {
+        let (text, kept) = merged(merge_kiki(KIKI_FILE, None));
+        assert!(kept.is_empty());
+        assert_eq!(text, KIKI_V1);
+        assert_kiki_valid(&text);
+        assert_eq!(merge_kiki(KIKI_FILE, Some(&text)).unwrap().text, None);
+    }
+
+    #[test]
+    fn kiki_appends_to_the_persons_legacy_hooks_keeping_comments() {
+        let theirs = "# my hooks\n[[hooks]]\nevent = \"Notification\"  # when done\nmatcher = \"task\\\\.completed\"\ncommand = \"notify-send done\"\n";
+        let (text, kept) = merged(merge_kiki(KIKI_FILE, Some(theirs)));
+        assert!(kept.is_empty());
+        assert_eq!(text, format!("{theirs}\n{KIKI_V1}"));
+        assert_kiki_valid(&text);
+        assert_eq!(merge_kiki(KIKI_FILE, Some(&text)).unwrap().text, None);
+    }
+
+    #[test]
+    fn kiki_v2_gets_hooks_legacy() {
+        let theirs = "# rules\n[hooks]\nschema_version = 2\n\n[[hooks.rules]]\nid = \"evidence-check\"\nevent = \"step.before\"\n\n[hooks.rules.action]\ntype = \"inject\"\ntext = \"Check.\"\n";
+        let (text, kept) = merged(merge_kiki(KIKI_FILE, Some(theirs)));
+        assert!(kept.is_empty());
+        assert!(text.starts_with(theirs), "{text}");
+        assert!(!text.contains("[[hooks]]"), "{text}");
+        assert_eq!(text.matches("[[hooks.legacy]]").count(), 3, "{text}");
+        assert_kiki_valid(&text);
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        assert_eq!(doc["hooks"]["schema_version"].as_integer(), Some(2));
+        assert_eq!(doc["hooks"]["rules"].as_array_of_tables().unwrap().len(), 1);
+        assert_eq!(merge_kiki(KIKI_FILE, Some(&text)).unwrap().text, None);
+    }
+
+    #[test]
+    fn a_kiki_kapi_hook_that_differs_is_the_persons() {
+        let theirs =
+            "[[hooks]]\nevent = \"Stop\"\ncommand = \"kapi hook stop --host kiki\"\ntimeout = 30\n";
+        let (text, kept) = merged(merge_kiki(KIKI_FILE, Some(theirs)));
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(kept[0].contains("kapi hook stop --host kiki"));
+        assert!(text.starts_with(theirs));
+        assert_eq!(text.matches("hook stop").count(), 1, "{text}");
+        assert_eq!(text.matches("[[hooks]]").count(), 3, "{text}");
+        assert_kiki_valid(&text);
+    }
+
+    #[test]
+    fn a_file_kapi_cannot_read_is_refused_with_line_and_column() {
+        let cases: &[(&str, Merge, &str, &str)] = &[
+            (
+                CLAUDE_CODE_FILE,
+                merge_claude_code,
+                "{\n  \"hooks\": {,\n}",
+                "line 2, column 13: not valid JSON",
+            ),
+            (
+                CLAUDE_CODE_FILE,
+                merge_claude_code,
+                "\n  [1, 2]\n",
+                "line 2, column 3: the top level is not a JSON object",
+            ),
+            (
+                CLAUDE_CODE_FILE,
+                merge_claude_code,
+                "{\"model\": \"x\",\n \"hooks\": [\"no\"]}",
+                "line 2, column 11: `hooks` is not an object",
+            ),
+            (
+                CODEX_FILE,
+                merge_codex,
+                "{\"hooks\": {\n  \"Stop\": {\"hooks\": []}}}",
+                "line 2, column 11: `hooks.Stop` is not a list",
+            ),
+            (
+                KKSS_FILE,
+                merge_kkss,
+                "{\"hooks\": {\"name\": \"x\"}}",
+                "line 1, column 11: `hooks` is not a list",
+            ),
+            (
+                KIKI_FILE,
+                merge_kiki,
+                "[[hooks]]\nevent = \n",
+                "line 2, column",
+            ),
+            (
+                KIKI_FILE,
+                merge_kiki,
+                "# x\nhooks = \"off\"\n",
+                "line 2, column 9: `hooks` is neither",
+            ),
+            (
+                KIKI_FILE,
+                merge_kiki,
+                "[hooks]\nschema_version = 2\nlegacy = 3\n",
+                "line 3, column 10: `hooks.legacy` is not a list",
+            ),
+        ];
+        for (rel, merge, text, want) in cases {
+            let err = merge(rel, Some(text)).unwrap_err();
+            assert!(err.starts_with(&format!("{rel}: {want}")), "{err}");
+            assert!(err.ends_with("fix it and run `kapi init` again"), "{err}");
+        }
+    }
+
+    #[test]
+    fn json_position_finds_a_nested_value() {
+        let text = "{\"a\": \"}\\\"{\", \"b\": [1, {\"c\": 2}],\n  \"hooks\": {\"Stop\": 7}}";
+        assert_eq!(json_position(text, &[]), Some((1, 1)));
+        assert_eq!(json_position(text, &["b"]), Some((1, 20)));
+        assert_eq!(json_position(text, &["hooks", "Stop"]), Some((2, 21)));
+        assert_eq!(json_position(text, &["missing"]), None);
+    }
+}
