@@ -1001,3 +1001,143 @@ fn a_closed_stdout_loses_the_text_never_the_exit_code() {
         .unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The hooks `kapi init` writes, run the way each host runs them
+
+/// Runs a hook command as its host would: through `sh -c` (Claude Code, Codex, Kiki) or
+/// directly (KKSS), with `path` as PATH, in `dir`.
+fn run_configured(dir: &Path, program: &str, args: &[String], path: &str, body: &[u8]) -> Answer {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("KAPI_NO_PROJECT")
+        .env_remove("KAPI_PROJECT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the hook command");
+    child.stdin.take().unwrap().write_all(body).unwrap();
+    let out = child.wait_with_output().unwrap();
+    Answer {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Each host's configured command for `event`, as (program, args).
+fn configured(dir: &Path, host: Host, event: Event) -> Option<(String, Vec<String>)> {
+    let sh = |cmd: &str| Some(("sh".to_owned(), vec!["-c".to_owned(), cmd.to_owned()]));
+    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).unwrap();
+    match host {
+        Host::ClaudeCode | Host::Codex => {
+            let rel = if host == Host::ClaudeCode {
+                ".claude/settings.json"
+            } else {
+                ".codex/hooks.json"
+            };
+            let v: Value = serde_json::from_str(&read(rel)).unwrap();
+            let name = match event {
+                Event::PreEdit => "PreToolUse",
+                Event::PostEdit => "PostToolUse",
+                Event::Stop => "Stop",
+            };
+            let cmd = v["hooks"][name][0]["hooks"][0]["command"]
+                .as_str()?
+                .to_owned();
+            sh(&cmd)
+        }
+        Host::Kkss => {
+            let v: Value = serde_json::from_str(&read(".kkss/assistant/hooks.json")).unwrap();
+            let name = match event {
+                Event::PreEdit => "kapi-pre-edit",
+                Event::PostEdit => "kapi-post-edit",
+                Event::Stop => "kapi-turn-end",
+            };
+            let entry = v["hooks"].as_array()?.iter().find(|e| e["name"] == name)?;
+            let args = entry["args"]
+                .as_array()?
+                .iter()
+                .map(|a| a.as_str().unwrap().to_owned())
+                .collect();
+            Some((entry["command"].as_str()?.to_owned(), args))
+        }
+        Host::Kiki => {
+            let text = read(".kiki/hooks.toml");
+            let wanted = match event {
+                Event::PreEdit => "PreToolUse",
+                Event::PostEdit => "PostToolUse",
+                Event::Stop => "Stop",
+            };
+            // `[[hooks]]` tables of `key = "value"` lines, as kapi writes them.
+            let mut current_event = String::new();
+            for line in text.lines() {
+                if let Some(v) = line.strip_prefix("event = ") {
+                    current_event = v.trim_matches('"').to_owned();
+                }
+                if let Some(v) = line.strip_prefix("command = ")
+                    && current_event == wanted
+                {
+                    let cmd: String = serde_json::from_str(v).unwrap();
+                    return sh(&cmd);
+                }
+            }
+            None
+        }
+    }
+}
+
+#[test]
+fn the_hooks_init_writes_run_as_written() {
+    let p = project();
+    let init = Command::new(kapi_bin())
+        .args(["init", "--agents", "all", "--no-rules-files"])
+        .current_dir(p.path())
+        .env_remove("KAPI_NO_PROJECT")
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
+    // PATH with kapi on it (a folder holding a `kapi` link to the binary under test), and
+    // without.
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(kapi_bin(), bin.path().join("kapi")).unwrap();
+    let with = format!("{}:/usr/bin:/bin", bin.path().display());
+    let without = "/usr/bin:/bin".to_owned();
+    for host in HOSTS {
+        for (event, file) in [
+            (Event::PreEdit, "i18n/fr.json"),
+            (Event::PostEdit, "docs/bad.md"),
+            (Event::Stop, ""),
+        ] {
+            let what = format!("{host:?} {event:?}");
+            let (program, args) =
+                configured(p.path(), host, event).unwrap_or_else(|| panic!("{what}: not wired"));
+            let body = host
+                .payload(event, p.path(), file, false)
+                .to_string()
+                .into_bytes();
+            let answer = run_configured(p.path(), &program, &args, &with, &body);
+            let seen = host.read(event, &answer);
+            assert_never_broken(&seen, &answer, &what);
+            let acted = match (host, event) {
+                (Host::Kiki, Event::PostEdit) | (Host::Kkss, Event::Stop) => seen == Seen::Allow,
+                (_, Event::PreEdit) => matches!(seen, Seen::Deny(_)),
+                (_, Event::PostEdit) => matches!(seen, Seen::Feedback(_)),
+                (_, Event::Stop) => matches!(seen, Seen::Continue(_)),
+            };
+            assert!(acted, "{what}: {seen:?}\n{answer:?}");
+            // Kiki's guard: with no kapi on PATH the shell allows instead of failing closed.
+            if host == Host::Kiki {
+                let answer = run_configured(p.path(), &program, &args, &without, &body);
+                assert_eq!(
+                    host.read(event, &answer),
+                    Seen::Allow,
+                    "{what} without kapi: {answer:?}"
+                );
+            }
+        }
+    }
+}
