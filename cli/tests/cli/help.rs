@@ -50,6 +50,21 @@ fn help_topics_print() {
     let one = kapi.run(&["help", "rules", "hygiene.repeated-word"]);
     assert_eq!(one.code, 0);
     assert!(one.stdout.contains("What it flags"), "{}", one.stdout);
+    let hooks = kapi.run(&["help", "hooks"]);
+    assert_eq!(hooks.code, 0);
+    for want in [
+        "## Failing open",
+        "stop_hook_active",
+        "KKSS",
+        "Kiki",
+        "`--deadline-ms`",
+    ] {
+        assert!(hooks.stdout.contains(want), "{want}: {}", hooks.stdout);
+    }
+    // `kapi hook --help` is help (clap's), not a hook call.
+    let hook = kapi.run(&["hook", "--help"]);
+    assert_eq!(hook.code, 0);
+    assert!(hook.stdout.contains("--host"), "{}", hook.stdout);
 }
 
 #[test]

@@ -264,6 +264,7 @@ fn every_topic_kapi_help_lists_prints_without_md_links() {
     for want in [
         "exit-codes",
         "changes",
+        "hooks",
         "skill",
         "edit",
         "create",
