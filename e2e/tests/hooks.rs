@@ -1179,3 +1179,35 @@ fn a_signal_allows_instead_of_killing_the_hook() {
         assert!(answer.stderr.contains("signal"), "{answer:?}");
     }
 }
+
+#[test]
+fn a_payload_with_no_cwd_is_never_guessed_where_the_host_does_not_promise_one() {
+    let p = project();
+    // Claude Code always sends `cwd`: without it, kapi says so rather than walk up from
+    // wherever the process started.
+    let mut payload = Host::ClaudeCode.payload(Event::Stop, p.path(), "", false);
+    payload.as_object_mut().unwrap().remove("cwd");
+    let answer = run_hook(
+        p.path(),
+        "stop",
+        Some(Host::ClaudeCode),
+        &[],
+        &[],
+        Feed::Bytes(payload.to_string().into_bytes()),
+    );
+    let seen = Host::ClaudeCode.read(Event::Stop, &answer);
+    assert_warned(Host::ClaudeCode, &seen, &answer, "stop", "no cwd", "claude-code");
+    // Kiki runs its hooks in the project folder, as its documentation says.
+    let mut payload = Host::Kiki.payload(Event::Stop, p.path(), "", false);
+    payload.as_object_mut().unwrap().remove("cwd");
+    let answer = run_hook(
+        p.path(),
+        "stop",
+        Some(Host::Kiki),
+        &[],
+        &[],
+        Feed::Bytes(payload.to_string().into_bytes()),
+    );
+    let seen = Host::Kiki.read(Event::Stop, &answer);
+    assert!(matches!(&seen, Seen::Continue(r) if r.contains("docs/bad.md")), "{seen:?}");
+}

@@ -353,10 +353,13 @@ fn evaluate(
     if env.hook_panic {
         panic!("KAPI_TEST_HOOK_PANIC is set");
     }
+    // Kiki and KKSS document that a hook runs in the session's project folder, so their
+    // process directory is a real answer; anywhere else a missing `cwd` is a zero value, and
+    // walking up from wherever the process started would guard the wrong project.
     let cwd = payload
         .cwd()
         .or_else(|| env.host_project_dir.clone())
-        .or_else(|| (host == Some(Protocol::Kiki)).then_some(process_cwd));
+        .or_else(|| matches!(host, Some(Protocol::Kiki | Protocol::Kkss)).then_some(process_cwd));
     let ctx = Ctx {
         env,
         payload: &payload,
