@@ -1196,7 +1196,14 @@ fn a_payload_with_no_cwd_is_never_guessed_where_the_host_does_not_promise_one() 
         Feed::Bytes(payload.to_string().into_bytes()),
     );
     let seen = Host::ClaudeCode.read(Event::Stop, &answer);
-    assert_warned(Host::ClaudeCode, &seen, &answer, "stop", "no cwd", "claude-code");
+    assert_warned(
+        Host::ClaudeCode,
+        &seen,
+        &answer,
+        "stop",
+        "no cwd",
+        "claude-code",
+    );
     // Kiki runs its hooks in the project folder, as its documentation says.
     let mut payload = Host::Kiki.payload(Event::Stop, p.path(), "", false);
     payload.as_object_mut().unwrap().remove("cwd");
@@ -1209,5 +1216,8 @@ fn a_payload_with_no_cwd_is_never_guessed_where_the_host_does_not_promise_one() 
         Feed::Bytes(payload.to_string().into_bytes()),
     );
     let seen = Host::Kiki.read(Event::Stop, &answer);
-    assert!(matches!(&seen, Seen::Continue(r) if r.contains("docs/bad.md")), "{seen:?}");
+    assert!(
+        matches!(&seen, Seen::Continue(r) if r.contains("docs/bad.md")),
+        "{seen:?}"
+    );
 }

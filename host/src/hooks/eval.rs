@@ -11,7 +11,8 @@ use kapi_core::project::discover::{DiscoverOptions, discover};
 use kapi_core::project::layout::{KAPI_DIR, RECIPE_FILE};
 
 use super::Protocol;
-use super::payload::Payload;
+use super::payload::{Payload, is_edit_tool};
+use super::protocol::Verdict;
 use crate::app::{App, relative_to};
 use crate::env::Env;
 use crate::error::HostError;
@@ -92,6 +93,22 @@ impl Ctx<'_> {
         let cwd = self.cwd.clone().unwrap_or_else(|| project.root.clone());
         App::new(self.env.clone(), cwd, Some(project.root.clone()))
     }
+}
+
+/// The files the edit names, or the verdict when it names none: nothing to report for a tool
+/// that is not an edit tool, else a guard that could not run (an empty path must never pass
+/// for "nothing to guard").
+pub fn edited_paths(ctx: &Ctx) -> Result<Vec<String>, Verdict> {
+    let paths = ctx.payload.edited_paths();
+    if !paths.is_empty() {
+        return Ok(paths);
+    }
+    Err(match ctx.payload.tool_name() {
+        Some(tool) if !is_edit_tool(tool) => Verdict::Nothing,
+        _ => Verdict::CouldNotRun {
+            message: "the payload names no file the edit writes (no tool_input.file_path or tool_input.path)".into(),
+        },
+    })
 }
 
 /// A project file kapi checks as content when an edit writes it: not kapi's own files, not

@@ -11,7 +11,7 @@ use std::path::Path;
 use kapi_core::project::collections::Collections;
 
 use super::eval::{self, Ctx};
-use super::payload::{is_edit_tool, resolve};
+use super::payload::resolve;
 use super::protocol::Verdict;
 use super::state;
 use crate::app::relative_to;
@@ -26,15 +26,10 @@ enum Outcome {
 }
 
 pub fn evaluate(ctx: &Ctx) -> Verdict {
-    let paths = ctx.payload.edited_paths();
-    if paths.is_empty() {
-        return match ctx.payload.tool_name() {
-            Some(tool) if !is_edit_tool(tool) => Verdict::Nothing,
-            _ => Verdict::CouldNotRun {
-                message: "the payload names no file the edit wrote (no tool_input.file_path or tool_input.path)".into(),
-            },
-        };
-    }
+    let paths = match eval::edited_paths(ctx) {
+        Ok(paths) => paths,
+        Err(verdict) => return verdict,
+    };
     let mut fails = Vec::new();
     let mut did_not_run = Vec::new();
     let mut could_not = Vec::new();

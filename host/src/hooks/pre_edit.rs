@@ -5,20 +5,15 @@
 use kapi_core::project::collections::Collections;
 
 use super::eval::{self, Ctx};
-use super::payload::{is_edit_tool, resolve};
+use super::payload::resolve;
 use super::protocol::Verdict;
 use crate::app::relative_to;
 
 pub fn evaluate(ctx: &Ctx) -> Verdict {
-    let paths = ctx.payload.edited_paths();
-    if paths.is_empty() {
-        return match ctx.payload.tool_name() {
-            Some(tool) if !is_edit_tool(tool) => Verdict::Nothing,
-            _ => Verdict::CouldNotRun {
-                message: "the payload names no file the edit would write (no tool_input.file_path or tool_input.path)".into(),
-            },
-        };
-    }
+    let paths = match eval::edited_paths(ctx) {
+        Ok(paths) => paths,
+        Err(verdict) => return verdict,
+    };
     let mut denials = Vec::new();
     for path in &paths {
         let Some(abs) = resolve(path, ctx.cwd.as_deref()) else {

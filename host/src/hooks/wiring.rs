@@ -100,6 +100,23 @@ pub struct Merged {
     pub kept: Vec<String>,
 }
 
+/// A merged JSON file: no new text when the file exists and kapi changed nothing in it.
+fn merged_json(
+    rel: &str,
+    existed: bool,
+    doc: &Value,
+    before: &Value,
+    kept: Vec<String>,
+) -> Result<Merged, String> {
+    if existed && doc == before {
+        return Ok(Merged { text: None, kept });
+    }
+    Ok(Merged {
+        text: Some(json_text(rel, doc)?),
+        kept,
+    })
+}
+
 /// The refusal of a file kapi cannot read, with where and how to fix it.
 fn unreadable(rel: &str, at: Option<(usize, usize)>, what: &str) -> String {
     let at = at.map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
@@ -271,13 +288,7 @@ fn merge_claude_style(
             list.push(group.clone());
         }
     }
-    if existing.is_some() && doc == before {
-        return Ok(Merged { text: None, kept });
-    }
-    Ok(Merged {
-        text: Some(json_text(rel, &doc)?),
-        kept,
-    })
+    merged_json(rel, existing.is_some(), &doc, &before, kept)
 }
 
 /// kapi's KKSS entry for a hook. `match` only on tool events, `modelOutput` only on
@@ -354,13 +365,7 @@ pub fn merge_kkss(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
             list.push(ours);
         }
     }
-    if existing.is_some() && doc == before {
-        return Ok(Merged { text: None, kept });
-    }
-    Ok(Merged {
-        text: Some(json_text(rel, &doc)?),
-        kept,
-    })
+    merged_json(rel, existing.is_some(), &doc, &before, kept)
 }
 
 /// The command kapi's Kiki entry runs: through Kiki's shell, guarded so a missing `kapi` allows
