@@ -1221,3 +1221,148 @@ fn a_payload_with_no_cwd_is_never_guessed_where_the_host_does_not_promise_one() 
         "{seen:?}"
     );
 }
+
+#[test]
+fn a_catalog_a_collection_declares_is_checked_after_an_edit() {
+    for host in [Host::ClaudeCode, Host::Codex, Host::Kkss] {
+        let p = project();
+        std::fs::write(
+            p.path().join("i18n/en.json"),
+            "{\"hello\": \"Use the login page\"}\n",
+        )
+        .unwrap();
+        let (seen, answer) = fire(p.path(), host, true, Event::PostEdit, "i18n/en.json", false);
+        match seen {
+            Seen::Feedback(reason) => assert!(reason.contains("i18n/en.json:1:"), "{reason}"),
+            other => panic!("{host:?}: expected feedback, got {other:?}\n{answer:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_patch_that_deletes_a_file_is_nothing_to_check_and_a_move_checks_the_new_path() {
+    let p = project();
+    let codex = |patch: &str| {
+        let body = json!({"session_id": "c", "turn_id": "t", "cwd": p.path(), "hook_event_name": "PostToolUse",
+            "tool_name": "apply_patch", "tool_input": {"command": patch}});
+        let answer = run_hook(
+            p.path(),
+            "post-edit",
+            Some(Host::Codex),
+            &[],
+            &[],
+            Feed::Bytes(body.to_string().into_bytes()),
+        );
+        (Host::Codex.read(Event::PostEdit, &answer), answer)
+    };
+    let (seen, answer) = codex("*** Begin Patch\n*** Delete File: docs/gone.md\n*** End Patch\n");
+    assert_eq!(seen, Seen::Allow, "{answer:?}");
+    assert!(
+        answer.stderr.is_empty(),
+        "no false warning for a deleted file: {answer:?}"
+    );
+    // docs/old.md was moved to docs/bad.md (which fails): the new path is checked.
+    let (seen, answer) = codex(
+        "*** Begin Patch\n*** Update File: docs/old.md\n*** Move to: docs/bad.md\n@@\n-a\n+b\n*** End Patch\n",
+    );
+    assert!(
+        matches!(&seen, Seen::Feedback(r) if r.contains("docs/bad.md")),
+        "{seen:?} {answer:?}"
+    );
+}
+
+#[test]
+fn a_tool_that_only_reads_is_nothing_to_report_even_on_a_target() {
+    let p = project();
+    for event in [Event::PreEdit, Event::PostEdit] {
+        let body = json!({"session_id": "s", "transcript_path": "/t", "hook_event_name": "PreToolUse",
+            "cwd": p.path(), "tool_name": "Read", "tool_input": {"file_path": p.path().join("i18n/fr.json")}});
+        let answer = run_hook(
+            p.path(),
+            event.hook(),
+            Some(Host::ClaudeCode),
+            &[],
+            &[],
+            Feed::Bytes(body.to_string().into_bytes()),
+        );
+        assert_eq!(
+            Host::ClaudeCode.read(event, &answer),
+            Seen::Allow,
+            "{event:?}: {answer:?}"
+        );
+    }
+}
+
+#[test]
+fn parallel_edits_each_leave_their_record_for_the_stop_hook() {
+    let p = project();
+    let files: Vec<String> = (0..8).map(|i| format!("notes/n{i}.md")).collect();
+    for f in &files {
+        let path = p.path().join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "Use the login page.\n").unwrap();
+    }
+    std::thread::scope(|scope| {
+        for f in &files {
+            let dir = p.path();
+            scope.spawn(move || {
+                let (seen, answer) = fire(dir, Host::Kiki, true, Event::PostEdit, f, false);
+                assert_eq!(seen, Seen::Allow, "{answer:?}");
+            });
+        }
+    });
+    let state =
+        std::fs::read_to_string(p.path().join(".kapi/work/hooks/kiki-session-1.json")).unwrap();
+    for f in &files {
+        assert!(state.contains(f.as_str()), "{f} lost: {state}");
+    }
+    // Kiki's stop names every file that still fails.
+    let (seen, _) = fire(p.path(), Host::Kiki, true, Event::Stop, "", false);
+    match seen {
+        Seen::Continue(reason) => {
+            for f in &files {
+                assert!(reason.contains(f.as_str()), "{f}: {reason}");
+            }
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_inherited_kapi_project_never_gates_an_unrelated_folder() {
+    let p = project();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("notes.md"), "Use the login page.\n").unwrap();
+    let root = p.path().display().to_string();
+    for (event, file) in [(Event::Stop, ""), (Event::PostEdit, "notes.md")] {
+        let body = Host::Kiki.payload(event, other.path(), file, false);
+        let answer = run_hook(
+            other.path(),
+            event.hook(),
+            Some(Host::Kiki),
+            &[],
+            &[("KAPI_PROJECT", &root)],
+            Feed::Bytes(body.to_string().into_bytes()),
+        );
+        assert_eq!(
+            Host::Kiki.read(event, &answer),
+            Seen::Allow,
+            "{event:?}: {answer:?}"
+        );
+        assert!(answer.stderr.is_empty(), "{event:?}: {answer:?}");
+    }
+    // Inside the project it names, it binds as usual.
+    let body = Host::Kiki.payload(Event::Stop, p.path(), "", false);
+    let answer = run_hook(
+        p.path(),
+        "stop",
+        Some(Host::Kiki),
+        &[],
+        &[("KAPI_PROJECT", &root)],
+        Feed::Bytes(body.to_string().into_bytes()),
+    );
+    assert!(
+        matches!(Host::Kiki.read(Event::Stop, &answer), Seen::Continue(_)),
+        "{answer:?}"
+    );
+}

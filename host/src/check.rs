@@ -575,7 +575,8 @@ fn collect_files(
             };
             // Data formats (`package.json`, `kapi.yaml`, any `.xml`) are content only when a
             // collection declares them or the file is named: a folder walk skips them.
-            if declared.is_none() && WALK_SKIPS.contains(&format.info().id) {
+            if WALK_SKIPS.contains(&format.info().id) && !in_collection(project, collections, &file)
+            {
                 continue;
             }
             chosen.insert(
@@ -594,6 +595,18 @@ fn collect_files(
         }
     }
     Ok(chosen.into_values().collect())
+}
+
+/// True when a collection item matches `abs` (whether or not it names a format).
+pub(crate) fn in_collection(
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    abs: &Path,
+) -> bool {
+    let (Some(project), Some(collections)) = (project, collections) else {
+        return false;
+    };
+    relative_to(abs, &project.root).is_some_and(|rel| collections.matches(&rel).is_some())
 }
 
 /// A path as reports show it: relative to the working directory (`../README.md` for a file

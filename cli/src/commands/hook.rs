@@ -40,21 +40,28 @@ pub fn run(_: &HookArgs, _: &kapi_host::App, _: &mut Printer) -> anyhow::Result<
 }
 
 /// True when a command line is a hook call (`kapi [-p X] hook …`) that is not asking for help.
+/// Help is `kapi hook --help`, or `-h`/`--help` anywhere when a person types it at a terminal;
+/// a host's hook line that carries one stays a hook call, so nothing but the protocol object
+/// ever reaches a host's stdout.
 pub fn is_hook_call(args: &[OsString]) -> bool {
     let args: Vec<String> = args
         .iter()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        return false;
-    }
+    let is_help = |a: &str| a == "-h" || a == "--help";
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "-p" | "--project" | "--color" => i += 2,
             a if a.starts_with('-') => i += 1,
-            a => return a == "hook",
+            "hook" => {
+                let rest = &args[i + 1..];
+                let asks_help = rest.first().is_some_and(|a| is_help(a))
+                    || (rest.iter().any(|a| is_help(a)) && std::io::stdin().is_terminal());
+                return !asks_help;
+            }
+            _ => return false,
         }
     }
     false

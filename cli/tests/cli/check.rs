@@ -247,6 +247,26 @@ fn folder_is_walked_honouring_gitignore() {
 }
 
 #[test]
+fn a_folder_walk_checks_a_catalog_a_collection_declares_without_a_format() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: cat\ncollections:\n  - path: \"i18n/en.json\"\n",
+    );
+    kapi.write(
+        ".kapi/terms.yaml",
+        "version: v1\nconcepts:\n  - id: s\n    terms:\n      - {text: sign in, lang: en, status: preferred}\n      - {text: login, lang: en, status: forbidden}\n",
+    );
+    kapi.write("i18n/en.json", "{\"a\": \"Use the login page\"}\n");
+    // An undeclared data file beside it stays configuration, skipped by the walk.
+    kapi.write("i18n/config.json", "{\"login\": \"login\"}\n");
+    let (code, report) = report(&kapi, &["check", "i18n", "--json"]);
+    assert_eq!(code, 3);
+    assert_eq!(report.target.files, 1);
+    assert!(report.findings.iter().all(|f| f.path.ends_with("en.json")));
+}
+
+#[test]
 fn expired_profile_falls_back_with_a_note_on_stderr() {
     let kapi = Kapi::with_project("mini");
     let run = kapi.run(&["check", "docs/legacy/old.md"]);

@@ -59,8 +59,8 @@ impl Ctx<'_> {
             .unwrap_or_else(|| "no-session".to_owned())
     }
 
-    /// The project that owns `start` (a file or folder, existing or not), honouring `-p`,
-    /// `KAPI_NO_PROJECT` and `KAPI_PROJECT` as every verb does.
+    /// The project that owns `start` (a file or folder, existing or not): `KAPI_NO_PROJECT`
+    /// disables it, `-p` and `KAPI_PROJECT` name it when `start` is inside it, else the walk up.
     pub fn project_for(&self, start: &Path) -> Result<Option<Project>, HostError> {
         let mut dir = start.to_path_buf();
         while !dir.is_dir() {
@@ -76,13 +76,30 @@ impl Ctx<'_> {
                 base.join(p)
             }
         };
+        let dir = crate::app::normalize(&dir);
         let options = DiscoverOptions {
             flag: self.project_flag.as_ref().map(abs),
             no_project: self.env.no_project,
             env_project: self.env.project.as_ref().map(abs),
-            cwd: dir,
+            cwd: dir.clone(),
         };
-        let Some(recipe) = discover(&options)? else {
+        let mut found = discover(&options)?;
+        // `-p` or `KAPI_PROJECT` binds the hook only where the edit or the session is inside
+        // that project: a variable the host inherited must not gate an unrelated folder.
+        let named = options.flag.is_some() || options.env_project.is_some();
+        if named
+            && let Some(recipe) = &found
+            && !recipe.parent().is_some_and(|root| {
+                dir.starts_with(root) || dir.canonicalize().is_ok_and(|real| real.starts_with(root))
+            })
+        {
+            found = discover(&DiscoverOptions {
+                flag: None,
+                env_project: None,
+                ..options
+            })?;
+        }
+        let Some(recipe) = found else {
             return Ok(None);
         };
         Ok(Some(Project::load(&recipe)?))
@@ -95,24 +112,37 @@ impl Ctx<'_> {
     }
 }
 
-/// The files the edit names, or the verdict when it names none: nothing to report for a tool
-/// that is not an edit tool, else a guard that could not run (an empty path must never pass
-/// for "nothing to guard").
-pub fn edited_paths(ctx: &Ctx) -> Result<Vec<String>, Verdict> {
-    let paths = ctx.payload.edited_paths();
+/// The files a hook guards (`touched`: pre-edit's every file the edit names, or post-edit's
+/// files that hold its result), or the verdict when there is nothing to guard: a tool that is
+/// not an edit tool is nothing to report (a matcher wider than kapi's); an edit tool that names
+/// no file could not be guarded (an empty path must never pass for "nothing to guard").
+pub fn guarded_paths(ctx: &Ctx, touched: bool) -> Result<Vec<String>, Verdict> {
+    if let Some(tool) = ctx.payload.tool_name()
+        && !is_edit_tool(tool)
+    {
+        return Err(Verdict::Nothing);
+    }
+    let paths = if touched {
+        ctx.payload.touched_paths()
+    } else {
+        ctx.payload.edited_paths()
+    };
     if !paths.is_empty() {
         return Ok(paths);
     }
-    Err(match ctx.payload.tool_name() {
-        Some(tool) if !is_edit_tool(tool) => Verdict::Nothing,
-        _ => Verdict::CouldNotRun {
-            message: "the payload names no file the edit writes (no tool_input.file_path or tool_input.path)".into(),
-        },
+    if !touched && !ctx.payload.touched_paths().is_empty() {
+        // A patch that only deletes files leaves nothing to check.
+        return Err(Verdict::Nothing);
+    }
+    Err(Verdict::CouldNotRun {
+        message:
+            "the payload names no file the edit writes (no tool_input.file_path or tool_input.path)"
+                .into(),
     })
 }
 
 /// A project file kapi checks as content when an edit writes it: not kapi's own files, not
-/// excluded, a format kapi reads, and (for data formats) declared by a collection.
+/// excluded, and declared by a collection or (other than a data format) one kapi reads.
 pub fn is_content(
     project: &Project,
     collections: &Collections,
@@ -127,11 +157,15 @@ pub fn is_content(
     if collections.is_excluded(&rel) {
         return Ok(false);
     }
-    let declared = crate::document::declared_format(Some(project), Some(collections), abs);
-    let Some(format) = crate::document::pick(abs, declared.as_deref())? else {
+    // A file a collection declares is content whatever it holds: the check reads it (and
+    // says so when it cannot), never a silent skip.
+    if collections.matches(&rel).is_some() {
+        return Ok(true);
+    }
+    let Some(format) = crate::document::pick(abs, None)? else {
         return Ok(false);
     };
-    Ok(declared.is_some() || !crate::check::WALK_SKIPS.contains(&format.info().id))
+    Ok(!crate::check::WALK_SKIPS.contains(&format.info().id))
 }
 
 /// The source file a generated translation target comes from, with its language: the first

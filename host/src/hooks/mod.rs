@@ -214,6 +214,7 @@ pub enum Stdin {
 /// Runs a hook under its deadline and renders the answer for the host; never fails.
 pub fn run(inv: &Invocation, env: Env, process_cwd: PathBuf, stdin: Stdin) -> Reply {
     let deadline = inv.deadline();
+    let end = std::time::Instant::now() + deadline;
     let phase = Phase::default();
     phase.set("reading the payload");
     let (tx, rx) = mpsc::channel();
@@ -249,7 +250,9 @@ pub fn run(inv: &Invocation, env: Env, process_cwd: PathBuf, stdin: Stdin) -> Re
             message: format!("cannot start its worker thread: {e}"),
         },
         Ok(_) => loop {
-            match rx.recv_timeout(deadline) {
+            // One deadline for the whole hook: a message on the way never restarts it.
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
                 Ok(Message::Host(h)) => host = host.or(h),
                 Ok(Message::Done(verdict, h)) => {
                     host = host.or(h);
@@ -279,10 +282,12 @@ pub fn run(inv: &Invocation, env: Env, process_cwd: PathBuf, stdin: Stdin) -> Re
     };
     let mut reply = render(&verdict, inv.hook, host);
     if !notes.is_empty() {
-        let name = inv.hook.map_or("hook", HookName::id);
+        let name = inv
+            .hook
+            .map_or("kapi hook".to_owned(), |h| format!("kapi hook {}", h.id()));
         let mut stderr: String = notes
             .iter()
-            .map(|n| format!("kapi {name}: note: {n}\n"))
+            .map(|n| format!("{name}: note: {n}\n"))
             .collect();
         stderr.push_str(&reply.stderr);
         reply.stderr = stderr;

@@ -5,19 +5,61 @@
 //! `cwd`, `tool_name`, `tool_input.file_path` (Codex's `apply_patch` carries a patch in
 //! `tool_input.command`) and, on Stop, `stop_hook_active`; Kiki sends `client_type`,
 //! `session_title`, `cwd` and `tool_input.path`; KKSS sends `conversationId`, the tool's parsed
-//! `args` and `files.projectRoot`. Every field is optional here: a missing one is the caller's
-//! to judge, never a panic.
+//! `args` and `files.projectRoot`. Every field is optional and read whatever its type: a
+//! missing one is the caller's to judge, never a panic.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::Protocol;
 
-/// A host's payload, as kapi uses it.
-#[derive(Debug, Clone, Default)]
+/// A host's payload, as kapi uses it: only the fields a hook reads are kept, each read whatever
+/// its JSON type (a field of another type counts as absent), so a payload of any size or shape
+/// costs no more memory than those fields (a `Write` payload's whole-file `content` is skipped
+/// unread).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
 pub struct Payload {
-    pub raw: Value,
+    session_id: Text,
+    #[serde(rename = "conversationId")]
+    conversation_id: Text,
+    cwd: Text,
+    files: Obj<Files>,
+    tool_name: Text,
+    tool: ToolName,
+    stop_hook_active: Flag,
+    tool_input: Obj<Input>,
+    args: Obj<Input>,
+    input: Obj<Input>,
+    client_type: Present,
+    session_title: Present,
+    turn_id: Present,
+    transcript_path: Present,
+    hook_event_name: Present,
+}
+
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+struct Files {
+    #[serde(rename = "projectRoot")]
+    project_root: Text,
+}
+
+/// A tool's input: the path fields edit tools use, and the texts a patch may travel in.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+struct Input {
+    file_path: Text,
+    path: Text,
+    notebook_path: Text,
+    #[serde(rename = "filePath")]
+    file_path_camel: Text,
+    command: Text,
+    patch: Text,
+    input: Text,
 }
 
 impl Payload {
@@ -29,37 +71,29 @@ impl Payload {
                 e.valid_up_to()
             )
         })?;
-        let raw: Value = serde_json::from_str(text).map_err(|e| {
+        let not_json = |e: serde_json::Error| {
             format!(
                 "the payload is not JSON (line {}, column {}: {e})",
                 e.line(),
                 e.column()
             )
-        })?;
-        if !raw.is_object() {
+        };
+        if !text.trim_start().starts_with('{') {
+            serde_json::from_str::<IgnoredAny>(text).map_err(not_json)?;
             return Err("the payload is JSON but not an object".into());
         }
-        Ok(Payload { raw })
-    }
-
-    fn str_at(&self, path: &[&str]) -> Option<&str> {
-        let mut at = &self.raw;
-        for key in path {
-            at = at.get(key)?;
-        }
-        at.as_str().filter(|s| !s.is_empty())
+        serde_json::from_str(text).map_err(not_json)
     }
 
     /// Which host sent this, from the fields only one host sends; `None` when nothing says.
     pub fn sniff(&self) -> Option<Protocol> {
-        let has = |k: &str| self.raw.get(k).is_some();
-        if has("client_type") || has("session_title") {
+        if self.client_type.0 || self.session_title.0 {
             Some(Protocol::Kiki)
-        } else if has("conversationId") || self.raw.get("files").is_some_and(Value::is_object) {
+        } else if self.conversation_id.0.is_some() || self.files.0.is_some() {
             Some(Protocol::Kkss)
-        } else if has("turn_id") {
+        } else if self.turn_id.0 {
             Some(Protocol::Codex)
-        } else if has("transcript_path") && has("hook_event_name") {
+        } else if self.transcript_path.0 && self.hook_event_name.0 {
             Some(Protocol::ClaudeCode)
         } else {
             None
@@ -68,59 +102,236 @@ impl Payload {
 
     /// The session (or conversation) the hook runs in.
     pub fn session(&self) -> Option<&str> {
-        self.str_at(&["session_id"])
-            .or_else(|| self.str_at(&["conversationId"]))
+        self.session_id.get().or_else(|| self.conversation_id.get())
     }
 
     /// The session's working directory: `cwd`, else KKSS's `files.projectRoot`.
     pub fn cwd(&self) -> Option<PathBuf> {
-        self.str_at(&["cwd"])
-            .or_else(|| self.str_at(&["files", "projectRoot"]))
+        self.cwd
+            .get()
+            .or_else(|| self.files.0.as_ref().and_then(|f| f.project_root.get()))
             .map(PathBuf::from)
     }
 
     /// The tool the event is about.
     pub fn tool_name(&self) -> Option<&str> {
-        self.str_at(&["tool_name"])
-            .or_else(|| self.str_at(&["tool"]))
-            .or_else(|| self.str_at(&["tool", "name"]))
+        self.tool_name.get().or(self.tool.0.as_deref())
     }
 
     /// True when this stop follows a stop-hook continuation (Claude Code, Codex).
     pub fn stop_hook_active(&self) -> bool {
-        self.raw
-            .get("stop_hook_active")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+        self.stop_hook_active.0
     }
 
-    /// The files an edit tool names: `file_path` or `path` (or `notebook_path`) in
-    /// `tool_input` or KKSS's `args`, or every file an `apply_patch` patch touches.
-    pub fn edited_paths(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for input in ["tool_input", "args", "input"] {
-            let Some(input) = self.raw.get(input).filter(|v| v.is_object()) else {
-                continue;
-            };
-            for key in ["file_path", "path", "notebook_path", "filePath"] {
-                if let Some(p) = input.get(key).and_then(Value::as_str)
-                    && !p.is_empty()
-                    && !out.iter().any(|o| o == p)
-                {
-                    out.push(p.to_owned());
+    fn inputs(&self) -> impl Iterator<Item = &Input> {
+        [&self.tool_input, &self.args, &self.input]
+            .into_iter()
+            .filter_map(|o| o.0.as_ref())
+    }
+
+    fn collect(&self, patch: fn(&str) -> Vec<String>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |p: &str| {
+            if !p.is_empty() && !out.iter().any(|o| o == p) {
+                out.push(p.to_owned());
+            }
+        };
+        for input in self.inputs() {
+            for field in [
+                &input.file_path,
+                &input.path,
+                &input.notebook_path,
+                &input.file_path_camel,
+            ] {
+                if let Some(p) = field.get() {
+                    push(p);
                 }
             }
-            for key in ["command", "patch", "input"] {
-                if let Some(text) = input.get(key).and_then(Value::as_str) {
-                    for p in patch_paths(text) {
-                        if !out.contains(&p) {
-                            out.push(p);
-                        }
+            for field in [&input.command, &input.patch, &input.input] {
+                if let Some(text) = field.get() {
+                    for p in patch(text) {
+                        push(&p);
                     }
                 }
             }
         }
         out
+    }
+
+    /// Every file an edit tool names: `file_path` or `path` (or `notebook_path`) in
+    /// `tool_input` or KKSS's `args`, or every file an `apply_patch` patch touches (deleted and
+    /// moved-away files included): what pre-edit guards.
+    pub fn touched_paths(&self) -> Vec<String> {
+        self.collect(patch_paths)
+    }
+
+    /// The files that hold the edit's result: as [`Payload::touched_paths`], without the files
+    /// a patch deletes or moves away: what post-edit checks.
+    pub fn edited_paths(&self) -> Vec<String> {
+        self.collect(patch_written)
+    }
+}
+
+/// A field's string value; any other JSON type reads as absent.
+#[derive(Debug, Clone, Default)]
+struct Text(Option<String>);
+
+impl Text {
+    fn get(&self) -> Option<&str> {
+        self.0.as_deref().filter(|s| !s.is_empty())
+    }
+}
+
+/// A field's boolean value; any other JSON type reads as false.
+#[derive(Debug, Clone, Copy, Default)]
+struct Flag(bool);
+
+/// True when the field is there at all (whatever its value, `null` included).
+#[derive(Debug, Clone, Copy, Default)]
+struct Present(bool);
+
+/// An object field read as `T`; any other JSON type reads as absent.
+#[derive(Debug, Clone)]
+struct Obj<T>(Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+/// KKSS names the tool `tool`, as a string or an object with a `name`.
+#[derive(Debug, Clone, Default)]
+struct ToolName(Option<String>);
+
+/// What a field of an unexpected type leaves behind: it is read to its end and dropped.
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Visitor methods that read a JSON type a field does not take as the field's `Default`.
+macro_rules! default_for {
+    ($ty:ty; $($m:ident),*) => { $( default_for!(@ $ty, $m); )* };
+    (@ $ty:ty, visit_bool) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$ty, E> { Ok(<$ty>::default()) }
+    };
+    (@ $ty:ty, visit_i64) => {
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$ty, E> { Ok(<$ty>::default()) }
+    };
+    (@ $ty:ty, visit_u64) => {
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$ty, E> { Ok(<$ty>::default()) }
+    };
+    (@ $ty:ty, visit_f64) => {
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$ty, E> { Ok(<$ty>::default()) }
+    };
+    (@ $ty:ty, visit_str) => {
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<$ty, E> { Ok(<$ty>::default()) }
+    };
+    (@ $ty:ty, visit_unit) => {
+        fn visit_unit<E: de::Error>(self) -> Result<$ty, E> { Ok(<$ty>::default()) }
+    };
+    (@ $ty:ty, visit_seq) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<$ty, A::Error> {
+            drain_seq(seq)?;
+            Ok(<$ty>::default())
+        }
+    };
+    (@ $ty:ty, visit_map) => {
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<$ty, A::Error> {
+            drain_map(map)?;
+            Ok(<$ty>::default())
+        }
+    };
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text(Some(v.to_owned())))
+            }
+            default_for!(Text; visit_bool, visit_i64, visit_u64, visit_f64, visit_unit, visit_seq, visit_map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Flag;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Flag, E> {
+                Ok(Flag(v))
+            }
+            default_for!(Flag; visit_str, visit_i64, visit_u64, visit_f64, visit_unit, visit_seq, visit_map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        IgnoredAny::deserialize(d).map(|_| Present(true))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
+            }
+            default_for!(Obj<T>; visit_bool, visit_str, visit_i64, visit_u64, visit_f64, visit_unit, visit_seq);
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ToolName;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ToolName, E> {
+                Ok(ToolName(Some(v.to_owned())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ToolName, A::Error> {
+                let mut name = None;
+                while let Some(key) = map.next_key::<Text>()? {
+                    if key.0.as_deref() == Some("name") {
+                        name = map.next_value::<Text>()?.0;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(ToolName(name))
+            }
+            default_for!(ToolName; visit_bool, visit_i64, visit_u64, visit_f64, visit_unit, visit_seq);
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -131,29 +342,60 @@ pub fn is_edit_tool(name: &str) -> bool {
     ["edit", "write", "patch"].iter().any(|w| lower.contains(w))
 }
 
-/// The files a Codex `apply_patch` patch adds, updates, deletes or moves to.
-pub fn patch_paths(text: &str) -> Vec<String> {
+/// What a line of an `apply_patch` patch does to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PatchOp {
+    Add,
+    Update,
+    Delete,
+    MoveTo,
+}
+
+/// The files a Codex `apply_patch` patch names, in order, with what it does to each; an
+/// `Update` followed by `Move to` is reported as a `Delete` of the old path.
+fn patch_ops(text: &str) -> Vec<(PatchOp, String)> {
     if !text.contains("*** Begin Patch") {
         return Vec::new();
     }
-    let mut out = Vec::new();
+    let mut out: Vec<(PatchOp, String)> = Vec::new();
     for line in text.lines() {
         let line = line.trim_end_matches('\r');
-        for prefix in [
-            "*** Add File: ",
-            "*** Update File: ",
-            "*** Delete File: ",
-            "*** Move to: ",
+        for (prefix, op) in [
+            ("*** Add File: ", PatchOp::Add),
+            ("*** Update File: ", PatchOp::Update),
+            ("*** Delete File: ", PatchOp::Delete),
+            ("*** Move to: ", PatchOp::MoveTo),
         ] {
-            if let Some(p) = line.strip_prefix(prefix) {
-                let p = p.trim();
-                if !p.is_empty() && !out.iter().any(|o| o == p) {
-                    out.push(p.to_owned());
-                }
+            let Some(p) = line.strip_prefix(prefix).map(str::trim) else {
+                continue;
+            };
+            if p.is_empty() {
+                continue;
             }
+            if op == PatchOp::MoveTo
+                && let Some(last) = out.last_mut()
+                && last.0 == PatchOp::Update
+            {
+                last.0 = PatchOp::Delete;
+            }
+            out.push((op, p.to_owned()));
         }
     }
     out
+}
+
+/// Every file a Codex `apply_patch` patch touches (added, updated, deleted, moved from or to).
+pub fn patch_paths(text: &str) -> Vec<String> {
+    patch_ops(text).into_iter().map(|(_, p)| p).collect()
+}
+
+/// The files that exist after a patch applies: added, updated, or moved to.
+pub fn patch_written(text: &str) -> Vec<String> {
+    patch_ops(text)
+        .into_iter()
+        .filter(|(op, _)| *op != PatchOp::Delete)
+        .map(|(_, p)| p)
+        .collect()
 }
 
 /// `path` made absolute against `cwd`, with `.` and `..` folded lexically (Windows
@@ -175,6 +417,7 @@ pub fn resolve(path: &str, cwd: Option<&Path>) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
     fn payload(v: Value) -> Payload {
         Payload::parse(v.to_string().as_bytes()).unwrap()
@@ -182,37 +425,73 @@ mod tests {
 
     #[test]
     fn sniffs_each_host_from_its_own_fields() {
-        let kiki = payload(serde_json::json!({"client_type": "kimi_code_cli", "cwd": "/p"}));
+        let kiki = payload(json!({"client_type": "kimi_code_cli", "cwd": "/p"}));
         assert_eq!(kiki.sniff(), Some(Protocol::Kiki));
-        let kkss =
-            payload(serde_json::json!({"conversationId": "c1", "files": {"projectRoot": "/p"}}));
+        let kkss = payload(json!({"conversationId": "c1", "files": {"projectRoot": "/p"}}));
         assert_eq!(kkss.sniff(), Some(Protocol::Kkss));
         assert_eq!(kkss.cwd(), Some(PathBuf::from("/p")));
-        let codex = payload(
-            serde_json::json!({"turn_id": "t", "transcript_path": "/t", "hook_event_name": "Stop"}),
-        );
+        assert_eq!(kkss.session(), Some("c1"));
+        let codex =
+            payload(json!({"turn_id": "t", "transcript_path": null, "hook_event_name": "Stop"}));
         assert_eq!(codex.sniff(), Some(Protocol::Codex));
-        let claude =
-            payload(serde_json::json!({"transcript_path": "/t", "hook_event_name": "Stop"}));
+        let claude = payload(json!({"transcript_path": "/t", "hook_event_name": "Stop"}));
         assert_eq!(claude.sniff(), Some(Protocol::ClaudeCode));
-        assert_eq!(payload(serde_json::json!({"cwd": "/p"})).sniff(), None);
+        assert_eq!(payload(json!({"cwd": "/p"})).sniff(), None);
     }
 
     #[test]
     fn finds_the_edited_file_in_every_shape() {
-        let claude = payload(serde_json::json!({"tool_input": {"file_path": "/p/a.md"}}));
+        let claude = payload(json!({"tool_input": {"file_path": "/p/a.md"}}));
         assert_eq!(claude.edited_paths(), ["/p/a.md"]);
-        let kiki = payload(serde_json::json!({"tool_input": {"path": "a.md"}}));
+        let kiki = payload(json!({"tool_input": {"path": "a.md"}}));
         assert_eq!(kiki.edited_paths(), ["a.md"]);
-        let kkss = payload(serde_json::json!({"args": {"path": "docs/b.md"}}));
+        let kkss = payload(json!({"tool": "files__write_file", "args": {"path": "docs/b.md"}}));
         assert_eq!(kkss.edited_paths(), ["docs/b.md"]);
-        let codex = payload(
-            serde_json::json!({"tool_name": "apply_patch", "tool_input": {"command":
-            "*** Begin Patch\n*** Update File: docs/a.md\n@@\n-x\n+y\n*** Add File: docs/n.md\n+z\n*** End Patch\n"}}),
-        );
+        assert_eq!(kkss.tool_name(), Some("files__write_file"));
+        let named = payload(json!({"tool": {"name": "x__write_file", "server": "x"}}));
+        assert_eq!(named.tool_name(), Some("x__write_file"));
+        let codex = payload(json!({"tool_name": "apply_patch", "tool_input": {"command":
+            "*** Begin Patch\n*** Update File: docs/a.md\n@@\n-x\n+y\n*** Add File: docs/n.md\n+z\n*** End Patch\n"}}));
         assert_eq!(codex.edited_paths(), ["docs/a.md", "docs/n.md"]);
-        let bash = payload(serde_json::json!({"tool_input": {"command": "ls -l"}}));
+        let bash = payload(json!({"tool_input": {"command": "ls -l"}}));
         assert!(bash.edited_paths().is_empty());
+    }
+
+    #[test]
+    fn a_patch_that_deletes_or_moves_guards_every_file_and_checks_the_survivors() {
+        let codex = payload(json!({"tool_input": {"command":
+            "*** Begin Patch\n*** Delete File: docs/gone.md\n*** Update File: docs/old.md\n*** Move to: docs/new.md\n@@\n-x\n+y\n*** End Patch\n"}}));
+        assert_eq!(
+            codex.touched_paths(),
+            ["docs/gone.md", "docs/old.md", "docs/new.md"]
+        );
+        assert_eq!(codex.edited_paths(), ["docs/new.md"]);
+    }
+
+    #[test]
+    fn fields_of_another_type_read_as_absent() {
+        let odd = payload(
+            json!({"cwd": 5, "session_id": ["x"], "stop_hook_active": "yes",
+            "tool_input": "not an object", "tool_name": {"deep": [1, {"a": null}]}, "files": []}),
+        );
+        assert_eq!(odd.cwd(), None);
+        assert_eq!(odd.session(), None);
+        assert!(!odd.stop_hook_active());
+        assert!(odd.edited_paths().is_empty());
+        assert_eq!(odd.tool_name(), None);
+        assert_eq!(odd.sniff(), None);
+        let active = payload(json!({"stop_hook_active": true}));
+        assert!(active.stop_hook_active());
+    }
+
+    #[test]
+    fn a_huge_field_kapi_does_not_read_is_skipped() {
+        let big = "x".repeat(4 * 1024 * 1024);
+        let p = payload(
+            json!({"cwd": "/p", "tool_input": {"file_path": "/p/a.md", "content": big},
+            "tool_response": {"originalFile": [0, 1, 2, {"k": "v"}]}}),
+        );
+        assert_eq!(p.edited_paths(), ["/p/a.md"]);
     }
 
     #[test]
@@ -223,6 +502,7 @@ mod tests {
                 .unwrap_err()
                 .contains("not an object")
         );
+        assert!(Payload::parse(b"garbage").unwrap_err().contains("not JSON"));
         assert!(Payload::parse(&[0xff, 0xfe]).unwrap_err().contains("UTF-8"));
     }
 

@@ -26,7 +26,7 @@ enum Outcome {
 }
 
 pub fn evaluate(ctx: &Ctx) -> Verdict {
-    let paths = match eval::edited_paths(ctx) {
+    let paths = match eval::guarded_paths(ctx, false) {
         Ok(paths) => paths,
         Err(verdict) => return verdict,
     };
@@ -129,18 +129,17 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
 /// Records the file for the stop hook: its findings while it fails, and a new edit (which
 /// resets the consecutive stop-block count).
 fn record(ctx: &Ctx, root: &Path, rel: &str, outcome: &Outcome) {
-    let session = ctx.session();
-    let mut s = state::load(root, &session);
-    s.stop_blocks = 0;
-    match outcome {
-        Outcome::Fail(reason) => {
-            s.pending.insert(rel.to_owned(), reason.clone());
-        }
-        _ => {
-            s.pending.remove(rel);
-        }
-    }
     // Recording is best effort: the verdict above stands without it, and the stop hook
     // still runs the ship gates.
-    let _ = state::save(root, &session, &s);
+    let _ = state::update(root, &ctx.session(), |s| {
+        s.stop_blocks = 0;
+        match outcome {
+            Outcome::Fail(reason) => {
+                s.pending.insert(rel.to_owned(), reason.clone());
+            }
+            _ => {
+                s.pending.remove(rel);
+            }
+        }
+    });
 }

@@ -10,7 +10,7 @@ use super::protocol::Verdict;
 use crate::app::relative_to;
 
 pub fn evaluate(ctx: &Ctx) -> Verdict {
-    let paths = match eval::edited_paths(ctx) {
+    let paths = match eval::guarded_paths(ctx, true) {
         Ok(paths) => paths,
         Err(verdict) => return verdict,
     };

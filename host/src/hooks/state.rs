@@ -19,6 +19,9 @@ pub const MAX_CONSECUTIVE_BLOCKS: u32 = 2;
 /// Stop blocks in one session, edits or not: never forever.
 pub const MAX_SESSION_BLOCKS: u32 = 8;
 const PRUNE_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
+/// A temporary file a hook ended before renaming (its deadline, a signal) is this old at most.
+const STALE_TEMP: Duration = Duration::from_secs(600);
+const LOCK: &str = ".lock";
 
 /// One session's hook state.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,11 +76,39 @@ pub fn load(root: &Path, session: &str) -> SessionState {
         .unwrap_or_default()
 }
 
-/// Writes a session's state atomically and prunes week-old state files.
-pub fn save(root: &Path, session: &str, state: &SessionState) -> Result<(), String> {
+/// Loads, changes and saves a session's state under the hooks folder's lock, so hooks running
+/// side by side (parallel edits, a stop during an edit) never lose each other's records. The
+/// lock is an advisory file lock the OS releases when the process ends, however it ends.
+pub fn update<T>(
+    root: &Path,
+    session: &str,
+    change: impl FnOnce(&mut SessionState) -> T,
+) -> Result<T, String> {
     let file = path(root, session);
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let lock_path = dir.join(LOCK);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    lock.lock()
+        .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    let mut state = load(root, session);
+    let out = change(&mut state);
+    save(root, session, &state)?;
+    drop(lock);
+    Ok(out)
+}
+
+/// Writes a session's state atomically and prunes week-old state files (callers hold the lock:
+/// use [`update`]).
+fn save(root: &Path, session: &str, state: &SessionState) -> Result<(), String> {
+    let file = path(root, session);
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let bytes = serde_json::to_vec_pretty(state).map_err(|e| e.to_string())?;
     kapi_core::change::stage::write_one(&file, &bytes)
         .map_err(|e| format!("{}: {e}", file.display()))?;
@@ -92,7 +123,15 @@ fn prune(dir: &Path, keep: &Path) {
     let now = SystemTime::now();
     for entry in entries.flatten() {
         let p = entry.path();
-        if p == keep || p.extension().is_none_or(|e| e != "json") {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let limit = if name.ends_with(".kapi-tmp") {
+            STALE_TEMP
+        } else if name.ends_with(".json") {
+            PRUNE_AFTER
+        } else {
+            continue;
+        };
+        if p == keep {
             continue;
         }
         let old = entry
@@ -100,7 +139,7 @@ fn prune(dir: &Path, keep: &Path) {
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > PRUNE_AFTER);
+            .is_some_and(|age| age > limit);
         if old {
             let _ = std::fs::remove_file(p);
         }
@@ -119,11 +158,29 @@ mod tests {
             ..SessionState::default()
         };
         s.pending.insert("docs/a.md".into(), "fails".into());
-        save(dir.path(), "abc-1", &s).unwrap();
+        let copy = s.clone();
+        update(dir.path(), "abc-1", |state| *state = copy).unwrap();
         assert_eq!(load(dir.path(), "abc-1"), s);
         std::fs::write(path(dir.path(), "abc-1"), "{not json").unwrap();
         assert_eq!(load(dir.path(), "abc-1"), SessionState::default());
         assert_eq!(load(dir.path(), "other"), SessionState::default());
+    }
+
+    #[test]
+    fn parallel_updates_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::thread::scope(|scope| {
+            for i in 0..16 {
+                let root = dir.path();
+                scope.spawn(move || {
+                    update(root, "s", |state| {
+                        state.pending.insert(format!("f{i}.md"), "fails".into());
+                    })
+                    .unwrap();
+                });
+            }
+        });
+        assert_eq!(load(dir.path(), "s").pending.len(), 16);
     }
 
     #[test]

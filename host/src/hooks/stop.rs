@@ -43,7 +43,10 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
         }
     };
     let session = ctx.session();
-    let mut s = state::load(&project.root, &session);
+    let pending: Vec<String> = state::load(&project.root, &session)
+        .pending
+        .into_keys()
+        .collect();
     let app = ctx.app(&project);
 
     ctx.phase.set("running the ship gates");
@@ -69,15 +72,16 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
         Err(e) => did_not_run = Some(e.to_string()),
     }
 
-    // Files this session's edits left failing that the ship gate does not cover.
-    let pending: Vec<String> = s.pending.keys().cloned().collect();
+    // Files this session's edits left failing that the ship gate does not cover; the ones
+    // that are gone, covered or passing now are cleared.
+    let mut cleared = Vec::new();
     for rel in pending {
         let abs = project.root.join(&rel);
         let declared = collections.matches(&rel).is_some()
             && !collections.is_excluded(&rel)
             && !collections.is_target(&rel);
         if !abs.is_file() || (declared && did_not_run.is_none()) {
-            s.pending.remove(&rel);
+            cleared.push(rel);
             continue;
         }
         ctx.phase.set(format!("checking {rel}"));
@@ -86,23 +90,25 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             ..CheckRequest::default()
         };
         match check(&app, &request, &()) {
-            Ok(run) if run.report.pass => {
-                s.pending.remove(&rel);
-            }
-            Ok(run) => sections.push(format!(
+            Ok(run) if !run.report.pass => sections.push(format!(
                 "{rel}, which this session edited, does not pass ({}):\n{}",
                 eval::gate_reasons(&run.report),
                 eval::failing_lines(&run.report).join("\n")
             )),
-            Err(_) => {
-                s.pending.remove(&rel);
-            }
+            _ => cleared.push(rel),
         }
     }
+    let clear = |s: &mut state::SessionState| {
+        for rel in &cleared {
+            s.pending.remove(rel);
+        }
+    };
 
     if sections.is_empty() {
-        s.stop_blocks = 0;
-        let _ = state::save(&project.root, &session, &s);
+        let _ = state::update(&project.root, &session, |s| {
+            clear(s);
+            s.stop_blocks = 0;
+        });
         return match did_not_run {
             Some(cause) => Verdict::GatesDidNotRun { cause },
             None => Verdict::Nothing,
@@ -114,6 +120,7 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     }
 
     if matches!(ctx.host, Some(Protocol::Kkss) | None) {
+        let _ = state::update(&project.root, &session, clear);
         return Verdict::Negative {
             reason: format!("{report}\n`kapi check --ship` runs the same gates."),
         };
@@ -123,33 +130,37 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             "the assistant stopped with the ship gates not met; {why}.\n{report}\nRun `kapi check --ship` to see them."
         ),
     };
-    if ctx.payload.stop_hook_active() {
-        return still(
-            "this stop already follows a stop-hook continuation, so kapi does not block it again",
-        );
-    }
-    if s.stop_blocks >= state::MAX_CONSECUTIVE_BLOCKS {
-        return still(&format!(
-            "kapi blocked {} stops in a row with no new edit and lets this one through",
-            s.stop_blocks
-        ));
-    }
-    if s.session_blocks >= state::MAX_SESSION_BLOCKS {
-        return still(&format!(
-            "kapi blocked {} stops in this session and lets the rest through",
-            s.session_blocks
-        ));
-    }
-    s.stop_blocks += 1;
-    s.session_blocks += 1;
-    if let Err(e) = state::save(&project.root, &session, &s) {
-        return still(&format!(
+    let active = ctx.payload.stop_hook_active();
+    // Decided and counted under the state lock, so two stops never both take the last block.
+    let decided = state::update(&project.root, &session, |s| {
+        clear(s);
+        if active {
+            Err("this stop already follows a stop-hook continuation, so kapi does not block it again".to_owned())
+        } else if s.stop_blocks >= state::MAX_CONSECUTIVE_BLOCKS {
+            Err(format!(
+                "kapi blocked {} stops in a row with no new edit and lets this one through",
+                s.stop_blocks
+            ))
+        } else if s.session_blocks >= state::MAX_SESSION_BLOCKS {
+            Err(format!(
+                "kapi blocked {} stops in this session and lets the rest through",
+                s.session_blocks
+            ))
+        } else {
+            s.stop_blocks += 1;
+            s.session_blocks += 1;
+            Ok(())
+        }
+    });
+    match decided {
+        Ok(Ok(())) => Verdict::Negative {
+            reason: format!(
+                "{report}\nFix these before you finish, or tell the person which remain and why. `kapi check --ship` runs the same gates."
+            ),
+        },
+        Ok(Err(why)) => still(&why),
+        Err(e) => still(&format!(
             "kapi could not record its loop guard ({e}), so it does not block"
-        ));
-    }
-    Verdict::Negative {
-        reason: format!(
-            "{report}\nFix these before you finish, or tell the person which remain and why. `kapi check --ship` runs the same gates."
-        ),
+        )),
     }
 }

@@ -293,6 +293,11 @@ fn merge_claude_style(
 
 /// kapi's KKSS entry for a hook. `match` only on tool events, `modelOutput` only on
 /// PostToolUse: KKSS drops an entry with a field its event does not allow.
+///
+/// The command is `kapi` itself, with no `sh -c` guard like Kiki's: KKSS starts a hook without
+/// a shell, and a desktop host may run on Windows, where a missing `sh` would make every
+/// PreToolUse hook fail to start, which KKSS reads as a deny. A bare `kapi` works wherever kapi is on the PATH
+/// KKSS passes; `kapi init`'s next step for KKSS says to keep it there.
 pub fn kkss_entry(hook: HookName) -> Value {
     let protocol = Protocol::Kkss;
     let mut entry = Map::new();
