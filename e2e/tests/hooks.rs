@@ -1351,6 +1351,20 @@ fn an_inherited_kapi_project_never_gates_an_unrelated_folder() {
         );
         assert!(answer.stderr.is_empty(), "{event:?}: {answer:?}");
     }
+    // A stale one (naming nothing) never switches the hooks off inside a real project.
+    let body = Host::Kiki.payload(Event::PreEdit, p.path(), "i18n/fr.json", false);
+    let answer = run_hook(
+        p.path(),
+        "pre-edit",
+        Some(Host::Kiki),
+        &[],
+        &[("KAPI_PROJECT", "/nonexistent/kapi.yaml")],
+        Feed::Bytes(body.to_string().into_bytes()),
+    );
+    assert!(
+        matches!(Host::Kiki.read(Event::PreEdit, &answer), Seen::Deny(_)),
+        "{answer:?}"
+    );
     // Inside the project it names, it binds as usual.
     let body = Host::Kiki.payload(Event::Stop, p.path(), "", false);
     let answer = run_hook(
@@ -1365,4 +1379,24 @@ fn an_inherited_kapi_project_never_gates_an_unrelated_folder() {
         matches!(Host::Kiki.read(Event::Stop, &answer), Seen::Continue(_)),
         "{answer:?}"
     );
+}
+
+#[test]
+fn a_declared_file_kapi_cannot_read_is_nothing_to_report() {
+    let p = project();
+    std::fs::write(
+        p.path().join("kapi.yaml"),
+        "version: v1\nname: sim\ncollections:\n  - path: \"**/*\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.path().join("site")).unwrap();
+    std::fs::write(p.path().join("site/run.py"), "print('login')\n").unwrap();
+    std::fs::write(p.path().join("site/logo.png"), [0x89, b'P', b'N', b'G']).unwrap();
+    for file in ["site/run.py", "site/logo.png"] {
+        for host in [Host::ClaudeCode, Host::Kiki] {
+            let (seen, answer) = fire(p.path(), host, true, Event::PostEdit, file, false);
+            assert_eq!(seen, Seen::Allow, "{file} {host:?}: {answer:?}");
+            assert!(answer.stderr.is_empty(), "{file} {host:?}: {answer:?}");
+        }
+    }
 }

@@ -563,9 +563,11 @@ fn collect_files(
                 continue;
             }
             let file = entry.into_path();
+            // Excluded files, and translations a `target` template produces (the check of
+            // their source reads them, against their own language's terms).
             if let (Some(project), Some(collections)) = (project, collections)
                 && let Some(rel) = relative_to(&file, &project.root)
-                && collections.is_excluded(&rel)
+                && (collections.is_excluded(&rel) || collections.is_target(&rel))
             {
                 continue;
             }
@@ -597,7 +599,9 @@ fn collect_files(
     Ok(chosen.into_values().collect())
 }
 
-/// True when a collection item matches `abs` (whether or not it names a format).
+/// True when the collections declare `abs` as a source file (whether or not its item names a
+/// format): what `Collections::declared_files` lists, so a folder walk and a whole-project
+/// check agree.
 pub(crate) fn in_collection(
     project: Option<&Project>,
     collections: Option<&Collections>,
@@ -606,7 +610,15 @@ pub(crate) fn in_collection(
     let (Some(project), Some(collections)) = (project, collections) else {
         return false;
     };
-    relative_to(abs, &project.root).is_some_and(|rel| collections.matches(&rel).is_some())
+    relative_to(abs, &project.root).is_some_and(|rel| declares(collections, &rel))
+}
+
+/// True when the collections declare the project-relative `rel` as a source file: an item
+/// matches it, and it is neither the recipe nor a translation a `target` template produces.
+pub(crate) fn declares(collections: &Collections, rel: &str) -> bool {
+    rel != kapi_core::project::layout::RECIPE_FILE
+        && collections.matches(rel).is_some()
+        && !collections.is_target(rel)
 }
 
 /// A path as reports show it: relative to the working directory (`../README.md` for a file

@@ -54,6 +54,7 @@ pub fn is_hook_call(args: &[OsString]) -> bool {
     while i < args.len() {
         match args[i].as_str() {
             "-p" | "--project" | "--color" => i += 2,
+            a if is_help(a) => return false,
             a if a.starts_with('-') => i += 1,
             "hook" => {
                 let rest = &args[i + 1..];

@@ -267,6 +267,34 @@ fn a_folder_walk_checks_a_catalog_a_collection_declares_without_a_format() {
 }
 
 #[test]
+fn a_folder_walk_and_a_project_check_agree_on_the_recipe_and_on_targets() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: login\ndefaults:\n  target_languages: [fr]\ncollections:\n  - path: \"**/*\"\n  - name: app\n    content:\n      - path: \"i18n/en.json\"\n        target: \"i18n/{lang}.json\"\n",
+    );
+    kapi.write(
+        ".kapi/terms.yaml",
+        "version: v1\nconcepts:\n  - id: s\n    terms:\n      - {text: sign in, lang: en, status: preferred}\n      - {text: login, lang: en, status: forbidden}\n",
+    );
+    kapi.write("docs/a.md", "# A\n\nFine.\n");
+    kapi.write("i18n/en.json", "{\"a\": \"Sign in\"}\n");
+    // French text with the English forbidden word: checked against French terms, never as a
+    // source file of its own.
+    kapi.write("i18n/fr.json", "{\"a\": \"Le login\"}\n");
+    let (whole, project) = report(&kapi, &["check", "--json"]);
+    let (walked, folder) = report(&kapi, &["check", ".", "--json"]);
+    assert_eq!((whole, walked), (0, 0));
+    assert_eq!(project.target.files, folder.target.files);
+    assert!(
+        folder
+            .findings
+            .iter()
+            .all(|f| !f.path.contains("kapi.yaml"))
+    );
+}
+
+#[test]
 fn expired_profile_falls_back_with_a_note_on_stderr() {
     let kapi = Kapi::with_project("mini");
     let run = kapi.run(&["check", "docs/legacy/old.md"]);

@@ -62,9 +62,15 @@ fn help_topics_print() {
         assert!(hooks.stdout.contains(want), "{want}: {}", hooks.stdout);
     }
     // `kapi hook --help` is help (clap's), not a hook call.
-    let hook = kapi.run(&["hook", "--help"]);
-    assert_eq!(hook.code, 0);
-    assert!(hook.stdout.contains("--host"), "{}", hook.stdout);
+    for args in [&["hook", "--help"][..], &["hook", "-h"]] {
+        let hook = kapi.run(args);
+        assert_eq!(hook.code, 0, "{args:?}");
+        assert!(hook.stdout.contains("--host"), "{args:?}: {}", hook.stdout);
+    }
+    // A help flag before the verb is clap's own help, never a hook call.
+    let top = kapi.run(&["--help", "hook"]);
+    assert_eq!(top.code, 0);
+    assert!(top.stdout.contains("Usage: kapi"), "{}", top.stdout);
 }
 
 #[test]

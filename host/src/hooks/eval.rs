@@ -83,22 +83,25 @@ impl Ctx<'_> {
             env_project: self.env.project.as_ref().map(abs),
             cwd: dir.clone(),
         };
-        let mut found = discover(&options)?;
         // `-p` or `KAPI_PROJECT` binds the hook only where the edit or the session is inside
-        // that project: a variable the host inherited must not gate an unrelated folder.
+        // that project: a variable the host inherited (stale, or naming another project) must
+        // neither gate an unrelated folder nor switch the hooks off in this one.
         let named = options.flag.is_some() || options.env_project.is_some();
-        if named
-            && let Some(recipe) = &found
-            && !recipe.parent().is_some_and(|root| {
+        let inside = |recipe: &PathBuf| {
+            recipe.parent().is_some_and(|root| {
                 dir.starts_with(root) || dir.canonicalize().is_ok_and(|real| real.starts_with(root))
             })
-        {
-            found = discover(&DiscoverOptions {
+        };
+        let found = match discover(&options) {
+            Ok(Some(recipe)) if !named || inside(&recipe) => Some(recipe),
+            Ok(None) if !named => None,
+            Err(e) if !named => return Err(e.into()),
+            _ => discover(&DiscoverOptions {
                 flag: None,
                 env_project: None,
                 ..options
-            })?;
-        }
+            })?,
+        };
         let Some(recipe) = found else {
             return Ok(None);
         };
@@ -157,10 +160,11 @@ pub fn is_content(
     if collections.is_excluded(&rel) {
         return Ok(false);
     }
-    // A file a collection declares is content whatever it holds: the check reads it (and
-    // says so when it cannot), never a silent skip.
-    if collections.matches(&rel).is_some() {
-        return Ok(true);
+    // A file a collection declares is content in any format kapi reads, data formats
+    // included: the check reads it (and says so when it cannot parse it).
+    if crate::check::declares(collections, &rel) {
+        let declared = crate::document::declared_format(Some(project), Some(collections), abs);
+        return Ok(crate::document::pick(abs, declared.as_deref())?.is_some());
     }
     let Some(format) = crate::document::pick(abs, None)? else {
         return Ok(false);

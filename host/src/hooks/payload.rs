@@ -20,11 +20,9 @@ use super::Protocol;
 /// its JSON type (a field of another type counts as absent), so a payload of any size or shape
 /// costs no more memory than those fields (a `Write` payload's whole-file `content` is skipped
 /// unread).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default)]
 pub struct Payload {
     session_id: Text,
-    #[serde(rename = "conversationId")]
     conversation_id: Text,
     cwd: Text,
     files: Obj<Files>,
@@ -41,26 +39,85 @@ pub struct Payload {
     hook_event_name: Present,
 }
 
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default)]
 struct Files {
-    #[serde(rename = "projectRoot")]
     project_root: Text,
 }
 
 /// A tool's input: the path fields edit tools use, and the texts a patch may travel in.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default)]
 struct Input {
     file_path: Text,
     path: Text,
     notebook_path: Text,
-    #[serde(rename = "filePath")]
     file_path_camel: Text,
     command: Text,
     patch: Text,
     input: Text,
 }
+
+/// A JSON object read into a struct by key, the last of a repeated key winning (as a JSON
+/// object model would), every other key skipped unread.
+macro_rules! object {
+    ($ty:ident { $($key:literal => $field:ident),* $(,)? }) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a JSON object")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$ty, A::Error> {
+                        let mut out = <$ty>::default();
+                        while let Some(key) = map.next_key::<Text>()? {
+                            match key.0.as_deref() {
+                                $(Some($key) => out.$field = map.next_value()?,)*
+                                _ => {
+                                    map.next_value::<IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
+
+object!(Payload {
+    "session_id" => session_id,
+    "conversationId" => conversation_id,
+    "cwd" => cwd,
+    "files" => files,
+    "tool_name" => tool_name,
+    "tool" => tool,
+    "stop_hook_active" => stop_hook_active,
+    "tool_input" => tool_input,
+    "args" => args,
+    "input" => input,
+    "client_type" => client_type,
+    "session_title" => session_title,
+    "turn_id" => turn_id,
+    "transcript_path" => transcript_path,
+    "hook_event_name" => hook_event_name,
+});
+
+object!(Files {
+    "projectRoot" => project_root,
+});
+
+object!(Input {
+    "file_path" => file_path,
+    "path" => path,
+    "notebook_path" => notebook_path,
+    "filePath" => file_path_camel,
+    "command" => command,
+    "patch" => patch,
+    "input" => input,
+});
 
 impl Payload {
     /// Parses the bytes a host piped in; the error says why they are not a JSON object.
@@ -482,6 +539,16 @@ mod tests {
         assert_eq!(odd.sniff(), None);
         let active = payload(json!({"stop_hook_active": true}));
         assert!(active.stop_hook_active());
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_last_value() {
+        let p = Payload::parse(
+            br#"{"cwd": "/a", "cwd": "/p", "tool_input": {"path": "x.md", "path": "a.md"}}"#,
+        )
+        .unwrap();
+        assert_eq!(p.cwd(), Some(PathBuf::from("/p")));
+        assert_eq!(p.edited_paths(), ["a.md"]);
     }
 
     #[test]

@@ -131,15 +131,9 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
 fn record(ctx: &Ctx, root: &Path, rel: &str, outcome: &Outcome) {
     // Recording is best effort: the verdict above stands without it, and the stop hook
     // still runs the ship gates.
-    let _ = state::update(root, &ctx.session(), |s| {
-        s.stop_blocks = 0;
-        match outcome {
-            Outcome::Fail(reason) => {
-                s.pending.insert(rel.to_owned(), reason.clone());
-            }
-            _ => {
-                s.pending.remove(rel);
-            }
-        }
-    });
+    let failing = match outcome {
+        Outcome::Fail(reason) => Some(reason.as_str()),
+        _ => None,
+    };
+    let _ = state::update(root, &ctx.session(), |s| s.record_edit(rel, failing));
 }

@@ -32,10 +32,54 @@ pub struct SessionState {
     /// Stop blocks in the session.
     #[serde(default)]
     pub session_blocks: u32,
+    /// Edits post-edit has recorded in the session; each pending record carries the number of
+    /// the edit that made it.
+    #[serde(default)]
+    pub edits: u64,
     /// Findings post-edit recorded for the stop hook (hosts whose post-edit only observes),
     /// by project-relative file.
     #[serde(default)]
-    pub pending: BTreeMap<String, String>,
+    pub pending: BTreeMap<String, Pending>,
+}
+
+/// One file's findings, as the edit numbered `edit` left them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    pub reason: String,
+    pub edit: u64,
+}
+
+impl SessionState {
+    /// Records an edit of `rel`: its findings while it fails, none once it passes; a new edit
+    /// also starts the consecutive stop-block count again.
+    pub fn record_edit(&mut self, rel: &str, failing: Option<&str>) {
+        self.edits += 1;
+        self.stop_blocks = 0;
+        match failing {
+            Some(reason) => {
+                self.pending.insert(
+                    rel.to_owned(),
+                    Pending {
+                        reason: reason.to_owned(),
+                        edit: self.edits,
+                    },
+                );
+            }
+            None => {
+                self.pending.remove(rel);
+            }
+        }
+    }
+
+    /// Clears the records a stop found passing, each only if no edit re-recorded it since the
+    /// stop read it (`seen`: file → the edit number read).
+    pub fn clear(&mut self, seen: &[(String, u64)]) {
+        for (rel, edit) in seen {
+            if self.pending.get(rel).is_some_and(|p| p.edit == *edit) {
+                self.pending.remove(rel);
+            }
+        }
+    }
 }
 
 /// The state file of `session` under `root`.
@@ -157,13 +201,26 @@ mod tests {
             stop_blocks: 1,
             ..SessionState::default()
         };
-        s.pending.insert("docs/a.md".into(), "fails".into());
+        s.record_edit("docs/a.md", Some("fails"));
         let copy = s.clone();
         update(dir.path(), "abc-1", |state| *state = copy).unwrap();
         assert_eq!(load(dir.path(), "abc-1"), s);
         std::fs::write(path(dir.path(), "abc-1"), "{not json").unwrap();
         assert_eq!(load(dir.path(), "abc-1"), SessionState::default());
         assert_eq!(load(dir.path(), "other"), SessionState::default());
+    }
+
+    #[test]
+    fn a_stop_never_clears_a_record_an_edit_made_after_it_read() {
+        let mut s = SessionState::default();
+        s.record_edit("a.md", Some("fails"));
+        let seen = vec![("a.md".to_owned(), s.pending["a.md"].edit)];
+        s.record_edit("a.md", Some("fails again"));
+        s.clear(&seen);
+        assert!(s.pending.contains_key("a.md"));
+        let seen = vec![("a.md".to_owned(), s.pending["a.md"].edit)];
+        s.clear(&seen);
+        assert!(s.pending.is_empty());
     }
 
     #[test]
@@ -174,7 +231,7 @@ mod tests {
                 let root = dir.path();
                 scope.spawn(move || {
                     update(root, "s", |state| {
-                        state.pending.insert(format!("f{i}.md"), "fails".into());
+                        state.record_edit(&format!("f{i}.md"), Some("fails"));
                     })
                     .unwrap();
                 });

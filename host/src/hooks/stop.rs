@@ -43,9 +43,10 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
         }
     };
     let session = ctx.session();
-    let pending: Vec<String> = state::load(&project.root, &session)
+    let pending: Vec<(String, u64)> = state::load(&project.root, &session)
         .pending
-        .into_keys()
+        .into_iter()
+        .map(|(rel, p)| (rel, p.edit))
         .collect();
     let app = ctx.app(&project);
 
@@ -75,13 +76,11 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     // Files this session's edits left failing that the ship gate does not cover; the ones
     // that are gone, covered or passing now are cleared.
     let mut cleared = Vec::new();
-    for rel in pending {
+    for (rel, edit) in pending {
         let abs = project.root.join(&rel);
-        let declared = collections.matches(&rel).is_some()
-            && !collections.is_excluded(&rel)
-            && !collections.is_target(&rel);
+        let declared = crate::check::declares(&collections, &rel) && !collections.is_excluded(&rel);
         if !abs.is_file() || (declared && did_not_run.is_none()) {
-            cleared.push(rel);
+            cleared.push((rel, edit));
             continue;
         }
         ctx.phase.set(format!("checking {rel}"));
@@ -95,14 +94,10 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
                 eval::gate_reasons(&run.report),
                 eval::failing_lines(&run.report).join("\n")
             )),
-            _ => cleared.push(rel),
+            _ => cleared.push((rel, edit)),
         }
     }
-    let clear = |s: &mut state::SessionState| {
-        for rel in &cleared {
-            s.pending.remove(rel);
-        }
-    };
+    let clear = |s: &mut state::SessionState| s.clear(&cleared);
 
     if sections.is_empty() {
         let _ = state::update(&project.root, &session, |s| {
