@@ -50,6 +50,13 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// `path` as the payload names it, made absolute against the session's directory.
+    pub fn absolute(&self, path: &str) -> Result<PathBuf, String> {
+        super::payload::resolve(path, self.cwd.as_deref()).ok_or_else(|| {
+            format!("`{path}` is relative and the payload names no cwd to resolve it against")
+        })
+    }
+
     /// The session the state is kept under.
     pub fn session(&self) -> String {
         self.payload
@@ -200,8 +207,18 @@ pub fn source_of(
     Ok(None)
 }
 
+/// A failed report as a reason reads it: `(why the gate failed):` and the findings that fail
+/// it, one line each.
+pub fn failure(report: &CheckReport) -> String {
+    format!(
+        "({}):\n{}",
+        report.gate.failed.join("; "),
+        failing_lines(report).join("\n")
+    )
+}
+
 /// The findings that fail the report's gate, one line each, at most [`MAX_LISTED`].
-pub fn failing_lines(report: &CheckReport) -> Vec<String> {
+fn failing_lines(report: &CheckReport) -> Vec<String> {
     let mut failing: Vec<&Finding> = report
         .findings
         .iter()
@@ -231,9 +248,4 @@ pub fn failing_lines(report: &CheckReport) -> Vec<String> {
         lines.push(format!("  … and {} more", failing.len() - MAX_LISTED));
     }
     lines
-}
-
-/// Why the gate failed, as the report says it.
-pub fn gate_reasons(report: &CheckReport) -> String {
-    report.gate.failed.join("; ")
 }

@@ -11,7 +11,6 @@ use std::path::Path;
 use kapi_core::project::collections::Collections;
 
 use super::eval::{self, Ctx};
-use super::payload::resolve;
 use super::protocol::Verdict;
 use super::state;
 use crate::app::relative_to;
@@ -34,11 +33,12 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     let mut did_not_run = Vec::new();
     let mut could_not = Vec::new();
     for path in &paths {
-        let Some(abs) = resolve(path, ctx.cwd.as_deref()) else {
-            could_not.push(format!(
-                "`{path}` is relative and the payload names no cwd to resolve it against"
-            ));
-            continue;
+        let abs = match ctx.absolute(path) {
+            Ok(abs) => abs,
+            Err(message) => {
+                could_not.push(message);
+                continue;
+            }
         };
         match check_one(ctx, &abs) {
             Outcome::Skip | Outcome::Pass => {}
@@ -110,15 +110,10 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
         Ok(run) if run.report.pass => Outcome::Pass,
         Ok(run) => {
             let shown = crate::check::display_path(&app, &abs);
-            let mut reason = format!(
-                "kapi check: {shown} does not pass the project's gate ({}):\n",
-                eval::gate_reasons(&run.report)
-            );
-            reason.push_str(&eval::failing_lines(&run.report).join("\n"));
-            reason.push_str(&format!(
-                "\nFix these in {shown} before you report done; `kapi check {shown}` runs the same check, and `kapi context {shown}` gives the voice and terms that apply."
-            ));
-            Outcome::Fail(reason)
+            Outcome::Fail(format!(
+                "kapi check: {shown} does not pass the project's gate {}\nFix these in {shown} before you report done; `kapi check {shown}` runs the same check, and `kapi context {shown}` gives the voice and terms that apply.",
+                eval::failure(&run.report)
+            ))
         }
         Err(e) => Outcome::DidNotRun(format!("{rel}: {e}")),
     };

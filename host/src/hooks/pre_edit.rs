@@ -5,7 +5,6 @@
 use kapi_core::project::collections::Collections;
 
 use super::eval::{self, Ctx};
-use super::payload::resolve;
 use super::protocol::Verdict;
 use crate::app::relative_to;
 
@@ -16,12 +15,9 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     };
     let mut denials = Vec::new();
     for path in &paths {
-        let Some(abs) = resolve(path, ctx.cwd.as_deref()) else {
-            return Verdict::CouldNotRun {
-                message: format!(
-                    "`{path}` is relative and the payload names no cwd to resolve it against"
-                ),
-            };
+        let abs = match ctx.absolute(path) {
+            Ok(abs) => abs,
+            Err(message) => return Verdict::CouldNotRun { message },
         };
         ctx.phase
             .set(format!("finding the project of {}", abs.display()));

@@ -60,9 +60,8 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     match check(&app, &ship, &()) {
         Ok(run) if run.report.pass => {}
         Ok(run) => sections.push(format!(
-            "The project's ship gate is not met ({}):\n{}",
-            eval::gate_reasons(&run.report),
-            eval::failing_lines(&run.report).join("\n")
+            "The project's ship gate is not met {}",
+            eval::failure(&run.report)
         )),
         Err(HostError::NoContent) => {
             did_not_run = Some(
@@ -90,9 +89,8 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
         };
         match check(&app, &request, &()) {
             Ok(run) if !run.report.pass => sections.push(format!(
-                "{rel}, which this session edited, does not pass ({}):\n{}",
-                eval::gate_reasons(&run.report),
-                eval::failing_lines(&run.report).join("\n")
+                "{rel}, which this session edited, does not pass {}",
+                eval::failure(&run.report)
             )),
             _ => cleared.push((rel, edit)),
         }
