@@ -296,8 +296,8 @@ fn merge_claude_style(
 ///
 /// The command is `kapi` itself, with no `sh -c` guard like Kiki's: KKSS starts a hook without
 /// a shell, and a desktop host may run on Windows, where a missing `sh` would make every
-/// PreToolUse hook fail to start, which KKSS reads as a deny. A bare `kapi` works wherever kapi is on the PATH
-/// KKSS passes; `kapi init`'s next step for KKSS says to keep it there.
+/// PreToolUse hook fail to start, which KKSS reads as a deny. A bare `kapi` works wherever
+/// kapi is on the PATH KKSS passes; `kapi init`'s next step for KKSS says to keep it there.
 pub fn kkss_entry(hook: HookName) -> Value {
     let protocol = Protocol::Kkss;
     let mut entry = Map::new();
