@@ -474,7 +474,7 @@ fn check_translations(
 
 /// Formats whose extensions also name configuration and data files; a folder walk reads them
 /// only where a collection declares them.
-pub(crate) const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
+const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
 
 /// A file chosen for checking.
 struct Chosen {
@@ -563,24 +563,9 @@ fn collect_files(
                 continue;
             }
             let file = entry.into_path();
-            // Excluded files, and translations a `target` template produces (the check of
-            // their source reads them, against their own language's terms).
-            if let (Some(project), Some(collections)) = (project, collections)
-                && let Some(rel) = relative_to(&file, &project.root)
-                && (collections.is_excluded(&rel) || collections.is_target(&rel))
-            {
-                continue;
-            }
-            let declared = declared_format(project, collections, &file);
-            let Some(format) = crate::document::pick(&file, declared.as_deref())? else {
+            let Some(format) = walk_format(project, collections, &file)? else {
                 continue;
             };
-            // Data formats (`package.json`, `kapi.yaml`, any `.xml`) are content only when a
-            // collection declares them or the file is named: a folder walk skips them.
-            if WALK_SKIPS.contains(&format.info().id) && !in_collection(project, collections, &file)
-            {
-                continue;
-            }
             chosen.insert(
                 file.clone(),
                 Chosen {
@@ -599,18 +584,32 @@ fn collect_files(
     Ok(chosen.into_values().collect())
 }
 
-/// True when the collections declare `abs` as a source file (whether or not its item names a
-/// format): what `Collections::declared_files` lists, so a folder walk and a whole-project
-/// check agree.
-pub(crate) fn in_collection(
+/// The format a folder walk checks `abs` with, or `None` when the walk skips it: an excluded
+/// file, a translation a `target` template produces (the check of its source reads it, against
+/// its own language's terms), a format kapi does not read, and a data format (`package.json`,
+/// `kapi.yaml`, any `.xml`) no collection declares. The post-edit hook asks the same question.
+pub(crate) fn walk_format(
     project: Option<&Project>,
     collections: Option<&Collections>,
     abs: &Path,
-) -> bool {
-    let (Some(project), Some(collections)) = (project, collections) else {
-        return false;
+) -> Result<Option<&'static dyn Format>, HostError> {
+    let rel = project.and_then(|p| relative_to(abs, &p.root));
+    if let (Some(collections), Some(rel)) = (collections, &rel)
+        && (collections.is_excluded(rel) || collections.is_target(rel))
+    {
+        return Ok(None);
+    }
+    let declared = declared_format(project, collections, abs);
+    let Some(format) = crate::document::pick(abs, declared.as_deref())? else {
+        return Ok(None);
     };
-    relative_to(abs, &project.root).is_some_and(|rel| declares(collections, &rel))
+    let in_collection = collections
+        .zip(rel.as_deref())
+        .is_some_and(|(collections, rel)| declares(collections, rel));
+    if WALK_SKIPS.contains(&format.info().id) && !in_collection {
+        return Ok(None);
+    }
+    Ok(Some(format))
 }
 
 /// True when the collections declare the project-relative `rel` as a source file: an item

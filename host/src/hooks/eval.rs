@@ -8,7 +8,7 @@ use kapi_core::check::{CheckReport, Finding};
 use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
 use kapi_core::project::discover::{DiscoverOptions, discover};
-use kapi_core::project::layout::{KAPI_DIR, RECIPE_FILE};
+use kapi_core::project::layout::KAPI_DIR;
 
 use super::Protocol;
 use super::payload::{Payload, is_edit_tool};
@@ -151,8 +151,8 @@ pub fn guarded_paths(ctx: &Ctx, touched: bool) -> Result<Vec<String>, Verdict> {
     })
 }
 
-/// A project file kapi checks as content when an edit writes it: not kapi's own files, not
-/// excluded, and declared by a collection or (other than a data format) one kapi reads.
+/// A project file kapi checks as content when an edit writes it: not kapi's own files, and one
+/// a folder walk would check (declared, or a format kapi reads that is not a data format).
 pub fn is_content(
     project: &Project,
     collections: &Collections,
@@ -161,22 +161,10 @@ pub fn is_content(
     let Some(rel) = relative_to(abs, &project.root) else {
         return Ok(false);
     };
-    if rel == RECIPE_FILE || rel == KAPI_DIR || rel.starts_with(&format!("{KAPI_DIR}/")) {
+    if rel == KAPI_DIR || rel.starts_with(&format!("{KAPI_DIR}/")) {
         return Ok(false);
     }
-    if collections.is_excluded(&rel) {
-        return Ok(false);
-    }
-    // A file a collection declares is content in any format kapi reads, data formats
-    // included: the check reads it (and says so when it cannot parse it).
-    if crate::check::declares(collections, &rel) {
-        let declared = crate::document::declared_format(Some(project), Some(collections), abs);
-        return Ok(crate::document::pick(abs, declared.as_deref())?.is_some());
-    }
-    let Some(format) = crate::document::pick(abs, None)? else {
-        return Ok(false);
-    };
-    Ok(!crate::check::WALK_SKIPS.contains(&format.info().id))
+    Ok(crate::check::walk_format(Some(project), Some(collections), abs)?.is_some())
 }
 
 /// The source file a generated translation target comes from, with its language: the first
