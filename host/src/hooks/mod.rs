@@ -282,9 +282,7 @@ pub fn run(inv: &Invocation, env: Env, process_cwd: PathBuf, stdin: Stdin) -> Re
     };
     let mut reply = render(&verdict, inv.hook, host);
     if !notes.is_empty() {
-        let name = inv
-            .hook
-            .map_or("kapi hook".to_owned(), |h| format!("kapi hook {}", h.id()));
+        let name = protocol::label(inv.hook);
         let mut stderr: String = notes
             .iter()
             .map(|n| format!("{name}: note: {n}\n"))

@@ -54,13 +54,14 @@ pub fn clip(text: &str, max: usize) -> String {
     out
 }
 
+/// How a warning names the hook: `kapi hook stop`, or `kapi hook` when none was named.
+pub fn label(hook: Option<HookName>) -> String {
+    hook.map_or("kapi hook".to_owned(), |h| format!("kapi hook {}", h.id()))
+}
+
 /// Renders a verdict for a host (`None`: no host identified, the universal safe mode).
 pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>) -> Reply {
-    let name = hook.map_or("kapi hook", |h| match h {
-        HookName::PostEdit => "kapi hook post-edit",
-        HookName::Stop => "kapi hook stop",
-        HookName::PreEdit => "kapi hook pre-edit",
-    });
+    let name = label(hook);
     let warn = |text: &str| -> Reply {
         let text = clip(text, MAX_REASON_CHARS);
         let stdout = match host {
