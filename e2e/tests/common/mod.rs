@@ -1,0 +1,466 @@
+//! The harness every conformance test binary shares: the built `kapi` binary (`KAPI_BIN`,
+//! default `target/debug/kapi`) run in a clean environment, as a CLI (`cli`, `cli_json`,
+//! `cli_with` for standard input and extra variables) and as an MCP server over stdio spoken to
+//! in raw newline-delimited JSON-RPC (`Server`). Every wait has a timeout, so a hung process
+//! fails the test instead of blocking CI.
+//!
+//! Each test binary takes it with `mod common;` and uses what it needs.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The longest a test waits for one answer, or for the server to exit.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The client name every test introduces itself with: the agent the server records.
+pub const CLIENT: &str = "e2e-agent";
+
+pub const PROTOCOL: &str = "2025-06-18";
+
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[allow(clippy::disallowed_methods)]
+pub fn kapi_bin() -> PathBuf {
+    match std::env::var_os("KAPI_BIN") {
+        Some(bin) => PathBuf::from(bin),
+        None => workspace().join("target/debug/kapi"),
+    }
+}
+
+/// How a process finds its project.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Bind {
+    /// `KAPI_NO_PROJECT=1`: only an explicit `--project` / per-call `project` binds one.
+    Explicit,
+    /// `KAPI_NO_PROJECT` unset: the project is found from the working folder.
+    Discover,
+}
+
+/// A kapi command in `dir` with a clean environment.
+pub fn command(dir: &Path, bind: Bind) -> Command {
+    let mut cmd = Command::new(kapi_bin());
+    cmd.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("KAPI_ACTOR")
+        .env_remove("KAPI_SESSION")
+        .env_remove("KAPI_PROJECT")
+        // What an assistant host sets for its hooks, never inherited from the test's shell.
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("KKSS_PROJECT_ROOT")
+        .env_remove("KAPI_TEST_HOOK_PANIC");
+    match bind {
+        Bind::Explicit => cmd.env("KAPI_NO_PROJECT", "1"),
+        Bind::Discover => cmd.env_remove("KAPI_NO_PROJECT"),
+    };
+    cmd
+}
+
+/// Waits for `child` to exit, at most [`TIMEOUT`]; kills it and fails the test otherwise.
+pub fn wait(child: &mut Child, ctx: &str) -> i32 {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.code().unwrap_or(-1),
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{ctx}: kapi did not exit within {TIMEOUT:?}");
+            }
+            Err(e) => panic!("{ctx}: waiting for kapi: {e}"),
+        }
+    }
+}
+
+/// Drains a pipe on a thread into a shared string as it arrives (a server's stderr, for
+/// failure messages while it still runs).
+pub fn drain(mut pipe: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+    let out = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&out);
+    thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut s) = sink.lock() {
+                s.push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        }
+    });
+    out
+}
+
+/// Reads a pipe to its end on a thread.
+pub fn read_all(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CLI
+
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// `kapi ARGS` in `dir`.
+pub fn cli(dir: &Path, bind: Bind, args: &[&str]) -> Out {
+    cli_with(dir, bind, &[], args, None)
+}
+
+/// `kapi ARGS` in `dir` with the variables `env` set and `stdin` on standard input (closed
+/// at once when `None`).
+pub fn cli_with(
+    dir: &Path,
+    bind: Bind,
+    env: &[(&str, &str)],
+    args: &[&str],
+    stdin: Option<&str>,
+) -> Out {
+    let mut cmd = command(dir, bind);
+    cmd.args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .spawn()
+        .expect("the kapi binary runs (build it first: cargo build --bin kapi)");
+    let writer = child.stdin.take().map(|mut pipe| {
+        let input = stdin.unwrap_or_default().as_bytes().to_vec();
+        // The process may answer before reading it all: a broken pipe here is fine.
+        thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        })
+    });
+    let stdout = read_all(child.stdout.take().expect("stdout"));
+    let stderr = read_all(child.stderr.take().expect("stderr"));
+    let code = wait(&mut child, &format!("kapi {}", args.join(" ")));
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
+    Out {
+        code,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
+impl Out {
+    /// Standard output as JSON; anything else fails the test, naming `ctx`.
+    pub fn json(&self, ctx: &str) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{ctx}: stdout is not JSON ({e}), exit {}\nstdout: {}\nstderr: {}",
+                self.code, self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// `kapi ARGS --json` in `dir`: the JSON it prints (any exit code).
+pub fn cli_json(dir: &Path, args: &[&str]) -> Value {
+    let out = cli(dir, Bind::Discover, args);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "kapi {}: stdout is not JSON ({e}), exit {}\nstdout: {}\nstderr: {}",
+            args.join(" "),
+            out.code,
+            out.stdout,
+            out.stderr
+        )
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The MCP client
+
+/// A running `kapi mcp`, spoken to in raw JSON-RPC lines.
+pub struct Server {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub lines: Receiver<String>,
+    pub stderr: Arc<Mutex<String>>,
+    pub next: u64,
+    pub ctx: String,
+}
+
+/// What a `tools/call` returned.
+#[derive(Debug)]
+pub struct ToolResult {
+    pub is_error: bool,
+    pub structured: Value,
+    pub text: String,
+}
+
+impl ToolResult {
+    pub fn ok(self, ctx: &str) -> Self {
+        assert!(!self.is_error, "{ctx}: an error result: {self:#?}");
+        self
+    }
+    pub fn err(self, ctx: &str) -> Self {
+        assert!(self.is_error, "{ctx}: not an error result: {self:#?}");
+        self
+    }
+}
+
+impl Server {
+    /// Spawns `kapi mcp ARGS` in `dir`; no message sent yet.
+    pub fn spawn(dir: &Path, bind: Bind, args: &[&str]) -> Server {
+        let mut child = command(dir, bind)
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the kapi binary runs (build it first: cargo build --bin kapi)");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = drain(child.stderr.take().expect("stderr"));
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            next: 1,
+            ctx: format!("kapi mcp {}", args.join(" ")),
+        }
+    }
+
+    /// Spawns, initializes as [`CLIENT`] with `version` and confirms; the `initialize` result.
+    pub fn start_with(dir: &Path, bind: Bind, args: &[&str], version: &str) -> (Server, Value) {
+        let mut server = Server::spawn(dir, bind, args);
+        let init = server.result(
+            "initialize",
+            json!({
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": CLIENT, "version": "1.0.0"}
+            }),
+        );
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        (server, init)
+    }
+
+    /// A server bound to nothing but what `args` names (`KAPI_NO_PROJECT=1`).
+    pub fn start(dir: &Path, args: &[&str]) -> Server {
+        Server::start_with(dir, Bind::Explicit, args, PROTOCOL).0
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    pub fn send_raw(&mut self, line: &str) {
+        let ctx = self.ctx.clone();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush())
+            .unwrap_or_else(|e| panic!("{ctx}: writing to the server: {e}"));
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        self.send_raw(&message.to_string());
+    }
+
+    /// Sends a request; the raw response line and its JSON (with `result` or `error`).
+    pub fn request_raw(&mut self, method: &str, params: Value) -> (String, Value) {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer(id, method)
+    }
+
+    /// Reads lines until the response to `id`, skipping notifications (and answers to
+    /// anything else, such as a parse error for a garbage line).
+    pub fn answer(&mut self, id: u64, method: &str) -> (String, Value) {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "{}: no answer to {method} (id {id}) within {TIMEOUT:?}\nstderr: {}",
+                    self.ctx,
+                    self.stderr()
+                ),
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "{}: the server closed stdout before answering {method} (id {id})\nstderr: {}",
+                    self.ctx,
+                    self.stderr()
+                ),
+            };
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                panic!(
+                    "{}: stdout carries a line that is not JSON-RPC ({e}): {line}",
+                    self.ctx
+                )
+            });
+            if message["id"] == json!(id)
+                && (message.get("result").is_some() || message.get("error").is_some())
+            {
+                return (line, message);
+            }
+        }
+    }
+
+    /// Sends every request before reading any answer; the answers in request order.
+    pub fn pipeline(&mut self, requests: &[(&str, Value)]) -> Vec<Value> {
+        let first = self.next;
+        for (method, params) in requests {
+            let id = self.next;
+            self.next += 1;
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        }
+        let mut answers: Vec<Option<Value>> = vec![None; requests.len()];
+        let deadline = Instant::now() + TIMEOUT;
+        while answers.iter().any(Option::is_none) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|e| {
+                panic!(
+                    "{}: pipelined answers missing ({e:?})\nstderr: {}",
+                    self.ctx,
+                    self.stderr()
+                )
+            });
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("{}: not JSON-RPC ({e}): {line}", self.ctx));
+            let slot = message["id"]
+                .as_u64()
+                .and_then(|id| id.checked_sub(first))
+                .and_then(|i| usize::try_from(i).ok());
+            if let Some(i) = slot
+                && i < answers.len()
+                && (message.get("result").is_some() || message.get("error").is_some())
+            {
+                assert!(answers[i].is_none(), "{}: answered twice: {line}", self.ctx);
+                answers[i] = Some(message);
+            }
+        }
+        answers.into_iter().flatten().collect()
+    }
+
+    /// A request's response message (`result` or `error`).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.request_raw(method, params).1
+    }
+
+    /// A request's `result`; a JSON-RPC error fails the test.
+    pub fn result(&mut self, method: &str, params: Value) -> Value {
+        let message = self.request(method, params);
+        match message.get("result") {
+            Some(result) => result.clone(),
+            None => panic!(
+                "{}: {method} answered an error: {message:#}\nstderr: {}",
+                self.ctx,
+                self.stderr()
+            ),
+        }
+    }
+
+    /// `tools/call NAME ARGUMENTS`.
+    pub fn tool(&mut self, name: &str, arguments: Value) -> ToolResult {
+        let result = self.result("tools/call", json!({"name": name, "arguments": arguments}));
+        let text = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        ToolResult {
+            is_error: result["isError"] == true,
+            structured: result
+                .get("structuredContent")
+                .cloned()
+                .unwrap_or(Value::Null),
+            text,
+        }
+    }
+
+    /// The served tools, sorted by name.
+    pub fn tools(&mut self) -> Vec<Value> {
+        let mut tools = self.result("tools/list", json!({}))["tools"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        tools
+    }
+
+    pub fn tool_names(&mut self) -> Vec<String> {
+        self.tools()
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// `resources/read URI`: the first content's text.
+    pub fn read(&mut self, uri: &str) -> String {
+        let result = self.result("resources/read", json!({"uri": uri}));
+        let content = &result["contents"][0];
+        assert_eq!(content["uri"], uri, "{}: {result:#}", self.ctx);
+        content["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: {uri} has no text: {result:#}", self.ctx))
+            .to_owned()
+    }
+
+    /// Closes stdin (the client goes away); the server's exit code.
+    pub fn close(mut self) -> i32 {
+        drop(self.stdin.take());
+        let ctx = self.ctx.clone();
+        wait(&mut self.child, &ctx)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// An empty temporary folder (no project here or above it).
+pub fn empty_dir() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = tmp.path().canonicalize().expect("canonical temp dir");
+    (tmp, path)
+}
