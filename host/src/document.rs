@@ -26,12 +26,15 @@ pub const MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
 /// format reads it.
 pub fn pick(path: &Path, declared: Option<&str>) -> Result<Option<&'static dyn Format>, HostError> {
     if let Some(id) = declared {
-        return formats::by_id(id)
-            .map(Some)
-            .ok_or_else(|| HostError::UnknownFormatId {
-                format: id.to_owned(),
-                field: "collections".to_owned(),
-            });
+        let format = formats::by_id(id).ok_or_else(|| HostError::UnknownFormatId {
+            format: id.to_owned(),
+            field: "collections".to_owned(),
+        })?;
+        // A glob over `res/**/*.xml` declared `android` also names drawables and layouts.
+        if id == "android" && format.foreign(&head(path)).is_some() {
+            return Ok(None);
+        }
+        return Ok(Some(format));
     }
     let Some(ext) = path
         .extension()
@@ -47,14 +50,40 @@ pub fn pick(path: &Path, declared: Option<&str>) -> Result<Option<&'static dyn F
         .collect();
     match candidates.as_slice() {
         [] => Ok(None),
-        [only] => Ok(Some(*only)),
-        _ => {
-            let mut head = Vec::with_capacity(4096);
-            if let Ok(file) = std::fs::File::open(path) {
-                let _ = file.take(4096).read_to_end(&mut head);
-            }
-            Ok(formats::for_file(path, &head))
+        // A `.xml` that is not a string resource (a drawable, a layout) is no format's file.
+        [only] if only.info().id == "android" => {
+            Ok(only.foreign(&head(path)).is_none().then_some(*only))
         }
+        [only] => Ok(Some(*only)),
+        _ => Ok(formats::for_file(path, &head(path))),
+    }
+}
+
+/// The first 4 KB of a file (empty when it cannot be read: the read proper reports why).
+fn head(path: &Path) -> Vec<u8> {
+    let mut head = Vec::with_capacity(4096);
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(4096).read_to_end(&mut head);
+    }
+    head
+}
+
+/// Why no format reads `path`, when a format that owns its extension can tell what the file
+/// is instead (`an Android `<vector>` resource, not strings`).
+pub fn foreign(path: &Path) -> Option<String> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    let head = head(path);
+    formats::all()
+        .iter()
+        .filter(|f| f.info().extensions.contains(&ext.as_str()))
+        .find_map(|f| f.foreign(&head))
+}
+
+/// The error for a file no format reads, saying what it is when that is known.
+pub fn unknown_format(path: &Path, abs: &Path) -> HostError {
+    HostError::UnknownFormat {
+        path: path.to_path_buf(),
+        what: foreign(abs),
     }
 }
 
@@ -202,9 +231,7 @@ pub fn load(
         Some(id) => Some(id.to_owned()),
         None => declared_format(project.as_ref(), collections.as_ref(), &abs),
     };
-    let format = pick(&abs, declared.as_deref())?.ok_or_else(|| HostError::UnknownFormat {
-        path: path.to_path_buf(),
-    })?;
+    let format = pick(&abs, declared.as_deref())?.ok_or_else(|| unknown_format(path, &abs))?;
     let doc = rel.clone().unwrap_or_else(|| path.display().to_string());
     let (bytes, mut parsed) = parse(&abs, &doc, format)?;
     let mut targets = Vec::new();

@@ -32,8 +32,12 @@ pub enum HostError {
     StaleCursor { cursor: String },
     #[error("`{}`: no such file or folder", .path.display())]
     NoSuchPath { path: PathBuf },
-    #[error("`{}`: no format reads this file", .path.display())]
-    UnknownFormat { path: PathBuf },
+    #[error("`{}`: no format reads this file{}", .path.display(), .what.as_ref().map(|w| format!(": {w}")).unwrap_or_default())]
+    UnknownFormat {
+        path: PathBuf,
+        /// What the file is instead, when a format can tell (an Android drawable).
+        what: Option<String>,
+    },
     #[error("`{format}` in `{field}` is not a format this build reads")]
     UnknownFormatId { format: String, field: String },
     #[error("{}:{source}", .path.display())]

@@ -141,6 +141,18 @@ impl Render for CheckReport {
                 style.dim(&f.rule)
             )?;
         }
+        for stale in &self.stale {
+            writeln!(
+                out,
+                "{} {} {}",
+                style.bold(&format!("{} [{}]", stale.path, stale.block)),
+                style.paint("36", "note"),
+                format_args!(
+                    "changed; {} (stale translation, not a failure)",
+                    stale.message
+                )
+            )?;
+        }
         if !self.coverage.unassessed.is_empty() {
             let items: Vec<String> = self
                 .coverage

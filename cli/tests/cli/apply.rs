@@ -539,7 +539,8 @@ fn a_target_edition_is_edited_in_its_translation_file() {
     );
     assert!(kapi.read("locales/en.json").contains("Hello {name}"));
 
-    // One file reached two ways in one set is refused rather than half-written.
+    // The translation file named as its own document is the same edition of the source:
+    // one file reached both ways in one set is one document, written once with both edits.
     let read = kapi
         .run(&["inspect", "locales/en.json", "--editions", "fr", "--json"])
         .json();
@@ -551,13 +552,13 @@ fn a_target_edition_is_edited_in_its_translation_file() {
         {"op": "set_content", "at": direct, "if_match": direct_rev, "content": "Coucou <x id=\"1/\"/>"}
     ]));
     let run = apply(&kapi, &both, &["--json"]);
-    assert_eq!(run.code, 3, "{}", run.stdout);
-    assert!(
-        statuses(&run).contains(&"unsupported".to_owned()),
-        "{}",
-        run.stdout
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(statuses(&run), ["applied", "applied"]);
+    assert_eq!(run.json()["documents"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        kapi.read("locales/fr.json"),
+        "{\n  \"greeting\": \"Coucou {name}\",\n  \"bye\": \"Salut !\"\n}\n"
     );
-    assert!(kapi.read("locales/fr.json").contains("Au revoir"));
 }
 
 #[test]
@@ -748,4 +749,89 @@ fn help_changes_documents_the_format() {
     ] {
         assert!(run.stdout.contains(word), "{word}");
     }
+}
+
+/// For every format kapi edits: the `rev` an applied edit reports is the one a fresh
+/// `kapi inspect` gives, also when the text it sent spells a placeholder the format reads as
+/// an inline code (`{extra}` in a catalog reads back as a code, not as text).
+#[test]
+fn the_rev_an_edit_reports_is_the_one_a_fresh_read_gives_in_every_editable_format() {
+    let docx = std::fs::read(crate::testdata().join("formats/docx/basic.docx"))
+        .unwrap_or_else(|e| panic!("basic.docx: {e}"));
+    let files: &[(&str, &[u8], &str)] = &[
+        ("a.md", b"# Title\n\nSome old text.\n", "Some old"),
+        ("a.txt", b"Some old text.\n\nMore.\n", "Some old"),
+        (
+            "a.html",
+            b"<html><body><p>Some old text.</p></body></html>\n",
+            "Some old",
+        ),
+        ("a.json", b"{\"k\": \"Some old text\"}\n", "Some old"),
+        ("a.yaml", b"en:\n  k: Some old text\n", "Some old"),
+        ("a.properties", b"k=Some old text\n", "Some old"),
+        (
+            "res/values/strings.xml",
+            b"<resources>\n  <string name=\"k\">Some old text</string>\n</resources>\n",
+            "Some old",
+        ),
+        ("a.docx", &docx, ""),
+    ];
+    let kapi = Kapi::empty();
+    for (doc, bytes, needle) in files {
+        for content in ["New words, {extra} and %s, 100%", "Plain new words."] {
+            kapi.write(doc, bytes);
+            let (at, rev, _) = block(&kapi, doc, needle);
+            let change =
+                set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": content}]));
+            let run = apply(&kapi, &change, &["--json"]);
+            assert_eq!(run.code, 0, "{doc}: {}", run.stdout);
+            let reported = run.json()["operations"][0]["rev"].clone();
+            let read = kapi.run(&["inspect", doc, "--json"]).json();
+            let fresh = read["blocks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|b| b["ref"] == at)
+                .map(|b| b["rev"].clone());
+            assert_eq!(Some(&reported), fresh.as_ref(), "{doc}: {content}");
+        }
+    }
+}
+
+/// A translation file named as its own document is its source's edition in that language:
+/// the commit check holds it to `placeholders` against the source, as `kapi check` does.
+#[test]
+fn an_agent_cannot_land_a_placeholder_the_gate_fails_in_either_form_of_a_translation() {
+    let kapi = shop().env("KAPI_ACTOR", "agent:test");
+    let before = kapi.read("locales/fr.json");
+    let read = kapi
+        .run(&["inspect", "locales/en.json", "--editions", "fr", "--json"])
+        .json();
+    let fr_rev = read["blocks"][0]["editions"]["fr"]["rev"].clone();
+    let (direct, direct_rev, _) = block(&kapi, "locales/fr.json", "Bonjour");
+    let edits = [
+        (
+            json!({"doc": "locales/en.json", "block": "greeting", "edition": "fr"}),
+            fr_rev,
+        ),
+        (direct, json!(direct_rev)),
+    ];
+    for (at, rev) in &edits {
+        for content in [
+            "Bonjour <x id=\"1/\"/> {extra}",
+            "Bonjour <x id=\"1/\"/> %s",
+        ] {
+            let change =
+                set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": content}]));
+            let run = apply(&kapi, &change, &["--json"]);
+            assert_eq!(run.code, 3, "{at}: {}", run.stdout);
+            assert_eq!(statuses(&run), ["gate_failed"], "{at}: {}", run.stdout);
+            let findings = &run.json()["operations"][0]["findings"];
+            assert_eq!(findings[0]["rule"], "placeholders.extra", "{findings}");
+            assert_eq!(kapi.read("locales/fr.json"), before);
+        }
+    }
+    // `kapi check` on the file says the same of what is there now: it passes.
+    let check = kapi.run(&["check", "locales/fr.json"]);
+    assert_eq!(check.code, 0, "{}", check.transcript());
 }

@@ -20,7 +20,9 @@ use serde::Serialize;
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
 
-pub use report::{CheckReport, Coverage, FailOn, Gate, GateResult, Summary, Target};
+pub use report::{
+    CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
+};
 pub use rule::Rule;
 
 /// The analyzers `kapi check` runs, in order.

@@ -174,6 +174,23 @@ pub struct CheckReport {
     /// The governance fingerprints the files were checked under, sorted, deduplicated.
     pub fingerprints: Vec<String>,
     pub findings: Vec<Finding>,
+    /// Under `--diff-against`: translations a changed source block left behind. Pending
+    /// work, never a failure (the gate ignores them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<StaleTranslation>,
+}
+
+/// A source block that changed while its translation into `lang` did not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StaleTranslation {
+    /// The source file, as the report names it.
+    pub path: String,
+    pub block: String,
+    pub lang: String,
+    /// The file that holds (or would hold) the translation: a catalog's target file, or the
+    /// bilingual file itself.
+    pub target: String,
+    pub message: String,
 }
 
 impl CheckReport {
@@ -232,6 +249,7 @@ impl CheckReport {
             coverage,
             fingerprints,
             findings,
+            stale: Vec::new(),
         }
     }
 }

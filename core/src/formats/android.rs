@@ -132,21 +132,116 @@ impl Format for Android {
     }
 
     fn sniff(&self, head: &[u8]) -> bool {
-        // UTF-16: look at the low (or high) bytes, enough for ASCII markup.
-        let narrowed: Vec<u8>;
-        let head = match head {
-            [0xFF, 0xFE, rest @ ..] => {
-                narrowed = rest.iter().step_by(2).copied().collect();
-                &narrowed[..]
+        root_name(head).as_deref() == Some("resources")
+    }
+
+    fn foreign(&self, head: &[u8]) -> Option<String> {
+        let root = root_name(head)?;
+        if root == "resources" {
+            return None;
+        }
+        // Drawables, menus, navigation graphs, preferences, animators; layouts are views
+        // (`LinearLayout`, `androidx.….ConstraintLayout`).
+        let android = ANDROID_ROOTS.contains(&root.as_str())
+            || root.contains('.')
+            || root.starts_with(|c: char| c.is_ascii_uppercase());
+        Some(if root == "manifest" {
+            "the Android manifest (`<manifest>`), not strings".to_owned()
+        } else if android {
+            format!("an Android `<{root}>` resource, not strings")
+        } else {
+            format!(
+                "an XML file whose root element is `<{root}>`, not Android strings (`<resources>`)"
+            )
+        })
+    }
+}
+
+/// Root elements of Android resource files that are not strings.
+const ANDROID_ROOTS: &[&str] = &[
+    "vector",
+    "selector",
+    "shape",
+    "layer-list",
+    "ripple",
+    "animated-vector",
+    "animated-selector",
+    "bitmap",
+    "nine-patch",
+    "inset",
+    "clip",
+    "scale",
+    "level-list",
+    "transition",
+    "menu",
+    "navigation",
+    "set",
+    "objectAnimator",
+    "animator",
+    "alpha",
+    "rotate",
+    "translate",
+    "adaptive-icon",
+    "font-family",
+    "network-security-config",
+    "full-backup-content",
+    "data-extraction-rules",
+    "paths",
+    "searchable",
+    "appwidget-provider",
+    "accessibility-service",
+    "locale-config",
+    "shortcuts",
+    "PreferenceScreen",
+];
+
+/// The root element's name, when the head is XML whose root starts within it (after any
+/// BOM, declaration, comments and doctype; UTF-16 read by its low bytes, enough for ASCII
+/// markup); `None` for anything else.
+fn root_name(head: &[u8]) -> Option<String> {
+    let narrowed: Vec<u8>;
+    let mut head = match head {
+        [0xFF, 0xFE, rest @ ..] => {
+            narrowed = rest.iter().step_by(2).copied().collect();
+            &narrowed[..]
+        }
+        [0xFE, 0xFF, rest @ ..] => {
+            narrowed = rest.iter().skip(1).step_by(2).copied().collect();
+            &narrowed[..]
+        }
+        [0xEF, 0xBB, 0xBF, rest @ ..] => rest,
+        _ => head,
+    };
+    let after = |head: &[u8], open: &[u8], close: &[u8]| -> Option<usize> {
+        let rest = head.get(open.len()..)?;
+        let at = rest.windows(close.len()).position(|w| w == close)?;
+        Some(open.len() + at + close.len())
+    };
+    loop {
+        let skip = head.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        head = &head[skip..];
+        let next = if head.starts_with(b"<?") {
+            after(head, b"<?", b"?>")
+        } else if head.starts_with(b"<!--") {
+            after(head, b"<!--", b"-->")
+        } else if head.starts_with(b"<!DOCTYPE") {
+            after(head, b"<!DOCTYPE", b">")
+        } else {
+            let name: Vec<u8> = head
+                .strip_prefix(b"<")?
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'-' | b'_' | b'.'))
+                .copied()
+                .collect();
+            let end = head.get(1 + name.len());
+            if name.is_empty()
+                || !matches!(end, None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/'))
+            {
+                return None;
             }
-            [0xFE, 0xFF, rest @ ..] => {
-                narrowed = rest.iter().skip(1).step_by(2).copied().collect();
-                &narrowed[..]
-            }
-            [0xEF, 0xBB, 0xBF, rest @ ..] => rest,
-            _ => head,
+            return String::from_utf8(name).ok();
         };
-        sniff_root(head)
+        head = &head[next?..];
     }
 }
 
@@ -166,37 +261,6 @@ fn declared_encoding(bytes: &[u8]) -> Option<super::Encoding> {
     match super::Encoding::for_label(label)? {
         super::Encoding::Utf8 | super::Encoding::Utf16Le | super::Encoding::Utf16Be => None,
         legacy => Some(legacy),
-    }
-}
-
-/// Whether the first element after the prolog (declaration, comments, doctype) is
-/// `<resources`.
-fn sniff_root(mut head: &[u8]) -> bool {
-    let after = |head: &[u8], open: &[u8], close: &[u8]| -> Option<usize> {
-        let rest = head.get(open.len()..)?;
-        let at = rest.windows(close.len()).position(|w| w == close)?;
-        Some(open.len() + at + close.len())
-    };
-    loop {
-        let skip = head.iter().take_while(|b| b.is_ascii_whitespace()).count();
-        head = &head[skip..];
-        let next = if head.starts_with(b"<?") {
-            after(head, b"<?", b"?>")
-        } else if head.starts_with(b"<!--") {
-            after(head, b"<!--", b"-->")
-        } else if head.starts_with(b"<!DOCTYPE") {
-            after(head, b"<!DOCTYPE", b">")
-        } else {
-            return head.starts_with(b"<resources")
-                && matches!(
-                    head.get(10),
-                    None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
-                );
-        };
-        match next {
-            Some(n) => head = &head[n..],
-            None => return false,
-        }
     }
 }
 

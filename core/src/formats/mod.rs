@@ -534,6 +534,14 @@ pub trait Format: Send + Sync {
         let _ = head;
         true
     }
+    /// Why a file with one of this format's extensions is some other kind of file (an Android
+    /// `<vector>` drawable in a `.xml`), judged from its first bytes; `None` when it may be
+    /// this format's (a malformed one included: its read says what is wrong, and where).
+    /// Formats that own their extensions answer `None`.
+    fn foreign(&self, head: &[u8]) -> Option<String> {
+        let _ = head;
+        None
+    }
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.

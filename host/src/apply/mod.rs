@@ -36,6 +36,7 @@ use kapi_core::formats::{Format, Parsed};
 use kapi_core::governance::terms_edit::{self, Upserted};
 use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
+use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
 use kapi_core::store::{
@@ -43,6 +44,7 @@ use kapi_core::store::{
 };
 
 use crate::app::{Actor, App, normalize, relative_to};
+use crate::check::plan::{Planner, Role};
 use crate::document::{Editions, Loaded};
 use crate::error::HostError;
 use crate::inspect::file_rev;
@@ -135,6 +137,8 @@ struct Service<'a> {
     doc_list: Vec<Doc>,
     /// Languages the set names per doc (to load only those target files).
     langs: HashMap<String, BTreeSet<String>>,
+    /// Docs that are a catalog's translation files: doc → (source doc, language).
+    translations: HashMap<String, (String, String)>,
 }
 
 /// Applies a change set as the app's actor.
@@ -163,6 +167,7 @@ pub fn apply_as(
         docs: HashMap::new(),
         doc_list: Vec::new(),
         langs: HashMap::new(),
+        translations: HashMap::new(),
     };
     let n = set.operations.len();
     let mut results: Vec<Option<OpResult>> = vec![None; n];
@@ -182,15 +187,23 @@ pub fn apply_as(
         }
     }
 
-    // 2. Content operations, in memory.
+    // 2. Content operations, in memory. A translation file named as its own document is
+    // that language's edition of its source (check::plan), so it is opened through the source
+    // and held to the translation analyzers like any other translation.
+    svc.plan_translations(set)?;
     for op in &set.operations {
-        if let Some(at) = op.at()
-            && at.edition != SOURCE
-        {
+        let Some(at) = op.at() else { continue };
+        if at.edition != SOURCE {
             svc.langs
                 .entry(at.doc.clone())
                 .or_default()
                 .insert(at.edition.clone());
+        }
+        if let Some((source, lang)) = svc.translations.get(&at.doc) {
+            svc.langs
+                .entry(source.clone())
+                .or_default()
+                .insert(lang.clone());
         }
     }
     // Which ops touched which edition, for the commit check.
@@ -212,7 +225,17 @@ pub fn apply_as(
         results[i] = Some(OpResult { index: i, ..res });
     }
 
-    // 3. Decisions: located and bound to the revision after the edits.
+    // 3. Every changed document rendered (staged) and read back: an edit lands as the next
+    // read will see it (text that spells a placeholder reads back as that placeholder), and
+    // the decisions, the commit check and the revs the result reports all use what was read.
+    let staged = if any_refused(&results) {
+        Vec::new()
+    } else {
+        svc.stage(set, &touched, &mut results)
+    };
+    let mut staged = staged;
+
+    // 4. Decisions: located and bound to the revision after the edits.
     let mut decisions: Vec<(usize, Ref, String)> = Vec::new();
     for (i, op) in set.operations.iter().enumerate() {
         if results[i].is_some() {
@@ -229,91 +252,16 @@ pub fn apply_as(
     let mut fingerprints: BTreeSet<String> = BTreeSet::new();
     let mut prepared = Prepared::default();
     if !any_refused(&results) {
-        // 4. The commit check.
+        // 5. The commit check.
         svc.commit_check(set, &touched, &mut results, &mut fingerprints)?;
     }
     if !any_refused(&results) {
-        // 5. Assets, prepared (validated) before anything is written.
+        // 6. Assets, prepared (validated) before anything is written.
         prepared = svc.prepare_assets(set, actor, &mut results)?;
     }
-    // 6. Stage every changed document.
-    let mut staged: Vec<(usize, Vec<u8>)> = Vec::new();
-    if !any_refused(&results) {
-        let mut paths: BTreeSet<&Path> = BTreeSet::new();
-        for (fi, file) in svc.files.iter().enumerate() {
-            if file.originals.is_empty() {
-                continue;
-            }
-            if !paths.insert(&file.abs) {
-                // One file reached two ways (as a document and as another's target edition):
-                // two stagings of it would lose one's edits.
-                for (loc, ops) in &touched {
-                    if loc.file == fi {
-                        for &i in ops {
-                            let r = refused(
-                                OpStatus::Unsupported,
-                                format!(
-                                    "`{}` is edited both as a document and as a target edition in this set; send one form",
-                                    file.doc
-                                ),
-                            );
-                            results[i] = Some(refusal(i, &set.operations[i], r));
-                        }
-                    }
-                }
-                continue;
-            }
-            match file.format.write(&file.parsed) {
-                Ok(bytes) => {
-                    if bytes != file.bytes && file.parsed.container.is_none() {
-                        staged.push((fi, bytes));
-                    } else if bytes != file.bytes {
-                        // A container's writer re-segments what it writes (a new Word run), so
-                        // it is read back: each edit must read back as sent, and the revs the
-                        // result reports are the ones the next read gives. (Text formats keep
-                        // an edit's runs, which the conformance suite proves per format.)
-                        match verify(file, fi, &bytes, &touched) {
-                            Ok(revs) => {
-                                for (loc, edition) in revs {
-                                    for &i in touched.get(&loc).into_iter().flatten() {
-                                        if let Some(r) = results[i].as_mut() {
-                                            let branch = set.operations[i]
-                                                .at()
-                                                .and_then(|a| a.branch.as_deref());
-                                            r.rev = edit::current(&edition, branch).map(|c| c.rev);
-                                        }
-                                    }
-                                }
-                                staged.push((fi, bytes));
-                            }
-                            Err(message) => {
-                                for (loc, ops) in &touched {
-                                    if loc.file == fi {
-                                        for &i in ops {
-                                            let r = refused(OpStatus::Unsupported, message.clone());
-                                            results[i] = Some(refusal(i, &set.operations[i], r));
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                Err(e) => {
-                    for (loc, ops) in &touched {
-                        if loc.file == fi {
-                            for &i in ops {
-                                let r = refused(
-                                    OpStatus::Unsupported,
-                                    format!("`{}` cannot be written: {e}", file.doc),
-                                );
-                                results[i] = Some(refusal(i, &set.operations[i], r));
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    // A refused set writes nothing and lists no document.
+    if any_refused(&results) {
+        staged.clear();
     }
 
     // Fill every operation not refused and not yet answered.
@@ -459,8 +407,88 @@ pub fn apply_as(
     Ok(result)
 }
 
-/// Reads `bytes` back with the file's format: every edited edition must read back with the
-/// text it was given. Returns each edited edition as read back.
+impl Service<'_> {
+    /// Renders every changed file and reads it back (see [`verify`]): each edited edition is
+    /// replaced by the edition as read back, and each applied operation's `rev` is the one the
+    /// next read reports. A file that cannot be written, or whose edit would not read back as
+    /// sent, refuses every operation on it.
+    fn stage(
+        &mut self,
+        set: &ChangeSet,
+        touched: &BTreeMap<Loc, Vec<usize>>,
+        results: &mut [Option<OpResult>],
+    ) -> Vec<(usize, Vec<u8>)> {
+        let mut staged = Vec::new();
+        let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
+        let refuse_file = |results: &mut [Option<OpResult>], fi: usize, message: &str| {
+            for (loc, ops) in touched {
+                if loc.file == fi {
+                    for &i in ops {
+                        let r = refused(OpStatus::Unsupported, message.to_owned());
+                        results[i] = Some(refusal(i, &set.operations[i], r));
+                    }
+                }
+            }
+        };
+        for fi in 0..self.files.len() {
+            let file = &self.files[fi];
+            if file.originals.is_empty() {
+                continue;
+            }
+            if !paths.insert(file.abs.clone()) {
+                // One file reached two ways (as a document and as another's target edition):
+                // two stagings of it would lose one's edits.
+                let message = format!(
+                    "`{}` is edited both as a document and as a target edition in this set; send one form",
+                    file.doc
+                );
+                refuse_file(results, fi, &message);
+                continue;
+            }
+            let bytes = match file.format.write(&file.parsed) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    let message = format!("`{}` cannot be written: {e}", file.doc);
+                    refuse_file(results, fi, &message);
+                    continue;
+                }
+            };
+            if bytes == file.bytes {
+                continue;
+            }
+            match verify(file, fi, &bytes, touched) {
+                Ok(revs) => {
+                    for (loc, edition) in revs {
+                        for &i in touched.get(&loc).into_iter().flatten() {
+                            if let Some(r) = results[i].as_mut() {
+                                let branch =
+                                    set.operations[i].at().and_then(|a| a.branch.as_deref());
+                                r.rev = edit::current(&edition, branch).map(|c| c.rev);
+                            }
+                        }
+                        if let Some(now) = self.files[fi]
+                            .parsed
+                            .document
+                            .blocks
+                            .get_mut(loc.block)
+                            .and_then(|b| b.edition_mut(&loc.edition))
+                        {
+                            *now = edition;
+                        }
+                    }
+                    staged.push((fi, bytes));
+                }
+                Err(message) => refuse_file(results, fi, &message),
+            }
+        }
+        staged
+    }
+}
+
+/// Reads `bytes` back with the file's format: every edited edition must read back as the
+/// block it was (same key) with the content it was given, in the same projection or the same
+/// native text (literal text that spells a placeholder reads back as that placeholder).
+/// Returns each edited edition as read back.
 fn verify(
     file: &File,
     fi: usize,
@@ -489,9 +517,16 @@ fn verify(
         ) else {
             continue;
         };
+        let key = |d: &kapi_core::model::Document| d.blocks.get(loc.block).map(|b| b.key.clone());
+        if key(&file.parsed.document) != key(&reread.document) {
+            return Err(format!(
+                "the edit would change the {name} document's structure (block `{}` would not read back as itself); nothing was written",
+                key(&file.parsed.document).unwrap_or_default()
+            ));
+        }
         let sent = kapi_core::projection::render(&now.runs).0;
         let read = kapi_core::projection::render(&back.runs).0;
-        if sent != read {
+        if sent != read && native(&now.runs) != native(&back.runs) {
             return Err(format!(
                 "the {name} writer cannot represent this edit faithfully: it would read back as {read:?}; nothing was written"
             ));
@@ -499,6 +534,26 @@ fn verify(
         out.push((loc.clone(), back.clone()));
     }
     Ok(out)
+}
+
+/// Runs as their native text: text, each code's data, each branch with its case.
+fn native(runs: &[kapi_core::model::Run]) -> String {
+    use kapi_core::model::Run;
+    let mut out = String::new();
+    for run in runs {
+        match run {
+            Run::Text { text, .. } => out.push_str(text),
+            Run::Code(code) => out.push_str(&code.data),
+            Run::Switch(switch) => {
+                out.push_str(&format!("\u{1}{}", switch.pivot));
+                for branch in &switch.branches {
+                    out.push_str(&format!("\u{1}{}:{}", branch.case, native(&branch.runs)));
+                }
+                out.push('\u{1}');
+            }
+        }
+    }
+    out
 }
 
 fn op_is_document(op: &Operation) -> bool {
@@ -608,7 +663,43 @@ impl Service<'_> {
         out
     }
 
+    /// Finds the docs the set names that are a catalog's translation files.
+    fn plan_translations(&mut self, set: &ChangeSet) -> Result<(), HostError> {
+        let Some(project) = &self.project else {
+            return Ok(());
+        };
+        let collections = Collections::new(&project.recipe)?;
+        let mut planner = Planner::new(project, &collections);
+        for at in set.operations.iter().filter_map(Operation::at) {
+            if self.translations.contains_key(&at.doc) {
+                continue;
+            }
+            let abs = normalize(&self.root.join(&at.doc));
+            let Some(rel) = relative_to(&abs, &self.root) else {
+                continue;
+            };
+            if let Role::Translation { source, lang } = planner.role(&rel)? {
+                self.translations.insert(at.doc.clone(), (source, lang));
+            }
+        }
+        Ok(())
+    }
+
     fn open_uncached(&mut self, doc: &str) -> Result<usize, Refused> {
+        if let Some((source, lang)) = self.translations.get(doc).cloned() {
+            // The translation file as its source's `lang` edition: the same file, reached
+            // through the source, so the commit check holds it to the translation analyzers.
+            let d = self.open(&source)?;
+            if let Some((Some(file), _, _)) = self.doc_list[d].targets.get(&lang) {
+                let file = *file;
+                self.doc_list.push(Doc {
+                    file,
+                    targets: BTreeMap::new(),
+                    in_project: self.doc_list[d].in_project,
+                });
+                return Ok(self.doc_list.len() - 1);
+            }
+        }
         let abs = normalize(&self.root.join(doc));
         if relative_to(&abs, &self.root).is_none() {
             return Err(refused(

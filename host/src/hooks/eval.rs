@@ -14,6 +14,7 @@ use super::Protocol;
 use super::payload::{Payload, is_edit_tool};
 use super::protocol::Verdict;
 use crate::app::{App, relative_to};
+use crate::check::plan::{self, Role};
 use crate::env::Env;
 use crate::error::HostError;
 
@@ -151,8 +152,9 @@ pub fn guarded_paths(ctx: &Ctx, touched: bool) -> Result<Vec<String>, Verdict> {
     })
 }
 
-/// A project file kapi checks as content when an edit writes it: not kapi's own files, and one
-/// a folder walk would check (declared, or a format kapi reads that is not a data format).
+/// A project file kapi checks when an edit writes it: not kapi's own files; a translation a
+/// `target` template produces (checked against its source); or one a folder walk would check
+/// (declared, or a format kapi reads that is not a data format).
 pub fn is_content(
     project: &Project,
     collections: &Collections,
@@ -164,35 +166,13 @@ pub fn is_content(
     if rel == KAPI_DIR || rel.starts_with(&format!("{KAPI_DIR}/")) {
         return Ok(false);
     }
-    Ok(crate::check::walk_format(Some(project), Some(collections), abs)?.is_some())
-}
-
-/// The source file a generated translation target comes from, with its language: the first
-/// declared source whose item's `target` template names `rel`.
-pub fn source_of(
-    project: &Project,
-    collections: &Collections,
-    rel: &str,
-) -> Result<Option<(String, String)>, HostError> {
-    if !collections.is_target(rel) {
-        return Ok(None);
-    }
-    let declared = collections
-        .declared_files(&project.root)
-        .map_err(|e| HostError::io(&project.root, e))?;
-    for file in declared {
-        let Some(item) = collections.matches(&file.rel) else {
-            continue;
-        };
-        if let Some((lang, _)) = item
-            .target_paths(&file.rel)
-            .into_iter()
-            .find(|(_, t)| t == rel)
-        {
-            return Ok(Some((file.rel, lang)));
+    match plan::role(project, collections, &rel)? {
+        Role::Translation { .. } => Ok(!collections.is_excluded(&rel)),
+        Role::Orphan => Ok(false),
+        Role::Source => {
+            Ok(crate::check::walk_format(Some(project), Some(collections), abs)?.is_some())
         }
     }
-    Ok(None)
 }
 
 /// A failed report as a reason reads it: `(why the gate failed):` and the findings that fail

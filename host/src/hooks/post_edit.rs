@@ -82,20 +82,11 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
         Ok(c) => c,
         Err(e) => return Outcome::CouldNot(e.to_string()),
     };
-    // A translation target is checked through its source (the check reads every target).
-    let (rel, abs) = match eval::source_of(&project, &collections, &rel) {
-        Ok(Some((source, _))) => {
-            let abs = project.root.join(&source);
-            (source, abs)
-        }
-        Ok(None) if collections.is_target(&rel) => return Outcome::Skip,
-        Ok(None) => (rel, abs.to_path_buf()),
-        Err(e) => return Outcome::CouldNot(e.to_string()),
-    };
     if !abs.exists() {
         return Outcome::CouldNot(format!("{rel}, the file the edit names, does not exist"));
     }
-    match eval::is_content(&project, &collections, &abs) {
+    // A translation target is checked against its source: `check` decides how (check::plan).
+    match eval::is_content(&project, &collections, abs) {
         Ok(true) => {}
         Ok(false) => return Outcome::Skip,
         Err(e) => return Outcome::CouldNot(e.to_string()),
@@ -103,13 +94,13 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
     ctx.phase.set(format!("checking {rel}"));
     let app = ctx.app(&project);
     let request = CheckRequest {
-        paths: vec![abs.clone()],
+        paths: vec![abs.to_path_buf()],
         ..CheckRequest::default()
     };
     let outcome = match check(&app, &request, &()) {
         Ok(run) if run.report.pass => Outcome::Pass,
         Ok(run) => {
-            let shown = crate::check::display_path(&app, &abs);
+            let shown = crate::check::display_path(&app, abs);
             Outcome::Fail(format!(
                 "kapi check: {shown} does not pass the project's gate {}\nFix these in {shown} before you report done; `kapi check {shown}` runs the same check, and `kapi context {shown}` gives the voice and terms that apply.",
                 eval::failure(&run.report)

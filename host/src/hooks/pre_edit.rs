@@ -7,6 +7,7 @@ use kapi_core::project::collections::Collections;
 use super::eval::{self, Ctx};
 use super::protocol::Verdict;
 use crate::app::relative_to;
+use crate::check::plan::Role;
 
 pub fn evaluate(ctx: &Ctx) -> Verdict {
     let paths = match eval::guarded_paths(ctx, true) {
@@ -42,11 +43,11 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             }
         };
         ctx.phase.set(format!("finding the source of {rel}"));
-        match eval::source_of(&project, &collections, &rel) {
-            Ok(Some((source, lang))) => denials.push(format!(
+        match crate::check::plan::role(&project, &collections, &rel) {
+            Ok(Role::Translation { source, lang }) => denials.push(format!(
                 "{rel} is generated: it is the `{lang}` translation of {source} (its collection's `target` template), so kapi refuses a direct edit. Change the `{lang}` edition through kapi instead: `kapi inspect {source} --editions {lang}`, then `kapi apply` a change set whose operations name `\"edition\": \"{lang}\"` (MCP: read_blocks, then apply_edits)."
             )),
-            Ok(None) => {}
+            Ok(Role::Source | Role::Orphan) => {}
             Err(e) => {
                 return Verdict::CouldNotRun {
                     message: e.to_string(),

@@ -1,0 +1,299 @@
+//! The check of each job on all cores: its source analyzers (when it is checked as written)
+//! and its translations against it, a catalog's target files or a bilingual file's editions.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use kapi_core::check::{self, CheckInput, Finding, StaleTranslation};
+use kapi_core::formats;
+use kapi_core::governance::Governance;
+
+use super::Job;
+use super::diff::Changed;
+use crate::error::HostError;
+
+pub(super) struct FileResult {
+    pub findings: Vec<Finding>,
+    pub stale: Vec<StaleTranslation>,
+    pub blocks: usize,
+}
+
+/// A job's index and its outcome.
+type Indexed = (usize, Result<FileResult, HostError>);
+
+/// Reads and checks every job on all cores; the first error (in job order) wins.
+pub(super) fn run_jobs(
+    jobs: &[Job],
+    governances: &[Arc<Governance>],
+    changed: Option<&HashMap<PathBuf, Changed>>,
+    progress: &dyn super::Progress,
+) -> Result<Vec<FileResult>, HostError> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let total = jobs.len();
+    let mut slots: Vec<Option<Result<FileResult, HostError>>> = Vec::with_capacity(total);
+    slots.resize_with(total, || None);
+    let per_thread: Vec<Option<Vec<Indexed>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break };
+                        let change = changed.and_then(|c| c.get(&job.abs));
+                        out.push((i, check_file(job, governances, change)));
+                        progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                    }
+                    out
+                })
+            })
+            .collect();
+        // A worker that panicked checked nothing: that is an error, never an empty pass.
+        handles.into_iter().map(|h| h.join().ok()).collect()
+    });
+    let Some(per_thread) = per_thread.into_iter().collect::<Option<Vec<_>>>() else {
+        return Err(HostError::Internal {
+            message: "a check worker stopped unexpectedly; no result is reported".into(),
+        });
+    };
+    for (i, result) in per_thread.into_iter().flatten() {
+        slots[i] = Some(result);
+    }
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.unwrap_or_else(|| {
+                Err(HostError::Internal {
+                    message: "a file was left unchecked".into(),
+                })
+            })
+        })
+        .collect()
+}
+
+fn check_file(
+    job: &Job,
+    governances: &[Arc<Governance>],
+    change: Option<&Changed>,
+) -> Result<FileResult, HostError> {
+    let governance: &Governance = &governances[job.governance];
+    let (_, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
+    // Offsets index the decoded text the skeleton holds.
+    let text = parsed.skeleton.text();
+    let mut findings = Vec::new();
+    let mut blocks = 0;
+    if job.source_checks {
+        let only = change.and_then(|c| c.source.as_ref());
+        let input = CheckInput {
+            path: &job.display,
+            text,
+            document: &parsed.document,
+            governance,
+            only_blocks: only,
+        };
+        findings = check::check_document(&input);
+        blocks = match only {
+            Some(keys) => keys.len(),
+            None => parsed
+                .document
+                .blocks
+                .iter()
+                .filter(|b| b.translatable)
+                .count(),
+        };
+    }
+    let translations = check_translations(job, governances, &parsed, change)?;
+    findings.extend(translations.findings);
+    if !job.source_checks {
+        blocks = translations.blocks;
+    }
+    if parsed.container.is_some() {
+        // A line of a part inside a zip (Word's document.xml) means nothing to a reader of
+        // the document: the block key (`body/p#12`) says where.
+        for finding in &mut findings {
+            finding.line = 0;
+            finding.column = 0;
+        }
+    }
+    Ok(FileResult {
+        findings,
+        stale: translations.stale,
+        blocks,
+    })
+}
+
+/// Which of one language's translations a check covers: every one, or (under
+/// `--diff-against`) those whose translation changed, with the changed source blocks whose
+/// translation did not, which are reported stale.
+struct Selection<'a> {
+    check: Option<&'a HashSet<String>>,
+    /// Source blocks that changed (`None`: none to report; a new file has nothing stale).
+    changed_sources: Option<&'a HashSet<String>>,
+}
+
+impl Selection<'_> {
+    fn of<'a>(change: Option<&'a Changed>, lang: &str) -> Selection<'a> {
+        match change {
+            None => Selection {
+                check: None,
+                changed_sources: None,
+            },
+            Some(c) => Selection {
+                check: Some(c.editions.get(lang).unwrap_or(&c.empty)),
+                changed_sources: c.source.as_ref(),
+            },
+        }
+    }
+
+    fn checks(&self, key: &str) -> bool {
+        self.check.is_none_or(|keys| keys.contains(key))
+    }
+
+    /// A source block that changed while its translation did not.
+    fn stale(&self, key: &str) -> bool {
+        self.changed_sources.is_some_and(|s| s.contains(key)) && !self.checks(key)
+    }
+}
+
+struct Translations {
+    findings: Vec<Finding>,
+    stale: Vec<StaleTranslation>,
+    blocks: usize,
+}
+
+/// The `placeholders` and `translation-terms` findings of a file's translations: a bilingual
+/// file's own target editions, or a catalog's translation files (findings name the
+/// translation file). A language the recipe does not list is checked for placeholders alone.
+fn check_translations(
+    job: &Job,
+    governances: &[Arc<Governance>],
+    parsed: &formats::Parsed,
+    change: Option<&Changed>,
+) -> Result<Translations, HostError> {
+    let source_gov: &Governance = &governances[job.governance];
+    let empty = Governance::empty();
+    let target_gov = |lang: &str| -> &Governance {
+        job.target_governance
+            .iter()
+            .find(|(l, _)| l == lang)
+            .map_or(&empty, |(_, i)| &governances[*i])
+    };
+    let mut out = Translations {
+        findings: Vec::new(),
+        stale: Vec::new(),
+        blocks: 0,
+    };
+    let stale = |key: &str, lang: &str, target: &str, has: bool| StaleTranslation {
+        path: job.display.clone(),
+        block: key.to_owned(),
+        lang: lang.to_owned(),
+        target: target.to_owned(),
+        message: if has {
+            format!("its `{lang}` translation in {target} was not updated with it")
+        } else {
+            format!("{target} has no `{lang}` translation of it yet")
+        },
+    };
+    if job.format.info().capabilities.bilingual {
+        let langs: BTreeSet<&String> = parsed
+            .document
+            .blocks
+            .iter()
+            .flat_map(|b| b.targets.keys())
+            .collect();
+        let text = parsed.skeleton.text();
+        for lang in langs {
+            let selection = Selection::of(change, lang);
+            // Findings point at the target's own text (its first hole), else the block.
+            let mut starts: HashMap<usize, usize> = HashMap::new();
+            for hole in &parsed.skeleton.holes {
+                if hole.edition.as_deref() == Some(lang.as_str()) {
+                    let at = starts.entry(hole.block).or_insert(hole.span.start);
+                    *at = (*at).min(hole.span.start);
+                }
+            }
+            let mut pairs = Vec::new();
+            for (i, b) in parsed.document.blocks.iter().enumerate() {
+                if !b.translatable {
+                    continue;
+                }
+                if selection.stale(&b.key) {
+                    out.stale.push(stale(
+                        &b.key,
+                        lang,
+                        &job.display,
+                        b.targets.contains_key(lang),
+                    ));
+                }
+                let Some(target) = b.targets.get(lang) else {
+                    continue;
+                };
+                if selection.checks(&b.key) {
+                    pairs.push(check::Pair {
+                        key: &b.key,
+                        source: &b.source,
+                        target,
+                        at: starts.get(&i).copied().unwrap_or(b.span.start),
+                    });
+                }
+            }
+            out.blocks += pairs.len();
+            out.findings
+                .extend(check::check_translations(&check::TranslationInput {
+                    path: &job.display,
+                    text,
+                    lang,
+                    pairs,
+                    source_governance: source_gov,
+                    target_governance: target_gov(lang),
+                }));
+        }
+        return Ok(out);
+    }
+    for target in &job.targets {
+        let selection = Selection::of(change, &target.lang);
+        let (_, translated) = crate::document::parse(&target.abs, &target.display, job.format)?;
+        let aligned = kapi_core::model::align(&parsed.document, &translated.document);
+        let mut pairs = Vec::new();
+        for (source, pair) in parsed.document.blocks.iter().zip(aligned) {
+            if !source.translatable {
+                continue;
+            }
+            let translation = pair.and_then(|p| translated.document.blocks.get(p));
+            if selection.stale(&source.key) {
+                out.stale.push(stale(
+                    &source.key,
+                    &target.lang,
+                    &target.display,
+                    translation.is_some(),
+                ));
+            }
+            let Some(t) = translation else { continue };
+            if selection.checks(&t.key) {
+                pairs.push(check::Pair {
+                    key: &t.key,
+                    source: &source.source,
+                    target: &t.source,
+                    at: t.span.start,
+                });
+            }
+        }
+        out.blocks += pairs.len();
+        out.findings
+            .extend(check::check_translations(&check::TranslationInput {
+                path: &target.display,
+                text: translated.skeleton.text(),
+                lang: &target.lang,
+                pairs,
+                source_governance: source_gov,
+                target_governance: target_gov(&target.lang),
+            }));
+    }
+    Ok(out)
+}

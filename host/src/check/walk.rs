@@ -1,0 +1,226 @@
+//! Which files a check covers: every file the collections declare, or the named files and
+//! folders (walked honouring `.gitignore` and the recipe's `exclude`), each with its format
+//! and its [`Role`](super::plan::Role).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kapi_core::formats::Format;
+use kapi_core::project::Project;
+use kapi_core::project::collections::Collections;
+
+use super::Chosen;
+use super::plan::{Planner, Role};
+use crate::app::{App, normalize, relative_to};
+use crate::document::declared_format;
+use crate::error::HostError;
+
+/// Formats whose extensions also name configuration and data files; a folder walk reads them
+/// only where a collection declares them.
+const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
+
+pub(super) fn collect_files(
+    app: &App,
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    mut planner: Option<&mut Planner>,
+    paths: &[PathBuf],
+) -> Result<Vec<Chosen>, HostError> {
+    let mut chosen: BTreeMap<PathBuf, Chosen> = BTreeMap::new();
+    if paths.is_empty() {
+        let (Some(project), Some(collections)) = (project, collections) else {
+            return Err(HostError::NothingToCheck);
+        };
+        let declared = collections
+            .declared_files(&project.root)
+            .map_err(|e| HostError::io(&project.root, e))?;
+        if declared.is_empty() {
+            return Err(HostError::NoContent);
+        }
+        for file in declared {
+            let format = crate::document::pick(&file.abs, file.format.as_deref())?;
+            let Some(format) = format else { continue };
+            let display = display_path(app, &file.abs);
+            chosen.insert(
+                file.abs.clone(),
+                Chosen {
+                    abs: file.abs,
+                    display,
+                    format,
+                    role: Role::Source,
+                },
+            );
+        }
+        return Ok(chosen.into_values().collect());
+    }
+    for path in paths {
+        let abs = normalize(&app.absolute(path));
+        let meta =
+            std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath { path: path.clone() })?;
+        if let Some(project) = project
+            && !abs.starts_with(&project.root)
+        {
+            return Err(HostError::OutsideProject {
+                path: path.clone(),
+                root: project.root.clone(),
+            });
+        }
+        if let Some(project) = project {
+            crate::document::stay_inside(path, &abs, &project.root)?;
+        }
+        if !meta.is_dir() {
+            // A file, or a named pipe the caller feeds.
+            let role = role_of(project, planner.as_deref_mut(), &abs)?;
+            let format = match format_for(project, collections, &abs, &role)? {
+                Some(format) => format,
+                None => return Err(crate::document::unknown_format(path, &abs)),
+            };
+            chosen.insert(
+                abs.clone(),
+                Chosen {
+                    display: display_path(app, &abs),
+                    abs,
+                    format,
+                    role,
+                },
+            );
+            continue;
+        }
+        let before = chosen.len();
+        let mut walk = ignore::WalkBuilder::new(&abs);
+        walk.hidden(true)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .require_git(false)
+            .parents(true);
+        walk.filter_entry(|e| e.file_name() != ".kapi");
+        for entry in walk.build() {
+            let entry = entry.map_err(|e| HostError::Io {
+                path: path.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let file = entry.into_path();
+            let role = role_of(project, planner.as_deref_mut(), &file)?;
+            let format = match role {
+                Role::Source => walk_format(project, collections, &file)?,
+                _ if is_excluded(project, collections, &file) => None,
+                _ => format_for(project, collections, &file, &role)?,
+            };
+            let Some(format) = format else {
+                continue;
+            };
+            chosen.insert(
+                file.clone(),
+                Chosen {
+                    display: display_path(app, &file),
+                    abs: file,
+                    format,
+                    role,
+                },
+            );
+        }
+        if chosen.len() == before {
+            return Err(HostError::NoFilesMatched {
+                paths: format!("`{}`", path.display()),
+            });
+        }
+    }
+    Ok(chosen.into_values().collect())
+}
+
+/// How `abs` is checked: [`Role::Source`] outside a project.
+fn role_of(
+    project: Option<&Project>,
+    planner: Option<&mut Planner>,
+    abs: &Path,
+) -> Result<Role, HostError> {
+    match (project.and_then(|p| relative_to(abs, &p.root)), planner) {
+        (Some(rel), Some(planner)) => planner.role(&rel),
+        _ => Ok(Role::Source),
+    }
+}
+
+/// The format `abs` is read with: a translation's is its source's (declared, else by the
+/// source's extension), so a target reads as the catalog it translates.
+pub(crate) fn format_for(
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    abs: &Path,
+    role: &Role,
+) -> Result<Option<&'static dyn Format>, HostError> {
+    if let (Role::Translation { source, .. }, Some(project)) = (role, project) {
+        let source = project.root.join(source);
+        let declared = declared_format(Some(project), collections, &source);
+        return crate::document::pick(&source, declared.as_deref());
+    }
+    let declared = declared_format(project, collections, abs);
+    crate::document::pick(abs, declared.as_deref())
+}
+
+fn is_excluded(project: Option<&Project>, collections: Option<&Collections>, abs: &Path) -> bool {
+    let rel = project.and_then(|p| relative_to(abs, &p.root));
+    collections
+        .zip(rel)
+        .is_some_and(|(c, rel)| c.is_excluded(&rel))
+}
+
+/// The format a folder walk checks a [`Role::Source`] file `abs` with, or `None` when the walk
+/// skips it: an excluded file, a translation a `target` template produces (planned apart, as
+/// [`Role::Translation`]), a format kapi does not read, and a data format (`package.json`,
+/// `kapi.yaml`, any `.xml`) no collection declares. The post-edit hook asks the same question.
+pub(crate) fn walk_format(
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    abs: &Path,
+) -> Result<Option<&'static dyn Format>, HostError> {
+    let rel = project.and_then(|p| relative_to(abs, &p.root));
+    if let (Some(collections), Some(rel)) = (collections, &rel)
+        && (collections.is_excluded(rel) || collections.is_target(rel))
+    {
+        return Ok(None);
+    }
+    let declared = declared_format(project, collections, abs);
+    let Some(format) = crate::document::pick(abs, declared.as_deref())? else {
+        return Ok(None);
+    };
+    let in_collection = collections
+        .zip(rel.as_deref())
+        .is_some_and(|(collections, rel)| declares(collections, rel));
+    if WALK_SKIPS.contains(&format.info().id) && !in_collection {
+        return Ok(None);
+    }
+    Ok(Some(format))
+}
+
+/// True when the collections declare the project-relative `rel` as a source file: an item
+/// matches it, and it is neither the recipe nor a translation a `target` template produces.
+pub(crate) fn declares(collections: &Collections, rel: &str) -> bool {
+    rel != kapi_core::project::layout::RECIPE_FILE
+        && collections.matches(rel).is_some()
+        && !collections.is_target(rel)
+}
+
+/// A path as reports show it: relative to the working directory (`../README.md` for a file
+/// beside it), or absolute when the two share nothing but the root.
+pub fn display_path(app: &App, abs: &Path) -> String {
+    if let Some(rel) = relative_to(abs, &app.cwd) {
+        return rel;
+    }
+    let cwd: Vec<_> = app.cwd.components().collect();
+    let target: Vec<_> = abs.components().collect();
+    let common = cwd.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return abs.display().to_string();
+    }
+    let mut parts: Vec<String> = vec!["..".to_owned(); cwd.len() - common];
+    parts.extend(
+        target[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
