@@ -325,26 +325,35 @@ fn hook_lines(reason: &str) -> BTreeSet<String> {
 
 /// The fr edition of `block` in `kapi inspect locales/en.json --editions fr --json`.
 fn fr_edition(p: &Project, block: &str) -> Value {
+    edition_of(p, "locales/en.json", block, "fr")
+}
+
+/// The `lang` edition of `block` in `kapi inspect DOC --editions LANG --json`.
+fn edition_of(p: &Project, doc: &str, block: &str, lang: &str) -> Value {
     let out = cli(
         &p.root,
         Bind::Discover,
-        &["inspect", "locales/en.json", "--editions", "fr", "--json"],
+        &["inspect", doc, "--editions", lang, "--json"],
     );
-    assert_eq!(out.code, 0, "inspect: {}", out.stderr);
+    assert_eq!(out.code, 0, "inspect {doc}: {}", out.stderr);
     let read = out.json("inspect");
     read["blocks"]
         .as_array()
         .into_iter()
         .flatten()
         .find(|b| b["ref"]["block"] == block)
-        .map(|b| b["editions"]["fr"].clone())
+        .map(|b| b["editions"][lang].clone())
         .unwrap_or_else(|| panic!("no block `{block}` in {read:#}"))
 }
 
 fn edit_fr(block: &str, rev: &Value, content: &str) -> Value {
+    edit_edition("locales/en.json", block, "fr", rev, content)
+}
+
+fn edit_edition(doc: &str, block: &str, lang: &str, rev: &Value, content: &str) -> Value {
     json!({"schema": "kapi.change/v1", "operations": [{
         "op": "set_content",
-        "at": {"doc": "locales/en.json", "block": block, "edition": "fr"},
+        "at": {"doc": doc, "block": block, "edition": lang},
         "if_match": rev,
         "content": content,
     }]})
@@ -720,6 +729,88 @@ fn an_agent_cannot_land_a_translation_edit_that_drops_or_invents_a_placeholder_o
     let p = Project::copy("json");
     let server = Server::start(&p.root, &["--project", p.path()]);
     commit_check(&p, Via::Mcp(Box::new(server)), "apply_edits");
+}
+
+/// Part 3 on every catalog format: a placeholder of the format's own syntax typed as text
+/// into the `fr` edition would read back as a placeholder the source does not have. Either
+/// the commit check refuses it (`gate_failed`, nothing written) or the writer kept it literal
+/// (it lands and reads back as text, no code invented); never a file that reads back with
+/// an invented placeholder. A clean edit lands with the rev a fresh read returns.
+#[test]
+fn a_literal_placeholder_typed_into_any_catalogs_translation_is_gated() {
+    let cases = [
+        ("json", "greeting", "{extra}"),
+        ("yaml", "greeting", "%{extra}"),
+        ("properties", "welcome", "{1}"),
+        ("android", "saved_to", "%3$s"),
+    ];
+    let mut failures = Vec::new();
+    for (dir, block, literal) in cases {
+        let kind = KINDS.iter().find(|k| k.dir == dir).expect("a kind");
+        let source = kind.source.expect("a catalog");
+        let p = Project::copy(dir);
+        let ctx = format!("{dir}: fr `{block}` + a literal `{literal}`");
+        let edition = edition_of(&p, source, block, "fr");
+        let text = edition["text"].as_str().expect("fr text").to_owned();
+        let codes = text.matches("<x id=").count();
+        assert!(
+            codes > 0,
+            "{ctx}: the fr edition has no placeholder: {edition:#}"
+        );
+        let before = p.bytes(kind.pass);
+        let set = edit_edition(
+            source,
+            block,
+            "fr",
+            &edition["rev"],
+            &format!("{text} {literal}"),
+        );
+        let (code, result) = Via::Cli.apply(&p, &set, &ctx);
+        match statuses(&result).as_slice() {
+            ["gate_failed"] => {
+                if code != 3 || result["status"] != "refused" {
+                    failures.push(format!("{ctx}: gate_failed with exit {code}: {result}"));
+                }
+                if p.bytes(kind.pass) != before {
+                    failures.push(format!("{ctx}: refused, yet {} changed", kind.pass));
+                }
+            }
+            ["applied"] => {
+                let after = edition_of(&p, source, block, "fr");
+                let now = after["text"].as_str().unwrap_or_default();
+                if now.matches("<x id=").count() != codes || !now.contains(literal) {
+                    failures.push(format!(
+                        "{ctx}: applied, and {} reads back as `{now}` (a placeholder invented \
+                         past the gate)",
+                        kind.pass
+                    ));
+                }
+                continue;
+            }
+            other => failures.push(format!("{ctx}: {other:?}: {result}")),
+        }
+        // A clean edit of the same edition: applied, with the rev a fresh read returns.
+        let ctx = format!("{dir}: a clean fr `{block}`");
+        let clean = format!("« {text} »");
+        let set = edit_edition(source, block, "fr", &edition["rev"], &clean);
+        let (code, result) = Via::Cli.apply(&p, &set, &ctx);
+        if statuses(&result) != ["applied"] || code != 0 {
+            failures.push(format!("{ctx}: exit {code}: {result}"));
+            continue;
+        }
+        let after = edition_of(&p, source, block, "fr");
+        if after["text"] != clean.as_str() || after["rev"] != result["operations"][0]["rev"] {
+            failures.push(format!(
+                "{ctx}: read back {after}, the result's rev {}",
+                result["operations"][0]["rev"]
+            ));
+        }
+        let (_, report) = p.check(&[kind.pass]);
+        if !placeholders(&report, &p.root).is_empty() {
+            failures.push(format!("{ctx}: the landed edit fails the check: {report}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 // ---------------------------------------------------------------------------------------------
