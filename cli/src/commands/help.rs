@@ -144,6 +144,20 @@ pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow
     Ok(Outcome::Success)
 }
 
+/// What each kind of file is held to, the same at every entry point.
+const CHECKED_WHERE: &str = "
+What is checked where:
+  A source document (and an edition in the source language) meets hygiene, terms and voice.
+  A translation meets placeholders (against its source) and translation-terms (the terms of
+  its language): a catalog's target file (a collection item's `target` template, such as
+  locales/fr.json for locales/en.json) and a bilingual file's target editions (PO, XLIFF).
+  Every entry point holds a file to the same checks: `kapi check` with no path, with the file
+  or a folder that holds it, `--diff-against REV` (the changed blocks; a changed source block
+  whose translations did not change is listed as stale, a note and not a failure), MCP
+  `check_file`, the post-edit and stop hooks, and the commit check of `kapi apply` and
+  `apply_edits` (a translation edited as its source's `\"edition\": \"fr\"` or as its own file).
+";
+
 fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
     let rules = kapi_core::check::rule::all();
     match id {
@@ -153,6 +167,7 @@ fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
             for rule in rules {
                 text.push_str(&format!("  {:<28} {}\n", rule.id, rule.severity.as_str()));
             }
+            text.push_str(CHECKED_WHERE);
             Ok(text)
         }
         Some(id) => match kapi_core::check::rule::find(id) {

@@ -1,6 +1,7 @@
 //! `kapi check`: findings, the gate, exit codes, output formats, governance per path.
 
 use serde::Deserialize;
+use serde_json::{Value, json};
 
 use super::Kapi;
 
@@ -390,26 +391,7 @@ fn sarif_format_prints_a_sarif_log() {
 #[test]
 fn diff_against_checks_only_the_blocks_changed_since_a_revision() {
     let kapi = Kapi::with_project("mini");
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(kapi.path())
-            .output()
-            .expect("git runs");
-        assert!(
-            status.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&status.stderr)
-        );
-    };
+    let git = |args: &[&str]| git(&kapi, args);
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "base"]);
@@ -465,4 +447,236 @@ fn paths_are_shown_relative_to_the_working_folder() {
         .collect();
     assert!(paths.contains(&"post.md".to_owned()), "{paths:?}");
     assert!(paths.contains(&"../bad.md".to_owned()), "{paths:?}");
+}
+
+/// Runs git in the project with a throwaway identity; fails the test when git does.
+fn git(kapi: &Kapi, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(kapi.path())
+        .output()
+        .expect("git runs");
+    assert!(
+        status.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+}
+
+/// A catalog with two translations, French dropping `{name}`.
+fn catalog() -> Kapi {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: cat\ndefaults:\n  source_language: en\n  target_languages: [fr, de]\ncollections:\n  - path: \"docs/**/*.md\"\n  - name: app\n    content:\n      - path: locales/en.json\n        target: \"locales/{lang}.json\"\n",
+    );
+    kapi.write(
+        ".kapi/terms.yaml",
+        "version: v1\nconcepts:\n  - id: s\n    terms:\n      - {text: sign in, lang: en, status: preferred}\n      - {text: login, lang: en, status: forbidden}\n",
+    );
+    kapi.write("docs/a.md", "# A\n\nFine.\n");
+    kapi.write(
+        "locales/en.json",
+        "{\"greeting\": \"Hello, {name}!\", \"bye\": \"Goodbye\"}\n",
+    );
+    // French with the English forbidden word: a translation is never held to English terms.
+    kapi.write(
+        "locales/fr.json",
+        "{\"greeting\": \"Bonjour, le login !\", \"bye\": \"Au revoir\"}\n",
+    );
+    kapi.write(
+        "locales/de.json",
+        "{\"greeting\": \"Hallo, {name}!\", \"bye\": \"Tschüss\"}\n",
+    );
+    kapi
+}
+
+/// The findings as `(rule, path, block)`.
+fn keys(report: &Value) -> Vec<(String, String, String)> {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or_default().to_owned(),
+                f["path"].as_str().unwrap_or_default().to_owned(),
+                f["block"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_translation_is_checked_against_its_source_however_it_is_named() {
+    let kapi = catalog();
+    let want = vec![(
+        "placeholders.missing".to_owned(),
+        "locales/fr.json".to_owned(),
+        "greeting".to_owned(),
+    )];
+    for args in [
+        &["check", "--json"][..],
+        &["check", "locales/fr.json", "--json"],
+        &["check", "locales/en.json", "--json"],
+        &["check", "locales", "--json"],
+        &["check", "locales/fr.json", "locales/en.json", "--json"],
+    ] {
+        let run = kapi.run(args);
+        assert_eq!(run.code, 3, "{args:?}: {}", run.transcript());
+        assert_eq!(keys(&run.json()), want, "{args:?}");
+    }
+    // Named alone, a translation meets only the translation analyzers.
+    let run = kapi.run(&["check", "locales/fr.json", "--json"]);
+    assert_eq!(
+        run.json()["coverage"]["ran"],
+        json!(["placeholders", "translation-terms"])
+    );
+    let de = kapi.run(&["check", "locales/de.json"]);
+    assert_eq!(de.code, 0, "{}", de.transcript());
+    // A target file no declared source produces has nothing to be checked against.
+    std::fs::remove_file(kapi.path().join("locales/en.json")).expect("remove");
+    let orphan = kapi.run(&["check", "locales/fr.json"]);
+    assert_eq!(orphan.code, 0, "{}", orphan.transcript());
+    assert!(
+        orphan.stderr.contains("nothing to check it against"),
+        "{}",
+        orphan.transcript()
+    );
+}
+
+#[test]
+fn diff_against_checks_changed_translations_and_notes_stale_ones() {
+    let kapi = catalog();
+    kapi.write(
+        "locales/fr.json",
+        "{\"greeting\": \"Bonjour, {name} !\", \"bye\": \"Au revoir\"}\n",
+    );
+    git(&kapi, &["init", "-q"]);
+    git(&kapi, &["add", "-A"]);
+    git(&kapi, &["commit", "-q", "-m", "base"]);
+    let clean = kapi.run(&["check", "--diff-against", "HEAD", "--json"]);
+    assert_eq!(clean.code, 0, "{}", clean.transcript());
+    assert_eq!(clean.json()["target"]["files"], 0);
+
+    // A translation that loses its placeholder fails, whichever way the diff is asked for.
+    kapi.write(
+        "locales/fr.json",
+        "{\"greeting\": \"Bonjour !\", \"bye\": \"Au revoir\"}\n",
+    );
+    for args in [
+        &["check", "--diff-against", "HEAD", "--json"][..],
+        &[
+            "check",
+            "locales/fr.json",
+            "--diff-against",
+            "HEAD",
+            "--json",
+        ],
+    ] {
+        let run = kapi.run(args);
+        assert_eq!(run.code, 3, "{args:?}: {}", run.transcript());
+        assert_eq!(
+            keys(&run.json()),
+            [(
+                "placeholders.missing".to_owned(),
+                "locales/fr.json".to_owned(),
+                "greeting".to_owned()
+            )],
+            "{args:?}"
+        );
+    }
+    git(&kapi, &["checkout", "-q", "locales/fr.json"]);
+
+    // A changed source block leaves its translations stale: a note, not a failure.
+    kapi.write(
+        "locales/en.json",
+        "{\"greeting\": \"Hello there, {name}!\", \"bye\": \"Goodbye\"}\n",
+    );
+    let run = kapi.run(&["check", "--diff-against", "HEAD", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report = run.json();
+    assert_eq!(report["findings"], json!([]));
+    let stale: Vec<(String, String, String)> = report["stale"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            (
+                s["block"].as_str().unwrap_or_default().to_owned(),
+                s["lang"].as_str().unwrap_or_default().to_owned(),
+                s["target"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stale,
+        [
+            ("greeting".into(), "de".into(), "locales/de.json".into()),
+            ("greeting".into(), "fr".into(), "locales/fr.json".into())
+        ]
+    );
+    let text = kapi.run(&["check", "--diff-against", "HEAD"]);
+    assert_eq!(text.code, 0);
+    assert!(
+        text.stdout
+            .contains("locales/en.json [greeting] note changed; its `fr` translation"),
+        "{}",
+        text.stdout
+    );
+    // Updating the translation with its source leaves nothing stale.
+    kapi.write(
+        "locales/fr.json",
+        "{\"greeting\": \"Salut, {name} !\", \"bye\": \"Au revoir\"}\n",
+    );
+    let run = kapi.run(&["check", "--diff-against", "HEAD", "--json"]);
+    let langs: Vec<String> = run.json()["stale"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["lang"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(langs, ["de"]);
+}
+
+#[test]
+fn an_android_xml_that_is_not_strings_is_no_formats_file() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: app\ncollections:\n  - path: \"res/**/*.xml\"\n",
+    );
+    let vector = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<vector xmlns:android=\"http://schemas.android.com/apk/res/android\" android:width=\"24dp\"/>\n";
+    kapi.write("res/drawable/ic.xml", vector);
+    kapi.write("res/layout/main.xml", "<LinearLayout/>\n");
+    kapi.write(
+        "res/values/strings.xml",
+        "<resources>\n  <string name=\"a\">Hi</string>\n</resources>\n",
+    );
+    for verb in ["check", "inspect"] {
+        let run = kapi.run(&[verb, "res/drawable/ic.xml"]);
+        assert_eq!(run.code, 1, "{}", run.transcript());
+        assert!(
+            run.stderr
+                .contains("no format reads this file: an Android `<vector>` resource, not strings"),
+            "{}",
+            run.transcript()
+        );
+        assert!(!run.stderr.contains("fix the syntax"), "{}", run.stderr);
+    }
+    // The project check and a folder walk read the strings and skip the rest silently.
+    for args in [&["check", "--json"][..], &["check", "res", "--json"]] {
+        let run = kapi.run(args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.transcript());
+        assert_eq!(run.json()["target"]["files"], 1, "{args:?}");
+        assert!(run.stderr.is_empty(), "{}", run.stderr);
+    }
 }
