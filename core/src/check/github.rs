@@ -1,5 +1,6 @@
 //! GitHub Actions output: one workflow command per finding, so findings show as annotations
-//! on the pull request, and a closing `::notice::` with the verdict.
+//! on the pull request, a `::notice` per stale translation, and a closing `::notice::` with
+//! the verdict.
 //!
 //! ```text
 //! ::error file=docs/a.md,line=4,col=12,endLine=4,endColumn=19,title=terms.forbidden::`utilize` is forbidden here (use instead: use)
@@ -52,6 +53,15 @@ pub fn render(report: &CheckReport) -> String {
             "::{command} {}::{}",
             properties.join(","),
             escape_data(&message)
+        );
+    }
+    // A translation a changed source block left behind: pending work, a notice.
+    for stale in &report.stale {
+        let _ = writeln!(
+            out,
+            "::notice file={},title=stale translation::{}",
+            escape_property(&stale.path),
+            escape_data(&format!("`{}` changed; {}", stale.block, stale.message))
         );
     }
     let summary = &report.summary;
@@ -175,6 +185,20 @@ mod render_tests {
     #[test]
     fn findings_become_workflow_commands_with_escaped_values() {
         insta::assert_snapshot!(render(&tests::sample()));
+    }
+
+    #[test]
+    fn a_stale_translation_is_a_notice_and_never_fails() {
+        let mut report = tests::sample();
+        report.stale.push(crate::check::StaleTranslation {
+            path: "locales/en.json".into(),
+            block: "greeting".into(),
+            lang: "fr".into(),
+            target: "locales/fr.json".into(),
+            message: "its `fr` translation in locales/fr.json was not updated with it".into(),
+        });
+        let out = render(&report);
+        assert!(out.contains("::notice file=locales/en.json,title=stale translation::`greeting` changed; its `fr` translation in locales/fr.json was not updated with it\n"), "{out}");
     }
 
     #[test]
