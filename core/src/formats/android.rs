@@ -1647,6 +1647,80 @@ mod tests {
     }
 
     #[test]
+    fn a_non_strings_resource_is_foreign_and_says_what_it_is() {
+        let table: &[(&[u8], Option<&str>)] = &[
+            (
+                b"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<vector xmlns:android=\"x\"/>",
+                Some("an Android `<vector>` resource, not strings"),
+            ),
+            (
+                b"<LinearLayout xmlns:android=\"x\">",
+                Some("an Android `<LinearLayout>` resource, not strings"),
+            ),
+            (
+                b"<androidx.constraintlayout.widget.ConstraintLayout>",
+                Some(
+                    "an Android `<androidx.constraintlayout.widget.ConstraintLayout>` resource, not strings",
+                ),
+            ),
+            (
+                b"<manifest package=\"a\">",
+                Some("the Android manifest (`<manifest>`), not strings"),
+            ),
+            (
+                b"<project>",
+                Some(
+                    "an XML file whose root element is `<project>`, not Android strings (`<resources>`)",
+                ),
+            ),
+            (b"<resources>", None),
+            (b"<!-- only a comment", None),
+            (b"not xml at all", None),
+            (b"", None),
+            (b"<", None),
+        ];
+        for (head, want) in table {
+            assert_eq!(Android.foreign(head).as_deref(), *want, "{head:?}");
+        }
+    }
+
+    #[test]
+    fn the_root_scan_never_panics_on_generated_heads() {
+        // Every prefix of prolog-heavy heads, and bytes from a fixed LCG: never a panic, and
+        // a head the sniff takes is never foreign.
+        let seeds: &[&[u8]] = &[
+            b"\xef\xbb\xbf<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE r>\n<resources a=\"b\">",
+            b"\xff\xfe<\0v\0e\0c\0t\0o\0r\0>\0",
+            b"\xfe\xff\0<\0m\0a\0n\0i\0f\0e\0s\0t\0>",
+            b"<?<!--<!DOCTYPE<<<>>>",
+        ];
+        let mut heads: Vec<Vec<u8>> = Vec::new();
+        for seed in seeds {
+            for end in 0..=seed.len() {
+                heads.push(seed[..end].to_vec());
+            }
+        }
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let alphabet = b"<>?!-/ \n\r\tresourcvtDOCTYPE\xff\xfe\xef\xbb\xbf\0a.:";
+        for _ in 0..2_000 {
+            let len = (state >> 58) as usize;
+            let mut head = Vec::with_capacity(len);
+            for _ in 0..len {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                head.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+            }
+            heads.push(head);
+        }
+        for head in &heads {
+            let sniffed = Android.sniff(head);
+            let foreign = Android.foreign(head);
+            assert!(!(sniffed && foreign.is_some()), "{head:?}");
+        }
+    }
+
+    #[test]
     fn sniff_finds_resources_roots_only() {
         let yes: &[&[u8]] = &[
             b"<resources>",
