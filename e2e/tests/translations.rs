@@ -688,6 +688,37 @@ fn diff_against_checks_a_changed_target_against_the_source_as_it_is_now() {
 }
 
 #[test]
+fn diff_against_reports_only_the_translation_blocks_that_changed() {
+    let p = json_project();
+    // HEAD already holds de's broken greeting; only fr changes since: one block reworded
+    // cleanly, one losing `{readingTime}` (its key has dots, so the block key quotes it).
+    p.commit_all("de broken since before");
+    p.write(
+        "locales/fr.json",
+        &p.read("locales/fr.json")
+            .replace("Votre boîte de réception est vide", "Rien dans votre boîte")
+            .replace(
+                "{readingTime} min de lecture",
+                "Quelques minutes de lecture",
+            ),
+    );
+    let (code, report) = p.check(&["--diff-against", "HEAD"]);
+    assert_eq!(
+        placeholders(&report, &p.root),
+        missing("locales/fr.json", &["'theme.blog.post.readingTime'"]),
+        "only fr's changed block, not de's unchanged one: {report:#}"
+    );
+    assert_eq!(code, 3, "{report:#}");
+    // The project check still sees both.
+    let (_, report) = p.check(&[]);
+    let both: BTreeSet<Found> = missing("locales/fr.json", &["'theme.blog.post.readingTime'"])
+        .into_iter()
+        .chain(missing("locales/de.json", &["greeting"]))
+        .collect();
+    assert_eq!(placeholders(&report, &p.root), both, "{report:#}");
+}
+
+#[test]
 fn a_changed_source_block_with_unchanged_translations_is_a_note_not_a_failure() {
     let p = json_project();
     p.write("locales/de.json", DE_GOOD);
