@@ -835,3 +835,29 @@ fn an_agent_cannot_land_a_placeholder_the_gate_fails_in_either_form_of_a_transla
     let check = kapi.run(&["check", "locales/fr.json"]);
     assert_eq!(check.code, 0, "{}", check.transcript());
 }
+
+/// An edit the format would read back as something else is refused, nothing written: a blank
+/// line in a plain-text paragraph would split it in two. Whitespace around the whole text is
+/// the format's, and lands as the format keeps it.
+#[test]
+fn an_edit_that_would_not_read_back_as_sent_is_refused() {
+    let kapi = Kapi::empty();
+    kapi.write("a.txt", "Some old text.\n\nMore.\n");
+    let (at, rev, _) = block(&kapi, "a.txt", "Some old");
+    let split =
+        set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": "One.\n\nTwo."}]));
+    let run = apply(&kapi, &split, &["--json"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert_eq!(statuses(&run), ["unsupported"]);
+    assert_eq!(kapi.read("a.txt"), "Some old text.\n\nMore.\n");
+
+    kapi.write("a.md", "# T\n\nSome old text.\n");
+    let (at, rev, _) = block(&kapi, "a.md", "Some old");
+    let padded =
+        set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": "  New text.  "}]));
+    let run = apply(&kapi, &padded, &["--json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let (_, fresh, text) = block(&kapi, "a.md", "New text");
+    assert_eq!(text, "New text.");
+    assert_eq!(run.json()["operations"][0]["rev"], fresh);
+}

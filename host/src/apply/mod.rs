@@ -487,7 +487,9 @@ impl Service<'_> {
 
 /// Reads `bytes` back with the file's format: every edited edition must read back as the
 /// block it was (same key) with the content it was given, in the same projection or the same
-/// native text (literal text that spells a placeholder reads back as that placeholder).
+/// native text (literal text that spells a placeholder reads back as that placeholder), give
+/// or take whitespace around it. An edit that would read back otherwise (a blank line that
+/// splits a paragraph in two) is refused, so a result never claims what did not land.
 /// Returns each edited edition as read back.
 fn verify(
     file: &File,
@@ -526,7 +528,8 @@ fn verify(
         }
         let sent = kapi_core::projection::render(&now.runs).0;
         let read = kapi_core::projection::render(&back.runs).0;
-        if sent != read && native(&now.runs) != native(&back.runs) {
+        // Whitespace around the whole text is the format's (Markdown and plain text keep none).
+        if sent != read && native(&now.runs).trim() != native(&back.runs).trim() {
             return Err(format!(
                 "the {name} writer cannot represent this edit faithfully: it would read back as {read:?}; nothing was written"
             ));
