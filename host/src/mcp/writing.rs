@@ -288,7 +288,7 @@ impl KapiServer {
         answer(&summary, Some(text))
     }
 
-    /// Check a saved file against the project's terms, voice and hygiene rules (the `kapi check` report for that file).
+    /// Check a saved file against the project's terms, voice and hygiene rules, or a translation file against its source's placeholders and its language's terms (the `kapi check` report for that file).
     #[tool(annotations(read_only_hint = true))]
     async fn check_file(
         &self,
