@@ -10,6 +10,7 @@ mod errors;
 mod help;
 mod init;
 mod inspect;
+mod pofilter;
 mod skill;
 mod wiring;
 

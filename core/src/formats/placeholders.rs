@@ -1,6 +1,11 @@
 //! Placeholders and inline tags inside a string value, split out as inline codes so an edit
-//! cannot lose them: `{name}`, `{0}`, `{{name}}`, `%s`, `%1$d`, `%(name)s`, `${x}`, `%{x}`,
-//! `$t(key)` and HTML tags (`<b>` … `</b>` paired, `<br/>` standalone).
+//! cannot lose them: `{name}`, `{0}`, `{}` (Python's auto-numbered field), `{{name}}`, `%s`,
+//! `%1$d`, `%S` (Mozilla's string), `%(name)s`, `${x}`, `%{x}`, `$t(key)` and HTML tags
+//! (`<b>` … `</b>` paired, `<br/>` standalone).
+//!
+//! What stays text: `{}` inside `{{}}` (escaped braces), `{ }`, a lone `%` or `$`, and a
+//! word in angle brackets that only looks like a tag in prose ("Returns <Error> when it
+//! fails", "Type <username>": see [`prose_lookalike`]).
 //!
 //! Each format picks the syntaxes its files use ([`Syntaxes`]); every code is not deletable
 //! except HTML formatting tags, which an edit may drop as a pair. Ids come from an [`Ids`]
@@ -100,8 +105,8 @@ static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?P<dollar>\$\{[^{}]+\})",
         r"|(?P<ruby>%\{[A-Za-z_][A-Za-z0-9_]*\}|%<[A-Za-z_][A-Za-z0-9_]*>[-+ 0#]*\d*(?:\.\d+)?[a-zA-Z])",
         r"|(?P<pyname>%\([A-Za-z_][A-Za-z0-9_.]*\)[-+0#]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa])",
-        r"|(?P<printf>%(?:\d+\$)?[-+0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]|%%)",
-        r"|(?P<brace>\{\s*[A-Za-z0-9_][A-Za-z0-9_.\-]*\s*(?:,\s*[A-Za-z]+\s*(?:,[^{}]*)?)?\})",
+        r"|(?P<printf>%(?:\d+\$)?[-+0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@S]|%%)",
+        r"|(?P<brace>\{\}|\{\s*[A-Za-z0-9_][A-Za-z0-9_.\-]*\s*(?:,\s*[A-Za-z]+\s*(?:,[^{}]*)?)?\})",
         r"|(?P<close></[A-Za-z][A-Za-z0-9:\-]*\s*>)",
         r"|(?P<tag><[A-Za-z][A-Za-z0-9:\-]*(?:\s+[^<>]*?)?\s*(?P<selfclose>/)?>)",
         r"|(?P<entity>&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)",
@@ -154,16 +159,22 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
             Group::Dollar => syntaxes.dollar.then_some(Found::Placeholder),
             Group::Ruby => syntaxes.ruby.then_some(Found::Placeholder),
             Group::Printf => syntaxes.printf.then_some(Found::Printf),
+            // `{}` inside `{{}}` is two literal braces around nothing.
+            Group::Brace if whole.as_str() == "{}" && escaped_braces(text, whole.range()) => None,
             Group::Brace => syntaxes.brace.then_some(Found::Placeholder),
             Group::Close => syntaxes.html.then_some(Found::TagClose),
             Group::Tag { selfclose } => {
                 let name = tag_name(whole.as_str());
                 let void = VOID.contains(&name.to_ascii_lowercase().as_str());
-                syntaxes.html.then_some(if selfclose || void {
-                    Found::TagSelf
+                if !selfclose && prose_lookalike(text, whole.range(), whole.as_str()) {
+                    None
                 } else {
-                    Found::TagOpen
-                })
+                    syntaxes.html.then_some(if selfclose || void {
+                        Found::TagSelf
+                    } else {
+                        Found::TagOpen
+                    })
+                }
             }
             Group::Entity => syntaxes.html.then_some(Found::Entity),
         };
@@ -251,6 +262,214 @@ fn group_of(whole: &str) -> Group {
         },
         _ => Group::Entity,
     }
+}
+
+/// Whether the `{}` at `range` of `text` sits in `{{}}` (a brace escaped twice).
+fn escaped_braces(text: &str, range: std::ops::Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    range.start.checked_sub(1).and_then(|i| bytes.get(i)) == Some(&b'{')
+        || bytes.get(range.end) == Some(&b'}')
+}
+
+/// HTML elements (and XLIFF inline elements), lowercase and sorted: a `<name>` of one of
+/// these is markup even when it is never closed.
+const ELEMENTS: &[&str] = &[
+    "a",
+    "abbr",
+    "acronym",
+    "address",
+    "area",
+    "article",
+    "aside",
+    "audio",
+    "b",
+    "base",
+    "bdi",
+    "bdo",
+    "big",
+    "blockquote",
+    "body",
+    "bpt",
+    "br",
+    "button",
+    "bx",
+    "canvas",
+    "caption",
+    "center",
+    "cite",
+    "code",
+    "col",
+    "colgroup",
+    "data",
+    "datalist",
+    "dd",
+    "del",
+    "details",
+    "dfn",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "ec",
+    "em",
+    "embed",
+    "ept",
+    "ex",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "font",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "g",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "i",
+    "iframe",
+    "img",
+    "input",
+    "ins",
+    "it",
+    "kbd",
+    "label",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "map",
+    "mark",
+    "math",
+    "menu",
+    "meta",
+    "meter",
+    "mrk",
+    "nav",
+    "nobr",
+    "noscript",
+    "object",
+    "ol",
+    "optgroup",
+    "option",
+    "output",
+    "p",
+    "param",
+    "pc",
+    "ph",
+    "picture",
+    "pre",
+    "progress",
+    "q",
+    "qt",
+    "rp",
+    "rt",
+    "ruby",
+    "s",
+    "samp",
+    "sc",
+    "script",
+    "search",
+    "section",
+    "select",
+    "slot",
+    "sm",
+    "small",
+    "source",
+    "span",
+    "strike",
+    "strong",
+    "style",
+    "sub",
+    "summary",
+    "sup",
+    "svg",
+    "table",
+    "tbody",
+    "td",
+    "template",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "title",
+    "tr",
+    "track",
+    "tt",
+    "u",
+    "ul",
+    "var",
+    "video",
+    "wbr",
+    "x",
+];
+
+/// Whether the opening tag at `range` of `text` only looks like markup in prose, as `<Error>`
+/// in "Returns <Error> when it fails" or `<username>` in "Type <username>.": a bare name (no
+/// attribute, no `/>`, no namespace) that is not an HTML or XLIFF inline element, that
+/// stands as a word (no letter or digit touches it on either side) and that `text` never
+/// closes after it. Such text stays text: it is a word the translator translates, not a code
+/// an edit must keep. A `<name>` that is closed later (`<term>…</term>`), has attributes,
+/// stands alone (`<icon/>`) or runs into a word (`<note>Save`) is markup whatever its name.
+pub fn prose_lookalike(text: &str, range: std::ops::Range<usize>, tag: &str) -> bool {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    if word(text.get(..range.start).and_then(|t| t.chars().next_back()))
+        || word(text.get(range.end..).and_then(|t| t.chars().next()))
+    {
+        return false;
+    }
+    let end = range.end;
+    let Some(name) = tag
+        .strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .map(str::trim_end)
+    else {
+        return false;
+    };
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+    {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    if ELEMENTS.binary_search(&lower.as_str()).is_ok() {
+        return false;
+    }
+    !closed_after(text.get(end..).unwrap_or_default(), &lower)
+}
+
+/// Whether `rest` holds a closing tag `</name>` (ASCII case ignored, space before `>`
+/// allowed).
+fn closed_after(rest: &str, name: &str) -> bool {
+    let mut from = 0;
+    while let Some(p) = rest.get(from..).and_then(|r| r.find("</")) {
+        let after = rest.get(from + p + 2..).unwrap_or_default();
+        let named = after
+            .get(..name.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(name));
+        if named
+            && after
+                .get(name.len()..)
+                .is_some_and(|r| r.trim_start().starts_with('>'))
+        {
+            return true;
+        }
+        from += p + 2;
+    }
+    false
 }
 
 fn text_run(text: &str, src: Option<usize>) -> Run {
@@ -380,6 +599,25 @@ mod tests {
                 &["t:Tom ", "Standalone1:&amp;", "t: Jerry"],
             ),
             ("{0,number} files", &["Standalone1:{0,number}", "t: files"]),
+            ("{} of {}", &["Standalone1:{}", "t: of ", "Standalone2:{}"]),
+            ("Open %S now", &["t:Open ", "Standalone1:%S", "t: now"]),
+            ("%1$S and", &["Standalone1:%1$S", "t: and"]),
+            // Tag-like words that are markup: closed, with attributes, self-closing, or
+            // running into a word.
+            (
+                "the <term>cache</term>",
+                &["t:the ", "Open1:<term>", "t:cache", "Close1:</term>"],
+            ),
+            (
+                "<Error code=\"1\"> x",
+                &["Standalone1:<Error code=\"1\">", "t: x"],
+            ),
+            (
+                "press <icon/> now",
+                &["t:press ", "Standalone1:<icon/>", "t: now"],
+            ),
+            ("<note>Save", &["Standalone1:<note>", "t:Save"]),
+            ("<b> bold", &["Standalone1:<b>", "t: bold"]),
         ];
         for (text, want) in table {
             assert_eq!(shape(text, Syntaxes::ALL), *want, "{text}");
@@ -395,6 +633,13 @@ mod tests {
             "costs $5",
             "{ }",
             "100 %",
+            "{{}}",
+            "a {{}} b",
+            "Returns <Error> when it fails",
+            "Press <Enter> to continue",
+            "<Error>",
+            "Type <username>.",
+            "(<Error>)",
         ] {
             assert_eq!(
                 shape(text, Syntaxes::ALL),
@@ -402,6 +647,12 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_element_list_is_sorted_for_binary_search() {
+        assert!(ELEMENTS.windows(2).all(|w| w[0] < w[1]));
+        assert!(VOID.iter().all(|v| ELEMENTS.contains(v)));
     }
 
     #[test]

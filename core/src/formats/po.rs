@@ -31,7 +31,7 @@
 //! Placeholders are standalone codes chosen by the message's flags: `c-format`,
 //! `python-format` (with Django's `%(name)s`), `javascript-format`, `php-format` and other
 //! printf-like flags give printf codes; `python-brace-format`, `java-format` and
-//! `csharp-format` give brace codes (`{name}`, `{0}`); a message with no format flag reads
+//! `csharp-format` give brace codes (`{name}`, `{0}`, `{}`); a message with no format flag reads
 //! both printf and brace placeholders, and a `no-…-format` flag turns its syntax off. Codes
 //! are found by a byte scanner that gives what [`super::placeholders::split`] gives for those two
 //! syntaxes, except that a placeholder inside HTML (`<a href="%(url)s">`) is still a code;
@@ -801,8 +801,8 @@ fn split_owned(text: String, src: Option<usize>, syntaxes: Syntaxes, ids: &mut I
     runs
 }
 
-/// Splits a message into text and placeholder codes: printf (`%s`, `%1$d`, `%.2f`, `%%`,
-/// `%(name)s`) when `syntaxes.printf`, and brace (`{name}`, `{0}`, `{0,number}`,
+/// Splits a message into text and placeholder codes: printf (`%s`, `%1$d`, `%.2f`, `%S`, `%%`,
+/// `%(name)s`) when `syntaxes.printf`, and brace (`{name}`, `{0}`, `{}`, `{:>10}`, `{0,number}`,
 /// `{name!r}`, `{value:>10}`; `{{` and `}}` are literal braces) when `syntaxes.brace`.
 /// The codes are those [`super::placeholders::split`] gives, found by a byte scanner: it is
 /// several times faster on catalogs, and a placeholder inside HTML in the message
@@ -938,7 +938,7 @@ fn printf_len(bytes: &[u8], start: usize) -> Option<usize> {
             break;
         }
     }
-    b"diouxXeEfFgGaAcspn@"
+    b"diouxXeEfFgGaAcspn@S"
         .contains(&at(i))
         .then_some(i + 1 - start)
 }
@@ -947,17 +947,20 @@ fn printf_len(bytes: &[u8], start: usize) -> Option<usize> {
 fn brace_len(bytes: &[u8], start: usize) -> Option<usize> {
     let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
     let mut i = start + 1;
-    while matches!(at(i), b' ' | b'\t') {
-        i += 1;
-    }
-    if !(at(i).is_ascii_alphanumeric() || at(i) == b'_') {
-        return None;
-    }
-    while at(i).is_ascii_alphanumeric() || matches!(at(i), b'_' | b'.' | b'-' | b'[' | b']') {
-        i += 1;
-    }
-    while matches!(at(i), b' ' | b'\t') {
-        i += 1;
+    // `{}`, `{!r}`, `{:>10}`: Python's auto-numbered field, which has no name.
+    if !matches!(at(i), b'}' | b'!' | b':') {
+        while matches!(at(i), b' ' | b'\t') {
+            i += 1;
+        }
+        if !(at(i).is_ascii_alphanumeric() || at(i) == b'_') {
+            return None;
+        }
+        while at(i).is_ascii_alphanumeric() || matches!(at(i), b'_' | b'.' | b'-' | b'[' | b']') {
+            i += 1;
+        }
+        while matches!(at(i), b' ' | b'\t') {
+            i += 1;
+        }
     }
     if at(i) == b'!' && matches!(at(i + 1), b'r' | b's' | b'a') {
         i += 2;
