@@ -55,15 +55,11 @@ impl Project {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        let path = self.root.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create folder");
-        }
-        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        common::write_file(&self.root, rel, text);
     }
 
     fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+        common::read_file(&self.root, rel)
     }
 
     fn bytes(&self, rel: &str) -> Vec<u8> {

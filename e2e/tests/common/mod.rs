@@ -459,6 +459,20 @@ impl Drop for Server {
 }
 
 /// An empty temporary folder (no project here or above it).
+/// Writes `rel` under `root`, with its folders; a failure names the file.
+pub fn write_file(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create folder");
+    }
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+}
+
+/// Reads `rel` under `root`; a failure names the file.
+pub fn read_file(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
 pub fn empty_dir() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let path = tmp.path().canonicalize().expect("canonical temp dir");
