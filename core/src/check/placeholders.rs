@@ -17,7 +17,7 @@
 //! self-closing apart as written (`<br/>` is not `<br>`), attributes as a set, the values of
 //! text and locale attributes (`alt`, `title`, `lang`, `xml:lang`, `dir`…) free; a word in
 //! angle brackets in prose (`<Error>` in "Returns <Error> when it fails") is text, as the
-//! splitter reads it ([`prose_lookalike`]). In a plural, a target branch may drop a variable
+//! splitter reads it ([`ProseTags::lookalike`]). In a plural, a target branch may drop a variable
 //! the source uses (Russian `one` also covers 21, so translators write the number out or
 //! not), but never add one the source never uses; a variable every source branch uses must
 //! appear in some target branch. Where kapi and pofilter disagree, each rule's
@@ -29,7 +29,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::rule::declare_rule;
-use crate::formats::placeholders::prose_lookalike;
+use crate::formats::placeholders::ProseTags;
 use crate::governance::Severity;
 use crate::model::{CodeKind, Edition, Run};
 
@@ -285,6 +285,7 @@ fn scan_text(scan: &str, plain: &str, out: &mut Vec<(Token, String)>) {
         return;
     }
     let mut unused = Positions::default();
+    let mut prose = ProseTags::new(scan);
     for m in TEXT_TAG.find_iter(scan) {
         let data = m.as_str();
         let kind = if data.ends_with("/>") {
@@ -294,7 +295,7 @@ fn scan_text(scan: &str, plain: &str, out: &mut Vec<(Token, String)>) {
         } else {
             // A word in angle brackets in a sentence ("Returns <Error> when it fails") is
             // prose, as the splitter reads it.
-            if prose_lookalike(scan, m.range(), data) {
+            if prose.lookalike(m.range(), data) {
                 continue;
             }
             CodeKind::Open

@@ -5,12 +5,13 @@
 //!
 //! What stays text: `{}` inside `{{}}` (escaped braces), `{ }`, a lone `%` or `$`, and a
 //! word in angle brackets that only looks like a tag in prose ("Returns <Error> when it
-//! fails", "Type <username>": see [`prose_lookalike`]).
+//! fails", "Type <username>": see [`ProseTags::lookalike`]).
 //!
 //! Each format picks the syntaxes its files use ([`Syntaxes`]); every code is not deletable
 //! except HTML formatting tags, which an edit may drop as a pair. Ids come from an [`Ids`]
 //! counter shared by every code and switch of one edition.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -152,6 +153,7 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
     }
     // (run index, tag name) of each open tag waiting for its close.
     let mut open: Vec<(usize, String)> = Vec::new();
+    let mut prose = ProseTags::new(text);
     let mut at = 0;
     for whole in PATTERN.find_iter(text) {
         let found = match group_of(whole.as_str()) {
@@ -166,7 +168,7 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
             Group::Tag { selfclose } => {
                 let name = tag_name(whole.as_str());
                 let void = VOID.contains(&name.to_ascii_lowercase().as_str());
-                if !selfclose && prose_lookalike(text, whole.range(), whole.as_str()) {
+                if !selfclose && prose.lookalike(whole.range(), whole.as_str()) {
                     None
                 } else {
                     syntaxes.html.then_some(if selfclose || void {
@@ -415,62 +417,82 @@ const ELEMENTS: &[&str] = &[
     "x",
 ];
 
-/// Whether the opening tag at `range` of `text` only looks like markup in prose, as `<Error>`
-/// in "Returns <Error> when it fails" or `<username>` in "Type <username>.": a bare name (no
-/// attribute, no `/>`, no namespace) that is not an HTML or XLIFF inline element, that
-/// stands as a word (no letter or digit touches it on either side) and that `text` never
-/// closes after it. Such text stays text: it is a word the translator translates, not a code
-/// an edit must keep. A `<name>` that is closed later (`<term>…</term>`), has attributes,
-/// stands alone (`<icon/>`) or runs into a word (`<note>Save`) is markup whatever its name.
-pub fn prose_lookalike(text: &str, range: std::ops::Range<usize>, tag: &str) -> bool {
-    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-    if word(text.get(..range.start).and_then(|t| t.chars().next_back()))
-        || word(text.get(range.end..).and_then(|t| t.chars().next()))
-    {
-        return false;
-    }
-    let end = range.end;
-    let Some(name) = tag
-        .strip_prefix('<')
-        .and_then(|t| t.strip_suffix('>'))
-        .map(str::trim_end)
-    else {
-        return false;
-    };
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic())
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
-    {
-        return false;
-    }
-    let lower = name.to_ascii_lowercase();
-    if ELEMENTS.binary_search(&lower.as_str()).is_ok() {
-        return false;
-    }
-    !closed_after(text.get(end..).unwrap_or_default(), &lower)
+/// Tells the tags of one text that only look like markup in prose ([`ProseTags::lookalike`]).
+/// Where each name is last closed is found once, at the first tag that asks.
+#[derive(Debug)]
+pub struct ProseTags<'a> {
+    text: &'a str,
+    /// Lowercase element name → start of its last closing tag in `text`.
+    last_close: Option<HashMap<String, usize>>,
 }
 
-/// Whether `rest` holds a closing tag `</name>` (ASCII case ignored, space before `>`
-/// allowed).
-fn closed_after(rest: &str, name: &str) -> bool {
-    let mut from = 0;
-    while let Some(p) = rest.get(from..).and_then(|r| r.find("</")) {
-        let after = rest.get(from + p + 2..).unwrap_or_default();
-        let named = after
-            .get(..name.len())
-            .is_some_and(|n| n.eq_ignore_ascii_case(name));
-        if named
-            && after
-                .get(name.len()..)
-                .is_some_and(|r| r.trim_start().starts_with('>'))
-        {
-            return true;
+impl<'a> ProseTags<'a> {
+    pub fn new(text: &'a str) -> Self {
+        ProseTags {
+            text,
+            last_close: None,
         }
-        from += p + 2;
     }
-    false
+
+    /// Whether the opening tag `tag` at `range` of the text only looks like markup in
+    /// prose, as `<Error>` in "Returns <Error> when it fails" or `<username>` in "Type
+    /// <username>.": a bare name (no attribute, no `/>`, no namespace) that is not an HTML
+    /// or XLIFF inline element, that stands as a word (no letter or digit touches it on
+    /// either side) and that the text never closes after it. Such text stays text: it is a
+    /// word the translator translates, not a code an edit must keep. A `<name>` that is
+    /// closed later (`<term>…</term>`), has attributes, stands alone (`<icon/>`) or runs
+    /// into a word (`<note>Save`) is markup whatever its name.
+    pub fn lookalike(&mut self, range: std::ops::Range<usize>, tag: &str) -> bool {
+        let text = self.text;
+        let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        if word(text.get(..range.start).and_then(|t| t.chars().next_back()))
+            || word(text.get(range.end..).and_then(|t| t.chars().next()))
+        {
+            return false;
+        }
+        let Some(name) = tag
+            .strip_prefix('<')
+            .and_then(|t| t.strip_suffix('>'))
+            .map(str::trim_end)
+        else {
+            return false;
+        };
+        if !name.starts_with(|c: char| c.is_ascii_alphabetic())
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+        {
+            return false;
+        }
+        let lower = name.to_ascii_lowercase();
+        if ELEMENTS.binary_search(&lower.as_str()).is_ok() {
+            return false;
+        }
+        let closes = self.last_close.get_or_insert_with(|| last_closes(text));
+        closes.get(&lower).is_none_or(|&at| at < range.end)
+    }
 }
+
+/// Every closing tag `</name>` of `text` (space before `>` allowed): the start of the last
+/// one of each lowercase name.
+fn last_closes(text: &str) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for m in CLOSE_TAG.find_iter(text) {
+        let name = m
+            .as_str()
+            .trim_start_matches("</")
+            .trim_end_matches('>')
+            .trim_end()
+            .to_ascii_lowercase();
+        out.insert(name, m.start());
+    }
+    out
+}
+
+static CLOSE_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"</[A-Za-z][A-Za-z0-9_-]*\s*>")
+        .unwrap_or_else(|e| unreachable!("closing tag pattern: {e}"))
+});
 
 fn text_run(text: &str, src: Option<usize>) -> Run {
     Run::Text {
@@ -618,6 +640,11 @@ mod tests {
             ),
             ("<note>Save", &["Standalone1:<note>", "t:Save"]),
             ("<b> bold", &["Standalone1:<b>", "t: bold"]),
+            // Closed after the first, not after the last.
+            (
+                "<Foo> a </Foo> b <Foo>",
+                &["Open1:<Foo>", "t: a ", "Close1:</Foo>", "t: b <Foo>"],
+            ),
         ];
         for (text, want) in table {
             assert_eq!(shape(text, Syntaxes::ALL), *want, "{text}");
