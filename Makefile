@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: build test e2e lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: pofilter-agree build test e2e lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -66,6 +66,10 @@ bench-hooks: release
 # Only the change-set benchmark (kapi apply on a 100 KB Markdown file and a 5 MB catalog).
 bench-apply: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/apply.sh
+
+## Check the pofilter verdicts recorded in testdata/pofilter/ against the real pofilter.
+pofilter-agree:
+	bash scripts/pofilter-agree.sh
 
 ## Fuzz every format reader for FUZZ_SECONDS each (needs cargo-fuzz and nightly).
 FUZZ_SECONDS ?= 60
