@@ -275,14 +275,33 @@ fn post_edit(p: &Project, rel: &str) -> Option<String> {
         "tool_name": "Write",
         "tool_input": {"file_path": p.root.join(rel).display().to_string()},
     });
+    claude_code_hook(p, "post-edit", &payload)
+}
+
+/// `kapi hook stop --host claude-code` as Claude Code runs it when the assistant would end
+/// its turn: the `reason` of a block, `None` when it lets the turn end.
+fn stop(p: &Project) -> Option<String> {
+    let payload = json!({
+        "session_id": "s1",
+        "transcript_path": "/tmp/t",
+        "cwd": p.path(),
+        "hook_event_name": "Stop",
+        "stop_hook_active": false,
+    });
+    claude_code_hook(p, "stop", &payload)
+}
+
+/// Runs one kapi hook with a Claude Code payload: exit 0, and stdout empty (allow) or a
+/// `{"decision": "block", "reason"}` whose reason is returned.
+fn claude_code_hook(p: &Project, hook: &str, payload: &Value) -> Option<String> {
     let out = cli_with(
         &p.root,
         Bind::Discover,
         &[],
-        &["hook", "post-edit", "--host", "claude-code"],
+        &["hook", hook, "--host", "claude-code"],
         Some(&payload.to_string()),
     );
-    let ctx = format!("kapi hook post-edit on {rel}");
+    let ctx = format!("kapi hook {hook}");
     assert_eq!(
         out.code, 0,
         "{ctx}: Claude Code reads JSON on exit 0\n{}",
@@ -571,9 +590,11 @@ fn every_entry_point_reports_the_same_broken_translation() {
     }
     assert_eq!(server.close(), 0);
 
-    // The post-edit hook after the assistant wrote the target.
+    // The post-edit hook after the assistant wrote the target, then the stop hook.
     let hook = post_edit(&p, "locales/de.json");
     let hook = hook.as_deref().map(hook_lines).unwrap_or_default();
+    let stopped = stop(&p);
+    let stopped = stopped.as_deref().map(hook_lines).unwrap_or_default();
 
     // Every entry point agrees with the project-wide check, line and column included.
     let (_, project_set, project_lines) = seen[0].clone();
@@ -591,6 +612,12 @@ fn every_entry_point_reports_the_same_broken_translation() {
         failures.push(format!(
             "kapi hook post-edit locales/de.json hands back {hook:?}, kapi check's failing \
              findings are {failing:?}"
+        ));
+    }
+    if stopped != failing {
+        failures.push(format!(
+            "kapi hook stop hands back {stopped:?}, kapi check's failing findings are \
+             {failing:?}"
         ));
     }
     assert!(
