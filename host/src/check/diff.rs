@@ -24,8 +24,6 @@ pub(super) struct Changed {
     pub source: Option<HashSet<String>>,
     /// Per language, the blocks whose translation is new or changed.
     pub editions: HashMap<String, HashSet<String>>,
-    /// What a language with no changed translation selects.
-    pub empty: HashSet<String>,
 }
 
 impl Changed {

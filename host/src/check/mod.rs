@@ -136,7 +136,7 @@ pub fn check(
         planner.as_mut(),
         &request.paths,
     )?;
-    let specs = specs(app, project.as_ref(), files, &mut notes)?;
+    let specs = specs(app, project.as_ref(), files, &mut notes);
 
     // Resolve every file's point and load each distinct governance once.
     let resolver = project.as_ref().map(|p| Resolver::new(p, app.now));
@@ -300,7 +300,7 @@ fn specs(
     project: Option<&Project>,
     files: Vec<Chosen>,
     notes: &mut Vec<String>,
-) -> Result<BTreeMap<PathBuf, Spec>, HostError> {
+) -> BTreeMap<PathBuf, Spec> {
     let mut specs: BTreeMap<PathBuf, Spec> = BTreeMap::new();
     for file in files {
         match file.role {
@@ -333,7 +333,7 @@ fn specs(
             )),
         }
     }
-    Ok(specs)
+    specs
 }
 
 fn governance_key(point: &Point) -> String {

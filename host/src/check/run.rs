@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use kapi_core::check::{self, CheckInput, Finding, StaleTranslation};
 use kapi_core::formats;
@@ -145,7 +145,7 @@ impl Selection<'_> {
                 changed_sources: None,
             },
             Some(c) => Selection {
-                check: Some(c.editions.get(lang).unwrap_or(&c.empty)),
+                check: Some(c.editions.get(lang).unwrap_or(&NONE)),
                 changed_sources: c.source.as_ref(),
             },
         }
@@ -160,6 +160,9 @@ impl Selection<'_> {
         self.changed_sources.is_some_and(|s| s.contains(key)) && !self.checks(key)
     }
 }
+
+/// What a language with no changed translation selects.
+static NONE: LazyLock<HashSet<String>> = LazyLock::new(HashSet::new);
 
 struct Translations {
     findings: Vec<Finding>,

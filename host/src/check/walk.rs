@@ -146,7 +146,7 @@ fn role_of(
 
 /// The format `abs` is read with: a translation's is its source's (declared, else by the
 /// source's extension), so a target reads as the catalog it translates.
-pub(crate) fn format_for(
+fn format_for(
     project: Option<&Project>,
     collections: Option<&Collections>,
     abs: &Path,
