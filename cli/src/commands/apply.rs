@@ -54,6 +54,8 @@ pub fn run(
     printer.emit(&Applied(&result))?;
     Ok(match result.status {
         SetStatus::Applied | SetStatus::Unchanged => Outcome::Success,
+        // A write that failed before any document landed is an I/O error, not a refusal.
+        SetStatus::Refused if result.error.is_some() => Outcome::Error,
         SetStatus::Refused => Outcome::GateNotMet,
         SetStatus::Partial => Outcome::Error,
     })
@@ -173,6 +175,9 @@ impl Render for Applied<'_> {
             .map(|d| d.doc.as_str())
             .collect();
         let summary = match r.status {
+            SetStatus::Refused if r.error.is_some() => {
+                format!("refused: {}", r.error.as_deref().unwrap_or_default())
+            }
             SetStatus::Refused => {
                 let k = r.operations.iter().filter(|o| o.status.refuses()).count();
                 format!("refused: {k} of {n} operations; nothing was written")

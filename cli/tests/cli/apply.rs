@@ -861,3 +861,30 @@ fn an_edit_that_would_not_read_back_as_sent_is_refused() {
     assert_eq!(text, "New text.");
     assert_eq!(run.json()["operations"][0]["rev"], fresh);
 }
+
+/// A write that fails before any document landed is `refused` (nothing written, nothing
+/// recorded), exit 1: not `partial`.
+#[test]
+fn a_write_that_fails_before_anything_landed_is_refused_not_partial() {
+    let kapi = shop().env("KAPI_TEST_FAIL_RENAME", "0");
+    let (a, ra, _) = block(&kapi, "docs/guide.md", "dashboard");
+    let change = set(json!([
+        {"op": "replace_text", "at": a, "if_match": ra, "find": "start", "replace": "begin"}
+    ]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let r = run.json();
+    assert_eq!(r["status"], "refused", "{r:#}");
+    assert_eq!(r["documents"][0]["written"], false);
+    assert!(
+        r["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("nothing was written")),
+        "{r:#}"
+    );
+    assert_eq!(statuses(&run), ["not_applied"]);
+    assert_eq!(kapi.read("docs/guide.md"), GUIDE);
+    assert!(temp_files(&kapi).is_empty());
+    let store = kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
+    assert!(store.changes().unwrap().is_empty());
+}

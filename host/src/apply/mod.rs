@@ -362,21 +362,37 @@ pub fn apply_as(
         }
     }
     if let Some((i, e)) = &committed.error {
-        result.status = SetStatus::Partial;
         let landed: Vec<&str> = files
             .iter()
             .zip(&committed.landed)
             .filter(|(_, l)| **l)
             .map(|(f, _)| f.doc.as_str())
             .collect();
-        result.error = Some(format!(
-            "writing `{}` failed: {e}; {} (nothing after it was written, no asset landed)",
-            files[*i].doc,
-            if landed.is_empty() {
-                "no document landed".to_owned()
-            } else {
-                format!("landed: {}", landed.join(", "))
+        if landed.is_empty() {
+            // Nothing landed: the set is refused, not partial, and there is no change to record.
+            result.status = SetStatus::Refused;
+            result.error = Some(format!(
+                "writing `{}` failed: {e}; nothing was written",
+                files[*i].doc
+            ));
+            for op in &mut operations {
+                if op.status == OpStatus::Applied {
+                    op.status = OpStatus::NotApplied;
+                    op.message = "not applied: the write failed before any document landed".into();
+                    op.rev = None;
+                }
             }
+            for d in &mut result.documents {
+                d.rev_after = None;
+            }
+            result.operations = operations;
+            return Ok(result);
+        }
+        result.status = SetStatus::Partial;
+        result.error = Some(format!(
+            "writing `{}` failed: {e}; landed: {} (nothing after it was written, no asset landed)",
+            files[*i].doc,
+            landed.join(", ")
         ));
         for op in &mut operations {
             let lost = op
