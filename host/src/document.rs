@@ -116,6 +116,9 @@ pub fn stay_inside(path: &Path, abs: &Path, root: &Path) -> Result<(), HostError
 /// Reads a file's bytes, refusing one over [`MAX_FILE_BYTES`].
 pub fn read_bytes(abs: &Path, display: &str) -> Result<Vec<u8>, HostError> {
     let meta = std::fs::metadata(abs).map_err(|e| HostError::io(display, e))?;
+    if let Some(e) = HostError::special_file(Path::new(display), &meta) {
+        return Err(e);
+    }
     if meta.is_file() && meta.len() > MAX_FILE_BYTES {
         return Err(HostError::TooLarge {
             path: PathBuf::from(display),
@@ -207,6 +210,9 @@ pub fn load(
     let meta = std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath {
         path: path.to_path_buf(),
     })?;
+    if let Some(e) = HostError::special_file(path, &meta) {
+        return Err(e);
+    }
     if meta.is_dir() {
         return Err(HostError::Usage {
             message: format!("`{}` is a folder; name a file", path.display()),

@@ -32,6 +32,8 @@ pub enum HostError {
     StaleCursor { cursor: String },
     #[error("`{}`: no such file or folder", .path.display())]
     NoSuchPath { path: PathBuf },
+    #[error("`{}` is not a regular file (it is {what})", .path.display())]
+    NotAFile { path: PathBuf, what: &'static str },
     #[error("`{}`: no format reads this file{}", .path.display(), .what.as_ref().map(|w| format!(": {w}")).unwrap_or_default())]
     UnknownFormat {
         path: PathBuf,
@@ -80,6 +82,32 @@ pub enum HostError {
 }
 
 impl HostError {
+    /// Refuses anything but a regular file or a folder: a FIFO, socket or device would block
+    /// a read, or never end it.
+    #[cfg(unix)]
+    pub fn special_file(path: &std::path::Path, meta: &std::fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        let what = if t.is_fifo() {
+            "a named pipe"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_block_device() || t.is_char_device() {
+            "a device"
+        } else {
+            return None;
+        };
+        Some(HostError::NotAFile {
+            path: path.to_path_buf(),
+            what,
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub fn special_file(_: &std::path::Path, _: &std::fs::Metadata) -> Option<Self> {
+        None
+    }
+
     pub fn kind(&self) -> ErrorKind {
         match self {
             HostError::NothingToCheck | HostError::Usage { .. } | HostError::ChangeSet { .. } => {
@@ -112,6 +140,9 @@ impl Hint for HostError {
                 "name a path inside the project, or pass `-p` for the project that holds it".into(),
             ],
             HostError::NoSuchPath { .. } => vec!["check the path for typos".into()],
+            HostError::NotAFile { .. } => vec![
+                "name a regular file; to check text from a pipe, save it to a file first".into(),
+            ],
             HostError::LeavesProject { .. } => vec![
                 "a symlink may not lead a read out of the project; name the file where it lives, with `-p` for its project".into(),
             ],

@@ -250,17 +250,12 @@ fn kapi_project_env_binds_a_project_from_outside() {
 #[test]
 fn interrupt_exits_130() {
     let kapi = Kapi::empty();
-    let fifo = kapi.path().join("pipe.md");
-    let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success());
+    // `kapi apply -` waits for the change set on a stdin that stays open until interrupted.
     let mut child = kapi
-        .command(&["check", "pipe.md"])
+        .command(&["apply", "-"])
+        .stdin(std::process::Stdio::piped())
         .spawn()
         .expect("kapi starts");
-    // kapi blocks reading the pipe until it is interrupted.
     std::thread::sleep(std::time::Duration::from_millis(400));
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -268,4 +263,33 @@ fn interrupt_exits_130() {
         .expect("kill runs");
     let status = child.wait().expect("kapi ends");
     assert_eq!(status.code(), Some(130));
+}
+
+#[test]
+fn a_named_pipe_socket_or_device_is_refused_not_read() {
+    let kapi = Kapi::empty();
+    let fifo = kapi.path().join("pipe.md");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let _socket =
+        std::os::unix::net::UnixListener::bind(kapi.path().join("sock.md")).expect("socket binds");
+    for (path, what) in [
+        ("pipe.md", "a named pipe"),
+        ("sock.md", "a socket"),
+        ("/dev/null", "a device"),
+    ] {
+        for verb in ["check", "inspect"] {
+            let run = kapi.run(&[verb, path]);
+            assert_eq!(run.code, 1, "{verb} {path}: {}", run.transcript());
+            assert!(
+                run.stderr
+                    .contains(&format!("is not a regular file (it is {what})")),
+                "{verb} {path}: {}",
+                run.transcript()
+            );
+        }
+    }
 }

@@ -68,8 +68,10 @@ pub(super) fn collect_files(
         if let Some(project) = project {
             crate::document::stay_inside(path, &abs, &project.root)?;
         }
+        if let Some(e) = HostError::special_file(path, &meta) {
+            return Err(e);
+        }
         if !meta.is_dir() {
-            // A file, or a named pipe the caller feeds.
             let role = role_of(project, planner.as_deref_mut(), &abs)?;
             let format = match format_for(project, collections, &abs, &role)? {
                 Some(format) => format,
