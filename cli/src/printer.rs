@@ -75,10 +75,16 @@ impl Printer {
     }
 
     /// A note for people on stderr; `-q` silences it.
+    /// A note for the person on stderr; under `--json`, one `{"note": "..."}` line, so
+    /// stderr holds only JSON as the contract says.
     pub fn note(&self, text: &str) {
         if !self.quiet {
             let mut err = io::stderr().lock();
-            let _ = writeln!(err, "{text}");
+            if self.json {
+                let _ = writeln!(err, "{}", serde_json::json!({ "note": text }));
+            } else {
+                let _ = writeln!(err, "{text}");
+            }
         }
     }
 }

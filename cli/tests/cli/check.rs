@@ -307,6 +307,21 @@ fn expired_profile_falls_back_with_a_note_on_stderr() {
     );
     let quiet = kapi.run(&["check", "-q", "docs/legacy/old.md"]);
     assert!(quiet.stderr.is_empty(), "{}", quiet.transcript());
+    // Under --json, stderr carries JSON only: the note is a `{"note"}` line.
+    let json = kapi.run(&["check", "--json", "docs/legacy/old.md"]);
+    assert_eq!(json.code, 0, "{}", json.transcript());
+    let lines: Vec<Value> = json
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(
+        lines.iter().any(|l| l["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("governance: profile `old` expired"))),
+        "{}",
+        json.stderr
+    );
 }
 
 #[test]
