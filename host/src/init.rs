@@ -157,18 +157,9 @@ fn report_name(root: &Path) -> String {
         .unwrap_or_else(|| "project".into())
 }
 
-/// Writes a file that must not exist yet, atomically.
+/// Writes a file that must not exist yet, atomically (kapi's one write).
 fn write_new(path: &Path, text: &str) -> Result<(), HostError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(|e| HostError::io(dir, e))?;
-    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(|e| HostError::io(path, e))?;
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| HostError::io(path, e))?;
-    temp.persist_noclobber(path)
-        .map_err(|e| HostError::io(path, e.error))?;
-    Ok(())
+    kapi_core::change::stage::write_new(path, text.as_bytes()).map_err(|e| HostError::io(path, e))
 }
 
 /// Finds the Markdown trees (one glob per top-level folder holding Markdown, plus the root's

@@ -11,7 +11,6 @@
 //! `@AGENTS.md`, or is the same file, gets no section, so Claude Code reads the rules once.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use kapi_core::governance::load as governance_load;
@@ -1061,49 +1060,10 @@ fn file_id(real: &Path) -> String {
     real.display().to_string()
 }
 
-/// Writes `text` to `path` atomically, keeping an existing file's permissions.
+/// Writes `text` to `path` atomically, keeping an existing file's permissions (and a
+/// hard-linked file's identity): kapi's one write.
 fn write_file(path: &Path, text: &str) -> Result<(), HostError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let existing = std::fs::metadata(path).ok();
-    let mut builder = tempfile::Builder::new();
-    let prefix = format!(".{name}.");
-    builder.prefix(&prefix).suffix(".kapi-tmp");
-    #[cfg(unix)]
-    if existing.is_none() {
-        // Created with the mode a new file gets (the umask applies), not a temporary's 0600.
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let io = |e: std::io::Error| HostError::io(path, e);
-    #[cfg(unix)]
-    if let Some(meta) = &existing {
-        // A hard-linked file is written in place, so every name keeps showing the same file.
-        use std::os::unix::fs::MetadataExt;
-        if meta.nlink() > 1 {
-            let mut file = std::fs::OpenOptions::new()
-                .write(true)
-                .truncate(true)
-                .open(path)
-                .map_err(io)?;
-            file.write_all(text.as_bytes()).map_err(io)?;
-            return file.sync_all().map_err(io);
-        }
-    }
-    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
-    tmp.write_all(text.as_bytes()).map_err(io)?;
-    if let Some(meta) = existing {
-        std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(io)?;
-    }
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    kapi_core::change::stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))
 }
 
 #[cfg(test)]

@@ -888,3 +888,58 @@ fn a_write_that_fails_before_anything_landed_is_refused_not_partial() {
     let store = kapi_core::store::Store::open(&kapi.path().join(".kapi/work/store.db")).unwrap();
     assert!(store.changes().unwrap().is_empty());
 }
+
+/// A recipe field the in-place editor cannot set (here under an anchor) is refused
+/// `unsupported`, the set writes nothing, and kapi.yaml keeps every comment: never a whole
+/// save that strips them.
+#[test]
+fn a_recipe_change_kapi_cannot_make_in_place_is_refused_not_saved_whole() {
+    let kapi = shop();
+    let recipe = RECIPE.replace(
+        "defaults:\n  source_language: en\n  target_languages: [fr]\n",
+        "defaults: &d\n  source_language: en\n  target_languages: [fr]\n",
+    );
+    kapi.write("kapi.yaml", &recipe);
+    let change = set(json!([
+        {"op": "recipe", "field": "defaults.target_languages", "value": ["fr", "de"]}
+    ]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert_eq!(statuses(&run), ["unsupported"]);
+    let op = &run.json()["operations"][0];
+    assert!(
+        op["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("in place")),
+        "{op}"
+    );
+    assert_eq!(kapi.read("kapi.yaml"), recipe);
+}
+
+/// Every write keeps an existing file's mode: an edited document and the terms file alike.
+#[test]
+fn a_written_file_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let kapi = shop();
+    let mode = |rel: &str| {
+        std::fs::metadata(kapi.path().join(rel))
+            .map(|m| m.permissions().mode() & 0o777)
+            .unwrap_or_else(|e| panic!("{rel}: {e}"))
+    };
+    for rel in ["docs/notes.md", ".kapi/terms.yaml"] {
+        std::fs::set_permissions(
+            kapi.path().join(rel),
+            std::fs::Permissions::from_mode(0o640),
+        )
+        .expect("chmod");
+    }
+    let (at, rev, _) = block(&kapi, "docs/notes.md", "second");
+    let change = set(json!([
+        {"op": "set_content", "at": at, "if_match": rev, "content": "A third file."},
+        {"op": "term", "term": {"text": "employ", "lang": "en", "status": "deprecated", "replaces": "use", "replacement": "use"}}
+    ]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(mode("docs/notes.md"), 0o640);
+    assert_eq!(mode(".kapi/terms.yaml"), 0o640);
+}

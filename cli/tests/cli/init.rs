@@ -122,3 +122,35 @@ fn store_from_a_newer_kapi_is_refused() {
     assert_eq!(run.code, 1, "{}", run.transcript());
     assert!(run.stderr.contains("newer"), "{}", run.transcript());
 }
+
+/// The files `kapi init` creates get the mode any new file gets (0644 under the usual umask
+/// 022), not a temporary file's 0600.
+#[test]
+fn init_creates_files_readable_by_the_team() {
+    use std::os::unix::fs::PermissionsExt;
+    let kapi = Kapi::empty();
+    kapi.write("docs/a.md", "# A\n\nSome text.\n");
+    let run = kapi.run(&["init"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    // What a new file gets here (kapi inherits this process's umask): 0644 under 022.
+    let probe = kapi.path().join("probe");
+    std::fs::File::create(&probe).expect("probe");
+    let new_file = std::fs::metadata(&probe)
+        .map(|m| m.permissions().mode() & 0o777)
+        .expect("probe mode");
+    assert_ne!(
+        new_file, 0o600,
+        "the probe itself must not look like a temporary file"
+    );
+    for rel in [
+        "kapi.yaml",
+        ".kapi/voice.yaml",
+        ".kapi/terms.yaml",
+        ".kapi/.gitignore",
+    ] {
+        let mode = std::fs::metadata(kapi.path().join(rel))
+            .map(|m| m.permissions().mode() & 0o777)
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert_eq!(mode, new_file, "{rel}");
+    }
+}

@@ -3,6 +3,11 @@
 //! original, in order. A failure before the renames leaves every document as it was and no
 //! temporary file behind; a failure between two renames (the disk, a kill) leaves each
 //! document either wholly old or wholly new, and the result names the ones that landed.
+//!
+//! This is kapi's one atomic write: every file kapi writes (documents, the recipe, terms,
+//! notes, rules files, agent wiring, hook state, `init`'s files) goes through [`commit`],
+//! [`write_one`] or [`write_new`]. A file keeps its permissions; a new one gets the mode any
+//! new file gets (0666 less the umask: 0644 as usual), never a temporary file's 0600.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -48,14 +53,21 @@ fn temp_beside(path: &Path, bytes: &[u8]) -> std::io::Result<tempfile::NamedTemp
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".kapi-tmp")
-        .tempfile_in(dir)?;
+    let existing = std::fs::metadata(path).ok();
+    let mut builder = tempfile::Builder::new();
+    let prefix = format!(".{name}.");
+    builder.prefix(&prefix).suffix(".kapi-tmp");
+    #[cfg(unix)]
+    if existing.is_none() {
+        // Created with the mode a new file gets (the umask applies), not a temporary's 0600.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        // Keep the original's permissions (a temporary file is created 0600).
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    if let Some(meta) = existing {
+        // Keep the original's permissions.
+        std::fs::set_permissions(tmp.path(), meta.permissions())?;
     }
     tmp.as_file().sync_all()?;
     Ok(tmp)
@@ -105,10 +117,23 @@ pub fn commit(files: &[StagedFile], fault: Fault) -> Committed {
 }
 
 /// Writes one file whole or not at all (its folder created first): a temporary file beside
-/// it, synced, then renamed over it.
+/// it, synced, then renamed over it. A hard-linked file is written in place instead, so every
+/// name keeps showing the same file.
 pub fn write_one(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
+    }
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(path)?;
+            file.write_all(bytes)?;
+            return file.sync_all();
+        }
     }
     let done = commit(
         &[StagedFile {
@@ -122,6 +147,18 @@ pub fn write_one(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some((_, e)) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Writes a file that must not exist yet, whole or not at all (its folder created first);
+/// `AlreadyExists` when it does.
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = temp_beside(path, bytes)?;
+    tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    sync_dir(path);
+    Ok(())
 }
 
 /// Makes a rename durable: syncs the folder that holds `path` (best effort; Unix only).

@@ -71,15 +71,9 @@ pub fn ensure_layout(root: &Path) -> Result<Vec<PathBuf>, LayoutError> {
     Ok(created)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder.
+/// Writes `bytes` to `path` atomically (kapi's one write, [`crate::change::stage`]).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::change::stage::write_one(path, bytes)
 }
 
 #[cfg(test)]

@@ -755,7 +755,6 @@ impl Recipe {
 
     /// Writes the recipe atomically (a temporary file in the same folder, then a rename).
     pub fn save(&self, path: &Path) -> Result<(), RecipeError> {
-        use std::io::Write;
         let write_err = |source| RecipeError::Write {
             path: path.to_path_buf(),
             source,
@@ -763,14 +762,7 @@ impl Recipe {
         let text = self
             .to_yaml()
             .map_err(|e| write_err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write_err)?;
-        tmp.write_all(text.as_bytes()).map_err(write_err)?;
-        tmp.as_file().sync_all().map_err(write_err)?;
-        tmp.persist(path).map_err(|e| write_err(e.error))?;
+        crate::change::stage::write_one(path, text.as_bytes()).map_err(write_err)?;
         Ok(())
     }
 

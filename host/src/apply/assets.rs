@@ -51,8 +51,7 @@ impl Service<'_> {
         };
         let mut recipe = self.project.as_ref().map(|p| p.recipe.clone());
         let mut recipe_changed = false;
-        // The recipe's text, edited field by field; `None` once a field cannot be edited in
-        // place (the recipe is then saved whole).
+        // The recipe's text, edited field by field in place; a field that cannot be is refused.
         let mut recipe_text: Option<String> = self
             .project
             .as_ref()
@@ -168,10 +167,28 @@ impl Service<'_> {
                     };
                     match recipe_field::set_field(current, &project.recipe_path, field, value) {
                         Ok(Some(updated)) => {
+                            // Only an edit in place: a whole save would strip every comment.
+                            let Some(text) = recipe_text
+                                .as_deref()
+                                .and_then(|t| recipe_text::set_in_text(t, field, value))
+                            else {
+                                let mut r = OpResult::new(
+                                    i,
+                                    "recipe",
+                                    OpStatus::Unsupported,
+                                    format!(
+                                        "kapi cannot set `{field}` in kapi.yaml in place (its layout there: an anchor, a flow or block scalar, a tab, a value that is not a scalar…), and a whole save would lose its comments; nothing was written"
+                                    ),
+                                );
+                                r.instead = Some(format!(
+                                    "edit `{field}` in kapi.yaml by hand, or make that part of the file plain block YAML and send the operation again"
+                                ));
+                                results[i] = Some(r);
+                                continue;
+                            };
                             recipe = Some(updated);
                             recipe_changed = true;
-                            recipe_text = recipe_text
-                                .and_then(|t| recipe_text::set_in_text(&t, field, value));
+                            recipe_text = Some(text);
                             out.ops.push(new_op(
                                 "recipe",
                                 Some(layout::RECIPE_FILE.into()),
@@ -338,10 +355,9 @@ impl Service<'_> {
             stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))?;
         }
         match (&prepared.recipe_text, &prepared.recipe) {
+            // A recipe operation lands only as an edit in place (see `prepare_assets`).
             (Some(text), Some(_)) => stage::write_one(&project.recipe_path, text.as_bytes())
                 .map_err(|e| HostError::io(&project.recipe_path, e))?,
-            // A layout the in-place edit does not handle: saved whole (comments are lost).
-            (None, Some(recipe)) => recipe.save(&project.recipe_path)?,
             _ => {}
         }
         if !prepared.decisions.is_empty() {
