@@ -354,11 +354,10 @@ impl Service<'_> {
         if let Some((path, text)) = &prepared.terms_file {
             stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))?;
         }
-        match (&prepared.recipe_text, &prepared.recipe) {
-            // A recipe operation lands only as an edit in place (see `prepare_assets`).
-            (Some(text), Some(_)) => stage::write_one(&project.recipe_path, text.as_bytes())
-                .map_err(|e| HostError::io(&project.recipe_path, e))?,
-            _ => {}
+        // A recipe operation lands only as an edit in place (see `prepare_assets`).
+        if let (Some(text), Some(_)) = (&prepared.recipe_text, &prepared.recipe) {
+            stage::write_one(&project.recipe_path, text.as_bytes())
+                .map_err(|e| HostError::io(&project.recipe_path, e))?;
         }
         if !prepared.decisions.is_empty() {
             let path = project.root.join(".kapi/decisions.jsonl");
