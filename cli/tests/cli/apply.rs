@@ -943,3 +943,17 @@ fn a_written_file_keeps_its_mode() {
     assert_eq!(mode("docs/notes.md"), 0o640);
     assert_eq!(mode(".kapi/terms.yaml"), 0o640);
 }
+
+/// A temporary file a killed `kapi apply` left beside a document is removed by the next
+/// apply of it; one of a process still running is left alone.
+#[test]
+fn the_next_apply_removes_what_a_killed_one_left() {
+    let kapi = shop();
+    kapi.write("docs/.notes.md.4194305.a1b2c3.kapi-tmp", "half a write");
+    let (at, rev, _) = block(&kapi, "docs/notes.md", "second");
+    let change =
+        set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": "A third file."}]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(temp_files(&kapi).is_empty(), "{:?}", temp_files(&kapi));
+}

@@ -7,7 +7,8 @@
 //! This is kapi's one atomic write: every file kapi writes (documents, the recipe, terms,
 //! notes, rules files, agent wiring, hook state, `init`'s files) goes through [`commit`],
 //! [`write_one`] or [`write_new`]. A file keeps its permissions; a new one gets the mode any
-//! new file gets (0666 less the umask: 0644 as usual), never a temporary file's 0600.
+//! new file gets (0666 less the umask: 0644 as usual), never a temporary file's 0600. A
+//! temporary file a killed writer left beside a file is removed by the next write of it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,50 @@ impl Committed {
     }
 }
 
+/// How every temporary file kapi writes ends: `.NAME.PID.RANDOM.kapi-tmp`, beside NAME.
+pub const TEMP_SUFFIX: &str = ".kapi-tmp";
+
+/// Removes what a killed writer left beside `name` in `dir`: its temporary files whose
+/// process is gone (best effort; on a system without `/proc`, those older than a day).
+fn sweep(dir: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let me = std::process::id();
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|f| f.strip_suffix(TEMP_SUFFIX))
+        else {
+            continue;
+        };
+        let Some(pid) = rest.split('.').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != me && !alive(pid, &entry) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether the process that wrote a temporary file may still be writing it.
+fn alive(pid: u32, entry: &std::fs::DirEntry) -> bool {
+    let proc = Path::new("/proc");
+    if proc.join("self").exists() {
+        return proc.join(pid.to_string()).exists();
+    }
+    let day = std::time::Duration::from_secs(24 * 60 * 60);
+    entry
+        .metadata()
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_none_or(|age| age < day)
+}
+
 fn temp_beside(path: &Path, bytes: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -53,10 +98,12 @@ fn temp_beside(path: &Path, bytes: &[u8]) -> std::io::Result<tempfile::NamedTemp
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    sweep(dir, &name);
     let existing = std::fs::metadata(path).ok();
     let mut builder = tempfile::Builder::new();
-    let prefix = format!(".{name}.");
-    builder.prefix(&prefix).suffix(".kapi-tmp");
+    // The writer's process id in the name, so a later write can tell a dead writer's leftover.
+    let prefix = format!(".{name}.{}.", std::process::id());
+    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
     #[cfg(unix)]
     if existing.is_none() {
         // Created with the mode a new file gets (the umask applies), not a temporary's 0600.
@@ -171,6 +218,35 @@ fn sync_dir(path: &Path) {
     }
     #[cfg(not(unix))]
     let _ = path;
+}
+
+#[cfg(test)]
+mod sweep_tests {
+    use super::*;
+
+    #[test]
+    fn a_dead_writers_temporary_file_is_removed_by_the_next_write() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "old").expect("write");
+        // No process has id 4194305 (above Linux's pid_max ceiling); ours is alive.
+        let dead = dir.path().join(".a.md.4194305.abc123.kapi-tmp");
+        let live = dir
+            .path()
+            .join(format!(".a.md.{}.def456.kapi-tmp", std::process::id()));
+        let other = dir.path().join(".b.md.4194305.abc123.kapi-tmp");
+        for p in [&dead, &live, &other] {
+            std::fs::write(p, "half").expect("write");
+        }
+        write_one(&path, b"new").expect("write_one");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
+        assert!(!dead.exists(), "a dead writer's leftover is swept");
+        assert!(live.exists(), "a live writer's file is left");
+        assert!(
+            other.exists(),
+            "only the written file's leftovers are swept"
+        );
+    }
 }
 
 #[cfg(test)]
