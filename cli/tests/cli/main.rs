@@ -12,6 +12,7 @@ mod init;
 mod inspect;
 mod pofilter;
 mod skill;
+mod store;
 mod wiring;
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Change records and the assets a change set lands in the store (terms, memory pairs, an
-//! agent's advice), written in one transaction with the set's context operations, so the
+//! agent's advice), written in one immediate transaction with the set's context operations, so the
 //! ledger never holds half a change set.
 
 use rusqlite::params;
@@ -78,17 +78,14 @@ impl Store {
     /// Records a change set and what it landed, all or nothing. The session must exist.
     pub fn record_change(&mut self, rec: &ChangeRecord) -> Result<i64, StoreError> {
         let path = self.path.clone();
-        let sql = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let sql = |source| StoreError::sqlite(&path, source);
         let json = |v: &serde_json::Value| {
             serde_json::to_string(v).map_err(|source| StoreError::Payload {
                 path: path.clone(),
                 source,
             })
         };
-        let tx = self.conn.transaction().map_err(sql)?;
+        let tx = self.write_tx()?;
         tx.execute(
             "INSERT INTO changes (actor_kind, actor_name, session, status, fingerprint, operations, documents, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",

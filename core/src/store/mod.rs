@@ -1,9 +1,20 @@
-//! The SQLite store (`.kapi/work/store.db`): the ledger of sessions and context operations,
-//! opened in WAL mode with numbered migrations and refused when a newer kapi wrote it.
+//! The SQLite store (`.kapi/work/store.db`): the ledger of sessions, context operations,
+//! suggestions and change records, in WAL mode with numbered migrations.
+//!
+//! Opening: a missing store is created whole (built beside it, then linked into place, so no
+//! process ever sees half a store). An existing file is never replaced: one that is empty
+//! (0 bytes), not a SQLite database, damaged, a database without kapi's tables, or written by a
+//! newer kapi is refused with an error naming the file and the fix, and left byte for byte.
+//!
+//! Writing: every write takes the write lock up front (`BEGIN IMMEDIATE`, or one autocommit
+//! statement), so concurrent writers wait on the 5 s busy timeout instead of failing at once
+//! with "database is locked" (a deferred transaction that upgrades its read lock cannot wait).
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{
+    Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
+};
 use serde::Serialize;
 
 mod changes;
@@ -118,6 +129,115 @@ const MIGRATIONS: &[&str] = &[
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
+/// How long a writer waits for another process's write lock.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(5000);
+
+/// The first bytes of every SQLite database file.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Applies the pending migrations in one immediate transaction (re-reading the version under
+/// the write lock, in case another process migrated meanwhile).
+fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current: u32 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if current < SCHEMA_VERSION {
+        for step in MIGRATIONS.iter().skip(current as usize) {
+            tx.execute_batch(step)?;
+        }
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    }
+    tx.commit()
+}
+
+/// Refuses an existing file that cannot be a store, before SQLite opens it (SQLite takes a
+/// file shorter than a page for an empty database and would write over it).
+fn check_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), StoreError> {
+    let refuse = |what: &str| StoreError::NotAStore {
+        path: path.to_path_buf(),
+        what: what.to_owned(),
+    };
+    if !meta.is_file() {
+        return Err(refuse("is not a regular file"));
+    }
+    if meta.len() == 0 {
+        return Err(StoreError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read;
+        let mut n = 0;
+        while n < head.len() {
+            match f.read(&mut head[n..])? {
+                0 => break,
+                k => n += k,
+            }
+        }
+        Ok(n)
+    });
+    match read {
+        Ok(n) if n < head.len() || &head != SQLITE_MAGIC => Err(refuse("is not a SQLite database")),
+        Ok(_) if meta.len() < 512 => Err(refuse("is a truncated SQLite database")),
+        Ok(_) => Ok(()),
+        Err(source) => Err(StoreError::File {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Creates a new store at `path`: built and migrated in a file beside it, then hard-linked
+/// into place, which fails rather than replaces when another process created one first (that
+/// one is used). No process ever opens a half-made store.
+fn create(path: &Path) -> Result<(), StoreError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "store.db".to_owned());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.new-{}-{nanos}", std::process::id()));
+    let built = build(&tmp).map_err(|source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    });
+    let linked = built.and_then(|()| match std::fs::hard_link(&tmp, path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        // A file system without hard links: rename, unless a store appeared meanwhile.
+        Err(_) if !path.exists() => {
+            std::fs::rename(&tmp, path).map_err(|source| StoreError::File {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        Err(_) => Ok(()),
+    });
+    for side in ["", "-journal", "-wal", "-shm"] {
+        let mut file = tmp.clone().into_os_string();
+        file.push(side);
+        let _ = std::fs::remove_file(file);
+    }
+    linked?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // Best effort: the new name survives a crash.
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
+/// A complete store in `tmp`: every migration, then WAL mode (recorded in the file's header).
+/// Closing the only connection leaves no WAL beside it.
+fn build(tmp: &Path) -> rusqlite::Result<()> {
+    let mut conn = Connection::open(tmp)?;
+    migrate(&mut conn)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.close().map_err(|(_, e)| e)
+}
+
 /// A store operation failed on `path`.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -130,6 +250,19 @@ pub enum StoreError {
     Sqlite {
         path: PathBuf,
         source: rusqlite::Error,
+    },
+    #[error("{}: the file is empty (0 bytes) but a store was expected", .path.display())]
+    Empty { path: PathBuf },
+    #[error("{}: the file {what} but a store was expected", .path.display())]
+    NotAStore {
+        path: PathBuf,
+        /// What the file is instead ("is not a SQLite database", ...).
+        what: String,
+    },
+    #[error("{}: cannot read or create the store file", .path.display())]
+    File {
+        path: PathBuf,
+        source: std::io::Error,
     },
     #[error("{}: store schema version {found} is newer than this kapi supports ({supported})", .path.display())]
     TooNew {
@@ -144,14 +277,43 @@ pub enum StoreError {
     },
 }
 
+/// What survives a new store (the hints say so before anyone deletes one).
+const KEPT: &str = "kept context lives in `.kapi/notes.yaml` and person decisions in `.kapi/decisions.jsonl`; both survive a new store";
+
+impl StoreError {
+    /// A SQLite failure on `path`; one that shows the file is not a (sound) database says so.
+    fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
+        let what = match source.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::NotADatabase) => "is not a SQLite database".to_owned(),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
+                format!("is a damaged SQLite database ({source})")
+            }
+            _ => {
+                return StoreError::Sqlite {
+                    path: path.to_path_buf(),
+                    source,
+                };
+            }
+        };
+        StoreError::NotAStore {
+            path: path.to_path_buf(),
+            what,
+        }
+    }
+}
+
 impl crate::error::Hint for StoreError {
     fn hints(&self) -> Vec<String> {
         match self {
-            StoreError::TooNew { .. } => {
-                vec!["upgrade kapi; this store was written by a newer version".to_owned()]
-            }
-            StoreError::CreateDir { .. } => {
-                vec!["check that the project folder is writable".to_owned()]
+            StoreError::TooNew { .. } => vec![
+                "upgrade kapi; this store was written by a newer version".to_owned(),
+                format!("kapi leaves the file as it is; {KEPT}"),
+            ],
+            StoreError::Empty { .. } | StoreError::NotAStore { .. } => vec![format!(
+                "restore it from a backup, or delete it to start a new store; kapi never replaces it ({KEPT})"
+            )],
+            StoreError::CreateDir { .. } | StoreError::File { .. } => {
+                vec!["check that the project folder is readable and writable".to_owned()]
             }
             StoreError::Sqlite { .. } => vec![
                 "close other kapi processes using the store, or delete `.kapi/work/store.db` (it holds no person's decision)"
@@ -221,8 +383,9 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path` and applies pending migrations in one
-    /// transaction. A store written by a newer kapi is refused and left untouched.
+    /// Opens the store at `path`, creating it when no file is there, and applies pending
+    /// migrations in one immediate transaction. An existing file that is not a kapi store this
+    /// binary can read (empty, not SQLite, damaged, foreign, newer) is refused and left untouched.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
@@ -230,13 +393,24 @@ impl Store {
                 source,
             })?;
         }
-        let sql = |source| StoreError::Sqlite {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut conn = Connection::open(path).map_err(sql)?;
-        conn.busy_timeout(std::time::Duration::from_millis(5000))
-            .map_err(sql)?;
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => create(path)?,
+            Err(source) => {
+                return Err(StoreError::File {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+            Ok(meta) => check_file(path, &meta)?,
+        }
+        let sql = |source| StoreError::sqlite(path, source);
+        // Never SQLITE_OPEN_CREATE: a file that vanished since is an error, not a new store.
+        let mut conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sql)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
         let found: u32 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(sql)?;
@@ -247,22 +421,28 @@ impl Store {
                 supported: SCHEMA_VERSION,
             });
         }
-        conn.pragma_update(None, "journal_mode", "WAL")
+        if found == 0 {
+            let objects: i64 = conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(sql)?;
+            if objects > 0 {
+                return Err(StoreError::NotAStore {
+                    path: path.to_path_buf(),
+                    what: "is a SQLite database without kapi's tables".to_owned(),
+                });
+            }
+        }
+        let mode: String = conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .map_err(sql)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .map_err(sql)?;
+        }
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(sql)?;
         if found < SCHEMA_VERSION {
-            let tx = conn.transaction().map_err(sql)?;
-            // Re-read inside the transaction, in case another process migrated meanwhile.
-            let current: u32 = tx
-                .pragma_query_value(None, "user_version", |r| r.get(0))
-                .map_err(sql)?;
-            for step in MIGRATIONS.iter().skip(current as usize) {
-                tx.execute_batch(step).map_err(sql)?;
-            }
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION)
-                .map_err(sql)?;
-            tx.commit().map_err(sql)?;
+            migrate(&mut conn).map_err(sql)?;
         }
         Ok(Store {
             conn,
@@ -276,10 +456,15 @@ impl Store {
     }
 
     fn sql(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
-        }
+        StoreError::sqlite(&self.path, source)
+    }
+
+    /// A transaction holding the write lock from its first statement, so a busy store is
+    /// waited for (the busy timeout) rather than failing when a read lock cannot upgrade.
+    fn write_tx(&mut self) -> Result<Transaction<'_>, StoreError> {
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| StoreError::sqlite(&self.path, e))
     }
 
     /// The schema version recorded in the file.
@@ -498,12 +683,142 @@ mod tests {
             matches!(&e, StoreError::TooNew { found, supported, .. } if *found == SCHEMA_VERSION + 1 && *supported == SCHEMA_VERSION)
         );
         assert_eq!(
-            e.hints(),
-            ["upgrade kapi; this store was written by a newer version"]
+            e.hints()[0],
+            "upgrade kapi; this store was written by a newer version"
         );
         assert!(e.to_string().starts_with(&path.display().to_string()));
         assert_eq!(std::fs::read(&path).unwrap(), before);
         assert!(!dir.path().join("store.db-wal").exists());
+    }
+
+    /// Opening `bytes` as a store is refused with `what`, and the file stays as it was.
+    fn refused(bytes: &[u8], what: &str) -> StoreError {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.db");
+        std::fs::write(&path, bytes).unwrap();
+        let e = Store::open(&path).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&path.display().to_string()),
+            "{e}"
+        );
+        assert!(e.to_string().contains(what), "{e}");
+        assert!(e.hints()[0].starts_with("restore it from a backup, or delete it"));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "{what}: left untouched"
+        );
+        assert!(!dir.path().join("store.db-wal").exists());
+        e
+    }
+
+    #[test]
+    fn files_that_are_not_a_store_are_refused_and_left_untouched() {
+        assert!(matches!(
+            refused(b"", "is empty (0 bytes)"),
+            StoreError::Empty { .. }
+        ));
+        refused(b"hello", "is not a SQLite database");
+        refused(&[b'x'; 8192], "is not a SQLite database");
+        // SQLite takes a file shorter than a page for an empty database and writes over it.
+        refused(
+            b"SQLite format 3\0and then nothing",
+            "is a truncated SQLite database",
+        );
+        let mut damaged = Vec::from(&b"SQLite format 3\0"[..]);
+        damaged.resize(8192, 0xff);
+        // A SQLite header over bytes that are not pages.
+        assert!(matches!(
+            refused(&damaged, "SQLite database"),
+            StoreError::NotAStore { .. }
+        ));
+        // Someone else's database: SQLite, version 0, tables that are not kapi's.
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = dir.path().join("foreign.db");
+        Connection::open(&foreign)
+            .unwrap()
+            .execute_batch("CREATE TABLE photos (id INTEGER PRIMARY KEY);")
+            .unwrap();
+        refused(&std::fs::read(&foreign).unwrap(), "without kapi's tables");
+        // A folder where the file should be.
+        std::fs::create_dir(dir.path().join("store.db")).unwrap();
+        let e = Store::open(&dir.path().join("store.db")).unwrap_err();
+        assert!(e.to_string().contains("is not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_store_is_created_whole_by_racing_openers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".kapi/work/store.db");
+        std::thread::scope(|scope| {
+            let openers: Vec<_> = (0..8)
+                .map(|i| {
+                    let path = &path;
+                    scope.spawn(move || {
+                        let store = Store::open(path).unwrap();
+                        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+                        store
+                            .touch_session(&session(&format!("s{i}"), "2026-01-01T00:00:00Z"))
+                            .unwrap();
+                    })
+                })
+                .collect();
+            for o in openers {
+                o.join().unwrap();
+            }
+        });
+        let store = Store::open(&path).unwrap();
+        for i in 0..8 {
+            assert!(store.session(&format!("s{i}")).unwrap().is_some());
+        }
+        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".new-"))
+            .collect();
+        assert!(names.is_empty(), "no build file is left: {names:?}");
+    }
+
+    #[test]
+    fn writers_on_separate_connections_wait_for_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.db");
+        Store::open(&path)
+            .unwrap()
+            .touch_session(&session("s1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        std::thread::scope(|scope| {
+            let writers: Vec<_> = (0..4)
+                .map(|w| {
+                    let path = &path;
+                    scope.spawn(move || {
+                        let mut store = Store::open(path).unwrap();
+                        for n in 0..25 {
+                            let s = suggestions::NewSuggestion {
+                                kind: "observation".into(),
+                                path: "docs".into(),
+                                text: Some(format!("writer {w} note {n}")),
+                                from: None,
+                                to: None,
+                                suggest: None,
+                                actor_kind: "agent".into(),
+                                actor_name: "t".into(),
+                                session: "s1".into(),
+                                at: "2026-01-01T00:00:00Z".into(),
+                            };
+                            store
+                                .note(&s, op("s1", "note", "2026-01-01T00:00:00Z"))
+                                .unwrap();
+                        }
+                    })
+                })
+                .collect();
+            for w in writers {
+                w.join().unwrap();
+            }
+        });
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.ops(&OpFilter::default()).unwrap().len(), 100);
     }
 
     #[test]

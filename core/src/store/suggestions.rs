@@ -131,12 +131,9 @@ impl Store {
     /// key. `op` (its payload gains the suggestion's id) is appended in the same transaction.
     pub fn note(&mut self, s: &NewSuggestion, mut op: NewOp) -> Result<Noted, StoreError> {
         let path = self.path.clone();
-        let sql = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let sql = |source| StoreError::sqlite(&path, source);
         let key = s.key();
-        let tx = self.conn.transaction().map_err(sql)?;
+        let tx = self.write_tx()?;
         let existing: Option<i64> = tx
             .query_row(
                 "SELECT id FROM suggestions WHERE key = ?1 AND status = 'pending'",
@@ -235,15 +232,12 @@ impl Store {
             return Ok(false);
         };
         let spath = self.path.clone();
-        let sql = |source| StoreError::Sqlite {
-            path: spath.clone(),
-            source,
-        };
+        let sql = |source| StoreError::sqlite(&spath, source);
         let payload = serde_json::to_string(&op.payload).map_err(|source| StoreError::Payload {
             path: spath.clone(),
             source,
         })?;
-        let tx = self.conn.transaction().map_err(sql)?;
+        let tx = self.write_tx()?;
         let changed = tx
             .execute(
                 "UPDATE suggestions SET status = ?2, path = COALESCE(?3, path), decided_by = ?4, decided_at = ?5, updated_at = ?5
@@ -279,31 +273,38 @@ impl Store {
         Ok(changed > 0)
     }
 
-    /// Adds one agent signal to each pending suggestion in `ids`.
+    /// Adds one agent signal to each pending suggestion in `ids`, all in one immediate
+    /// transaction.
     pub fn add_signals(&self, ids: &[i64]) -> Result<(), StoreError> {
-        for id in ids {
-            self.conn
-                .execute(
-                    "UPDATE suggestions SET signals = signals + 1 WHERE id = ?1 AND status = 'pending'",
-                    [id],
-                )
-                .map_err(|e| self.sql(e))?;
+        if ids.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        // `&self` (callers share the handle): no transaction can be open on it here, since
+        // every transaction this store opens ends within the method that opened it.
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )
+        .map_err(|e| self.sql(e))?;
+        for id in ids {
+            tx.execute(
+                "UPDATE suggestions SET signals = signals + 1 WHERE id = ?1 AND status = 'pending'",
+                [id],
+            )
+            .map_err(|e| self.sql(e))?;
+        }
+        tx.commit().map_err(|e| self.sql(e))
     }
 
     /// Clears every pending suggestion (`kapi context reset`); returns how many.
     pub fn clear_pending(&mut self, by: &str, at: &str, op: &NewOp) -> Result<usize, StoreError> {
         let spath = self.path.clone();
-        let sql = |source| StoreError::Sqlite {
-            path: spath.clone(),
-            source,
-        };
+        let sql = |source| StoreError::sqlite(&spath, source);
         let payload = serde_json::to_string(&op.payload).map_err(|source| StoreError::Payload {
             path: spath.clone(),
             source,
         })?;
-        let tx = self.conn.transaction().map_err(sql)?;
+        let tx = self.write_tx()?;
         let n = tx
             .execute(
                 "UPDATE suggestions SET status = 'cleared', decided_by = ?1, decided_at = ?2, updated_at = ?2 WHERE status = 'pending'",
