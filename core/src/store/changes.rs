@@ -1,6 +1,6 @@
 //! Change records and the assets a change set lands in the store (terms, memory pairs, an
-//! agent's advice), written in one immediate transaction with the set's context operations, so the
-//! ledger never holds half a change set.
+//! agent's advice), written in one immediate transaction with the set's context operations,
+//! so the ledger never holds half a change set.
 
 use rusqlite::params;
 use serde::Serialize;
