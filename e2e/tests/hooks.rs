@@ -618,6 +618,51 @@ fn a_generated_target_is_refused_naming_its_source_and_the_kapi_route() {
     }
 }
 
+/// A link to a generated target is that target: an edit through the link writes the target,
+/// so it is refused like an edit of the target, for a link to the file and through a linked
+/// folder, and for a target that does not exist yet.
+#[cfg(unix)]
+#[test]
+fn an_edit_through_a_link_to_a_generated_target_is_refused() {
+    let links = [
+        ("notes.json", "i18n/fr.json"),
+        ("lang", "i18n"),
+        ("later.json", "i18n/de.json"),
+    ];
+    for host in HOSTS {
+        for flag in [true, false] {
+            let p = project();
+            std::fs::write(
+                p.path().join("kapi.yaml"),
+                std::fs::read_to_string(p.path().join("kapi.yaml"))
+                    .unwrap()
+                    .replace("target_languages: [fr]", "target_languages: [fr, de]"),
+            )
+            .unwrap();
+            for (link, to) in links {
+                std::os::unix::fs::symlink(to, p.path().join(link)).unwrap();
+            }
+            for (file, target) in [
+                ("notes.json", "i18n/fr.json"),
+                ("lang/fr.json", "i18n/fr.json"),
+                ("later.json", "i18n/de.json"),
+            ] {
+                let what = format!("{host:?} flag={flag} {file}");
+                let (seen, answer) = fire(p.path(), host, flag, Event::PreEdit, file, false);
+                assert_never_broken(&seen, &answer, &what);
+                match seen {
+                    Seen::Deny(reason) => {
+                        assert!(reason.contains(target), "{what}: {reason}");
+                        assert!(reason.contains("is generated"), "{what}: {reason}");
+                        assert!(reason.contains("i18n/en.json"), "{what}: {reason}");
+                    }
+                    other => panic!("{what}: expected a deny, got {other:?}\n{answer:?}"),
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn no_project_is_nothing_to_report() {
     let plain = tempfile::tempdir().unwrap();
@@ -1144,39 +1189,173 @@ fn the_hooks_init_writes_run_as_written() {
     }
 }
 
-#[test]
-fn a_signal_allows_instead_of_killing_the_hook() {
-    let p = project();
-    for host in HOSTS {
-        let mut child = Command::new(kapi_bin())
-            .args(["hook", "pre-edit", "--host", host.id()])
-            .current_dir(p.path())
-            .env_remove("KAPI_NO_PROJECT")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(b"{\"cwd\": ").unwrap();
-        // The host's own timeout fires first: it sends SIGTERM before killing the hook.
-        std::thread::sleep(Duration::from_millis(300));
-        let killed = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
-        let out = child.wait_with_output().unwrap();
-        drop(stdin);
-        let answer = Answer {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+/// The signals a host (or a person, or the system) may send a hook, as `kill -s` names them,
+/// with their Linux numbers (to see in `/proc` when the hook catches one).
+const SIGNALS: [(&str, u32); 12] = [
+    ("TERM", 15),
+    ("INT", 2),
+    ("HUP", 1),
+    ("QUIT", 3),
+    ("USR1", 10),
+    ("USR2", 12),
+    ("ALRM", 14),
+    ("VTALRM", 26),
+    ("PROF", 27),
+    ("XCPU", 24),
+    ("XFSZ", 25),
+    ("IO", 29),
+];
+
+/// Waits (5 s at most) until process `pid` catches signal `number`, read from `SigCgt` in
+/// `/proc/PID/status`; where there is no `/proc`, a fixed pause instead.
+fn wait_until_caught(pid: u32, number: u32) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+            std::thread::sleep(Duration::from_millis(500));
+            return;
         };
-        let seen = host.read(Event::PreEdit, &answer);
-        assert_never_broken(&seen, &answer, &format!("{host:?}"));
-        assert!(answer.stdout.is_empty(), "{answer:?}");
-        assert!(answer.stderr.contains("signal"), "{answer:?}");
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .is_some_and(|mask| mask & (1 << (number - 1)) != 0);
+        if caught {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Starts `hook` for `host` with half a payload on a stdin that stays open, so the hook
+/// waits; once it catches the signal, sends it `kill -s NAME` and reads the answer.
+fn signal_a_waiting_hook(
+    dir: &Path,
+    hook: &str,
+    host: Host,
+    (name, number): (&str, u32),
+) -> Answer {
+    let mut child = Command::new(kapi_bin())
+        .args(["hook", hook, "--host", host.id()])
+        .current_dir(dir)
+        .env_remove("KAPI_NO_PROJECT")
+        .env_remove("KAPI_PROJECT")
+        .env_remove("KAPI_TEST_HOOK_PANIC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"{\"cwd\": ").unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    wait_until_caught(child.id(), number);
+    let sent = Command::new("kill")
+        .args(["-s", name, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -s {name}");
+    let start = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    drop(stdin);
+    Answer {
+        code,
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
+}
+
+/// Every hook for every host, sent `signal` while it waits for its payload, survives it and
+/// answers "could not run" in its host's protocol: exit 0, a stderr line naming the hook and
+/// the signal, and for Claude Code and Codex a `systemMessage` saying the same.
+fn a_signal_is_could_not_run(signal: (&'static str, u32)) {
+    let p = project();
+    let dir = p.path().to_path_buf();
+    let runs: Vec<_> = HOSTS
+        .into_iter()
+        .flat_map(|host| [Event::PreEdit, Event::PostEdit, Event::Stop].map(|e| (host, e)))
+        .map(|(host, event)| {
+            let dir = dir.clone();
+            let answer =
+                std::thread::spawn(move || signal_a_waiting_hook(&dir, event.hook(), host, signal));
+            (host, event, answer)
+        })
+        .collect();
+    let needle = format!("SIG{}", signal.0);
+    for (host, event, answer) in runs {
+        let answer = answer.join().unwrap();
+        let what = format!("SIG{} to {host:?} {event:?}", signal.0);
+        assert_eq!(answer.code, Some(0), "{what}: {answer:?}");
+        let seen = host.read(event, &answer);
+        assert_warned(host, &seen, &answer, event.hook(), &needle, &what);
+        assert!(
+            answer.stderr.contains("could not run"),
+            "{what}: {answer:?}"
+        );
+    }
+}
+
+#[test]
+fn sigterm_is_could_not_run() {
+    a_signal_is_could_not_run(SIGNALS[0]);
+}
+
+#[test]
+fn sigint_is_could_not_run() {
+    a_signal_is_could_not_run(SIGNALS[1]);
+}
+
+#[test]
+fn sighup_is_could_not_run() {
+    a_signal_is_could_not_run(SIGNALS[2]);
+}
+
+#[test]
+fn sigquit_is_could_not_run() {
+    a_signal_is_could_not_run(SIGNALS[3]);
+}
+
+#[test]
+fn sigusr1_is_could_not_run() {
+    a_signal_is_could_not_run(SIGNALS[4]);
+}
+
+#[test]
+fn sigusr2_is_could_not_run() {
+    a_signal_is_could_not_run(SIGNALS[5]);
+}
+
+#[test]
+fn sigalrm_is_could_not_run() {
+    a_signal_is_could_not_run(SIGNALS[6]);
+}
+
+/// The rest a process can catch whose default action ends it.
+#[test]
+fn every_other_terminating_signal_is_could_not_run() {
+    for signal in &SIGNALS[7..] {
+        a_signal_is_could_not_run(*signal);
     }
 }
 

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 
 use clap::Args;
-use kapi_host::hooks::{Invocation, Stdin, protocol::Reply};
+use kapi_host::hooks::{Interrupt, Invocation, Stdin, protocol::Reply};
 
 use crate::exit::Outcome;
 use crate::printer::Printer;
@@ -73,15 +73,10 @@ pub fn main(args: &[OsString]) -> u8 {
     // A panic never reaches the default hook's message or exit 101: the worker catches its
     // own, and this catches the rest.
     std::panic::set_hook(Box::new(|_| {}));
-    let _ = ctrlc::set_handler(|| {
-        let _ = writeln!(
-            std::io::stderr(),
-            "kapi hook: stopped by a signal before it answered; the action was allowed, unchecked"
-        );
-        #[allow(clippy::exit)]
-        std::process::exit(0);
-    });
-    let result = std::panic::catch_unwind(|| {
+    // Caught first, before anything can take long: a signal that arrives before the hook is
+    // under way waits in the queue, and is answered like one that arrives later.
+    let signals = Signals::catch();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let args: Vec<String> = args
             .iter()
             .skip(1)
@@ -95,8 +90,8 @@ pub fn main(args: &[OsString]) -> u8 {
         } else {
             Stdin::Stream(Box::new(std::io::stdin()))
         };
-        kapi_host::hooks::run(&inv, env, cwd, stdin)
-    });
+        kapi_host::hooks::run_interruptible(&inv, env, cwd, stdin, |stop| signals.forward(stop))
+    }));
     let reply = result.unwrap_or_else(|_| Reply {
         stdout: None,
         stderr:
@@ -138,5 +133,65 @@ fn stdin_is_device() -> bool {
     #[cfg(not(unix))]
     {
         false
+    }
+}
+
+/// The signals a hook answers instead of dying by: every one sent to end a process, or whose
+/// default action would end one (SIGKILL cannot be caught, SIGSTOP only pauses, SIGPIPE the
+/// Rust runtime already ignores; the faults a process causes itself are not caught). Each ends
+/// the hook with a could-not-run verdict in its host's protocol (docs/hooks.md, "Failing open").
+#[cfg(unix)]
+const SIGNALS: &[std::ffi::c_int] = {
+    use signal_hook::consts::signal::*;
+    &[
+        SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+        SIGXFSZ, SIGIO,
+    ]
+};
+
+/// The hook's signal handling, caught from the start of the process and forwarded to the
+/// running hook once it is under way.
+struct Signals {
+    #[cfg(unix)]
+    caught: Option<signal_hook::iterator::Signals>,
+}
+
+impl Signals {
+    #[cfg(unix)]
+    fn catch() -> Signals {
+        Signals {
+            caught: signal_hook::iterator::Signals::new(SIGNALS).ok(),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn catch() -> Signals {
+        Signals {}
+    }
+
+    /// Hands each signal to the hook, by name, on a thread of its own that lives as long as
+    /// the process: a signal after the answer was given is caught and changes nothing.
+    #[cfg(unix)]
+    fn forward(self, stop: Interrupt) {
+        let Some(mut caught) = self.caught else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("kapi-hook-signals".into())
+            .spawn(move || {
+                for signal in caught.forever() {
+                    let name = signal_hook::low_level::signal_name(signal)
+                        .map_or_else(|| format!("signal {signal}"), str::to_owned);
+                    stop.stop(&name);
+                }
+            });
+    }
+
+    /// Elsewhere Ctrl-C (and the console's close) is what a process can catch.
+    #[cfg(not(unix))]
+    fn forward(self, stop: Interrupt) {
+        let _ = ctrlc::set_handler(move || {
+            stop.stop("Ctrl-C");
+        });
     }
 }

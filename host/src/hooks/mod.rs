@@ -7,7 +7,7 @@
 //! payload's fields, else the universal safe mode (exit 0, nothing on stdout). The evaluation
 //! runs on its own thread under a deadline (60% of the timeout `kapi init` writes for that hook
 //! and host, or `--deadline-ms`), with panics caught: a payload that never ends, a project that
-//! takes too long, a bug — each is "could not run", exit 0. No payload at all (stdin is a
+//! takes too long, a bug, a signal ([`run_interruptible`]) — each is "could not run", exit 0. No payload at all (stdin is a
 //! terminal or `/dev/null`) and "no kapi project here" are nothing to report, silently.
 //!
 //! Arguments are read leniently, never by clap: an unknown flag is ignored with a note on
@@ -211,13 +211,38 @@ pub enum Stdin {
     Stream(Box<dyn Read + Send>),
 }
 
+/// Stops a running hook from outside, as a signal does: the hook answers "could not run",
+/// naming what stopped it, in its host's protocol. Sending after the hook answered does nothing.
+#[derive(Clone)]
+pub struct Interrupt(mpsc::Sender<Message>);
+
+impl Interrupt {
+    /// Stops the hook with `cause` (`SIGTERM`); false once the hook has answered.
+    pub fn stop(&self, cause: &str) -> bool {
+        self.0.send(Message::Stopped(cause.to_owned())).is_ok()
+    }
+}
+
 /// Runs a hook under its deadline and renders the answer for the host; never fails.
 pub fn run(inv: &Invocation, env: Env, process_cwd: PathBuf, stdin: Stdin) -> Reply {
+    run_interruptible(inv, env, process_cwd, stdin, |_| {})
+}
+
+/// [`run`], handing `interrupts` an [`Interrupt`] before the evaluation starts (the process's
+/// signal handling forwards each signal there).
+pub fn run_interruptible(
+    inv: &Invocation,
+    env: Env,
+    process_cwd: PathBuf,
+    stdin: Stdin,
+    interrupts: impl FnOnce(Interrupt),
+) -> Reply {
     let deadline = inv.deadline();
     let end = std::time::Instant::now() + deadline;
     let phase = Phase::default();
     phase.set("reading the payload");
     let (tx, rx) = mpsc::channel();
+    interrupts(Interrupt(tx.clone()));
     let worker = {
         let inv = inv.clone();
         let phase = phase.clone();
@@ -257,6 +282,14 @@ pub fn run(inv: &Invocation, env: Env, process_cwd: PathBuf, stdin: Stdin) -> Re
                 Ok(Message::Done(verdict, h)) => {
                     host = host.or(h);
                     break verdict;
+                }
+                Ok(Message::Stopped(cause)) => {
+                    break Verdict::CouldNotRun {
+                        message: format!(
+                            "stopped by a signal ({cause}) before it answered (it was {})",
+                            phase.get()
+                        ),
+                    };
                 }
                 Ok(Message::Panicked(text)) => {
                     break Verdict::CouldNotRun {
@@ -298,6 +331,8 @@ enum Message {
     Host(Option<Protocol>),
     Done(Verdict, Option<Protocol>),
     Panicked(String),
+    /// Stopped from outside (a signal, named).
+    Stopped(String),
 }
 
 fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
@@ -436,5 +471,46 @@ mod tests {
         assert_eq!(reply.code, 0);
         assert!(reply.stdout.unwrap().contains("systemMessage"));
         assert!(reply.stderr.contains("kapi hook stop: could not run"));
+    }
+
+    /// A reader that never ends, as a host's stdin left open.
+    struct Open;
+    impl Read for Open {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            std::thread::sleep(Duration::from_secs(3600));
+            Ok(0)
+        }
+    }
+
+    #[test]
+    fn an_interrupt_is_could_not_run_in_the_hosts_protocol() {
+        for host in Protocol::ALL {
+            let inv = Invocation::parse(&args(&format!("hook pre-edit --host {}", host.id())));
+            let reply = run_interruptible(
+                &inv,
+                Env::default(),
+                PathBuf::from("/"),
+                Stdin::Stream(Box::new(Open)),
+                |stop| {
+                    assert!(stop.stop("SIGUSR1"));
+                },
+            );
+            assert_eq!(reply.code, 0, "{host:?}");
+            assert!(
+                reply.stderr.starts_with(
+                    "kapi hook pre-edit: could not run: stopped by a signal (SIGUSR1) before it answered (it was reading the payload)"
+                ),
+                "{host:?}: {reply:?}"
+            );
+            let json = matches!(host, Protocol::ClaudeCode | Protocol::Codex);
+            assert_eq!(
+                reply
+                    .stdout
+                    .as_deref()
+                    .is_some_and(|o| o.contains("\"systemMessage\"") && o.contains("SIGUSR1")),
+                json,
+                "{host:?}: {reply:?}"
+            );
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! translation target (a collection item's `target` template), naming its source and the kapi
 //! command that changes that language instead. Every other edit is nothing to report.
 
+use std::path::{Path, PathBuf};
+
 use kapi_core::project::collections::Collections;
 
 use super::eval::{self, Ctx};
@@ -20,6 +22,9 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             Ok(abs) => abs,
             Err(message) => return Verdict::CouldNotRun { message },
         };
+        // The file the edit really writes: a link to a generated target is that target.
+        let unlinked = given_file(&abs);
+        let abs = resolve(&abs).unwrap_or(abs);
         ctx.phase
             .set(format!("finding the project of {}", abs.display()));
         let project = match ctx.project_for(&abs) {
@@ -31,8 +36,19 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
                 };
             }
         };
-        let Some(rel) = relative_to(&abs, &project.root) else {
+        let root = project
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| project.root.clone());
+        let Some(rel) = relative_to(&abs, &root).or_else(|| relative_to(&abs, &project.root))
+        else {
             continue;
+        };
+        // Named as the edit names it, and what it resolves to when that is a link.
+        let named = if unlinked.as_ref() == Some(&abs) {
+            rel.clone()
+        } else {
+            format!("{path} (a link to {rel})")
         };
         let collections = match Collections::new(&project.recipe) {
             Ok(c) => c,
@@ -45,7 +61,7 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
         ctx.phase.set(format!("finding the source of {rel}"));
         match crate::check::plan::role(&project, &collections, &rel) {
             Ok(Role::Translation { source, lang }) => denials.push(format!(
-                "{rel} is generated: it is the `{lang}` translation of {source} (its collection's `target` template), so kapi refuses a direct edit. Change the `{lang}` edition through kapi instead: `kapi inspect {source} --editions {lang}`, then `kapi apply` a change set whose operations name `\"edition\": \"{lang}\"` (MCP: read_blocks, then apply_edits)."
+                "{named} is generated: it is the `{lang}` translation of {source} (its collection's `target` template), so kapi refuses a direct edit. Change the `{lang}` edition through kapi instead: `kapi inspect {source} --editions {lang}`, then `kapi apply` a change set whose operations name `\"edition\": \"{lang}\"` (MCP: read_blocks, then apply_edits)."
             )),
             Ok(Role::Source | Role::Orphan) => {}
             Err(e) => {
@@ -61,5 +77,55 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
         Verdict::Negative {
             reason: denials.join("\n"),
         }
+    }
+}
+
+/// `abs` with every symbolic link resolved: the file an edit of `abs` writes. A file that
+/// does not exist yet resolves through its folder, and a link to a file that does not exist
+/// yet through the link. `None`: a loop of links, or nothing left to resolve.
+fn resolve(abs: &Path) -> Option<PathBuf> {
+    let mut path = abs.to_path_buf();
+    // Linux's own limit on links followed in one lookup.
+    for _ in 0..40 {
+        if let Ok(real) = path.canonicalize() {
+            return Some(real);
+        }
+        match std::fs::read_link(&path) {
+            Ok(target) => path = path.parent()?.join(target),
+            Err(_) => {
+                let name = path.file_name()?;
+                return Some(resolve(path.parent()?)?.join(name));
+            }
+        }
+    }
+    None
+}
+
+/// `abs` with its folder resolved but not the file itself: equal to [`resolve`]'s answer
+/// unless the file is a link.
+fn given_file(abs: &Path) -> Option<PathBuf> {
+    Some(resolve(abs.parent()?)?.join(abs.file_name()?))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_resolves_to_what_an_edit_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("locales")).unwrap();
+        std::fs::write(root.join("locales/fr.json"), "{}").unwrap();
+        std::os::unix::fs::symlink("locales/fr.json", root.join("notes.json")).unwrap();
+        std::os::unix::fs::symlink("locales/de.json", root.join("dangling.json")).unwrap();
+        std::os::unix::fs::symlink("locales", root.join("l")).unwrap();
+        std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
+        let r = |p: &str| resolve(&root.join(p));
+        assert_eq!(r("notes.json"), Some(root.join("locales/fr.json")));
+        assert_eq!(r("dangling.json"), Some(root.join("locales/de.json")));
+        assert_eq!(r("l/it.json"), Some(root.join("locales/it.json")));
+        assert_eq!(r("new/deeper.json"), Some(root.join("new/deeper.json")));
+        assert_eq!(r("loop"), None);
     }
 }
