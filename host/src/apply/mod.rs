@@ -555,23 +555,10 @@ fn verify(
     Ok(out)
 }
 
-/// Runs as their native text: text, each code's data, each branch with its case.
+/// Runs as their native text, unescaped: text, each code's data, each switch as written.
 fn native(runs: &[kapi_core::model::Run]) -> String {
-    use kapi_core::model::Run;
     let mut out = String::new();
-    for run in runs {
-        match run {
-            Run::Text { text, .. } => out.push_str(text),
-            Run::Code(code) => out.push_str(&code.data),
-            Run::Switch(switch) => {
-                out.push_str(&format!("\u{1}{}", switch.pivot));
-                for branch in &switch.branches {
-                    out.push_str(&format!("\u{1}{}:{}", branch.case, native(&branch.runs)));
-                }
-                out.push('\u{1}');
-            }
-        }
-    }
+    kapi_core::formats::render_runs(runs, &mut out, &mut |text, out| out.push_str(text));
     out
 }
 

@@ -31,7 +31,7 @@ use crate::app::{App, normalize, relative_to};
 use crate::error::HostError;
 
 pub use walk::display_path;
-pub(crate) use walk::{declares, walk_format};
+pub(crate) use walk::{declares, walk_entry};
 
 /// What to check and how to gate it.
 #[derive(Debug, Clone, Default)]

@@ -106,13 +106,9 @@ pub(super) fn collect_files(
                 continue;
             }
             let file = entry.into_path();
-            let role = role_of(project, planner.as_deref_mut(), &file)?;
-            let format = match role {
-                Role::Source => walk_format(project, collections, &file)?,
-                _ if is_excluded(project, collections, &file) => None,
-                _ => format_for(project, collections, &file, &role)?,
-            };
-            let Some(format) = format else {
+            let Some((format, role)) =
+                walk_entry(project, collections, planner.as_deref_mut(), &file)?
+            else {
                 continue;
             };
             chosen.insert(
@@ -163,25 +159,43 @@ fn format_for(
     crate::document::pick(abs, declared.as_deref())
 }
 
-fn is_excluded(project: Option<&Project>, collections: Option<&Collections>, abs: &Path) -> bool {
-    let rel = project.and_then(|p| relative_to(abs, &p.root));
-    collections
-        .zip(rel)
-        .is_some_and(|(c, rel)| c.is_excluded(&rel))
+/// What a folder walk checks `abs` as, or `None` when it skips the file: a source by
+/// [`walk_format`]'s rule; a translation (or a target with no source, which the check then
+/// names) read with its source's format, unless excluded. The post-edit hook asks the same.
+pub(crate) fn walk_entry(
+    project: Option<&Project>,
+    collections: Option<&Collections>,
+    planner: Option<&mut Planner>,
+    abs: &Path,
+) -> Result<Option<(&'static dyn Format, Role)>, HostError> {
+    let role = role_of(project, planner, abs)?;
+    let format = match role {
+        Role::Source => walk_format(project, collections, abs)?,
+        _ => {
+            let rel = project.and_then(|p| relative_to(abs, &p.root));
+            if collections
+                .zip(rel)
+                .is_some_and(|(c, rel)| c.is_excluded(&rel))
+            {
+                return Ok(None);
+            }
+            format_for(project, collections, abs, &role)?
+        }
+    };
+    Ok(format.map(|f| (f, role)))
 }
 
 /// The format a folder walk checks a [`Role::Source`] file `abs` with, or `None` when the walk
-/// skips it: an excluded file, a translation a `target` template produces (planned apart, as
-/// [`Role::Translation`]), a format kapi does not read, and a data format (`package.json`,
-/// `kapi.yaml`, any `.xml`) no collection declares. The post-edit hook asks the same question.
-pub(crate) fn walk_format(
+/// skips it: an excluded file, a format kapi does not read, and a data format
+/// (`package.json`, `kapi.yaml`, any `.xml`) no collection declares.
+fn walk_format(
     project: Option<&Project>,
     collections: Option<&Collections>,
     abs: &Path,
 ) -> Result<Option<&'static dyn Format>, HostError> {
     let rel = project.and_then(|p| relative_to(abs, &p.root));
     if let (Some(collections), Some(rel)) = (collections, &rel)
-        && (collections.is_excluded(rel) || collections.is_target(rel))
+        && collections.is_excluded(rel)
     {
         return Ok(None);
     }

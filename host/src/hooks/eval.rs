@@ -14,7 +14,7 @@ use super::Protocol;
 use super::payload::{Payload, is_edit_tool};
 use super::protocol::Verdict;
 use crate::app::{App, relative_to};
-use crate::check::plan::{self, Role};
+use crate::check::plan::{Planner, Role};
 use crate::env::Env;
 use crate::error::HostError;
 
@@ -166,13 +166,12 @@ pub fn is_content(
     if rel == KAPI_DIR || rel.starts_with(&format!("{KAPI_DIR}/")) {
         return Ok(false);
     }
-    match plan::role(project, collections, &rel)? {
-        Role::Translation { .. } => Ok(!collections.is_excluded(&rel)),
-        Role::Orphan => Ok(false),
-        Role::Source => {
-            Ok(crate::check::walk_format(Some(project), Some(collections), abs)?.is_some())
-        }
-    }
+    // A target with no source is nothing an edit hook reports (the check would only note it).
+    let mut planner = Planner::new(project, collections);
+    Ok(
+        crate::check::walk_entry(Some(project), Some(collections), Some(&mut planner), abs)?
+            .is_some_and(|(_, role)| role != Role::Orphan),
+    )
 }
 
 /// A failed report as a reason reads it: `(why the gate failed):` and the findings that fail
