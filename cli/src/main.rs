@@ -51,6 +51,9 @@ pub enum ColorArg {
 /// allocator spent a third of a catalog read in malloc and free, and format throughput is
 /// about 1.5 times the system allocator's. Built with `no_thp`: with transparent huge pages
 /// its arenas tripled the peak RSS of a check (65 MB instead of 18 MB on the Rust book).
+/// What Ctrl-C and SIGTERM ask (see `kapi_host::app::Stop`).
+static STOP: kapi_host::app::Stop = kapi_host::app::Stop::new();
+
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -64,8 +67,12 @@ fn main() -> ExitCode {
     }
     let _ = ctrlc::set_handler(|| {
         // Every write kapi makes is atomic (temp file + rename), so stopping here loses nothing.
-        #[allow(clippy::exit)]
-        std::process::exit(i32::from(Outcome::Interrupted.code()));
+        // A change set's write holds the stop off: it ends between two files and prints what
+        // landed (`kapi apply` then exits 130).
+        if !STOP.ask() {
+            #[allow(clippy::exit)]
+            std::process::exit(i32::from(Outcome::Interrupted.code()));
+        }
     });
     let json_requested = args.iter().any(|a| a == "--json");
     let cli = match Cli::try_parse_from(&args) {
@@ -94,7 +101,8 @@ fn run(cli: &Cli) -> Outcome {
             );
         }
     };
-    let app = kapi_host::App::new(env, cwd, cli.project.clone());
+    let mut app = kapi_host::App::new(env, cwd, cli.project.clone());
+    app.stop = &STOP;
     let Some(command) = &cli.command else {
         // Not a usage error: a host that ignores a hook's arguments runs a bare `kapi`, and exit
         // 2 would read as a deny there (agent-hosts.md §4).

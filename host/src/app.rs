@@ -52,6 +52,62 @@ pub fn lock(store: &Mutex<Store>) -> Result<StoreGuard<'_>, HostError> {
     })
 }
 
+/// A stop asked from outside (Ctrl-C, SIGTERM) that a write in progress holds off: while a
+/// [`Hold`] lives, asking only sets the flag, and the write ends between two files and reports
+/// what landed; with none, the asker may end the process at once.
+#[derive(Debug, Default)]
+pub struct Stop {
+    asked: std::sync::atomic::AtomicBool,
+    holds: std::sync::atomic::AtomicUsize,
+}
+
+/// Holds a [`Stop`] off while it lives.
+#[derive(Debug)]
+pub struct Hold<'a>(&'a Stop);
+
+impl Stop {
+    pub const fn new() -> Self {
+        Stop {
+            asked: std::sync::atomic::AtomicBool::new(false),
+            holds: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Asks to stop; `true` when a hold is in place (the asker must let the holder finish).
+    pub fn ask(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.asked.store(true, SeqCst);
+        self.holds.load(SeqCst) > 0
+    }
+
+    /// Whether a stop was asked.
+    pub fn asked(&self) -> bool {
+        self.asked.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The flag a write polls.
+    pub fn flag(&self) -> &std::sync::atomic::AtomicBool {
+        &self.asked
+    }
+
+    /// Holds a stop off until the returned guard drops.
+    pub fn hold(&self) -> Hold<'_> {
+        self.holds.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Hold(self)
+    }
+}
+
+impl Drop for Hold<'_> {
+    fn drop(&mut self) {
+        self.0
+            .holds
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// No one ever asks this one to stop.
+static NEVER: Stop = Stop::new();
+
 /// The per-process runtime.
 #[derive(Debug)]
 pub struct App {
@@ -64,6 +120,8 @@ pub struct App {
     session: String,
     /// Open stores (shared with the Apps of the same server).
     pub stores: Stores,
+    /// What a signal sets (the CLI's); a write stops between two files once it is.
+    pub stop: &'static Stop,
 }
 
 impl App {
@@ -80,6 +138,7 @@ impl App {
             now,
             session,
             stores: Stores::default(),
+            stop: &NEVER,
         }
     }
 

@@ -13,6 +13,12 @@ pub const KAPI_ACTOR: &str = "KAPI_ACTOR";
 /// Test hook, honoured by debug builds only: the index of the document whose rename a
 /// change set's write fails, as a crash between two documents would.
 pub const KAPI_TEST_FAIL_RENAME: &str = "KAPI_TEST_FAIL_RENAME";
+/// Test hook, honoured by debug builds only: the index of the file whose rename a change
+/// set's write waits before (up to 30 s) until a signal asks kapi to stop.
+pub const KAPI_TEST_PAUSE_RENAME: &str = "KAPI_TEST_PAUSE_RENAME";
+/// Test hook, honoured by debug builds only: non-empty makes recording a change set in the
+/// store fail after its files landed, as a full disk would.
+pub const KAPI_TEST_FAIL_RECORD: &str = "KAPI_TEST_FAIL_RECORD";
 /// Test hook, honoured by debug builds only: non-empty makes `kapi hook` panic mid-evaluation,
 /// to prove a panic still ends in the fail-open answer.
 pub const KAPI_TEST_HOOK_PANIC: &str = "KAPI_TEST_HOOK_PANIC";
@@ -60,6 +66,10 @@ pub struct Env {
     pub no_color: bool,
     /// [`KAPI_TEST_FAIL_RENAME`] (debug builds only).
     pub fail_rename: Option<usize>,
+    /// [`KAPI_TEST_PAUSE_RENAME`] (debug builds only).
+    pub pause_rename: Option<usize>,
+    /// [`KAPI_TEST_FAIL_RECORD`] (debug builds only).
+    pub fail_record: bool,
     /// [`KAPI_TEST_HOOK_PANIC`] (debug builds only).
     pub hook_panic: bool,
     /// [`CLAUDE_PROJECT_DIR`], else [`KKSS_PROJECT_ROOT`]: a hook host's project folder.
@@ -82,6 +92,12 @@ impl Env {
             } else {
                 None
             },
+            pause_rename: if cfg!(debug_assertions) {
+                non_empty(KAPI_TEST_PAUSE_RENAME).and_then(|v| v.to_str()?.parse().ok())
+            } else {
+                None
+            },
+            fail_record: cfg!(debug_assertions) && non_empty(KAPI_TEST_FAIL_RECORD).is_some(),
             hook_panic: cfg!(debug_assertions) && non_empty(KAPI_TEST_HOOK_PANIC).is_some(),
             host_project_dir: non_empty(CLAUDE_PROJECT_DIR)
                 .or_else(|| non_empty(KKSS_PROJECT_ROOT))

@@ -378,7 +378,7 @@ impl Plan {
             remove_dirs(&created);
             return Err(format!("{e}; {NOTHING}"));
         }
-        let done = stage::commit(&staged, stage::Fault::default());
+        let done = stage::commit(&staged, &stage::Control::default());
         for (file, landed) in staged.iter().zip(&done.landed) {
             if *landed {
                 wiring.written.push(file.doc.clone());

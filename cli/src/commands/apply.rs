@@ -1,6 +1,7 @@
 //! `kapi apply FILE|-`: applies a `kapi.change/v1` change set whole or not at all, as the
 //! actor `KAPI_ACTOR` names. Exits 0 applied or unchanged, 3 when an operation is refused,
-//! 2 when the set does not decode, 1 on I/O (a `partial` write included).
+//! 2 when the set does not decode, 1 on I/O (a `partial` write included), 130 when a signal
+//! stopped it (after printing what landed).
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -44,6 +45,9 @@ pub fn run(
         printer.emit(&Decoded(set))?;
         return Ok(Outcome::Success);
     }
+    // A signal from here on is held off: the write ends between two files, and the result
+    // says what landed before kapi exits 130.
+    let hold = app.stop.hold();
     let result = apply(
         app,
         &ApplyRequest {
@@ -52,6 +56,10 @@ pub fn run(
         },
     )?;
     printer.emit(&Applied(&result))?;
+    drop(hold);
+    if app.stop.asked() {
+        return Ok(Outcome::Interrupted);
+    }
     Ok(match result.status {
         SetStatus::Applied | SetStatus::Unchanged => Outcome::Success,
         // A write that failed before any document landed is an I/O error, not a refusal.

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::{Kapi, Run};
 
-const RECIPE: &str = r#"# The shop's recipe.
+pub(crate) const RECIPE: &str = r#"# The shop's recipe.
 version: v1
 name: shop
 defaults:
@@ -20,7 +20,7 @@ collections:
         target: "locales/{lang}.json"
 "#;
 
-const TERMS: &str = "# Terms for the shop.
+pub(crate) const TERMS: &str = "# Terms for the shop.
 version: v1
 concepts:
   # Plain words first.
@@ -35,7 +35,7 @@ concepts:
         replacement: use
 ";
 
-const GUIDE: &str = "# Guide
+pub(crate) const GUIDE: &str = "# Guide
 
 Open the **dashboard** to start.
 
@@ -48,7 +48,7 @@ rm -rf build
 
 /// A bound project: a recipe, a terms file with comments, two Markdown files and a catalog
 /// with its French translation.
-fn shop() -> Kapi {
+pub(crate) fn shop() -> Kapi {
     let kapi = Kapi::bound().env("KAPI_SESSION", "s-test");
     kapi.write("kapi.yaml", RECIPE);
     kapi.write(".kapi/terms.yaml", TERMS);
@@ -66,7 +66,7 @@ fn shop() -> Kapi {
 }
 
 /// The first block of `doc` whose text contains `needle`: (ref, rev, text).
-fn block(kapi: &Kapi, doc: &str, needle: &str) -> (Value, String, String) {
+pub(crate) fn block(kapi: &Kapi, doc: &str, needle: &str) -> (Value, String, String) {
     let read = kapi.run(&["inspect", doc, "--json"]);
     assert_eq!(read.code, 0, "{}", read.stderr);
     let blocks = read.json()["blocks"]
@@ -84,18 +84,18 @@ fn block(kapi: &Kapi, doc: &str, needle: &str) -> (Value, String, String) {
     )
 }
 
-fn set(ops: Value) -> String {
+pub(crate) fn set(ops: Value) -> String {
     json!({"schema": "kapi.change/v1", "operations": ops}).to_string()
 }
 
-fn apply(kapi: &Kapi, set: &str, extra: &[&str]) -> Run {
+pub(crate) fn apply(kapi: &Kapi, set: &str, extra: &[&str]) -> Run {
     kapi.write("change.json", set);
     let mut args = vec!["apply", "change.json"];
     args.extend_from_slice(extra);
     kapi.run(&args)
 }
 
-fn statuses(run: &Run) -> Vec<String> {
+pub(crate) fn statuses(run: &Run) -> Vec<String> {
     run.json()["operations"]
         .as_array()
         .map(|ops| {
@@ -106,7 +106,7 @@ fn statuses(run: &Run) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn temp_files(kapi: &Kapi) -> Vec<String> {
+pub(crate) fn temp_files(kapi: &Kapi) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![kapi.path().to_path_buf()];
     while let Some(dir) = stack.pop() {

@@ -10,6 +10,7 @@ mod errors;
 mod help;
 mod init;
 mod inspect;
+mod landing;
 mod pofilter;
 mod skill;
 mod store;

@@ -315,6 +315,11 @@ impl crate::error::Hint for StoreError {
             StoreError::CreateDir { .. } | StoreError::File { .. } => {
                 vec!["check that the project folder is readable and writable".to_owned()]
             }
+            StoreError::Sqlite { source, .. }
+                if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) =>
+            {
+                vec!["make `.kapi/work/store.db` and its folder writable for this user".to_owned()]
+            }
             StoreError::Sqlite { .. } => vec![
                 "close other kapi processes using the store, or delete `.kapi/work/store.db` (it holds no person's decision)"
                     .to_owned(),
@@ -465,6 +470,19 @@ impl Store {
         self.conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| StoreError::sqlite(&self.path, e))
+    }
+
+    /// Whether a change can be recorded: takes the write lock (waiting for a busy store) and
+    /// lets it go. A read-only file or folder, or a lock never released, fails here, before a
+    /// caller writes what the record would describe.
+    /// The lock alone is not enough (SQLite grants it on a read-only file): a table is
+    /// created and rolled back, which a read-only file, folder or journal refuses.
+    pub fn writable(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.write_tx()?;
+        tx.execute_batch("CREATE TABLE kapi_write_probe (x INTEGER)")
+            .map_err(|e| StoreError::sqlite(&path, e))?;
+        tx.rollback().map_err(|e| StoreError::sqlite(&path, e))
     }
 
     /// The schema version recorded in the file.

@@ -230,7 +230,13 @@ impl ToolResult {
 impl Server {
     /// Spawns `kapi mcp ARGS` in `dir`; no message sent yet.
     pub fn spawn(dir: &Path, bind: Bind, args: &[&str]) -> Server {
+        Server::spawn_env(dir, bind, args, &[])
+    }
+
+    /// [`Server::spawn`] with extra environment variables (test hooks).
+    pub fn spawn_env(dir: &Path, bind: Bind, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = command(dir, bind)
+            .envs(env.iter().copied())
             .arg("mcp")
             .args(args)
             .stdin(Stdio::piped())
@@ -261,7 +267,12 @@ impl Server {
 
     /// Spawns, initializes as [`CLIENT`] with `version` and confirms; the `initialize` result.
     pub fn start_with(dir: &Path, bind: Bind, args: &[&str], version: &str) -> (Server, Value) {
-        let mut server = Server::spawn(dir, bind, args);
+        Server::spawn(dir, bind, args).initialize(version)
+    }
+
+    /// Initializes a spawned server as [`CLIENT`] with `version` and confirms.
+    pub fn initialize(self, version: &str) -> (Server, Value) {
+        let mut server = self;
         let init = server.result(
             "initialize",
             json!({

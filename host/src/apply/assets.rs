@@ -1,8 +1,14 @@
 //! The asset operations of a change set (term, memory, recipe, decide, note): validated and
-//! rendered before anything is written, written after the documents land, then recorded in the
-//! store with the set's context operations.
+//! rendered before anything is written, staged as files of the documents' commit (renamed after
+//! them), then recorded in the store with the set's context operations.
 
 use super::*;
+
+/// A shared handle on an open store.
+pub(super) type StoreHandle = std::sync::Arc<std::sync::Mutex<kapi_core::store::Store>>;
+
+/// A person's decisions, one JSON line each.
+const DECISIONS_FILE: &str = ".kapi/decisions.jsonl";
 
 /// Assets validated and rendered, waiting for the documents to land.
 #[derive(Default)]
@@ -19,7 +25,7 @@ pub(super) struct Prepared {
     recipe_text: Option<String>,
     ops: Vec<NewOp>,
     /// Notes a person keeps through the set (op index, the note as a suggestion).
-    notes: Vec<(usize, NewSuggestion)>,
+    pub(super) notes: Vec<(usize, NewSuggestion)>,
     pub(super) results: HashMap<usize, OpResult>,
 }
 
@@ -264,7 +270,7 @@ impl Service<'_> {
                             format!("{} recorded at {rev}", outcome.as_str()),
                         );
                         r.rev = Some(rev);
-                        r.landed = Some(".kapi/decisions.jsonl".into());
+                        r.landed = Some(DECISIONS_FILE.into());
                         out.results.insert(i, r);
                     } else if *outcome == Outcome::Advise {
                         out.advice.push(AdviceRow {
@@ -341,34 +347,67 @@ impl Service<'_> {
         Ok(out)
     }
 
-    /// Writes the prepared assets once the documents have landed.
-    pub(super) fn write_assets(
-        &self,
-        prepared: &Prepared,
-        _actor: &Actor,
-        _result: &ChangeResult,
-    ) -> Result<(), HostError> {
+    /// The prepared assets as files of the documents' commit, renamed after them: the terms
+    /// file, the recipe (edited in place) and the decisions file with its new lines.
+    pub(super) fn asset_files(&self, prepared: &Prepared) -> Result<Vec<StagedFile>, HostError> {
         let Some(project) = &self.project else {
-            return Ok(());
+            return Ok(Vec::new());
+        };
+        let rel = |path: &Path| {
+            relative_to(path, &project.root).unwrap_or_else(|| path.display().to_string())
+        };
+        let mut out = Vec::new();
+        let mut push = |path: &Path, bytes: Vec<u8>| -> Result<(), HostError> {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
+            }
+            out.push(StagedFile {
+                doc: rel(path),
+                path: real_path(path),
+                bytes,
+            });
+            Ok(())
         };
         if let Some((path, text)) = &prepared.terms_file {
-            stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))?;
+            push(path, text.as_bytes().to_vec())?;
         }
         // A recipe operation lands only as an edit in place (see `prepare_assets`).
         if let (Some(text), Some(_)) = (&prepared.recipe_text, &prepared.recipe) {
-            stage::write_one(&project.recipe_path, text.as_bytes())
-                .map_err(|e| HostError::io(&project.recipe_path, e))?;
+            push(&project.recipe_path, text.as_bytes().to_vec())?;
         }
         if !prepared.decisions.is_empty() {
-            let path = project.root.join(".kapi/decisions.jsonl");
-            append_lines(&path, &prepared.decisions)?;
+            let path = project.root.join(DECISIONS_FILE);
+            let mut bytes = match std::fs::read(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(e) => return Err(HostError::io(&path, e)),
+            };
+            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                bytes.push(b'\n');
+            }
+            for line in &prepared.decisions {
+                bytes.extend_from_slice(line.as_bytes());
+                bytes.push(b'\n');
+            }
+            push(&path, bytes)?;
         }
-        Ok(())
+        Ok(out)
+    }
+
+    /// The project's store, opened, migrated and shown writable, before anything is written.
+    pub(super) fn writable_store(&self) -> Result<Option<StoreHandle>, HostError> {
+        let Some(project) = &self.project else {
+            return Ok(None);
+        };
+        let handle = self.app.store(&project.root.join(layout::STORE_FILE))?;
+        crate::app::lock(&handle)?.writable()?;
+        Ok(Some(handle))
     }
 
     /// Records the change, its context operations and its assets in the store.
     pub(super) fn record(
         &self,
+        store: Option<&StoreHandle>,
         actor: &Actor,
         set: &ChangeSet,
         result: &ChangeResult,
@@ -379,8 +418,19 @@ impl Service<'_> {
         let Some(project) = &self.project else {
             return Ok(None);
         };
+        if self.app.env.fail_record {
+            return Err(HostError::Internal {
+                message: format!(
+                    "`{}` could not be written: injected failure (test hook)",
+                    layout::STORE_FILE
+                ),
+            });
+        }
         let now = self.app.timestamp();
-        let handle = self.app.store(&project.root.join(layout::STORE_FILE))?;
+        let handle = match store {
+            Some(h) => h.clone(),
+            None => self.app.store(&project.root.join(layout::STORE_FILE))?,
+        };
         let mut store = crate::app::lock(&handle)?;
         store.touch_session(&SessionRow {
             id: actor.session.clone(),
@@ -479,30 +529,4 @@ impl Service<'_> {
         crate::notes::keep(self.app, project, kept)?;
         Ok(())
     }
-}
-
-/// Appends whole lines to a JSON-lines file in one write, synced.
-pub(super) fn append_lines(path: &Path, lines: &[String]) -> Result<(), HostError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| HostError::io(dir, e))?;
-    }
-    let needs_newline = std::fs::read(path)
-        .map(|b| !b.is_empty() && !b.ends_with(b"\n"))
-        .unwrap_or(false);
-    let mut text = String::new();
-    if needs_newline {
-        text.push('\n');
-    }
-    for line in lines {
-        text.push_str(line);
-        text.push('\n');
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| HostError::io(path, e))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| HostError::io(path, e))
 }

@@ -4,10 +4,13 @@
 //! set's order, each guarded by its revision and the code guard; the commit check on every
 //! changed edition (before and after, refusing only a failing finding the edit introduced);
 //! assets prepared (terms text, recipe, decisions) so a bad one refuses before anything is
-//! written; every document rendered (staged); then the documents written (temporary files,
-//! then renames), then the assets, then one store transaction recording the change, its
-//! context operations and the governance fingerprint. One refusal anywhere writes nothing
-//! and marks every other operation `not_applied`.
+//! written; every document rendered and read back (staged). Then, before the first write, the
+//! store is opened, migrated and shown writable. The documents and then the assets are one
+//! commit (temporary files, then renames, walking each folder from the project's real root
+//! without following a link), then one store transaction records the change, its context
+//! operations and the governance fingerprint. One refusal anywhere writes nothing and marks
+//! every other operation `not_applied`; once a file landed, every failure (an asset, the
+//! record, a signal between two renames) is a `partial` result naming what landed.
 //!
 //! Choices where the design is silent:
 //! - A set runs under an exclusive lock (`.kapi/work/apply.lock` in a project, a lock file in
@@ -21,7 +24,6 @@
 //!   comments are not editable yet.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use kapi_core::change::edit::{self, Edited};
@@ -75,6 +77,8 @@ const CODE_EXTENSIONS: &[&str] = &[
 struct File {
     doc: String,
     abs: PathBuf,
+    /// `abs` with every link resolved, as read: what the write walks to without following one.
+    real: PathBuf,
     format: &'static dyn Format,
     bytes: Vec<u8>,
     parsed: Parsed,
@@ -340,19 +344,54 @@ pub fn apply_as(
         return Ok(result);
     }
 
-    // 7. Write the documents.
-    let files: Vec<StagedFile> = staged
+    // 7. Everything that can fail is checked or staged before the first document is written:
+    // the store opened, migrated and writable (when the change is recorded), and every asset
+    // rendered as a file of the same commit, renamed after the documents.
+    let store = if svc.project.is_some() && !all_unchanged {
+        match svc.writable_store() {
+            Ok(store) => store,
+            Err(e) => {
+                return Ok(nothing_landed(
+                    result,
+                    operations,
+                    format!("{}; nothing was written", describe(&e)),
+                    "not applied: the change could not be recorded, so nothing was written",
+                ));
+            }
+        }
+    } else {
+        None
+    };
+    let mut files: Vec<StagedFile> = staged
         .iter()
         .map(|(fi, bytes)| StagedFile {
             doc: svc.files[*fi].doc.clone(),
-            path: svc.files[*fi].abs.clone(),
+            path: svc.files[*fi].real.clone(),
             bytes: bytes.clone(),
         })
         .collect();
+    let n_docs = files.len();
+    match svc.asset_files(&prepared) {
+        Ok(assets) => files.extend(assets),
+        Err(e) => {
+            return Ok(nothing_landed(
+                result,
+                operations,
+                format!("{}; nothing was written", describe(&e)),
+                "not applied: an asset could not be read, so nothing was written",
+            ));
+        }
+    }
+    let real_root = real_path(&svc.root);
     let committed = stage::commit(
         &files,
-        Fault {
-            fail_rename: app.env.fail_rename,
+        &stage::Control {
+            within: Some(&real_root),
+            fault: Fault {
+                fail_rename: app.env.fail_rename,
+                pause_rename: app.env.pause_rename,
+            },
+            stop: Some(app.stop.flag()),
         },
     );
     for (d, landed) in result.documents.iter_mut().zip(&committed.landed) {
@@ -361,66 +400,179 @@ pub fn apply_as(
             d.rev_after = None;
         }
     }
+    let landed_docs: Vec<&str> = files[..n_docs]
+        .iter()
+        .zip(&committed.landed)
+        .filter(|(_, l)| **l)
+        .map(|(f, _)| f.doc.as_str())
+        .collect();
     if let Some((i, e)) = &committed.error {
-        let landed: Vec<&str> = files
-            .iter()
-            .zip(&committed.landed)
-            .filter(|(_, l)| **l)
-            .map(|(f, _)| f.doc.as_str())
-            .collect();
-        if landed.is_empty() {
+        let what = if committed.interrupted() {
+            format!("stopped by a signal before `{}` was written", files[*i].doc)
+        } else {
+            format!("writing `{}` failed: {e}", files[*i].doc)
+        };
+        if !committed.landed.iter().any(|l| *l) {
             // Nothing landed: the set is refused, not partial, and there is no change to record.
-            result.status = SetStatus::Refused;
-            result.error = Some(format!(
-                "writing `{}` failed: {e}; nothing was written",
-                files[*i].doc
+            return Ok(nothing_landed(
+                result,
+                operations,
+                format!("{what}; nothing was written"),
+                "not applied: the write failed before any document landed",
             ));
-            for op in &mut operations {
-                if op.status == OpStatus::Applied {
-                    op.status = OpStatus::NotApplied;
-                    op.message = "not applied: the write failed before any document landed".into();
-                    op.rev = None;
-                }
-            }
-            for d in &mut result.documents {
-                d.rev_after = None;
-            }
-            result.operations = operations;
-            return Ok(result);
         }
+        let lost_assets: Vec<&str> = files[(*i).max(n_docs)..]
+            .iter()
+            .map(|f| f.doc.as_str())
+            .collect();
         result.status = SetStatus::Partial;
-        result.error = Some(format!(
-            "writing `{}` failed: {e}; landed: {} (nothing after it was written, no asset landed)",
-            files[*i].doc,
-            landed.join(", ")
-        ));
+        result.error = Some(if *i < n_docs {
+            format!(
+                "{what}; landed: {} (no document after it and no asset was written)",
+                landed_docs.join(", ")
+            )
+        } else {
+            format!(
+                "{what}; every document landed ({}), but not {}",
+                landed_docs.join(", "),
+                lost_assets.join(", ")
+            )
+        });
         for op in &mut operations {
-            let lost = op
+            let doc_lost = op
                 .at
                 .as_ref()
-                .is_some_and(|at| !doc_landed(&svc, &files, &committed.landed, at));
-            if op.status == OpStatus::Applied
-                && (lost || !op_is_document(&set.operations[op.index]))
-            {
+                .is_some_and(|at| !doc_landed(&svc, &files[..n_docs], &committed.landed, at));
+            let asset_lost = op
+                .landed
+                .as_deref()
+                .is_some_and(|l| lost_assets.contains(&l))
+                || (!op_is_document(&set.operations[op.index]) && *i < n_docs);
+            if op.status == OpStatus::Applied && (doc_lost || asset_lost) {
                 op.status = OpStatus::NotApplied;
                 op.message = "not applied: the write was interrupted before it landed".into();
+                op.rev = None;
             }
         }
         result.operations = operations;
-        svc.record(actor, set, &result, &Prepared::default(), "partial", &[])?;
+        if let Err(e) = svc.record(
+            store.as_ref(),
+            actor,
+            set,
+            &result,
+            &Prepared::default(),
+            "partial",
+            &[],
+        ) {
+            append_error(
+                &mut result,
+                &format!("the partial change was not recorded: {}", describe(&e)),
+            );
+        }
         return Ok(result);
     }
 
-    // 8. Assets, then the record (with each edit as an agent signal for the suggestions that
-    // prefer what it wrote), then kept notes and the rules files.
-    svc.write_assets(&prepared, actor, &result)?;
+    // 8. The record (with each edit as an agent signal for the suggestions that prefer what
+    // it wrote), then kept notes and the rules files. The documents and assets have landed:
+    // a failure from here on is a `partial` result that says what did not happen.
     let edits = svc.edits(&touched);
     result.operations = operations;
     if svc.project.is_some() && !all_unchanged {
-        result.change = svc.record(actor, set, &result, &prepared, "applied", &edits)?;
-        svc.keep_notes(actor, &prepared, &mut result.operations)?;
+        match svc.record(
+            store.as_ref(),
+            actor,
+            set,
+            &result,
+            &prepared,
+            "applied",
+            &edits,
+        ) {
+            Ok(id) => {
+                result.change = id;
+                if let Err(e) = svc.keep_notes(actor, &prepared, &mut result.operations) {
+                    result.status = SetStatus::Partial;
+                    append_error(
+                        &mut result,
+                        &format!(
+                            "every document and asset landed and the change is recorded, but the notes were not kept: {}",
+                            describe(&e)
+                        ),
+                    );
+                    for (i, _) in &prepared.notes {
+                        if let Some(r) = result.operations.iter_mut().find(|r| r.index == *i) {
+                            r.status = OpStatus::NotApplied;
+                            r.message = "not applied: the note could not be kept".into();
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                result.status = SetStatus::Partial;
+                append_error(
+                    &mut result,
+                    &format!(
+                        "every document and asset landed, but the change was not recorded: {}",
+                        describe(&e)
+                    ),
+                );
+            }
+        }
     }
     Ok(result)
+}
+
+/// The result of a set whose write failed before anything landed: refused, with `error`.
+fn nothing_landed(
+    mut result: ChangeResult,
+    mut operations: Vec<OpResult>,
+    error: String,
+    message: &str,
+) -> ChangeResult {
+    result.status = SetStatus::Refused;
+    result.error = Some(error);
+    for op in &mut operations {
+        if op.status == OpStatus::Applied {
+            op.status = OpStatus::NotApplied;
+            op.message = message.into();
+            op.rev = None;
+        }
+    }
+    for d in &mut result.documents {
+        d.written = false;
+        d.rev_after = None;
+    }
+    result.operations = operations;
+    result
+}
+
+/// An error with its causes and the fix, as one sentence for a result's `error`.
+fn describe(e: &HostError) -> String {
+    use kapi_core::Hint;
+    let mut out = e.to_string();
+    let mut last = out.clone();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if text != last && !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        last = text;
+        source = cause.source();
+    }
+    for hint in e.hints() {
+        out.push_str("; ");
+        out.push_str(&hint);
+    }
+    out
+}
+
+/// Adds a sentence to the result's `error`.
+fn append_error(result: &mut ChangeResult, text: &str) {
+    result.error = Some(match result.error.take() {
+        Some(e) => format!("{e}; {text}"),
+        None => text.to_owned(),
+    });
 }
 
 impl Service<'_> {
@@ -577,12 +729,17 @@ fn doc_landed(svc: &Service<'_>, files: &[StagedFile], landed: &[bool], at: &Ref
         doc.targets.get(&at.edition).and_then(|t| t.0)
     };
     let Some(fi) = file else { return true };
-    let abs = &svc.files[fi].abs;
+    let abs = &svc.files[fi].real;
     files
         .iter()
         .zip(landed)
         .find(|(f, _)| &f.path == abs)
         .is_none_or(|(_, l)| *l)
+}
+
+/// `path` with every link resolved (itself when it cannot be).
+fn real_path(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 fn any_refused(results: &[Option<OpResult>]) -> bool {
@@ -777,6 +934,7 @@ impl Service<'_> {
                     let bytes = std::fs::read(&t.abs).unwrap_or_default();
                     target_files.push(File {
                         doc: t.doc.clone(),
+                        real: real_path(&t.abs),
                         abs: t.abs.clone(),
                         format: loaded.format,
                         bytes,
@@ -804,6 +962,7 @@ impl Service<'_> {
             } else {
                 doc.to_owned()
             },
+            real: real_path(&loaded.abs),
             abs: loaded.abs,
             format: loaded.format,
             bytes: loaded.bytes,
