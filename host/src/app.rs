@@ -151,9 +151,10 @@ impl App {
     /// `KAPI_PROJECT`, then a walk up from the working directory.
     pub fn project(&self) -> Result<Option<Project>, HostError> {
         let options = DiscoverOptions {
-            flag: self.project_flag.as_ref().map(|p| self.absolute(p)),
+            // A relative one is found from the working folder up (`discover::resolve`).
+            flag: self.project_flag.clone(),
             no_project: self.env.no_project,
-            env_project: self.env.project.as_ref().map(|p| self.absolute(p)),
+            env_project: self.env.project.clone(),
             cwd: self.cwd.clone(),
         };
         let Some(recipe) = discover(&options)? else {

@@ -27,7 +27,11 @@ pub fn run(args: &McpArgs, app: &kapi_host::App, _: &mut Printer) -> anyhow::Res
         app.env.clone(),
         app.cwd.clone(),
         &McpOptions {
-            project: app.project_flag.clone().map(|p| app.absolute(&p)),
+            // A relative `--project` is found from the folder the host started kapi in, up.
+            project: app
+                .project_flag
+                .clone()
+                .map(|p| kapi_core::project::discover::resolve(&app.cwd, &p)),
             tools: args.tools.clone(),
             all_tools: args.all_tools,
             all: args.all,

@@ -2,9 +2,8 @@
 //! of JSON objects (JSON lines), one operation each, optionally led by a header object
 //! `{"schema": "kapi.change/v1", "gate": …}`.
 //!
-//! Decoding is strict: an unknown operation or field, a wrong type, a `doc` that leaves the
-//! project lexically (`..`, an absolute path), a score outside 0–100 or an unknown recipe
-//! field is an error naming the operation's index (`operations[3]`), its line and the field.
+//! Decoding is strict: an unknown operation or field, a wrong type, a `doc` that climbs with
+//! `..`, a score outside 0–100 or an unknown recipe field is an error naming the operation's index (`operations[3]`), its line and the field.
 //! An empty input is an error; an empty `operations` list is a valid set that changes nothing.
 
 use serde_json::{Map, Value};
@@ -735,7 +734,9 @@ impl Fields<'_> {
     }
 }
 
-/// A `doc` must be a relative path that stays where it starts: no `..`, no root, no drive.
+/// A `doc` is named as a read gave it: relative to the project root (or the working folder),
+/// never through `..`; or absolute, as a read outside a project names a file (the change
+/// service refuses an absolute path outside the project it binds).
 fn check_doc(doc: &str) -> Result<(), (String, &'static str)> {
     let hint = "name the document as a read gave it: relative to the project root (or the working folder outside a project)";
     if doc.is_empty() {
@@ -745,9 +746,6 @@ fn check_doc(doc: &str) -> Result<(), (String, &'static str)> {
         return Err(("holds a NUL byte".into(), hint));
     }
     let normal = doc.replace('\\', "/");
-    if normal.starts_with('/') || normal.as_bytes().get(1) == Some(&b':') {
-        return Err((format!("`{doc}` is an absolute path"), hint));
-    }
     if normal.split('/').any(|part| part == "..") {
         return Err((format!("`{doc}` leaves the project (`..`)"), hint));
     }
@@ -829,8 +827,8 @@ mod tests {
                 "at.doc: `../x.md` leaves the project",
             ),
             (
-                r#"{"op":"set_content","at":{"doc":"/etc/x.md","block":"p"},"if_match":"*","content":""}"#,
-                "absolute path",
+                r#"{"op":"set_content","at":{"doc":"/etc/../x.md","block":"p"},"if_match":"*","content":""}"#,
+                "leaves the project",
             ),
             (
                 r#"{"op":"set_content","at":{"doc":"a.md","block":"p"},"if_match":"abc","content":""}"#,

@@ -1,5 +1,12 @@
 //! Project discovery: which `kapi.yaml` binds, from the `-p` flag, `KAPI_NO_PROJECT`,
 //! `KAPI_PROJECT` (values passed in by the host) or a walk up from the working directory.
+//!
+//! A relative `-p`/`KAPI_PROJECT` means what a committed host entry means by it: it is looked
+//! for from the working folder, then each parent, up to the first folder where it exists,
+//! never past a folder holding `.git` or onto another file system. So `kapi mcp --project
+//! kapi.yaml`, started by a host in `docs/api`, binds the repository's `kapi.yaml`. A named
+//! path that does not exist yet (the page an agent is about to create) binds the project its
+//! nearest existing folder is in; a missing `kapi.yaml` itself is an error.
 
 use std::path::{Path, PathBuf};
 
@@ -71,7 +78,7 @@ impl crate::error::Hint for DiscoverError {
 /// by the walk from `cwd`.
 pub fn discover(opts: &DiscoverOptions) -> Result<Option<PathBuf>, DiscoverError> {
     if let Some(flag) = &opts.flag {
-        return explicit(&absolute(&opts.cwd, flag), Origin::Flag).map(Some);
+        return explicit(&resolve(&opts.cwd, flag), Origin::Flag).map(Some);
     }
     if opts.no_project {
         return Ok(None);
@@ -81,7 +88,7 @@ pub fn discover(opts: &DiscoverOptions) -> Result<Option<PathBuf>, DiscoverError
         .as_ref()
         .filter(|p| !p.as_os_str().is_empty())
     {
-        return explicit(&absolute(&opts.cwd, env), Origin::Env).map(Some);
+        return explicit(&resolve(&opts.cwd, env), Origin::Env).map(Some);
     }
     let cwd = std::fs::canonicalize(&opts.cwd)
         .or_else(|_| std::path::absolute(&opts.cwd))
@@ -89,21 +96,64 @@ pub fn discover(opts: &DiscoverOptions) -> Result<Option<PathBuf>, DiscoverError
     walk(&cwd)
 }
 
-fn absolute(cwd: &Path, path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
+/// A named project path made absolute: as is when absolute, else found from `cwd` up (see
+/// the module doc); `cwd.join(path)` when no folder holds it.
+pub fn resolve(cwd: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    }
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let device = folder_device(&cwd);
+    for dir in cwd.ancestors() {
+        if device.is_some() && folder_device(dir) != device {
+            break;
+        }
+        let joined = dir.join(path);
+        if joined.exists() {
+            return std::fs::canonicalize(&joined).unwrap_or(joined);
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    cwd.join(path)
+}
+
+/// The file system a folder is on (Unix), to stop a walk at its boundary.
+fn folder_device(dir: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(dir).ok().map(|m| m.dev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+/// A named path that does not exist: the project of its nearest existing folder, unless it
+/// names a recipe.
+fn missing(path: &Path, origin: Origin) -> Result<PathBuf, DiscoverError> {
+    let not_found = || DiscoverError::NotFound {
+        path: path.to_path_buf(),
+        origin,
     };
-    std::fs::canonicalize(&joined).unwrap_or(joined)
+    if path.file_name().is_some_and(|n| n == RECIPE_FILE) {
+        return Err(not_found());
+    }
+    let Some(parent) = path.ancestors().skip(1).find(|a| a.is_dir()) else {
+        return Err(not_found());
+    };
+    walk(parent)?.ok_or_else(not_found)
 }
 
 /// A named path: a recipe file (any name), a root, or a path inside a project.
 fn explicit(path: &Path, origin: Origin) -> Result<PathBuf, DiscoverError> {
-    let meta = std::fs::metadata(path).map_err(|_| DiscoverError::NotFound {
-        path: path.to_path_buf(),
-        origin,
-    })?;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return missing(path, origin);
+    };
     if meta.is_file() {
         let looks_like_recipe = path.extension().is_some_and(|e| e == "yaml" || e == "yml")
             && path
@@ -243,15 +293,63 @@ mod tests {
     #[test]
     fn missing_flag_path_is_a_typed_error_naming_it() {
         let (_t, root) = project();
-        let o = DiscoverOptions {
-            flag: Some(root.join("nope")),
-            ..opts(&root)
+        let outside = root.parent().unwrap().to_path_buf();
+        for flag in [root.join("docs/kapi.yaml"), outside.join("nope/new.md")] {
+            let o = DiscoverOptions {
+                flag: Some(flag.clone()),
+                ..opts(&root)
+            };
+            let e = discover(&o).unwrap_err();
+            assert!(
+                matches!(&e, DiscoverError::NotFound { path, origin: Origin::Flag } if *path == flag),
+                "{e:?}"
+            );
+            assert!(e.hints()[0].contains("kapi init"));
+        }
+    }
+
+    #[test]
+    fn a_file_not_written_yet_binds_the_project_of_its_nearest_folder() {
+        let (_t, root) = project();
+        let outside = root.parent().unwrap().to_path_buf();
+        for flag in [root.join("docs/new/page.md"), root.join("nope")] {
+            let o = DiscoverOptions {
+                flag: Some(flag.clone()),
+                ..opts(&outside)
+            };
+            assert_eq!(
+                discover(&o).unwrap(),
+                Some(root.join("kapi.yaml")),
+                "{flag:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_relative_flag_is_looked_for_up_to_the_repository_root() {
+        let (_t, root) = project();
+        let sub = root.join("docs/deep");
+        let o = |flag: &str, cwd: &Path| DiscoverOptions {
+            flag: Some(flag.into()),
+            ..opts(cwd)
         };
-        let e = discover(&o).unwrap_err();
-        assert!(
-            matches!(&e, DiscoverError::NotFound { path, origin: Origin::Flag } if path.ends_with("nope"))
+        // From a subfolder, `kapi.yaml` is the project's, as a committed host entry means it.
+        assert_eq!(
+            discover(&o("kapi.yaml", &sub)).unwrap(),
+            Some(root.join("kapi.yaml"))
         );
-        assert!(e.hints()[0].contains("kapi init"));
+        // A nearer folder holding the path wins.
+        std::fs::write(sub.join("kapi.yaml"), "version: v1\n").unwrap();
+        assert_eq!(
+            discover(&o("kapi.yaml", &sub)).unwrap(),
+            Some(sub.join("kapi.yaml"))
+        );
+        std::fs::remove_file(sub.join("kapi.yaml")).unwrap();
+        // Never past a repository's root.
+        let repo = root.join("docs");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        let e = discover(&o("kapi.yaml", &sub)).unwrap_err();
+        assert!(matches!(e, DiscoverError::NotFound { .. }), "{e:?}");
     }
 
     #[test]

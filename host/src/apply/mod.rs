@@ -382,11 +382,12 @@ pub fn apply_as(
             ));
         }
     }
-    let real_root = real_path(&svc.root);
+    // In a project, every folder is walked from its real root without following a link.
+    let real_root = svc.project.as_ref().map(|_| real_path(&svc.root));
     let committed = stage::commit(
         &files,
         &stage::Control {
-            within: Some(&real_root),
+            within: real_root.as_deref(),
             fault: Fault {
                 fail_rename: app.env.fail_rename,
                 pause_rename: app.env.pause_rename,
@@ -864,7 +865,9 @@ impl Service<'_> {
             }
         }
         let abs = normalize(&self.root.join(doc));
-        if relative_to(&abs, &self.root).is_none() {
+        // Outside a project there is no boundary: a file is named as `read_blocks` named it
+        // (absolute), and accepted back unchanged.
+        if self.project.is_some() && relative_to(&abs, &self.root).is_none() {
             return Err(refused(
                 OpStatus::NotPermitted,
                 format!("`{doc}` is outside the project"),
@@ -873,8 +876,10 @@ impl Service<'_> {
         if !abs.is_file() {
             return Err(refused(OpStatus::NotFound, format!("no document `{doc}`")));
         }
-        if let Err(HostError::LeavesProject { target, .. }) =
-            crate::document::stay_inside(Path::new(doc), &abs, &self.root)
+        if let Some(Err(HostError::LeavesProject { target, .. })) = self
+            .project
+            .as_ref()
+            .map(|_| crate::document::stay_inside(Path::new(doc), &abs, &self.root))
         {
             return Err(Refused {
                 status: OpStatus::NotPermitted,

@@ -77,13 +77,7 @@ impl Ctx<'_> {
             }
         }
         let base = self.cwd.clone().unwrap_or_else(|| dir.clone());
-        let abs = |p: &PathBuf| {
-            if p.is_absolute() {
-                p.clone()
-            } else {
-                base.join(p)
-            }
-        };
+        let abs = |p: &PathBuf| kapi_core::project::discover::resolve(&base, p);
         let dir = crate::app::normalize(&dir);
         let options = DiscoverOptions {
             flag: self.project_flag.as_ref().map(abs),
