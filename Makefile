@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: pofilter-agree build test e2e lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: pofilter-agree build test e2e e2e-hosts lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -33,6 +33,12 @@ e2e: build
 	else \
 	  KAPI_BIN=$(KAPI_BIN) $(CARGO) test -p kapi-e2e --no-fail-fast; \
 	fi
+
+## The real Claude Code and Codex CLIs (pinned in hosts/package-lock.json, installed by npm) run
+## against a scripted model on 127.0.0.1, in a project `kapi init` wired; see hosts/README.md.
+e2e-hosts: build
+	bash hosts/install.sh
+	env -u KAPI_NO_PROJECT timeout 600 python3 hosts/run.py --kapi $(KAPI_BIN)
 
 lint:
 	$(CARGO) fmt --all -- --check

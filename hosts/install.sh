@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the pinned host CLIs of hosts/package-lock.json into hosts/node_modules with `npm ci`,
+# once per lockfile (a stamp keeps its hash), bounded in time.
+set -euo pipefail
+cd "$(dirname "$0")"
+command -v npm >/dev/null || { echo "e2e-hosts: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }
+stamp=node_modules/.kapi-e2e-lock
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -e node_modules/.bin/claude ] && [ -e node_modules/.bin/codex ]; then
+  exit 0
+fi
+echo "e2e-hosts: installing the host CLIs pinned in hosts/package-lock.json (npm ci)"
+timeout 600 npm ci --no-audit --no-fund --loglevel=error
+echo "$want" > "$stamp"
