@@ -127,9 +127,14 @@ pub struct App {
 impl App {
     pub fn new(env: Env, cwd: PathBuf, project_flag: Option<PathBuf>) -> Self {
         let now = jiff::Timestamp::now();
+        // `KAPI_SESSION`, else the assistant host's own session, else the shell kapi runs in
+        // (so a note and `kapi context log --session this` from one shell meet), else this
+        // process.
         let session = env
             .session
             .clone()
+            .or_else(|| env.host_agent.as_ref().and_then(|h| h.session.clone()))
+            .or_else(|| env.parent.as_ref().map(|p| format!("shell:{p}")))
             .unwrap_or_else(|| format!("s-{}-{}", now.as_millisecond(), std::process::id()));
         App {
             env,
@@ -179,11 +184,22 @@ impl App {
         }
     }
 
-    /// The caller as the command line sees it: `KAPI_ACTOR` (`kind` or `kind:name`), default
-    /// a person named `cli`. A kind kapi does not know is kept as written, so the change
+    /// The caller as the command line sees it: `KAPI_ACTOR` (`kind` or `kind:name`), else the
+    /// assistant host whose agent runs the command (`agent:claude-code`, from the host's own
+    /// marker in the environment), default a person named `cli`. A kind kapi does not know is kept as written, so the change
     /// policy refuses it every operation rather than treating it as a person.
     pub fn actor(&self) -> Actor {
-        let raw = self.env.actor.clone().unwrap_or_else(|| "person".into());
+        let raw = self
+            .env
+            .actor
+            .clone()
+            .or_else(|| {
+                self.env
+                    .host_agent
+                    .as_ref()
+                    .map(|h| format!("agent:{}", h.host))
+            })
+            .unwrap_or_else(|| "person".into());
         let (kind, name) = match raw.split_once(':') {
             Some((k, n)) => (k.trim().to_owned(), n.trim().to_owned()),
             None => (raw.trim().to_owned(), "cli".to_owned()),

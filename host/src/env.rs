@@ -30,6 +30,70 @@ pub const KKSS_PROJECT_ROOT: &str = "KKSS_PROJECT_ROOT";
 /// When set and non-empty, no colour is written (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
 
+/// What the assistant hosts put in the environment of the commands their agent runs (measured
+/// against the real CLIs by `make e2e-hosts`, and from each host's documentation): a command
+/// with one of these and no `KAPI_ACTOR` runs as `agent:<host>`, in the host's session when
+/// the host exposes one. Checked in this order; the first present wins.
+pub const HOST_MARKERS: &[HostMarker] = &[
+    // Claude Code's Bash tool: `CLAUDECODE=1`, the session's uuid.
+    HostMarker {
+        host: "claude-code",
+        marker: "CLAUDECODE",
+        session: Some("CLAUDE_CODE_SESSION_ID"),
+    },
+    // Codex's shell tool: the thread id (also `CODEX_SESSION_ID`).
+    HostMarker {
+        host: "codex",
+        marker: "CODEX_THREAD_ID",
+        session: Some("CODEX_THREAD_ID"),
+    },
+    HostMarker {
+        host: "codex",
+        marker: "CODEX_SESSION_ID",
+        session: Some("CODEX_SESSION_ID"),
+    },
+    // Cursor's agent CLI, and its IDE agent's terminal.
+    HostMarker {
+        host: "cursor",
+        marker: "CURSOR_AGENT",
+        session: None,
+    },
+    HostMarker {
+        host: "cursor",
+        marker: "CURSOR_EXTENSION_HOST_ROLE",
+        session: None,
+    },
+    // VS Code's Copilot agent.
+    HostMarker {
+        host: "vscode",
+        marker: "COPILOT_AGENT",
+        session: None,
+    },
+];
+
+/// The shared convention some hosts follow (`AI_AGENT=claude-code_2-1-332_agent`,
+/// `AI_AGENT=github_copilot_vscode_agent`): an agent, named by what leads the value.
+pub const AI_AGENT: &str = "AI_AGENT";
+
+/// One host's marker variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostMarker {
+    /// The actor name kapi records (`agent:<host>`).
+    pub host: &'static str,
+    /// Present and non-empty in the environment of the host's agent commands.
+    pub marker: &'static str,
+    /// The variable holding the host's session id, when the host exposes one.
+    pub session: Option<&'static str>,
+}
+
+/// An assistant host found in the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostAgent {
+    pub host: String,
+    /// The host's session id, prefixed with the host (`claude-code:…`).
+    pub session: Option<String>,
+}
+
 /// Every variable with its meaning, for `kapi help environment`.
 pub const ALL: &[(&str, &str)] = &[
     (
@@ -40,10 +104,33 @@ pub const ALL: &[(&str, &str)] = &[
         KAPI_NO_PROJECT,
         "non-empty: never discover a project (tests set it)",
     ),
-    (KAPI_SESSION, "the session id operations are recorded under"),
+    (
+        KAPI_SESSION,
+        "the session id operations are recorded under (default: the host's session, else the shell kapi runs in)",
+    ),
     (
         KAPI_ACTOR,
-        "`person` (default), `agent` or `tool`, optionally `kind:name`",
+        "`person` (default), `agent` or `tool`, optionally `kind:name`; unset, an assistant host's marker makes it `agent:<host>`",
+    ),
+    (
+        "CLAUDECODE, CLAUDE_CODE_SESSION_ID",
+        "set by Claude Code for its agent's commands: the actor is `agent:claude-code`, the session Claude Code's",
+    ),
+    (
+        "CODEX_THREAD_ID, CODEX_SESSION_ID",
+        "set by Codex for its agent's commands: the actor is `agent:codex`, the session the Codex thread",
+    ),
+    (
+        "CURSOR_AGENT, CURSOR_EXTENSION_HOST_ROLE",
+        "set by Cursor's agent: the actor is `agent:cursor`",
+    ),
+    (
+        "COPILOT_AGENT",
+        "set by VS Code's Copilot agent: the actor is `agent:vscode`",
+    ),
+    (
+        AI_AGENT,
+        "the shared agent marker (`claude-code_…`, `github_copilot_…`): the actor is `agent:<what leads it>`",
     ),
     (NO_COLOR, "non-empty: no colour in output"),
     (
@@ -72,6 +159,11 @@ pub struct Env {
     pub fail_record: bool,
     /// [`KAPI_TEST_HOOK_PANIC`] (debug builds only).
     pub hook_panic: bool,
+    /// The assistant host whose agent runs this command ([`HOST_MARKERS`], [`AI_AGENT`]).
+    pub host_agent: Option<HostAgent>,
+    /// The process that started kapi (a shell at a terminal), as `PID-STARTTIME`, so the
+    /// commands one shell runs share a session.
+    pub parent: Option<String>,
     /// [`CLAUDE_PROJECT_DIR`], else [`KKSS_PROJECT_ROOT`]: a hook host's project folder.
     pub host_project_dir: Option<std::path::PathBuf>,
 }
@@ -99,9 +191,114 @@ impl Env {
             },
             fail_record: cfg!(debug_assertions) && non_empty(KAPI_TEST_FAIL_RECORD).is_some(),
             hook_panic: cfg!(debug_assertions) && non_empty(KAPI_TEST_HOOK_PANIC).is_some(),
+            host_agent: host_agent(&|name| {
+                non_empty(name).map(|v| v.to_string_lossy().into_owned())
+            }),
+            parent: parent_process(),
             host_project_dir: non_empty(CLAUDE_PROJECT_DIR)
                 .or_else(|| non_empty(KKSS_PROJECT_ROOT))
                 .map(Into::into),
         }
+    }
+}
+
+/// The host whose agent runs this command, from what `var` reads (non-empty values only).
+pub fn host_agent(var: &dyn Fn(&str) -> Option<String>) -> Option<HostAgent> {
+    for m in HOST_MARKERS {
+        if var(m.marker).is_some() {
+            return Some(HostAgent {
+                host: m.host.to_owned(),
+                session: m
+                    .session
+                    .and_then(var)
+                    .map(|id| format!("{}:{id}", m.host)),
+            });
+        }
+    }
+    let value = var(AI_AGENT)?;
+    let lead: String = value
+        .split(['_', ' ', '/'])
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let host = match lead.as_str() {
+        "" => return None,
+        "github" => "vscode".to_owned(),
+        _ => lead,
+    };
+    Some(HostAgent {
+        host,
+        session: None,
+    })
+}
+
+/// The parent process as `PID-STARTTIME` (Linux `/proc`; elsewhere the pid alone).
+fn parent_process() -> Option<String> {
+    #[cfg(unix)]
+    {
+        let ppid = std::os::unix::process::parent_id();
+        let start = std::fs::read_to_string(format!("/proc/{ppid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                // Field 22 (start time) counts from after the `)` that ends the command name.
+                let rest = stat.rsplit_once(')')?.1;
+                rest.split_whitespace().nth(19).map(str::to_owned)
+            });
+        Some(match start {
+            Some(t) => format!("{ppid}-{t}"),
+            None => ppid.to_string(),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(pairs: &[(&str, &str)]) -> Option<HostAgent> {
+        let map: std::collections::HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        host_agent(&|name| map.get(name).cloned().filter(|v| !v.is_empty()))
+    }
+
+    #[test]
+    fn each_hosts_real_markers_name_it() {
+        let claude = reading(&[
+            ("CLAUDECODE", "1"),
+            ("CLAUDE_CODE_SESSION_ID", "7f3a"),
+            ("AI_AGENT", "claude-code_2-1-332_agent"),
+        ]);
+        assert_eq!(
+            claude,
+            Some(HostAgent {
+                host: "claude-code".into(),
+                session: Some("claude-code:7f3a".into())
+            })
+        );
+        let codex = reading(&[("CODEX_THREAD_ID", "019a"), ("CODEX_SESSION_ID", "019a")]);
+        assert_eq!(codex.and_then(|h| h.session), Some("codex:019a".into()));
+        assert_eq!(
+            reading(&[("CURSOR_AGENT", "1")]).map(|h| h.host),
+            Some("cursor".into())
+        );
+        assert_eq!(
+            reading(&[("AI_AGENT", "github_copilot_vscode_agent")]).map(|h| h.host),
+            Some("vscode".into())
+        );
+        assert_eq!(
+            reading(&[("AI_AGENT", "claude-code_2-1-332_agent")]).map(|h| h.host),
+            Some("claude-code".into())
+        );
+        assert_eq!(reading(&[("TERM", "xterm")]), None, "a person's shell");
+        assert_eq!(reading(&[("CLAUDECODE", "")]), None, "empty is absent");
     }
 }

@@ -59,6 +59,19 @@ pub fn command(dir: &Path, bind: Bind) -> Command {
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("KKSS_PROJECT_ROOT")
         .env_remove("KAPI_TEST_HOOK_PANIC");
+    // An assistant host's markers make the actor its agent: never inherited from the test's shell.
+    for marker in [
+        "CLAUDECODE",
+        "CLAUDE_CODE_SESSION_ID",
+        "CODEX_THREAD_ID",
+        "CODEX_SESSION_ID",
+        "CURSOR_AGENT",
+        "CURSOR_EXTENSION_HOST_ROLE",
+        "COPILOT_AGENT",
+        "AI_AGENT",
+    ] {
+        cmd.env_remove(marker);
+    }
     match bind {
         Bind::Explicit => cmd.env("KAPI_NO_PROJECT", "1"),
         Bind::Discover => cmd.env_remove("KAPI_NO_PROJECT"),
