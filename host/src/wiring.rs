@@ -22,6 +22,16 @@
 //! merged into the person's file with every other key, group and entry kept; a hook entry that
 //! differs from kapi's is read and left alone, and named in a warning.
 //!
+//! Every JSON file kapi merges into (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`,
+//! `.kiki/mcp.json`, `.kkss/assistant/mcp.json`, and the hook files `.claude/settings.json`,
+//! `.codex/hooks.json`, `.kkss/assistant/hooks.json`) is read as JSONC, JSON with comments and
+//! trailing commas as VS Code documents `.vscode/mcp.json`, and edited through its concrete
+//! syntax tree (`JsonFile`, on the `jsonc-parser` crate): only kapi's entry is inserted (in the
+//! file's own indentation, line endings and comma style) or its changed fields replaced, and
+//! every other byte (comments, trailing commas, key order, layout) is written back as it was
+//! read. A new file is pretty JSON. A file that is not JSON or JSONC is refused with its line,
+//! column and the fix.
+//!
 //! Each host is planned in full before anything is written, and a host whose file is malformed,
 //! whose folder is a symlink, whose file is read-only or whose write fails is refused on its
 //! own, with nothing of it written (its files are staged beside their originals before any is
@@ -31,6 +41,7 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
+use jsonc_parser::cst::{CstInputValue, CstNode, CstObject, CstObjectProp, CstRootNode};
 use kapi_core::change::stage::{self, StagedFile};
 use kapi_core::project::Recipe;
 use serde::Serialize;
@@ -582,16 +593,172 @@ fn is_kapis_json(host: HostId, entry: &Value, args: &[String]) -> bool {
     true
 }
 
-/// Line and column of a JSON parse error.
-fn json_error(rel: &str, e: &serde_json::Error) -> String {
+/// The refusal of a file kapi cannot read, with where and how to fix it.
+pub(crate) fn unreadable(rel: &str, at: Option<(usize, usize)>, what: &str) -> String {
+    let at = at.map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
     format!(
-        "{rel}: line {}, column {}: {e}; kapi leaves a file it cannot read alone: fix it and run `kapi init` again",
-        e.line(),
-        e.column()
+        "{rel}: {at}{what}; kapi leaves a file it cannot read alone: fix it and run `kapi init` again"
     )
 }
 
-/// Merges kapi's entry into a host's JSON MCP file, keeping every other key.
+/// How kapi reads a JSON file it merges into: JSON plus comments and trailing commas (JSONC, as
+/// VS Code reads `.vscode/mcp.json`), and nothing looser (no single quotes, bare keys or
+/// missing commas: no host reads those).
+fn jsonc_options() -> jsonc_parser::ParseOptions {
+    jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
+}
+
+/// A JSON (or JSONC) file kapi merges an entry into, held as its concrete syntax tree: kapi
+/// inserts or replaces only its own values, and every other byte (comments, trailing commas,
+/// key order, indentation, line endings) is written back as it was read.
+pub(crate) struct JsonFile {
+    root: CstRootNode,
+    /// The text read; `None` for a new (or blank) file, written as pretty JSON.
+    original: Option<String>,
+}
+
+impl JsonFile {
+    /// Parses `existing` (absent or blank: a new file), refusing text that is not JSON or JSONC
+    /// with its line and column.
+    pub(crate) fn parse(rel: &str, existing: Option<&str>) -> Result<JsonFile, String> {
+        let original = existing.filter(|t| !t.trim().is_empty());
+        let root =
+            CstRootNode::parse(original.unwrap_or_default(), &jsonc_options()).map_err(|e| {
+                use jsonc_parser::errors::ParseErrorKind as Kind;
+                // An unclosed value is reported where it opens: say so.
+                let what: String = match e.kind() {
+                    Kind::UnterminatedObject => "the object that opens here is never closed".into(),
+                    Kind::UnterminatedArray => "the list that opens here is never closed".into(),
+                    Kind::UnterminatedCommentBlock => {
+                        "the comment that opens here is never closed".into()
+                    }
+                    kind => {
+                        let what = kind.to_string();
+                        let mut chars = what.chars();
+                        chars
+                            .next()
+                            .map(|c| c.to_lowercase().chain(chars).collect())
+                            .unwrap_or_default()
+                    }
+                };
+                unreadable(
+                    rel,
+                    Some((e.line_display(), e.column_display())),
+                    &format!("not valid JSON ({what})"),
+                )
+            })?;
+        Ok(JsonFile {
+            root,
+            original: original.map(str::to_owned),
+        })
+    }
+
+    /// The top-level object (created in a new file, or after a file's lone comments); `what`
+    /// says what it should be when it is something else.
+    pub(crate) fn object(&self, rel: &str, what: &str) -> Result<CstObject, String> {
+        self.root.object_value_or_create().ok_or_else(|| {
+            let text = self.original.as_deref().unwrap_or_default();
+            unreadable(rel, json_position(text, &[]), what)
+        })
+    }
+
+    /// The text to write: `None` when no byte changed, pretty JSON with a final newline for a
+    /// new file, and otherwise the person's text with kapi's edits in it.
+    pub(crate) fn finish(self, rel: &str) -> Result<Option<String>, String> {
+        let Some(original) = &self.original else {
+            let value = self.root.to_serde_value().unwrap_or_else(|| json!({}));
+            let mut text =
+                serde_json::to_string_pretty(&value).map_err(|e| format!("{rel}: {e}"))?;
+            text.push('\n');
+            return Ok(Some(text));
+        };
+        let text = self.root.to_string();
+        Ok((text != *original).then_some(text))
+    }
+}
+
+/// The property `name` of an object: the last one when the name repeats, as a JSON reader
+/// keeps it.
+pub(crate) fn json_prop(object: &CstObject, name: &str) -> Option<CstObjectProp> {
+    object
+        .properties()
+        .into_iter()
+        .filter(|p| p.decoded_name().as_deref() == Some(name))
+        .last()
+}
+
+/// The value of a property, as JSON.
+pub(crate) fn prop_value(prop: &CstObjectProp) -> Option<Value> {
+    prop.value()?.to_serde_value()
+}
+
+/// A JSON value in the form the syntax tree inserts (key order kept).
+pub(crate) fn cst_value(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(cst_value).collect()),
+        Value::Object(map) => {
+            CstInputValue::Object(map.iter().map(|(k, v)| (k.clone(), cst_value(v))).collect())
+        }
+    }
+}
+
+/// Sets each of `ours`' fields in `object` whose value differs, leaving the rest (and its
+/// formatting) as it is.
+pub(crate) fn update_fields(object: &CstObject, ours: &Map<String, Value>) {
+    for (key, value) in ours {
+        match json_prop(object, key) {
+            Some(prop) if prop_value(&prop).as_ref() == Some(value) => {}
+            Some(prop) => prop.set_value(cst_value(value)),
+            None => {
+                object.append(key, cst_value(value));
+            }
+        }
+    }
+}
+
+/// Where the value at `path` (object keys from the top) starts in a JSON or JSONC text, as
+/// line and column; the top level for an empty path.
+pub(crate) fn json_position(text: &str, path: &[&str]) -> Option<(usize, usize)> {
+    let root = CstRootNode::parse(text, &jsonc_options()).ok()?;
+    let mut node = root.value()?;
+    for key in path {
+        node = json_prop(&node.as_object()?, key)?.value()?;
+    }
+    Some(line_col(text, node_offset(&node)))
+}
+
+/// The byte offset a node starts at: the length of everything before it in the tree.
+fn node_offset(node: &CstNode) -> usize {
+    let mut offset = 0;
+    let mut current = node.clone();
+    loop {
+        offset += current
+            .previous_siblings()
+            .map(|n| n.to_string().len())
+            .sum::<usize>();
+        match current.parent() {
+            Some(parent) => current = parent.into(),
+            None => return offset,
+        }
+    }
+}
+
+/// Merges kapi's entry into a host's JSON MCP file in place, keeping every other byte.
 fn json_entry(
     root: &Path,
     rel: &str,
@@ -601,62 +768,90 @@ fn json_entry(
     wiring: &mut HostWiring,
 ) -> Result<(), String> {
     let existing = read_existing(root, rel)?;
-    let mut doc: Value = match &existing {
-        Some(text) if !text.trim().is_empty() => {
-            serde_json::from_str(text).map_err(|e| json_error(rel, &e))?
-        }
-        _ => json!({}),
-    };
-    let before = doc.clone();
-    let Some(top) = doc.as_object_mut() else {
-        return Err(format!(
-            "{rel}: the top level is not a JSON object; kapi leaves it alone"
-        ));
-    };
-    let ours = Value::Object(json_server(host, args));
-    if host == HostId::Kkss {
-        let servers = top.entry("servers").or_insert_with(|| json!([]));
-        let Some(list) = servers.as_array_mut() else {
-            return Err(format!(
-                "{rel}: `servers` is not a list; kapi leaves it alone"
-            ));
-        };
-        match list
-            .iter()
-            .position(|s| s.get("id").and_then(Value::as_str) == Some(SERVER))
-        {
-            Some(i) if is_kapis_json(host, &list[i], args) => list[i] = ours,
-            Some(_) => wiring.kept_entry = Some(rel.to_owned()),
-            None => list.push(ours),
-        }
+    let text = existing.as_deref().unwrap_or_default();
+    let file = JsonFile::parse(rel, existing.as_deref())?;
+    let key = if matches!(host, HostId::VsCode | HostId::Kkss) {
+        "servers"
     } else {
-        let key = if host == HostId::VsCode {
-            "servers"
-        } else {
-            "mcpServers"
+        "mcpServers"
+    };
+    let top = file.object(
+        rel,
+        &format!("the top level is not a JSON object (`{{ \"{key}\": … }}`)"),
+    )?;
+    let ours = json_server(host, args);
+    if host == HostId::Kkss {
+        let Some(prop) = json_prop(&top, key) else {
+            top.append(
+                key,
+                CstInputValue::Array(vec![cst_value(&Value::Object(ours))]),
+            );
+            return push_json(file, rel, plan);
         };
-        let servers = top.entry(key).or_insert_with(|| json!({}));
-        let Some(map) = servers.as_object_mut() else {
-            return Err(format!(
-                "{rel}: `{key}` is not an object; kapi leaves it alone"
+        let Some(list) = prop.value().and_then(|v| v.as_array()) else {
+            return Err(unreadable(
+                rel,
+                json_position(text, &[key]),
+                "`servers` is not a list of servers",
             ));
         };
-        match map.get(SERVER) {
-            Some(entry) if is_kapis_json(host, entry, args) => {
-                map.insert(SERVER.into(), ours);
+        let found = list.elements().into_iter().find_map(|element| {
+            let value = element.to_serde_value()?;
+            (value.get("id").and_then(Value::as_str) == Some(SERVER)).then_some((element, value))
+        });
+        match found {
+            Some((element, value)) if is_kapis_json(host, &value, args) => {
+                if let Some(object) = element.as_object() {
+                    update_fields(&object, &ours);
+                }
             }
             Some(_) => wiring.kept_entry = Some(rel.to_owned()),
             None => {
-                map.insert(SERVER.into(), ours);
+                list.append(cst_value(&Value::Object(ours)));
+            }
+        }
+    } else {
+        let servers = match json_prop(&top, key) {
+            Some(prop) => prop.value().and_then(|v| v.as_object()).ok_or_else(|| {
+                unreadable(
+                    rel,
+                    json_position(text, &[key]),
+                    &format!("`{key}` is not an object of server names to servers"),
+                )
+            })?,
+            None => {
+                top.append(
+                    key,
+                    CstInputValue::Object(vec![(
+                        SERVER.to_owned(),
+                        cst_value(&Value::Object(ours)),
+                    )]),
+                );
+                return push_json(file, rel, plan);
+            }
+        };
+        match json_prop(&servers, SERVER) {
+            Some(prop) => match prop_value(&prop) {
+                Some(entry) if is_kapis_json(host, &entry, args) => {
+                    if let Some(object) = prop.object_value() {
+                        update_fields(&object, &ours);
+                    }
+                }
+                _ => wiring.kept_entry = Some(rel.to_owned()),
+            },
+            None => {
+                servers.append(SERVER, cst_value(&Value::Object(ours)));
             }
         }
     }
-    if existing.is_some() && doc == before {
-        return Ok(());
+    push_json(file, rel, plan)
+}
+
+/// Plans the write of a merged JSON file, when a byte changed.
+fn push_json(file: JsonFile, rel: &str, plan: &mut Plan) -> Result<(), String> {
+    if let Some(text) = file.finish(rel)? {
+        plan.writes.push((rel.to_owned(), text.into_bytes()));
     }
-    let mut text = serde_json::to_string_pretty(&doc).map_err(|e| format!("{rel}: {e}"))?;
-    text.push('\n');
-    plan.writes.push((rel.to_owned(), text.into_bytes()));
     Ok(())
 }
 
@@ -1186,6 +1381,96 @@ mod tests {
         .unwrap();
         assert!(!bare.path().join(".claude/skills").exists());
         assert!(!bare.path().join(".agents").exists());
+    }
+
+    /// A JSONC MCP file (comments, trailing commas, four-space indentation) gains kapi's entry
+    /// in the person's style; every other byte stays.
+    #[test]
+    fn a_jsonc_mcp_file_gains_kapis_entry_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let theirs = "// VS Code's MCP servers\n{\n    \"servers\": {\n        \"db\": {\"command\": \"db\"}, // pinned\n    },\n    /* keep */ \"inputs\": [],\n}\n";
+        std::fs::create_dir_all(root.join(".vscode")).unwrap();
+        std::fs::write(root.join(".vscode/mcp.json"), theirs).unwrap();
+        let list = Agents::List(vec![HostId::VsCode]);
+        let report = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        assert_eq!(report.hosts[0].status, WiringStatus::Wired, "{report:?}");
+        let kapi = "        \"kapi\": {\n            \"type\": \"stdio\",\n            \"command\": \"kapi\",\n            \"args\": [\"mcp\", \"--project\", \"kapi.yaml\"],\n        },\n";
+        let want = theirs.replace("// pinned\n", &format!("// pinned\n{kapi}"));
+        assert_eq!(read(root, ".vscode/mcp.json"), want);
+        // The recipe gains target languages: only kapi's `args` follow.
+        wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+        let tools = want.replace(
+            "\"kapi.yaml\"]",
+            "\"kapi.yaml\", \"--tools\", \"writing,translation\"]",
+        );
+        assert_eq!(read(root, ".vscode/mcp.json"), tools);
+        let again = wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+        assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+        // A new file is pretty JSON.
+        let fresh = tempfile::tempdir().unwrap();
+        wire(fresh.path(), &recipe(false), &list, &WiringInput::default()).unwrap();
+        assert_eq!(
+            read(fresh.path(), ".vscode/mcp.json"),
+            "{\n  \"servers\": {\n    \"kapi\": {\n      \"type\": \"stdio\",\n      \"command\": \"kapi\",\n      \"args\": [\n        \"mcp\",\n        \"--project\",\n        \"kapi.yaml\"\n      ]\n    }\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn kkss_servers_in_jsonc_keep_their_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let theirs = "{\n\t// lab tools\n\t\"servers\": [\n\t\t{\"id\": \"acme\", \"command\": \"acme\"},\n\t],\n}\n";
+        std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
+        std::fs::write(root.join(".kkss/assistant/mcp.json"), theirs).unwrap();
+        let list = Agents::List(vec![HostId::Kkss]);
+        wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        let text = read(root, ".kkss/assistant/mcp.json");
+        let kapi = "\t\t{\n\t\t\t\"id\": \"kapi\",\n\t\t\t\"command\": \"kapi\",\n\t\t\t\"args\": [\"mcp\", \"--project\", \"kapi.yaml\"],\n\t\t},\n";
+        assert_eq!(
+            text,
+            theirs.replace("\"acme\"},\n", &format!("\"acme\"}},\n{kapi}"))
+        );
+        let again = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+        assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+    }
+
+    #[test]
+    fn a_json_file_kapi_cannot_read_names_line_column_and_fix() {
+        for (text, want) in [
+            (
+                "{\n  \"mcpServers\": {\n    \"x\": 1,\n  ]\n}\n",
+                ".mcp.json: line 4, column 3: not valid JSON (unexpected token in object)",
+            ),
+            (
+                "// mine\n{\"mcpServers\": {\n",
+                ".mcp.json: line 2, column 16: not valid JSON (the object that opens here is never closed)",
+            ),
+            (
+                "{'mcpServers': {}}",
+                ".mcp.json: line 1, column 2: not valid JSON (single-quoted strings are not allowed)",
+            ),
+            (
+                "/* mine */\n  [1]\n",
+                ".mcp.json: line 2, column 3: the top level is not a JSON object",
+            ),
+            (
+                "{\n  // c\n  \"mcpServers\": []\n}",
+                ".mcp.json: line 3, column 17: `mcpServers` is not an object",
+            ),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(".mcp.json"), text).unwrap();
+            let list = Agents::List(vec![HostId::ClaudeCode]);
+            let report = wire(dir.path(), &recipe(false), &list, &WiringInput::default()).unwrap();
+            let error = report.hosts[0].error.as_deref().unwrap();
+            assert!(error.starts_with(want), "{error}");
+            assert!(
+                error.ends_with("fix it and run `kapi init` again"),
+                "{error}"
+            );
+            assert_eq!(read(dir.path(), ".mcp.json"), text);
+        }
     }
 
     #[test]

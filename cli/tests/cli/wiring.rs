@@ -289,7 +289,8 @@ fn init_twice_changes_no_byte_the_second_time() {
 #[test]
 fn a_malformed_file_refuses_only_its_host() {
     let kapi = with_docs();
-    let broken_json = "{\n  \"mcpServers\": {\n    \"x\": 1,\n  }\n}\n";
+    // A trailing comma is JSONC, read like VS Code reads it; a bracket that closes nothing is not.
+    let broken_json = "{\n  \"mcpServers\": {\n    \"x\": 1,\n  ]\n}\n";
     kapi.write(".mcp.json", broken_json);
     let broken_toml = "model = \"o5\"\n[mcp_servers\n";
     kapi.write(".codex/config.toml", broken_toml);
@@ -511,7 +512,7 @@ fn a_malformed_hook_file_refuses_only_its_host() {
             "codex",
             ".codex/hooks.json",
             "{\"hooks\": {\n}\n",
-            ".codex/hooks.json: line 3, column 1: not valid JSON",
+            ".codex/hooks.json: line 1, column 1: not valid JSON (the object that opens here is never closed)",
             ".codex/config.toml",
         ),
         (
@@ -664,4 +665,108 @@ fn a_read_only_file_refuses_its_host_and_nothing_is_half_written() {
         .collect();
     assert_eq!(left, ["instructions.md"]);
     assert_eq!(host(&report, "claude-code")["status"], "wired");
+}
+
+/// The modification time of a file, to the nanosecond: a file kapi did not write keeps it.
+fn mtime(kapi: &Kapi, rel: &str) -> std::time::SystemTime {
+    std::fs::metadata(kapi.path().join(rel))
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// VS Code's `.vscode/mcp.json` is JSONC: a commented file with trailing commas and the
+/// person's indentation (four spaces; tabs with CRLF line ends) gains kapi's entry in that
+/// style, every other byte kept, and a second `kapi init` writes nothing.
+#[test]
+fn a_commented_vscode_file_keeps_every_byte_and_gains_kapis_entry() {
+    let four = "// VS Code reads this file as JSONC: comments and trailing commas are fine.\n{\n    \"inputs\": [\n        /* asked once per session */\n        {\"type\": \"promptString\", \"id\": \"token\", \"description\": \"API token\", \"password\": true},\n    ],\n    \"servers\": {\n        // the team database\n        \"db\": {\n            \"type\": \"stdio\",\n            \"command\": \"db-server\", // pinned\n            \"args\": [\"--port\", \"5432\",],\n        },\n    },\n}\n";
+    let four_kapi = "        \"kapi\": {\n            \"type\": \"stdio\",\n            \"command\": \"kapi\",\n            \"args\": [\"mcp\", \"--project\", \"kapi.yaml\"],\n        },\n";
+    let tabs = "{\r\n\t\"servers\": {\r\n\t\t// mine\r\n\t\t\"db\": {\"command\": \"db-server\"}\r\n\t},\r\n\t\"inputs\": [] // none yet\r\n}";
+    let tabs_kapi = "\t\t\"kapi\": {\r\n\t\t\t\"type\": \"stdio\",\r\n\t\t\t\"command\": \"kapi\",\r\n\t\t\t\"args\": [\"mcp\", \"--project\", \"kapi.yaml\"]\r\n\t\t}\r\n";
+    for (theirs, after, kapis) in [
+        (four, "        },\n", four_kapi),
+        (tabs, "\"db-server\"}", tabs_kapi),
+    ] {
+        let kapi = with_docs();
+        kapi.write(".vscode/mcp.json", theirs);
+        let run = kapi.run(&["init", "--json"]);
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        let report = run.json();
+        assert_eq!(host(&report, "vscode")["status"], "wired", "{report}");
+        // kapi's entry after the person's last server; nothing else changed.
+        let want = if theirs == tabs {
+            theirs.replace(after, &format!("{after},\r\n{}", kapis.trim_end()))
+        } else {
+            let at = theirs.find(after).unwrap() + after.len();
+            format!("{}{kapis}{}", &theirs[..at], &theirs[at..])
+        };
+        assert_eq!(kapi.read(".vscode/mcp.json"), want);
+        let before = mtime(&kapi, ".vscode/mcp.json");
+        let bytes = snapshot(kapi.path());
+        let again = kapi.run(&["init", "--json"]);
+        assert_eq!(again.code, 0, "{}", again.transcript());
+        assert_eq!(host(&again.json(), "vscode")["status"], "unchanged");
+        assert_eq!(snapshot(kapi.path()), bytes);
+        assert_eq!(mtime(&kapi, ".vscode/mcp.json"), before);
+    }
+}
+
+/// kapi's own entry in a commented file follows the recipe by its `args` alone: the rest of the
+/// file, kapi's entry's other fields and their layout included, stays.
+#[test]
+fn kapis_own_entry_in_a_commented_file_changes_only_its_args() {
+    let kapi = with_docs();
+    let theirs = "{\n  // servers for this repo\n  \"mcpServers\": {\n    \"kapi\": {\n      \"command\": \"kapi\", // from PATH\n      \"args\": [\"mcp\", \"--project\", \"kapi.yaml\", \"--tools\", \"writing,translation\"]\n    },\n  },\n}\n";
+    kapi.write(".mcp.json", theirs);
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(host(&run.json(), "claude-code").get("kept_entry").is_none());
+    assert_eq!(
+        kapi.read(".mcp.json"),
+        theirs.replace(", \"--tools\", \"writing,translation\"", "")
+    );
+}
+
+/// `.claude/settings.json` in the person's own layout (three-space indentation, comments,
+/// spaces inside braces): kapi's hook groups are merged in, every byte of theirs stays, and a
+/// second `kapi init` writes nothing.
+#[test]
+fn claude_settings_in_a_persons_layout_gain_only_kapis_hooks() {
+    let kapi = with_docs();
+    let theirs = "{\n   // three spaces, my own layout\n   \"model\": \"opus\",   /* the big one */\n   \"hooks\": {\n      \"PreToolUse\": [\n         { \"matcher\": \"Bash\", \"hooks\": [ { \"type\": \"command\", \"command\": \"./guard.sh\" } ] }\n      ]\n   },\n   \"permissions\": { \"allow\": [ \"Bash(ls)\" ] }\n}\n";
+    kapi.write(".claude/settings.json", theirs);
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let group = |indent: &str, matcher: Option<&str>, hook: &str, timeout: u32| {
+        let i = |n: usize| format!("{indent}{}", "   ".repeat(n));
+        let matcher = matcher.map_or(String::new(), |m| {
+            format!("{}\"matcher\": \"{m}\",\n", i(1))
+        });
+        format!(
+            "{}{{\n{matcher}{}\"hooks\": [\n{}{{\n{}\"type\": \"command\",\n{}\"command\": \"kapi hook {hook} --host claude-code\",\n{}\"timeout\": {timeout}\n{}}}\n{}]\n{}}}",
+            i(0),
+            i(1),
+            i(2),
+            i(3),
+            i(3),
+            i(3),
+            i(2),
+            i(1),
+            i(0)
+        )
+    };
+    let edit = Some("Edit|Write|MultiEdit");
+    let want = format!(
+        "{{\n   // three spaces, my own layout\n   \"model\": \"opus\",   /* the big one */\n   \"hooks\": {{\n      \"PreToolUse\": [\n         {{ \"matcher\": \"Bash\", \"hooks\": [ {{ \"type\": \"command\", \"command\": \"./guard.sh\" }} ] }},\n{}\n      ],\n      \"PostToolUse\": [\n{}\n      ],\n      \"Stop\": [\n{}\n      ]\n   }},\n   \"permissions\": {{ \"allow\": [ \"Bash(ls)\" ] }}\n}}\n",
+        group("         ", edit, "pre-edit", 30),
+        group("         ", edit, "post-edit", 120),
+        group("         ", None, "stop", 300),
+    );
+    assert_eq!(kapi.read(".claude/settings.json"), want);
+    let before = mtime(&kapi, ".claude/settings.json");
+    let again = kapi.run(&["init", "--json"]);
+    assert_eq!(again.code, 0, "{}", again.transcript());
+    assert_eq!(host(&again.json(), "claude-code")["status"], "unchanged");
+    assert_eq!(kapi.read(".claude/settings.json"), want);
+    assert_eq!(mtime(&kapi, ".claude/settings.json"), before);
 }

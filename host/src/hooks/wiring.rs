@@ -8,7 +8,10 @@
 //! - Kiki: legacy command hooks in `.kiki/hooks.toml` (`[[hooks]]`, or `[[hooks.legacy]]` in a
 //!   v2 document), edited in place so comments and layout stay.
 //!
-//! Every other key, group and entry the file holds is kept, in its order. An entry that runs a
+//! Every other key, group and entry the file holds is kept, in its order. The JSON files are
+//! read as JSONC and edited in place (`crate::wiring::JsonFile`): kapi's groups and entries
+//! are appended in the file's own indentation, and every other byte (comments, trailing commas,
+//! the person's layout) stays; a file that needs nothing is not written. An entry that runs a
 //! kapi hook but differs from what kapi writes is the person's now: read, left alone and named
 //! in a warning. A file kapi cannot read (bad JSON or TOML, a value of the wrong type) refuses
 //! the host with the file, its line and column, and how to fix it.
@@ -18,7 +21,10 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::{HookName, Protocol};
-use crate::wiring::{HostId, HostWiring, line_col, read_existing};
+use crate::wiring::{
+    HostId, HostWiring, JsonFile, cst_value, json_position, json_prop, line_col, read_existing,
+    unreadable,
+};
 
 /// kapi's Claude Code hooks, in the plugin-bundle format: `{"description", "hooks"}`.
 pub const CLAUDE_CODE_HOOKS: &str = include_str!("../../hooks/claude-code.json");
@@ -100,71 +106,6 @@ pub struct Merged {
     pub kept: Vec<String>,
 }
 
-/// A merged JSON file: no new text when the file exists and kapi changed nothing in it.
-fn merged_json(
-    rel: &str,
-    existed: bool,
-    doc: &Value,
-    before: &Value,
-    kept: Vec<String>,
-) -> Result<Merged, String> {
-    if existed && doc == before {
-        return Ok(Merged { text: None, kept });
-    }
-    Ok(Merged {
-        text: Some(json_text(rel, doc)?),
-        kept,
-    })
-}
-
-/// The refusal of a file kapi cannot read, with where and how to fix it.
-fn unreadable(rel: &str, at: Option<(usize, usize)>, what: &str) -> String {
-    let at = at.map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
-    format!(
-        "{rel}: {at}{what}; kapi leaves a file it cannot read alone: fix it and run `kapi init` again"
-    )
-}
-
-/// Parses a JSON hook file (absent or blank: an empty object), refusing anything but an object.
-fn parse_json(rel: &str, existing: Option<&str>) -> Result<Value, String> {
-    let text = existing.unwrap_or_default();
-    if text.trim().is_empty() {
-        return Ok(json!({}));
-    }
-    let doc: Value = serde_json::from_str(text).map_err(|e| {
-        unreadable(
-            rel,
-            // serde_json says column 0 at the end of the text: the first column, to a person.
-            Some((e.line(), e.column().max(1))),
-            &format!("not valid JSON ({})", json_message(&e)),
-        )
-    })?;
-    if !doc.is_object() {
-        return Err(unreadable(
-            rel,
-            json_position(text, &[]),
-            "the top level is not a JSON object (`{ \"hooks\": … }`)",
-        ));
-    }
-    Ok(doc)
-}
-
-/// serde_json's message without its ` at line L column C` tail (the position is said first).
-fn json_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at line ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    }
-}
-
-/// The JSON text of `doc`, pretty, with a final newline.
-fn json_text(rel: &str, doc: &Value) -> Result<String, String> {
-    let mut text = serde_json::to_string_pretty(doc).map_err(|e| format!("{rel}: {e}"))?;
-    text.push('\n');
-    Ok(text)
-}
-
 /// The matcher groups kapi writes for a Claude-compatible host (Claude Code, Codex): per event,
 /// one group with one command handler.
 pub fn claude_style_hooks(protocol: Protocol, matcher: &str) -> Value {
@@ -233,7 +174,8 @@ fn is_kapi_program(command: &str) -> bool {
     name == "kapi" || name == "kapi.exe"
 }
 
-/// Merges kapi's groups (`ours`: event → `[group]`) into a Claude-compatible hooks file.
+/// Merges kapi's groups (`ours`: event → `[group]`) into a Claude-compatible hooks file, in
+/// place: a group is appended to its event's list, every other byte stays.
 fn merge_claude_style(
     rel: &str,
     existing: Option<&str>,
@@ -241,14 +183,20 @@ fn merge_claude_style(
     ours: &Value,
 ) -> Result<Merged, String> {
     let text = existing.unwrap_or_default();
-    let mut doc = parse_json(rel, existing)?;
-    let before = doc.clone();
+    let file = JsonFile::parse(rel, existing)?;
+    let top = file.object(
+        rel,
+        "the top level is not a JSON object (`{ \"hooks\": … }`)",
+    )?;
     let mut kept = Vec::new();
-    let Some(top) = doc.as_object_mut() else {
-        return Err(unreadable(rel, None, "the top level is not a JSON object"));
+    let hooks = match json_prop(&top, "hooks") {
+        Some(prop) => prop.value().and_then(|v| v.as_object()),
+        None => {
+            top.append("hooks", cst_value(&json!({})));
+            top.object_value("hooks")
+        }
     };
-    let hooks = top.entry("hooks").or_insert_with(|| json!({}));
-    let Some(hooks) = hooks.as_object_mut() else {
+    let Some(hooks) = hooks else {
         return Err(unreadable(
             rel,
             json_position(text, &["hooks"]),
@@ -263,18 +211,26 @@ fn merge_claude_style(
                 protocol.id()
             ));
         };
-        let list = hooks.entry(event).or_insert_with(|| json!([]));
-        let Some(list) = list.as_array_mut() else {
+        let Some(prop) = json_prop(&hooks, event) else {
+            hooks.append(event, cst_value(&json!([group])));
+            continue;
+        };
+        let Some(list) = prop.value().and_then(|v| v.as_array()) else {
             return Err(unreadable(
                 rel,
                 json_position(text, &["hooks", event]),
                 &format!("`hooks.{event}` is not a list of matcher groups"),
             ));
         };
-        if list.contains(group) {
+        let groups: Vec<Value> = list
+            .elements()
+            .iter()
+            .filter_map(|g| g.to_serde_value())
+            .collect();
+        if groups.contains(group) {
             continue;
         }
-        let theirs = list.iter().any(|g| {
+        let theirs = groups.iter().any(|g| {
             g.get("hooks")
                 .and_then(Value::as_array)
                 .is_some_and(|hs| hs.iter().any(|h| runs_claude_hook(h, hook)))
@@ -285,10 +241,13 @@ fn merge_claude_style(
                 hook.id()
             ));
         } else {
-            list.push(group.clone());
+            list.append(cst_value(group));
         }
     }
-    merged_json(rel, existing.is_some(), &doc, &before, kept)
+    Ok(Merged {
+        text: file.finish(rel)?,
+        kept,
+    })
 }
 
 /// kapi's KKSS entry for a hook. `match` only on tool events, `modelOutput` only on
@@ -335,29 +294,41 @@ fn is_about_kkss_hook(entry: &Value, hook: HookName) -> bool {
         && args.starts_with(&["hook", hook.id()])
 }
 
-/// `.kkss/assistant/hooks.json`: kapi's entries appended to the person's, theirs kept in order.
+/// `.kkss/assistant/hooks.json`: kapi's entries appended to the person's, theirs kept in order
+/// and every other byte as it was.
 pub fn merge_kkss(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
     let text = existing.unwrap_or_default();
-    let mut doc = parse_json(rel, existing)?;
-    let before = doc.clone();
+    let file = JsonFile::parse(rel, existing)?;
+    let top = file.object(
+        rel,
+        "the top level is not a JSON object (`{ \"hooks\": … }`)",
+    )?;
     let mut kept = Vec::new();
-    let Some(top) = doc.as_object_mut() else {
-        return Err(unreadable(rel, None, "the top level is not a JSON object"));
+    let list = match json_prop(&top, "hooks") {
+        Some(prop) => prop.value().and_then(|v| v.as_array()),
+        None => {
+            top.append("hooks", cst_value(&json!([])));
+            top.array_value("hooks")
+        }
     };
-    let list = top.entry("hooks").or_insert_with(|| json!([]));
-    let Some(list) = list.as_array_mut() else {
+    let Some(list) = list else {
         return Err(unreadable(
             rel,
             json_position(text, &["hooks"]),
             "`hooks` is not a list of hook entries",
         ));
     };
+    let mut entries: Vec<Value> = list
+        .elements()
+        .iter()
+        .filter_map(|e| e.to_serde_value())
+        .collect();
     for hook in HookName::ALL {
         let ours = kkss_entry(hook);
-        if list.contains(&ours) {
+        if entries.contains(&ours) {
             continue;
         }
-        if let Some(theirs) = list.iter().find(|e| is_about_kkss_hook(e, hook)) {
+        if let Some(theirs) = entries.iter().find(|e| is_about_kkss_hook(e, hook)) {
             let name = theirs
                 .get("name")
                 .and_then(Value::as_str)
@@ -367,10 +338,14 @@ pub fn merge_kkss(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
                 kkss_name(hook)
             ));
         } else {
-            list.push(ours);
+            list.append(cst_value(&ours));
+            entries.push(ours);
         }
     }
-    merged_json(rel, existing.is_some(), &doc, &before, kept)
+    Ok(Merged {
+        text: file.finish(rel)?,
+        kept,
+    })
 }
 
 /// The command kapi's Kiki entry runs: through Kiki's shell, guarded so a missing `kapi` allows
@@ -558,94 +533,6 @@ pub fn merge_kiki(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
     })
 }
 
-/// Where the value at `path` (object keys from the top) starts in a valid JSON text, as line
-/// and column; the top level for an empty path.
-fn json_position(text: &str, path: &[&str]) -> Option<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let mut at = skip_ws(bytes, 0);
-    for key in path {
-        if bytes.get(at) != Some(&b'{') {
-            return None;
-        }
-        at = skip_ws(bytes, at + 1);
-        let mut found = None;
-        while bytes.get(at) == Some(&b'"') {
-            let end = skip_string(bytes, at)?;
-            let name: String = serde_json::from_str(&text[at..end]).ok()?;
-            at = skip_ws(bytes, end);
-            if bytes.get(at) != Some(&b':') {
-                return None;
-            }
-            at = skip_ws(bytes, at + 1);
-            if name == *key {
-                // The last occurrence wins, as when serde_json reads the object.
-                found = Some(at);
-            }
-            at = skip_ws(bytes, skip_value(bytes, at)?);
-            if bytes.get(at) == Some(&b',') {
-                at = skip_ws(bytes, at + 1);
-            }
-        }
-        at = found?;
-    }
-    Some(line_col(text, at))
-}
-
-fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
-    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
-    }
-    at
-}
-
-/// The offset after the string that opens at `at`.
-fn skip_string(bytes: &[u8], mut at: usize) -> Option<usize> {
-    at += 1;
-    loop {
-        match bytes.get(at)? {
-            b'\\' => at += 2,
-            b'"' => return Some(at + 1),
-            _ => at += 1,
-        }
-    }
-}
-
-/// The offset after the value that starts at `at`.
-fn skip_value(bytes: &[u8], mut at: usize) -> Option<usize> {
-    match bytes.get(at)? {
-        b'"' => skip_string(bytes, at),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            loop {
-                match bytes.get(at)? {
-                    b'"' => {
-                        at = skip_string(bytes, at)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(at + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                at += 1;
-            }
-        }
-        _ => {
-            while bytes
-                .get(at)
-                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
-            {
-                at += 1;
-            }
-            Some(at)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -751,6 +638,42 @@ mod tests {
             json(&fresh),
             json!({"hooks": json(CLAUDE_CODE_HOOKS)["hooks"]})
         );
+    }
+
+    /// Comments, trailing commas and the person's layout stay: kapi's groups join in their
+    /// indentation, and nothing else moves.
+    #[test]
+    fn claude_code_settings_in_jsonc_keep_every_byte() {
+        let theirs = "{\n\t// mine\n\t\"hooks\": {\n\t\t\"Stop\": [\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"notify\"}]}, /* ping */\n\t\t],\n\t},\n}\n";
+        let (text, kept) = merged(merge_claude_code(CLAUDE_CODE_FILE, Some(theirs)));
+        assert!(kept.is_empty());
+        let stop = "\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"type\": \"command\",\n\t\t\t\t\t\t\"command\": \"kapi hook stop --host claude-code\",\n\t\t\t\t\t\t\"timeout\": 300,\n\t\t\t\t\t},\n\t\t\t\t],\n\t\t\t},\n";
+        assert!(
+            text.starts_with(&format!(
+                "{{\n\t// mine\n\t\"hooks\": {{\n\t\t\"Stop\": [\n\t\t\t{{\"hooks\": [{{\"type\": \"command\", \"command\": \"notify\"}}]}}, /* ping */\n{stop}\t\t],\n\t\t\"PreToolUse\": [\n"
+            )),
+            "{text}"
+        );
+        assert!(text.ends_with("\t\t],\n\t},\n}\n"), "{text}");
+        assert_eq!(
+            merge_claude_code(CLAUDE_CODE_FILE, Some(&text))
+                .unwrap()
+                .text,
+            None
+        );
+    }
+
+    #[test]
+    fn kkss_hooks_in_jsonc_keep_every_byte() {
+        let theirs = "{\"hooks\": [ // the lab's\n  {\"name\": \"audit\", \"event\": \"PostToolUse\", \"command\": \"/opt/audit.sh\"},\n]}";
+        let (text, _) = merged(merge_kkss(KKSS_FILE, Some(theirs)));
+        assert!(
+            text.starts_with("{\"hooks\": [ // the lab's\n  {\"name\": \"audit\", \"event\": \"PostToolUse\", \"command\": \"/opt/audit.sh\"},\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("},\n]}"), "{text}");
+        assert_eq!(text.matches("\"name\": \"kapi-").count(), 3, "{text}");
+        assert_eq!(merge_kkss(KKSS_FILE, Some(&text)).unwrap().text, None);
     }
 
     #[test]
@@ -1080,5 +1003,9 @@ timeout = 120
         assert_eq!(json_position(text, &["b"]), Some((1, 20)));
         assert_eq!(json_position(text, &["hooks", "Stop"]), Some((2, 21)));
         assert_eq!(json_position(text, &["missing"]), None);
+        // Comments and trailing commas count as the text they are; a repeated key is read last.
+        let jsonc = "// {\n{\"b\": 1, /* \"b\": */ \"b\": [2,],\n}";
+        assert_eq!(json_position(jsonc, &[]), Some((2, 1)));
+        assert_eq!(json_position(jsonc, &["b"]), Some((2, 26)));
     }
 }
