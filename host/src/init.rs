@@ -37,7 +37,8 @@ pub struct InitReport {
 
 /// Initializes the folder `dir` (absolute).
 /// With `rules_files`, writes the project's rules into AGENTS.md and CLAUDE.md sections; then
-/// wires the agent hosts `agents` names (see [`crate::wiring`]).
+/// wires the agent hosts `agents` names (see [`crate::wiring`]), with SKILL.md alone in each
+/// skill folder and the references left to `kapi help <topic>`.
 pub fn init(
     app: &App,
     dir: &Path,
@@ -127,10 +128,12 @@ pub fn init(
     if rules_files {
         report.rules_files = crate::notes::refresh_rules(app, &project)?;
     }
-    // The skill as this binary ships it (kapi's own `retired.sha256` is not part of a copy),
-    // and the closed list of files earlier kapis copied.
+    // SKILL.md alone goes into each skill folder; the references beside it in `skills/kapi/`
+    // are served by `kapi help <topic>` (the plugin bundle carries them), so a copy an earlier
+    // kapi left there is removed when it is one of them or in the closed retired list.
     let mut retired = Vec::new();
     let mut skill_files = Vec::new();
+    let mut served = Vec::new();
     for (path, bytes) in crate::skills::files() {
         if path == "retired.sha256" {
             retired = String::from_utf8_lossy(bytes)
@@ -139,12 +142,15 @@ pub fn init(
                 .filter_map(|l| l.split_whitespace().next())
                 .map(str::to_owned)
                 .collect();
-        } else {
+        } else if path == "SKILL.md" {
             skill_files.push((path.to_owned(), bytes.to_vec()));
+        } else {
+            served.push((path.to_owned(), bytes.to_vec()));
         }
     }
     let skill = WiringInput {
         skill_files,
+        served,
         retired,
     };
     report.agents = crate::wiring::wire(&root, &project.recipe, agents, &skill)?.hosts;

@@ -1,11 +1,15 @@
 //! The assistant skill, embedded: `skills/kapi/` (SKILL.md, `references/`, the i18n registry and
 //! `retired.sha256`) compiled into the binary with include_dir, so the topics `kapi help` serves
-//! and the SKILL.md `kapi init` copies always match the commands this binary has.
+//! and the SKILL.md `kapi init` writes always match the commands this binary has.
 //!
 //! A topic is a reference file named by its path under `references/` without `.md` (`edit`,
-//! `i18n/react`), or `skill` for SKILL.md. Served text has its links between references
-//! rewritten as the `kapi help …` command that serves each: `[edit](edit.md)` becomes
-//! `` `kapi help edit` ``.
+//! `i18n/react`), a data file there by its full name (`i18n/frameworks.yaml`), or `skill` for
+//! SKILL.md. Served text has its links between references rewritten as the `kapi help …`
+//! command that serves each: `[edit](edit.md)` becomes `` `kapi help edit` ``.
+//!
+//! `kapi init` writes SKILL.md alone into a project's skill folders, so these topics are how an
+//! assistant there reads a reference; the plugin bundle (`make plugin-bundle`) carries the
+//! files themselves.
 
 use include_dir::{Dir, File, include_dir};
 
@@ -123,7 +127,13 @@ pub fn topic(name: &str) -> Option<String> {
         if name.is_empty() || name.contains("..") || name.ends_with(".md") {
             return None;
         }
-        let path = format!("references/{name}.md");
+        // A data file beside the references is served by its own name
+        // (`i18n/frameworks.yaml`); a reference without its `.md`.
+        let path = if name.ends_with(".yaml") {
+            format!("references/{name}")
+        } else {
+            format!("references/{name}.md")
+        };
         let text = TREE.get_file(&path).map(text_of)?;
         (path, text)
     };
@@ -272,6 +282,10 @@ mod tests {
         }
         assert!(topic("nope").is_none());
         assert!(topic("../SKILL").is_none());
+        // The framework registry the i18n reference names is served too.
+        let registry = topic("i18n/frameworks.yaml").expect("i18n/frameworks.yaml");
+        assert!(registry.contains("frameworks:"), "{registry}");
+        assert!(topic("i18n/nope.yaml").is_none());
     }
 
     #[test]
@@ -285,6 +299,41 @@ mod tests {
             "references/i18n/frameworks.yaml",
         ] {
             assert!(paths.contains(&want), "{want} in {paths:?}");
+        }
+    }
+
+    /// The closed list of files earlier kapis copied: `SHA256  PATH` lines, none of them a file
+    /// this kapi ships (those are recognised from the tree itself).
+    #[test]
+    fn the_retired_list_names_only_content_no_longer_shipped() {
+        use sha2::{Digest, Sha256};
+        let (_, list) = files()
+            .into_iter()
+            .find(|(p, _)| *p == "retired.sha256")
+            .expect("retired.sha256");
+        let shipped: Vec<String> = files()
+            .into_iter()
+            .map(|(_, b)| {
+                Sha256::digest(b)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect()
+            })
+            .collect();
+        let text = std::str::from_utf8(list).expect("UTF-8");
+        let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert!(!lines.is_empty());
+        for line in lines {
+            let (hash, path) = line.split_once("  ").expect(line);
+            assert!(
+                hash.len() == 64
+                    && hash
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)),
+                "{line}"
+            );
+            assert!(path.starts_with("references/"), "{line}");
+            assert!(!shipped.iter().any(|s| s == hash), "{line} is shipped");
         }
     }
 

@@ -1,5 +1,5 @@
 //! `kapi init` wires agent hosts up: per host, the MCP entry that starts `kapi mcp` for this
-//! project, a copy of the skill and, where the host runs them, the assistant hooks that call
+//! project, the skill's SKILL.md and, where the host runs them, the assistant hooks that call
 //! `kapi hook pre-edit|post-edit|stop --host <host>` (Claude Code's `.claude/settings.json`,
 //! Codex's `.codex/hooks.json`, KKSS's `.kkss/assistant/hooks.json`, Kiki's `.kiki/hooks.toml`;
 //! [`crate::hooks::wiring`]), in exactly the format each host documents
@@ -13,9 +13,11 @@
 //! - the project is named relatively, so the committed file works on every machine;
 //! - an entry called `kapi` someone else wrote is read and left alone (one that differs from
 //!   kapi's only in `--tools` is kapi's own and follows the recipe);
-//! - the skill folder holds what this binary ships: `SKILL.md` refreshed, a file an earlier
-//!   kapi copied there (its sha256 in the retired list, or the content of a shipped file)
-//!   removed, anything else left and named.
+//! - the skill folder holds what this binary ships: `SKILL.md` alone, refreshed. Its references
+//!   are served by `kapi help <topic>` (the plugin bundle carries the files), so a file an
+//!   earlier kapi copied beside it (the content of a shipped reference, or its sha256 in the
+//!   closed retired list) is removed, with the folders it empties; anything else is left and
+//!   named, and a reference copy someone changed gets a warning naming its `kapi help` topic.
 //!
 //! A hook entry is a command too, `kapi hook <name> --host <host>` with the host's timeout
 //! (Kiki runs it through its shell, so a `command -v kapi` guard lets a missing binary allow),
@@ -232,9 +234,13 @@ pub fn valid_ids() -> String {
 /// What `wire` takes besides the recipe: the skill this binary ships.
 #[derive(Debug, Clone, Default)]
 pub struct WiringInput {
-    /// The skill's files, relative to the skill folder (`SKILL.md`, …). Empty: no skill folder
-    /// is written.
+    /// The files a skill folder holds, relative to it: `SKILL.md` alone. Empty: no skill
+    /// folder is written.
     pub skill_files: Vec<(String, Vec<u8>)>,
+    /// The files shipped beside SKILL.md that `kapi help <topic>` serves instead of a copy
+    /// (`references/edit.md`, …): an earlier kapi copied them into each skill folder, and a
+    /// file there with the content of one of them is removed.
+    pub served: Vec<(String, Vec<u8>)>,
     /// sha256 (lowercase hex) of files earlier kapi versions copied into a skill folder.
     pub retired: Vec<String>,
 }
@@ -406,9 +412,12 @@ impl Plan {
         for rel in self.removes {
             let path = root.join(&rel);
             std::fs::remove_file(&path).map_err(|e| format!("{rel}: {e}"))?;
-            // An emptied subfolder (`references/`) goes with its last file.
-            if let Some(parent) = path.parent() {
-                let _ = std::fs::remove_dir(parent);
+            // An emptied subfolder (`references/i18n/`, then `references/`) goes with its last
+            // file; the skill folder itself keeps SKILL.md, so the walk stops there.
+            for dir in path.ancestors().skip(1) {
+                if dir == root || std::fs::remove_dir(dir).is_err() {
+                    break;
+                }
             }
             wiring.removed.push(rel);
         }
@@ -1083,6 +1092,7 @@ fn skill_dir(
     let known: BTreeSet<String> = input
         .skill_files
         .iter()
+        .chain(&input.served)
         .map(|(_, b)| sha256_hex(b))
         .chain(shipped.iter().map(|(_, b)| sha256_hex(b)))
         .chain(input.retired.iter().map(|s| s.to_ascii_lowercase()))
@@ -1097,9 +1107,21 @@ fn skill_dir(
         let bytes = std::fs::read(root.join(&rel)).map_err(|e| format!("{rel}: {e}"))?;
         if known.contains(&sha256_hex(&bytes)) {
             plan.removes.push(rel);
-        } else {
-            wiring.foreign.push(rel);
+            continue;
         }
+        // A served file's name with other content: an earlier kapi's copy someone changed.
+        let name = rel
+            .strip_prefix(dir)
+            .unwrap_or(&rel)
+            .trim_start_matches('/');
+        if input.served.iter().any(|(n, _)| n == name) {
+            let topic = name.strip_prefix("references/").unwrap_or(name);
+            let topic = topic.strip_suffix(".md").unwrap_or(topic);
+            wiring.warnings.push(format!(
+                "{rel}: an earlier kapi copied this reference here and it was changed since, so kapi leaves it; `kapi help {topic}` prints the current one: delete the file once you no longer need your changes"
+            ));
+        }
+        wiring.foreign.push(rel);
     }
     plan.writes.extend(shipped);
     Ok(())
@@ -1145,6 +1167,7 @@ mod tests {
                 "SKILL.md".into(),
                 b"---\nname: kapi\ndescription: \"Use when editing prose: kapi checks it.\"\n---\n# kapi\n\nBody.\n".to_vec(),
             )],
+            served: Vec::new(),
             retired: Vec::new(),
         }
     }
@@ -1331,45 +1354,102 @@ mod tests {
         );
     }
 
-    /// Property 5: the skill folder holds what this binary ships.
+    /// Property 5: the skill folder holds what this binary ships: SKILL.md alone, a reference
+    /// an earlier kapi copied removed by content, a changed copy and anything else named.
     #[test]
     fn the_skill_folder_holds_what_this_binary_ships() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let old_reference = b"# edit\n\nAn earlier kapi's reference.\n";
+        let served_edit = b"# edit\n\nThis kapi's reference, served by `kapi help edit`.\n";
+        let served_react = b"# React\n\nA playbook.\n";
         let mut input = skill();
         input.retired = vec![sha256_hex(old_reference).to_uppercase()];
+        input.served = vec![
+            ("references/edit.md".into(), served_edit.to_vec()),
+            ("references/i18n/react.md".into(), served_react.to_vec()),
+        ];
         for skill_dir in [".claude/skills/kapi", ".agents/skills/kapi"] {
             let d = root.join(skill_dir);
-            std::fs::create_dir_all(d.join("references")).unwrap();
+            std::fs::create_dir_all(d.join("references/i18n")).unwrap();
             std::fs::write(d.join("SKILL.md"), "stale").unwrap();
-            std::fs::write(d.join("references/edit.md"), old_reference).unwrap();
+            std::fs::write(d.join("references/old.md"), old_reference).unwrap();
+            std::fs::write(d.join("references/i18n/react.md"), served_react).unwrap();
             std::fs::write(d.join("notes.md"), "mine").unwrap();
         }
+        // The Claude Code copy of the edit reference was changed by someone; the other is
+        // this kapi's.
+        std::fs::write(
+            root.join(".claude/skills/kapi/references/edit.md"),
+            "# edit\n\nWith my own notes.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(".agents/skills/kapi/references/edit.md"),
+            served_edit,
+        )
+        .unwrap();
         let list = Agents::List(vec![HostId::ClaudeCode, HostId::Agents]);
         let report = wire(root, &recipe(false), &list, &input).unwrap();
-        for (h, skill_dir) in report
-            .hosts
-            .iter()
-            .zip([".claude/skills/kapi", ".agents/skills/kapi"])
-        {
+        let claude = &report.hosts[0];
+        let agents = &report.hosts[1];
+        for (h, skill_dir) in [
+            (claude, ".claude/skills/kapi"),
+            (agents, ".agents/skills/kapi"),
+        ] {
             assert_eq!(h.status, WiringStatus::Wired, "{h:?}");
             assert_eq!(
                 std::fs::read(root.join(skill_dir).join("SKILL.md")).unwrap(),
                 input.skill_files[0].1
             );
-            assert_eq!(h.removed, [format!("{skill_dir}/references/edit.md")]);
-            assert!(!root.join(skill_dir).join("references").exists());
-            assert_eq!(h.foreign, [format!("{skill_dir}/notes.md")]);
+            assert!(!root.join(skill_dir).join("references/i18n").exists());
             assert_eq!(read(root, &format!("{skill_dir}/notes.md")), "mine");
         }
-        // Again: nothing written, the foreign file still named.
+        assert_eq!(
+            claude.removed,
+            [
+                ".claude/skills/kapi/references/i18n/react.md",
+                ".claude/skills/kapi/references/old.md"
+            ]
+        );
+        assert_eq!(
+            claude.foreign,
+            [
+                ".claude/skills/kapi/notes.md",
+                ".claude/skills/kapi/references/edit.md"
+            ]
+        );
+        assert_eq!(
+            read(root, ".claude/skills/kapi/references/edit.md"),
+            "# edit\n\nWith my own notes.\n"
+        );
+        assert_eq!(claude.warnings.len(), 1, "{:?}", claude.warnings);
+        assert!(
+            claude.warnings[0].starts_with(".claude/skills/kapi/references/edit.md: an earlier kapi copied this reference here and it was changed since")
+                && claude.warnings[0].contains("`kapi help edit`"),
+            "{:?}",
+            claude.warnings
+        );
+        assert_eq!(
+            agents.removed,
+            [
+                ".agents/skills/kapi/references/edit.md",
+                ".agents/skills/kapi/references/i18n/react.md",
+                ".agents/skills/kapi/references/old.md"
+            ]
+        );
+        assert_eq!(agents.foreign, [".agents/skills/kapi/notes.md"]);
+        assert!(agents.warnings.is_empty(), "{:?}", agents.warnings);
+        // Emptied folders went with their last file.
+        assert!(!root.join(".agents/skills/kapi/references").exists());
+        // Again: nothing written, the foreign files still named.
         let again = wire(root, &recipe(false), &list, &input).unwrap();
         for h in &again.hosts {
             assert_eq!(h.status, WiringStatus::Unchanged, "{h:?}");
             assert!(h.written.is_empty() && h.removed.is_empty());
-            assert_eq!(h.foreign.len(), 1);
         }
+        assert_eq!(again.hosts[0].foreign.len(), 2);
+        assert_eq!(again.hosts[1].foreign.len(), 1);
         // No skill shipped: no skill folder written.
         let bare = tempfile::tempdir().unwrap();
         wire(

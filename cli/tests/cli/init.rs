@@ -154,3 +154,171 @@ fn init_creates_files_readable_by_the_team() {
         assert_eq!(mode, new_file, "{rel}");
     }
 }
+
+/// The folders `kapi init --agents all` writes the skill into.
+const SKILL_DIRS: [&str; 3] = [
+    ".claude/skills/kapi",
+    ".agents/skills/kapi",
+    ".kkss/assistant/skills/kapi",
+];
+
+/// Every file under `dir` (relative to it, `/`-separated), sorted.
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    fn walk(base: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else if let Ok(rel) = path.strip_prefix(base) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The reference files the skill ships beside SKILL.md (`references/edit.md`, …).
+fn shipped_references() -> Vec<String> {
+    let skill = crate::testdata().join("../skills/kapi");
+    files_under(&skill)
+        .into_iter()
+        .filter(|f| f.starts_with("references/"))
+        .collect()
+}
+
+/// `kapi init` writes SKILL.md alone into each skill folder; every topic SKILL.md names and
+/// every reference the skill ships is served by `kapi help <topic>` instead.
+#[test]
+fn init_writes_skill_md_alone_and_kapi_help_serves_every_reference() {
+    let kapi = Kapi::empty();
+    kapi.write("docs/guide.md", "# Guide\n\nThe tool is fast.\n");
+    let run = kapi.run(&["init", "--agents", "all", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    for dir in SKILL_DIRS {
+        assert_eq!(files_under(&kapi.path().join(dir)), ["SKILL.md"], "{dir}");
+    }
+    let written: Vec<String> = run.json()["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|h| h["written"].as_array().cloned().unwrap_or_default())
+        .filter_map(|w| w.as_str().map(str::to_owned))
+        .filter(|w| w.contains("/skills/"))
+        .collect();
+    assert_eq!(written.len(), 3, "{written:?}");
+    // Each `kapi help TOPIC` the written SKILL.md names is a topic kapi serves.
+    let skill = kapi.read(".claude/skills/kapi/SKILL.md");
+    let named: Vec<&str> = skill
+        .split("`kapi help ")
+        .skip(1)
+        .filter_map(|rest| rest.split('`').next())
+        .collect();
+    assert!(named.contains(&"edit"), "{named:?}");
+    for topic in &named {
+        let help = kapi.run(&["help", topic]);
+        assert_eq!(help.code, 0, "kapi help {topic}: {}", help.transcript());
+        assert!(
+            help.stdout.len() > 200,
+            "kapi help {topic}: {}",
+            help.stdout
+        );
+    }
+    // Every shipped reference, by its topic: `references/i18n/react.md` is `i18n/react`, a data
+    // file keeps its name.
+    let references = shipped_references();
+    assert_eq!(references.len(), 18, "{references:?}");
+    let skill_dir = crate::testdata().join("../skills/kapi");
+    for file in references {
+        let name = file.strip_prefix("references/").unwrap();
+        let topic = name.strip_suffix(".md").unwrap_or(name);
+        let help = kapi.run(&["help", topic]);
+        assert_eq!(help.code, 0, "kapi help {topic}: {}", help.transcript());
+        let text = std::fs::read_to_string(skill_dir.join(&file)).unwrap();
+        let first = text.lines().next().unwrap();
+        assert!(
+            help.stdout.contains(first),
+            "kapi help {topic}: {}",
+            help.stdout
+        );
+    }
+}
+
+/// A project an earlier kapi initialised holds a copy of every reference in each skill folder:
+/// `kapi init` removes each copy it recognises by content, and keeps (and names) one a person
+/// changed.
+#[test]
+fn init_removes_references_an_earlier_kapi_copied_and_keeps_a_changed_one() {
+    let kapi = Kapi::empty();
+    kapi.write("docs/guide.md", "# Guide\n\nThe tool is fast.\n");
+    let skill = crate::testdata().join("../skills/kapi");
+    let references = shipped_references();
+    for dir in SKILL_DIRS {
+        for file in references.iter().chain(&["SKILL.md".to_owned()]) {
+            kapi.write(
+                &format!("{dir}/{file}"),
+                std::fs::read(skill.join(file)).unwrap(),
+            );
+        }
+    }
+    let changed = ".claude/skills/kapi/references/edit.md";
+    let mut mine = kapi.read(changed);
+    mine.push_str("\nOur team always runs `kapi check` twice.\n");
+    kapi.write(changed, &mine);
+    let run = kapi.run(&["init", "--agents", "all", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report = run.json();
+    let hosts = report["agents"].as_array().unwrap();
+    let list = |key: &str| -> Vec<String> {
+        let mut out: Vec<String> = hosts
+            .iter()
+            .flat_map(|h| h[key].as_array().cloned().unwrap_or_default())
+            .filter_map(|w| w.as_str().map(str::to_owned))
+            .collect();
+        out.sort();
+        out
+    };
+    let mut want: Vec<String> = SKILL_DIRS
+        .iter()
+        .flat_map(|dir| references.iter().map(move |f| format!("{dir}/{f}")))
+        .filter(|f| f != changed)
+        .collect();
+    want.sort();
+    assert_eq!(list("removed"), want);
+    assert_eq!(want.len(), 3 * 18 - 1);
+    assert_eq!(list("foreign"), [changed]);
+    assert_eq!(kapi.read(changed), mine);
+    let warnings = list("warnings");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with(changed) && w.contains("`kapi help edit`")),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        files_under(&kapi.path().join(".claude/skills/kapi")),
+        ["SKILL.md", "references/edit.md"]
+    );
+    for dir in &SKILL_DIRS[1..] {
+        assert_eq!(files_under(&kapi.path().join(dir)), ["SKILL.md"], "{dir}");
+        assert!(!kapi.path().join(dir).join("references").exists(), "{dir}");
+    }
+    // Again: nothing to remove, the changed copy still named.
+    let again = kapi.run(&["init", "--agents", "all"]);
+    assert_eq!(again.code, 0, "{}", again.transcript());
+    assert!(!again.stdout.contains("removed "), "{}", again.stdout);
+    assert!(
+        again.stdout.contains(&format!("left {changed}")),
+        "{}",
+        again.transcript()
+    );
+    assert!(
+        again.stdout.contains(&format!(
+            "warning: {changed}: an earlier kapi copied this reference here"
+        )),
+        "{}",
+        again.transcript()
+    );
+}
