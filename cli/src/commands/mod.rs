@@ -24,6 +24,13 @@ pub enum Command {
     /// rules into a section of AGENTS.md and CLAUDE.md (`--no-rules-files` opts out). On a
     /// folder that already has a `kapi.yaml`, changes nothing you own and says what it kept.
     /// Exits 0, or 1 when the existing recipe is broken (nothing is written then).
+    ///
+    /// Then wires the agent hosts `--agents` names: each one's MCP entry and hooks, and SKILL.md
+    /// alone in each skill folder (`kapi help <topic>` serves its references; a copy an earlier
+    /// kapi left there is removed, one you changed is kept and named). A JSON file you keep
+    /// (`.mcp.json`, `.vscode/mcp.json`, `.claude/settings.json`, …) may be JSONC: kapi inserts
+    /// or updates its own entry in your indentation, and your comments, trailing commas and
+    /// layout stay byte for byte. A second run writes nothing.
     Init(init::InitArgs),
     /// The brief for a location, and the verbs that grow the project's context
     ///
