@@ -503,8 +503,14 @@ pub struct Ref {
 /// A unit of content with a stable key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Block {
-    /// Structural name or catalog key, unique in the document (`install/p#2`).
+    /// Structural name or catalog key, unique in the document (`s3/p#2`, `errors.notFound`).
+    /// Never derived from text an edit can change, so an edit keeps it.
     pub key: String,
+    /// A readable name beside a structural key, when the format has one: Markdown's
+    /// heading-slug name (`install/p#2`). Only for people and assistants to read; an edit
+    /// names the block by `key`, and a label may change when the heading above is edited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     pub role: Role,
     /// Nesting depth: heading level, list depth; 0 at top level.
     pub level: u32,
@@ -546,6 +552,7 @@ impl Block {
     pub fn new(key: impl Into<String>, role: Role, runs: Vec<Run>) -> Self {
         Self {
             key: key.into(),
+            label: None,
             role,
             level: 0,
             translatable: role != Role::Code,
@@ -575,10 +582,11 @@ impl Document {
     }
 }
 
-/// Pairs each block of a source document with its translation in `target`: by key, and for
-/// a structural format whose keys carry heading words (Markdown's `install/p`) by position
-/// when both documents have the same blocks in the same roles. Returns, per source block,
-/// the index of its translation.
+/// Pairs each block of a source document with its translation in `target`: by key (a
+/// catalog's keys; Markdown's positional keys, `s3/p#2`, pair the n-th paragraph of the
+/// n-th section), and by position when some key is missing from the other file but both
+/// documents have the same blocks in the same roles. Returns, per source block, the index
+/// of its translation.
 pub fn align(source: &Document, target: &Document) -> Vec<Option<usize>> {
     let by_key: std::collections::HashMap<&str, usize> = target
         .blocks
@@ -603,7 +611,7 @@ pub fn align(source: &Document, target: &Document) -> Vec<Option<usize>> {
     (0..source.blocks.len()).map(Some).collect()
 }
 
-/// Makes keys unique in reading order: the second `intro/p` becomes `intro/p#2`.
+/// Makes keys unique in reading order: the second `s2/p` becomes `s2/p#2`.
 #[derive(Debug, Default)]
 pub struct KeyDeduper {
     seen: rustc_hash::FxHashMap<String, u32>,
@@ -671,8 +679,8 @@ mod tests {
     #[test]
     fn deduper_numbers_repeats_from_two() {
         let mut d = KeyDeduper::default();
-        assert_eq!(d.key("intro/p"), "intro/p");
-        assert_eq!(d.key("intro/p"), "intro/p#2");
-        assert_eq!(d.key("intro/p"), "intro/p#3");
+        assert_eq!(d.key("s2/p"), "s2/p");
+        assert_eq!(d.key("s2/p"), "s2/p#2");
+        assert_eq!(d.key("s2/p"), "s2/p#3");
     }
 }

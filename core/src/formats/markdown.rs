@@ -1,16 +1,37 @@
 //! Markdown: CommonMark with GFM tables, strikethrough, task lists and YAML front matter,
-//! read through pulldown-cmark's offset iterator.
+//! read through pulldown-cmark's offset iterator one block at a time (a file's events are
+//! never all held in memory).
 //!
 //! # Blocks and keys
 //! Headings, paragraphs, list items (tight or one block per paragraph of a loose item),
 //! table cells, block quotes' paragraphs, code blocks, HTML blocks and the front-matter
 //! fields `title`, `description`, `summary`, `subtitle` and `excerpt` (top-level, one-line
-//! scalars) are blocks. A key is `<section>/<kind>`: the section is the slug of the
-//! nearest preceding heading (`top` before the first one, `section` for a heading with no
-//! letters or digits), a heading's own key is `<slug>/h`, and the kinds are `p`, `li`,
-//! `cell`, `quote`, `code` and `html`. Front-matter fields are `front/<field>`. Repeats
-//! are numbered by [`KeyDeduper`] (`install/p#2`), so editing the text of one section never
-//! changes another section's keys.
+//! scalars) are blocks.
+//!
+//! A key is `<section>/<kind>`, by position alone: the section is `s<n>` for the blocks
+//! from the n-th heading of the file (counted from 1, every heading counts, in a quote or
+//! a list too, and one with no text) up to the next one, and `top` before the first
+//! heading; the heading itself is `s<n>/h`. The kinds are `p`, `li`, `cell`, `quote`,
+//! `code` and `html`, and repeats in a section are numbered (`s3/p#2`, the section's second
+//! paragraph). Front-matter fields are `front/<field>`.
+//!
+//! Keys come from no text, so an edit of a block, or of the heading above it, keeps every
+//! key: a change set sent again after it landed still finds its blocks and is refused
+//! `stale` with their current rev and text, and a ref an assistant holds into the section
+//! still resolves. What moves keys is structure: a heading added or removed shifts the
+//! sections after it (`s4` becomes `s5`), and a block added or removed shifts the numbers
+//! of the later blocks of its kind in its section. A ref read before such a change may then
+//! name other text; its `if_match` no longer holds, so the edit is refused `stale` (with the
+//! text the key names now) instead of landing on the wrong block.
+//!
+//! Each block under a heading also carries a `label`, its readable name from the heading's
+//! words: the slug of the heading (lowercase letters and digits, anything else one `-`;
+//! `section` when it has none) and the kind, repeats numbered across the file
+//! (`install/p#2`). `kapi inspect` shows it; nothing resolves by it, and it changes when the
+//! heading does. Blocks in `top` and `front` need none.
+//!
+//! A translated file pairs with its source by key ([`crate::model::align`]): the n-th
+//! paragraph of the n-th section, whatever its heading says in either language.
 //!
 //! # Runs
 //! Every text run is a verbatim slice of the file (`Run::text_at`), so findings map back
@@ -105,66 +126,155 @@ enum Container {
     Other,
 }
 
+/// The kinds of block a key names, in the order of [`Reader::counts`].
+const KINDS: [&str; 7] = ["h", "p", "li", "cell", "quote", "code", "html"];
+const HEADING: usize = 0;
+const PARAGRAPH: usize = 1;
+const ITEM: usize = 2;
+const CELL: usize = 3;
+const QUOTE: usize = 4;
+const CODE: usize = 5;
+const HTML: usize = 6;
+
 struct Reader<'a> {
     text: &'a str,
+    /// The events of the one block being read (its start, what it holds, its end), reused
+    /// from block to block: the file's events are never all held at once.
     events: Vec<(Event<'a>, Range<usize>)>,
-    /// For each `Start` event, the index of its `End`.
+    /// For each `Start` event in `events`, the index of its `End`.
     ends: Vec<usize>,
+    /// Scratch for [`Reader::index_ends`].
+    starts: Vec<usize>,
     document: Document,
     skeleton: Skeleton,
-    keys: KeyDeduper,
-    section: String,
+    /// Headings read so far: the current section is `s{headings}`, `top` before the first.
+    headings: usize,
+    /// Blocks of each kind in the current section, numbering repeats (`s3/p#2`).
+    counts: [u32; KINDS.len()],
+    /// The current section's readable name (its heading's slug), for labels.
+    slug: String,
+    /// Label bases handed out so far and how often, numbered as [`KeyDeduper`] does.
+    labels: rustc_hash::FxHashMap<String, u32>,
+    /// Front-matter keys (`front/title`).
+    front: KeyDeduper,
     containers: Vec<Container>,
+    syntaxes: placeholders::Syntaxes,
 }
 
+/// A file this large is read in pieces (see [`plan`]).
+const PIECES_FROM: usize = 4 << 20;
+/// About how many bytes one piece holds.
+const PIECE: usize = 1 << 20;
+
 fn read_str(text: &str) -> Parsed {
+    read_in_pieces(text, (text.len() >= PIECES_FROM).then_some(PIECE))
+}
+
+/// Reads `text` whole, or, given a piece size, in pieces when [`plan`] finds where.
+fn read_in_pieces(text: &str, piece: Option<usize>) -> Parsed {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
-    let events: Vec<(Event<'_>, Range<usize>)> = Parser::new_ext(body, options())
-        .into_offset_iter()
-        .map(|(event, range)| (event, range.start + bom..range.end + bom))
-        .collect();
-    let mut ends = vec![0; events.len()];
-    let mut stack = Vec::new();
-    for (i, (event, _)) in events.iter().enumerate() {
+    let plan = piece.and_then(|piece| plan(body, piece));
+    let (cuts, blocks) = plan.map_or((Vec::new(), 0), |p| (p.cuts, p.blocks));
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for cut in cuts.into_iter().chain([body.len()]) {
+        pieces.push(from..cut);
+        from = cut;
+    }
+    // One parser at a time: the next piece's is built when the last one's events run out.
+    let events = pieces.into_iter().flat_map(move |piece| {
+        let at = piece.start + bom;
+        Parser::new_ext(body.get(piece).unwrap_or_default(), options())
+            .into_offset_iter()
+            .map(move |(event, range)| (event, range.start + at..range.end + at))
+    });
+    let mut reader = Reader {
+        text,
+        events: Vec::new(),
+        ends: Vec::new(),
+        starts: Vec::new(),
+        document: Document {
+            format: INFO.id.into(),
+            blocks: Vec::with_capacity(blocks),
+        },
+        skeleton: Skeleton::over(text),
+        headings: 0,
+        counts: [0; KINDS.len()],
+        slug: "top".into(),
+        labels: Default::default(),
+        front: KeyDeduper::default(),
+        containers: Vec::new(),
+        // Variables written in prose (`{name}`, `{{x}}`, `%s`, `${x}`, `%{x}`) are codes
+        // too, so an edit cannot lose them; HTML is already a code.
+        syntaxes: placeholders::Syntaxes {
+            html: false,
+            ..placeholders::Syntaxes::ALL
+        },
+    };
+    reader.skeleton.holes.reserve_exact(blocks);
+    reader.run(events.peekable());
+    Parsed::new(reader.document, reader.skeleton)
+}
+
+/// Where a large file is read in pieces, and about how many blocks it holds.
+struct Plan {
+    /// Offsets in the body (after a BOM) where a piece starts.
+    cuts: Vec<usize>,
+    blocks: usize,
+}
+
+/// pulldown-cmark builds a tree of the whole file before its first event, several times
+/// the file's size, and the document read from it is as large again: reading a large
+/// file in pieces keeps one piece's tree at a time. A first pass finds the cuts, each
+/// before a top-level paragraph or heading that follows a blank line, at least `piece`
+/// bytes apart: there no block is open (lists, quotes and fences have ended) and nothing
+/// before bears on how what follows reads, so each piece reads as it would in the whole
+/// file. None when the file defines link references, which reach across it. The pass also
+/// counts the blocks, so the document's vectors are allocated once, at their size.
+fn plan(body: &str, piece: usize) -> Option<Plan> {
+    let mut events = Parser::new_ext(body, options()).into_offset_iter();
+    if events.reference_definitions().iter().next().is_some() {
+        return None;
+    }
+    let (mut cuts, mut last, mut depth, mut blocks) = (Vec::new(), 0, 0usize, FRONT_FIELDS.len());
+    for (event, range) in events.by_ref() {
         match event {
-            Event::Start(_) => stack.push(i),
-            Event::End(_) => {
-                if let Some(start) = stack.pop() {
-                    ends[start] = i;
+            Event::Start(tag) => {
+                if depth == 0
+                    && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
+                    && range.start >= last + piece
+                    && after_blank_line(body, range.start)
+                {
+                    cuts.push(range.start);
+                    last = range.start;
                 }
+                // A tight list item's text is a block without a paragraph of its own.
+                if matches!(tag, Tag::Item) || is_leaf(&tag) {
+                    blocks += 1;
+                }
+                depth += 1;
             }
+            Event::End(_) => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    let mut reader = Reader {
-        text,
-        events,
-        ends,
-        document: Document {
-            format: INFO.id.into(),
-            blocks: Vec::new(),
-        },
-        skeleton: Skeleton::over(text),
-        keys: KeyDeduper::default(),
-        section: "top".into(),
-        containers: Vec::new(),
+    Some(Plan { cuts, blocks })
+}
+
+/// Whether the line before offset `at` (which starts a line) is blank.
+fn after_blank_line(text: &str, at: usize) -> bool {
+    let Some(before) = text.get(..at) else {
+        return false;
     };
-    reader.run();
-    // Variables written in prose (`{name}`, `{{x}}`, `%s`, `${x}`, `%{x}`) are codes too, so
-    // an edit cannot lose them; HTML is already a code.
-    let syntaxes = placeholders::Syntaxes {
-        html: false,
-        ..placeholders::Syntaxes::ALL
+    let before = before
+        .strip_suffix("\r\n")
+        .or_else(|| before.strip_suffix(['\n', '\r']));
+    let Some(before) = before else {
+        return false;
     };
-    for block in &mut reader.document.blocks {
-        if block.translatable {
-            let runs = std::mem::take(&mut block.source.runs);
-            block.source.runs = placeholders::split_runs(runs, syntaxes);
-        }
-    }
-    reader.skeleton.refresh(&reader.document);
-    Parsed::new(reader.document, reader.skeleton)
+    let line = before.rsplit(['\n', '\r']).next().unwrap_or_default();
+    line.bytes().all(|b| b == b' ' || b == b'\t')
 }
 
 /// Events that belong to a block's inline content.
@@ -192,6 +302,19 @@ fn is_inline(event: &Event<'_>) -> bool {
     }
 }
 
+/// Whether a `Start` opens a block read whole: a leaf or the front matter.
+fn is_leaf(tag: &Tag<'_>) -> bool {
+    matches!(
+        tag,
+        Tag::Paragraph
+            | Tag::Heading { .. }
+            | Tag::TableCell
+            | Tag::CodeBlock(_)
+            | Tag::HtmlBlock
+            | Tag::MetadataBlock(_)
+    )
+}
+
 impl<'a> Reader<'a> {
     /// The index of the `End` matching the `Start` at `i` (or `i` when unbalanced).
     fn end_of(&self, i: usize) -> usize {
@@ -202,45 +325,61 @@ impl<'a> Reader<'a> {
         self.text.get(range).unwrap_or_default()
     }
 
-    fn run(&mut self) {
-        let mut i = 0;
-        while i < self.events.len() {
-            let (event, range) = self.events[i].clone();
-            match &event {
-                Event::Start(Tag::Paragraph) => {
-                    let end = self.end_of(i);
-                    let (role, level, kind) = self.paragraph_role();
-                    self.leaf(i + 1..end, range, role, level, kind);
-                    i = end + 1;
-                }
-                Event::Start(Tag::Heading { level, .. }) => {
-                    let end = self.end_of(i);
-                    self.heading(i + 1..end, range, *level as u32);
-                    i = end + 1;
-                }
-                Event::Start(Tag::TableCell) => {
-                    let end = self.end_of(i);
-                    self.leaf(i + 1..end, range, Role::TableCell, 0, "cell");
-                    i = end + 1;
-                }
-                Event::Start(Tag::CodeBlock(_)) => {
-                    let end = self.end_of(i);
-                    self.raw_block(i + 1..end, range, Role::Code, "code");
-                    i = end + 1;
-                }
-                Event::Start(Tag::HtmlBlock) => {
-                    let end = self.end_of(i);
-                    self.raw_block(i + 1..end, range, Role::Html, "html");
-                    i = end + 1;
-                }
-                Event::Start(Tag::MetadataBlock(_)) => {
-                    let end = self.end_of(i);
-                    for k in i + 1..end {
-                        if let Event::Text(_) = self.events[k].0 {
-                            self.front_matter(self.events[k].1.clone());
-                        }
+    /// Appends `first` to [`Reader::events`] and, when it is a `Start`, every event up to
+    /// and including its `End`.
+    fn take_element(
+        &mut self,
+        first: (Event<'a>, Range<usize>),
+        events: &mut impl Iterator<Item = (Event<'a>, Range<usize>)>,
+    ) {
+        let opens = matches!(first.0, Event::Start(_));
+        self.events.push(first);
+        if !opens {
+            return;
+        }
+        let mut depth = 1usize;
+        for (event, range) in events.by_ref() {
+            match event {
+                Event::Start(_) => depth += 1,
+                Event::End(_) => depth -= 1,
+                _ => {}
+            }
+            self.events.push((event, range));
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Fills [`Reader::ends`] for the events taken.
+    fn index_ends(&mut self) {
+        self.ends.clear();
+        self.ends.resize(self.events.len(), 0);
+        self.starts.clear();
+        for (i, (event, _)) in self.events.iter().enumerate() {
+            match event {
+                Event::Start(_) => self.starts.push(i),
+                Event::End(_) => {
+                    if let Some(start) = self.starts.pop() {
+                        self.ends[start] = i;
                     }
-                    i = end + 1;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn run(
+        &mut self,
+        mut events: std::iter::Peekable<impl Iterator<Item = (Event<'a>, Range<usize>)>>,
+    ) {
+        while let Some((event, range)) = events.next() {
+            match &event {
+                Event::Start(tag) if is_leaf(tag) => {
+                    self.events.clear();
+                    self.take_element((event, range), &mut events);
+                    self.index_ends();
+                    self.leaf_block();
                 }
                 Event::Start(tag) => {
                     let container = match tag {
@@ -250,39 +389,61 @@ impl<'a> Reader<'a> {
                         _ => Container::Other,
                     };
                     self.containers.push(container);
-                    i += 1;
                 }
                 Event::End(_) => {
                     self.containers.pop();
-                    i += 1;
                 }
-                event if is_inline(event) => {
+                inline if is_inline(inline) => {
                     // Inline content straight inside a container: a tight list item's text.
-                    let mut end = i;
-                    while end < self.events.len() && is_inline(&self.events[end].0) {
-                        end = if matches!(self.events[end].0, Event::Start(_)) {
-                            self.end_of(end) + 1
-                        } else {
-                            end + 1
-                        };
-                    }
-                    let end = end.min(self.events.len());
-                    let (role, level, kind) = self.paragraph_role();
                     let start = range.start;
-                    let stop = self
-                        .events
-                        .get(end.saturating_sub(1))
-                        .map_or(start, |(_, r)| r.end);
-                    self.leaf(i..end, start..stop, role, level, kind);
-                    i = end.max(i + 1);
+                    self.events.clear();
+                    self.take_element((event, range), &mut events);
+                    while let Some(next) = events.next_if(|(e, _)| is_inline(e)) {
+                        self.take_element(next, &mut events);
+                    }
+                    self.index_ends();
+                    let (role, level, kind) = self.paragraph_role();
+                    let stop = self.events.last().map_or(start, |(_, r)| r.end);
+                    self.leaf(0..self.events.len(), start..stop, role, level, kind);
                 }
-                _ => i += 1,
+                _ => {}
             }
         }
     }
 
+    /// The block whose `Start` is `events[0]`.
+    fn leaf_block(&mut self) {
+        let Some((Event::Start(tag), range)) = self.events.first() else {
+            return;
+        };
+        let range = range.clone();
+        let end = self.end_of(0);
+        let items = 1..end;
+        match tag {
+            Tag::Paragraph => {
+                let (role, level, kind) = self.paragraph_role();
+                self.leaf(items, range, role, level, kind);
+            }
+            Tag::Heading { level, .. } => {
+                let level = *level as u32;
+                self.heading(items, range, level);
+            }
+            Tag::TableCell => self.leaf(items, range, Role::TableCell, 0, CELL),
+            Tag::CodeBlock(_) => self.raw_block(items, range, Role::Code, CODE),
+            Tag::HtmlBlock => self.raw_block(items, range, Role::Html, HTML),
+            Tag::MetadataBlock(_) => {
+                for k in items {
+                    if let Event::Text(_) = self.events[k].0 {
+                        self.front_matter(self.events[k].1.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Role, level and key kind of a paragraph, from the innermost quote or list item.
-    fn paragraph_role(&self) -> (Role, u32, &'static str) {
+    fn paragraph_role(&self) -> (Role, u32, usize) {
         let depth = |c: Container| self.containers.iter().filter(|&&x| x == c).count() as u32;
         match self
             .containers
@@ -290,55 +451,92 @@ impl<'a> Reader<'a> {
             .rev()
             .find(|c| matches!(c, Container::Quote | Container::Item))
         {
-            Some(Container::Item) => (Role::ListItem, depth(Container::List), "li"),
-            Some(Container::Quote) => (Role::Quote, depth(Container::Quote), "quote"),
-            _ => (Role::Paragraph, 0, "p"),
+            Some(Container::Item) => (Role::ListItem, depth(Container::List), ITEM),
+            Some(Container::Quote) => (Role::Quote, depth(Container::Quote), QUOTE),
+            _ => (Role::Paragraph, 0, PARAGRAPH),
         }
     }
 
+    /// Starts the next section: every heading does, even one with no text (which is no
+    /// block), so an edit that empties a heading moves no other section's keys.
     fn heading(&mut self, items: Range<usize>, span: Range<usize>, level: u32) {
+        if self.headings == 0 {
+            // The labels of the blocks before the first heading were their keys; count
+            // them, so a later section slugged `top` numbers its labels after them.
+            for (kind, &count) in KINDS.iter().zip(&self.counts) {
+                if count > 0 {
+                    self.labels.insert(format!("top/{kind}"), count);
+                }
+            }
+        }
+        self.headings += 1;
+        self.counts = [0; KINDS.len()];
         let mut words = String::new();
         for k in items.clone() {
             if let Event::Text(t) | Event::Code(t) = &self.events[k].0 {
                 words.push_str(t);
             }
         }
-        let slug = slug(&words);
-        self.section = if slug.is_empty() {
-            "section".into()
+        self.slug = slug(&words);
+        if self.slug.is_empty() {
+            self.slug.push_str("section");
+        }
+        self.leaf(items, span, Role::Heading, level, HEADING);
+    }
+
+    /// The key of the next block of `kind` in the current section, and its label when
+    /// that reads differently (`s3/p#2`, `install/p#2`).
+    fn key(&mut self, kind: usize) -> (String, Option<String>) {
+        use std::fmt::Write as _;
+        let name = KINDS[kind];
+        self.counts[kind] += 1;
+        let count = self.counts[kind];
+        let mut key = String::with_capacity(16);
+        if self.headings == 0 {
+            key.push_str("top");
         } else {
-            slug
+            let _ = write!(key, "s{}", self.headings);
+        }
+        key.push('/');
+        key.push_str(name);
+        if count > 1 {
+            let _ = write!(key, "#{count}");
+        }
+        if self.headings == 0 {
+            return (key, None);
+        }
+        let mut base = String::with_capacity(self.slug.len() + 1 + name.len());
+        base.push_str(&self.slug);
+        base.push('/');
+        base.push_str(name);
+        let label = match self.labels.get_mut(&base) {
+            Some(seen) => {
+                *seen += 1;
+                let _ = write!(base, "#{seen}");
+                base
+            }
+            None => {
+                self.labels.insert(base.clone(), 1);
+                base
+            }
         };
-        let key = format!("{}/h", self.section);
-        self.leaf_keyed(items, span, Role::Heading, level, key);
+        (key, Some(label))
     }
 
     fn leaf(
-        &mut self,
-        items: Range<usize>,
-        span: Range<usize>,
-        role: Role,
-        level: u32,
-        kind: &str,
-    ) {
-        let key = format!("{}/{kind}", self.section);
-        self.leaf_keyed(items, span, role, level, key);
-    }
-
-    /// A block of inline content: its runs, and a hole over the content's bytes.
-    fn leaf_keyed(
         &mut self,
         mut items: Range<usize>,
         span: Range<usize>,
         role: Role,
         level: u32,
-        key: String,
+        kind: usize,
     ) {
         // A task marker stays in the skeleton: the item's text starts after it.
         if let Some((Event::TaskListMarker(_), _)) = self.events.get(items.start) {
             items.start += 1;
         }
         if items.is_empty() {
+            // No text, no block; the key is not taken, as a re-read would not take it.
             return;
         }
         let start = self.events[items.start].1.start;
@@ -351,28 +549,36 @@ impl<'a> Reader<'a> {
         if runs.is_empty() {
             return;
         }
-        self.push(key, role, level, span, start..end, runs);
+        let (key, label) = self.key(kind);
+        self.push(key, label, role, level, span, start..end, runs);
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         key: String,
+        label: Option<String>,
         role: Role,
         level: u32,
         span: Range<usize>,
         hole: Range<usize>,
-        runs: Vec<Run>,
+        mut runs: Vec<Run>,
     ) {
-        let key = self.keys.key(&key);
+        let translatable = !matches!(role, Role::Code | Role::Html);
+        if translatable {
+            runs = placeholders::split_runs(runs, self.syntaxes);
+        }
+        // Most blocks hold one run: no spare capacity kept per block.
+        runs.shrink_to_fit();
         let mut block = Block::new(key, role, runs);
+        block.label = label;
         block.level = level;
-        block.translatable = !matches!(role, Role::Code | Role::Html);
+        block.translatable = translatable;
         block.span = span;
         let index = self.document.blocks.len();
         self.skeleton.hole(hole, index, &block.source);
         self.document.blocks.push(block);
     }
-
     /// Inline events to runs, without recursion (nesting in malformed input can be deep).
     fn runs(&self, items: Range<usize>) -> Vec<Run> {
         let mut runs: Vec<Run> = Vec::new();
@@ -542,7 +748,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A code or HTML block: one text run of the raw content.
-    fn raw_block(&mut self, items: Range<usize>, span: Range<usize>, role: Role, kind: &str) {
+    fn raw_block(&mut self, items: Range<usize>, span: Range<usize>, role: Role, kind: usize) {
         let mut ranges = self.events[items].iter().map(|(_, r)| r.clone());
         let Some(first) = ranges.next() else { return };
         let end = ranges.map(|r| r.end).fold(first.end, usize::max);
@@ -551,9 +757,10 @@ impl<'a> Reader<'a> {
         if raw.is_empty() {
             return;
         }
-        let key = format!("{}/{kind}", self.section);
+        let (key, label) = self.key(kind);
         self.push(
             key,
+            label,
             role,
             0,
             span,
@@ -588,9 +795,10 @@ impl<'a> Reader<'a> {
             }
             let start = at + name.len() + 1 + value.offset;
             let span = at..at + line.trim_end_matches(['\n', '\r']).len();
-            let key = format!("front/{name}");
+            let key = self.front.key(&format!("front/{name}"));
             self.push(
                 key,
+                None,
                 Role::Key,
                 0,
                 span,
@@ -997,9 +1205,14 @@ mod tests {
     fn blocks_table(document: &Document) -> String {
         let mut out = String::new();
         for b in &document.blocks {
+            let label = b
+                .label
+                .as_deref()
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "{} | {} | {} | {} | {}",
+                "{}{label} | {} | {} | {} | {}",
                 b.key,
                 b.role.as_str(),
                 b.level,
@@ -1097,11 +1310,7 @@ mod tests {
     fn an_edit_changes_only_its_own_bytes() {
         let source = "# Intro\n\nFirst *one*\nline two.\n\nSecond para.\n";
         let mut parsed = read(source);
-        set_text(
-            &mut parsed,
-            "intro/p#2",
-            "Changed 2 * 3 and a_b and *this*.",
-        );
+        set_text(&mut parsed, "s1/p#2", "Changed 2 * 3 and a_b and *this*.");
         assert_eq!(
             write(&parsed),
             "# Intro\n\nFirst *one*\nline two.\n\nChanged 2 * 3 and a_b and \\*this\\*.\n"
@@ -1134,52 +1343,184 @@ mod tests {
         );
     }
 
+    /// (key, label) of every block.
+    fn keys_and_labels(parsed: &Parsed) -> Vec<(String, Option<String>)> {
+        parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| (b.key.clone(), b.label.clone()))
+            .collect()
+    }
+
+    /// Every Markdown file the tests know: the fixtures and the benchmark's Rust book.
+    fn corpus() -> Vec<(String, Vec<u8>)> {
+        let mut out = fixtures();
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../bench/data/rust-book");
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "md") {
+                    let bytes = std::fs::read(&path).unwrap();
+                    out.push((path.display().to_string(), bytes));
+                }
+            }
+        }
+        out
+    }
+
     #[test]
-    fn keys_are_stable_when_another_section_is_edited() {
+    fn reading_in_pieces_gives_what_a_whole_read_gives() {
+        let mut inputs = corpus();
+        for tricky in [
+            "- a\n- b\n\nAfter the list.\n\n1. one\n\n2. two\n\nAfter.\n",
+            "```\ncode\n\nstill code\n```\n\nAfter the fence.\n\n    indented\n\n    more\n\nText.\n",
+            "<pre>\nx\n\ny\n</pre>\n\nAfter.\n\n<div>\n```\n</div>\n\n```\ncode\n\nZ\n```\n\nEnd.\n",
+            "> quote\n\n> again\n\nPlain.\n\nPara\n---\n\n# H\n\nText *a\n\nb* c.\n",
+            "---\ntitle: T\n\n---\n\nBody.\n\n---\n\nAfter a rule.\n\n| a | b |\n|---|---|\n| c | d |\n\nX.\n",
+            "\u{feff}# Title\r\n\r\nOne.\r\n\r\nTwo.\r\n",
+        ] {
+            inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
+        }
+        let mut cut = 0;
+        for (name, bytes) in &inputs {
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                continue;
+            };
+            let whole = read_in_pieces(text, None);
+            let pieces = read_in_pieces(text, Some(1));
+            assert_eq!(pieces.document, whole.document, "{name}");
+            assert_eq!(pieces.skeleton, whole.skeleton, "{name}");
+            let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+            cut += plan(&text[bom..], 1).map_or(0, |p| p.cuts.len());
+        }
+        assert!(cut > 1000, "{cut} cuts");
+        // Link references reach across the file: such a file is read whole.
+        assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).is_none());
+        let linked = read_in_pieces("See [a].\n\nMore.\n\n[a]: /url\n", Some(1));
+        assert!(
+            linked.document.blocks[0]
+                .source
+                .runs
+                .iter()
+                .any(|r| matches!(r, Run::Code(c) if c.class == "link"))
+        );
+    }
+
+    #[test]
+    fn keys_name_a_section_by_its_heading_ordinal_and_labels_by_its_words() {
+        let source =
+            "Intro text.\n\n## Install\n\nRun it.\n\nThen this.\n\n## Use\n\n- one\n- two\n";
+        let got = keys_and_labels(&read(source));
+        let want = [
+            ("top/p", None),
+            ("s1/h", Some("install/h")),
+            ("s1/p", Some("install/p")),
+            ("s1/p#2", Some("install/p#2")),
+            ("s2/h", Some("use/h")),
+            ("s2/li", Some("use/li")),
+            ("s2/li#2", Some("use/li#2")),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(k, l)| (k.to_string(), l.map(str::to_owned)))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn keys_survive_an_edit_of_a_block_and_of_the_heading_above_it() {
         let source =
             "Intro text.\n\n## Install\n\nRun it.\n\nThen this.\n\n## Use\n\n- one\n- two\n";
         let parsed = read(source);
-        let keys: Vec<_> = parsed
-            .document
-            .blocks
-            .iter()
-            .map(|b| b.key.clone())
+        let keys: Vec<_> = keys_and_labels(&parsed)
+            .into_iter()
+            .map(|(k, _)| k)
             .collect();
-        assert_eq!(
-            keys,
-            [
-                "top/p",
-                "install/h",
-                "install/p",
-                "install/p#2",
-                "use/h",
-                "use/li",
-                "use/li#2"
-            ]
-        );
         let mut edited = parsed.clone();
-        set_text(
-            &mut edited,
-            "install/p",
-            "Run it now, with *care* and `care`.",
-        );
+        set_text(&mut edited, "s1/h", "Setting up");
+        set_text(&mut edited, "s1/p", "Run it now, with *care* and `care`.");
         set_text(&mut edited, "top/p", "New intro\nover two lines.");
         let reread = read(&write(&edited));
-        let again: Vec<_> = reread
-            .document
-            .blocks
-            .iter()
-            .map(|b| b.key.clone())
-            .collect();
-        assert_eq!(again, keys);
+        let again: Vec<_> = keys_and_labels(&reread);
         assert_eq!(
-            reread
-                .document
-                .block("install/p")
-                .unwrap()
-                .source
-                .plain_text(),
-            "Run it now, with *care* and `care`."
+            again.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            keys
+        );
+        let p = reread.document.block("s1/p").unwrap();
+        assert_eq!(p.source.plain_text(), "Run it now, with *care* and `care`.");
+        // The label follows the heading's new words; the key does not.
+        assert_eq!(p.label.as_deref(), Some("setting-up/p"));
+        assert_eq!(
+            reread.document.block("s2/li#2").unwrap().label.as_deref(),
+            Some("use/li#2")
+        );
+    }
+
+    #[test]
+    fn a_new_heading_shifts_the_sections_after_it_only() {
+        let before = read("# A\n\nOne.\n\n# B\n\nTwo.\n");
+        let after = read("# A\n\nOne.\n\n# New\n\nInserted.\n\n# B\n\nTwo.\n");
+        assert_eq!(
+            before.document.block("s1/p").unwrap().source.plain_text(),
+            after.document.block("s1/p").unwrap().source.plain_text()
+        );
+        // `s2/p` now names other text: its rev differs, so an edit read before is `stale`.
+        let (old, new) = (
+            before.document.block("s2/p").unwrap(),
+            after.document.block("s2/p").unwrap(),
+        );
+        assert_ne!(old.source.rev(), new.source.rev());
+        assert_eq!(
+            after.document.block("s3/p").unwrap().source.plain_text(),
+            "Two."
+        );
+    }
+
+    #[test]
+    fn every_heading_starts_a_section_even_an_empty_or_repeated_one() {
+        // Two headings with the same words are two sections; a heading with no text is no
+        // block but still a section, so emptying a heading moves no other key.
+        let got = keys_and_labels(&read(
+            "Top.\n\n# Top\n\nA.\n\n# Top\n\nB.\n\n#\n\nC.\n\n# --\n\nD.\n",
+        ));
+        let want = [
+            ("top/p", None),
+            ("s1/h", Some("top/h")),
+            ("s1/p", Some("top/p#2")),
+            ("s2/h", Some("top/h#2")),
+            ("s2/p", Some("top/p#3")),
+            ("s3/p", Some("section/p")),
+            ("s4/h", Some("section/h")),
+            ("s4/p", Some("section/p#2")),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(k, l)| (k.to_string(), l.map(str::to_owned)))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_translation_with_other_headings_and_an_extra_paragraph_aligns_by_section() {
+        let source = read("# Install\n\nRun it.\n\n# Use\n\nOpen it.\n");
+        let target = read("# Installer\n\nLancez-le.\n\nUne note.\n\n# Utiliser\n\nOuvrez-le.\n");
+        let pairs = crate::model::align(&source.document, &target.document);
+        let texts: Vec<Option<String>> = pairs
+            .iter()
+            .map(|p| p.map(|i| target.document.blocks[i].source.plain_text()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                Some("Installer".to_owned()),
+                Some("Lancez-le.".to_owned()),
+                Some("Utiliser".to_owned()),
+                Some("Ouvrez-le.".to_owned())
+            ]
         );
     }
 
@@ -1246,7 +1587,7 @@ mod tests {
             .iter()
             .map(|b| b.key.as_str())
             .collect();
-        assert_eq!(keys, ["front/title", "front/description", "hi/h"]);
+        assert_eq!(keys, ["front/title", "front/description", "s1/h"]);
         assert_eq!(parsed.document.blocks[0].role, Role::Key);
         assert_eq!(parsed.document.blocks[0].source.plain_text(), "Hello world");
         set_text(&mut parsed, "front/title", "Bonjour: monde");
@@ -1275,8 +1616,8 @@ mod tests {
         let source = "# T\r\n\r\nOne\r\ntwo\r\n\r\n- a\r\n";
         let mut parsed = read(source);
         assert_eq!(write(&parsed), source);
-        set_text(&mut parsed, "t/p", "Uno\ndos");
-        set_text(&mut parsed, "t/li", "b\nc");
+        set_text(&mut parsed, "s1/p", "Uno\ndos");
+        set_text(&mut parsed, "s1/li", "b\nc");
         assert_eq!(
             write(&parsed),
             "# T\r\n\r\nUno\r\ndos\r\n\r\n- b\r\n  c\r\n"
@@ -1401,7 +1742,7 @@ mod tests {
     #[test]
     fn an_edited_atx_heading_stays_one_line() {
         let mut parsed = read("## Old title ##\n\nText.\n");
-        set_text(&mut parsed, "old-title/h", "New\ntitle #");
+        set_text(&mut parsed, "s1/h", "New\ntitle #");
         assert_eq!(write(&parsed), "## New title \\# ##\n\nText.\n");
     }
 }
