@@ -3,10 +3,14 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: pofilter-agree build test e2e e2e-hosts lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: install pofilter-agree build test e2e e2e-hosts lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
+
+## Put `kapi` on PATH (~/.cargo/bin): every host entry `kapi init` writes runs `kapi` from PATH.
+install:
+	$(CARGO) install --locked --path cli
 
 release:
 	$(CARGO) build --release --bin kapi
