@@ -2,13 +2,15 @@
 //! `read_blocks` tool, and `--verify` (does a no-op write give the bytes read?).
 //!
 //! A record names its edition by `ref` (`{doc, block, edition}`), guards it by `rev`, shows
-//! its text with inline codes as `<x id="…"/>` tags and lists each code beside it. Other
-//! editions (targets) come in `editions`, each with its own rev and `accepts`. `accepts` is
-//! what an edit may do to that edition: nothing for a bilingual interchange file (edit the
-//! source where it is authored), a block the file marks untranslatable, code, or a target a
-//! catalog lacks (kapi does not insert keys yet) — and `why` says which. Pages: `limit`
-//! blocks from `cursor` (`<index>@<file rev>`); a cursor from another version of the file is
-//! refused so a caller never stitches two versions together.
+//! its text with inline codes as `<x id="…"/>` tags and lists each code beside it; `label`
+//! is the block's readable name beside a structural key (Markdown's `install/p#2` for
+//! `s3/p#2`), when the format has one. Other editions (targets) come in `editions`, each
+//! with its own rev and `accepts`. `accepts` is what an edit may do to that edition: nothing
+//! for a bilingual interchange file (edit the source where it is authored), a block the file
+//! marks untranslatable, code, or a target a catalog lacks (kapi does not insert keys yet)
+//! — and `why` says which. Pages: `limit` blocks from `cursor` (`<index>@<file rev>`); a
+//! cursor from another version of the file is refused so a caller never stitches two
+//! versions together.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,6 +56,10 @@ pub struct Blocks {
 pub struct Record {
     #[serde(rename = "ref")]
     pub at: Ref,
+    /// A readable name beside a structural key (Markdown's `install/p#2` for `s3/p#2`);
+    /// an edit names the block by `ref.block`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     pub rev: String,
     pub role: Role,
     pub level: u32,
@@ -230,6 +236,7 @@ fn record(
             edition: SOURCE.to_owned(),
             branch: None,
         },
+        label: block.label.clone(),
         rev: block.source.rev(),
         role: block.role,
         level: block.level,

@@ -192,8 +192,16 @@ impl Render for Blocks {
             .max()
             .unwrap_or(3)
             .clamp(3, 40);
+        // Readable labels beside structural keys (Markdown), in a column of their own.
+        let labels = self
+            .blocks
+            .iter()
+            .filter_map(|b| b.label.as_deref())
+            .map(|l| l.chars().count())
+            .max()
+            .map_or(0, |w| w.min(40));
         for record in &self.blocks {
-            render_record(out, style, record, width)?;
+            render_record(out, style, record, width, labels)?;
         }
         if let Some(next) = &self.next {
             writeln!(
@@ -219,25 +227,40 @@ fn one_line(text: &str) -> String {
     text.replace("\r\n", "↵").replace(['\n', '\r'], "↵")
 }
 
+/// One block: key, label (when some block has one, `labels` wide), role and text, then its
+/// branches and editions indented under the text.
 fn render_record(
     out: &mut dyn Write,
     style: &Style,
     record: &Record,
-    width: usize,
+    key_width: usize,
+    labels: usize,
 ) -> io::Result<()> {
     let key = &record.at.block;
-    let pad = width.saturating_sub(key.chars().count());
+    let pad = key_width.saturating_sub(key.chars().count());
     let text = if record.translatable {
         one_line(&record.text)
     } else {
         style.dim(&one_line(&record.text))
     };
+    let label = if labels == 0 {
+        String::new()
+    } else {
+        let label = record.label.as_deref().unwrap_or("");
+        let pad = labels.saturating_sub(label.chars().count());
+        format!("  {}{}", style.dim(label), " ".repeat(pad))
+    };
     writeln!(
         out,
-        "{key}{}  {:<12}  {text}",
+        "{key}{}{label}  {:<12}  {text}",
         " ".repeat(pad),
         role_label(record)
     )?;
+    let width = if labels == 0 {
+        key_width
+    } else {
+        key_width + 2 + labels
+    };
     for branch in &record.branches {
         writeln!(
             out,

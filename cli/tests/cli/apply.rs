@@ -295,7 +295,7 @@ fn not_found_and_unsupported_name_what_is_wrong() {
             "no document",
         ),
         (
-            json!({"doc": "docs/guide.md", "block": "guide/p", "edition": "de"}),
+            json!({"doc": "docs/guide.md", "block": "s1/p", "edition": "de"}),
             "r0000000000000000".to_owned(),
             "not_found",
             "no `de` edition",
@@ -424,7 +424,7 @@ fn an_agent_may_edit_and_advise_and_nothing_else() {
     assert_eq!(advice.len(), 1);
     // Bound to the revision after the edit it rode with.
     let (_, now, _) = block(&kapi, "docs/notes.md", "better");
-    assert_eq!(advice[0], ("notes/p".to_owned(), now, "80".to_owned()));
+    assert_eq!(advice[0], ("s1/p".to_owned(), now, "80".to_owned()));
     assert!(!kapi.path().join(".kapi/decisions.jsonl").exists());
 }
 
@@ -564,7 +564,7 @@ fn a_target_edition_is_edited_in_its_translation_file() {
 #[test]
 fn a_change_set_that_does_not_decode_exits_2_and_writes_nothing() {
     let kapi = shop();
-    let good = r#"{"op":"set_content","at":{"doc":"docs/notes.md","block":"notes/p"},"if_match":"*","content":"x"}"#;
+    let good = r#"{"op":"set_content","at":{"doc":"docs/notes.md","block":"s1/p"},"if_match":"*","content":"x"}"#;
     let many = format!("{good}\n").repeat(100_000);
     let cases: Vec<(String, &str)> = vec![
         ("this is not json".into(), "not JSON"),
@@ -599,7 +599,11 @@ fn a_change_set_that_does_not_decode_exits_2_and_writes_nothing() {
     }
     // An absolute path decodes (a read outside a project hands one out), and a project
     // refuses one outside it.
-    let outside = apply(&kapi, &good.replace("docs/notes.md", "/etc/passwd"), &["--json"]);
+    let outside = apply(
+        &kapi,
+        &good.replace("docs/notes.md", "/etc/passwd"),
+        &["--json"],
+    );
     assert_eq!(outside.code, 3, "{}", outside.transcript());
     assert_eq!(statuses(&outside), ["not_permitted"]);
     let envelope = apply(&kapi, "[", &["--json"]);

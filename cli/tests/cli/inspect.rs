@@ -23,6 +23,8 @@ struct Blocks {
 struct Record {
     #[serde(rename = "ref")]
     at: Ref,
+    /// Markdown's readable name beside its positional key.
+    label: Option<String>,
     rev: String,
     role: String,
     level: u32,
@@ -75,6 +77,10 @@ fn the_json_document_carries_refs_revs_codes_and_accepts() {
         .expect("a paragraph");
     assert_eq!(p.at.edition, "source");
     assert_eq!(p.at.doc, "guide.md");
+    assert_eq!(
+        (p.at.block.as_str(), p.label.as_deref()),
+        ("s1/p", Some("guide/p"))
+    );
     assert!(p.at.branch.is_none());
     assert!(p.rev.starts_with('r') && p.rev.len() == 17);
     assert!(

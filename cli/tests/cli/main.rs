@@ -9,6 +9,7 @@ mod context_search;
 mod errors;
 mod help;
 mod host_actor;
+mod identity;
 mod init;
 mod inspect;
 mod landing;
@@ -123,12 +124,19 @@ impl Kapi {
 
     #[allow(clippy::disallowed_methods)]
     pub fn command(&self, args: &[&str]) -> std::process::Command {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("kapi"));
+        let bin = assert_cmd::cargo::cargo_bin!("kapi");
+        let mut cmd = std::process::Command::new(bin);
         cmd.current_dir(self.dir.path())
             .env_clear()
             .env("NO_COLOR", "1")
             .args(args);
-        if let Some(path) = std::env::var_os("PATH") {
+        // kapi on PATH, as the entries `kapi init` writes expect it (a test may drop it).
+        let dirs = bin
+            .parent()
+            .map(Path::to_path_buf)
+            .into_iter()
+            .chain(std::env::var_os("PATH").iter().flat_map(std::env::split_paths));
+        if let Ok(path) = std::env::join_paths(dirs) {
             cmd.env("PATH", path);
         }
         if !self.bind_project {
