@@ -159,6 +159,8 @@ pub struct Env {
     pub fail_record: bool,
     /// [`KAPI_TEST_HOOK_PANIC`] (debug builds only).
     pub hook_panic: bool,
+    /// `PATH`, to tell whether the `kapi` every host entry runs can be found.
+    pub path: Option<std::ffi::OsString>,
     /// The assistant host whose agent runs this command ([`HOST_MARKERS`], [`AI_AGENT`]).
     pub host_agent: Option<HostAgent>,
     /// The process that started kapi (a shell at a terminal), as `PID-STARTTIME`, so the
@@ -191,6 +193,7 @@ impl Env {
             },
             fail_record: cfg!(debug_assertions) && non_empty(KAPI_TEST_FAIL_RECORD).is_some(),
             hook_panic: cfg!(debug_assertions) && non_empty(KAPI_TEST_HOOK_PANIC).is_some(),
+            path: non_empty("PATH"),
             host_agent: host_agent(&|name| {
                 non_empty(name).map(|v| v.to_string_lossy().into_owned())
             }),
@@ -202,16 +205,31 @@ impl Env {
     }
 }
 
+/// Whether an executable `name` is in one of `path`'s folders.
+pub fn on_path(path: Option<&std::ffi::OsStr>, name: &str) -> bool {
+    let Some(path) = path else { return false };
+    std::env::split_paths(path).any(|dir| {
+        let file = dir.join(name);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(&file)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        }
+        #[cfg(not(unix))]
+        {
+            file.with_extension("exe").is_file() || file.is_file()
+        }
+    })
+}
+
 /// The host whose agent runs this command, from what `var` reads (non-empty values only).
 pub fn host_agent(var: &dyn Fn(&str) -> Option<String>) -> Option<HostAgent> {
     for m in HOST_MARKERS {
         if var(m.marker).is_some() {
             return Some(HostAgent {
                 host: m.host.to_owned(),
-                session: m
-                    .session
-                    .and_then(var)
-                    .map(|id| format!("{}:{id}", m.host)),
+                session: m.session.and_then(var).map(|id| format!("{}:{id}", m.host)),
             });
         }
     }

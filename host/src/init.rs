@@ -33,6 +33,9 @@ pub struct InitReport {
     pub rules_files: Vec<String>,
     /// The agent hosts wired, each with the step a person still has to take.
     pub agents: Vec<crate::wiring::HostWiring>,
+    /// No `kapi` on PATH: every entry init wrote runs `kapi` from PATH, so none would start.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub kapi_not_on_path: bool,
 }
 
 /// Initializes the folder `dir` (absolute).
@@ -58,6 +61,7 @@ pub fn init(
         source_language: None,
         rules_files: Vec::new(),
         agents: Vec::new(),
+        kapi_not_on_path: !crate::env::on_path(app.env.path.as_deref(), "kapi"),
     };
     if report.existing {
         // Validate before touching anything: a broken recipe is reported, nothing written.

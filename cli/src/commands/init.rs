@@ -45,6 +45,11 @@ pub fn run(
     let agents = args.agents.clone().unwrap_or_default();
     let report = init(app, &dir, !args.no_rules_files, &agents)?;
     printer.emit(&report)?;
+    if report.kapi_not_on_path {
+        printer.note(
+            "`kapi` is not on PATH: every host entry and hook kapi wrote runs `kapi` from PATH, so none will start; put it there (`make install` in kapi's checkout: `cargo install --locked --path cli`)",
+        );
+    }
     // A refused host is reported with its file and position; the others are wired.
     if report
         .agents

@@ -322,3 +322,26 @@ fn init_removes_references_an_earlier_kapi_copied_and_keeps_a_changed_one() {
         again.transcript()
     );
 }
+
+/// Every entry `kapi init` writes runs `kapi` from PATH: without one there, init says so.
+#[test]
+fn init_says_plainly_when_kapi_is_not_on_path() {
+    let kapi = Kapi::empty();
+    let run = kapi.run(&["init"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(!run.stderr.contains("not on PATH"), "{}", run.stderr);
+    let bare = Kapi::empty();
+    let out = bare
+        .command(&["init", "--json"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .expect("kapi starts");
+    assert_eq!(out.status.code(), Some(0));
+    let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(stdout["kapi_not_on_path"], true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`kapi` is not on PATH") && stderr.contains("make install"),
+        "{stderr}"
+    );
+}

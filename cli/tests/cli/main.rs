@@ -131,11 +131,12 @@ impl Kapi {
             .env("NO_COLOR", "1")
             .args(args);
         // kapi on PATH, as the entries `kapi init` writes expect it (a test may drop it).
+        let inherited = std::env::var_os("PATH").unwrap_or_default();
         let dirs = bin
             .parent()
             .map(Path::to_path_buf)
             .into_iter()
-            .chain(std::env::var_os("PATH").iter().flat_map(std::env::split_paths));
+            .chain(std::env::split_paths(&inherited));
         if let Ok(path) = std::env::join_paths(dirs) {
             cmd.env("PATH", path);
         }
