@@ -55,7 +55,11 @@ fn a_server_started_in_a_subfolder_with_a_relative_project_binds_the_repository(
     let checked = server
         .tool("check_file", json!({"path": "docs/api/page.md"}))
         .ok("check_file answers");
-    assert_eq!(checked.structured["pass"], false, "{:#}", checked.structured);
+    assert_eq!(
+        checked.structured["pass"], false,
+        "{:#}",
+        checked.structured
+    );
     assert!(
         rules(&checked.structured)
             .iter()
@@ -64,7 +68,11 @@ fn a_server_started_in_a_subfolder_with_a_relative_project_binds_the_repository(
         checked.structured
     );
     // The CLI means the same by a relative `-p`.
-    let out = cli(&sub, Bind::Explicit, &["check", "-p", "kapi.yaml", "page.md"]);
+    let out = cli(
+        &sub,
+        Bind::Explicit,
+        &["check", "-p", "kapi.yaml", "page.md"],
+    );
     assert_eq!(out.code, 3, "{}", out.stderr);
 }
 
@@ -112,6 +120,10 @@ fn outside_a_project_a_ref_read_blocks_hands_out_is_accepted_back() {
             }]}),
         )
         .ok("apply_edits takes the ref back");
-    assert_eq!(applied.structured["status"], "applied", "{:#}", applied.structured);
+    assert_eq!(
+        applied.structured["status"], "applied",
+        "{:#}",
+        applied.structured
+    );
     assert_eq!(read_file(&dir, "notes/a.md"), "# A\n\nOther text here.\n");
 }

@@ -74,7 +74,11 @@ fn a_record_that_fails_after_the_document_landed_answers_partial_with_the_result
 fn a_damaged_store_refuses_apply_edits_before_the_document_is_written() {
     let (_tmp, root) = empty_dir();
     project(&root);
-    write_file(&root, ".kapi/work/store.db", "not a database at all, a stray note");
+    write_file(
+        &root,
+        ".kapi/work/store.db",
+        "not a database at all, a stray note",
+    );
     let mut server = server(&root, &[]);
     let set = edit(&mut server);
     let answer = server.tool("apply_edits", set).err("apply_edits");

@@ -33,19 +33,37 @@ fn noted(env: &[(&str, &str)]) -> (Kapi, Vec<Value>, Run) {
     let note = with(
         &kapi,
         env,
-        &["context", "note", "--path", "docs", "--text", "Say workspace, lower case."],
+        &[
+            "context",
+            "note",
+            "--path",
+            "docs",
+            "--text",
+            "Say workspace, lower case.",
+        ],
     );
     assert_eq!(note.code, 0, "{}", note.transcript());
-    let log = with(&kapi, env, &["context", "log", "--session", "this", "--json"]);
+    let log = with(
+        &kapi,
+        env,
+        &["context", "log", "--session", "this", "--json"],
+    );
     assert_eq!(log.code, 0, "{}", log.transcript());
-    let entries = log.json()["entries"].as_array().cloned().unwrap_or_default();
+    let entries = log.json()["entries"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let review = with(&kapi, env, &["context", "review"]);
     (kapi, entries, review)
 }
 
 fn assert_agent(env: &[(&str, &str)], actor: &str, session: Option<&str>) {
     let (_kapi, entries, review) = noted(env);
-    assert_eq!(entries.len(), 1, "the session's log lists the note: {entries:?}");
+    assert_eq!(
+        entries.len(),
+        1,
+        "the session's log lists the note: {entries:?}"
+    );
     assert_eq!(entries[0]["actor"], actor, "{entries:?}");
     if let Some(session) = session {
         assert_eq!(entries[0]["session"], session, "{entries:?}");
@@ -60,7 +78,10 @@ fn claude_codes_bash_tool_is_the_agent_in_claude_codes_session() {
     assert_agent(
         &[
             ("CLAUDECODE", "1"),
-            ("CLAUDE_CODE_SESSION_ID", "6b1f8a52-0c7e-4d3b-9f4e-2a51c3d7e901"),
+            (
+                "CLAUDE_CODE_SESSION_ID",
+                "6b1f8a52-0c7e-4d3b-9f4e-2a51c3d7e901",
+            ),
             ("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
             ("AI_AGENT", "claude-code_2-1-332_agent"),
         ],
@@ -91,7 +112,10 @@ fn cursor_and_vscode_agents_are_named_by_their_markers() {
         None,
     );
     assert_agent(
-        &[("COPILOT_AGENT", "1"), ("AI_AGENT", "github_copilot_vscode_agent")],
+        &[
+            ("COPILOT_AGENT", "1"),
+            ("AI_AGENT", "github_copilot_vscode_agent"),
+        ],
         "agent:vscode",
         None,
     );
@@ -117,5 +141,10 @@ fn a_person_at_a_terminal_stays_a_person_in_the_shells_session() {
             .is_some_and(|s| s.starts_with("shell:")),
         "{entries:?}"
     );
-    assert_ne!(review.code, 3, "a person may review: {}", review.transcript());
+    assert_ne!(
+        review.code,
+        3,
+        "a person may review: {}",
+        review.transcript()
+    );
 }
