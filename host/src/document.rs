@@ -18,8 +18,9 @@ use kapi_core::project::collections::Collections;
 use crate::app::{App, normalize, relative_to};
 use crate::error::HostError;
 
-/// The largest file kapi reads: 100 MB.
-pub const MAX_FILE_BYTES: u64 = 100 * 1024 * 1024;
+/// The largest file kapi reads: 100 MB (the readers' own limit, which a .docx's parts count
+/// against as they inflate).
+pub const MAX_FILE_BYTES: u64 = formats::MAX_INPUT_BYTES;
 
 /// The format for a file: the one its collection item declares, else the one its extension
 /// names, sniffing the first bytes when several formats share the extension. `None` when no
@@ -125,7 +126,8 @@ pub fn read_bytes(abs: &Path, display: &str) -> Result<Vec<u8>, HostError> {
             size: meta.len(),
         });
     }
-    let mut bytes = Vec::new();
+    // The size as read when the file was opened: room for all of it, without doubling.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
     std::fs::File::open(abs)
         .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| HostError::io(display, e))?;

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::error::Hint;
-use crate::model::{Document, Edition, Run, fingerprint_runs};
+use crate::model::{Document, Edition, KeyDeduper, Run, fingerprint_runs};
 
 /// What a format can do, as `kapi formats` prints it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -50,6 +50,18 @@ pub struct FormatInfo {
     pub capabilities: Capabilities,
 }
 
+/// The largest input a reader takes: a file's bytes, and for a container (a .docx zip) the
+/// inflated bytes of every part it reads, counted as they inflate. The host refuses a larger
+/// file before reading it.
+pub const MAX_INPUT_BYTES: u64 = 100 * 1024 * 1024;
+
+/// The deepest nesting a reader follows (elements inside elements, objects and arrays inside
+/// each other, tables inside tables). Real files stay far below it (the deepest in the test
+/// corpus is 16); a deeper file is refused with [`ReadError::TooDeep`] at the element that
+/// goes past it, so no input costs more than linear time and memory. YAML, whose reader
+/// recurses, stops at 100 (see `yaml`), and ICU messages at 32 (see `icu`).
+pub const MAX_DEPTH: usize = 256;
+
 /// Why a file could not be read. Positions are 1-based.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
@@ -67,6 +79,20 @@ pub enum ReadError {
         column: usize,
         message: String,
     },
+    /// Nesting past [`MAX_DEPTH`] (or a format's own limit), at the element that goes past it.
+    #[error("{line}:{column}: {what} nest deeper than {limit} levels")]
+    TooDeep {
+        line: usize,
+        column: usize,
+        /// What nests, plural: `elements`, `objects and arrays`, `tables`.
+        what: String,
+        limit: usize,
+    },
+    /// Input past a size limit: a container part that inflates past [`MAX_INPUT_BYTES`], or
+    /// block keys that would outgrow the file ([`KeyBudget`]). `at` is where: a part name, or
+    /// `line:column`.
+    #[error("{at}: {message}")]
+    TooLarge { at: String, message: String },
 }
 
 impl Hint for ReadError {
@@ -84,6 +110,13 @@ impl Hint for ReadError {
                 ]
             }
             ReadError::Syntax { .. } => vec!["fix the syntax at that position".into()],
+            ReadError::TooDeep { what, limit, .. } => vec![format!(
+                "kapi reads {what} nested up to {limit} levels deep: flatten the nesting at that \
+                 position, or exclude the file with `defaults.exclude` in `kapi.yaml`"
+            )],
+            ReadError::TooLarge { .. } => {
+                vec!["split the file, or exclude it with `defaults.exclude` in `kapi.yaml`".into()]
+            }
         }
     }
 }
@@ -118,6 +151,19 @@ impl ReadError {
         }
     }
 
+    /// Nesting past `limit` at byte `offset` of `text`, with its line and column.
+    pub fn too_deep(text: &str, offset: usize, what: &str, limit: usize) -> ReadError {
+        match ReadError::syntax_at(text, offset, "") {
+            ReadError::Syntax { line, column, .. } => ReadError::TooDeep {
+                line,
+                column,
+                what: what.to_owned(),
+                limit,
+            },
+            other => other,
+        }
+    }
+
     /// Decodes `bytes` as UTF-8 text (a UTF-8 BOM is allowed and kept in the skeleton),
     /// refusing binary data and invalid sequences with their position.
     pub fn decode(bytes: &[u8]) -> Result<&str, ReadError> {
@@ -137,6 +183,99 @@ impl ReadError {
                 column,
             }
         })
+    }
+}
+
+/// What the block keys of one file may add up to beyond the file's own size.
+pub const KEY_SLACK_BYTES: usize = 16 * 1024 * 1024;
+
+/// The bytes the block keys of one file may take: the file's size plus [`KEY_SLACK_BYTES`].
+/// A key is a path (`menu.items.2.label`, `body/tbl#1/r#2/c#1/p#1`), so a long key with many
+/// values under it repeats its bytes once per value: a 1 MB file could ask for gigabytes.
+/// Readers charge each key as they make it and refuse the file past the budget.
+#[derive(Debug, Clone)]
+pub struct KeyBudget {
+    left: usize,
+}
+
+impl KeyBudget {
+    /// The budget for an input of `len` bytes.
+    pub fn new(len: usize) -> Self {
+        Self {
+            left: len.saturating_add(KEY_SLACK_BYTES),
+        }
+    }
+
+    /// Takes `len` bytes of key; past the budget, the error names the position `offset` in
+    /// `text` (the value whose key it is).
+    pub fn charge(&mut self, len: usize, text: &str, offset: usize) -> Result<(), ReadError> {
+        if self.take(len) {
+            Ok(())
+        } else {
+            Err(self.refusal(text, offset))
+        }
+    }
+
+    /// Takes `len` bytes of key; `false` past the budget (then [`KeyBudget::refusal`] says so).
+    pub fn take(&mut self, len: usize) -> bool {
+        match self.left.checked_sub(len) {
+            Some(left) => {
+                self.left = left;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The error [`KeyBudget::charge`] gives, for a reader that counts on its own.
+    pub fn refusal(&self, text: &str, offset: usize) -> ReadError {
+        let at = match ReadError::syntax_at(text, offset, "") {
+            ReadError::Syntax { line, column, .. } => format!("{line}:{column}"),
+            _ => offset.to_string(),
+        };
+        ReadError::TooLarge {
+            at,
+            message: format!(
+                "the block keys would outgrow the file: every value's key repeats the keys \
+                 above it (and a unit's notes repeat in each of its segments), and here they \
+                 pass the file's size plus {} MB (a very long key or note shared by many \
+                 values, or very deep nesting)",
+                KEY_SLACK_BYTES / (1024 * 1024)
+            ),
+        }
+    }
+}
+
+/// Block keys made unique ([`KeyDeduper`]: the second `a` is `a#2`) and charged to a
+/// [`KeyBudget`].
+#[derive(Debug)]
+pub struct Keys {
+    dedupe: KeyDeduper,
+    budget: KeyBudget,
+}
+
+impl Keys {
+    /// Keys for an input of `len` bytes.
+    pub fn new(len: usize) -> Self {
+        Self {
+            dedupe: KeyDeduper::default(),
+            budget: KeyBudget::new(len),
+        }
+    }
+
+    /// The key for `base`, numbered when it repeats; past the budget, an error at `offset`
+    /// of `text` (the block's position).
+    pub fn key(&mut self, base: &str, text: &str, offset: usize) -> Result<String, ReadError> {
+        // The deduper keeps a copy of each distinct key: count it twice.
+        self.budget
+            .charge(base.len().saturating_mul(2), text, offset)?;
+        Ok(self.dedupe.key(base))
+    }
+
+    /// Charges `len` bytes a reader repeats in every block of a group (a unit's notes in
+    /// each of its segments) to the same budget.
+    pub fn charge(&mut self, len: usize, text: &str, offset: usize) -> Result<(), ReadError> {
+        self.budget.charge(len, text, offset)
     }
 }
 
@@ -349,6 +488,16 @@ impl Skeleton {
         }
     }
 
+    /// A skeleton over text the reader owns already (no copy).
+    pub fn owned(text: String, encoding: Encoding) -> Self {
+        Self {
+            original: text,
+            encoding,
+            holes: Vec::new(),
+            names: Vec::new(),
+        }
+    }
+
     /// The text the offsets index into.
     pub fn text(&self) -> &str {
         &self.original
@@ -443,7 +592,14 @@ impl Skeleton {
             out.extend_from_slice(before);
             match hole_runs(document, hole) {
                 Some(runs) if fingerprint_runs(runs) != hole.original => {
-                    out.extend_from_slice(render(hole, runs)?.as_bytes());
+                    let rendered = render(hole, runs)?;
+                    // Room for the rest of the file too, exactly: an edit that lengthens a
+                    // 100 MB file by a byte must not double the buffer.
+                    if out.capacity() - out.len() < rendered.len() + original.len() - hole.span.end
+                    {
+                        out.reserve_exact(rendered.len() + original.len() - hole.span.end);
+                    }
+                    out.extend_from_slice(rendered.as_bytes());
                 }
                 _ => out.extend_from_slice(held),
             }
