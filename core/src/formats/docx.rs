@@ -7,7 +7,16 @@
 //! copied unchanged. The skeleton's text is `document.xml` decoded as UTF-8 (a UTF-16 part
 //! or a declared non-UTF-8 encoding is refused); [`Parsed::container`] keeps the zip.
 //! `word/styles.xml`, when present, tells which paragraph styles are headings and lists.
-//! A part larger than 200 MB when decompressed is refused.
+//!
+//! # Limits
+//! The parts read (`document.xml`, then `styles.xml`) count against the 100 MB a file may
+//! hold ([`super::MAX_INPUT_BYTES`]) as they inflate, whatever sizes the zip declares: a
+//! package whose parts inflate past it is refused, naming the part, as soon as the limit is
+//! passed. Elements nest at most 256 deep ([`super::MAX_DEPTH`]) and tables inside tables at
+//! most 64 deep; a deeper document is refused at the start tag that goes past the limit, with
+//! its line and column in `document.xml`. Block keys may add up to the part's size plus 16 MB
+//! ([`super::KeyBudget`]). Paragraphs, runs and cells without text are counted for the keys
+//! but not kept, so markup without text costs no memory beyond the open elements.
 //!
 //! # Blocks and keys
 //! Every `<w:p>` whose `<w:t>` text is not blank is a block. Keys are structural positions,
@@ -73,7 +82,9 @@ use zip::result::ZipError;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
-use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
+use super::{
+    Capabilities, Format, FormatInfo, Hole, KeyBudget, Parsed, ReadError, Skeleton, WriteError,
+};
 use crate::model::{Block, Code, CodeKind, Document, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
@@ -92,8 +103,6 @@ pub const INFO: FormatInfo = FormatInfo {
 const DOCUMENT: &str = "word/document.xml";
 /// The part that names paragraph styles.
 const STYLES: &str = "word/styles.xml";
-/// The largest decompressed part kapi reads.
-const MAX_PART: u64 = 200 * 1024 * 1024;
 /// The WordprocessingML namespaces (transitional and strict).
 const W_NAMESPACES: [&str; 2] = [
     "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
@@ -108,7 +117,7 @@ impl Format for Docx {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        read_limited(bytes, MAX_PART)
+        read_limited(bytes, super::MAX_INPUT_BYTES)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -149,54 +158,83 @@ fn read_limited(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
              damaged?): {e}"
         ))
     })?;
-    let xml = part(&mut archive, DOCUMENT, limit)?.ok_or_else(|| {
+    // One budget for every part read: what has inflated so far counts against the rest.
+    let mut budget = Inflated { limit, used: 0 };
+    let xml = budget.part(&mut archive, DOCUMENT)?.ok_or_else(|| {
         package_error(format!(
             "not a Word document: the zip archive has no `{DOCUMENT}`"
         ))
     })?;
-    let styles = part(&mut archive, STYLES, limit)?
+    let styles = budget
+        .part(&mut archive, STYLES)?
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .map(|text| read_styles(&text))
         .unwrap_or_default();
-    let text = decode_part(&xml)?;
+    let text = decode_part(xml)?;
     let mut parsed = read_document(text, &styles)?;
     parsed.container = Some(bytes.to_vec());
     Ok(parsed)
 }
 
-/// The decompressed bytes of the entry `name`, `None` when the archive has none.
-fn part(
-    archive: &mut ZipArchive<Cursor<&[u8]>>,
-    name: &str,
+/// The inflated bytes the parts read so far take, against one limit for the package.
+struct Inflated {
     limit: u64,
-) -> Result<Option<Vec<u8>>, ReadError> {
-    let file = match archive.by_name(name) {
-        Ok(file) => file,
-        Err(ZipError::FileNotFound) => return Ok(None),
-        Err(e) => return Err(package_error(format!("cannot open `{name}`: {e}"))),
-    };
-    let too_big = |size: u64| {
-        package_error(format!(
-            "`{name}` is {size} bytes decompressed, more than the {limit} bytes kapi reads \
-             from one part"
-        ))
-    };
-    if file.size() > limit {
-        return Err(too_big(file.size()));
-    }
-    // The declared size is a hint only: a damaged header may lie.
-    let mut out = Vec::with_capacity(usize::try_from(file.size().min(1 << 24)).unwrap_or(0));
-    file.take(limit + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| package_error(format!("cannot decompress `{name}`: {e}")))?;
-    if out.len() as u64 > limit {
-        return Err(too_big(out.len() as u64));
-    }
-    Ok(Some(out))
+    used: u64,
 }
 
-/// `document.xml` as UTF-8 text; other encodings are refused.
-fn decode_part(bytes: &[u8]) -> Result<&str, ReadError> {
+impl Inflated {
+    /// The decompressed bytes of the entry `name`, `None` when the archive has none. The
+    /// declared size is never trusted: the part is read through the bytes left of the limit
+    /// (plus one, to tell a part that fits from one that goes past), so an inflation bomb
+    /// stops as soon as it passes the limit.
+    fn part(
+        &mut self,
+        archive: &mut ZipArchive<Cursor<&[u8]>>,
+        name: &str,
+    ) -> Result<Option<Vec<u8>>, ReadError> {
+        let file = match archive.by_name(name) {
+            Ok(file) => file,
+            Err(ZipError::FileNotFound) => return Ok(None),
+            Err(e) => return Err(package_error(format!("cannot open `{name}`: {e}"))),
+        };
+        let left = self.limit.saturating_sub(self.used);
+        let too_big = || ReadError::TooLarge {
+            at: name.to_owned(),
+            message: format!(
+                "the Word document inflates past {}: kapi reads at most {} of a file, \
+                 counting a zip's parts as they inflate",
+                megabytes(self.limit),
+                megabytes(self.limit)
+            ),
+        };
+        if file.size() > left {
+            return Err(too_big());
+        }
+        // The declared size is a hint for the buffer only (it is at most `left`).
+        let mut out = Vec::with_capacity(usize::try_from(file.size()).unwrap_or(0));
+        file.take(left + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| package_error(format!("cannot decompress `{name}`: {e}")))?;
+        if out.len() as u64 > left {
+            return Err(too_big());
+        }
+        self.used += out.len() as u64;
+        Ok(Some(out))
+    }
+}
+
+/// `n` bytes for a message: `100 MB`, or `1000 bytes` below a megabyte.
+fn megabytes(n: u64) -> String {
+    if n >= 1024 * 1024 && n.is_multiple_of(1024 * 1024) {
+        format!("{} MB", n / (1024 * 1024))
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// `document.xml` as UTF-8 text (the bytes themselves, not a copy); other encodings are
+/// refused.
+fn decode_part(bytes: Vec<u8>) -> Result<String, ReadError> {
     let utf16 = bytes.starts_with(&[0xFF, 0xFE])
         || bytes.starts_with(&[0xFE, 0xFF])
         || bytes.first() == Some(&0)
@@ -207,16 +245,16 @@ fn decode_part(bytes: &[u8]) -> Result<&str, ReadError> {
              document again from Word)"
         )));
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = std::str::from_utf8(&e.as_bytes()[..at]).unwrap_or_default();
         ReadError::syntax_at(
             before,
             at,
             format!("`{DOCUMENT}` is not valid UTF-8 (byte {at})"),
         )
     })?;
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if body.starts_with("<?xml")
         && let Some(end) = body.find("?>")
         && let Some(label) = Attrs::new(&body[..end]).find(|(n, _)| *n == "encoding")
@@ -620,9 +658,34 @@ fn flag_class(flags: u8) -> String {
     class
 }
 
+/// One step of a key: `body`, `tbl#2`, `r#1`, `c#3`, `p#4`, `txbx#1` (`txbx` for a text box
+/// outside any paragraph).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seg {
+    Body,
+    Table,
+    Row,
+    Cell,
+    Para,
+    TextBox,
+}
+
+/// No node, element or paragraph.
+const NONE: u32 = u32::MAX;
+
+/// A node of the key tree. A key is written out only for a paragraph that becomes a block,
+/// by walking its nodes up, so an empty paragraph or cell costs a few bytes and not a copy
+/// of its path (a path grows with the nesting).
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    parent: u32,
+    seg: Seg,
+    n: u32,
+}
+
 #[derive(Debug)]
 struct Container {
-    path: String,
+    node: u32,
     paragraphs: u32,
     tables: u32,
     cell: bool,
@@ -630,7 +693,7 @@ struct Container {
 
 #[derive(Debug)]
 struct Para {
-    path: String,
+    node: u32,
     span: Range<usize>,
     style: Option<String>,
     ilvl: Option<u32>,
@@ -642,25 +705,52 @@ struct Para {
     segments: u32,
 }
 
-/// A `<w:r>` or `<w:hyperlink>`: where it starts and ends, and a run's formatting.
+/// A `<w:r>` or `<w:hyperlink>`: where it starts and ends, and a run's formatting. Offsets
+/// are `u32`: a part is at most [`super::MAX_INPUT_BYTES`].
 #[derive(Debug, Clone)]
 struct Element {
-    span: Range<usize>,
+    span: Range<u32>,
     flags: u8,
     /// The `<w:rPr>` bytes of a run.
-    props: Range<usize>,
+    props: Range<u32>,
 }
 
 /// The content of one `<w:t>`.
 #[derive(Debug)]
 struct Piece {
-    para: usize,
+    para: u32,
     /// Where the `<w:t …>` start tag begins.
-    tag: usize,
-    text: Range<usize>,
-    run: Option<usize>,
-    link: Option<usize>,
+    tag: u32,
+    text: Range<u32>,
+    /// The innermost run and hyperlink, [`NONE`] when there is none.
+    run: u32,
+    link: u32,
 }
+
+impl Piece {
+    fn text(&self) -> Range<usize> {
+        wide(&self.text)
+    }
+    fn run(&self) -> Option<usize> {
+        (self.run != NONE).then_some(self.run as usize)
+    }
+    fn link(&self) -> Option<usize> {
+        (self.link != NONE).then_some(self.link as usize)
+    }
+}
+
+fn wide(range: &Range<u32>) -> Range<usize> {
+    range.start as usize..range.end as usize
+}
+
+/// An offset into a part, which is at most [`super::MAX_INPUT_BYTES`] long.
+fn narrow(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(NONE - 1)
+}
+
+/// Tables inside tables kapi reads in a Word document; each adds three elements
+/// (`w:tbl`, `w:tr`, `w:tc`), so this stays below [`super::MAX_DEPTH`] elements.
+const MAX_TABLE_DEPTH: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Frame {
@@ -678,27 +768,32 @@ enum Frame {
     Skip,
 }
 
+/// An open element: its name, where its start tag begins, its frame, and how many pieces
+/// had been read when it opened (to tell one that holds none).
+struct Open {
+    name: Range<usize>,
+    start: usize,
+    frame: Frame,
+    pieces: usize,
+}
+
 struct DocReader<'a> {
     text: &'a str,
     w: String,
+    nodes: Vec<Node>,
     containers: Vec<Container>,
-    /// Tables and rows: path and count of rows or cells.
-    tables: Vec<(String, u32)>,
-    rows: Vec<(String, u32)>,
+    /// Tables and rows: node and count of rows or cells.
+    tables: Vec<(u32, u32)>,
+    rows: Vec<(u32, u32)>,
     paras: Vec<Para>,
+    /// Paragraphs outside any container, counted for their keys.
+    loose_paras: u32,
     elements: Vec<Element>,
     pieces: Vec<Piece>,
-    /// Open elements: name, start offset, frame.
-    stack: Vec<(Range<usize>, usize, Frame)>,
+    stack: Vec<Open>,
+    /// Open `w:tbl` elements.
+    open_tables: usize,
     skip: usize,
-}
-
-fn join(base: &str, segment: &str) -> String {
-    if base.is_empty() {
-        segment.to_owned()
-    } else {
-        format!("{base}/{segment}")
-    }
 }
 
 fn is_on(val: Option<&str>) -> bool {
@@ -706,21 +801,74 @@ fn is_on(val: Option<&str>) -> bool {
 }
 
 impl<'a> DocReader<'a> {
+    fn new(text: &'a str, w: String) -> Self {
+        Self {
+            text,
+            w,
+            nodes: Vec::new(),
+            containers: Vec::new(),
+            tables: Vec::new(),
+            rows: Vec::new(),
+            paras: Vec::new(),
+            loose_paras: 0,
+            elements: Vec::new(),
+            pieces: Vec::new(),
+            stack: Vec::new(),
+            open_tables: 0,
+            skip: 0,
+        }
+    }
+
     fn innermost(&self, pick: impl Fn(Frame) -> Option<usize>) -> Option<usize> {
-        self.stack.iter().rev().find_map(|(_, _, f)| pick(*f))
+        self.stack.iter().rev().find_map(|open| pick(open.frame))
     }
 
     /// The innermost frame chosen by `pick` inside the innermost paragraph.
     fn in_paragraph(&self, pick: impl Fn(Frame) -> Option<usize>) -> Option<usize> {
-        for (_, _, frame) in self.stack.iter().rev() {
-            if let Frame::Para(_) = frame {
+        for open in self.stack.iter().rev() {
+            if let Frame::Para(_) = open.frame {
                 return None;
             }
-            if let Some(found) = pick(*frame) {
+            if let Some(found) = pick(open.frame) {
                 return Some(found);
             }
         }
         None
+    }
+
+    fn node(&mut self, parent: u32, seg: Seg, n: u32) -> u32 {
+        self.nodes.push(Node { parent, seg, n });
+        narrow(self.nodes.len() - 1)
+    }
+
+    /// The key of `node`: its segments from the root, joined with `/`.
+    fn key(&self, node: u32) -> String {
+        let mut chain = Vec::new();
+        let mut at = node;
+        while let Some(n) = self.nodes.get(at as usize) {
+            chain.push(*n);
+            at = n.parent;
+        }
+        let mut key = String::new();
+        for n in chain.iter().rev() {
+            if !key.is_empty() {
+                key.push('/');
+            }
+            let name = match n.seg {
+                Seg::Body => "body",
+                Seg::Table => "tbl",
+                Seg::Row => "r",
+                Seg::Cell => "c",
+                Seg::Para => "p",
+                Seg::TextBox => "txbx",
+            };
+            key.push_str(name);
+            if n.seg != Seg::Body && n.n > 0 {
+                key.push('#');
+                key.push_str(&n.n.to_string());
+            }
+        }
+        key
     }
 
     /// The `w:val` attribute of a property element.
@@ -742,9 +890,13 @@ impl<'a> DocReader<'a> {
         let Some(local) = local(name, &self.w) else {
             return Frame::Other;
         };
-        let parent = self.stack.last().map_or(Frame::Other, |(_, _, f)| *f);
+        let parent = self.stack.last().map_or(Frame::Other, |open| open.frame);
+        let span = narrow(tag.span.start)..narrow(tag.span.end);
         match local {
-            "body" => self.container("body".into(), false),
+            "body" => {
+                let node = self.node(NONE, Seg::Body, 0);
+                self.container(node, false)
+            }
             "tbl" => {
                 let Some(c) = self.innermost(|f| match f {
                     Frame::Container(c) => Some(c),
@@ -753,20 +905,13 @@ impl<'a> DocReader<'a> {
                     return Frame::Other;
                 };
                 self.containers[c].tables += 1;
-                let path = join(
-                    &self.containers[c].path,
-                    &format!("tbl#{}", self.containers[c].tables),
-                );
-                self.tables.push((path, 0));
+                let (parent, n) = (self.containers[c].node, self.containers[c].tables);
+                let node = self.node(parent, Seg::Table, n);
+                self.tables.push((node, 0));
                 Frame::Table(self.tables.len() - 1)
             }
             "tr" => match parent {
-                Frame::Table(t) => {
-                    self.tables[t].1 += 1;
-                    let path = format!("{}/r#{}", self.tables[t].0, self.tables[t].1);
-                    self.rows.push((path, 0));
-                    Frame::Row(self.rows.len() - 1)
-                }
+                Frame::Table(t) => self.row(t),
                 _ => self.row_in_wrapper(),
             },
             "tc" => {
@@ -777,39 +922,43 @@ impl<'a> DocReader<'a> {
                     return Frame::Other;
                 };
                 self.rows[r].1 += 1;
-                let path = format!("{}/c#{}", self.rows[r].0, self.rows[r].1);
-                self.container(path, true)
+                let (parent, n) = self.rows[r];
+                let node = self.node(parent, Seg::Cell, n);
+                self.container(node, true)
             }
             "txbxContent" => {
-                let base = match self.innermost(|f| match f {
+                let node = match self.innermost(|f| match f {
                     Frame::Para(p) => Some(p),
                     _ => None,
                 }) {
                     Some(p) => {
                         self.paras[p].text_boxes += 1;
-                        format!("{}/txbx#{}", self.paras[p].path, self.paras[p].text_boxes)
+                        let (parent, n) = (self.paras[p].node, self.paras[p].text_boxes);
+                        self.node(parent, Seg::TextBox, n)
                     }
-                    None => "txbx".into(),
+                    None => self.node(NONE, Seg::TextBox, 0),
                 };
-                self.container(base, false)
+                self.container(node, false)
             }
             "p" => {
-                let (path, cell) = match self.innermost(|f| match f {
+                let (node, cell) = match self.innermost(|f| match f {
                     Frame::Container(c) => Some(c),
                     _ => None,
                 }) {
                     Some(c) => {
                         self.containers[c].paragraphs += 1;
                         let container = &self.containers[c];
-                        (
-                            join(&container.path, &format!("p#{}", container.paragraphs)),
-                            container.cell,
-                        )
+                        let (parent, n, cell) =
+                            (container.node, container.paragraphs, container.cell);
+                        (self.node(parent, Seg::Para, n), cell)
                     }
-                    None => (format!("p#{}", self.paras.len() + 1), false),
+                    None => {
+                        self.loose_paras += 1;
+                        (self.node(NONE, Seg::Para, self.loose_paras), false)
+                    }
                 };
                 self.paras.push(Para {
-                    path,
+                    node,
                     span: tag.span.start..tag.span.end,
                     style: None,
                     ilvl: None,
@@ -831,7 +980,7 @@ impl<'a> DocReader<'a> {
             },
             "r" => {
                 self.elements.push(Element {
-                    span: tag.span.start..tag.span.end,
+                    span,
                     flags: 0,
                     props: 0..0,
                 });
@@ -839,14 +988,14 @@ impl<'a> DocReader<'a> {
             }
             "rPr" => match parent {
                 Frame::Run(r) => {
-                    self.elements[r].props.start = tag.span.start;
+                    self.elements[r].props.start = span.start;
                     Frame::RunProps(r)
                 }
                 _ => Frame::Other,
             },
             "hyperlink" => {
                 self.elements.push(Element {
-                    span: tag.span.start..tag.span.end,
+                    span,
                     flags: LINK,
                     props: 0..0,
                 });
@@ -859,6 +1008,15 @@ impl<'a> DocReader<'a> {
         }
     }
 
+    /// A `w:tr` of table `t`.
+    fn row(&mut self, t: usize) -> Frame {
+        self.tables[t].1 += 1;
+        let (parent, n) = self.tables[t];
+        let node = self.node(parent, Seg::Row, n);
+        self.rows.push((node, 0));
+        Frame::Row(self.rows.len() - 1)
+    }
+
     /// A `w:tr` under a wrapper (`w:sdt`, `w:customXml`) inside a table.
     fn row_in_wrapper(&mut self) -> Frame {
         let Some(t) = self.innermost(|f| match f {
@@ -867,15 +1025,12 @@ impl<'a> DocReader<'a> {
         }) else {
             return Frame::Other;
         };
-        self.tables[t].1 += 1;
-        let path = format!("{}/r#{}", self.tables[t].0, self.tables[t].1);
-        self.rows.push((path, 0));
-        Frame::Row(self.rows.len() - 1)
+        self.row(t)
     }
 
-    fn container(&mut self, path: String, cell: bool) -> Frame {
+    fn container(&mut self, node: u32, cell: bool) -> Frame {
         self.containers.push(Container {
-            path,
+            node,
             paragraphs: 0,
             tables: 0,
             cell,
@@ -934,14 +1089,82 @@ impl<'a> DocReader<'a> {
         }
     }
 
-    fn close(&mut self, frame: Frame, end: usize) {
+    /// Drops `node` when it is the last one: nothing below it was kept.
+    fn drop_node(&mut self, node: u32) {
+        if node as usize + 1 == self.nodes.len() {
+            self.nodes.pop();
+        }
+    }
+
+    /// Ends `frame` at `end`. A paragraph, run or link that holds no text, and a table, row
+    /// or cell left with nothing kept below it, is dropped when it is the last of its kind:
+    /// only the counters its parent keeps remember it, so markup without text costs no
+    /// memory beyond the open elements.
+    fn close(&mut self, frame: Frame, end: usize, pieces_at_open: usize) {
+        let empty = self.pieces.len() == pieces_at_open;
         match frame {
-            Frame::Para(p) => self.paras[p].span.end = end,
-            Frame::Run(r) | Frame::Link(r) => self.elements[r].span.end = end,
-            Frame::RunProps(r) => self.elements[r].props.end = end,
+            Frame::Para(p) => {
+                self.paras[p].span.end = end;
+                if empty && p + 1 == self.paras.len() {
+                    let node = self.paras[p].node;
+                    self.paras.pop();
+                    self.drop_node(node);
+                }
+            }
+            Frame::Run(r) | Frame::Link(r) => {
+                self.elements[r].span.end = narrow(end);
+                if empty && r + 1 == self.elements.len() {
+                    self.elements.pop();
+                }
+            }
+            Frame::RunProps(r) => self.elements[r].props.end = narrow(end),
             Frame::Skip => self.skip = self.skip.saturating_sub(1),
+            Frame::Container(c) => {
+                let node = self.containers[c].node;
+                if empty && c + 1 == self.containers.len() {
+                    self.containers.pop();
+                    self.drop_node(node);
+                }
+            }
+            Frame::Table(t) => {
+                self.open_tables = self.open_tables.saturating_sub(1);
+                let node = self.tables[t].0;
+                if empty && t + 1 == self.tables.len() && node as usize + 1 == self.nodes.len() {
+                    self.tables.pop();
+                    self.drop_node(node);
+                }
+            }
+            Frame::Row(r) => {
+                let node = self.rows[r].0;
+                if empty && r + 1 == self.rows.len() && node as usize + 1 == self.nodes.len() {
+                    self.rows.pop();
+                    self.drop_node(node);
+                }
+            }
             _ => {}
         }
+    }
+
+    /// Refuses nesting past [`super::MAX_DEPTH`] elements or [`MAX_TABLE_DEPTH`] tables, at
+    /// the start tag that goes past it.
+    fn deeper(&self, frame: Frame, at: usize) -> Result<(), ReadError> {
+        if self.stack.len() >= super::MAX_DEPTH {
+            return Err(ReadError::too_deep(
+                self.text,
+                at,
+                &format!("`{DOCUMENT}` elements"),
+                super::MAX_DEPTH,
+            ));
+        }
+        if matches!(frame, Frame::Table(_)) && self.open_tables >= MAX_TABLE_DEPTH {
+            return Err(ReadError::too_deep(
+                self.text,
+                at,
+                "tables",
+                MAX_TABLE_DEPTH,
+            ));
+        }
+        Ok(())
     }
 
     fn scan(&mut self) -> Result<(), ReadError> {
@@ -953,12 +1176,14 @@ impl<'a> DocReader<'a> {
                 TagKind::Other => {}
                 TagKind::Empty => {
                     // `<w:p/>` counts like `<w:p></w:p>`: keys are positions.
+                    let pieces = self.pieces.len();
                     let frame = self.open(name, &tag);
                     if frame != Frame::Skip {
-                        self.close(frame, tag.span.end);
+                        self.close(frame, tag.span.end, pieces);
                     }
                 }
                 TagKind::Start => {
+                    let pieces = self.pieces.len();
                     let frame = self.open(name, &tag);
                     if frame == Frame::Skip {
                         self.skip += 1;
@@ -967,37 +1192,46 @@ impl<'a> DocReader<'a> {
                         self.text_piece(&mut scanner, &tag)?;
                         continue;
                     }
-                    self.stack.push((tag.name.clone(), tag.span.start, frame));
+                    self.deeper(frame, tag.span.start)?;
+                    if matches!(frame, Frame::Table(_)) {
+                        self.open_tables += 1;
+                    }
+                    self.stack.push(Open {
+                        name: tag.name.clone(),
+                        start: tag.span.start,
+                        frame,
+                        pieces,
+                    });
                 }
                 TagKind::End => {
-                    let Some((open, start, frame)) = self.stack.pop() else {
+                    let Some(open) = self.stack.pop() else {
                         return Err(scanner.error(
                             tag.span.start,
                             format!("`</{name}>` closes an element that was never opened"),
                         ));
                     };
-                    let open_name = text.get(open).unwrap_or_default();
+                    let open_name = text.get(open.name).unwrap_or_default();
                     if open_name != name {
                         return Err(scanner.error(
                             tag.span.start,
                             format!(
                                 "expected `</{open_name}>` (opened at {}), found `</{name}>`",
-                                position(text, start)
+                                position(text, open.start)
                             ),
                         ));
                     }
-                    self.close(frame, tag.span.end);
+                    self.close(open.frame, tag.span.end, open.pieces);
                 }
             }
         }
-        if let Some((open, start, _)) = self.stack.last() {
+        if let Some(open) = self.stack.last() {
             return Err(ReadError::syntax_at(
                 text,
                 text.len(),
                 format!(
                     "`{DOCUMENT}` ends inside `<{}>` opened at {}",
-                    text.get(open.clone()).unwrap_or_default(),
-                    position(text, *start)
+                    text.get(open.name.clone()).unwrap_or_default(),
+                    position(text, open.start)
                 ),
             ));
         }
@@ -1049,11 +1283,11 @@ impl<'a> DocReader<'a> {
             _ => None,
         });
         self.pieces.push(Piece {
-            para,
-            tag: tag.span.start,
-            text: start..end,
-            run,
-            link,
+            para: narrow(para),
+            tag: narrow(tag.span.start),
+            text: narrow(start)..narrow(end),
+            run: run.map_or(NONE, narrow),
+            link: link.map_or(NONE, narrow),
         });
         Ok(())
     }
@@ -1329,79 +1563,88 @@ fn inspect(data: &str, w: &str, kind: CodeKind, props_differ: bool) -> (&'static
     (class, !(kept || structural))
 }
 
-fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Parsed, ReadError> {
-    let w = w_prefix(text);
-    let mut reader = DocReader {
-        text,
-        w: w.clone(),
-        containers: Vec::new(),
-        tables: Vec::new(),
-        rows: Vec::new(),
-        paras: Vec::new(),
-        elements: Vec::new(),
-        pieces: Vec::new(),
-        stack: Vec::new(),
-        skip: 0,
-    };
-    reader.scan()?;
-    let DocReader {
-        mut paras,
-        elements,
-        pieces,
-        ..
-    } = reader;
-
-    // Segments: maximal runs of consecutive pieces of one paragraph.
-    let mut segments: Vec<Range<usize>> = Vec::new();
-    for (i, piece) in pieces.iter().enumerate() {
-        match segments.last_mut() {
-            Some(seg) if pieces[seg.start].para == piece.para => seg.end = i + 1,
-            _ => segments.push(i..i + 1),
-        }
+fn read_document(owned: String, styles: &HashMap<String, StyleInfo>) -> Result<Parsed, ReadError> {
+    if owned.len() as u64 > super::MAX_INPUT_BYTES {
+        return Err(ReadError::TooLarge {
+            at: DOCUMENT.into(),
+            message: format!(
+                "the part is {} bytes; kapi reads at most {}",
+                owned.len(),
+                megabytes(super::MAX_INPUT_BYTES)
+            ),
+        });
     }
+    let (document, mut skeleton) = read_blocks(&owned, styles)?;
+    // The skeleton takes the part's text itself: no second copy of it.
+    skeleton.original = owned;
+    Ok(Parsed::new(document, skeleton))
+}
 
+/// The blocks of `document.xml` and a skeleton whose holes index into `text` (the caller
+/// hands it the text).
+fn read_blocks(
+    text: &str,
+    styles: &HashMap<String, StyleInfo>,
+) -> Result<(Document, Skeleton), ReadError> {
+    let w = w_prefix(text);
+    let mut reader = DocReader::new(text, w.clone());
+    reader.scan()?;
+    let mut budget = KeyBudget::new(text.len());
+
+    let pieces = &reader.pieces;
+    let elements = &reader.elements;
     let state = |piece: &Piece| State {
         flags: piece
-            .run
+            .run()
             .and_then(|r| elements.get(r))
             .map_or(0, |e| e.flags),
-        link: piece.link,
+        link: piece.link(),
     };
     let props = |piece: &Piece| {
         piece
-            .run
+            .run()
             .and_then(|r| elements.get(r))
-            .and_then(|e| text.get(e.props.clone()))
+            .and_then(|e| text.get(wide(&e.props)))
             .unwrap_or_default()
     };
+    // Segments: maximal runs of consecutive pieces of one paragraph.
+    let segments = {
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let start = at;
+            let para = pieces.get(start)?.para;
+            while pieces.get(at).is_some_and(|p| p.para == para) {
+                at += 1;
+            }
+            Some(start..at)
+        })
+    };
+    let count = segments.clone().count();
 
     let mut document = Document {
         format: INFO.id.into(),
-        blocks: Vec::new(),
+        blocks: Vec::with_capacity(count),
     };
-    let mut skeleton = Skeleton::over(text);
+    let mut skeleton = Skeleton::owned(String::new(), super::Encoding::Utf8);
+    skeleton.holes.reserve_exact(count);
     let mut previous_end = 0;
-    for (s, segment) in segments.iter().enumerate() {
+    for segment in segments {
         let first = &pieces[segment.start];
         let last = &pieces[segment.end - 1];
-        let para = &mut paras[first.para];
+        let para = &mut reader.paras[first.para as usize];
         para.segments += 1;
-        let key = if para.segments == 1 {
-            para.path.clone()
-        } else {
-            format!("{}/part#{}", para.path, para.segments)
-        };
-        let next_start = segments
-            .get(s + 1)
-            .map_or(text.len(), |next| pieces[next.start].tag);
+        let part = para.segments;
+        let next_start = pieces
+            .get(segment.end)
+            .map_or(text.len(), |next| next.tag as usize);
 
         // Extend the hole over the markup of a formatted first or last piece.
-        let element = |piece: &Piece| piece.link.or(piece.run).and_then(|e| elements.get(e));
+        let element = |piece: &Piece| piece.link().or(piece.run()).and_then(|e| elements.get(e));
         let lead = Some(state(first))
             .filter(|s| !s.is_plain())
             .and_then(|_| element(first))
-            .map(|e| e.span.start)
-            .filter(|&start| start >= previous_end && start <= first.tag);
+            .map(|e| e.span.start as usize)
+            .filter(|&start| start >= previous_end && start <= first.tag as usize);
         // A trailing close only pairs with what the hole opened.
         let initial = if lead.is_some() {
             State::default()
@@ -1411,8 +1654,8 @@ fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Pars
         let trail = Some(state(last))
             .filter(|s| !s.is_plain() && *s != initial)
             .and_then(|_| element(last))
-            .map(|e| e.span.end)
-            .filter(|&end| end <= next_start && end >= last.text.end);
+            .map(|e| e.span.end as usize)
+            .filter(|&end| end <= next_start && end >= last.text().end);
 
         let mut builder = RunBuilder {
             text,
@@ -1423,7 +1666,7 @@ fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Pars
         };
         if let Some(start) = lead {
             builder.transition(
-                start..first.text.start,
+                start..first.text().start,
                 State::default(),
                 state(first),
                 false,
@@ -1434,26 +1677,27 @@ fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Pars
             if k > segment.start {
                 let before = &pieces[k - 1];
                 builder.transition(
-                    before.text.end..piece.text.start,
+                    before.text().end..piece.text().start,
                     state(before),
                     state(piece),
                     props(before) != props(piece),
                 );
             }
-            let raw = text.get(piece.text.clone()).unwrap_or_default();
+            let raw = text.get(piece.text()).unwrap_or_default();
             if raw.contains('&') {
                 builder
                     .runs
                     .push(Run::text(unescape(raw).unwrap_or_default()));
             } else {
-                builder.runs.push(Run::text_at(raw, piece.text.start));
+                builder.runs.push(Run::text_at(raw, piece.text().start));
             }
         }
         if let Some(end) = trail {
-            builder.transition(last.text.end..end, state(last), State::default(), false);
+            builder.transition(last.text().end..end, state(last), State::default(), false);
         }
-        let runs = builder.finish();
-        let hole = lead.unwrap_or(first.tag)..trail.unwrap_or(last.text.end);
+        let mut runs = builder.finish();
+        runs.shrink_to_fit();
+        let hole = lead.unwrap_or(first.tag as usize)..trail.unwrap_or(last.text().end);
         previous_end = hole.end;
 
         let blank = runs.iter().all(|run| match run {
@@ -1463,6 +1707,13 @@ fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Pars
         if blank {
             continue;
         }
+        let para = &reader.paras[first.para as usize];
+        let mut key = reader.key(para.node);
+        if part > 1 {
+            key.push_str("/part#");
+            key.push_str(&part.to_string());
+        }
+        budget.charge(key.len(), text, para.span.start)?;
         let (role, level) = role(para, styles);
         let mut block = Block::new(key, role, runs);
         block.level = level;
@@ -1470,7 +1721,7 @@ fn read_document(text: &str, styles: &HashMap<String, StyleInfo>) -> Result<Pars
         skeleton.hole(hole, document.blocks.len(), &block.source);
         document.blocks.push(block);
     }
-    Ok(Parsed::new(document, skeleton))
+    Ok((document, skeleton))
 }
 
 /// A paragraph's role and level: heading, then list, then table cell.
@@ -2377,7 +2628,10 @@ mod tests {
         // An oversized part is refused before it is decompressed.
         let big = package(&"<w:p><w:r><w:t>x</w:t></w:r></w:p>".repeat(50));
         let err = read_limited(&big, 1000).unwrap_err().to_string();
-        assert!(err.contains("more than the 1000 bytes"), "{err}");
+        assert!(
+            err.starts_with("word/document.xml: the Word document inflates past 1000 bytes"),
+            "{err}"
+        );
         assert!(read_limited(&big, 10_000).is_ok());
     }
 
@@ -2450,6 +2704,127 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `depth` tables, each in the first cell of the one before, with a paragraph of text in
+    /// every cell.
+    fn nested_tables(depth: usize) -> String {
+        let mut body = String::new();
+        for i in 0..depth {
+            body.push_str(&format!(
+                "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>cell {i}</w:t></w:r></w:p>"
+            ));
+        }
+        body.push_str(&"<w:p/></w:tc></w:tr></w:tbl>".repeat(depth));
+        body
+    }
+
+    #[test]
+    fn tables_nested_past_the_limit_are_refused_at_the_table_that_goes_past_it() {
+        let parsed = read(&package(&nested_tables(MAX_TABLE_DEPTH)));
+        assert_eq!(parsed.document.blocks.len(), MAX_TABLE_DEPTH);
+        let deepest = &parsed.document.blocks[MAX_TABLE_DEPTH - 1].key;
+        assert_eq!(deepest.matches("tbl#1/r#1/c#1").count(), MAX_TABLE_DEPTH);
+        let err = Docx.read(&package(&nested_tables(8000))).unwrap_err();
+        let opening = "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>cell 0</w:t></w:r></w:p>";
+        let column = HEAD.lines().nth(1).unwrap().len()
+            + MAX_TABLE_DEPTH * opening.len()
+            + (0..MAX_TABLE_DEPTH)
+                .map(|i| i.to_string().len() - 1)
+                .sum::<usize>()
+            + 1;
+        assert_eq!(
+            err,
+            ReadError::TooDeep {
+                line: 2,
+                column,
+                what: "tables".into(),
+                limit: MAX_TABLE_DEPTH
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("2:{column}: tables nest deeper than 64 levels")
+        );
+    }
+
+    #[test]
+    fn elements_nested_past_the_limit_are_refused() {
+        let body = format!(
+            "{}<w:p><w:r><w:t>deep</w:t></w:r></w:p>{}",
+            "<w:sdt><w:sdtContent>".repeat(200),
+            "</w:sdtContent></w:sdt>".repeat(200)
+        );
+        let err = Docx.read(&package(&body)).unwrap_err();
+        assert!(
+            matches!(&err, ReadError::TooDeep { what, limit: 256, .. } if what == "`word/document.xml` elements"),
+            "{err}"
+        );
+        let ok = body.replace(
+            &"<w:sdt><w:sdtContent>".repeat(200),
+            &"<w:sdt><w:sdtContent>".repeat(120),
+        );
+        let ok = ok.replace(
+            &"</w:sdtContent></w:sdt>".repeat(200),
+            &"</w:sdtContent></w:sdt>".repeat(120),
+        );
+        assert_eq!(keys(&read(&package(&ok))), ["body/p#1"]);
+    }
+
+    #[test]
+    fn parts_count_against_one_limit_as_they_inflate() {
+        let xml = format!(
+            "{HEAD}{}{TAIL}",
+            "<w:p><w:r><w:t>x</w:t></w:r></w:p>".repeat(50)
+        );
+        let styles = format!("<w:styles>{}</w:styles>", " ".repeat(2000));
+        let zip = zip_of(&[(DOCUMENT, xml.as_bytes()), (STYLES, styles.as_bytes())]);
+        assert!(read_limited(&zip, (xml.len() + styles.len()) as u64).is_ok());
+        let err = read_limited(&zip, (xml.len() + styles.len() - 1) as u64).unwrap_err();
+        assert!(
+            matches!(&err, ReadError::TooLarge { at, .. } if at == STYLES),
+            "{err}"
+        );
+        // A 3 MB part that compresses to a few KB: refused by its declared size, and when the
+        // header lies, stopped as it inflates past what it declared.
+        let bomb = format!("{HEAD}{}{TAIL}", " ".repeat(3_000_000));
+        let mut zip = zip_of(&[(DOCUMENT, bomb.as_bytes())]);
+        assert!(zip.len() < 20_000);
+        let err = read_limited(&zip, 1_000_000).unwrap_err().to_string();
+        assert!(
+            err.starts_with("word/document.xml: the Word document inflates"),
+            "{err}"
+        );
+        for header in [b"PK\x03\x04", b"PK\x01\x02"] {
+            let at = zip.windows(4).position(|w| w == header).unwrap();
+            let size = at + if header == b"PK\x03\x04" { 22 } else { 24 };
+            zip[size..size + 4].copy_from_slice(&100u32.to_le_bytes());
+        }
+        let err = read_limited(&zip, 1_000_000).unwrap_err().to_string();
+        assert!(err.contains("word/document.xml"), "{err}");
+    }
+
+    #[test]
+    fn paragraphs_and_cells_without_text_keep_their_place_in_the_keys() {
+        let body = "<w:p/><w:p><w:r/></w:p><w:p><w:r><w:t>two</w:t></w:r></w:p>\
+            <w:tbl><w:tr><w:tc><w:p/></w:tc><w:tc><w:p/><w:p><w:r><w:t>cell</w:t></w:r></w:p></w:tc></w:tr>\
+            <w:tr><w:tc><w:tbl><w:tr><w:tc><w:p/></w:tc></w:tr></w:tbl></w:tc></w:tr>\
+            <w:tr><w:tc><w:p><w:r><w:t>last</w:t></w:r></w:p></w:tc></w:tr></w:tbl>\
+            <w:p><w:r><w:t>after</w:t></w:r></w:p>";
+        assert_eq!(
+            keys(&read(&package(body))),
+            [
+                "body/p#3",
+                "body/tbl#1/r#1/c#2/p#2",
+                "body/tbl#1/r#3/c#1/p#1",
+                "body/p#4"
+            ]
+        );
+        let loose = zip_of(&[(
+            DOCUMENT,
+            b"<w:document><w:p/><w:p><w:r><w:t>x</w:t></w:r></w:p></w:document>",
+        )]);
+        assert_eq!(keys(&read(&loose)), ["p#2"]);
     }
 
     #[test]
