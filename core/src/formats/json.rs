@@ -56,7 +56,11 @@
 //! written back in it; there an edited character above U+00FF is written as `\uXXXX`.
 //! Strict RFC 8259 syntax (no comments, no trailing commas); malformed JSON is a
 //! [`ReadError`] with line and column saying what was expected. The scanner is iterative
-//! and refuses nesting deeper than 1000 levels, so no input overflows the stack.
+//! and refuses nesting deeper than 256 levels ([`super::MAX_DEPTH`], [`ReadError::TooDeep`]
+//! at the `{` or `[` that goes past it), so no input overflows the stack. A value's key
+//! repeats the keys above it, so the keys may add up to the file's size plus 16 MB
+//! ([`super::KeyBudget`]): a very long key with many values under it is refused at the value
+//! that passes it, instead of taking gigabytes.
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -64,7 +68,8 @@ use std::ops::Range;
 use super::icu::{self, Piece};
 use super::placeholders::{Ids, Syntaxes};
 use super::{
-    Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
+    Capabilities, Encoding, Format, FormatInfo, Hole, KeyBudget, Parsed, ReadError, Skeleton,
+    WriteError,
 };
 use crate::model::{Block, Branch, Document, Role, Run, Switch, SwitchKind};
 
@@ -81,7 +86,7 @@ pub const INFO: FormatInfo = FormatInfo {
 };
 
 /// The deepest nesting of objects and arrays the reader accepts.
-const MAX_DEPTH: usize = 1000;
+const MAX_DEPTH: usize = super::MAX_DEPTH;
 
 /// The i18next plural suffixes and the CLDR category each names.
 const PLURAL_SUFFIXES: [(&str, &str); 6] = [
@@ -176,10 +181,11 @@ struct Entry {
     depth: u32,
     /// The string token, quotes included.
     token: Range<usize>,
-    /// `None` when the content has no escape (a verbatim slice).
-    decoded: Option<Decoded>,
-    sibling: Option<Sibling>,
-    group: Option<usize>,
+    /// `None` when the content has no escape (a verbatim slice). Boxed, as is `sibling`:
+    /// most values have neither, and a catalog keeps an entry per value.
+    decoded: Option<Box<Decoded>>,
+    sibling: Option<Box<Sibling>>,
+    group: Option<u32>,
 }
 
 impl Entry {
@@ -211,8 +217,9 @@ struct Scanner<'a> {
     pos: usize,
     path: String,
     /// The plural sibling named by the member key just read, for its value.
-    sibling: Option<Sibling>,
+    sibling: Option<Box<Sibling>>,
     entries: Vec<Entry>,
+    keys: KeyBudget,
     groups: Vec<Vec<usize>>,
 }
 
@@ -225,6 +232,7 @@ impl<'a> Scanner<'a> {
             path: String::new(),
             sibling: None,
             entries: Vec::with_capacity(text.len() / 64),
+            keys: KeyBudget::new(text.len()),
             groups: Vec::new(),
         }
     }
@@ -292,6 +300,7 @@ impl<'a> Scanner<'a> {
                 }
                 Some(b'"') => {
                     let (token, decoded) = self.string()?;
+                    self.keys.charge(self.path.len(), self.text, start)?;
                     let index = self.entries.len();
                     let sibling = self.sibling.take();
                     if sibling.is_some()
@@ -307,7 +316,7 @@ impl<'a> Scanner<'a> {
                         },
                         depth: u32::try_from(stack.len().saturating_sub(1)).unwrap_or(u32::MAX),
                         token,
-                        decoded,
+                        decoded: decoded.map(Box::new),
                         sibling,
                         group: None,
                     });
@@ -406,9 +415,11 @@ impl<'a> Scanner<'a> {
 
     fn deeper(&self, stack: &[Frame], at: usize) -> Result<(), ReadError> {
         if stack.len() >= MAX_DEPTH {
-            return Err(self.error(
+            return Err(ReadError::too_deep(
+                self.text,
                 at,
-                format!("objects and arrays nest deeper than {MAX_DEPTH} levels"),
+                "objects and arrays",
+                MAX_DEPTH,
             ));
         }
         Ok(())
@@ -458,12 +469,16 @@ impl<'a> Scanner<'a> {
             } else {
                 push_segment(&mut group_key, base);
             }
-            Sibling {
+            Box::new(Sibling {
                 group_key,
                 category,
                 ordinal,
-            }
+            })
         });
+        if let Some(sibling) = &sibling {
+            self.keys
+                .charge(sibling.group_key.len(), self.text, token.start)?;
+        }
         if path_len > 0 {
             self.path.push('.');
         }
@@ -713,7 +728,7 @@ impl<'a> Scanner<'a> {
             let id = self.groups.len();
             for &m in &members {
                 if let Some(entry) = self.entries.get_mut(m) {
-                    entry.group = Some(id);
+                    entry.group = u32::try_from(id).ok();
                 }
             }
             self.groups.push(members);
@@ -809,7 +824,7 @@ fn read_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
 fn block_keys(entries: &mut [Entry], groups: &[Vec<usize>]) -> Vec<String> {
     let mut keys: Vec<String> = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter_mut().enumerate() {
-        let key = match entry.group.and_then(|g| groups.get(g)) {
+        let key = match entry.group.and_then(|g| groups.get(g as usize)) {
             Some(members) if members.first() != Some(&index) => String::new(),
             Some(_) => entry
                 .sibling
@@ -857,7 +872,7 @@ fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
     let mut keys = block_keys(&mut entries, &groups);
     for (index, entry) in entries.iter().enumerate() {
         let block_index = document.blocks.len();
-        let members = match entry.group.and_then(|g| groups.get(g)) {
+        let members = match entry.group.and_then(|g| groups.get(g as usize)) {
             Some(members) if members.first() != Some(&index) => continue,
             Some(members) => members,
             None => {
@@ -1378,13 +1393,51 @@ mod tests {
     }
 
     #[test]
+    fn a_long_key_repeated_in_many_values_is_refused_before_it_takes_gigabytes() {
+        // 20,000 values under a 1 MB key would be 20 GB of keys.
+        let long = format!(
+            "{{\"{}\": [{}]}}",
+            "k".repeat(1024 * 1024),
+            vec!["\"\""; 20_000].join(",")
+        );
+        let err = Json.read(long.as_bytes()).unwrap_err();
+        match &err {
+            ReadError::TooLarge { at, message } => {
+                assert!(at.starts_with("1:"), "{err}");
+                assert!(
+                    message.contains("block keys would outgrow the file"),
+                    "{err}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // The same values under a short key, and a long key over a few values, read.
+        let short = format!("{{\"k\": [{}]}}", vec!["\"\""; 20_000].join(","));
+        assert_eq!(read(&short).document.blocks.len(), 20_000);
+        let few = format!("{{\"{}\": [\"a\", \"b\"]}}", "k".repeat(1024 * 1024));
+        assert_eq!(read(&few).document.blocks.len(), 2);
+    }
+
+    #[test]
     fn deep_nesting_is_refused_without_overflowing_the_stack() {
         let deep = "[".repeat(200_000);
         let err = Json.read(deep.as_bytes()).unwrap_err();
-        assert!(err.to_string().contains("deeper than 1000"), "{err}");
-        let ok = "[".repeat(999) + "\"x\"" + &"]".repeat(999);
+        assert_eq!(
+            err,
+            ReadError::TooDeep {
+                line: 1,
+                column: 257,
+                what: "objects and arrays".into(),
+                limit: 256
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "1:257: objects and arrays nest deeper than 256 levels"
+        );
+        let ok = "[".repeat(256) + "\"x\"" + &"]".repeat(256);
         let parsed = read(&ok);
-        assert_eq!(parsed.document.blocks[0].key.matches('.').count(), 998);
+        assert_eq!(parsed.document.blocks[0].key.matches('.').count(), 255);
         let objects = "{\"a\":".repeat(5000) + "1" + &"}".repeat(5000);
         assert!(Json.read(objects.as_bytes()).is_err());
     }
