@@ -9,7 +9,11 @@
 //!   and `locked: translate="no"`.
 //! - **Keys**: the unit's `id` (else its `resname`, else `trans-unit`). When the file holds
 //!   several `<file>` elements, the key is `{original}/{id}` (`original` of the enclosing
-//!   `<file>`, else `file{N}`). Repeats get `#2`, `#3` ([`KeyDeduper`]).
+//!   `<file>`, else `file{N}`). Repeats get `#2`, `#3` ([`crate::model::KeyDeduper`]).
+//! - **Limits**: elements nest at most 256 deep ([`super::MAX_DEPTH`], refused with
+//!   [`ReadError::TooDeep`] at the start tag that goes past it); block keys may add up to
+//!   the file's size plus 16 MB ([`super::KeyBudget`]: a long `original` repeats in every
+//!   unit's key). A `<file>`'s and a `<group>`'s attributes are read once, not per unit.
 //! - **Editions**: `<source>` is the source; `<target>` is `targets[lang]` with `lang` the
 //!   `<file target-language>`, else `target`; its `state` attribute is `Edition.state`. A unit
 //!   with no `<target>` element has no target edition: adding one is not supported yet.
@@ -39,10 +43,14 @@
 //! `<trans-unit id="4"><source>Hi <g id="1">you</g> {0}</source></trans-unit>` reads as
 //! block `4`, source `Hi <x id="1"/>you<x id="/1"/> <x id="2/"/>`.
 
+use std::collections::HashMap;
+
 use super::placeholders::{self, Ids, Syntaxes};
 use super::xml::{self, Token, Tree};
-use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{Block, Code, CodeKind, Document, Edition, KeyDeduper, Role, Run};
+use super::{
+    Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
+};
+use crate::model::{Block, Code, CodeKind, Document, Edition, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "xliff",
@@ -78,7 +86,12 @@ impl Format for Xliff {
             blocks: Vec::new(),
         };
         let mut skeleton = Skeleton::decoded(text, encoding);
-        let mut keys = KeyDeduper::default();
+        let mut keys = Keys::new(text.len());
+        // What each `<file>` gives its units, and each element's `translate`, read once: a
+        // `<file>` or `<group>` with many units is otherwise read again for every one.
+        let mut per_file: HashMap<usize, (String, String)> = HashMap::new();
+        let mut translates = HashMap::new();
+        let no_file = (String::new(), "target".to_owned());
         for unit in 0..tree.elements.len() {
             if !is(unit, "trans-unit") {
                 continue;
@@ -126,29 +139,35 @@ impl Format for Xliff {
                 .attr(unit, "id")
                 .or_else(|| tree.attr(unit, "resname"))
                 .map_or_else(|| "trans-unit".to_owned(), |id| id.into_owned());
-            let base = match file {
-                Some(file) if several => {
+            let (name, lang) = match file {
+                Some(file) => &*per_file.entry(file).or_insert_with(|| {
                     let name = tree.attr(file, "original").map_or_else(
-                        || {
-                            format!(
-                                "file{}",
-                                files.iter().position(|&f| f == file).unwrap_or(0) + 1
-                            )
-                        },
+                        || format!("file{}", files.binary_search(&file).unwrap_or(0) + 1),
                         |o| o.into_owned(),
                     );
-                    format!("{name}/{id}")
-                }
+                    let lang = tree
+                        .attr(file, "target-language")
+                        .filter(|l| !l.trim().is_empty())
+                        .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
+                    (name, lang)
+                }),
+                None => &no_file,
+            };
+            let lang = lang.clone();
+            let base = match file {
+                Some(_) if several => format!("{name}/{id}"),
                 _ => id,
             };
-            let lang = file
-                .and_then(|f| tree.attr(f, "target-language"))
-                .filter(|l| !l.trim().is_empty())
-                .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
-            let translate = inherited(&tree, unit, |i| is(i, "trans-unit") || is(i, "group"));
+            let translate = inherited(
+                &tree,
+                unit,
+                |i| is(i, "trans-unit") || is(i, "group"),
+                &mut translates,
+            );
             let index = document.blocks.len();
             let runs = read_inline(&tree, source, &classify);
-            let mut block = Block::new(keys.key(&base), Role::Key, runs);
+            let key = keys.key(&base, text, tree.get(unit).map_or(0, |e| e.open().start))?;
+            let mut block = Block::new(key, Role::Key, runs);
             block.notes = notes;
             block.span = tree.get(unit).map_or(0..0, xml::Element::span);
             if translate.as_deref() == Some("no") {
@@ -197,7 +216,7 @@ pub(super) fn expect_root(tree: &Tree, major: u8) -> Result<(), ReadError> {
     }
     let tag = tree
         .get(tree.root)
-        .and_then(|e| tree.text.get(e.open.clone()))
+        .and_then(|e| tree.text.get(e.open()))
         .unwrap_or_default();
     let found = xml::xliff_major(tag.as_bytes()).unwrap_or(1);
     if found == major {
@@ -217,37 +236,42 @@ pub(super) fn expect_root(tree: &Tree, major: u8) -> Result<(), ReadError> {
 
 /// A syntax error at the start of element `index`.
 pub(super) fn at(tree: &Tree, index: usize, message: impl Into<String>) -> ReadError {
-    let offset = tree.get(index).map_or(0, |e| e.open.start);
+    let offset = tree.get(index).map_or(0, |e| e.open().start);
     ReadError::syntax_at(tree.text, offset, message)
 }
 
 /// The nearest ancestor (not the element itself) that `want` accepts.
 pub(super) fn ancestor(tree: &Tree, index: usize, want: impl Fn(usize) -> bool) -> Option<usize> {
-    let mut current = tree.get(index)?.parent;
+    let mut current = tree.get(index)?.parent();
     while let Some(i) = current {
         if want(i) {
             return Some(i);
         }
-        current = tree.get(i)?.parent;
+        current = tree.get(i)?.parent();
     }
     None
 }
 
 /// The `translate` value on the element or its nearest ancestor that `scope` accepts and
 /// that carries one.
+/// `seen` keeps each element's own value, so a `<group>` over many units is read once.
 pub(super) fn inherited(
     tree: &Tree,
     index: usize,
     scope: impl Fn(usize) -> bool,
+    seen: &mut HashMap<usize, Option<String>>,
 ) -> Option<String> {
     let mut current = Some(index);
     while let Some(i) = current {
-        if scope(i)
-            && let Some(value) = tree.attr(i, "translate")
-        {
-            return Some(value.trim().to_owned());
+        if scope(i) {
+            let own = seen
+                .entry(i)
+                .or_insert_with(|| tree.attr(i, "translate").map(|v| v.trim().to_owned()));
+            if let Some(value) = own {
+                return Some(value.clone());
+            }
         }
-        current = tree.get(i)?.parent;
+        current = tree.get(i)?.parent();
     }
     None
 }
@@ -256,7 +280,7 @@ pub(super) fn inherited(
 /// (which the writer turns into `>…</name>` when the edition gains content).
 pub(super) fn edition_span(tree: &Tree, index: usize) -> std::ops::Range<usize> {
     match tree.get(index) {
-        Some(e) if e.empty => e.open.end.saturating_sub(2)..e.open.end,
+        Some(e) if e.empty() => e.open().end.saturating_sub(2)..e.open().end,
         Some(e) => e.content(),
         None => 0..0,
     }
@@ -395,8 +419,8 @@ pub(super) fn read_inline(
     let mut pending = Pending::default();
     // Open pairs: (code id, deletable).
     let mut open: Vec<(String, bool)> = Vec::new();
-    // Begins waiting for their finish: (key, run index, deletable).
-    let mut begins: Vec<(String, usize, bool)> = Vec::new();
+    // Begins waiting for their finish, by key, latest last: (run index, deletable).
+    let mut begins: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
     let mut next_element = element + 1;
     let mut at = range.start;
     while at < range.end {
@@ -460,11 +484,11 @@ pub(super) fn read_inline(
                             whole.clone(),
                             false,
                         ))));
-                        next_element = el.subtree_end;
+                        next_element = el.subtree_end();
                         after = whole.end;
                     }
                     Inline::Begin { key, deletable } => {
-                        begins.push((key, runs.len(), deletable));
+                        begins.entry(key).or_default().push((runs.len(), deletable));
                         runs.push(Run::Code(Box::new(code_at(
                             tree,
                             index,
@@ -473,13 +497,13 @@ pub(super) fn read_inline(
                             whole.clone(),
                             false,
                         ))));
-                        next_element = el.subtree_end;
+                        next_element = el.subtree_end();
                         after = whole.end;
                     }
                     Inline::Finish { key } => {
-                        let matched = begins.iter().rposition(|(k, _, _)| *k == key);
-                        let code = match matched.map(|pos| begins.remove(pos)) {
-                            Some((_, run, deletable)) => match runs.get_mut(run) {
+                        let matched = begins.get_mut(&key).and_then(Vec::pop);
+                        let code = match matched {
+                            Some((run, deletable)) => match runs.get_mut(run) {
                                 Some(Run::Code(begin)) => {
                                     begin.kind = CodeKind::Open;
                                     begin.deletable = deletable;
@@ -512,7 +536,7 @@ pub(super) fn read_inline(
                             ),
                         };
                         runs.push(Run::Code(Box::new(code)));
-                        next_element = el.subtree_end;
+                        next_element = el.subtree_end();
                         after = whole.end;
                     }
                 }

@@ -10,7 +10,10 @@
 //! - **Keys**: the unit's `id` when it has one segment; `{unit}/{segment}` when it has
 //!   several (the segment's `id`, else its 1-based position among the unit's segments). When
 //!   the file holds several `<file>` elements, the key starts with `{file id}/`. Repeats get
-//!   `#2` ([`KeyDeduper`]).
+//!   `#2` ([`crate::model::KeyDeduper`]).
+//! - **Limits**: elements nest at most 256 deep ([`super::MAX_DEPTH`]); block keys, and the
+//!   unit notes each segment repeats, may add up to the file's size plus 16 MB
+//!   ([`super::KeyBudget`]).
 //! - **Editions**: `<source>` is the source; `<target>` is `targets[trgLang]` (`target` when the
 //!   root names no `trgLang`); the segment's `state` is the target's `Edition.state`. A segment
 //!   with no `<target>` has no target edition: adding one is not supported yet. The unit's
@@ -33,10 +36,12 @@
 //! `<unit id="u1"><segment><source>Hi <pc id="1">you</pc></source></segment></unit>` reads
 //! as block `u1`, source `Hi <x id="1"/>you<x id="/1"/>`.
 
+use std::collections::HashMap;
+
 use super::xliff::{self, Inline};
 use super::xml::{self, Tree};
-use super::{Capabilities, Format, FormatInfo, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{Block, Document, Edition, KeyDeduper, Role};
+use super::{Capabilities, Format, FormatInfo, Keys, Parsed, ReadError, Skeleton, WriteError};
+use crate::model::{Block, Document, Edition, Role};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "xliff2",
@@ -75,7 +80,11 @@ impl Format for Xliff2 {
             blocks: Vec::new(),
         };
         let mut skeleton = Skeleton::decoded(text, encoding);
-        let mut keys = KeyDeduper::default();
+        let mut keys = Keys::new(text.len());
+        // Each `<file>`'s id and each element's `translate`, read once: a `<file>` or
+        // `<group>` with many units is otherwise read again for every one.
+        let mut file_ids: HashMap<usize, String> = HashMap::new();
+        let mut translates = HashMap::new();
         for unit in 0..tree.elements.len() {
             if !is(unit, "unit") {
                 continue;
@@ -94,16 +103,20 @@ impl Format for Xliff2 {
                 .map_or_else(|| "unit".to_owned(), |id| id.into_owned());
             let base = match xliff::ancestor(&tree, unit, |i| is(i, "file")) {
                 Some(file) if several => {
-                    let file_id = tree
-                        .attr(file, "id")
-                        .map_or_else(|| "file".to_owned(), |id| id.into_owned());
+                    let file_id = file_ids.entry(file).or_insert_with(|| {
+                        tree.attr(file, "id")
+                            .map_or_else(|| "file".to_owned(), |id| id.into_owned())
+                    });
                     format!("{file_id}/{unit_id}")
                 }
                 _ => unit_id,
             };
-            let translate = xliff::inherited(&tree, unit, |i| {
-                is(i, "unit") || is(i, "group") || is(i, "file")
-            });
+            let translate = xliff::inherited(
+                &tree,
+                unit,
+                |i| is(i, "unit") || is(i, "group") || is(i, "file"),
+                &mut translates,
+            );
             let mut notes = Vec::new();
             for child in tree.children(unit).filter(|&c| is(c, "notes")) {
                 for note in tree.children(child).filter(|&n| is(n, "note")) {
@@ -151,7 +164,13 @@ impl Format for Xliff2 {
                 };
                 let index = document.blocks.len();
                 let runs = xliff::read_inline(&tree, source, &classify);
-                let mut block = Block::new(keys.key(&key), Role::Key, runs);
+                let at = tree.get(segment).map_or(0, |e| e.open().start);
+                let key = keys.key(&key, text, at)?;
+                // Every segment of a unit carries the unit's notes: they count like keys.
+                if position > 0 {
+                    keys.charge(notes.iter().map(String::len).sum(), text, at)?;
+                }
+                let mut block = Block::new(key, Role::Key, runs);
                 block.notes = notes.clone();
                 block.span = tree.get(segment).map_or(0..0, xml::Element::span);
                 if translate.as_deref() == Some("no") {

@@ -6,6 +6,9 @@
 //! predefined entities or character references) and reports the first problem with its line
 //! and column. DTD internal subsets are skipped, so entities a DTD declares are refused.
 //! Every offset indexes into the decoded UTF-8 text; nothing is copied except decoded values.
+//! Elements nest at most 256 deep ([`super::MAX_DEPTH`]): a deeper start tag is refused
+//! ([`ReadError::TooDeep`]) with its line and column, so the tree (40 bytes an element) and
+//! every walk over it stay linear in the file.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -429,33 +432,71 @@ pub fn escape_text(text: &str, out: &mut String) {
     out.push_str(text.get(at..).unwrap_or_default());
 }
 
-/// An element of the tree, by byte offsets into the text.
+/// An element of the tree, by byte offsets into the text. Offsets are `u32` (a tree is
+/// refused over text past 4 GB; kapi reads at most 100 MB), so an element takes 40 bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Element {
     /// The start tag (or the empty-element tag).
-    pub open: Range<usize>,
-    /// The qualified name inside the start tag.
-    pub name: Range<usize>,
+    open: Range<u32>,
+    /// Where the qualified name ends (it starts after the start tag's `<`).
+    name_end: u32,
     /// The end tag; empty at `open.end` for an empty-element tag.
-    pub close: Range<usize>,
-    pub empty: bool,
-    pub parent: Option<usize>,
-    pub depth: usize,
-    /// Index after the last element of this element's subtree (elements are in document
-    /// order, so descendants are `index + 1 .. subtree_end`).
-    pub subtree_end: usize,
-    first_child: Option<usize>,
-    next_sibling: Option<usize>,
+    close: Range<u32>,
+    parent: u32,
+    depth: u32,
+    /// Index after the last element of this element's subtree.
+    subtree_end: u32,
+    first_child: u32,
+    next_sibling: u32,
+    empty: bool,
+}
+
+/// No parent, child or sibling.
+const NONE: u32 = u32::MAX;
+
+fn wide(range: &Range<u32>) -> Range<usize> {
+    range.start as usize..range.end as usize
+}
+
+fn index(i: u32) -> Option<usize> {
+    (i != NONE).then_some(i as usize)
 }
 
 impl Element {
+    /// The start tag (or the empty-element tag).
+    pub fn open(&self) -> Range<usize> {
+        wide(&self.open)
+    }
+    /// The qualified name inside the start tag.
+    pub fn name(&self) -> Range<usize> {
+        self.open.start as usize + 1..self.name_end as usize
+    }
+    /// The end tag; empty at the start tag's end for an empty-element tag.
+    pub fn close(&self) -> Range<usize> {
+        wide(&self.close)
+    }
+    pub fn empty(&self) -> bool {
+        self.empty
+    }
+    pub fn parent(&self) -> Option<usize> {
+        index(self.parent)
+    }
+    /// How many elements enclose it (0 for the root).
+    pub fn depth(&self) -> usize {
+        self.depth as usize
+    }
+    /// Index after the last element of this element's subtree (elements are in document
+    /// order, so descendants are `index + 1 .. subtree_end`).
+    pub fn subtree_end(&self) -> usize {
+        self.subtree_end as usize
+    }
     /// The whole element, start tag to end tag.
     pub fn span(&self) -> Range<usize> {
-        self.open.start..self.close.end
+        self.open.start as usize..self.close.end as usize
     }
     /// Between the start tag and the end tag.
     pub fn content(&self) -> Range<usize> {
-        self.open.end..self.close.start
+        self.open.end as usize..self.close.start as usize
     }
 }
 
@@ -471,6 +512,13 @@ pub struct Tree<'t> {
 impl<'t> Tree<'t> {
     /// Checks that `text` is well-formed XML and indexes its elements.
     pub fn parse(text: &'t str) -> Result<Tree<'t>, ReadError> {
+        if u32::try_from(text.len()).is_err() {
+            return Err(ReadError::TooLarge {
+                at: "1:1".into(),
+                message: "the XML text is larger than 4 GB".into(),
+            });
+        }
+        let narrow = |offset: usize| u32::try_from(offset).unwrap_or(NONE);
         let mut elements: Vec<Element> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         // The last child seen of each open element (parallel to `stack`), and of the top.
@@ -530,9 +578,9 @@ impl<'t> Tree<'t> {
                             if let Some(Some(prev)) = last_child.last().copied()
                                 && let Some(p) = elements.get_mut(prev)
                             {
-                                p.next_sibling = Some(index);
+                                p.next_sibling = narrow(index);
                             } else if let Some(p) = parent.and_then(|p| elements.get_mut(p)) {
-                                p.first_child = Some(index);
+                                p.first_child = narrow(index);
                             }
                             if let Some(slot) = last_child.last_mut() {
                                 *slot = Some(index);
@@ -543,16 +591,25 @@ impl<'t> Tree<'t> {
                             last_top = Some(index);
                         }
                     }
+                    if !empty && stack.len() >= super::MAX_DEPTH {
+                        return Err(ReadError::too_deep(
+                            text,
+                            span.start,
+                            "elements",
+                            super::MAX_DEPTH,
+                        ));
+                    }
+                    debug_assert_eq!(name.start, span.start + 1);
                     elements.push(Element {
-                        open: span.clone(),
-                        name,
-                        close: span.end..span.end,
+                        open: narrow(span.start)..narrow(span.end),
+                        name_end: narrow(name.end),
+                        close: narrow(span.end)..narrow(span.end),
                         empty,
-                        parent,
-                        depth: stack.len(),
-                        subtree_end: index + 1,
-                        first_child: None,
-                        next_sibling: None,
+                        parent: parent.map_or(NONE, narrow),
+                        depth: narrow(stack.len()),
+                        subtree_end: narrow(index + 1),
+                        first_child: NONE,
+                        next_sibling: NONE,
                     });
                     if !empty {
                         stack.push(index);
@@ -575,10 +632,10 @@ impl<'t> Tree<'t> {
                     let Some(element) = elements.get_mut(open) else {
                         continue;
                     };
-                    let open_name = text.get(element.name.clone()).unwrap_or_default();
+                    let open_name = text.get(element.name()).unwrap_or_default();
                     let close_name = text.get(name).unwrap_or_default();
                     if open_name != close_name {
-                        let opened = ReadError::syntax_at(text, element.open.start, "");
+                        let opened = ReadError::syntax_at(text, element.open().start, "");
                         let (line, column) = match opened {
                             ReadError::Syntax { line, column, .. } => (line, column),
                             _ => (0, 0),
@@ -591,8 +648,8 @@ impl<'t> Tree<'t> {
                             ),
                         ));
                     }
-                    element.close = span;
-                    element.subtree_end = count;
+                    element.close = narrow(span.start)..narrow(span.end);
+                    element.subtree_end = narrow(count);
                 }
             }
             at = next;
@@ -600,7 +657,7 @@ impl<'t> Tree<'t> {
         if let Some(&open) = stack.last() {
             let (start, name) = elements
                 .get(open)
-                .map(|e| (e.open.start, text.get(e.name.clone()).unwrap_or_default()))
+                .map(|e| (e.open().start, text.get(e.name()).unwrap_or_default()))
                 .unwrap_or((0, ""));
             return Err(ReadError::syntax_at(
                 text,
@@ -633,7 +690,7 @@ impl<'t> Tree<'t> {
     pub fn qname(&self, index: usize) -> &'t str {
         self.elements
             .get(index)
-            .and_then(|e| self.text.get(e.name.clone()))
+            .and_then(|e| self.text.get(e.name()))
             .unwrap_or_default()
     }
 
@@ -652,10 +709,16 @@ impl<'t> Tree<'t> {
 
     /// The children of an element, in order.
     pub fn children(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
-        let mut next = self.elements.get(index).and_then(|e| e.first_child);
+        let mut next = self
+            .elements
+            .get(index)
+            .and_then(|e| self::index(e.first_child));
         std::iter::from_fn(move || {
             let current = next?;
-            next = self.elements.get(current).and_then(|e| e.next_sibling);
+            next = self
+                .elements
+                .get(current)
+                .and_then(|e| self::index(e.next_sibling));
             Some(current)
         })
     }
@@ -663,7 +726,7 @@ impl<'t> Tree<'t> {
     /// The decoded value of the attribute with this qualified name.
     pub fn attr(&self, index: usize, name: &str) -> Option<Cow<'t, str>> {
         let element = self.elements.get(index)?;
-        let attr = attributes(self.text, element.name.end, &element.open)
+        let attr = attributes(self.text, element.name().end, &element.open())
             .map_while(Result::ok)
             .find(|a| self.text.get(a.name.clone()) == Some(name))?;
         let raw = self.text.get(attr.value.clone())?;
@@ -879,7 +942,7 @@ mod tests {
         let c = &tree.elements[2];
         assert_eq!(&text[c.content()], "t");
         assert_eq!(&text[c.span()], "<c>t</c>");
-        assert_eq!(tree.elements[0].subtree_end, 3);
+        assert_eq!(tree.elements[0].subtree_end(), 3);
         assert_eq!(tree.text_content(0), "t");
     }
 
