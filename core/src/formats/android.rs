@@ -4,7 +4,7 @@
 //!
 //! # Blocks and keys
 //! - `<string name="k">` is a [`Role::Key`] block keyed `k`; a name that repeats (a
-//!   `product` variant) is numbered by [`KeyDeduper`] (`k#2`).
+//!   `product` variant) is numbered by [`crate::model::KeyDeduper`] (`k#2`).
 //! - `<string-array name="a">` (and `<array>`) gives one block per `<item>`, keyed `a[0]`,
 //!   `a[1]`, … in file order, at level 1.
 //! - `<plurals name="p">` is ONE block keyed `p` whose edition is one [`Switch`] (kind
@@ -47,6 +47,10 @@
 //! and column. The file is read as UTF-8, or UTF-16 when a BOM says so, or in the legacy
 //! encoding its XML declaration names (`encoding="ISO-8859-1"`), and written back in it.
 //! Text an edit types that looks like a printf specifier (`%s`) reads back as a code.
+//! Elements nest at most 256 deep, `<resources>` included ([`super::MAX_DEPTH`]); a deeper
+//! element is refused ([`ReadError::TooDeep`]) at its start tag. Block keys (an array's
+//! name repeats in every item's key) may add up to the file's size plus 16 MB
+//! ([`super::KeyBudget`]).
 //!
 //! ```text
 //! <!-- Shown on start -->                      → note of `hello`
@@ -61,10 +65,10 @@ use std::ops::Range;
 
 use super::placeholders::{Ids, Syntaxes};
 use super::properties::Pieces;
-use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{
-    Block, Branch, Code, CodeKind, Document, KeyDeduper, Role, Run, Switch, SwitchKind,
+use super::{
+    Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
 };
+use crate::model::{Block, Branch, Code, CodeKind, Document, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "android",
@@ -105,7 +109,7 @@ impl Format for Android {
                 blocks: Vec::new(),
             },
             skeleton: Skeleton::decoded(&text, encoding),
-            keys: KeyDeduper::default(),
+            keys: Keys::new(text.len()),
         };
         reader.read()?;
         Ok(Parsed::new(reader.document, reader.skeleton))
@@ -577,11 +581,20 @@ impl<'t> Scan<'t> {
             } else {
                 let inner = self.start_tag()?;
                 if !inner.self_closing {
+                    if open.len() + 1 >= super::MAX_DEPTH {
+                        return Err(self.too_deep(inner.start));
+                    }
                     open.push((inner.name, inner.start));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Elements nested past [`super::MAX_DEPTH`] (`<resources>` included), at the start tag
+    /// that goes past it.
+    fn too_deep(&self, at: usize) -> ReadError {
+        ReadError::too_deep(self.text, at, "elements", super::MAX_DEPTH)
     }
 
     fn unclosed(&self, name: Range<usize>, start: usize) -> ReadError {
@@ -609,7 +622,7 @@ struct Reader<'t> {
     scan: Scan<'t>,
     document: Document,
     skeleton: Skeleton,
-    keys: KeyDeduper,
+    keys: Keys,
 }
 
 /// The attributes of a value element that matter here.
@@ -831,6 +844,8 @@ impl<'t> Reader<'t> {
                     };
                     if inner.self_closing {
                         decoder.code(CodeKind::Standalone, class, at..scan.pos, None);
+                    } else if open.len() + 2 >= super::MAX_DEPTH {
+                        return Err(scan.too_deep(at));
                     } else {
                         let item = decoder.code(CodeKind::Open, class, at..scan.pos, None);
                         open.push((inner.name, item));
@@ -879,7 +894,11 @@ impl<'t> Reader<'t> {
     fn string(&mut self, tag: &Tag, notes: Vec<String>) -> Result<(), ReadError> {
         let attrs = self.attrs(tag);
         let (hole, runs) = self.value(tag, attrs.syntaxes, &mut Ids::default())?;
-        let key = self.keys.key(attrs.name.as_deref().unwrap_or("string"));
+        let key = self.keys.key(
+            attrs.name.as_deref().unwrap_or("string"),
+            self.scan.text,
+            tag.start,
+        )?;
         let mut block = Self::locked_block(key, runs, &attrs, 0);
         block.notes = notes;
         block.span = tag.start..self.scan.pos;
@@ -939,7 +958,9 @@ impl<'t> Reader<'t> {
         let mut first_notes = Some(notes);
         self.items(tag, Vec::new(), |reader, item, notes| {
             let (hole, runs) = reader.value(item, attrs.syntaxes, &mut Ids::default())?;
-            let key = reader.keys.key(&format!("{name}[{index}]"));
+            let key = reader
+                .keys
+                .key(&format!("{name}[{index}]"), reader.scan.text, item.start)?;
             index += 1;
             let mut block = Self::locked_block(key, runs, &attrs, 1);
             block.notes = first_notes.take().unwrap_or_default();
@@ -984,7 +1005,11 @@ impl<'t> Reader<'t> {
             tail: String::new(),
             src: Some(tag.start),
         };
-        let key = self.keys.key(attrs.name.as_deref().unwrap_or("plurals"));
+        let key = self.keys.key(
+            attrs.name.as_deref().unwrap_or("plurals"),
+            self.scan.text,
+            tag.start,
+        )?;
         let mut block = Self::locked_block(key, vec![Run::Switch(Box::new(switch))], &attrs, 0);
         block.notes = notes;
         block.span = tag.start..self.scan.pos;

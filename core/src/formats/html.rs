@@ -13,7 +13,11 @@
 //! (`<p>a<p>b`, `<li>` after `<li>`, cells and rows), and stray end tags are ignored. A
 //! `<` that starts no markup is text; a tag or comment the file ends inside runs to the
 //! end of the file, as browsers read it. Nothing in the markup is an error: only bytes
-//! that are not text in the file's encoding are.
+//! that are not text in the file's encoding are, and two limits that keep any file linear:
+//! block elements left open more than 256 deep ([`super::MAX_DEPTH`], refused with
+//! [`ReadError::TooDeep`] at the start tag that goes past it; implied end tags close most
+//! before that), and block keys that add up to more than the file's size plus 16 MB
+//! ([`super::KeyBudget`]). Open `translate="no"` inline elements are tracked 256 deep.
 //!
 //! Translatable attribute values are blocks of their own (role `other`, `key` for
 //! `<meta>`): `alt`, `title`, `placeholder`, `aria-label`, `label`, `summary`, the `value`
@@ -31,7 +35,7 @@
 //! innermost element with an `id`, which anchors the path as `name[id]`:
 //! `html/head/title`, `html/body/div/p#2`, `section[install]/ul/li#3`. Attribute blocks
 //! add the element and the attribute: `html/body/p/img/@alt`. Paths keep at most 24
-//! segments (the innermost ones). Repeats are numbered by [`KeyDeduper`]. Keys never come
+//! segments (the innermost ones). Repeats are numbered by [`crate::model::KeyDeduper`]. Keys never come
 //! from the text.
 //!
 //! # Runs
@@ -64,10 +68,10 @@ use std::ops::Range;
 
 use super::placeholders::Ids;
 use super::{
-    Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
-    hole_runs,
+    Capabilities, Encoding, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton,
+    WriteError, hole_runs,
 };
-use crate::model::{Block, Code, CodeKind, Document, KeyDeduper, Role, Run, fingerprint_runs};
+use crate::model::{Block, Code, CodeKind, Document, Role, Run, fingerprint_runs};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "html",
@@ -251,6 +255,9 @@ const CODE_INLINE: &[&str] = &["code", "kbd", "samp", "tt"];
 /// The longest key path, in elements.
 const MAX_PATH: usize = 24;
 
+/// The deepest nesting of open block elements (and of open `translate="no"` inline ones).
+const MAX_DEPTH: usize = super::MAX_DEPTH;
+
 /// How deep into the open elements an implied end tag looks.
 const MAX_SCAN: usize = 64;
 
@@ -263,7 +270,7 @@ impl Format for Html {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let (text, encoding) = decode(bytes)?;
-        Ok(read_str(&text, encoding))
+        read_str(&text, encoding)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -802,14 +809,16 @@ struct Reader<'a> {
     open_names: HashMap<String, usize>,
     document: Document,
     skeleton: Skeleton,
-    keys: KeyDeduper,
+    keys: Keys,
     pending: Vec<Pending>,
     /// Names of open inline `translate="no"` elements in the current segment.
     inline_no: Vec<String>,
     seg_start: usize,
+    /// The first limit the file went past; reading stops there.
+    error: Option<ReadError>,
 }
 
-fn read_str(text: &str, encoding: Encoding) -> Parsed {
+fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut lexer = Lexer::new(text);
     lexer.run(start);
@@ -824,13 +833,17 @@ fn read_str(text: &str, encoding: Encoding) -> Parsed {
             blocks: Vec::new(),
         },
         skeleton: Skeleton::decoded(text, encoding),
-        keys: KeyDeduper::default(),
+        keys: Keys::new(text.len()),
         pending: Vec::new(),
         inline_no: Vec::new(),
         seg_start: 0,
+        error: None,
     };
     reader.run(&tokens);
-    Parsed::new(reader.document, reader.skeleton)
+    if let Some(error) = reader.error {
+        return Err(error);
+    }
+    Ok(Parsed::new(reader.document, reader.skeleton))
 }
 
 fn is_block(name: &str) -> bool {
@@ -901,6 +914,9 @@ impl<'a> Reader<'a> {
 
     fn run(&mut self, tokens: &[Token]) {
         for (k, token) in tokens.iter().enumerate() {
+            if self.error.is_some() {
+                return;
+            }
             match token.kind {
                 Kind::Start if is_block(&token.name) => {
                     self.flush(tokens, k);
@@ -924,7 +940,8 @@ impl<'a> Reader<'a> {
                     if !no && self.inline_no.is_empty() {
                         self.attribute_blocks(token, Some(token), false);
                     }
-                    if no && !void {
+                    // Bounded like the block stack, so an end tag's search stays short.
+                    if no && !void && self.inline_no.len() < MAX_DEPTH {
                         self.inline_no.push(token.name.clone());
                     }
                 }
@@ -977,6 +994,15 @@ impl<'a> Reader<'a> {
             }
         }
         if token.self_closing || BLOCK_VOID.contains(&name) {
+            return false;
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            self.error.get_or_insert(ReadError::too_deep(
+                self.text,
+                token.span.start,
+                "block elements",
+                MAX_DEPTH,
+            ));
             return false;
         }
         let parent = self.stack.last();
@@ -1110,8 +1136,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A unique key for `base`; past the key budget, the error is kept and reading stops.
+    fn key(&mut self, base: &str, at: usize) -> String {
+        match self.keys.key(base, self.text, at) {
+            Ok(key) => key,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                String::new()
+            }
+        }
+    }
+
     fn push_pending(&mut self, p: Pending) {
-        let key = self.keys.key(&p.key);
+        let key = self.key(&p.key, p.span.start);
         let mut block = Block::new(key, p.role, p.runs);
         if p.locked {
             block.translatable = false;
@@ -1199,7 +1236,7 @@ impl<'a> Reader<'a> {
         }
         let no = self.stack.last().is_some_and(|o| o.no);
         let path = self.path(None);
-        let key = self.keys.key(if path.is_empty() { "text" } else { &path });
+        let key = self.key(if path.is_empty() { "text" } else { &path }, start);
         let mut block = Block::new(key, role, runs);
         block.level = level;
         block.translatable = role != Role::Code && !no;

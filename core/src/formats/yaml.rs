@@ -54,6 +54,9 @@
 //!
 //! Malformed YAML (an unterminated quote or flow collection, a tab used for indentation,
 //! a line indented to no level, `key: value: x`) is a [`ReadError`] at its line and column.
+//! Collections nest at most 100 deep ([`ReadError::TooDeep`]: the scanner recurses), and
+//! block keys may add up to the file's size plus 16 MB ([`super::KeyBudget`]: a long key
+//! repeats in the key of every value under it).
 //!
 //! ```yaml
 //! en:                       # Rails root: not part of the keys
@@ -70,7 +73,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 use super::placeholders::{self, Ids, Syntaxes};
-use super::{Capabilities, Format, FormatInfo, Parsed, ReadError, Skeleton, WriteError};
+use super::{Capabilities, Format, FormatInfo, KeyBudget, Parsed, ReadError, Skeleton, WriteError};
 use crate::model::{
     Block, Branch, Document, KeyDeduper, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind,
 };
@@ -98,7 +101,9 @@ const SYNTAXES: Syntaxes = Syntaxes {
     html: true,
 };
 
-/// Deepest nesting of collections the scanner follows before refusing the file.
+/// Deepest nesting of collections the scanner follows before refusing the file: below the
+/// other readers' [`super::MAX_DEPTH`], because this scanner recurses (100 levels stay far
+/// inside a 2 MB thread stack in a debug build; the deepest real catalog seen nests 6).
 const MAX_DEPTH: usize = 100;
 
 pub struct Yaml;
@@ -125,9 +130,14 @@ impl Format for Yaml {
             // deduper (a hash and a copy per key) is only needed otherwise.
             keys: (docs.len() > 1 || docs.iter().any(has_duplicate_keys)).then(KeyDeduper::default),
             path: String::new(),
+            budget: KeyBudget::new(text.len()),
+            over_budget: None,
         };
         for doc in &docs {
             builder.root(doc);
+            if let Some(at) = builder.over_budget {
+                return Err(builder.budget.refusal(text, at));
+            }
         }
         Ok(Parsed::new(builder.document, builder.skeleton))
     }
@@ -415,9 +425,11 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> Result<(), ReadError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.err(
+            return Err(ReadError::too_deep(
+                self.text,
                 self.pos,
-                format!("collections nested deeper than {MAX_DEPTH} levels"),
+                "collections",
+                MAX_DEPTH,
             ));
         }
         Ok(())
@@ -1541,6 +1553,9 @@ struct Builder {
     skeleton: Skeleton,
     keys: Option<KeyDeduper>,
     path: String,
+    budget: KeyBudget,
+    /// Where the keys first went past the budget; no block is made after it.
+    over_budget: Option<usize>,
 }
 
 impl Builder {
@@ -1564,7 +1579,8 @@ impl Builder {
             Node::Scalar(scalar) if is_string(scalar) => {
                 let mut ids = Ids::default();
                 let runs = placeholders::split(&scalar.value, scalar.verbatim, SYNTAXES, &mut ids);
-                let mut block = Block::new(self.key(), Role::Key, runs);
+                let key = self.key(scalar.span.start);
+                let mut block = Block::new(key, Role::Key, runs);
                 block.level = depth.saturating_sub(1);
                 block.span = from.unwrap_or(scalar.span.start)..scalar.span.end;
                 block.notes = notes.to_vec();
@@ -1605,7 +1621,16 @@ impl Builder {
         }
     }
 
-    fn key(&mut self) -> String {
+    /// The key of the block at `at`, charged to the budget (twice with the deduper, which
+    /// keeps a copy).
+    fn key(&mut self, at: usize) -> String {
+        let cost = self.path.len() * if self.keys.is_some() { 2 } else { 1 };
+        if self.over_budget.is_none() && !self.budget.take(cost) {
+            self.over_budget = Some(at);
+        }
+        if self.over_budget.is_some() {
+            return String::new();
+        }
         let base = if self.path.is_empty() {
             "(root)"
         } else {
@@ -1653,7 +1678,8 @@ impl Builder {
             tail: String::new(),
             src: entries.first().map(|e| e.key_start),
         };
-        let mut block = Block::new(self.key(), Role::Key, vec![Run::Switch(Box::new(switch))]);
+        let key = self.key(span.start);
+        let mut block = Block::new(key, Role::Key, vec![Run::Switch(Box::new(switch))]);
         block.level = depth.saturating_sub(1);
         block.span = from.unwrap_or(span.start)..span.end;
         block.notes = notes.to_vec();
@@ -2799,8 +2825,15 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let deep = "[".repeat(10_000);
-        assert!(Yaml.read(deep.as_bytes()).is_err());
+        let deep = "[".repeat(100_000);
+        assert_eq!(
+            Yaml.read(deep.as_bytes()).unwrap_err().to_string(),
+            "1:100: collections nest deeper than 100 levels"
+        );
+        // 98 brackets around a scalar (100 levels with the document and the scalar) read,
+        // on a test thread's 2 MB stack, in a debug build too.
+        let ok = "[".repeat(98) + "x" + &"]".repeat(98);
+        assert_eq!(read(&ok).document.blocks.len(), 1);
         let deep: String = (0..500)
             .map(|i| format!("{}- x:\n", " ".repeat(i * 2)))
             .collect();
