@@ -582,7 +582,7 @@ fn read_styles(text: &str) -> HashMap<String, StyleInfo> {
                     }
                     "ilvl" if *numbered => {
                         if let Some(level) = val.and_then(|v| v.parse::<u32>().ok()) {
-                            info.list = Some(level + 1);
+                            info.list = Some(level.saturating_add(1));
                         }
                     }
                     _ => {}
@@ -1737,7 +1737,7 @@ fn role(para: &Para, styles: &HashMap<String, StyleInfo>) -> (Role, u32) {
         return (Role::Heading, level);
     }
     let list = match para.numbered {
-        Some(true) => Some(para.ilvl.unwrap_or(0) + 1),
+        Some(true) => Some(para.ilvl.unwrap_or(0).saturating_add(1)),
         Some(false) => None,
         None => info
             .and_then(|i| i.list)
@@ -2825,6 +2825,15 @@ mod tests {
             b"<w:document><w:p/><w:p><w:r><w:t>x</w:t></w:r></w:p></w:document>",
         )]);
         assert_eq!(keys(&read(&loose)), ["p#2"]);
+    }
+
+    #[test]
+    fn a_list_level_past_u32_reads_without_overflowing() {
+        let body = "<w:p><w:pPr><w:numPr><w:ilvl w:val=\"4294967295\"/><w:numId w:val=\"1\"/>\
+            </w:numPr></w:pPr><w:r><w:t>deep item</w:t></w:r></w:p>";
+        let parsed = read(&package(body));
+        assert_eq!(parsed.document.blocks[0].role, Role::ListItem);
+        assert_eq!(parsed.document.blocks[0].level, u32::MAX);
     }
 
     #[test]
