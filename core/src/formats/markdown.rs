@@ -174,7 +174,7 @@ fn read_str(text: &str) -> Parsed {
 fn read_in_pieces(text: &str, piece: Option<usize>) -> Parsed {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
-    let plan = piece.and_then(|piece| plan(body, piece));
+    let plan = piece.map(|piece| plan(body, piece));
     let (cuts, blocks) = plan.map_or((Vec::new(), 0), |p| (p.cuts, p.blocks));
     let mut pieces = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
@@ -230,18 +230,17 @@ struct Plan {
 /// before a top-level paragraph or heading that follows a blank line, at least `piece`
 /// bytes apart: there no block is open (lists, quotes and fences have ended) and nothing
 /// before bears on how what follows reads, so each piece reads as it would in the whole
-/// file. None when the file defines link references, which reach across it. The pass also
-/// counts the blocks, so the document's vectors are allocated once, at their size.
-fn plan(body: &str, piece: usize) -> Option<Plan> {
+/// file. No cut when the file defines link references, which reach across it. The pass
+/// also counts the blocks, so the document's vectors are allocated once, at their size.
+fn plan(body: &str, piece: usize) -> Plan {
     let mut events = Parser::new_ext(body, options()).into_offset_iter();
-    if events.reference_definitions().iter().next().is_some() {
-        return None;
-    }
+    let cut = events.reference_definitions().iter().next().is_none();
     let (mut cuts, mut last, mut depth, mut blocks) = (Vec::new(), 0, 0usize, FRONT_FIELDS.len());
     for (event, range) in events.by_ref() {
         match event {
             Event::Start(tag) => {
-                if depth == 0
+                if cut
+                    && depth == 0
                     && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
                     && range.start >= last + piece
                     && after_blank_line(body, range.start)
@@ -259,7 +258,7 @@ fn plan(body: &str, piece: usize) -> Option<Plan> {
             _ => {}
         }
     }
-    Some(Plan { cuts, blocks })
+    Plan { cuts, blocks }
 }
 
 /// Whether the line before offset `at` (which starts a line) is blank.
@@ -1395,11 +1394,12 @@ mod tests {
             assert_eq!(pieces.document, whole.document, "{name}");
             assert_eq!(pieces.skeleton, whole.skeleton, "{name}");
             let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-            cut += plan(&text[bom..], 1).map_or(0, |p| p.cuts.len());
+            cut += plan(&text[bom..], 1).cuts.len();
         }
         assert!(cut > 1000, "{cut} cuts");
         // Link references reach across the file: such a file is read whole.
-        assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).is_none());
+        assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts.is_empty());
+        assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3]);
         let linked = read_in_pieces("See [a].\n\nMore.\n\n[a]: /url\n", Some(1));
         assert!(
             linked.document.blocks[0]
