@@ -8,6 +8,7 @@ mod context_notes;
 mod context_search;
 mod errors;
 mod help;
+mod hostile;
 mod host_actor;
 mod identity;
 mod init;

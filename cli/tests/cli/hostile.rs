@@ -1,0 +1,327 @@
+//! Hostile input: files built to cost far more than their size (deep nesting, a zip part that
+//! inflates past the input cap, keys that repeat a long key in every value) are refused with
+//! an error naming the file, the position and the limit, exit 1 like any unreadable file
+//! (`kapi inspect` and `kapi check`). Run on the debug binary, so a reader that recursed
+//! would overflow its 8 MB main-thread stack here. (A FIFO named explicitly: `errors.rs`.)
+
+use super::{Kapi, Run};
+
+/// The CRC-32 (IEEE) of the bytes `chunks` give in order, as a zip entry records it.
+fn crc32<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> u32 {
+    let mut table = [0u32; 256];
+    for (n, slot) in table.iter_mut().enumerate() {
+        let mut c = n as u32;
+        for _ in 0..8 {
+            c = if c & 1 == 1 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+        *slot = c;
+    }
+    let mut crc = !0u32;
+    for chunk in chunks {
+        for &b in chunk {
+            crc = table[((crc ^ u32::from(b)) & 0xFF) as usize] ^ (crc >> 8);
+        }
+    }
+    !crc
+}
+
+/// One zip entry: its name, how it is stored (0 stored, 8 deflated), its compressed bytes,
+/// and the CRC and size of what it inflates to.
+struct Entry<'a> {
+    name: &'a str,
+    method: u16,
+    data: Vec<u8>,
+    crc: u32,
+    size: u32,
+}
+
+impl<'a> Entry<'a> {
+    fn stored(name: &'a str, bytes: &[u8]) -> Self {
+        Entry {
+            name,
+            method: 0,
+            data: bytes.to_vec(),
+            crc: crc32([bytes]),
+            size: bytes.len() as u32,
+        }
+    }
+}
+
+/// A zip archive of `entries` (no compression library: the headers by hand).
+fn zip(entries: &[Entry]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for e in entries {
+        let offset = out.len() as u32;
+        let header = |sig: u32, central: bool| {
+            let mut h = Vec::new();
+            h.extend(sig.to_le_bytes());
+            if central {
+                h.extend(20u16.to_le_bytes()); // made by
+            }
+            h.extend(20u16.to_le_bytes()); // version needed
+            h.extend(0u16.to_le_bytes()); // flags
+            h.extend(e.method.to_le_bytes());
+            h.extend(0u32.to_le_bytes()); // time, date
+            h.extend(e.crc.to_le_bytes());
+            h.extend((e.data.len() as u32).to_le_bytes());
+            h.extend(e.size.to_le_bytes());
+            h.extend((e.name.len() as u16).to_le_bytes());
+            h.extend(0u16.to_le_bytes()); // extra
+            if central {
+                h.extend([0u8; 6]); // comment length, disk, internal attributes
+                h.extend(0u32.to_le_bytes()); // external attributes
+                h.extend(offset.to_le_bytes());
+            }
+            h.extend(e.name.as_bytes());
+            h
+        };
+        out.extend(header(0x0403_4b50, false));
+        out.extend(&e.data);
+        central.extend(header(0x0201_4b50, true));
+    }
+    let at = out.len() as u32;
+    out.extend(&central);
+    out.extend(0x0605_4b50u32.to_le_bytes());
+    out.extend([0u8; 4]);
+    out.extend((entries.len() as u16).to_le_bytes());
+    out.extend((entries.len() as u16).to_le_bytes());
+    out.extend((central.len() as u32).to_le_bytes());
+    out.extend(at.to_le_bytes());
+    out.extend(0u16.to_le_bytes());
+    out
+}
+
+const HEAD: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<w:document \
+    xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>";
+const TAIL: &str = "</w:body></w:document>";
+
+fn docx(xml: &str) -> Vec<u8> {
+    zip(&[
+        Entry::stored("[Content_Types].xml", b"<Types/>"),
+        Entry::stored("word/document.xml", xml.as_bytes()),
+    ])
+}
+
+/// Bits written least significant first, as DEFLATE packs them.
+#[derive(Default)]
+struct Bits {
+    out: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl Bits {
+    fn put(&mut self, value: u32, len: u32) {
+        self.acc |= u64::from(value) << self.n;
+        self.n += len;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+    /// A Huffman code, written most significant bit first.
+    fn code(&mut self, code: u32, len: u32) {
+        let reversed = code.reverse_bits() >> (32 - len);
+        self.put(reversed, len);
+    }
+    /// A literal byte with the fixed Huffman code.
+    fn literal(&mut self, b: u8) {
+        if b < 144 {
+            self.code(0x30 + u32::from(b), 8);
+        } else {
+            self.code(0x190 + u32::from(b) - 144, 9);
+        }
+    }
+    fn finish(mut self) -> Vec<u8> {
+        if self.n > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+/// A DEFLATE stream (one fixed-Huffman block) of `head`, `spaces` spaces and `tail`: the
+/// spaces as back-references of 258 bytes each, so 100 MB compress to about 600 KB.
+fn deflate_spaces(head: &[u8], spaces: usize, tail: &[u8]) -> Vec<u8> {
+    let mut bits = Bits::default();
+    bits.put(1, 1); // last block
+    bits.put(1, 2); // fixed Huffman
+    head.iter().for_each(|&b| bits.literal(b));
+    bits.literal(b' ');
+    let mut left = spaces - 1;
+    while left >= 258 + 3 || left == 258 {
+        bits.code(0xC5, 8); // length code 285: 258 bytes
+        bits.code(0, 5); // distance code 0: 1 byte back
+        left -= 258;
+    }
+    for _ in 0..left {
+        bits.literal(b' ');
+    }
+    tail.iter().for_each(|&b| bits.literal(b));
+    bits.code(0, 7); // end of block (256)
+    bits.finish()
+}
+
+/// Reads `file` with `inspect --json` and `check`: both exit 1, and the error (a JSON
+/// envelope under `--json`) names the file and says `wanted`; returns the check run.
+fn refused(kapi: &Kapi, file: &str, wanted: &str) -> Run {
+    let inspect = kapi.run(&["inspect", "--json", file]);
+    assert_eq!(inspect.code, 1, "{}", inspect.transcript());
+    let envelope = inspect.stderr_json();
+    assert_eq!(envelope["code"], "error", "{envelope}");
+    let error = envelope["error"].as_str().unwrap_or_default();
+    assert!(error.starts_with(&format!("{file}:")), "{envelope}");
+    assert!(error.contains(wanted), "{envelope}");
+    assert!(inspect.stdout.is_empty(), "{}", inspect.transcript());
+    let check = kapi.run(&["check", file]);
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    assert!(check.stderr.contains(wanted), "{}", check.transcript());
+    assert!(check.stderr.contains("hint: "), "{}", check.transcript());
+    check
+}
+
+#[test]
+fn docx_tables_nested_past_the_limit_are_refused_with_the_depth_and_position() {
+    let kapi = Kapi::empty();
+    let nested = |depth: usize| {
+        let mut body = String::from(HEAD);
+        for i in 0..depth {
+            body.push_str(&format!(
+                "<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Cell {i}</w:t></w:r></w:p>"
+            ));
+        }
+        body.push_str(&"<w:p/></w:tc></w:tr></w:tbl>".repeat(depth));
+        body + TAIL
+    };
+    // 8,000 nested tables in a 38 KB file took 1.4 GB; 33,000 past 11 GB.
+    kapi.write("nested.docx", docx(&nested(8000)));
+    let check = refused(&kapi, "nested.docx", "tables nest deeper than 64 levels");
+    let line = check.stderr.lines().next().unwrap_or_default();
+    // The 65th `<w:tbl>`, on line 2 of `word/document.xml`.
+    assert!(line.starts_with("error: nested.docx:2:"), "{line}");
+    assert!(
+        check.stderr.contains("flatten the nesting"),
+        "{}",
+        check.transcript()
+    );
+    kapi.write("deep-ok.docx", docx(&nested(64)));
+    let ok = kapi.run(&["inspect", "--json", "deep-ok.docx"]);
+    assert_eq!(ok.code, 0, "{}", ok.transcript());
+    assert_eq!(ok.json()["total"], 64);
+}
+
+#[test]
+fn a_docx_part_that_inflates_past_the_input_cap_is_refused() {
+    let kapi = Kapi::empty();
+    // 101 MB of `document.xml` in a 400 KB file: past the 100 MB a file may hold once
+    // inflated (the cap was 200 MB per part, and a 190 MB part took 4.6 GB).
+    let spaces = 101 * 1024 * 1024;
+    let (head, tail) = (HEAD.as_bytes(), TAIL.as_bytes());
+    let space_run = vec![b' '; 1024 * 1024];
+    let crc = crc32(
+        std::iter::once(head)
+            .chain(std::iter::repeat_n(
+                space_run.as_slice(),
+                spaces / space_run.len(),
+            ))
+            .chain(std::iter::once(tail)),
+    );
+    let part = Entry {
+        name: "word/document.xml",
+        method: 8,
+        data: deflate_spaces(head, spaces, tail),
+        crc,
+        size: (head.len() + spaces + tail.len()) as u32,
+    };
+    let bomb = zip(&[Entry::stored("[Content_Types].xml", b"<Types/>"), part]);
+    assert!(bomb.len() < 1024 * 1024, "{}", bomb.len());
+    kapi.write("bomb.docx", bomb);
+    let check = refused(
+        &kapi,
+        "bomb.docx",
+        "word/document.xml: the Word document inflates past 100 MB",
+    );
+    assert!(
+        check.stderr.contains("split the file"),
+        "{}",
+        check.transcript()
+    );
+}
+
+#[test]
+fn deep_json_yaml_and_xml_are_refused_without_overflowing_the_stack() {
+    let kapi = Kapi::empty();
+    let deep = 100_000;
+    kapi.write("deep.json", "[".repeat(deep));
+    refused(
+        &kapi,
+        "deep.json",
+        "1:257: objects and arrays nest deeper than 256 levels",
+    );
+    kapi.write("deep.yaml", "[".repeat(deep));
+    refused(
+        &kapi,
+        "deep.yaml",
+        "collections nest deeper than 100 levels",
+    );
+    // Well-formed: the elements close again.
+    let xliff = format!(
+        "<xliff version=\"1.2\"><file><body><trans-unit id=\"1\"><source>{}x{}</source>\
+         </trans-unit></body></file></xliff>",
+        "<g id=\"1\">".repeat(deep),
+        "</g>".repeat(deep)
+    );
+    kapi.write("deep.xlf", xliff);
+    // The 252nd `<g>`, 256 elements deep.
+    refused(
+        &kapi,
+        "deep.xlf",
+        "1:2571: elements nest deeper than 256 levels",
+    );
+    let android = format!(
+        "<resources><string name=\"s\">{}x{}</string></resources>",
+        "<b>".repeat(deep),
+        "</b>".repeat(deep)
+    );
+    kapi.write("strings.xml", android);
+    refused(
+        &kapi,
+        "strings.xml",
+        "1:791: elements nest deeper than 256 levels",
+    );
+    kapi.write("deep.html", "<div>".repeat(deep) + "text");
+    refused(
+        &kapi,
+        "deep.html",
+        "1:1281: block elements nest deeper than 256 levels",
+    );
+}
+
+#[test]
+fn a_long_key_repeated_in_every_value_is_refused_before_it_takes_the_memory() {
+    let kapi = Kapi::empty();
+    // Each of the 400 values' keys repeats the 64 KB key above them: 26 MB of keys from a
+    // 66 KB file (a 1 MB key over 20,000 values took 20 GB).
+    let values = vec!["\"\""; 400].join(",");
+    kapi.write(
+        "keys.json",
+        format!("{{\"{}\": [{values}]}}", "k".repeat(64 * 1024)),
+    );
+    refused(&kapi, "keys.json", "the block keys would outgrow the file");
+    kapi.write(
+        "keys.yaml",
+        format!("{}:\n{}", "k".repeat(64 * 1024), "  - x\n".repeat(400)),
+    );
+    refused(&kapi, "keys.yaml", "the block keys would outgrow the file");
+    // The same values under a short key read.
+    kapi.write("short.json", format!("{{\"k\": [{values}]}}"));
+    let ok = kapi.run(&["inspect", "--json", "short.json"]);
+    assert_eq!(ok.code, 0, "{}", ok.transcript());
+    assert_eq!(ok.json()["total"], 400);
+}
