@@ -74,7 +74,6 @@ impl Printer {
         quiet_pipe(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
     }
 
-    /// A note for people on stderr; `-q` silences it.
     /// A note for the person on stderr; under `--json`, one `{"note": "..."}` line, so
     /// stderr holds only JSON as the contract says.
     pub fn note(&self, text: &str) {

@@ -70,6 +70,10 @@ pub enum HostError {
     },
     #[error("internal error: {message}")]
     Internal { message: String },
+    /// A file kapi must edit, but whose markers it cannot read (a rules section not closed):
+    /// an operational error (exit 1), nothing written.
+    #[error("{message}")]
+    BadFile { message: String, hint: String },
     /// The actor policy refuses the call before anything changes.
     #[error("{message}")]
     NotPermitted { message: String, instead: String },
@@ -169,6 +173,7 @@ impl Hint for HostError {
             HostError::Store(e) => e.hints(),
             HostError::Discover(e) => e.hints(),
             HostError::Usage { hint, .. } => hint.iter().cloned().collect(),
+            HostError::BadFile { hint, .. } => vec![hint.clone()],
             HostError::Internal { .. } => vec!["run it again; if it repeats, report it with the command".into()],
             HostError::ChangeSet { error, .. } => error.hints(),
             HostError::NotPermitted { instead, .. } => vec![instead.clone()],

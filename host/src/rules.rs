@@ -62,6 +62,10 @@ pub struct SyncReport {
     /// Files whose section was removed (the file itself too when kapi created it and nothing
     /// else was in it).
     pub removed: Vec<String>,
+    /// Of `removed`, the files deleted with their section (kapi created them; nothing else was
+    /// in them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deleted: Vec<String>,
     /// Files left without a section, and why.
     pub skipped: Vec<(String, String)>,
 }
@@ -107,18 +111,18 @@ impl RulesError {
 
     /// The error as the host reports it, naming the file (project-relative).
     pub fn in_file(self, file: &str) -> HostError {
-        HostError::Usage {
+        HostError::BadFile {
             message: format!("`{file}` {self}"),
-            hint: Some(self.hint()),
+            hint: self.hint(),
         }
     }
 }
 
 impl From<RulesError> for HostError {
     fn from(e: RulesError) -> Self {
-        HostError::Usage {
+        HostError::BadFile {
             message: format!("a rules file, {e}"),
-            hint: Some(e.hint()),
+            hint: e.hint(),
         }
     }
 }
@@ -938,6 +942,7 @@ pub fn sync(root: &Path, plan: &RulesPlan) -> Result<SyncReport, HostError> {
         } else {
             report.removed.push(rel.clone());
             if tracked.contains(rel) && new.trim().is_empty() && meta.is_file() {
+                report.deleted.push(rel.clone());
                 actions.push(Action::Delete {
                     path: abs,
                     rel: rel.clone(),

@@ -458,7 +458,14 @@ impl Render for Sync {
             writeln!(out, "wrote {p}")?;
         }
         for p in &r.removed {
-            writeln!(out, "removed {p}")?;
+            if r.deleted.contains(p) {
+                writeln!(
+                    out,
+                    "removed {p} (kapi created it, and only its section was in it)"
+                )?;
+            } else {
+                writeln!(out, "removed kapi's section from {p}")?;
+            }
         }
         for (p, why) in &r.skipped {
             writeln!(out, "skipped {p}: {why}")?;

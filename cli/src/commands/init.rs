@@ -1,5 +1,6 @@
 //! `kapi init`: make a folder a kapi project (recipe, `.kapi/` layout, starter voice and terms,
-//! store). On an existing project it adds only what kapi owns and is missing. Exits 0 or 1.
+//! store). On an existing project it adds only what kapi owns and is missing. Exits 0, or 1
+//! when nothing could be written or a host was refused (`kapi help init` has the table).
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -23,7 +23,13 @@ pub enum Command {
     /// Detects Markdown trees as collections and the source language, and writes the project's
     /// rules into a section of AGENTS.md and CLAUDE.md (`--no-rules-files` opts out). On a
     /// folder that already has a `kapi.yaml`, changes nothing you own and says what it kept.
-    /// Exits 0, or 1 when the existing recipe is broken (nothing is written then).
+    ///
+    /// Exit codes: 0 the project is ready (every host wired, or left alone because its entry is
+    /// someone else's); 1 the existing recipe is broken (nothing is written) or a rules file's
+    /// kapi section cannot be read (not closed, two of them, a stray end: the file is left as it
+    /// was, the line named); 1 too when a
+    /// host was refused (its file malformed, its folder a link, its file read-only): that host
+    /// is named with its file and position, the others are wired; 2 bad flags.
     ///
     /// Then wires the agent hosts `--agents` names: each one's MCP entry and hooks, and SKILL.md
     /// alone in each skill folder (`kapi help <topic>` serves its references; a copy an earlier

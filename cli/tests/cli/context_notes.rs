@@ -660,7 +660,7 @@ fn a_broken_rules_file_is_refused_with_its_line_and_nothing_changes() {
     kapi.write("AGENTS.md", "# Ours\n\n<!-- kapi:rules -->\nold rules\n");
     kapi.write("docs/help/AGENTS.md", "Keep this.\n");
     let run = person(&kapi, &["context", "sync", "--files-only"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr.contains("AGENTS.md") && run.stderr.contains("line 3"),
         "{}",
@@ -672,7 +672,7 @@ fn a_broken_rules_file_is_refused_with_its_line_and_nothing_changes() {
     );
     kapi.write("AGENTS.md", "# Ours\n<!-- /kapi:rules -->\n");
     let run = person(&kapi, &["context", "sync", "--files-only"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("line 2"), "{}", run.stderr);
     kapi.write("AGENTS.md", "# Ours\n\nBe kind.\n");
     let run = person(&kapi, &["context", "sync", "--files-only"]);

@@ -345,3 +345,25 @@ fn init_says_plainly_when_kapi_is_not_on_path() {
         "{stderr}"
     );
 }
+
+/// A rules file whose kapi section is not closed: exit 1 (an unreadable file, not a usage
+/// error), the file and line named, the file left as it was.
+#[test]
+fn an_unterminated_rules_section_is_exit_1_and_the_file_is_left_alone() {
+    let kapi = Kapi::empty();
+    kapi.write(
+        "AGENTS.md",
+        "# Agents\n\n<!-- kapi:rules -->\nhalf a section\n",
+    );
+    let run = kapi.run(&["init"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("`AGENTS.md` line 3") && run.stderr.contains("not closed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        kapi.read("AGENTS.md"),
+        "# Agents\n\n<!-- kapi:rules -->\nhalf a section\n"
+    );
+}
