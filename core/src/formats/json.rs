@@ -206,7 +206,7 @@ enum Frame {
 }
 
 struct Scanned {
-    entries: Vec<Entry>,
+    entries: Entries,
     /// Entry indices of each i18next plural group, in file order.
     groups: Vec<Vec<usize>>,
 }
@@ -218,7 +218,7 @@ struct Scanner<'a> {
     path: String,
     /// The plural sibling named by the member key just read, for its value.
     sibling: Option<Box<Sibling>>,
-    entries: Vec<Entry>,
+    entries: Entries,
     keys: KeyBudget,
     groups: Vec<Vec<usize>>,
 }
@@ -231,7 +231,7 @@ impl<'a> Scanner<'a> {
             pos: 0,
             path: String::new(),
             sibling: None,
-            entries: Vec::with_capacity(text.len() / 64),
+            entries: Entries::default(),
             keys: KeyBudget::new(text.len()),
             groups: Vec::new(),
         }
@@ -818,31 +818,25 @@ fn read_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
     }
 }
 
-/// The key of the block each entry opens (empty for a plural sibling after its group's
-/// first), the n-th repeat of a key numbered `key#n` as [`crate::model::KeyDeduper`] does,
-/// moved out of the entries rather than copied.
-fn block_keys(entries: &mut [Entry], groups: &[Vec<usize>]) -> Vec<String> {
-    let mut keys: Vec<String> = Vec::with_capacity(entries.len());
-    for (index, entry) in entries.iter_mut().enumerate() {
-        let key = match entry.group.and_then(|g| groups.get(g as usize)) {
-            Some(members) if members.first() != Some(&index) => String::new(),
-            Some(_) => entry
-                .sibling
-                .as_mut()
-                .map(|s| std::mem::take(&mut s.group_key))
-                .unwrap_or_default(),
-            None => std::mem::take(&mut entry.key),
-        };
-        keys.push(key);
+/// Numbers the n-th repeat of a key `key#n` (duplicate members), as
+/// [`crate::model::KeyDeduper`] does. Most files repeat no key: a sorted list of key hashes
+/// says so without a map of every key.
+fn dedupe(blocks: &mut [Block]) {
+    use std::hash::BuildHasher as _;
+    let mut hashes: Vec<u64> = blocks
+        .iter()
+        .map(|b| rustc_hash::FxBuildHasher.hash_one(&b.key))
+        .collect();
+    hashes.sort_unstable();
+    if !hashes.windows(2).any(|w| w[0] == w[1]) {
+        return;
     }
+    drop(hashes);
     let mut repeats: Vec<(usize, u32)> = Vec::new();
     {
-        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(keys.len());
-        for (index, key) in keys.iter().enumerate() {
-            if key.is_empty() {
-                continue;
-            }
-            let count = seen.entry(key.as_str()).or_insert(0);
+        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(blocks.len());
+        for (index, block) in blocks.iter().enumerate() {
+            let count = seen.entry(block.key.as_str()).or_insert(0);
             *count += 1;
             if *count > 1 {
                 repeats.push((index, *count));
@@ -850,12 +844,11 @@ fn block_keys(entries: &mut [Entry], groups: &[Vec<usize>]) -> Vec<String> {
         }
     }
     for (index, count) in repeats {
-        if let Some(key) = keys.get_mut(index) {
-            key.push('#');
-            key.push_str(&count.to_string());
+        if let Some(block) = blocks.get_mut(index) {
+            block.key.push('#');
+            block.key.push_str(&count.to_string());
         }
     }
-    keys
 }
 
 fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
@@ -868,17 +861,21 @@ fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
         blocks: Vec::with_capacity(entries.len()),
     };
     let mut skeleton = Skeleton::decoded(text, encoding);
-    skeleton.holes.reserve(entries.len());
-    let mut keys = block_keys(&mut entries, &groups);
-    for (index, entry) in entries.iter().enumerate() {
+    skeleton.holes.reserve_exact(entries.len());
+    for index in 0..entries.len() {
+        // Entries before this one are done with (a group's members come after its first).
+        entries.free_before(index);
         let block_index = document.blocks.len();
+        let Some(entry) = entries.get_mut(index) else {
+            continue;
+        };
         let members = match entry.group.and_then(|g| groups.get(g as usize)) {
             Some(members) if members.first() != Some(&index) => continue,
             Some(members) => members,
             None => {
                 let mut ids = Ids::default();
                 let runs = value_runs(text, entry, &mut ids);
-                let key = std::mem::take(&mut keys[index]);
+                let key = std::mem::take(&mut entry.key);
                 let mut block = Block::new(key, Role::Key, runs);
                 block.level = entry.depth;
                 block.span = entry.token.clone();
@@ -887,13 +884,15 @@ fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
                 continue;
             }
         };
-        let Some(sibling) = &entry.sibling else {
+        let Some(sibling) = entry.sibling.as_mut() else {
             continue;
         };
+        let key = std::mem::take(&mut sibling.group_key);
+        let ordinal = sibling.ordinal;
+        let (depth, mut span) = (entry.depth, entry.token.clone());
         let mut ids = Ids::default();
         let id = ids.next();
         let mut branches = Vec::with_capacity(members.len());
-        let mut span = entry.token.clone();
         for &m in members {
             let Some(member) = entries.get(m) else {
                 continue;
@@ -914,7 +913,7 @@ fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
         }
         let switch = Switch {
             id,
-            kind: if sibling.ordinal {
+            kind: if ordinal {
                 SwitchKind::Ordinal
             } else {
                 SwitchKind::Plural
@@ -925,13 +924,63 @@ fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
             tail: String::new(),
             src: None,
         };
-        let key = std::mem::take(&mut keys[index]);
         let mut block = Block::new(key, Role::Key, vec![Run::Switch(Box::new(switch))]);
-        block.level = entry.depth;
+        block.level = depth;
         block.span = span;
         document.blocks.push(block);
     }
+    drop(entries);
+    dedupe(&mut document.blocks);
     Parsed::new(document, skeleton)
+}
+
+/// Entries in chunks, so that the build, which walks them in order, frees those it passed:
+/// a catalog's entries and its blocks are never all in memory at once.
+#[derive(Default)]
+struct Entries {
+    chunks: Vec<Vec<Entry>>,
+    len: usize,
+    /// Chunks before this one are freed.
+    freed: usize,
+}
+
+/// Entries per chunk.
+const CHUNK: usize = 1 << 14;
+
+impl Entries {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, entry: Entry) {
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < CHUNK => chunk.push(entry),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(entry);
+                self.chunks.push(chunk);
+            }
+        }
+        self.len += 1;
+    }
+
+    fn get(&self, index: usize) -> Option<&Entry> {
+        self.chunks.get(index / CHUNK)?.get(index % CHUNK)
+    }
+
+    fn get_mut(&mut self, index: usize) -> Option<&mut Entry> {
+        self.chunks.get_mut(index / CHUNK)?.get_mut(index % CHUNK)
+    }
+
+    /// Frees the chunks that hold only entries before `index`.
+    fn free_before(&mut self, index: usize) {
+        while self.freed < index / CHUNK {
+            if let Some(chunk) = self.chunks.get_mut(self.freed) {
+                *chunk = Vec::new();
+            }
+            self.freed += 1;
+        }
+    }
 }
 
 /// How the file writes characters an edited value may hold.
@@ -1416,6 +1465,28 @@ mod tests {
         assert_eq!(read(&short).document.blocks.len(), 20_000);
         let few = format!("{{\"{}\": [\"a\", \"b\"]}}", "k".repeat(1024 * 1024));
         assert_eq!(read(&few).document.blocks.len(), 2);
+    }
+
+    #[test]
+    fn a_plural_group_across_a_chunk_of_entries_and_repeated_keys_read_as_before() {
+        // The group's first member is the last entry of a chunk, its second the next chunk's
+        // first; `a` repeats at both ends.
+        let mut members: Vec<String> = vec!["\"a\": \"first\"".into()];
+        members.extend((1..CHUNK - 1).map(|i| format!("\"k{i}\": \"v\"")));
+        members.push("\"item_one\": \"{{count}} item\"".into());
+        members.push("\"item_other\": \"{{count}} items\"".into());
+        members.push("\"a\": \"again\"".into());
+        let text = format!("{{{}}}", members.join(",\n"));
+        let parsed = read(&text);
+        let blocks = &parsed.document.blocks;
+        assert_eq!(blocks.len(), CHUNK + 1);
+        assert_eq!(blocks[0].key, "a");
+        assert_eq!(blocks[CHUNK - 1].key, "item");
+        assert!(
+            matches!(&blocks[CHUNK - 1].source.runs[..], [Run::Switch(s)] if s.branches.len() == 2)
+        );
+        assert_eq!(blocks[CHUNK].key, "a#2");
+        assert_eq!(Json.write(&parsed).unwrap(), text.as_bytes());
     }
 
     #[test]
