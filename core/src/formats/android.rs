@@ -111,6 +111,9 @@ impl Format for Android {
             skeleton: Skeleton::decoded(&text, encoding),
             keys: Keys::new(text.len()),
         };
+        // A block per `<string>`, `<string-array>` item or `<plurals>` at most.
+        let values = text.matches("<string").count() + text.matches("<item").count();
+        reader.skeleton.reserve(&mut reader.document, values);
         reader.read()?;
         Ok(Parsed::new(reader.document, reader.skeleton))
     }

@@ -236,10 +236,9 @@ impl KeyBudget {
         ReadError::TooLarge {
             at,
             message: format!(
-                "the block keys would outgrow the file: every value's key repeats the keys \
-                 above it (and a unit's notes repeat in each of its segments), and here they \
-                 pass the file's size plus {} MB (a very long key or note shared by many \
-                 values, or very deep nesting)",
+                "the block keys would outgrow the file: each value's key repeats the keys \
+                 above it, and here they pass the file's size plus {} MB (a long key or note \
+                 shared by many values, or deep nesting)",
                 KEY_SLACK_BYTES / (1024 * 1024)
             ),
         }
@@ -496,6 +495,15 @@ impl Skeleton {
             holes: Vec::new(),
             names: Vec::new(),
         }
+    }
+
+    /// Room for `blocks` blocks in `document` and their holes here, without the doubling
+    /// that growing one block at a time does (a `Block` is 168 bytes): `blocks` is a cheap
+    /// upper bound a reader counts first (lines, start tags); room never touched costs no
+    /// memory.
+    pub fn reserve(&mut self, document: &mut Document, blocks: usize) {
+        document.blocks.reserve_exact(blocks);
+        self.holes.reserve_exact(blocks);
     }
 
     /// The text the offsets index into.

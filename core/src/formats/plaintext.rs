@@ -37,6 +37,9 @@ impl Format for PlainText {
             blocks: Vec::new(),
         };
         let mut skeleton = Skeleton::decoded(text, encoding);
+        // Paragraphs are separated by blank lines: at most one per two lines.
+        let breaks = text.bytes().filter(|&b| b == b'\n').count();
+        skeleton.reserve(&mut document, breaks / 2 + 1);
         let mut keys = KeyDeduper::default();
         let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
         // The open paragraph: where it starts and where its last non-blank line ends.

@@ -394,8 +394,11 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         blocks: Vec::new(),
     };
     let mut skeleton = Skeleton::decoded(text, encoding);
-    let mut keys = KeyDeduper::default();
     let bytes = text.as_bytes();
+    // At most a block per line.
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+    skeleton.reserve(&mut document, lines);
+    let mut keys = KeyDeduper::default();
     let mut pos = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut notes: Vec<String> = Vec::new();
     while pos < bytes.len() {

@@ -86,6 +86,10 @@ impl Format for Xliff {
             blocks: Vec::new(),
         };
         let mut skeleton = Skeleton::decoded(text, encoding);
+        let units = (0..tree.elements.len())
+            .filter(|&i| is(i, "trans-unit"))
+            .count();
+        skeleton.reserve(&mut document, units);
         let mut keys = Keys::new(text.len());
         // What each `<file>` gives its units, and each element's `translate`, read once: a
         // `<file>` or `<group>` with many units is otherwise read again for every one.

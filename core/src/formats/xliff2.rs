@@ -80,6 +80,10 @@ impl Format for Xliff2 {
             blocks: Vec::new(),
         };
         let mut skeleton = Skeleton::decoded(text, encoding);
+        let segments = (0..tree.elements.len())
+            .filter(|&i| is(i, "segment"))
+            .count();
+        skeleton.reserve(&mut document, segments);
         let mut keys = Keys::new(text.len());
         // Each `<file>`'s id and each element's `translate`, read once: a `<file>` or
         // `<group>` with many units is otherwise read again for every one.
