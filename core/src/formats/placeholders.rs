@@ -153,6 +153,9 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
     }
     // (run index, tag name) of each open tag waiting for its close.
     let mut open: Vec<(usize, String)> = Vec::new();
+    // How many of `open` have each name: a close tag no open one matches is told without a
+    // search, so a text of many unmatched closes stays linear.
+    let mut open_names: HashMap<String, usize> = HashMap::new();
     let mut prose = ProseTags::new(text);
     let mut at = 0;
     for whole in PATTERN.find_iter(text) {
@@ -194,18 +197,31 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
             Found::Entity => code(ids.next(), CodeKind::Standalone, "entity", data, false),
             Found::TagSelf => code(ids.next(), CodeKind::Standalone, "tag", data, false),
             Found::TagOpen => {
-                open.push((runs.len(), tag_name(data).to_ascii_lowercase()));
+                let name = tag_name(data).to_ascii_lowercase();
+                *open_names.entry(name.clone()).or_default() += 1;
+                open.push((runs.len(), name));
                 code(ids.next(), CodeKind::Open, "tag", data, true)
             }
             Found::TagClose => {
                 let name = tag_name(data).to_ascii_lowercase();
-                match open.iter().rposition(|(_, n)| *n == name) {
+                let found = if open_names.get(&name).is_some_and(|&n| n > 0) {
+                    open.iter().rposition(|(_, n)| *n == name)
+                } else {
+                    None
+                };
+                match found {
                     Some(pos) => {
                         // Tags opened inside and never closed stand alone.
-                        for (index, _) in open.drain(pos + 1..) {
+                        for (index, inner) in open.drain(pos + 1..) {
+                            if let Some(n) = open_names.get_mut(&inner) {
+                                *n = n.saturating_sub(1);
+                            }
                             demote(&mut runs[index]);
                         }
                         let (index, _) = open.remove(pos);
+                        if let Some(n) = open_names.get_mut(&name) {
+                            *n = n.saturating_sub(1);
+                        }
                         let id = match &runs[index] {
                             Run::Code(c) => c.id.clone(),
                             _ => ids.next(),
@@ -674,6 +690,34 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn closing_tags_that_match_no_open_one_stand_alone_and_nested_ones_pair() {
+        // Every close is checked against the names open, not searched for: 20,000 unmatched
+        // closes after 20,000 opens read in one pass.
+        let n = 20_000;
+        let text = format!("{}x{}", "<b>".repeat(n), "</i>".repeat(n));
+        let runs = split(&text, Some(0), Syntaxes::ALL, &mut Ids::default());
+        assert_eq!(runs.len(), 2 * n + 1);
+        assert!(runs.iter().all(|r| match r {
+            Run::Code(c) => c.kind == CodeKind::Standalone,
+            Run::Text { text, .. } => text == "x",
+            Run::Switch(_) => false,
+        }));
+        assert_eq!(
+            shape("<b><i>a</b> <i>c</i>", Syntaxes::ALL),
+            [
+                "Open1:<b>",
+                "Standalone2:<i>",
+                "t:a",
+                "Close1:</b>",
+                "t: ",
+                "Open3:<i>",
+                "t:c",
+                "Close3:</i>"
+            ]
+        );
     }
 
     #[test]
