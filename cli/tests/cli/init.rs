@@ -367,3 +367,40 @@ fn an_unterminated_rules_section_is_exit_1_and_the_file_is_left_alone() {
         "# Agents\n\n<!-- kapi:rules -->\nhalf a section\n"
     );
 }
+
+const FORBID_UTILIZE: &str = "version: v1
+concepts:
+  - id: use
+    terms:
+      - text: use
+        lang: en
+        status: preferred
+      - text: utilize
+        lang: en
+        status: forbidden
+        replacement: use
+";
+
+/// kapi's rules sections quote the words to avoid: they are kapi's, never checked, so a fresh
+/// project passes its own gate; the person's text around them is checked as ever.
+#[test]
+fn kapi_passes_its_own_gate_on_the_rules_sections_it_writes() {
+    let kapi = Kapi::bound();
+    kapi.write("README.md", "# Guide\n\nUse the app.\n");
+    assert_eq!(kapi.run(&["init"]).code, 0);
+    kapi.write(".kapi/terms.yaml", FORBID_UTILIZE);
+    let sync = kapi.run(&["context", "sync"]);
+    assert_eq!(sync.code, 0, "{}", sync.transcript());
+    assert!(kapi.read("AGENTS.md").contains("utilize"), "the section quotes it");
+    let check = kapi.run(&["check", "--json"]);
+    assert_eq!(check.code, 0, "{}", check.transcript());
+    // The person's own words beside the section are theirs to answer for.
+    let agents = kapi.read("AGENTS.md");
+    kapi.write("AGENTS.md", format!("We utilize caches.\n\n{agents}"));
+    let check = kapi.run(&["check", "--json"]);
+    assert_eq!(check.code, 3, "{}", check.transcript());
+    let findings = check.json()["findings"].as_array().cloned().unwrap_or_default();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["path"], "AGENTS.md");
+    assert_eq!(findings[0]["line"], 1);
+}

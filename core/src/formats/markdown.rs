@@ -52,6 +52,11 @@
 //! Code and HTML blocks are not translatable; their text is the raw content between the
 //! fences (indentation and quote markers of later lines included), written back as is.
 //!
+//! The blocks of kapi's own rules section (between `<!-- kapi:rules -->` and
+//! `<!-- /kapi:rules -->`, which `kapi init` and `kapi context sync` write into AGENTS.md and
+//! CLAUDE.md) are kapi's: not translatable, so never checked (they quote the words to avoid),
+//! and locked, so an edit says where the rules come from. The text around them is the person's.
+//!
 //! # Writing
 //! Untouched blocks copy their bytes. An edited block is rendered from its runs: codes
 //! write their data, text gets the minimal escaping that keeps its meaning at that
@@ -159,7 +164,14 @@ struct Reader<'a> {
     front: KeyDeduper,
     containers: Vec<Container>,
     syntaxes: placeholders::Syntaxes,
+    /// Inside kapi's own rules section (between [`KAPI_SECTION`]'s markers): its blocks are
+    /// kapi's, never checked and never edited by hand.
+    in_kapi_section: bool,
 }
+
+/// The markers of the rules section `kapi init` and `kapi context sync` write into AGENTS.md
+/// and CLAUDE.md (host `rules::START_MARKER`, `END_MARKER`).
+const KAPI_SECTION: (&str, &str) = ("<!-- kapi:rules -->", "<!-- /kapi:rules -->");
 
 /// A file this large is read in pieces (see [`plan`]).
 const PIECES_FROM: usize = 4 << 20;
@@ -205,6 +217,7 @@ fn read_in_pieces(text: &str, piece: Option<usize>) -> Parsed {
         labels: Default::default(),
         front: KeyDeduper::default(),
         containers: Vec::new(),
+        in_kapi_section: false,
         // Variables written in prose (`{name}`, `{{x}}`, `%s`, `${x}`, `%{x}`) are codes
         // too, so an edit cannot lose them; HTML is already a code.
         syntaxes: placeholders::Syntaxes {
@@ -563,7 +576,7 @@ impl<'a> Reader<'a> {
         hole: Range<usize>,
         mut runs: Vec<Run>,
     ) {
-        let translatable = !matches!(role, Role::Code | Role::Html);
+        let translatable = !matches!(role, Role::Code | Role::Html) && !self.in_kapi_section;
         if translatable {
             runs = placeholders::split_runs(runs, self.syntaxes);
         }
@@ -573,6 +586,11 @@ impl<'a> Reader<'a> {
         block.label = label;
         block.level = level;
         block.translatable = translatable;
+        if self.in_kapi_section && role != Role::Html {
+            block.locked = Some(
+                "kapi's rules section: `kapi context sync` writes it from the project's rules; change those (`kapi context note`, `kapi context review`)".into(),
+            );
+        }
         block.span = span;
         let index = self.document.blocks.len();
         self.skeleton.hole(hole, index, &block.source);
@@ -755,6 +773,13 @@ impl<'a> Reader<'a> {
         let raw = self.slice(hole.clone());
         if raw.is_empty() {
             return;
+        }
+        if role == Role::Html {
+            match raw.trim() {
+                m if m == KAPI_SECTION.0 => self.in_kapi_section = true,
+                m if m == KAPI_SECTION.1 => self.in_kapi_section = false,
+                _ => {}
+            }
         }
         let (key, label) = self.key(kind);
         self.push(
@@ -1168,6 +1193,31 @@ mod tests {
     fn read(text: &str) -> Parsed {
         Markdown.read(text.as_bytes()).unwrap()
     }
+
+    #[test]
+    fn kapis_rules_section_is_kapis_and_the_text_around_it_the_persons() {
+        let text = "# Agents\n\nOur own words.\n\n<!-- kapi:rules -->\n## kapi\n\n- Never write utilize.\n<!-- /kapi:rules -->\n\nMore of ours.\n";
+        let parsed = read(text);
+        let prose: Vec<(String, bool, bool)> = parsed
+            .document
+            .blocks
+            .iter()
+            .filter(|b| b.role != Role::Html)
+            .map(|b| (b.source.plain_text(), b.translatable, b.locked.is_some()))
+            .collect();
+        assert_eq!(
+            prose,
+            [
+                ("Agents".to_owned(), true, false),
+                ("Our own words.".to_owned(), true, false),
+                ("kapi".to_owned(), false, true),
+                ("Never write utilize.".to_owned(), false, true),
+                ("More of ours.".to_owned(), true, false),
+            ]
+        );
+        assert_eq!(write(&parsed), text);
+    }
+
 
     fn write(parsed: &Parsed) -> String {
         String::from_utf8(Markdown.write(parsed).unwrap()).unwrap()
