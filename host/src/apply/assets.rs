@@ -404,7 +404,9 @@ impl Service<'_> {
         Ok(Some(handle))
     }
 
-    /// Records the change, its context operations and its assets in the store.
+    /// Records the change, its context operations and its assets in the store (`store`: the
+    /// handle shown writable before the first write, when there is one).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn record(
         &self,
         store: Option<&StoreHandle>,
