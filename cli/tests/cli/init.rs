@@ -391,7 +391,10 @@ fn kapi_passes_its_own_gate_on_the_rules_sections_it_writes() {
     kapi.write(".kapi/terms.yaml", FORBID_UTILIZE);
     let sync = kapi.run(&["context", "sync"]);
     assert_eq!(sync.code, 0, "{}", sync.transcript());
-    assert!(kapi.read("AGENTS.md").contains("utilize"), "the section quotes it");
+    assert!(
+        kapi.read("AGENTS.md").contains("utilize"),
+        "the section quotes it"
+    );
     let check = kapi.run(&["check", "--json"]);
     assert_eq!(check.code, 0, "{}", check.transcript());
     // The person's own words beside the section are theirs to answer for.
@@ -399,7 +402,10 @@ fn kapi_passes_its_own_gate_on_the_rules_sections_it_writes() {
     kapi.write("AGENTS.md", format!("We utilize caches.\n\n{agents}"));
     let check = kapi.run(&["check", "--json"]);
     assert_eq!(check.code, 3, "{}", check.transcript());
-    let findings = check.json()["findings"].as_array().cloned().unwrap_or_default();
+    let findings = check.json()["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert_eq!(findings[0]["path"], "AGENTS.md");
     assert_eq!(findings[0]["line"], 1);

@@ -1218,7 +1218,6 @@ mod tests {
         assert_eq!(write(&parsed), text);
     }
 
-
     fn write(parsed: &Parsed) -> String {
         String::from_utf8(Markdown.write(parsed).unwrap()).unwrap()
     }
