@@ -823,6 +823,13 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
     let mut lexer = Lexer::new(text);
     lexer.run(start);
     let tokens = std::mem::take(&mut lexer.tokens);
+    // A block per segment between block tags, and per attribute, at most.
+    let bound = tokens
+        .iter()
+        .filter(|t| matches!(t.kind, Kind::Start | Kind::End) && is_block(&t.name))
+        .count()
+        + lexer.attrs.len()
+        + 1;
     let mut reader = Reader {
         text,
         attrs: lexer.attrs,
@@ -839,6 +846,7 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         seg_start: 0,
         error: None,
     };
+    reader.skeleton.reserve(&mut reader.document, bound);
     reader.run(&tokens);
     if let Some(error) = reader.error {
         return Err(error);
