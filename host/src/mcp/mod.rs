@@ -2,11 +2,14 @@
 //! ([`sets`]); every tool is registered, then each one no selected set lists is removed, so
 //! the tool list is fixed at startup. A per-call `project` changes what governs a call, never
 //! which tools exist. The transport stamps every change set and note as an agent named by the
-//! client's `clientInfo.name`, in one session per server process.
+//! client's `clientInfo.name`, in one session per server process. Tool calls run
+//! concurrently, each on a thread of its own, and `notifications/cancelled` stops one
+//! (`calls`).
 
 pub mod instructions;
 pub mod sets;
 
+mod calls;
 mod content;
 mod listing;
 mod review;
@@ -42,6 +45,7 @@ pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostErr
             hint: Some("`kapi mcp --tools writing,content`, or `--all`".into()),
         })?;
     let server = KapiServer::new(env, cwd, options.project.clone(), selection);
+    let calls = std::sync::Arc::clone(&server.base.calls);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -60,7 +64,11 @@ pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostErr
                 });
             }
         };
-        service.waiting().await.map_err(|e| HostError::Internal {
+        let stopped = service.waiting().await;
+        // The client is gone: stop the calls still running. Dropping the runtime then waits
+        // for their threads (a write in progress finishes).
+        calls.cancel_all();
+        stopped.map_err(|e| HostError::Internal {
             message: format!("MCP server stopped: {e}"),
         })?;
         Ok(())

@@ -1,5 +1,6 @@
 //! The server: its state (one per process), the per-call `App` (project, actor, session),
-//! tool results, instructions and the `context://` resources.
+//! tool results, instructions and the `context://` resources. Each tool call runs on a
+//! thread of its own, cancellable ([`super::calls`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -32,12 +33,14 @@ pub(crate) struct Base {
     pub default_lang: Option<String>,
     /// One store handle per project root, for the server's life.
     pub stores: crate::app::Stores,
+    /// The tool calls running and waiting.
+    pub calls: Arc<super::calls::Calls>,
 }
 
 /// The MCP server.
 #[derive(Clone)]
 pub struct KapiServer {
-    pub(crate) tool_router: ToolRouter<Self>,
+    pub(crate) tool_router: Arc<ToolRouter<Self>>,
     pub(crate) base: Arc<Base>,
 }
 
@@ -86,7 +89,7 @@ impl KapiServer {
         super::translation::adjust(&mut router);
         super::listing::adjust(&mut router);
         KapiServer {
-            tool_router: router,
+            tool_router: Arc::new(router),
             base: Arc::new(Base {
                 env,
                 cwd,
@@ -95,6 +98,7 @@ impl KapiServer {
                 selection,
                 default_lang,
                 stores: crate::app::Stores::default(),
+                calls: Arc::default(),
             }),
         }
     }
@@ -187,17 +191,90 @@ impl KapiServer {
     }
 }
 
+impl KapiServer {
+    /// Whether a tool declares itself read-only (`readOnlyHint`): any other may write.
+    fn read_only(&self, name: &str) -> bool {
+        self.tool_router
+            .map
+            .get(name)
+            .and_then(|route| route.attr.annotations.as_ref())
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false)
+    }
+
+    /// Runs one tool call on a blocking-pool thread once a slot (and, for a tool that writes,
+    /// the writers' lock) is free, with a cancel flag that the request's cancellation sets.
+    /// A call cancelled while it waits never starts; rmcp drops whatever it answers then.
+    async fn run_call(
+        &self,
+        name: &str,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, McpError> {
+        let ct = context.ct.clone();
+        let stopped = || McpError::internal_error("the call was cancelled", None);
+        let calls = &self.base.calls;
+        let slot = tokio::select! {
+            slot = Arc::clone(&calls.slots).acquire_owned() => slot.map_err(|_| stopped())?,
+            () = ct.cancelled() => return Err(stopped()),
+        };
+        let writing = if self.read_only(name) {
+            None
+        } else {
+            tokio::select! {
+                guard = Arc::clone(&calls.writer).lock_owned() => Some(guard),
+                () = ct.cancelled() => return Err(stopped()),
+            }
+        };
+        let running = calls.start();
+        let flag = Arc::clone(&running.flag);
+        let watch = tokio::spawn({
+            let flag = Arc::clone(&flag);
+            let ct = ct.clone();
+            async move {
+                ct.cancelled().await;
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        let server = self.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let joined = tokio::task::spawn_blocking(move || {
+            let _held = (slot, writing, running);
+            super::calls::with_flag(flag, || {
+                runtime.block_on(async {
+                    let call = rmcp::handler::server::tool::ToolCallContext::new(
+                        &server, request, context,
+                    );
+                    server.tool_router.call(call).await
+                })
+            })
+        })
+        .await;
+        watch.abort();
+        match joined {
+            Ok(response) => response,
+            Err(e) => Err(McpError::internal_error(
+                format!("{name} stopped unexpectedly: {e}"),
+                None,
+            )),
+        }
+    }
+}
+
 /// A tool's answer: its JSON as structured content, and `text` for clients that read only
 /// text (the JSON itself when `text` is `None`).
 pub(crate) fn answer<T: Serialize>(value: &T, text: Option<String>) -> CallToolResult {
     match serde_json::to_value(value) {
-        Ok(v) => {
-            let mut r = CallToolResult::structured(v);
-            if let Some(text) = text {
-                r.content = vec![ContentBlock::text(text)];
+        // With a text of its own, the JSON is not also rendered as text (a large report
+        // would be serialised once more only to be replaced).
+        Ok(v) => match text {
+            Some(text) => {
+                let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+                r.structured_content = Some(v);
+                r
             }
-            r
-        }
+            None => CallToolResult::structured(v),
+        },
         Err(e) => failure_message(&format!("cannot encode the answer: {e}"), "error"),
     }
 }
@@ -275,15 +352,53 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The most findings a tool's report holds (`kapi check` holds
+/// [`kapi_core::check::MAX_FINDINGS`]): an agent reads every one, and a thousand is already
+/// more than it can act on before it fixes the cause; the summary counts them all and
+/// `truncated` says how many more there are. It also keeps the answer's size (a JSON value and
+/// its text) at a few MB however large the text checked.
+pub(crate) const REPORT_FINDINGS: usize = 1_000;
+
 /// The largest arguments a call takes. The stdio transport drops a line over 16 MB unanswered
 /// (and keeps serving), so every tool, `apply_edits` included, refuses well below it.
 pub const MAX_ARGUMENT_BYTES: usize = 8 * 1024 * 1024;
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Each argument's name and JSON type (`integer` for a whole number).
+fn shape(args: &serde_json::Map<String, serde_json::Value>) -> Vec<(String, &'static str)> {
+    args.iter()
+        .map(|(name, value)| {
+            let kind = match value {
+                serde_json::Value::Null => "null",
+                serde_json::Value::Bool(_) => "boolean",
+                serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => "integer",
+                serde_json::Value::Number(_) => "number",
+                serde_json::Value::String(_) => "string",
+                serde_json::Value::Array(_) => "array",
+                serde_json::Value::Object(_) => "object",
+            };
+            (name.clone(), kind)
+        })
+        .collect()
+}
 
 /// The first argument whose JSON type the tool's input schema does not take, or that the
 /// schema does not know: what a "failed to deserialize parameters" error is about.
 fn mistyped(
     schema: &serde_json::Map<String, serde_json::Value>,
-    args: &serde_json::Map<String, serde_json::Value>,
+    args: &[(String, &'static str)],
 ) -> Option<String> {
     let props = schema.get("properties").and_then(|p| p.as_object());
     let required: Vec<&str> = schema
@@ -292,11 +407,11 @@ fn mistyped(
         .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
         .unwrap_or_default();
     for name in &required {
-        if !args.contains_key(*name) {
+        if !args.iter().any(|(arg, _)| arg == name) {
             return Some(format!("`{name}` is missing"));
         }
     }
-    for (name, value) in args {
+    for (name, actual) in args.iter().map(|(name, kind)| (name, *kind)) {
         let Some(prop) = props.and_then(|p| p.get(name)) else {
             return Some(format!("`{name}` is not an argument of this tool"));
         };
@@ -304,15 +419,6 @@ fn mistyped(
             Some(serde_json::Value::String(t)) => vec![t.as_str()],
             Some(serde_json::Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str()).collect(),
             _ => continue,
-        };
-        let actual = match value {
-            serde_json::Value::Null => "null",
-            serde_json::Value::Bool(_) => "boolean",
-            serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => "integer",
-            serde_json::Value::Number(_) => "number",
-            serde_json::Value::String(_) => "string",
-            serde_json::Value::Array(_) => "array",
-            serde_json::Value::Object(_) => "object",
         };
         let fits = types
             .iter()
@@ -336,9 +442,13 @@ impl ServerHandler for KapiServer {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, McpError> {
         let name = request.name.to_string();
-        let args = request.arguments.clone().unwrap_or_default();
         let limit = MAX_ARGUMENT_BYTES;
-        let size = serde_json::to_vec(&args).map_or(0, |v| v.len());
+        // Measured and typed without a copy of the arguments (a text may be megabytes).
+        let size = request.arguments.as_ref().map_or(2, |args| {
+            let mut counter = Counter(0);
+            serde_json::to_writer(&mut counter, args).map_or(0, |()| counter.0)
+        });
+        let shape = request.arguments.as_ref().map(shape).unwrap_or_default();
         if size > limit {
             return Ok(CallToolResult::structured_error(serde_json::json!({
                 "error": format!("{name}: the arguments are {size} bytes; a call takes at most {limit}"),
@@ -347,8 +457,7 @@ impl ServerHandler for KapiServer {
             }))
             .into());
         }
-        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        let response = self.tool_router.call(call).await?;
+        let response = self.run_call(&name, request, context).await?;
         let rmcp::model::CallToolResponse::Complete(mut result) = response else {
             return Ok(response);
         };
@@ -360,7 +469,7 @@ impl ServerHandler for KapiServer {
                 .is_some_and(|t| t.text.starts_with("failed to deserialize parameters"));
         if is_argument_error
             && let Some(route) = self.tool_router.map.get(name.as_str())
-            && let Some(what) = mistyped(&route.attr.input_schema, &args)
+            && let Some(what) = mistyped(&route.attr.input_schema, &shape)
         {
             let detail = result
                 .content
