@@ -3,20 +3,58 @@
 use crate::model::{Edition, Run};
 
 /// Maps byte offsets in a file to 1-based line and column (columns count characters).
+///
+/// A position costs a binary search and, in a non-ASCII text, counting at most
+/// [`MARK_EVERY`] bytes of characters: the index keeps the column of a character every
+/// `MARK_EVERY` bytes, so a finding deep in a long line does not count the line from its
+/// start (which made a check of one long line quadratic in its findings). An ASCII text needs
+/// no marks: a column is a byte count.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    ascii: bool,
+    /// `(offset, characters before it on its line)`, increasing, one every [`MARK_EVERY`]
+    /// bytes at a character boundary; empty for an ASCII text.
+    marks: Vec<(usize, usize)>,
 }
+
+/// How far apart the column marks of a non-ASCII text are, in bytes.
+pub const MARK_EVERY: usize = 4096;
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                starts.push(i + 1);
+        let bytes = text.as_bytes();
+        let ascii = text.is_ascii();
+        let mut marks = Vec::new();
+        if ascii {
+            for (i, b) in bytes.iter().enumerate() {
+                if *b == b'\n' {
+                    starts.push(i + 1);
+                }
+            }
+        } else {
+            let mut column = 0;
+            let mut next_mark = MARK_EVERY;
+            for (i, &b) in bytes.iter().enumerate() {
+                let boundary = (b & 0xC0) != 0x80;
+                if boundary && i >= next_mark {
+                    marks.push((i, column));
+                    next_mark = i + MARK_EVERY;
+                }
+                if b == b'\n' {
+                    starts.push(i + 1);
+                    column = 0;
+                } else if boundary {
+                    column += 1;
+                }
             }
         }
-        Self { starts }
+        Self {
+            starts,
+            ascii,
+            marks,
+        }
     }
 
     /// The 1-based line holding `offset`.
@@ -27,14 +65,26 @@ impl LineIndex {
         }
     }
 
-    /// 1-based line and column (in characters) of `offset` in `text`.
+    /// 1-based line and column (in characters) of `offset` in `text`, the text the index was
+    /// built from.
     pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let line = self.line(offset);
         let start = self.starts[line - 1];
         let end = offset.min(text.len());
-        let column = text
-            .get(start..end)
-            .map_or(end - start, |s| s.chars().count())
+        if self.ascii {
+            return (line, end.saturating_sub(start) + 1);
+        }
+        let (from, before) = match self.marks.partition_point(|&(at, _)| at <= end) {
+            0 => (start, 0),
+            i => match self.marks[i - 1] {
+                (at, column) if at >= start => (at, column),
+                _ => (start, 0),
+            },
+        };
+        let column = before
+            + text
+                .get(from..end)
+                .map_or(end.saturating_sub(from), |s| s.chars().count())
             + 1;
         (line, column)
     }
@@ -145,6 +195,26 @@ mod tests {
         assert_eq!(index.position(text, 0), (1, 1));
         assert_eq!(index.position(text, 3), (2, 1));
         assert_eq!(index.position(text, 6), (2, 3)); // after "çd": ç is 2 bytes
+    }
+
+    #[test]
+    fn positions_past_a_column_mark_count_from_it() {
+        // Lines longer than the mark distance, with multi-byte characters on both sides of
+        // the marks: every position agrees with counting the line from its start.
+        let line = "ab ç é ".repeat(MARK_EVERY / 3);
+        let text = format!("{line}\nx{line}\n");
+        let index = LineIndex::new(&text);
+        assert!(!index.marks.is_empty());
+        let (mut line_no, mut column) = (1, 1);
+        for (at, c) in text.char_indices() {
+            assert_eq!(index.position(&text, at), (line_no, column), "at {at}");
+            if c == '\n' {
+                (line_no, column) = (line_no + 1, 1);
+            } else {
+                column += 1;
+            }
+        }
+        assert_eq!(index.position(&text, text.len()), (3, 1));
     }
 
     #[test]

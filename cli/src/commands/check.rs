@@ -77,6 +77,7 @@ pub fn run(
         min_score: args.min_score,
         ship: args.ship,
         diff_against: args.diff_against.clone(),
+        cancel: None,
     };
     let bar = Bar::new(!printer.quiet && io::stderr().is_terminal());
     let run = check(app, &request, &bar);
@@ -151,6 +152,17 @@ impl Render for CheckReport {
                     "changed; {} (stale translation, not a failure)",
                     stale.message
                 )
+            )?;
+        }
+        if self.truncated > 0 {
+            writeln!(
+                out,
+                "{}",
+                style.dim(&format!(
+                    "{} more findings are counted but not shown: a report holds {} (the most severe first)",
+                    self.truncated,
+                    self.findings.len()
+                ))
             )?;
         }
         if !self.coverage.unassessed.is_empty() {

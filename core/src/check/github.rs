@@ -80,6 +80,14 @@ pub fn render(report: &CheckReport) -> String {
         summary.minor,
         summary.info,
     );
+    if report.truncated > 0 {
+        let _ = write!(
+            verdict,
+            "; {} more not annotated (the report holds {})",
+            report.truncated,
+            report.findings.len()
+        );
+    }
     for reason in &report.gate.failed {
         let _ = write!(verdict, "; {reason}");
     }
@@ -199,6 +207,15 @@ mod render_tests {
         });
         let out = render(&report);
         assert!(out.contains("::notice file=locales/en.json,title=stale translation::`greeting` changed; its `fr` translation in locales/fr.json was not updated with it\n"), "{out}");
+    }
+
+    #[test]
+    fn a_truncated_report_says_how_many_findings_are_not_annotated() {
+        let mut report = tests::sample();
+        report.truncated = 7;
+        let out = render(&report);
+        assert!(out.contains("; 7 more not annotated (the report holds 4)"), "{out}");
+        assert!(!render(&tests::sample()).contains("not annotated"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use super::Hit;
+use super::Sink;
 use super::rule::declare_rule;
 use crate::governance::Severity;
 use crate::text::CODE_MARK;
@@ -66,7 +66,7 @@ declare_rule! {
 }
 
 /// Runs the `hygiene` rules over one block's prose, pushing hits in prose offsets.
-pub fn check(prose: &str, hits: &mut Vec<Hit>) {
+pub fn check(prose: &str, hits: &mut dyn Sink) {
     repeated_words(prose, hits);
     doubled_spaces(prose, hits);
     brackets(prose, hits);
@@ -164,7 +164,7 @@ fn is_grammatical_pair(word: &str) -> bool {
         .any(|ok| word.eq_ignore_ascii_case(ok))
 }
 
-fn repeated_words(text: &str, hits: &mut Vec<Hit>) {
+fn repeated_words(text: &str, hits: &mut dyn Sink) {
     let mut previous: Option<Range<usize>> = None;
     for word in words(text) {
         if let Some(prev) = previous.take()
@@ -190,7 +190,7 @@ fn repeated_words(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-fn doubled_spaces(text: &str, hits: &mut Vec<Hit>) {
+fn doubled_spaces(text: &str, hits: &mut dyn Sink) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -247,11 +247,18 @@ fn is_emoticon(text: &str, at: usize) -> bool {
 
 /// A list enumerator closing at `at`: `1)`, `12)`, `a)`, `iv)` after a space or line start.
 fn is_enumerator(text: &str, at: usize) -> bool {
+    // An enumerator is at most 4 bytes: look back 5, never to the start of a long token (a
+    // scan per `)` to the last space made a line of `)` quadratic).
     let before = text.get(..at).unwrap_or_default();
-    let token = before
-        .rsplit(char::is_whitespace)
-        .next()
-        .unwrap_or_default();
+    let mut from = before.len().saturating_sub(5);
+    while !before.is_char_boundary(from) {
+        from -= 1;
+    }
+    let tail = &before[from..];
+    if from > 0 && !tail.contains(char::is_whitespace) {
+        return false;
+    }
+    let token = tail.rsplit(char::is_whitespace).next().unwrap_or_default();
     let digits = !token.is_empty() && token.len() <= 3 && token.bytes().all(|b| b.is_ascii_digit());
     let letter = token.len() == 1 && token.bytes().all(|b| b.is_ascii_alphabetic());
     let roman = matches!(
@@ -261,8 +268,20 @@ fn is_enumerator(text: &str, at: usize) -> bool {
     digits || letter || roman
 }
 
-fn brackets(text: &str, hits: &mut Vec<Hit>) {
+/// The slot of an opening bracket in [`brackets`]' counts.
+fn slot(open: char) -> usize {
+    match open {
+        '(' => 0,
+        '[' => 1,
+        _ => 2,
+    }
+}
+
+fn brackets(text: &str, hits: &mut dyn Sink) {
     let mut open: Vec<(char, usize)> = Vec::new();
+    // How many of each opener `open` holds: a closer with none to match skips the search
+    // down the stack (which made `((((…]]]]` quadratic).
+    let mut counts = [0usize; 3];
     let unclosed = |c: char, at: usize| {
         UNBALANCED_BRACKET.hit(
             at..at + c.len_utf8(),
@@ -274,18 +293,26 @@ fn brackets(text: &str, hits: &mut Vec<Hit>) {
         let c = char::from(b);
         match c {
             '(' if is_emoticon(text, i) => {}
-            '(' | '[' | '{' => open.push((c, i)),
+            '(' | '[' | '{' => {
+                open.push((c, i));
+                counts[slot(c)] += 1;
+            }
             ')' | ']' | '}' => {
                 let opener = opener_of(c);
                 if open.last().is_some_and(|&(o, _)| o == opener) {
                     open.pop();
+                    counts[slot(opener)] -= 1;
                 } else if c == ')' && (is_enumerator(text, i) || is_emoticon(text, i)) {
                     // `1)` and `:)` close nothing and need nothing.
-                } else if let Some(pos) = open.iter().rposition(|&(o, _)| o == opener) {
+                } else if counts[slot(opener)] > 0
+                    && let Some(pos) = open.iter().rposition(|&(o, _)| o == opener)
+                {
                     for (o, at) in open.drain(pos + 1..) {
+                        counts[slot(o)] -= 1;
                         hits.push(unclosed(o, at));
                     }
                     open.pop();
+                    counts[slot(opener)] -= 1;
                 } else {
                     hits.push(
                         UNBALANCED_BRACKET.hit(i..i + 1, format!("`{c}` closes no `{opener}`")),
@@ -300,7 +327,7 @@ fn brackets(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-fn quotes(text: &str, hits: &mut Vec<Hit>) {
+fn quotes(text: &str, hits: &mut dyn Sink) {
     let mut straight = 0usize;
     let mut last_straight = 0usize;
     // Open curly quotes: `“`, or German `„` (closed by `“` or `”`).
@@ -463,6 +490,32 @@ mod tests {
         assert!(ids("Call \u{FFFC} then \u{FFFC}.").is_empty());
         assert!(ids("(see step 1)").is_empty());
         assert_eq!(ids("word) here"), vec!["hygiene.unbalanced-bracket"]);
+    }
+
+    #[test]
+    fn enumerators_look_back_a_few_bytes_and_unmatched_closers_skip_the_stack() {
+        assert!(ids("1)").is_empty());
+        assert!(ids("see 12) and é iv)").is_empty());
+        assert_eq!(ids("longword)"), vec!["hygiene.unbalanced-bracket"]);
+        assert_eq!(ids("ééé)"), vec!["hygiene.unbalanced-bracket"]);
+        let hits = run("((((]]]]");
+        let messages: Vec<&str> = hits.iter().map(|h| h.3.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "`(` is never closed by `)`",
+                "`(` is never closed by `)`",
+                "`(` is never closed by `)`",
+                "`(` is never closed by `)`",
+                "`]` closes no `[`",
+                "`]` closes no `[`",
+                "`]` closes no `[`",
+                "`]` closes no `[`",
+            ]
+        );
+        // A closer finds its opener under others, which it reports unclosed.
+        let hits = run("[ ( { ]");
+        assert_eq!(hits.len(), 2, "{hits:?}");
     }
 
     #[test]

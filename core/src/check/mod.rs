@@ -1,7 +1,14 @@
 //! Checks: the deterministic analyzers (one per file), their findings, the score and the gate.
 //! `check_document` runs every analyzer over one read document under the governance in force.
+//!
+//! Cost: a check is linear in its input. Analyzers hand each hit to a [`Sink`] as they find
+//! it, the report locates it at once (line and column from an index, never by counting the
+//! line from its start) and holds at most [`MAX_FINDINGS`] ([`Findings`]), so neither a block
+//! of a million slips nor one long line costs more than its size. A caller may stop a check
+//! from another thread with [`CheckInput::cancel`]; it is polled between blocks and hits.
 
 pub mod edition;
+pub mod findings;
 pub mod github;
 pub mod hygiene;
 pub mod placeholders;
@@ -14,12 +21,14 @@ pub mod voice;
 
 use std::collections::HashSet;
 use std::ops::Range;
+use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
 
+pub use findings::{Findings, MAX_FINDINGS};
 pub use report::{
     CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
 };
@@ -43,6 +52,27 @@ pub struct Hit {
     pub range: Range<usize>,
     pub message: String,
     pub suggestion: Option<String>,
+}
+
+/// Where an analyzer puts its hits: a `Vec<Hit>`, or [`Each`], a function that takes each as
+/// it comes (the report, so a block with a million hits never holds them all at once).
+pub trait Sink {
+    fn push(&mut self, hit: Hit);
+}
+
+impl Sink for Vec<Hit> {
+    fn push(&mut self, hit: Hit) {
+        Vec::push(self, hit);
+    }
+}
+
+/// A [`Sink`] that calls a function with each hit.
+pub struct Each<F>(pub F);
+
+impl<F: FnMut(Hit)> Sink for Each<F> {
+    fn push(&mut self, hit: Hit) {
+        (self.0)(hit);
+    }
 }
 
 /// One finding, located in its file. Field names are the `kapi.check/v1` contract.
@@ -77,11 +107,22 @@ pub struct CheckInput<'a> {
     pub governance: &'a Governance,
     /// When set, only these block keys are checked (`--diff-against`).
     pub only_blocks: Option<&'a HashSet<String>>,
+    /// Set from another thread to stop the check: polled before each block and at each hit
+    /// (a cancelled check stops locating and holding hits at once), and the check then
+    /// returns what it found so far (the caller that set it discards that).
+    pub cancel: Option<&'a AtomicBool>,
 }
 
-/// Runs every analyzer over a document, returning findings sorted by line and column.
-pub fn check_document(input: &CheckInput<'_>) -> Vec<Finding> {
-    report::run_analyzers(input)
+/// Runs every analyzer over a document: its findings (at most [`MAX_FINDINGS`] held, every
+/// one counted).
+pub fn check_document(input: &CheckInput<'_>) -> Findings {
+    report::run_analyzers(input, &|_| true)
+}
+
+/// [`check_document`] keeping only the findings of the rules `keep` accepts (before the cap,
+/// so a flood of other findings never pushes them out).
+pub fn check_document_where(input: &CheckInput<'_>, keep: &dyn Fn(&Rule) -> bool) -> Findings {
+    report::run_analyzers(input, keep)
 }
 
 /// One translation to check against its source.

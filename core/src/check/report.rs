@@ -12,12 +12,16 @@
 //!                "line": 4, "column": 12, "start": 57, "end": 64, "block": "intro/p",
 //!                "message": "`utilize` is forbidden here", "matched": "utilize", "suggestion": "use"}]}
 //! ```
+//!
+//! Past [`super::MAX_FINDINGS`] findings, `findings` holds the most severe and a top-level
+//! `"truncated": N` says how many more the summary counts (absent otherwise).
 
 use std::ops::Range;
+use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use super::{CheckInput, Finding, Hit, hygiene, terms, voice};
+use super::{CheckInput, Each, Finding, Findings, Hit, Rule, hygiene, terms, voice};
 use crate::governance::{Severity, Unassessed};
 use crate::model::{Block, Edition, Run};
 use crate::text::{CODE_MARK, LineIndex, Prose};
@@ -91,22 +95,37 @@ pub struct Summary {
 
 impl Summary {
     pub fn of(findings: &[Finding]) -> Self {
-        let mut summary = Summary {
-            findings: findings.len(),
-            ..Summary::default()
-        };
-        let mut penalty = 0u32;
+        let mut counts = [0; 4];
         for finding in findings {
-            match finding.severity {
-                Severity::Critical => summary.critical += 1,
-                Severity::Major => summary.major += 1,
-                Severity::Minor => summary.minor += 1,
-                Severity::Info => summary.info += 1,
-            }
-            penalty = penalty.saturating_add(finding.severity.penalty());
+            counts[match finding.severity {
+                Severity::Critical => 0,
+                Severity::Major => 1,
+                Severity::Minor => 2,
+                Severity::Info => 3,
+            }] += 1;
         }
-        summary.score = 100u32.saturating_sub(penalty);
-        summary
+        Summary::of_counts(counts)
+    }
+
+    /// The summary of findings counted by severity: (critical, major, minor, info).
+    pub fn of_counts([critical, major, minor, info]: [usize; 4]) -> Self {
+        let cost = |n: usize, severity: Severity| {
+            u32::try_from(n)
+                .unwrap_or(u32::MAX)
+                .saturating_mul(severity.penalty())
+        };
+        let penalty = cost(critical, Severity::Critical)
+            .saturating_add(cost(major, Severity::Major))
+            .saturating_add(cost(minor, Severity::Minor))
+            .saturating_add(cost(info, Severity::Info));
+        Summary {
+            findings: critical + major + minor + info,
+            critical,
+            major,
+            minor,
+            info,
+            score: 100u32.saturating_sub(penalty),
+        }
     }
 }
 
@@ -173,11 +192,21 @@ pub struct CheckReport {
     pub coverage: Coverage,
     /// The governance fingerprints the files were checked under, sorted, deduplicated.
     pub fingerprints: Vec<String>,
+    /// The findings held: every one, or past [`super::MAX_FINDINGS`] the most severe first
+    /// (see `truncated`).
     pub findings: Vec<Finding>,
+    /// How many findings the summary counts that `findings` does not hold (absent when none):
+    /// past [`super::MAX_FINDINGS`], a report keeps the most severe and counts the rest.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub truncated: usize,
     /// Under `--diff-against`: translations a changed source block left behind. Pending
     /// work, never a failure (the gate ignores them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale: Vec<StaleTranslation>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A source block that changed while its translation into `lang` did not.
@@ -194,28 +223,31 @@ pub struct StaleTranslation {
 }
 
 impl CheckReport {
-    /// Sorts the findings by path, line, column and rule, then scores and gates them.
+    /// Scores and gates every finding, and holds at most [`super::MAX_FINDINGS`] of them (the
+    /// most severe first) sorted by path, line, column and rule.
     pub fn build(
         target: Target,
-        mut findings: Vec<Finding>,
+        findings: impl Into<Findings>,
         gate: Gate,
         coverage: Coverage,
         fingerprints: Vec<String>,
     ) -> Self {
-        findings.sort_by(|a, b| {
-            (a.path.as_str(), a.line, a.column, a.rule.as_str()).cmp(&(
-                b.path.as_str(),
-                b.line,
-                b.column,
-                b.rule.as_str(),
-            ))
-        });
-        let summary = Summary::of(&findings);
+        let findings: Findings = findings.into();
+        let counts = findings.counts();
+        let summary = Summary::of_counts(counts);
+        let (findings, truncated) = findings.into_sorted();
         let mut failed = Vec::new();
-        let failing = findings
-            .iter()
-            .filter(|f| gate.fail_on.fails(f.severity))
-            .count();
+        let failing: usize = [
+            Severity::Critical,
+            Severity::Major,
+            Severity::Minor,
+            Severity::Info,
+        ]
+        .into_iter()
+        .zip(counts)
+        .filter(|(severity, _)| gate.fail_on.fails(*severity))
+        .map(|(_, n)| n)
+        .sum();
         if failing > 0 {
             let noun = if failing == 1 { "finding" } else { "findings" };
             failed.push(format!(
@@ -249,6 +281,7 @@ impl CheckReport {
             coverage,
             fingerprints,
             findings,
+            truncated,
             stale: Vec::new(),
         }
     }
@@ -257,20 +290,25 @@ impl CheckReport {
 /// Runs every analyzer over one document and locates the hits in the file.
 ///
 /// Each translatable block (only those in `only_blocks` when it is set) is read once into its
-/// prose view and every block rule runs over it; the document rules then run once over the
-/// prose of every translatable block joined with `\n`, unless `only_blocks` leaves none of
-/// the document's blocks to check. Findings come back sorted by line, column and rule.
-pub(crate) fn run_analyzers(input: &CheckInput<'_>) -> Vec<Finding> {
+/// prose view and every block rule runs over it, each hit located as it comes; the document
+/// rules then run once over the prose of every translatable block joined with `\n`, unless
+/// `only_blocks` leaves none of the document's blocks to check. A set `cancel` stops the loop
+/// before the next block (the document rules then do not run) and drops the hits of the block
+/// in hand. Only hits of the rules `keep` accepts become findings.
+pub(crate) fn run_analyzers(input: &CheckInput<'_>, keep: &dyn Fn(&Rule) -> bool) -> Findings {
     let gov = input.governance;
     let document_rules = !gov.required.is_empty();
     let mut lines: Option<LineIndex> = None;
-    let mut findings = Vec::new();
-    let mut hits: Vec<Hit> = Vec::new();
+    let mut findings = Findings::default();
     let mut joined = String::new();
     let mut checked_any = false;
+    let cancelled = || input.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     for block in &input.document.blocks {
         if !block.translatable {
             continue;
+        }
+        if cancelled() {
+            return findings;
         }
         let selected = input
             .only_blocks
@@ -286,20 +324,29 @@ pub(crate) fn run_analyzers(input: &CheckInput<'_>) -> Vec<Finding> {
         if document_rules {
             push_joined(&mut joined, |out| out.push_str(&prose.text));
         }
-        hygiene::check(&prose.text, &mut hits);
-        terms::check(gov, &prose.text, &mut hits);
-        voice::check_block(gov, block.role, &prose.text, &mut hits);
-        if hits.is_empty() {
-            continue;
-        }
-        let lines = lines.get_or_insert_with(|| LineIndex::new(input.text));
-        for hit in hits.drain(..) {
-            findings.push(locate(input, lines, block, &prose, hit));
-        }
+        // Cancelled inside a block, the scan of the block in hand finishes (linear) but
+        // nothing more is located or held.
+        let mut sink = Each(|hit: Hit| {
+            if !keep(hit.rule) || cancelled() {
+                return;
+            }
+            let lines = lines.get_or_insert_with(|| LineIndex::new(input.text));
+            let placed = place(input, lines, block, &prose, &hit.range);
+            let (start, at) = (placed.0.start, placed.1);
+            if findings.would_hold(hit.severity, input.path, at, hit.rule.id, start) {
+                findings.push(finding(input, block, &prose, hit, placed));
+            } else {
+                findings.count(hit.severity);
+            }
+        });
+        hygiene::check(&prose.text, &mut sink);
+        terms::check(gov, &prose.text, &mut sink);
+        voice::check_block(gov, block.role, &prose.text, &mut sink);
     }
     if document_rules && (checked_any || input.only_blocks.is_none()) {
+        let mut hits = Vec::new();
         voice::check_document(gov, &joined, &mut hits);
-        for hit in hits.drain(..) {
+        for hit in hits.into_iter().filter(|h| keep(h.rule)) {
             findings.push(Finding {
                 rule: hit.rule.id.to_owned(),
                 severity: hit.severity,
@@ -315,15 +362,23 @@ pub(crate) fn run_analyzers(input: &CheckInput<'_>) -> Vec<Finding> {
             });
         }
     }
-    findings.sort_by(|a, b| {
-        (a.line, a.column, a.rule.as_str(), a.start).cmp(&(
-            b.line,
-            b.column,
-            b.rule.as_str(),
-            b.start,
-        ))
-    });
     findings
+}
+
+impl CheckReport {
+    /// Holds at most `cap` findings, the most severe first (a surface whose reader needs
+    /// fewer than [`super::MAX_FINDINGS`]); the summary and the gate are unchanged.
+    pub fn hold_at_most(&mut self, cap: usize) {
+        if self.findings.len() <= cap {
+            return;
+        }
+        let mut held = Findings::with_cap(usize::MAX);
+        held.extend(std::mem::take(&mut self.findings));
+        held.hold_at_most(cap);
+        let (findings, dropped) = held.into_sorted();
+        self.findings = findings;
+        self.truncated += dropped;
+    }
 }
 
 /// Appends one block's prose to the document's joined prose, `\n` between blocks.
@@ -357,18 +412,17 @@ fn push_prose_runs(out: &mut String, runs: &[Run]) {
     }
 }
 
-/// Turns a block hit into a finding located in the file.
-fn locate(
+/// Where a block hit sits in the file: its byte range, and the line and column of its start.
+fn place(
     input: &CheckInput<'_>,
     lines: &LineIndex,
     block: &Block,
     prose: &Prose,
-    hit: Hit,
-) -> Finding {
-    let range = hit.range;
+    range: &Range<usize>,
+) -> (Range<usize>, (usize, usize)) {
     let mapped = prose
         .file_offset(range.start)
-        .zip(file_end(block, prose, &range));
+        .zip(file_end(block, prose, range));
     let (start, end) = match mapped {
         Some((start, end)) if start <= end && end <= input.text.len() => (start, end),
         _ => {
@@ -380,10 +434,22 @@ fn locate(
             (at, at)
         }
     };
+    (start..end, lines.position(input.text, start))
+}
+
+/// Turns a block hit, placed by [`place`], into a finding.
+fn finding(
+    input: &CheckInput<'_>,
+    block: &Block,
+    prose: &Prose,
+    hit: Hit,
+    (span, (line, column)): (Range<usize>, (usize, usize)),
+) -> Finding {
+    let range = hit.range;
     let matched = if range.is_empty() {
         None
     } else {
-        match input.text.get(start..end) {
+        match input.text.get(span.clone()) {
             Some(slice) if !slice.is_empty() => Some(slice.to_owned()),
             _ => prose
                 .text
@@ -391,15 +457,14 @@ fn locate(
                 .map(|s| s.replace(CODE_MARK, "")),
         }
     };
-    let (line, column) = lines.position(input.text, start);
     Finding {
         rule: hit.rule.id.to_owned(),
         severity: hit.severity,
         path: input.path.to_owned(),
         line,
         column,
-        start,
-        end,
+        start: span.start,
+        end: span.end,
         block: Some(block.key.clone()),
         message: hit.message,
         matched,
@@ -550,7 +615,9 @@ mod tests {
             document: doc,
             governance: gov,
             only_blocks: only,
+            cancel: None,
         })
+        .into_vec()
     }
 
     #[test]
@@ -664,6 +731,80 @@ mod tests {
         assert!(check(&doc, &gov, Some(&none)).is_empty());
     }
 
+    #[test]
+    fn a_set_cancel_flag_stops_the_check_before_the_next_block() {
+        let doc = document();
+        let run = |flag: &std::sync::atomic::AtomicBool| {
+            check_document(&CheckInput {
+                path: "docs/a.md",
+                text: FILE,
+                document: &doc,
+                governance: &Governance::empty(),
+                only_blocks: None,
+                cancel: Some(flag),
+            })
+            .total()
+        };
+        assert_eq!(run(&std::sync::atomic::AtomicBool::new(true)), 0);
+        assert_eq!(run(&std::sync::atomic::AtomicBool::new(false)), 3);
+    }
+
+    #[test]
+    fn a_report_past_the_cap_holds_the_cap_and_counts_every_finding() {
+        // One line of `a a a …`: a repeated word every two words, far past the cap.
+        let pairs = crate::check::MAX_FINDINGS + 1_500;
+        let text = "a a ".repeat(pairs);
+        let block = Block::new("p", Role::Paragraph, vec![Run::text_at(&text, 0)]);
+        let doc = Document {
+            format: "plaintext".into(),
+            blocks: vec![block],
+        };
+        let found = check_document(&CheckInput {
+            path: "long.txt",
+            text: &text,
+            document: &doc,
+            governance: &Governance::empty(),
+            only_blocks: None,
+            cancel: None,
+        });
+        assert_eq!(found.total(), pairs);
+        let report = CheckReport::build(
+            Target::default(),
+            found,
+            Gate::default(),
+            Coverage::default(),
+            Vec::new(),
+        );
+        assert_eq!(
+            (report.summary.findings, report.summary.minor),
+            (pairs, pairs)
+        );
+        assert_eq!(report.findings.len(), crate::check::MAX_FINDINGS);
+        assert_eq!(report.truncated, 1_500);
+        // The first ones are held, in order, and the column of the last is counted right.
+        let last = &report.findings[crate::check::MAX_FINDINGS - 1];
+        assert_eq!(
+            (last.line, last.column, last.start),
+            (1, last.start + 1, 4 * (crate::check::MAX_FINDINGS - 1))
+        );
+        let json = serde_json::to_value(&report).unwrap_or_default();
+        assert_eq!(json["truncated"], 1_500);
+        let mut fewer = report.clone();
+        fewer.hold_at_most(100);
+        assert_eq!((fewer.findings.len(), fewer.truncated), (100, pairs - 100));
+        assert_eq!(fewer.findings[..], report.findings[..100]);
+        assert_eq!(fewer.summary, report.summary);
+        let small = CheckReport::build(
+            Target::default(),
+            Vec::new(),
+            Gate::default(),
+            Coverage::default(),
+            Vec::new(),
+        );
+        let json = serde_json::to_value(&small).unwrap_or_default();
+        assert!(json.get("truncated").is_none(), "{json}");
+    }
+
     /// Needs the real Markdown reader and term matcher.
     #[test]
     fn a_markdown_page_is_checked_end_to_end() {
@@ -688,7 +829,9 @@ mod tests {
             document: &parsed.document,
             governance: &gov,
             only_blocks: None,
-        });
+            cancel: None,
+        })
+        .into_vec();
         for finding in findings.iter().filter(|f| f.line > 0) {
             assert_eq!(
                 text.get(finding.start..finding.end),

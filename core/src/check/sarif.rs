@@ -1,6 +1,7 @@
 //! SARIF 2.1.0 output, for code-scanning dashboards: one run whose driver lists every rule
-//! (its explanation as the full description) and one result per finding. Columns count
-//! Unicode code points, as the report's do (`columnKind: unicodeCodePoints`).
+//! (its explanation as the full description) and one result per finding the report holds (a
+//! report past its cap says in the run's `properties.truncated` how many more it counted).
+//! Columns count Unicode code points, as the report's do (`columnKind: unicodeCodePoints`).
 
 use serde_json::{Value, json};
 
@@ -71,7 +72,7 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
             result
         })
         .collect();
-    json!({
+    let mut log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -84,7 +85,12 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
-    })
+    });
+    if report.truncated > 0 {
+        // The findings the report counts but holds no result for (past its cap).
+        log["runs"][0]["properties"] = json!({"truncated": report.truncated});
+    }
+    log
 }
 
 /// SARIF's level for a severity: critical and major are errors, minor a warning, info a note.
@@ -137,6 +143,14 @@ mod tests {
             env!("CARGO_PKG_VERSION")
         );
         assert_eq!(log["version"], "2.1.0");
+    }
+
+    #[test]
+    fn a_truncated_report_counts_what_it_holds_no_result_for() {
+        let mut report = crate::check::github::tests::sample();
+        assert!(render(&report)["runs"][0].get("properties").is_none());
+        report.truncated = 7;
+        assert_eq!(render(&report)["runs"][0]["properties"]["truncated"], 7);
     }
 
     #[test]

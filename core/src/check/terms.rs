@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-use super::Hit;
 use super::rule::{Rule, declare_rule};
+use super::{Hit, Sink};
 use crate::governance::{Governance, Severity, TermEntry, TermStatus};
 
 declare_rule! {
@@ -61,19 +61,19 @@ pub fn rule_for(status: TermStatus) -> Option<&'static Rule> {
 }
 
 /// Runs the `terms` rules over one block's prose, pushing hits in prose offsets.
-pub fn check(gov: &Governance, prose: &str, hits: &mut Vec<Hit>) {
+pub fn check(gov: &Governance, prose: &str, hits: &mut dyn Sink) {
     if gov.terms.is_empty() {
         return;
     }
-    for found in gov.matcher.find(prose) {
+    gov.matcher.find_each(prose, |found| {
         if let Some(entry) = gov.terms.get(found.entry) {
             push_match(entry, found.range, prose, hits);
         }
-    }
+    });
 }
 
 /// Pushes the hit one match of `entry` at `range` of `prose` gives, if its status reports.
-fn push_match(entry: &TermEntry, range: Range<usize>, prose: &str, hits: &mut Vec<Hit>) {
+fn push_match(entry: &TermEntry, range: Range<usize>, prose: &str, hits: &mut dyn Sink) {
     let Some(rule) = rule_for(entry.status) else {
         return;
     };

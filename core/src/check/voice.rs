@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use super::Hit;
+use super::Sink;
 use super::rule::declare_rule;
 use crate::governance::{Governance, PatternRule, Severity};
 use crate::model::Role;
@@ -74,7 +74,7 @@ declare_rule! {
 }
 
 /// Runs the per-block `voice` rules over one block's prose, pushing hits in prose offsets.
-pub fn check_block(gov: &Governance, role: Role, prose: &str, hits: &mut Vec<Hit>) {
+pub fn check_block(gov: &Governance, role: Role, prose: &str, hits: &mut dyn Sink) {
     for rule in &gov.prohibited {
         prohibited(rule, prose, hits);
     }
@@ -119,7 +119,7 @@ pub fn check_block(gov: &Governance, role: Role, prose: &str, hits: &mut Vec<Hit
 
 /// Runs the per-document `voice` rules over the document's prose (every translatable
 /// block's prose joined with `\n`). Hits have the empty range `0..0`: they sit in no block.
-pub fn check_document(gov: &Governance, text: &str, hits: &mut Vec<Hit>) {
+pub fn check_document(gov: &Governance, text: &str, hits: &mut dyn Sink) {
     for rule in &gov.required {
         if rule.regex.is_match(text) {
             continue;
@@ -140,7 +140,7 @@ pub fn check_document(gov: &Governance, text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-fn prohibited(rule: &PatternRule, prose: &str, hits: &mut Vec<Hit>) {
+fn prohibited(rule: &PatternRule, prose: &str, hits: &mut dyn Sink) {
     for found in rule.regex.find_iter(prose) {
         if found.is_empty() {
             continue;

@@ -3,9 +3,16 @@
 //!
 //! Terms are compiled once into Aho-Corasick automata over a folded, whitespace-normalised form;
 //! each text is normalised the same way with a map from every normalised byte back to the
-//! original, so offsets stay right when folding changes byte length (`İ` → `i̇`). All candidate
-//! matches are collected (overlapping), those failing a word boundary are dropped, then the
-//! longest at each position wins, left to right, without overlap.
+//! original, so offsets stay right when folding changes byte length (`İ` → `i̇`). Candidate
+//! matches (overlapping) that fail a word boundary are dropped, then the longest at each
+//! position wins, left to right, without overlap.
+//!
+//! Cost: linear in the text, and memory bounded by the longest term, not the matches.
+//! Candidates stream from both automata in the order they end; every candidate starting
+//! before the point no future one can start before (the furthest scan back the longest
+//! pattern allows) is settled and handed on, so a text with a million matches never holds
+//! them all ([`TermMatcher::find_each`]). The byte map, needed only when normalising moves
+//! bytes, is one `u32` per byte (a text is at most 100 MB).
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_segmentation::GraphemeCursor;
@@ -25,7 +32,16 @@ struct Side {
     automaton: AhoCorasick,
     /// For each automaton pattern, the entries that share it.
     entries: Vec<Vec<usize>>,
+    /// The longest pattern, in bytes of the normalised text.
+    longest: usize,
 }
+
+/// A candidate match: (start, end, entry) in the original text.
+type Candidate = (usize, usize, usize);
+
+/// How many candidates wait before the settled ones are handed on (doubled while a window
+/// of unsettled candidates is larger: many terms sharing a long stretch of text).
+const SETTLE_EVERY: usize = 1024;
 
 /// Term entries compiled for fast, repeated search.
 #[derive(Debug, Clone, Default)]
@@ -86,50 +102,112 @@ impl TermMatcher {
 
     /// Every match in `text`, left to right, non-overlapping, longest first at a position.
     pub fn find(&self, text: &str) -> Vec<TermMatch> {
-        if self.is_empty() || text.is_empty() {
-            return Vec::new();
+        let mut out = Vec::new();
+        self.find_each(text, |m| out.push(m));
+        out
+    }
+
+    /// [`TermMatcher::find`], handing each match to `emit` as soon as it is settled (in
+    /// order), without holding every match.
+    pub fn find_each(&self, text: &str, mut emit: impl FnMut(TermMatch)) {
+        // Offsets are kept as `u32` in the byte map: longer texts (never read: a file is at
+        // most 100 MB) are not matched.
+        if self.is_empty() || text.is_empty() || u32::try_from(text.len()).is_err() {
+            return;
         }
-        // (start, end, entry)
-        let mut candidates: Vec<(usize, usize, usize)> = Vec::new();
-        for (side, fold) in [(&self.folded, true), (&self.exact, false)] {
-            let Some(side) = side else { continue };
-            let hay = normalize(text, fold);
-            for m in side.automaton.find_overlapping_iter(hay.text.as_str()) {
-                let (s, e) = (m.start(), m.end());
-                // A match must cover whole source characters, not part of a folded expansion.
-                if s > 0 && hay.start(s - 1) == hay.start(s) {
-                    continue;
-                }
-                if e < hay.len() && hay.start(e) == hay.start(e - 1) {
-                    continue;
-                }
-                let (start, end) = (hay.start(s), hay.end(e - 1));
-                for &entry in &side.entries[m.pattern().as_usize()] {
-                    if self.bounded(text, start, end, entry) {
-                        candidates.push((start, end, entry));
-                    }
+        let folded = self
+            .folded
+            .as_ref()
+            .map(|side| (side, normalize(text, true)));
+        let exact = self
+            .exact
+            .as_ref()
+            .map(|side| (side, normalize(text, false)));
+        let mut streams: Vec<_> = [folded.as_ref(), exact.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|(side, hay)| {
+                let matches = side
+                    .automaton
+                    .find_overlapping_iter(hay.text.as_str())
+                    .peekable();
+                (*side, hay, matches)
+            })
+            .collect();
+        let mut pending: Vec<Candidate> = Vec::new();
+        let mut settle_at = SETTLE_EVERY;
+        let mut last_end = 0;
+        loop {
+            // The stream whose next match ends first, in the original text.
+            let next = streams
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, (_, hay, matches))| {
+                    matches.peek().map(|m| (hay.end(m.end() - 1), i))
+                })
+                .min();
+            let Some((_, i)) = next else { break };
+            let (side, hay, matches) = &mut streams[i];
+            let Some(m) = matches.next() else { break };
+            let (s, e) = (m.start(), m.end());
+            // A match must cover whole source characters, not part of a folded expansion.
+            if s > 0 && hay.start(s - 1) == hay.start(s) {
+                continue;
+            }
+            if e < hay.len() && hay.start(e) == hay.start(e - 1) {
+                continue;
+            }
+            let (start, end) = (hay.start(s), hay.end(e - 1));
+            for &entry in &side.entries[m.pattern().as_usize()] {
+                if self.bounded(text, start, end, entry) {
+                    pending.push((start, end, entry));
                 }
             }
+            if pending.len() >= settle_at {
+                // No match still to come starts before the longest pattern's reach back from
+                // where each stream's next match ends.
+                let frontier = streams
+                    .iter_mut()
+                    .filter_map(|(side, hay, matches)| {
+                        matches.peek().map(|m| {
+                            hay.start(m.end().saturating_sub(side.longest).min(hay.len() - 1))
+                        })
+                    })
+                    .min()
+                    .unwrap_or(usize::MAX);
+                self.settle(&mut pending, frontier, &mut last_end, &mut emit);
+                settle_at = (pending.len() * 2).max(SETTLE_EVERY);
+            }
         }
-        candidates.sort_by(|a, b| {
+        self.settle(&mut pending, usize::MAX, &mut last_end, &mut emit);
+    }
+
+    /// Hands on, in order, the winners among the candidates that start before `frontier`
+    /// (all the candidates that will ever start there are in `pending`), keeping the rest.
+    fn settle(
+        &self,
+        pending: &mut Vec<Candidate>,
+        frontier: usize,
+        last_end: &mut usize,
+        emit: &mut impl FnMut(TermMatch),
+    ) {
+        pending.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
                 .then((b.1 - b.0).cmp(&(a.1 - a.0)))
                 .then(self.sensitive[b.2].cmp(&self.sensitive[a.2]))
                 .then(a.2.cmp(&b.2))
         });
-        let mut out = Vec::new();
-        let mut last_end = 0;
-        for (start, end, entry) in candidates {
-            if start < last_end {
+        let settled = pending.partition_point(|c| c.0 < frontier);
+        for (start, end, entry) in pending.drain(..settled) {
+            if start < *last_end {
                 continue;
             }
-            out.push(TermMatch {
+            emit(TermMatch {
                 entry,
                 range: start..end,
             });
-            last_end = end;
+            *last_end = end;
         }
-        out
     }
 
     /// Whether the match `start..end` for `entry` sits on word (and grapheme) boundaries.
@@ -152,30 +230,44 @@ fn build(patterns: Vec<String>, entries: Vec<Vec<usize>>) -> Option<Side> {
     if patterns.is_empty() {
         return None;
     }
+    let longest = patterns.iter().map(String::len).max().unwrap_or(0);
     let automaton = AhoCorasickBuilder::new()
         .match_kind(MatchKind::Standard)
         .build(&patterns)
         .ok()?;
-    Some(Side { automaton, entries })
+    Some(Side {
+        automaton,
+        entries,
+        longest,
+    })
 }
 
-/// A normalised copy of a text with, for every byte, the original range of its source.
-/// `map` is `None` when the copy is byte-for-byte aligned with the original (ASCII text with
-/// no whitespace run longer than one character: the common case), which spares two maps of
-/// a word per byte on every block.
+/// A normalised copy of a text with, for every byte, the start of the original range it came
+/// from (each character, or each whitespace run, is one range; the ranges follow each other,
+/// so a range ends where the next begins). `map` is `None` when the copy is byte-for-byte
+/// aligned with the original (ASCII text with no whitespace run longer than one character:
+/// the common case), which spares a map of the text's size on every block.
 struct Normalized {
     text: String,
-    map: Option<(Vec<usize>, Vec<usize>)>,
+    map: Option<Vec<u32>>,
+    /// The original text's length.
+    original: usize,
 }
 
 impl Normalized {
     /// Start of the original range of output byte `i`.
     fn start(&self, i: usize) -> usize {
-        self.map.as_ref().map_or(i, |(starts, _)| starts[i])
+        self.map.as_ref().map_or(i, |starts| starts[i] as usize)
     }
-    /// End of the original range of output byte `i`.
+    /// End of the original range of output byte `i`: the start of the next range.
     fn end(&self, i: usize) -> usize {
-        self.map.as_ref().map_or(i + 1, |(_, ends)| ends[i])
+        let Some(starts) = &self.map else {
+            return i + 1;
+        };
+        starts[i + 1..]
+            .iter()
+            .find(|&&s| s != starts[i])
+            .map_or(self.original, |&s| s as usize)
     }
     fn len(&self) -> usize {
         self.text.len()
@@ -183,47 +275,40 @@ impl Normalized {
 }
 
 /// Collapses every whitespace run to one space and, when `fold`, lowercases (with final sigma
-/// folded to sigma). Each output byte records the original byte range it came from.
+/// folded to sigma). Each output byte records where its original range starts.
 fn normalize(text: &str, fold: bool) -> Normalized {
     if let Some(aligned) = normalize_aligned(text, fold) {
         return aligned;
     }
     let mut text_out = String::with_capacity(text.len());
     let mut starts = Vec::with_capacity(text.len());
-    let mut ends = Vec::with_capacity(text.len());
     let mut out = Slow {
         text: &mut text_out,
         starts: &mut starts,
-        ends: &mut ends,
     };
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         if c.is_whitespace() {
-            let mut end = at + c.len_utf8();
-            while let Some(&(next_at, next)) = chars.peek() {
-                if !next.is_whitespace() {
-                    break;
-                }
-                end = next_at + next.len_utf8();
+            while chars.peek().is_some_and(|&(_, next)| next.is_whitespace()) {
                 chars.next();
             }
-            push(&mut out, ' ', at, end);
+            push(&mut out, ' ', at);
             continue;
         }
-        let end = at + c.len_utf8();
         if fold && !c.is_ascii() {
             for lower in c.to_lowercase() {
-                push(&mut out, if lower == 'ς' { 'σ' } else { lower }, at, end);
+                push(&mut out, if lower == 'ς' { 'σ' } else { lower }, at);
             }
         } else if fold {
-            push(&mut out, c.to_ascii_lowercase(), at, end);
+            push(&mut out, c.to_ascii_lowercase(), at);
         } else {
-            push(&mut out, c, at, end);
+            push(&mut out, c, at);
         }
     }
     Normalized {
         text: text_out,
-        map: Some((starts, ends)),
+        map: Some(starts),
+        original: text.len(),
     }
 }
 
@@ -248,8 +333,12 @@ fn normalize_aligned(text: &str, fold: bool) -> Option<Normalized> {
             }
         }
         // ASCII in, ASCII out.
-        let text = String::from_utf8(out).ok()?;
-        return Some(Normalized { text, map: None });
+        let out = String::from_utf8(out).ok()?;
+        return Some(Normalized {
+            text: out,
+            map: None,
+            original: text.len(),
+        });
     }
     let mut out = String::with_capacity(text.len());
     let mut previous_space = false;
@@ -282,21 +371,23 @@ fn normalize_aligned(text: &str, fold: bool) -> Option<Normalized> {
     Some(Normalized {
         text: out,
         map: None,
+        original: text.len(),
     })
 }
 
 /// The output of the general (mapped) normalisation.
 struct Slow<'a> {
     text: &'a mut String,
-    starts: &'a mut Vec<usize>,
-    ends: &'a mut Vec<usize>,
+    starts: &'a mut Vec<u32>,
 }
 
-fn push(out: &mut Slow<'_>, c: char, start: usize, end: usize) {
+/// Pushes `c`, from the original range starting at `start` (the caller checked that every
+/// offset fits a `u32`).
+fn push(out: &mut Slow<'_>, c: char, start: usize) {
     out.text.push(c);
+    let start = u32::try_from(start).unwrap_or(u32::MAX);
     for _ in 0..c.len_utf8() {
         out.starts.push(start);
-        out.ends.push(end);
     }
 }
 
@@ -434,6 +525,36 @@ mod tests {
             }]
         );
         assert_eq!(&text[9..14], "login");
+    }
+
+    #[test]
+    fn matches_settled_in_windows_are_the_matches_of_each_part() {
+        // Far more candidates than one settling window, folded and exact sides, overlapping
+        // terms, collapsed whitespace and folds that move bytes: the whole text gives each
+        // part's matches, shifted.
+        let entries = [
+            entry("sign", false),
+            entry("sign in", false),
+            entry("in place", false),
+            entry("github", false),
+            entry("GitHub", true),
+            entry("login", false),
+            entry("straße", false),
+        ];
+        let m = TermMatcher::new(&entries);
+        let part = "Sign in place, sign   in to GitHub github İİ LOGIN STRAẞE sign\n in. | ";
+        let one: Vec<TermMatch> = m.find(part);
+        assert_eq!(one.len(), 7, "{one:?}");
+        let times = 3 * SETTLE_EVERY;
+        let whole = m.find(&part.repeat(times));
+        let mut expected = Vec::new();
+        for i in 0..times {
+            expected.extend(one.iter().map(|t| TermMatch {
+                entry: t.entry,
+                range: t.range.start + i * part.len()..t.range.end + i * part.len(),
+            }));
+        }
+        assert_eq!(whole, expected);
     }
 
     #[test]

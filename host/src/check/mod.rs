@@ -19,8 +19,9 @@ mod walk;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
-use kapi_core::check::{self, CheckReport, Coverage, FailOn, Finding, Gate, Target};
+use kapi_core::check::{self, CheckReport, Coverage, FailOn, Findings, Gate, Target};
 use kapi_core::formats::Format;
 use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::project::collections::Collections;
@@ -46,6 +47,9 @@ pub struct CheckRequest {
     pub ship: bool,
     /// Check only the blocks changed since this git revision.
     pub diff_against: Option<String>,
+    /// Set from another thread to stop the check (an MCP client's `notifications/cancelled`):
+    /// the check then ends with an error no one reads, and frees its cores.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// A finished check: the report, and notes meant for stderr (governance fallbacks).
@@ -219,9 +223,15 @@ pub fn check(
         jobs.retain(|job| changed.contains_key(&job.abs));
     }
 
-    let results = run::run_jobs(&jobs, &governances, changed.as_ref(), progress)?;
+    let results = run::run_jobs(
+        &jobs,
+        &governances,
+        changed.as_ref(),
+        progress,
+        request.cancel.as_deref(),
+    )?;
 
-    let mut findings: Vec<Finding> = Vec::new();
+    let mut findings = Findings::default();
     let mut stale = Vec::new();
     let mut coverage = Coverage::default();
     let mut fingerprints = Vec::new();
@@ -230,7 +240,7 @@ pub fn check(
     for (job, result) in jobs.iter().zip(results) {
         let governance = &governances[job.governance];
         blocks += result.blocks;
-        findings.extend(result.findings);
+        findings.append(result.findings);
         stale.extend(result.stale);
         if job.source_checks {
             coverage.add(&job.display, &governance.unassessed);

@@ -3,10 +3,10 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 
-use kapi_core::check::{self, CheckInput, Finding, StaleTranslation};
+use kapi_core::check::{self, CheckInput, Finding, Findings, StaleTranslation};
 use kapi_core::formats;
 use kapi_core::governance::Governance;
 
@@ -15,7 +15,7 @@ use super::diff::Changed;
 use crate::error::HostError;
 
 pub(super) struct FileResult {
-    pub findings: Vec<Finding>,
+    pub findings: Findings,
     pub stale: Vec<StaleTranslation>,
     pub blocks: usize,
 }
@@ -23,13 +23,16 @@ pub(super) struct FileResult {
 /// A job's index and its outcome.
 type Indexed = (usize, Result<FileResult, HostError>);
 
-/// Reads and checks every job on all cores; the first error (in job order) wins.
+/// Reads and checks every job on all cores; the first error (in job order) wins. A set
+/// `cancel` stops the workers before their next file (and each check before its next block).
 pub(super) fn run_jobs(
     jobs: &[Job],
     governances: &[Arc<Governance>],
     changed: Option<&HashMap<PathBuf, Changed>>,
     progress: &dyn super::Progress,
+    cancel: Option<&AtomicBool>,
 ) -> Result<Vec<FileResult>, HostError> {
+    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len().max(1));
@@ -46,8 +49,11 @@ pub(super) fn run_jobs(
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(job) = jobs.get(i) else { break };
+                        if cancelled() {
+                            break;
+                        }
                         let change = changed.and_then(|c| c.get(&job.abs));
-                        out.push((i, check_file(job, governances, change)));
+                        out.push((i, check_file(job, governances, change, cancel)));
                         progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                     }
                     out
@@ -62,6 +68,11 @@ pub(super) fn run_jobs(
             message: "a check worker stopped unexpectedly; no result is reported".into(),
         });
     };
+    if cancelled() {
+        return Err(HostError::Internal {
+            message: "the check was cancelled; no result is reported".into(),
+        });
+    }
     for (i, result) in per_thread.into_iter().flatten() {
         slots[i] = Some(result);
     }
@@ -81,12 +92,13 @@ fn check_file(
     job: &Job,
     governances: &[Arc<Governance>],
     change: Option<&Changed>,
+    cancel: Option<&AtomicBool>,
 ) -> Result<FileResult, HostError> {
     let governance: &Governance = &governances[job.governance];
     let (_, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
     // Offsets index the decoded text the skeleton holds.
     let text = parsed.skeleton.text();
-    let mut findings = Vec::new();
+    let mut findings = Findings::default();
     let mut blocks = 0;
     if job.source_checks {
         let only = change.and_then(|c| c.source.as_ref());
@@ -96,6 +108,7 @@ fn check_file(
             document: &parsed.document,
             governance,
             only_blocks: only,
+            cancel,
         };
         findings = check::check_document(&input);
         blocks = match only {

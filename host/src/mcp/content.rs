@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use kapi_core::check::{
-    self, CheckInput, CheckReport, Coverage, Finding, Gate, Summary, Target, terms::rule_for,
+    self, CheckInput, CheckReport, Coverage, Finding, Findings, Gate, Rule, Summary, Target,
+    terms::rule_for,
 };
 use kapi_core::formats::{self, Format, Parsed};
 use kapi_core::governance::{Governance, TermStatus, Unassessed, load as governance_load};
@@ -26,7 +27,7 @@ use rmcp::{Peer, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::server::{KapiServer, answer, failure, respond};
+use super::server::{KapiServer, REPORT_FINDINGS, answer, failure, respond};
 use crate::app::{App, normalize, relative_to};
 use crate::error::HostError;
 
@@ -265,15 +266,49 @@ fn read(text: &str, scope: &Scope) -> Result<Parsed, HostError> {
         })
 }
 
-/// Every analyzer over the parsed text, as `kapi check` runs them over a file.
-fn findings(parsed: &Parsed, scope: &Scope) -> Vec<Finding> {
-    check::check_document(&CheckInput {
-        path: &scope.display,
-        text: parsed.skeleton.text(),
-        document: &parsed.document,
-        governance: &scope.governance,
-        only_blocks: None,
-    })
+/// The analyzers over the parsed text, as `kapi check` runs them over a file, keeping the
+/// findings of the rules `keep` accepts; the call's cancel flag stops them between blocks,
+/// and a cancelled call answers an error no client reads (the server drops it).
+fn findings(
+    parsed: &Parsed,
+    scope: &Scope,
+    keep: &dyn Fn(&Rule) -> bool,
+) -> Result<Findings, HostError> {
+    let cancel = super::calls::cancel_flag();
+    let found = check::check_document_where(
+        &CheckInput {
+            path: &scope.display,
+            text: parsed.skeleton.text(),
+            document: &parsed.document,
+            governance: &scope.governance,
+            only_blocks: None,
+            cancel: cancel.as_deref(),
+        },
+        keep,
+    );
+    if super::calls::cancelled() {
+        return Err(HostError::Internal {
+            message: "the call was cancelled".into(),
+        });
+    }
+    Ok(found)
+}
+
+/// The summary of every finding, whether the gate passes them, and those held (most severe
+/// first past [`REPORT_FINDINGS`]) with how many were let go.
+fn settle(mut found: Findings, gate: &Gate) -> (Summary, bool, Vec<Finding>, usize) {
+    found.hold_at_most(REPORT_FINDINGS);
+    let summary = Summary::of_counts(found.counts());
+    let pass = ![
+        (summary.critical, kapi_core::governance::Severity::Critical),
+        (summary.major, kapi_core::governance::Severity::Major),
+        (summary.minor, kapi_core::governance::Severity::Minor),
+        (summary.info, kapi_core::governance::Severity::Info),
+    ]
+    .iter()
+    .any(|&(n, severity)| n > 0 && gate.fail_on.fails(severity));
+    let (held, truncated) = found.into_sorted();
+    (summary, pass, held, truncated)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -292,7 +327,7 @@ fn run_check_text(app: &App, p: &CheckTextParams) -> Result<(CheckReport, Vec<St
         },
     )?;
     let parsed = read(&p.text, &scope)?;
-    let found = findings(&parsed, &scope);
+    let found = findings(&parsed, &scope, &|_| true)?;
     let gov = &scope.governance;
     let mut coverage = Coverage::default();
     coverage.add(&scope.display, &gov.unassessed);
@@ -327,13 +362,14 @@ fn run_check_text(app: &App, p: &CheckTextParams) -> Result<(CheckReport, Vec<St
             scope.format.info().name
         ));
     }
-    let report = CheckReport::build(
+    let mut report = CheckReport::build(
         target,
         found,
         scope.gate,
         coverage,
         vec![gov.fingerprint.clone()],
     );
+    report.hold_at_most(REPORT_FINDINGS);
     Ok((report, notes))
 }
 
@@ -354,6 +390,15 @@ fn render_findings(out: &mut String, findings: &[Finding]) {
             out.push_str(&format!(" → use `{s}`"));
         }
         out.push('\n');
+    }
+}
+
+/// The line that says a report holds fewer findings than it counts.
+fn render_truncated(out: &mut String, truncated: usize, held: usize) {
+    if truncated > 0 {
+        out.push_str(&format!(
+            "… and {truncated} more finding(s), counted above but not listed: a report holds {held} (the most severe first)\n"
+        ));
     }
 }
 
@@ -379,6 +424,7 @@ fn render_check(report: &CheckReport, notes: &[String]) -> String {
         out.push_str(&format!("Gate: {reason}\n"));
     }
     render_findings(&mut out, &report.findings);
+    render_truncated(&mut out, report.truncated, report.findings.len());
     out.push_str(&format!("Ran: {}\n", report.coverage.ran.join(", ")));
     if !report.coverage.unassessed.is_empty() {
         let items: Vec<String> = report
@@ -417,6 +463,9 @@ struct VoiceCheck {
     pass: bool,
     summary: Summary,
     findings: Vec<Finding>,
+    /// Findings the summary counts that `findings` does not hold (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    truncated: usize,
     /// Guidance in force that no analyzer checks: follow it yourself.
     unassessed: Vec<Unassessed>,
     notes: Vec<String>,
@@ -434,10 +483,8 @@ fn run_voice_check(app: &App, p: &VoiceParams) -> Result<VoiceCheck, HostError> 
         },
     )?;
     let parsed = read(&p.text, &scope)?;
-    let found: Vec<Finding> = findings(&parsed, &scope)
-        .into_iter()
-        .filter(|f| f.rule.starts_with("voice."))
-        .collect();
+    let found = findings(&parsed, &scope, &|rule| rule.analyzer() == "voice")?;
+    let (summary, pass, found, truncated) = settle(found, &scope.gate);
     let gov = &scope.governance;
     let mut notes = scope.notes.clone();
     if gov.voice.is_none() {
@@ -449,9 +496,10 @@ fn run_voice_check(app: &App, p: &VoiceParams) -> Result<VoiceCheck, HostError> 
             name: v.name.clone(),
             source: gov.voice_source.clone(),
         }),
-        pass: !found.iter().any(|f| scope.gate.fail_on.fails(f.severity)),
-        summary: Summary::of(&found),
+        pass,
+        summary,
         findings: found,
+        truncated,
         unassessed: gov.unassessed.clone(),
         notes,
     })
@@ -468,6 +516,7 @@ fn render_voice(v: &VoiceCheck) -> String {
         None => "No voice is bound: nothing was checked.\n".to_owned(),
     };
     render_findings(&mut out, &v.findings);
+    render_truncated(&mut out, v.truncated, v.findings.len());
     if !v.unassessed.is_empty() {
         let items: Vec<String> = v
             .unassessed
@@ -576,6 +625,11 @@ fn run_voice_rewrite(app: &App, p: &VoiceParams) -> Result<Rewrite, HostError> {
     let mut replacements: Vec<Replacement> = Vec::new();
     let mut unchanged = Vec::new();
     for block in parsed.document.blocks.iter().filter(|b| b.translatable) {
+        if super::calls::cancelled() {
+            return Err(HostError::Internal {
+                message: "the call was cancelled".into(),
+            });
+        }
         let prose = Prose::from_edition(&block.source);
         for m in gov.matcher.find(&prose.text) {
             let Some(entry) = gov.terms.get(m.entry) else {
@@ -704,8 +758,20 @@ struct TermCheck {
     pass: bool,
     summary: Summary,
     findings: Vec<Finding>,
+    /// Findings the summary counts that `findings` does not hold (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    truncated: usize,
+    /// The terms found, the first [`REPORT_FINDINGS`] in the text.
     terms: Vec<FoundTerm>,
+    /// Terms found past the first [`REPORT_FINDINGS`], counted and not listed (absent when
+    /// none).
+    #[serde(skip_serializing_if = "is_zero")]
+    terms_truncated: usize,
     notes: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn run_term_check(app: &App, p: &TermCheckParams) -> Result<TermCheck, HostError> {
@@ -720,19 +786,25 @@ fn run_term_check(app: &App, p: &TermCheckParams) -> Result<TermCheck, HostError
         },
     )?;
     let parsed = read(&p.text, &scope)?;
-    let found: Vec<Finding> = findings(&parsed, &scope)
-        .into_iter()
-        .filter(|f| f.rule.starts_with("terms."))
-        .collect();
+    let found = findings(&parsed, &scope, &|rule| rule.analyzer() == "terms")?;
+    let (summary, pass, found, truncated) = settle(found, &scope.gate);
     let source = parsed.skeleton.text();
     let lines = LineIndex::new(source);
     let gov = &scope.governance;
     let mut terms = Vec::new();
+    let mut terms_truncated = 0;
     for block in parsed.document.blocks.iter().filter(|b| b.translatable) {
+        if super::calls::cancelled() {
+            break;
+        }
         let prose = Prose::from_edition(&block.source);
-        for m in gov.matcher.find(&prose.text) {
+        gov.matcher.find_each(&prose.text, |m| {
+            if terms.len() >= REPORT_FINDINGS {
+                terms_truncated += 1;
+                return;
+            }
             let Some(entry) = gov.terms.get(m.entry) else {
-                continue;
+                return;
             };
             let (start, end) = locate(&prose, &m.range, source).unwrap_or_else(|| {
                 let at = prose.file_offset(m.range.start).unwrap_or(block.span.start);
@@ -752,7 +824,7 @@ fn run_term_check(app: &App, p: &TermCheckParams) -> Result<TermCheck, HostError
                 end,
                 block: block.key.clone(),
             });
-        }
+        });
     }
     terms.sort_by_key(|t| t.start);
     let mut notes = scope.notes.clone();
@@ -765,10 +837,12 @@ fn run_term_check(app: &App, p: &TermCheckParams) -> Result<TermCheck, HostError
     Ok(TermCheck {
         schema: "kapi.term-check/v1",
         lang: scope.lang,
-        pass: !found.iter().any(|f| scope.gate.fail_on.fails(f.severity)),
-        summary: Summary::of(&found),
+        pass,
+        summary,
         findings: found,
+        truncated,
         terms,
+        terms_truncated,
         notes,
     })
 }
@@ -779,9 +853,10 @@ fn render_terms(t: &TermCheck) -> String {
         if t.pass { "PASS" } else { "FAIL" },
         t.lang,
         t.summary.findings,
-        t.terms.len()
+        t.terms.len() + t.terms_truncated
     );
     render_findings(&mut out, &t.findings);
+    render_truncated(&mut out, t.truncated, t.findings.len());
     for term in &t.terms {
         out.push_str(&format!(
             "- `{}` {}:{} is {}",
@@ -794,6 +869,12 @@ fn render_terms(t: &TermCheck) -> String {
             out.push_str(&format!(" (use `{r}`)"));
         }
         out.push('\n');
+    }
+    if t.terms_truncated > 0 {
+        out.push_str(&format!(
+            "… and {} more term(s) found, not listed\n",
+            t.terms_truncated
+        ));
     }
     render_notes(&mut out, &t.notes);
     out

@@ -300,10 +300,14 @@ impl KapiServer {
         let path = resolve(&app, &p.path);
         let request = crate::check::CheckRequest {
             paths: vec![path],
+            cancel: super::calls::cancel_flag(),
             ..Default::default()
         };
         match crate::check::check(&app, &request, &()) {
-            Ok(run) => answer(&run.report, None),
+            Ok(mut run) => {
+                run.report.hold_at_most(super::server::REPORT_FINDINGS);
+                answer(&run.report, None)
+            }
             Err(e) => failure(e),
         }
     }
