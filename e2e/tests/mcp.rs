@@ -1067,3 +1067,115 @@ fn an_oversized_call_is_refused_and_the_server_keeps_serving() {
         .ok("the next call");
     assert_eq!(server.close(), 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Concurrency and cancellation (issue 15, item 7)
+
+/// A text whose check takes a while in any build: 4 MB of a word the voice forbids, so every
+/// word is a finding and every pair a repeated word.
+fn slow_text() -> String {
+    "utilize ".repeat(500_000)
+}
+
+/// Sends a request without waiting; its id.
+fn send_request(server: &mut Server, method: &str, params: Value) -> u64 {
+    let id = server.next;
+    server.next += 1;
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    id
+}
+
+/// The ids of the responses read until every one of `until` has answered, in arrival order.
+fn responses_until(server: &mut Server, until: &[u64]) -> Vec<u64> {
+    let deadline = std::time::Instant::now() + common::TIMEOUT;
+    let mut seen = Vec::new();
+    while !until.iter().all(|id| seen.contains(id)) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = server.lines.recv_timeout(left).unwrap_or_else(|e| {
+            panic!(
+                "{}: waiting for {until:?}, answered {seen:?} ({e:?})\nstderr: {}",
+                server.ctx,
+                server.stderr()
+            )
+        });
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("{}: not JSON-RPC ({e}): {line:.300}", server.ctx));
+        if let Some(id) = message["id"].as_u64()
+            && (message.get("result").is_some() || message.get("error").is_some())
+        {
+            seen.push(id);
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_slow_check_text_holds_back_neither_a_ping_nor_a_fast_call() {
+    let p = Project::new("slow", "utilize");
+    let (mut server, _) = Server::start_with(&p.root, Bind::Discover, &["--all"], PROTOCOL);
+    let slow = send_request(
+        &mut server,
+        "tools/call",
+        json!({"name": "check_text", "arguments": {"text": slow_text()}}),
+    );
+    let fast = send_request(
+        &mut server,
+        "tools/call",
+        json!({"name": "check_text", "arguments": {"text": "Sign in to begin.\n"}}),
+    );
+    let ping = send_request(&mut server, "ping", json!({}));
+    let order = responses_until(&mut server, &[slow, fast, ping]);
+    assert_eq!(order.last(), Some(&slow), "answered in the order {order:?}");
+    assert!(order.contains(&fast) && order.contains(&ping), "{order:?}");
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
+fn a_cancelled_check_text_is_never_answered_and_the_server_keeps_serving() {
+    let p = Project::new("cancel", "utilize");
+    let (mut server, _) = Server::start_with(&p.root, Bind::Discover, &["--all"], PROTOCOL);
+    let slow = send_request(
+        &mut server,
+        "tools/call",
+        json!({"name": "check_text", "arguments": {"text": slow_text()}}),
+    );
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": slow, "reason": "the user moved on"}}),
+    );
+    let ping = send_request(&mut server, "ping", json!({}));
+    let order = responses_until(&mut server, &[ping]);
+    assert!(
+        !order.contains(&slow),
+        "the cancelled call answered: {order:?}"
+    );
+    // A notice for a request already answered, or never made, is ignored.
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": ping}}),
+    );
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 4242}}),
+    );
+    // A short extra window for a late answer, then the server still serves calls.
+    let late = std::time::Instant::now() + std::time::Duration::from_millis(500);
+    while let Some(left) = late.checked_duration_since(std::time::Instant::now()) {
+        match server.lines.recv_timeout(left) {
+            Ok(line) => {
+                let message: Value = serde_json::from_str(&line).unwrap_or_default();
+                assert_ne!(
+                    message["id"],
+                    json!(slow),
+                    "the cancelled call answered: {line:.300}"
+                );
+            }
+            Err(_) => break,
+        }
+    }
+    server
+        .tool("check_file", json!({"path": "docs/good.md"}))
+        .ok("a call after the cancelled one");
+    assert!(server.request("ping", json!({})).get("result").is_some());
+    assert_eq!(server.close(), 0);
+}
