@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: install pofilter-agree build test e2e e2e-hosts lint bench bench-formats bench-apply bench-mcp bench-hooks demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: install pofilter-agree build test e2e e2e-hosts lint bench bench-formats bench-apply bench-mcp bench-hooks bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -72,6 +72,11 @@ bench-mcp: release
 # Only the hook benchmark (pre-edit, post-edit and stop latency, one process per call).
 bench-hooks: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/hooks.py
+
+# Only the hostile-input benchmark (wall time and peak memory of inputs built to be expensive:
+# one line of millions of words, megabytes of findings over MCP), a Markdown table on stdout.
+bench-hostile: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/hostile.py
 
 # Only the change-set benchmark (kapi apply on a 100 KB Markdown file and a 5 MB catalog).
 bench-apply: release
