@@ -214,7 +214,10 @@ mod render_tests {
         let mut report = tests::sample();
         report.truncated = 7;
         let out = render(&report);
-        assert!(out.contains("; 7 more not annotated (the report holds 4)"), "{out}");
+        assert!(
+            out.contains("; 7 more not annotated (the report holds 4)"),
+            "{out}"
+        );
         assert!(!render(&tests::sample()).contains("not annotated"));
     }
 
