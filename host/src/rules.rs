@@ -1188,7 +1188,7 @@ mod tests {
             message.contains("help/AGENTS.md") && message.contains("line 3"),
             "{message}"
         );
-        assert_eq!(host.kind(), crate::ErrorKind::Usage);
+        assert_eq!(host.kind(), crate::ErrorKind::Operational);
     }
 
     #[test]
