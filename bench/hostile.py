@@ -16,7 +16,10 @@ case that runs longer; `HOSTILE_MARKDOWN=FILE` also writes the table to FILE.
 
 The check cases run in one small project (`project()`): its terms deprecate `login` for
 `sign in`, its voice limits a sentence to 35 words, so every word of `login login …` is a
-`terms.deprecated` finding and every second one a `hygiene.repeated-word`.
+`terms.deprecated` finding and every second one a `hygiene.repeated-word`. The reader cases
+(`docx-…`, `json-…`, `markdown-…`) inspect, check or apply one edit to a file built to cost
+more than its size: nested tables, a zip part that inflates, a 50 MB catalog, a key repeated
+in every value, millions of short paragraphs; a refused file notes its error.
 """
 import json
 import os
@@ -212,12 +215,175 @@ def check_text_mcp(target_bytes):
     return run
 
 
+# Readers: a .docx whose tables nest or whose part inflates, a large JSON catalog, a key
+# repeated in every value, many short Markdown paragraphs.
+
+W_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+
+
+def docx_file(case_dir, chunks):
+    """A .docx (deflated) whose `word/document.xml` is the body `chunks` give."""
+    import zipfile
+    path = os.path.join(case_dir, "input.docx")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        with z.open("word/document.xml", "w", force_zip64=True) as f:
+            f.write(f'<?xml version="1.0" encoding="UTF-8"?><w:document {W_NS}><w:body>'.encode())
+            for chunk in chunks:
+                f.write(chunk.encode())
+            f.write(b"</w:body></w:document>")
+    return path, os.path.getsize(path)
+
+
+def nested_tables(depth):
+    """`depth` tables, each in the first cell of the one before, a paragraph in each cell."""
+    def body():
+        for i in range(depth):
+            yield f"<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Cell {i} text.</w:t></w:r></w:p>"
+        for _ in range(depth):
+            yield "</w:tc></w:tr></w:tbl><w:p/>"
+    return body()
+
+
+def docx_paragraphs(inflated):
+    """Paragraphs of one sentence, `inflated` bytes of XML in all."""
+    p = "<w:p><w:r><w:t>The quick brown fox jumps over the lazy dog again.</w:t></w:r></w:p>"
+    return (p * 1000 for _ in range(inflated // len(p) // 1000))
+
+
+def catalog(size):
+    """A flat JSON catalog of about `size` bytes: `"key.sectionN.itemM": "…"` pairs."""
+    lines, total, i = [], 0, 0
+    while total < size:
+        line = f'  "key.section{i // 100}.item{i}": "Save the file {i} before you close the window."'
+        lines.append(line)
+        total += len(line) + 2
+        i += 1
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def short_paragraphs(size):
+    """Markdown of about `size` bytes: paragraphs of two to six words, a blank line apart."""
+    import random
+    rng = random.Random(2)
+    vocabulary = "the quick brown fox jumps over lazy dog save file window close open".split()
+    out, total = [], 0
+    while total < size:
+        p = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(2, 6))).capitalize() + "."
+        out.append(p)
+        total += len(p) + 2
+    return "\n\n".join(out) + "\n"
+
+
+def cli_read(case_dir, args, input_bytes):
+    """`kapi ARGS` timed; the note is what came out: the blocks read, the findings, the
+    change set's status, or the first line of the error."""
+    out_path, err_path = os.path.join(case_dir, "stdout.json"), os.path.join(case_dir, "stderr")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        p, report = run_timed(case_dir, args, stdout=out, stderr=err)
+        try:
+            p.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            stop(p)
+            return Result(input_bytes, note=f"stopped after {TIMEOUT:.0f} s")
+    wall, rss = parse_time(report)
+    note = ""
+    try:
+        with open(out_path) as f:
+            doc = json.load(f)
+        if "total" in doc:
+            note = f"{doc['total']} blocks"
+        elif "summary" in doc:
+            note = f"{doc['summary'].get('findings')} findings"
+        elif "status" in doc:
+            note = f"{doc['status']}"
+    except ValueError:
+        pass
+    if p.returncode != 0:
+        with open(err_path, errors="replace") as f:
+            first = f.readline().strip()
+        try:
+            first = json.loads(first).get("error", first)
+        except ValueError:
+            pass
+        first = first.removeprefix("error: ")
+        note = (first[:110] + "…") if len(first) > 110 else first
+    os.remove(out_path)
+    os.remove(err_path)
+    return Result(input_bytes, wall, rss, p.returncode, note)
+
+
+def read_case(verb, make):
+    """`kapi inspect --json --limit 100 FILE` (the first page an assistant reads) or `kapi
+    check --json FILE` on the input `make(case_dir)` writes (its path and size)."""
+    def run(case_dir):
+        path, size = make(case_dir)
+        args = ["inspect", "--json", "--limit", "100", path] if verb == "inspect" else \
+            ["check", "--json", path]
+        return cli_read(case_dir, args, size)
+    return run
+
+
+def apply_case(make):
+    """`kapi apply --json` of one `replace_text` on the first block that is not a heading,
+    read (untimed) with `kapi inspect` first."""
+    def run(case_dir):
+        path, size = make(case_dir)
+        first = subprocess.run([KAPI, "inspect", "--json", "--limit", "5", path], cwd=project(),
+                               env=ENV, capture_output=True)
+        block = next(b for b in json.loads(first.stdout)["blocks"] if b["role"] != "heading")
+        change = {"schema": "kapi.change/v1", "operations": [{
+            "op": "replace_text", "at": block["ref"], "if_match": block["rev"],
+            "find": block["text"].split()[0], "replace": "Xyzzy"}]}
+        set_path = os.path.join(case_dir, "change.json")
+        with open(set_path, "w") as f:
+            json.dump(change, f)
+        return cli_read(case_dir, ["apply", "--json", set_path], size)
+    return run
+
+
+def text_input(name, text):
+    return lambda case_dir: write(case_dir, name, text() if callable(text) else text)
+
+
+def docx_input(chunks):
+    return lambda case_dir: docx_file(case_dir, chunks())
+
+
+CATALOG = lambda: catalog(50 * 1024 * 1024)  # noqa: E731
+LONG_KEY = lambda: '{"%s": [%s]}' % ("k" * 1024 * 1024, ",".join(['""'] * 20_000))  # noqa: E731
+SHORT_MD = lambda: short_paragraphs(45 * 1024 * 1024)  # noqa: E731
+
 CASES = [
     Case("check-line-800k", "`kapi check --json`: one line of 800,000 words", check_words(800_000)),
     Case("check-line-2m", "`kapi check --json`: one line of 2,000,000 words", check_words(2_000_000)),
     Case("check-lines-800k", "`kapi check --json`: 800,000 words, 10 to a line", check_words(800_000, 10)),
     Case("check-lines-2m", "`kapi check --json`: 2,000,000 words, 10 to a line", check_words(2_000_000, 10)),
     Case("mcp-check-text-4mb", "MCP `check_text` of 4 MB on one line, then `ping`", check_text_mcp(4_000_000)),
+    Case("docx-tables-8k", "`kapi inspect`: a .docx of 8,000 nested tables",
+         read_case("inspect", docx_input(lambda: nested_tables(8000)))),
+    Case("docx-tables-33k", "`kapi inspect`: a .docx of 33,000 nested tables",
+         read_case("inspect", docx_input(lambda: nested_tables(33000)))),
+    Case("docx-inflate-190mb", "`kapi inspect`: a .docx whose part inflates to 190 MB",
+         read_case("inspect", docx_input(lambda: docx_paragraphs(190 * 1024 * 1024)))),
+    Case("docx-inflate-90mb", "`kapi inspect`: a .docx whose part inflates to 90 MB",
+         read_case("inspect", docx_input(lambda: docx_paragraphs(90 * 1024 * 1024)))),
+    Case("docx-inflate-90mb-check", "`kapi check`: the same 90 MB part",
+         read_case("check", docx_input(lambda: docx_paragraphs(90 * 1024 * 1024)))),
+    Case("docx-inflate-90mb-apply", "`kapi apply`: one edit in the same 90 MB part",
+         apply_case(docx_input(lambda: docx_paragraphs(90 * 1024 * 1024)))),
+    Case("json-catalog-50mb", "`kapi inspect`: a 50 MB JSON catalog",
+         read_case("inspect", text_input("input.json", CATALOG))),
+    Case("json-catalog-50mb-check", "`kapi check`: the 50 MB JSON catalog",
+         read_case("check", text_input("input.json", CATALOG))),
+    Case("json-catalog-50mb-apply", "`kapi apply`: one edit in the 50 MB JSON catalog",
+         apply_case(text_input("input.json", CATALOG))),
+    Case("json-long-key", "`kapi inspect`: 20,000 values under a 1 MB key",
+         read_case("inspect", text_input("input.json", LONG_KEY))),
+    Case("markdown-short-45mb", "`kapi inspect`: 45 MB of short Markdown paragraphs",
+         read_case("inspect", text_input("input.md", SHORT_MD))),
+    Case("markdown-short-45mb-check", "`kapi check`: the 45 MB of short paragraphs",
+         read_case("check", text_input("input.md", SHORT_MD))),
 ]
 
 
