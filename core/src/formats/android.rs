@@ -49,7 +49,7 @@
 //! Text an edit types that looks like a printf specifier (`%s`) reads back as a code.
 //! Elements nest at most 256 deep, `<resources>` included ([`super::MAX_DEPTH`]); a deeper
 //! element is refused ([`ReadError::TooDeep`]) at its start tag. Block keys (an array's
-//! name repeats in every item's key) may add up to the file's size plus 16 MB
+//! name repeats in every item's key) may add up to four times the file's size plus 16 MB
 //! ([`super::KeyBudget`]).
 //!
 //! ```text

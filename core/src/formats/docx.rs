@@ -9,14 +9,14 @@
 //! `word/styles.xml`, when present, tells which paragraph styles are headings and lists.
 //!
 //! # Limits
-//! The parts read (`document.xml`, then `styles.xml`) count against the 100 MB a file may
-//! hold ([`super::MAX_INPUT_BYTES`]) as they inflate, whatever sizes the zip declares: a
-//! package whose parts inflate past it is refused, naming the part, as soon as the limit is
-//! passed. Elements nest at most 256 deep ([`super::MAX_DEPTH`]) and tables inside tables at
-//! most 64 deep; a deeper document is refused at the start tag that goes past the limit, with
-//! its line and column in `document.xml`. Block keys may add up to the part's size plus 16 MB
-//! ([`super::KeyBudget`]). Paragraphs, runs and cells without text are counted for the keys
-//! but not kept, so markup without text costs no memory beyond the open elements.
+//! The parts read (`document.xml`, then `styles.xml`) count against the 100 MB a file may hold
+//! ([`super::MAX_INPUT_BYTES`]) as they inflate, whatever sizes the zip declares: a package
+//! whose parts inflate past it is refused, naming the part, as soon as the limit is passed.
+//! Elements nest at most 256 deep ([`super::MAX_DEPTH`]) and tables inside tables at most 64
+//! deep; a deeper document is refused at the start tag that goes past the limit, with its line
+//! and column in `document.xml`. Block keys may add up to four times the part's size plus 16 MB
+//! ([`super::KeyBudget`]). Paragraphs, runs and cells without text are counted for the keys but
+//! not kept, so markup without text costs no memory beyond the open elements.
 //!
 //! # Blocks and keys
 //! Every `<w:p>` whose `<w:t>` text is not blank is a block. Keys are structural positions,

@@ -2,22 +2,22 @@
 //! markup still reads and every byte of the file keeps its place.
 //!
 //! # Blocks
-//! The text between two block-level tags is one segment; a segment holding some prose is
-//! a block. Its role comes from the innermost open block-level element: `h1`–`h6` are
-//! headings (level 1–6), `li` a list item (level = how many lists it sits in), `td`/`th`
-//! table cells, `blockquote` (and paragraphs inside one) quotes, `pre` code (not
-//! translatable), `title`, `button`, `label`, `option`, `legend`, `summary` and `textarea`
-//! are `other`, and everything else (`p`, `div`, `section`, `body`, `dt`, `dd`, `caption`,
-//! `figcaption`…) a paragraph. A segment whose prose all sits inside `code`, `kbd`, `samp`
-//! or `tt` is code too. Open elements are tracked on a stack with HTML's implied end tags
-//! (`<p>a<p>b`, `<li>` after `<li>`, cells and rows), and stray end tags are ignored. A
-//! `<` that starts no markup is text; a tag or comment the file ends inside runs to the
-//! end of the file, as browsers read it. Nothing in the markup is an error: only bytes
-//! that are not text in the file's encoding are, and two limits that keep any file linear:
-//! block elements left open more than 256 deep ([`super::MAX_DEPTH`], refused with
-//! [`ReadError::TooDeep`] at the start tag that goes past it; implied end tags close most
-//! before that), and block keys that add up to more than the file's size plus 16 MB
-//! ([`super::KeyBudget`]). Open `translate="no"` inline elements are tracked 256 deep.
+//! The text between two block-level tags is one segment; a segment holding some prose is a
+//! block. Its role comes from the innermost open block-level element: `h1`–`h6` are headings
+//! (level 1–6), `li` a list item (level = how many lists it sits in), `td`/`th` table cells,
+//! `blockquote` (and paragraphs inside one) quotes, `pre` code (not translatable), `title`,
+//! `button`, `label`, `option`, `legend`, `summary` and `textarea` are `other`, and everything
+//! else (`p`, `div`, `section`, `body`, `dt`, `dd`, `caption`, `figcaption`…) a paragraph. A
+//! segment whose prose all sits inside `code`, `kbd`, `samp` or `tt` is code too. Open elements
+//! are tracked on a stack with HTML's implied end tags (`<p>a<p>b`, `<li>` after `<li>`, cells
+//! and rows), and stray end tags are ignored. A `<` that starts no markup is text; a tag or
+//! comment the file ends inside runs to the end of the file, as browsers read it. Nothing in
+//! the markup is an error: only bytes that are not text in the file's encoding are, and two
+//! limits that keep any file linear: block elements left open more than 256 deep
+//! ([`super::MAX_DEPTH`], refused with [`ReadError::TooDeep`] at the start tag that goes past
+//! it; implied end tags close most before that), and block keys that add up to more than four
+//! times the file's size plus 16 MB ([`super::KeyBudget`]). Open `translate="no"` inline
+//! elements are tracked 256 deep.
 //!
 //! Translatable attribute values are blocks of their own (role `other`, `key` for
 //! `<meta>`): `alt`, `title`, `placeholder`, `aria-label`, `label`, `summary`, the `value`
@@ -31,12 +31,11 @@
 //! a paragraph such an inline element is one standalone code holding all of it.
 //!
 //! # Keys
-//! A key is the element path of the segment's container, from the root or from the
-//! innermost element with an `id`, which anchors the path as `name[id]`:
-//! `html/head/title`, `html/body/div/p#2`, `section[install]/ul/li#3`. Attribute blocks
-//! add the element and the attribute: `html/body/p/img/@alt`. Paths keep at most 24
-//! segments (the innermost ones). Repeats are numbered by [`crate::model::KeyDeduper`]. Keys never come
-//! from the text.
+//! A key is the element path of the segment's container, from the root or from the innermost
+//! element with an `id`, which anchors the path as `name[id]`: `html/head/title`,
+//! `html/body/div/p#2`, `section[install]/ul/li#3`. Attribute blocks add the element and the
+//! attribute: `html/body/p/img/@alt`. Paths keep at most 24 segments (the innermost ones).
+//! Repeats are numbered by [`crate::model::KeyDeduper`]. Keys never come from the text.
 //!
 //! # Runs
 //! Text runs are verbatim slices of the file. Inline elements (`b`, `i`, `em`, `strong`,

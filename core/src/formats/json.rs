@@ -58,7 +58,7 @@
 //! [`ReadError`] with line and column saying what was expected. The scanner is iterative
 //! and refuses nesting deeper than 256 levels ([`super::MAX_DEPTH`], [`ReadError::TooDeep`]
 //! at the `{` or `[` that goes past it), so no input overflows the stack. A value's key
-//! repeats the keys above it, so the keys may add up to the file's size plus 16 MB
+//! repeats the keys above it, so the keys may add up to four times the file's size plus 16 MB
 //! ([`super::KeyBudget`]): a very long key with many values under it is refused at the value
 //! that passes it, instead of taking gigabytes.
 use std::cell::OnceCell;

@@ -186,10 +186,16 @@ impl ReadError {
     }
 }
 
-/// What the block keys of one file may add up to beyond the file's own size.
+/// What the block keys of one file may add up to beyond [`KEY_BYTES_PER_BYTE`] times its size.
 pub const KEY_SLACK_BYTES: usize = 16 * 1024 * 1024;
 
-/// The bytes the block keys of one file may take: the file's size plus [`KEY_SLACK_BYTES`].
+/// Bytes of block keys allowed per byte of the file. Real files stay below 2 (a deep Rails
+/// YAML file's keys run about 1.7 times its size, a documentation page's element paths about
+/// 1.5); the limit is there to stop keys that grow with the square of the file.
+pub const KEY_BYTES_PER_BYTE: usize = 4;
+
+/// The bytes the block keys of one file may take: [`KEY_BYTES_PER_BYTE`] times the file's size
+/// plus [`KEY_SLACK_BYTES`].
 /// A key is a path (`menu.items.2.label`, `body/tbl#1/r#2/c#1/p#1`), so a long key with many
 /// values under it repeats its bytes once per value: a 1 MB file could ask for gigabytes.
 /// Readers charge each key as they make it and refuse the file past the budget.
@@ -202,7 +208,9 @@ impl KeyBudget {
     /// The budget for an input of `len` bytes.
     pub fn new(len: usize) -> Self {
         Self {
-            left: len.saturating_add(KEY_SLACK_BYTES),
+            left: len
+                .saturating_mul(KEY_BYTES_PER_BYTE)
+                .saturating_add(KEY_SLACK_BYTES),
         }
     }
 
@@ -237,8 +245,9 @@ impl KeyBudget {
             at,
             message: format!(
                 "the block keys would outgrow the file: each value's key repeats the keys \
-                 above it, and here they pass the file's size plus {} MB (a long key or note \
-                 shared by many values, or deep nesting)",
+                 above it, and here they pass {} times the file's size plus {} MB (a long key \
+                 or note shared by many values, or deep nesting)",
+                KEY_BYTES_PER_BYTE,
                 KEY_SLACK_BYTES / (1024 * 1024)
             ),
         }
@@ -265,9 +274,7 @@ impl Keys {
     /// The key for `base`, numbered when it repeats; past the budget, an error at `offset`
     /// of `text` (the block's position).
     pub fn key(&mut self, base: &str, text: &str, offset: usize) -> Result<String, ReadError> {
-        // The deduper keeps a copy of each distinct key: count it twice.
-        self.budget
-            .charge(base.len().saturating_mul(2), text, offset)?;
+        self.budget.charge(base.len(), text, offset)?;
         Ok(self.dedupe.key(base))
     }
 

@@ -11,8 +11,8 @@
 //!   several `<file>` elements, the key is `{original}/{id}` (`original` of the enclosing
 //!   `<file>`, else `file{N}`). Repeats get `#2`, `#3` ([`crate::model::KeyDeduper`]).
 //! - **Limits**: elements nest at most 256 deep ([`super::MAX_DEPTH`], refused with
-//!   [`ReadError::TooDeep`] at the start tag that goes past it); block keys may add up to
-//!   the file's size plus 16 MB ([`super::KeyBudget`]: a long `original` repeats in every
+//!   [`ReadError::TooDeep`] at the start tag that goes past it); block keys may add up to four
+//!   times the file's size plus 16 MB ([`super::KeyBudget`]: a long `original` repeats in every
 //!   unit's key). A `<file>`'s and a `<group>`'s attributes are read once, not per unit.
 //! - **Editions**: `<source>` is the source; `<target>` is `targets[lang]` with `lang` the
 //!   `<file target-language>`, else `target`; its `state` attribute is `Edition.state`. A unit

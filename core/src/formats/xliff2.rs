@@ -12,7 +12,7 @@
 //!   the file holds several `<file>` elements, the key starts with `{file id}/`. Repeats get
 //!   `#2` ([`crate::model::KeyDeduper`]).
 //! - **Limits**: elements nest at most 256 deep ([`super::MAX_DEPTH`]); block keys, and the
-//!   unit notes each segment repeats, may add up to the file's size plus 16 MB
+//!   unit notes each segment repeats, may add up to four times the file's size plus 16 MB
 //!   ([`super::KeyBudget`]).
 //! - **Editions**: `<source>` is the source; `<target>` is `targets[trgLang]` (`target` when the
 //!   root names no `trgLang`); the segment's `state` is the target's `Edition.state`. A segment

@@ -55,7 +55,7 @@
 //! Malformed YAML (an unterminated quote or flow collection, a tab used for indentation,
 //! a line indented to no level, `key: value: x`) is a [`ReadError`] at its line and column.
 //! Collections nest at most 100 deep ([`ReadError::TooDeep`]: the scanner recurses), and
-//! block keys may add up to the file's size plus 16 MB ([`super::KeyBudget`]: a long key
+//! block keys may add up to four times the file's size plus 16 MB ([`super::KeyBudget`]: a long key
 //! repeats in the key of every value under it).
 //!
 //! ```yaml
@@ -1621,11 +1621,9 @@ impl Builder {
         }
     }
 
-    /// The key of the block at `at`, charged to the budget (twice with the deduper, which
-    /// keeps a copy).
+    /// The key of the block at `at`, charged to the budget.
     fn key(&mut self, at: usize) -> String {
-        let cost = self.path.len() * if self.keys.is_some() { 2 } else { 1 };
-        if self.over_budget.is_none() && !self.budget.take(cost) {
+        if self.over_budget.is_none() && !self.budget.take(self.path.len()) {
             self.over_budget = Some(at);
         }
         if self.over_budget.is_some() {
