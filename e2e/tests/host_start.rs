@@ -103,14 +103,7 @@ fn outside_a_project_a_ref_read_blocks_hands_out_is_accepted_back() {
     let (_elsewhere, elsewhere) = empty_dir();
     let mut server = Server::start(&elsewhere, &[]);
     let doc = dir.join("notes/a.md").display().to_string();
-    let read = server
-        .tool("read_blocks", json!({"doc": doc}))
-        .ok("read_blocks");
-    let block = read.structured["blocks"]
-        .as_array()
-        .and_then(|b| b.iter().find(|b| b["role"] == "paragraph"))
-        .cloned()
-        .unwrap_or_else(|| panic!("no paragraph in {:#}", read.structured));
+    let block = server.first_paragraph(&doc);
     let applied = server
         .tool(
             "apply_edits",

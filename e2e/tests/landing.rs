@@ -30,14 +30,7 @@ fn server(root: &Path, env: &[(&str, &str)]) -> Server {
 
 /// The paragraph of docs/edit.md set to "Open the page to start.".
 fn edit(server: &mut Server) -> Value {
-    let read = server
-        .tool("read_blocks", json!({"doc": "docs/edit.md"}))
-        .ok("read_blocks");
-    let block = read.structured["blocks"]
-        .as_array()
-        .and_then(|b| b.iter().find(|b| b["role"] == "paragraph"))
-        .cloned()
-        .unwrap_or_else(|| panic!("no paragraph in {:#}", read.structured));
+    let block = server.first_paragraph("docs/edit.md");
     json!({"operations": [{
         "op": "set_content",
         "at": block["ref"],

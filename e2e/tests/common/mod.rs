@@ -436,6 +436,18 @@ impl Server {
         }
     }
 
+    /// The first paragraph `read_blocks` lists for `doc`.
+    pub fn first_paragraph(&mut self, doc: &str) -> Value {
+        let read = self
+            .tool("read_blocks", json!({"doc": doc}))
+            .ok("read_blocks");
+        read.structured["blocks"]
+            .as_array()
+            .and_then(|b| b.iter().find(|b| b["role"] == "paragraph"))
+            .cloned()
+            .unwrap_or_else(|| panic!("no paragraph in {:#}", read.structured))
+    }
+
     /// The served tools, sorted by name.
     pub fn tools(&mut self) -> Vec<Value> {
         let mut tools = self.result("tools/list", json!({}))["tools"]
