@@ -15,16 +15,7 @@ fn desk() -> Kapi {
 }
 
 fn with(kapi: &Kapi, env: &[(&str, &str)], args: &[&str]) -> Run {
-    let out = kapi
-        .command(args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("the kapi binary starts");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    kapi.run_env(env, args)
 }
 
 /// Notes from the host's shell, then the log of "this" session from another command.

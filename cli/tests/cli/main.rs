@@ -161,6 +161,16 @@ impl Kapi {
         self.finish(&out)
     }
 
+    /// Runs with the variables `env` set on top of the test's own.
+    pub fn run_env(&self, env: &[(&str, &str)], args: &[&str]) -> Run {
+        let out = self
+            .command(args)
+            .envs(env.iter().copied())
+            .output()
+            .expect("the kapi binary starts");
+        self.finish(&out)
+    }
+
     /// Runs with `input` on standard input.
     pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Run {
         use std::io::Write;

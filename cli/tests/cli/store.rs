@@ -18,17 +18,10 @@ fn desk() -> Kapi {
 }
 
 fn agent(kapi: &Kapi, session: &str, args: &[&str]) -> Run {
-    let out = kapi
-        .command(args)
-        .env("KAPI_ACTOR", "agent:test")
-        .env("KAPI_SESSION", session)
-        .output()
-        .expect("the kapi binary starts");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    kapi.run_env(
+        &[("KAPI_ACTOR", "agent:test"), ("KAPI_SESSION", session)],
+        args,
+    )
 }
 
 fn note(kapi: &Kapi, text: &str) -> Run {
