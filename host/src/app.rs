@@ -122,6 +122,8 @@ pub struct App {
     pub stores: Stores,
     /// What a signal sets (the CLI's); a write stops between two files once it is.
     pub stop: &'static Stop,
+    /// The surface the call came through, for the flags or fields its hints name.
+    pub surface: crate::Surface,
 }
 
 impl App {
@@ -144,6 +146,7 @@ impl App {
             session,
             stores: Stores::default(),
             stop: &NEVER,
+            surface: crate::Surface::Cli,
         }
     }
 

@@ -169,10 +169,14 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
         }
         (None, None) => {
             return Err(HostError::Usage {
-                message: "name a PATH or a `--profile`".into(),
-                hint: Some(
-                    "run `kapi context docs/intro.md` or `kapi context --profile NAME`".into(),
+                message: app.surface.pick(
+                    "name a PATH or a `--profile`",
+                    "name a `path` or a `profile`",
                 ),
+                hint: Some(app.surface.pick(
+                    "run `kapi context docs/intro.md` or `kapi context --profile NAME`",
+                    "`{\"path\": \"docs/intro.md\"}` or `{\"profile\": \"NAME\"}`",
+                )),
             });
         }
     };

@@ -218,7 +218,10 @@ pub fn load(
     if meta.is_dir() {
         return Err(HostError::Usage {
             message: format!("`{}` is a folder; name a file", path.display()),
-            hint: Some("list the files with `ls`, then `kapi inspect FILE`".into()),
+            hint: Some(app.surface.pick(
+                "list the files with `ls`, then `kapi inspect FILE`",
+                "name one of its files in `path`",
+            )),
         });
     }
     let collections = match &project {

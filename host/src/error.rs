@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use kapi_core::Hint;
 use kapi_core::formats::ReadError;
 
+use crate::Surface;
+
 /// How a caller should classify an error: bad usage (exit 2) or an operational failure (exit 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -132,32 +134,41 @@ impl HostError {
 
 impl Hint for HostError {
     fn hints(&self) -> Vec<String> {
+        self.hints_on(Surface::Cli)
+    }
+}
+
+impl HostError {
+    /// The fixes, naming what the caller on `surface` types: a flag on the command line, a
+    /// tool's field over MCP.
+    pub fn hints_on(&self, surface: Surface) -> Vec<String> {
+        let project = surface.project();
         match self {
             HostError::NoProject { .. } => {
-                vec!["run `kapi init` to create one here, or pass `-p PATH`".into()]
+                vec![format!("run `kapi init` to create one here, or pass {project}")]
             }
             HostError::NothingToCheck => vec![
-                "name files or folders: `kapi check docs/`".into(),
+                surface.pick("name files or folders: `kapi check docs/`", "name a file in `path`"),
                 "or run inside a kapi project (`kapi init` creates one)".into(),
             ],
             HostError::OutsideProject { .. } => vec![
-                "name a path inside the project, or pass `-p` for the project that holds it".into(),
+                format!("name a path inside the project, or pass {project} for the project that holds it"),
             ],
             HostError::NoSuchPath { .. } => vec!["check the path for typos".into()],
             HostError::NotAFile { .. } => vec![
                 "name a regular file; to check text from a pipe, save it to a file first".into(),
             ],
             HostError::LeavesProject { .. } => vec![
-                "a symlink may not lead a read out of the project; name the file where it lives, with `-p` for its project".into(),
+                format!("a symlink may not lead a read out of the project; name the file where it lives, with {project} for its project"),
             ],
             HostError::StaleCursor { .. } => {
-                vec!["the file changed between pages: read again from the start, without `--cursor`".into()]
+                vec![format!("the file changed between pages: read again from the start, without {}", surface.field("cursor"))]
             }
             HostError::TooLarge { .. } => vec![
                 "split the file, or exclude it with `defaults.exclude` in `kapi.yaml`".into(),
             ],
             HostError::UnknownFormat { .. } | HostError::UnknownFormatId { .. } => {
-                vec!["run `kapi formats` to list the formats this build reads".into()]
+                vec![surface.pick("run `kapi formats` to list the formats this build reads", format!("kapi reads {}", kapi_core::formats::ids().join(", ")))]
             }
             HostError::Read { source, .. } => source.hints(),
             HostError::Io { .. } => vec![],
@@ -165,17 +176,34 @@ impl Hint for HostError {
                 "declare content under `collections` in `kapi.yaml`, e.g. `- path: \"docs/**/*.md\"`".into(),
             ],
             HostError::NoFilesMatched { .. } => {
-                vec!["run `kapi formats` to see which file extensions kapi reads".into()]
+                vec![surface.pick("run `kapi formats` to see which file extensions kapi reads", format!("kapi reads {}: name files in one of them", kapi_core::formats::ids().join(", ")))]
             }
             HostError::Git { .. } => vec!["run it inside a git work tree and name a revision git knows, e.g. `HEAD`".into()],
             HostError::Recipe(e) => e.hints(),
             HostError::Governance(e) => e.hints(),
             HostError::Store(e) => e.hints(),
-            HostError::Discover(e) => e.hints(),
+            HostError::Discover(e) => match (surface, e) {
+                (
+                    Surface::Mcp,
+                    kapi_core::project::discover::DiscoverError::NotFound { .. }
+                    | kapi_core::project::discover::DiscoverError::NoProject { .. },
+                ) => vec![format!(
+                    "run `kapi init` to create a project, or pass {project} to name one"
+                )],
+                _ => e.hints(),
+            },
             HostError::Usage { hint, .. } => hint.iter().cloned().collect(),
             HostError::BadFile { hint, .. } => vec![hint.clone()],
             HostError::Internal { .. } => vec!["run it again; if it repeats, report it with the command".into()],
-            HostError::ChangeSet { error, .. } => error.hints(),
+            HostError::ChangeSet { error, .. } => match surface {
+                Surface::Cli => error.hints(),
+                Surface::Mcp => error
+                    .hint
+                    .iter()
+                    .cloned()
+                    .chain(["`apply_edits`'s input schema (`tools/list`) is the change set's JSON Schema".to_owned()])
+                    .collect(),
+            },
             HostError::NotPermitted { instead, .. } => vec![instead.clone()],
         }
     }

@@ -18,7 +18,9 @@ pub mod policy;
 pub mod rules;
 pub mod search;
 pub mod skills;
+pub mod surface;
 pub mod wiring;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};
+pub use surface::Surface;

@@ -25,6 +25,7 @@ use kapi_core::store::{
 };
 use serde::Serialize;
 
+use crate::Surface;
 use crate::app::{Actor, App};
 use crate::error::HostError;
 use crate::policy::Kind;
@@ -130,19 +131,29 @@ pub(crate) fn op(
     }
 }
 
-fn field(name: &str, value: &Option<String>) -> Result<Option<String>, HostError> {
+fn field(
+    surface: Surface,
+    name: &str,
+    value: &Option<String>,
+) -> Result<Option<String>, HostError> {
     let Some(v) = value else { return Ok(None) };
     let v = v.trim();
     if v.is_empty() {
         return Err(usage(
-            format!("`--{name}` is empty"),
-            "say what the files do, in a sentence (`--text \"Writes 'Workspace', never 'Space'\"`)",
+            format!("{} is empty", surface.field(name)),
+            format!(
+                "say what the files do, in a sentence ({} \"Writes 'Workspace', never 'Space'\")",
+                surface.field("text")
+            ),
         ));
     }
     let n = v.chars().count();
     if n > MAX_NOTE_CHARS {
         return Err(usage(
-            format!("`--{name}` has {n} characters; a note holds at most {MAX_NOTE_CHARS}"),
+            format!(
+                "{} has {n} characters; a note holds at most {MAX_NOTE_CHARS}",
+                surface.field(name)
+            ),
             "record one observation per note, in a sentence",
         ));
     }
@@ -157,40 +168,53 @@ pub fn note(app: &App, request: &NoteRequest) -> Result<NoteAnswer, HostError> {
     if let Some(id) = &request.withdraw {
         return withdraw(app, &project, &actor, id);
     }
+    let s = app.surface;
     let Some(path) = &request.path else {
         return Err(usage(
-            "a note needs `--path`: the folder or file it was seen in",
-            "a note applies there and below: `kapi context note --path docs/help --text …`",
+            format!(
+                "a note needs {}: the folder or file it was seen in",
+                s.field("path")
+            ),
+            s.pick(
+                "a note applies there and below: `kapi context note --path docs/help --text …`",
+                "a note applies there and below: `{\"path\": \"docs/help\", \"text\": …}`",
+            ),
         ));
     };
     let rel = normal_path(&app.project_relative(&project, path)?);
     if !project.root.join(&rel).exists() {
         return Err(HostError::NoSuchPath { path: path.clone() });
     }
-    let text = field("text", &request.text)?;
-    let from = field("from", &request.from)?;
-    let to = field("to", &request.to)?;
-    let suggest = field("suggest", &request.suggest)?;
+    let text = field(s, "text", &request.text)?;
+    let from = field(s, "from", &request.from)?;
+    let to = field(s, "to", &request.to)?;
+    let suggest = field(s, "suggest", &request.suggest)?;
+    let (f_from, f_to, f_text) = (s.field("from"), s.field("to"), s.field("text"));
     let kind = match (&text, &from, &to) {
         (_, Some(f), Some(t)) => {
             if f == t {
                 return Err(usage(
-                    "`--from` and `--to` are the same",
-                    "record what the person changed: the words before (`--from`) and after (`--to`)",
+                    format!("{f_from} and {f_to} are the same"),
+                    format!(
+                        "record what the person changed: the words before ({f_from}) and after ({f_to})"
+                    ),
                 ));
             }
             "change"
         }
         (_, Some(_), None) | (_, None, Some(_)) => {
             return Err(usage(
-                "a person's change needs both `--from` and `--to`",
-                "`kapi context note --path help --from Workspace --to Space`",
+                format!("a person's change needs both {f_from} and {f_to}"),
+                s.pick(
+                    "`kapi context note --path help --from Workspace --to Space`",
+                    "`{\"path\": \"help\", \"from\": \"Workspace\", \"to\": \"Space\"}`",
+                ),
             ));
         }
         (Some(_), None, None) => {
             if suggest.is_some() {
                 return Err(usage(
-                    "`--suggest` goes with `--from` and `--to`",
+                    format!("{} goes with {f_from} and {f_to}", s.field("suggest")),
                     "name the change the suggestion is about",
                 ));
             }
@@ -198,8 +222,10 @@ pub fn note(app: &App, request: &NoteRequest) -> Result<NoteAnswer, HostError> {
         }
         (None, None, None) => {
             return Err(usage(
-                "a note needs `--text`, or `--from` and `--to`",
-                "`--text` for what the files do every time; `--from`/`--to` for a person's change",
+                format!("a note needs {f_text}, or {f_from} and {f_to}"),
+                format!(
+                    "{f_text} for what the files do every time; {f_from}/{f_to} for a person's change"
+                ),
             ));
         }
     };
@@ -258,7 +284,10 @@ fn withdraw(
     let Some(found) = store.suggestion(id)? else {
         return Err(usage(
             format!("no note `{id}`"),
-            "`kapi context log --session this` lists what this session recorded",
+            app.surface.pick(
+                "`kapi context log --session this` lists what this session recorded",
+                "`context_session_summary` lists what this session recorded",
+            ),
         ));
     };
     if found.session != actor.session {

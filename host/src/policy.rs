@@ -7,6 +7,7 @@
 
 use kapi_core::change::{BLIND, GateMode, Operation, Outcome};
 
+use crate::Surface;
 use crate::app::Actor;
 
 /// The kinds of sender kapi knows.
@@ -47,7 +48,10 @@ fn refuse(message: impl Into<String>, instead: impl Into<String>) -> Option<Refu
 }
 
 /// `None` when `actor` may send `op` in a set with `gate`.
-pub fn check(actor: &Actor, op: &Operation, gate: GateMode) -> Option<Refusal> {
+/// The `instead` names what `surface`'s caller types (a command, or a tool).
+pub fn check(actor: &Actor, op: &Operation, gate: GateMode, surface: Surface) -> Option<Refusal> {
+    let note = surface.pick("`kapi context note`", "`context_note`");
+    let read = surface.pick("`kapi inspect FILE --json`", "`read_blocks`");
     let Some(kind) = Kind::of(actor) else {
         return refuse(
             format!(
@@ -73,7 +77,7 @@ pub fn check(actor: &Actor, op: &Operation, gate: GateMode) -> Option<Refusal> {
     if op.if_match() == Some(BLIND) {
         return refuse(
             format!("{who} cannot write blind (`if_match: \"*\"`)"),
-            "read the edition (`kapi inspect FILE --json`, MCP read_blocks) and send its `rev` in `if_match`",
+            format!("read the edition ({read}) and send its `rev` in `if_match`"),
         );
     }
     match op {
@@ -88,19 +92,23 @@ pub fn check(actor: &Actor, op: &Operation, gate: GateMode) -> Option<Refusal> {
         ),
         Operation::Term { .. } => refuse(
             format!("{who} cannot change the project's terms"),
-            "record a suggestion with `kapi context note` (MCP: context_note); a person keeps it with `kapi context review`",
+            format!(
+                "record a suggestion with {note}; a person keeps it with `kapi context review`"
+            ),
         ),
         Operation::Memory { .. } => refuse(
             format!("{who} cannot add to the content memory"),
-            "record a suggestion with `kapi context note`, or ask a person to apply the pair",
+            format!("record a suggestion with {note}, or ask a person to apply the pair"),
         ),
         Operation::Note { .. } => refuse(
             format!("{who} cannot keep a note: a kept note is a person's decision"),
-            "record it as a suggestion with `kapi context note` (MCP: context_note); a person keeps it with `kapi context review`",
+            format!(
+                "record it as a suggestion with {note}; a person keeps it with `kapi context review`"
+            ),
         ),
         Operation::Recipe { .. } => refuse(
             format!("{who} cannot change the recipe (`kapi.yaml`)"),
-            "ask a person to change it, or record what you noticed with `kapi context note`",
+            format!("ask a person to change it, or record what you noticed with {note}"),
         ),
     }
 }
@@ -144,26 +152,26 @@ mod tests {
         let enforce = GateMode::Enforce;
         let person = actor("person");
         for o in [&set, &blind, &advise, &establish, &term, &memory, &recipe] {
-            assert!(check(&person, o, GateMode::Report).is_none());
+            assert!(check(&person, o, GateMode::Report, Surface::Cli).is_none());
         }
         for who in [actor("agent"), actor("tool")] {
-            assert!(check(&who, &set, enforce).is_none());
-            assert!(check(&who, &advise, enforce).is_none());
+            assert!(check(&who, &set, enforce, Surface::Cli).is_none());
+            assert!(check(&who, &advise, enforce, Surface::Cli).is_none());
             for o in [&blind, &establish, &term, &memory, &recipe] {
-                let r = check(&who, o, enforce).expect("refused");
+                let r = check(&who, o, enforce, Surface::Cli).expect("refused");
                 assert!(!r.instead.is_empty());
             }
         }
-        assert!(check(&actor("agent"), &set, GateMode::Report).is_some());
-        assert!(check(&actor("tool"), &set, GateMode::Report).is_none());
+        assert!(check(&actor("agent"), &set, GateMode::Report, Surface::Cli).is_some());
+        assert!(check(&actor("tool"), &set, GateMode::Report, Surface::Cli).is_none());
         for o in [&set, &advise] {
-            assert!(check(&actor("robot"), o, enforce).is_some());
+            assert!(check(&actor("robot"), o, enforce, Surface::Cli).is_some());
         }
         let nameless = Actor {
             kind: "agent".into(),
             name: String::new(),
             session: "s".into(),
         };
-        assert!(check(&nameless, &set, enforce).is_some());
+        assert!(check(&nameless, &set, enforce, Surface::Cli).is_some());
     }
 }

@@ -138,7 +138,10 @@ pub fn search(app: &App, request: &SearchRequest) -> Result<SearchAnswer, HostEr
     if query.is_empty() {
         return Err(HostError::Usage {
             message: "name a word to search for".into(),
-            hint: Some("run `kapi context search Workspace`".into()),
+            hint: Some(app.surface.pick(
+                "run `kapi context search Workspace`",
+                "`{\"query\": \"Workspace\"}`",
+            )),
         });
     }
     let limit = request.limit.unwrap_or(25);

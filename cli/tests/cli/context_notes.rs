@@ -655,6 +655,31 @@ fn init_writes_the_rules_files_unless_told_not_to() {
 }
 
 #[test]
+fn sync_says_it_removed_a_section_not_the_file_the_person_keeps() {
+    let kapi = desk();
+    // A section for a folder the project no longer gives rules (found by its markers).
+    kapi.write(
+        "docs/api/CLAUDE.md",
+        "Mine.\n\n<!-- kapi:rules -->\nold rules\n<!-- /kapi:rules -->\n",
+    );
+    let run = person(&kapi, &["context", "sync", "--files-only"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l == "removed kapi's section from docs/api/CLAUDE.md"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.lines().any(|l| l == "removed docs/api/CLAUDE.md"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(kapi.read("docs/api/CLAUDE.md"), "Mine.\n");
+}
+
+#[test]
 fn a_broken_rules_file_is_refused_with_its_line_and_nothing_changes() {
     let kapi = desk();
     kapi.write("AGENTS.md", "# Ours\n\n<!-- kapi:rules -->\nold rules\n");

@@ -678,7 +678,7 @@ impl Fields<'_> {
                 return Err(self.ctx.hinted(
                     Some("if_match".into()),
                     "missing",
-                    "send the `rev` the edition had when you read it (`kapi inspect FILE --json`)",
+                    "send the `rev` the edition had when you read it (the `rev` beside its `ref`)",
                 ));
             }
         };

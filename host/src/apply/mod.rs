@@ -183,7 +183,7 @@ pub fn apply_as(
 
     // 1. Policy.
     for (i, op) in set.operations.iter().enumerate() {
-        if let Some(r) = policy::check(actor, op, set.gate) {
+        if let Some(r) = policy::check(actor, op, set.gate, app.surface) {
             let mut res = OpResult::new(i, op.name(), OpStatus::NotPermitted, r.message);
             res.at = op.at().cloned();
             res.instead = Some(r.instead);
@@ -918,7 +918,13 @@ impl Service<'_> {
             Err(HostError::UnknownFormat { .. }) => {
                 return Err(refused(
                     OpStatus::Unsupported,
-                    format!("no format reads `{doc}` (`kapi formats` lists them)"),
+                    format!(
+                        "no format reads `{doc}` ({})",
+                        self.app.surface.pick(
+                            "`kapi formats` lists them",
+                            format!("kapi reads {}", kapi_core::formats::ids().join(", "))
+                        )
+                    ),
                 ));
             }
             Err(e @ (HostError::Read { .. } | HostError::TooLarge { .. })) => {
@@ -1000,8 +1006,11 @@ impl Service<'_> {
                 status: OpStatus::NotFound,
                 message: format!("`{}` has no block `{}`", at.doc, at.block),
                 instead: Some(format!(
-                    "read the document again (`kapi inspect {} --json`) and use a `ref` it lists",
-                    at.doc
+                    "read the document again ({}) and use a `ref` it lists",
+                    self.app.surface.pick(
+                        format!("`kapi inspect {} --json`", at.doc),
+                        format!("`read_blocks` with `path` `{}`", at.doc)
+                    )
                 )),
             });
         };

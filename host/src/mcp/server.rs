@@ -159,6 +159,7 @@ impl KapiServer {
         }
         let mut app = App::new(env, self.base.cwd.clone(), flag);
         app.stores = self.base.stores.clone();
+        app.surface = crate::Surface::Mcp;
         self.touch(&app, &client);
         app
     }
@@ -312,7 +313,7 @@ pub(crate) fn failure(error: HostError) -> CallToolResult {
         crate::error::ErrorKind::Operational => "error",
         crate::error::ErrorKind::Refused => "not_permitted",
     };
-    let hints = kapi_core::Hint::hints(&error);
+    let hints = error.hints_on(crate::Surface::Mcp);
     CallToolResult::structured_error(
         serde_json::json!({"error": error.to_string(), "code": code, "hints": hints}),
     )
