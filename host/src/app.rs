@@ -118,6 +118,9 @@ pub struct App {
     /// Governance resolves at one instant per process, taken at start-up.
     pub now: jiff::Timestamp,
     session: String,
+    /// The client the session runs in, as its row in the store records it: an MCP client's
+    /// own name; `None` on the command line ([`App::client_name`] says `kapi-cli`).
+    pub client: Option<String>,
     /// Open stores (shared with the Apps of the same server).
     pub stores: Stores,
     /// What a signal sets (the CLI's); a write stops between two files once it is.
@@ -144,10 +147,16 @@ impl App {
             project_flag,
             now,
             session,
+            client: None,
             stores: Stores::default(),
             stop: &NEVER,
             surface: crate::Surface::Cli,
         }
+    }
+
+    /// The client a session row names: the MCP client's name, else `kapi-cli`.
+    pub fn client_name(&self) -> String {
+        self.client.clone().unwrap_or_else(|| "kapi-cli".into())
     }
 
     /// The store at `path` (`<root>/.kapi/work/store.db`), from this App's pool.

@@ -104,7 +104,8 @@ fn open_store(
         actor_kind: actor.kind.clone(),
         actor_name: actor.name.clone(),
         project: Some(project.root.display().to_string()),
-        client: Some("kapi-cli".into()),
+        // An MCP session's note keeps the client's name on the row.
+        client: Some(app.client_name()),
         started_at: now.clone(),
         last_seen: now,
     })?;

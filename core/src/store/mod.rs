@@ -9,6 +9,21 @@
 //! Writing: every write takes the write lock up front (`BEGIN IMMEDIATE`, or one autocommit
 //! statement), so concurrent writers wait on the 5 s busy timeout instead of failing at once
 //! with "database is locked" (a deferred transaction that upgrades its read lock cannot wait).
+//!
+//! Sessions: a row in `sessions` says someone is at work in the project — the session id its
+//! operations are recorded under, the project, the client (`kapi-cli`, or an MCP client's own
+//! name), when it opened and when it was last seen. [`Store::touch_session`] opens the row or
+//! moves `last_seen` forward; the client first recorded stays (a later touch only fills one
+//! that is missing), so a note an MCP session records keeps the client's name. Nothing is
+//! cleaned up when a process exits: a row that stops moving ages out on the next write. Every
+//! write touches its session first, and that touch sweeps, in the same transaction, every
+//! other open row not seen for [`SESSION_IDLE`] (30 minutes, measured from the toucher's
+//! `last_seen`): a row nothing references (no context operation, change, advice or suggestion)
+//! is deleted; one the ledger references is kept, as the record of who did what, and marked
+//! ended (`ended_at` = its `last_seen`). A later touch of an ended id reopens it (`ended_at`
+//! back to NULL, `started_at` kept); the touched row itself is never swept. At work means
+//! `ended_at IS NULL` and seen within [`SESSION_IDLE`] ([`Store::sessions_at_work`]), so a
+//! reader need not wait for a write to stop showing a row that stopped moving.
 
 use std::path::{Path, PathBuf};
 
@@ -124,7 +139,21 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE UNIQUE INDEX suggestions_pending_key ON suggestions(key) WHERE status = 'pending';
     CREATE INDEX suggestions_status ON suggestions(status);",
+    // 4: sessions age out: a referenced row that stopped moving is ended, not deleted.
+    "ALTER TABLE sessions ADD COLUMN ended_at TEXT;
+    CREATE INDEX sessions_open ON sessions(last_seen) WHERE ended_at IS NULL;",
 ];
+
+/// How long a session may go unseen before it ages out: the next write ends it (see the
+/// module docs). An MCP session is seen on every request, a command-line one on every write.
+pub const SESSION_IDLE: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// The tables whose rows name a session (`REFERENCES sessions(id)`): a session one of them
+/// names is ended when it ages out, never deleted.
+const SESSION_REFERENCES: &[&str] = &["context_ops", "changes", "advice", "suggestions"];
+
+/// An open session other than `?1` last seen more than `?3` days before `?2`.
+const STALE: &str = "id <> ?1 AND ended_at IS NULL AND julianday(last_seen) < julianday(?2) - ?3";
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -343,6 +372,20 @@ pub struct SessionRow {
     pub last_seen: String,
 }
 
+/// A [`SessionRow`] from `SELECT id, actor_kind, actor_name, project, client, started_at,
+/// last_seen`.
+fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+    Ok(SessionRow {
+        id: r.get(0)?,
+        actor_kind: r.get(1)?,
+        actor_name: r.get(2)?,
+        project: r.get(3)?,
+        client: r.get(4)?,
+        started_at: r.get(5)?,
+        last_seen: r.get(6)?,
+    })
+}
+
 /// A context operation to record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewOp {
@@ -492,21 +535,62 @@ impl Store {
             .map_err(|e| self.sql(e))
     }
 
-    /// Inserts the session, or moves `last_seen` (and fills `project`/`client` when given) of
-    /// an existing one; `started_at` is kept from the first touch.
+    /// Inserts the session, or moves `last_seen` of an existing one (and reopens it when it
+    /// had aged out); `started_at` is kept from the first touch, and so is the first client
+    /// recorded (a later `client` only fills a missing one; `project` is the latest given). In
+    /// the same transaction, every other open session not seen for [`SESSION_IDLE`] before
+    /// `s.last_seen` ages out: deleted when nothing references it, else marked ended.
     pub fn touch_session(&self, s: &SessionRow) -> Result<(), StoreError> {
-        self.conn
-            .execute(
-                "INSERT INTO sessions (id, actor_kind, actor_name, project, client, started_at, last_seen)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT(id) DO UPDATE SET
-                   last_seen = excluded.last_seen,
-                   project = COALESCE(excluded.project, sessions.project),
-                   client = COALESCE(excluded.client, sessions.client)",
-                params![s.id, s.actor_kind, s.actor_name, s.project, s.client, s.started_at, s.last_seen],
+        let sql = |e| self.sql(e);
+        // `&self`: the callers hold a shared store; the transaction still writes up front.
+        let tx =
+            Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate).map_err(sql)?;
+        let idle = SESSION_IDLE.as_secs_f64() / 86_400.0;
+        let unreferenced: String = SESSION_REFERENCES
+            .iter()
+            .map(|t| format!(" AND NOT EXISTS (SELECT 1 FROM {t} WHERE {t}.session = sessions.id)"))
+            .collect();
+        tx.execute(
+            &format!("DELETE FROM sessions WHERE {STALE}{unreferenced}"),
+            params![s.id, s.last_seen, idle],
+        )
+        .map_err(sql)?;
+        tx.execute(
+            &format!("UPDATE sessions SET ended_at = last_seen WHERE {STALE}"),
+            params![s.id, s.last_seen, idle],
+        )
+        .map_err(sql)?;
+        tx.execute(
+            "INSERT INTO sessions (id, actor_kind, actor_name, project, client, started_at, last_seen)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT(id) DO UPDATE SET
+               last_seen = excluded.last_seen,
+               ended_at = NULL,
+               project = COALESCE(excluded.project, sessions.project),
+               client = COALESCE(sessions.client, excluded.client)",
+            params![s.id, s.actor_kind, s.actor_name, s.project, s.client, s.started_at, s.last_seen],
+        )
+        .map_err(sql)?;
+        tx.commit().map_err(sql)
+    }
+
+    /// The sessions at work at `now` (RFC 3339): open and seen within [`SESSION_IDLE`], the
+    /// most recently seen first.
+    pub fn sessions_at_work(&self, now: &str) -> Result<Vec<SessionRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, actor_kind, actor_name, project, client, started_at, last_seen
+                 FROM sessions
+                 WHERE ended_at IS NULL AND julianday(last_seen) >= julianday(?1) - ?2
+                 ORDER BY last_seen DESC, id",
             )
             .map_err(|e| self.sql(e))?;
-        Ok(())
+        let idle = SESSION_IDLE.as_secs_f64() / 86_400.0;
+        let rows = stmt
+            .query_map(params![now, idle], session_row)
+            .map_err(|e| self.sql(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sql(e))
     }
 
     /// A session by id.
@@ -516,17 +600,7 @@ impl Store {
                 "SELECT id, actor_kind, actor_name, project, client, started_at, last_seen
                  FROM sessions WHERE id = ?1",
                 [id],
-                |r| {
-                    Ok(SessionRow {
-                        id: r.get(0)?,
-                        actor_kind: r.get(1)?,
-                        actor_name: r.get(2)?,
-                        project: r.get(3)?,
-                        client: r.get(4)?,
-                        started_at: r.get(5)?,
-                        last_seen: r.get(6)?,
-                    })
-                },
+                session_row,
             )
             .optional()
             .map_err(|e| self.sql(e))
@@ -854,6 +928,170 @@ mod tests {
         assert_eq!(row.started_at, "2026-01-01T00:00:00Z");
         assert_eq!(row.last_seen, "2026-01-02T00:00:00Z");
         assert_eq!(row.client.as_deref(), Some("mcp"));
+    }
+
+    /// `id`'s `ended_at`, `None` for an open row, `Err` for none.
+    fn ended_at(store: &Store, id: &str) -> rusqlite::Result<Option<String>> {
+        store
+            .conn
+            .query_row("SELECT ended_at FROM sessions WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+    }
+
+    #[test]
+    fn the_first_client_recorded_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.db")).unwrap();
+        let mut mcp = session("s1", "2026-01-01T00:00:00Z");
+        mcp.client = Some("claude-code".into());
+        store.touch_session(&mcp).unwrap();
+        // A note or a change set from the same session stamps the command line's name.
+        let mut note = session("s1", "2026-01-01T00:01:00Z");
+        note.client = Some("kapi-cli".into());
+        store.touch_session(&note).unwrap();
+        let row = store.session("s1").unwrap().unwrap();
+        assert_eq!(row.client.as_deref(), Some("claude-code"));
+        assert_eq!(row.last_seen, "2026-01-01T00:01:00Z");
+    }
+
+    #[test]
+    fn a_stale_session_ages_out_on_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.db")).unwrap();
+        // Gone for 45 minutes: one that only read, one the ledger names; one seen 25 minutes ago.
+        store
+            .touch_session(&session("reader", "2026-01-01T10:00:00Z"))
+            .unwrap();
+        store
+            .touch_session(&session("writer", "2026-01-01T10:00:00.5Z"))
+            .unwrap();
+        store
+            .record_op(&op("writer", "note", "2026-01-01T10:00:00Z"))
+            .unwrap();
+        store
+            .touch_session(&session("recent", "2026-01-01T10:20:00Z"))
+            .unwrap();
+        let now = "2026-01-01T10:45:00.123456789Z";
+        assert_eq!(
+            store
+                .sessions_at_work(now)
+                .unwrap()
+                .iter()
+                .map(|s| s.id.as_str())
+                .collect::<Vec<_>>(),
+            ["recent"],
+            "a reader does not wait for a write"
+        );
+        assert_eq!(ended_at(&store, "reader"), Ok(None), "nothing wrote yet");
+
+        store.touch_session(&session("next", now)).unwrap();
+        assert_eq!(
+            ended_at(&store, "reader"),
+            Err(rusqlite::Error::QueryReturnedNoRows),
+            "a row nothing references is deleted"
+        );
+        assert_eq!(
+            ended_at(&store, "writer").unwrap().as_deref(),
+            Some("2026-01-01T10:00:00.5Z"),
+            "a row the ledger names ends when it was last seen"
+        );
+        assert!(store.session("writer").unwrap().is_some());
+        assert_eq!(store.ops(&OpFilter::default()).unwrap().len(), 1);
+        assert_eq!(ended_at(&store, "recent"), Ok(None));
+        let at_work: Vec<String> = store
+            .sessions_at_work(now)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(at_work, ["next", "recent"]);
+
+        // The ended one comes back: reopened, its start kept.
+        let mut back = session("writer", "2026-01-01T12:00:00Z");
+        back.started_at = "2026-01-01T12:00:00Z".into();
+        store.touch_session(&back).unwrap();
+        assert_eq!(ended_at(&store, "writer"), Ok(None));
+        let row = store.session("writer").unwrap().unwrap();
+        assert_eq!(row.started_at, "2026-01-01T00:00:00Z");
+        assert_eq!(row.last_seen, "2026-01-01T12:00:00Z");
+    }
+
+    #[test]
+    fn a_session_idle_but_touched_again_is_never_swept_by_its_own_touch() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.db")).unwrap();
+        store
+            .touch_session(&session("s1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        store
+            .touch_session(&session("s1", "2026-01-02T00:00:00Z"))
+            .unwrap();
+        let row = store.session("s1").unwrap().unwrap();
+        assert_eq!(
+            row.started_at, "2026-01-01T00:00:00Z",
+            "not deleted and made anew"
+        );
+        assert_eq!(ended_at(&store, "s1"), Ok(None));
+    }
+
+    #[test]
+    fn every_table_naming_a_session_keeps_it_from_deletion() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.db")).unwrap();
+        let tables: Vec<String> = store
+            .conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut naming: Vec<String> = Vec::new();
+        for t in &tables {
+            let refs: Vec<String> = store
+                .conn
+                .prepare("SELECT \"table\" FROM pragma_foreign_key_list(?1)")
+                .unwrap()
+                .query_map([t], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            if refs.iter().any(|r| r == "sessions") {
+                naming.push(t.clone());
+            }
+        }
+        let mut listed: Vec<String> = SESSION_REFERENCES.iter().map(|t| t.to_string()).collect();
+        listed.sort();
+        assert_eq!(naming, listed);
+    }
+
+    #[test]
+    fn a_store_from_before_aging_out_is_migrated_and_its_rows_age_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            let tx = conn.transaction().unwrap();
+            for step in &MIGRATIONS[..3] {
+                tx.execute_batch(step).unwrap();
+            }
+            tx.pragma_update(None, "user_version", 3).unwrap();
+            tx.execute(
+                "INSERT INTO sessions (id, actor_kind, actor_name, project, client, started_at, last_seen)
+                 VALUES ('old', 'agent', 'claude', '/p', 'kapi-cli', '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')",
+                [],
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        assert_eq!(ended_at(&store, "old"), Ok(None));
+        store
+            .touch_session(&session("s1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        assert!(store.session("old").unwrap().is_none());
     }
 
     #[test]

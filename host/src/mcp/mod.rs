@@ -2,7 +2,8 @@
 //! ([`sets`]); every tool is registered, then each one no selected set lists is removed, so
 //! the tool list is fixed at startup. A per-call `project` changes what governs a call, never
 //! which tools exist. The transport stamps every change set and note as an agent named by the
-//! client's `clientInfo.name`, in one session per server process. Tool calls run
+//! client's `clientInfo.name`, in one session per server process, whose row in the project's
+//! store every request moves forward (`server::Presence`). Tool calls run
 //! concurrently, each on a thread of its own, and `notifications/cancelled` stops one
 //! (`calls`).
 
@@ -54,7 +55,10 @@ pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostErr
         })?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let service = match server.serve(rmcp::transport::stdio()).await {
+        let service = match server::Presence(server)
+            .serve(rmcp::transport::stdio())
+            .await
+        {
             Ok(service) => service,
             // A client that leaves before initializing ends the session, not in failure.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),

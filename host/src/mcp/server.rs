@@ -125,19 +125,26 @@ impl KapiServer {
     }
 
     /// [`Self::app`], also reading the client's name from the request's `_meta` (the
-    /// 2026-07-28 lifecycle has no `initialize`: the name arrives with each request).
+    /// 2026-07-28 lifecycle has no `initialize`: the name arrives with each request). A call
+    /// that names its own project moves the session's row there too; the server's project had
+    /// its row moved when the request arrived ([`Presence`]).
     pub(crate) fn app_with(
         &self,
         peer: &Peer<RoleServer>,
         meta: Option<&RequestMetaObject>,
         project: Option<&str>,
     ) -> App {
-        let client = peer
-            .peer_info()
-            .map(|info| info.client_info.name.clone())
-            .or_else(|| meta.and_then(|m| m.client_info()).map(|i| i.name))
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| "mcp-client".into());
+        let client = client_name(peer, meta);
+        let named = project.is_some_and(|p| !p.trim().is_empty());
+        let app = self.app_as(&client, project);
+        if named {
+            self.touch(&app, &client);
+        }
+        app
+    }
+
+    /// The `App` for `client` in `project` (else the server's).
+    fn app_as(&self, client: &str, project: Option<&str>) -> App {
         let mut env = self.base.env.clone();
         env.actor = Some(format!("agent:{client}"));
         env.session = Some(self.base.session.clone());
@@ -160,13 +167,19 @@ impl KapiServer {
         let mut app = App::new(env, self.base.cwd.clone(), flag);
         app.stores = self.base.stores.clone();
         app.surface = crate::Surface::Mcp;
-        self.touch(&app, &client);
+        app.client = Some(client.to_owned());
         app
     }
 
-    /// Moves this session's row forward in the call's project store (the session says it is
+    /// A request arrived: moves the session's row forward in the server's project.
+    fn seen(&self, peer: &Peer<RoleServer>, meta: &RequestMetaObject) {
+        let client = client_name(peer, Some(meta));
+        self.touch(&self.app_as(&client, None), &client);
+    }
+
+    /// Moves this session's row forward in the app's project store (the session says it is
     /// here while it only reads). Best effort: a store that cannot be opened is not the call's
-    /// failure.
+    /// failure, and a project without a store gets none from this (its first write makes it).
     fn touch(&self, app: &App, client: &str) {
         let Ok(Some(project)) = app.project() else {
             return;
@@ -189,6 +202,56 @@ impl KapiServer {
                 last_seen: now,
             });
         }
+    }
+}
+
+/// The client's own name: from `initialize` (`clientInfo.name`), else the request's `_meta`
+/// (the 2026-07-28 lifecycle), else `mcp-client`.
+fn client_name(peer: &Peer<RoleServer>, meta: Option<&RequestMetaObject>) -> String {
+    peer.peer_info()
+        .map(|info| info.client_info.name.clone())
+        .or_else(|| meta.and_then(|m| m.client_info()).map(|i| i.name))
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "mcp-client".into())
+}
+
+/// The server as it is served: the receiving middleware of S-03. Every request the client
+/// sends — `initialize`, `ping` and `tools/list` as much as a tool call — first moves the
+/// session's row forward in the server's project store, so a session that only reads still
+/// says it is here; then [`KapiServer`] handles it. Notifications are not requests and move
+/// nothing.
+#[derive(Clone)]
+pub struct Presence(pub KapiServer);
+
+impl rmcp::Service<RoleServer> for Presence {
+    async fn handle_request(
+        &self,
+        request: rmcp::model::ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ServerResult, McpError> {
+        let server = self.0.clone();
+        let (peer, meta) = (context.peer.clone(), context.meta.clone());
+        // Off the runtime's only thread: the store may wait for another process's write.
+        let _ = tokio::task::spawn_blocking(move || server.seen(&peer, &meta)).await;
+        rmcp::Service::handle_request(&self.0, request, context).await
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: rmcp::model::ClientNotification,
+        context: rmcp::service::NotificationContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        rmcp::Service::handle_notification(&self.0, notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerHandler::get_info(&self.0)
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        rmcp::Service::supported_protocol_versions(&self.0)
     }
 }
 
