@@ -77,6 +77,30 @@ fn a_server_started_in_a_subfolder_with_a_relative_project_binds_the_repository(
 }
 
 #[test]
+fn a_call_naming_a_relative_project_finds_it_from_the_servers_folder_up() {
+    let (_tmp, root) = empty_dir();
+    project(&root);
+    std::fs::create_dir_all(root.join(".git")).expect("a repository");
+    // Started with no project of its own, in a subfolder; the call names `kapi.yaml`.
+    let mut server = Server::spawn(&root.join("docs/api"), Bind::Explicit, &[])
+        .initialize(PROTOCOL)
+        .0;
+    let checked = server
+        .tool(
+            "check_file",
+            json!({"path": "docs/api/page.md", "project": "kapi.yaml"}),
+        )
+        .ok("check_file binds the repository's kapi.yaml");
+    assert!(
+        rules(&checked.structured)
+            .iter()
+            .any(|r| r.starts_with("terms.")),
+        "{:#}",
+        checked.structured
+    );
+}
+
+#[test]
 fn a_call_may_name_the_page_it_is_about_to_create_as_its_project() {
     let (_tmp, root) = empty_dir();
     project(&root);

@@ -191,6 +191,32 @@ fn a_note_keeps_the_mcp_clients_name_on_the_session_row() {
 }
 
 #[test]
+fn an_edit_that_makes_the_store_names_the_mcp_client_on_the_session_row() {
+    let (_tmp, root) = project(false);
+    let (mut server, _) = Server::spawn(
+        &root,
+        Bind::Explicit,
+        &["--project", &root.display().to_string()],
+    )
+    .initialize(PROTOCOL);
+    let block = server.first_paragraph("docs/a.md");
+    server
+        .tool(
+            "apply_edits",
+            json!({"operations": [{
+                "op": "set_content",
+                "at": block["ref"],
+                "if_match": block["rev"],
+                "content": "Sign in to start.",
+            }]}),
+        )
+        .ok("apply_edits");
+    let row = server_row(&root);
+    assert_eq!(row.client.as_deref(), Some(CLIENT), "{row:#?}");
+    assert_eq!(server.close(), 0);
+}
+
+#[test]
 fn the_2026_07_28_session_row_names_the_client_from_each_requests_meta() {
     let (_tmp, root) = project(true);
     let mut server = Server::spawn(

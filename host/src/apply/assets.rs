@@ -439,7 +439,7 @@ impl Service<'_> {
             actor_kind: actor.kind.clone(),
             actor_name: actor.name.clone(),
             project: Some(project.root.display().to_string()),
-            client: Some("kapi-cli".into()),
+            client: Some(self.app.client_name()),
             started_at: now.clone(),
             last_seen: now.clone(),
         })?;

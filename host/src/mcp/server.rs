@@ -153,11 +153,9 @@ impl KapiServer {
                 let path = Path::new(p);
                 // `KAPI_NO_PROJECT` is honoured only when no project is named.
                 env.no_project = false;
-                Some(if path.is_absolute() {
-                    path.to_path_buf()
-                } else {
-                    self.base.cwd.join(path)
-                })
+                // A relative one is found as `--project` is: from the server's folder, then
+                // each parent (`discover::resolve`), so `kapi.yaml` from a subfolder binds.
+                Some(kapi_core::project::discover::resolve(&self.base.cwd, path))
             }
             _ => self.base.project.clone(),
         };
