@@ -3,14 +3,14 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: install pofilter-agree build test e2e e2e-hosts lint bench bench-formats bench-apply bench-mcp bench-hooks bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
 
 ## Put `kapi` on PATH (~/.cargo/bin): every host entry `kapi init` writes runs `kapi` from PATH.
 install:
-	$(CARGO) install --locked --path cli
+	$(CARGO) install --locked --path .
 
 release:
 	$(CARGO) build --release --bin kapi
@@ -43,6 +43,11 @@ e2e: build
 e2e-hosts: build
 	bash hosts/install.sh
 	env -u KAPI_NO_PROJECT timeout 600 python3 hosts/run.py --kapi $(KAPI_BIN)
+
+## The real pre-commit installs kapi from this checkout as `.pre-commit-hooks.yaml` says
+## (`language: rust`) and stops a commit that adds a forbidden term; see scripts/README.md.
+e2e-precommit:
+	bash scripts/e2e-precommit.sh
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -48,7 +48,7 @@ pub fn run(
     printer.emit(&report)?;
     if report.kapi_not_on_path {
         printer.note(
-            "`kapi` is not on PATH: every host entry and hook kapi wrote runs `kapi` from PATH, so none will start; put it there (`make install` in kapi's checkout: `cargo install --locked --path cli`)",
+            "`kapi` is not on PATH: every host entry and hook kapi wrote runs `kapi` from PATH, so none will start; put it there (`make install` in kapi's checkout: `cargo install --locked --path .`)",
         );
     }
     // A refused host is reported with its file and position; the others are wired.

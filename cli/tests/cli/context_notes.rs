@@ -672,7 +672,9 @@ fn sync_says_it_removed_a_section_not_the_file_the_person_keeps() {
         run.stdout
     );
     assert!(
-        !run.stdout.lines().any(|l| l == "removed docs/api/CLAUDE.md"),
+        !run.stdout
+            .lines()
+            .any(|l| l == "removed docs/api/CLAUDE.md"),
         "{}",
         run.stdout
     );

@@ -56,7 +56,7 @@ impl Run {
 }
 
 pub fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
 
 fn copy_dir(from: &Path, to: &Path) {

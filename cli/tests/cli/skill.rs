@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::Kapi;
 
 fn skill_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills/kapi")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("skills/kapi")
 }
 
 /// Every file under the skill directory, as (path relative to it, text), for text files.
