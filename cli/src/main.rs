@@ -27,7 +27,8 @@ pub struct Cli {
     /// Print results as JSON on stdout (errors as a JSON envelope on stderr)
     #[arg(long, global = true)]
     pub json: bool,
-    /// The project: a `kapi.yaml`, a project folder, or any path inside a project
+    /// The project: a `kapi.yaml`, a project folder, or any path inside a project (a relative one
+    /// is found from the working folder, then each parent, up to a `.git` folder)
     #[arg(short = 'p', long, global = true, value_name = "PATH")]
     pub project: Option<PathBuf>,
     /// Print only results: no notes or progress on stderr

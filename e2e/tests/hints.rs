@@ -140,6 +140,28 @@ fn a_read_or_edit_refused_over_mcp_names_the_tool_and_its_field() {
     assert!(said.contains("`context_note`"), "{said}");
     let said = refusal(&mut s, "context_search", json!({"query": "  "}));
     assert!(said.contains("\"query\""), "{said}");
+    let said = refusal(
+        &mut s,
+        "read_blocks",
+        json!({"doc": "docs/edit.md", "project": "nowhere/kapi.yaml"}),
+    );
+    assert!(said.contains("`project`"), "{said}");
+    s.close();
+}
+
+#[test]
+fn a_brief_over_mcp_closes_with_check_file_not_the_cli() {
+    let (_tmp, root) = empty_dir();
+    project(&root);
+    let mut s = server(&root, &["--project", "kapi.yaml"]);
+    for (tool, arguments) in [
+        ("context_read", json!({"path": "docs/edit.md"})),
+        ("context_search", json!({"query": "page"})),
+    ] {
+        let text = s.tool(tool, arguments).ok(tool).text;
+        assert!(text.contains("`check_file`"), "{tool}: {text}");
+        assert!(!text.contains("kapi check"), "{tool}: {text}");
+    }
     s.close();
 }
 

@@ -290,3 +290,66 @@ fn a_stale_session_row_ages_out_on_the_next_write() {
     assert_eq!(server_row(&root).ended_at, None);
     assert_eq!(server.close(), 0);
 }
+
+#[test]
+fn under_claude_code_the_server_and_the_shell_share_the_hosts_session() {
+    let (_tmp, root) = project(true);
+    let host = [("CLAUDECODE", "1"), ("CLAUDE_CODE_SESSION_ID", "c0ffee-42")];
+    let (mut server, _) = Server::spawn_env(
+        &root,
+        Bind::Explicit,
+        &["--project", &root.display().to_string()],
+        &host,
+    )
+    .initialize(PROTOCOL);
+    let noted = server
+        .tool(
+            "context_note",
+            json!({"path": "docs", "text": "Headings use sentence case"}),
+        )
+        .ok("context_note");
+    let session = "claude-code:c0ffee-42";
+    assert_eq!(
+        noted.structured["suggestion"]["session"], session,
+        "{:#}",
+        noted.structured
+    );
+    assert_eq!(server.close(), 0);
+    // The assistant's shell, in the same Claude Code session, records under the same id.
+    let shell = common::cli_with(
+        &root,
+        Bind::Discover,
+        &host,
+        &[
+            "context",
+            "note",
+            "--path",
+            "docs",
+            "--text",
+            "Lists use sentence case",
+        ],
+        None,
+    );
+    assert_eq!(shell.code, 0, "{}", shell.stderr);
+    let log = common::cli_with(
+        &root,
+        Bind::Discover,
+        &host,
+        &["context", "log", "--session", "this", "--json"],
+        None,
+    );
+    assert_eq!(log.code, 0, "{}", log.stderr);
+    let entries: serde_json::Value = serde_json::from_str(&log.stdout).expect("the log's JSON");
+    let notes = entries["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["kind"] == "note" && e["session"] == session)
+        .count();
+    assert_eq!(notes, 2, "both notes in the host's session: {entries:#}");
+    assert!(
+        rows(&root)
+            .iter()
+            .any(|r| r.id == session && r.client.as_deref() == Some(CLIENT))
+    );
+}

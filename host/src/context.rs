@@ -104,6 +104,9 @@ pub struct PendingLine {
 /// The brief: `kapi.context/v1`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ContextAnswer {
+    /// The surface asking, for the closing line's command or tool.
+    #[serde(skip)]
+    pub surface: crate::Surface,
     pub schema: &'static str,
     /// `project` (a recipe stands behind the answer) or `none` (no project: hygiene only).
     pub scope: &'static str,
@@ -139,6 +142,7 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
         notes.push("no kapi project here: only the hygiene rules apply; run `kapi init` to give this folder a voice and terms".to_owned());
         let empty = Governance::empty();
         return Ok(ContextAnswer {
+            surface: app.surface,
             schema: "kapi.context/v1",
             scope: "none",
             point: PointView {
@@ -243,6 +247,7 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
         pending.truncate(limit);
     }
     Ok(ContextAnswer {
+        surface: app.surface,
         schema: "kapi.context/v1",
         scope: "project",
         point: PointView {
@@ -560,7 +565,10 @@ impl ContextAnswer {
             }
             out.push('\n');
         }
-        out.push_str("Check your changes with `kapi check PATH`.\n");
+        out.push_str(&self.surface.pick(
+            "Check your changes with `kapi check PATH`.\n",
+            "Check your changes with `check_file`.\n",
+        ));
         out
     }
 }

@@ -34,6 +34,13 @@ pub const NO_COLOR: &str = "NO_COLOR";
 /// against the real CLIs by `make e2e-hosts`, and from each host's documentation): a command
 /// with one of these and no `KAPI_ACTOR` runs as `agent:<host>`, in the host's session when
 /// the host exposes one. Checked in this order; the first present wins.
+///
+/// Two of the seven hosts have none, by their documents: KKSS gives its assistant no shell
+/// (every tool is an MCP server or a command KKSS starts with a minimal environment, so its
+/// notes arrive over MCP, named by the client), and Kiki documents no variable on the shell
+/// commands its agent runs (its hook payloads carry `session_id`, but nothing reaches a later
+/// command). There, and in any other host, an assistant sets `KAPI_ACTOR=agent:<host>`; the
+/// skill says so. A host without a session variable is bound to the shell's session.
 pub const HOST_MARKERS: &[HostMarker] = &[
     // Claude Code's Bash tool: `CLAUDECODE=1`, the session's uuid.
     HostMarker {
@@ -98,7 +105,7 @@ pub struct HostAgent {
 pub const ALL: &[(&str, &str)] = &[
     (
         KAPI_PROJECT,
-        "a recipe, a project root or any path inside a project to bind",
+        "a recipe, a project root or any path inside a project to bind (a relative one is found from the working folder, then each parent)",
     ),
     (
         KAPI_NO_PROJECT,

@@ -139,6 +139,37 @@ impl Hint for HostError {
 }
 
 impl HostError {
+    /// The message as `surface`'s caller reads it: over MCP a project named by the call's
+    /// `project` (or the one the server was started with) is not a flag the caller typed.
+    pub fn message_on(&self, surface: Surface) -> String {
+        use kapi_core::project::discover::{DiscoverError, Origin};
+        match (surface, self) {
+            (
+                Surface::Mcp,
+                HostError::Discover(
+                    DiscoverError::NotFound {
+                        path,
+                        origin: Origin::Flag,
+                    }
+                    | DiscoverError::NoProject {
+                        path,
+                        origin: Origin::Flag,
+                    },
+                ),
+            ) => {
+                let what = match self {
+                    HostError::Discover(DiscoverError::NotFound { .. }) => "no such file or folder",
+                    _ => "no `kapi.yaml` here or in any parent folder",
+                };
+                format!(
+                    "{}: {what} (from the call's `project`, or the project the server was started with)",
+                    path.display()
+                )
+            }
+            _ => self.to_string(),
+        }
+    }
+
     /// The fixes, naming what the caller on `surface` types: a flag on the command line, a
     /// tool's field over MCP.
     pub fn hints_on(&self, surface: Surface) -> Vec<String> {

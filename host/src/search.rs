@@ -80,6 +80,9 @@ pub struct InForce {
 /// The answer: `kapi.search/v1`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchAnswer {
+    /// The surface asking, for the closing line's command or tool.
+    #[serde(skip)]
+    pub surface: crate::Surface,
     pub schema: &'static str,
     /// `project`, or `none` when no project binds the call.
     pub scope: &'static str,
@@ -146,6 +149,7 @@ pub fn search(app: &App, request: &SearchRequest) -> Result<SearchAnswer, HostEr
     }
     let limit = request.limit.unwrap_or(25);
     let mut answer = SearchAnswer {
+        surface: app.surface,
         schema: "kapi.search/v1",
         scope: "none",
         query: query.clone(),
@@ -592,7 +596,10 @@ impl SearchAnswer {
             }
             out.push('\n');
         }
-        out.push_str("Check your changes with `kapi check PATH`.\n");
+        out.push_str(&self.surface.pick(
+            "Check your changes with `kapi check PATH`.\n",
+            "Check your changes with `check_file`.\n",
+        ));
         out
     }
 }

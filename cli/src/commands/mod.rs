@@ -75,7 +75,8 @@ pub enum Command {
     /// Tool sets: `writing` (default: context_read, context_search, context_note,
     /// context_session_summary, check_file, read_blocks, apply_edits, describe_format, and the
     /// `context://` resources), `content`, `review`, `translation`, `all`. Every change set and
-    /// note is recorded as an agent named by the client, in one session per server process. The
+    /// note is recorded as an agent named by the client, in the host's session when the host
+    /// hands it over (`CLAUDE_CODE_SESSION_ID`, `CODEX_THREAD_ID`), else one per server process. The
     /// session's row in the project's store opens at `initialize` with the client's name and
     /// every request moves it forward; a row not seen for 30 minutes ages out on the next write.
     Mcp(mcp::McpArgs),

@@ -48,7 +48,14 @@ impl KapiServer {
     /// A server serving `selection`'s tools.
     pub fn new(env: Env, cwd: PathBuf, project: Option<PathBuf>, selection: Selection) -> Self {
         let now = jiff::Timestamp::now();
-        let session = format!("s-mcp-{}-{}", now.as_millisecond(), std::process::id());
+        // `KAPI_SESSION`, else the host's own session when it hands one to the servers it
+        // starts (Claude Code's `CLAUDE_CODE_SESSION_ID`: then the agent's MCP calls and the
+        // notes its shell records meet in one session), else one per server process.
+        let session = env
+            .session
+            .clone()
+            .or_else(|| env.host_agent.as_ref().and_then(|h| h.session.clone()))
+            .unwrap_or_else(|| format!("s-mcp-{}-{}", now.as_millisecond(), std::process::id()));
         // In project mode, the sets narrow to tools whose source the recipe declares: no
         // translation tools for a recipe without target languages.
         let startup = App::new(env.clone(), cwd.clone(), project.clone());
@@ -376,7 +383,7 @@ pub(crate) fn failure(error: HostError) -> CallToolResult {
     };
     let hints = error.hints_on(crate::Surface::Mcp);
     CallToolResult::structured_error(
-        serde_json::json!({"error": error.to_string(), "code": code, "hints": hints}),
+        serde_json::json!({"error": error.message_on(crate::Surface::Mcp), "code": code, "hints": hints}),
     )
 }
 
