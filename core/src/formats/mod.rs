@@ -646,7 +646,7 @@ pub fn hole_runs<'a>(document: &'a Document, hole: &Hole) -> Option<&'a [Run]> {
     let block = document.blocks.get(hole.block)?;
     let edition = match &hole.edition {
         None => &block.source,
-        Some(lang) => block.targets.get(&**lang)?,
+        Some(lang) => block.targets.get(lang)?,
     };
     edition.branch(hole.branch.as_deref().unwrap_or(""))
 }

@@ -11,6 +11,9 @@
 
 use std::collections::BTreeMap;
 
+mod targets;
+pub use targets::Targets;
+
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -518,7 +521,7 @@ pub struct Block {
     pub translatable: bool,
     pub source: Edition,
     /// One edition per target language, keyed by language tag.
-    pub targets: BTreeMap<String, Edition>,
+    pub targets: Targets,
     /// Notes the file keeps for translators (XLIFF `<note>`, PO `#.` comments).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -557,7 +560,7 @@ impl Block {
             level: 0,
             translatable: role != Role::Code,
             source: Edition::new(runs),
-            targets: BTreeMap::new(),
+            targets: Targets::new(),
             notes: Vec::new(),
             locked: None,
             span: 0..0,
