@@ -633,6 +633,8 @@ def sc_shell_note(ctx, env):
     # what the host put in the environment of the command it ran (issue 16 item 6)
     seen = parse_env(run.feedback(0))
     ctx.expect("the shell tool ran `env`", bool(seen), _clip(run.feedback(0)))
+    if seen:
+        check_shell_markers(ctx, run, seen)
     env["research"]["shell_env"] = env_diff(run.given_env, seen)
     env["research"]["session_id"] = run.session_id
     env["research"].update(hook_research(run))
@@ -656,9 +658,29 @@ def sc_shell_note(ctx, env):
     listed = text in log_this
     ctx.expect("`kapi context log --session this`, run next in the same host session, lists the note", listed,
                f"note session {session!r}, host session {sid!r}; log: {_clip(log_this, 300)}")
-    ctx.info("note session vs the host's session id",
-             f"note session {session!r}; host session {sid!r}; contains it: {bool(sid) and sid in (session or '')}")
+    # The note is in the host's own session: kapi reads the id from the variable the host
+    # exports to its shell (host/src/env.rs HOST_MARKERS) and records it as `<host>:<id>`.
+    want = f"{host.name}:{sid}" if sid else None
+    ctx.expect("the shell note is recorded in the host's own session", bool(sid) and session == want,
+               f"note session {session!r}; expected {want!r} (the host's session id {sid!r})")
     return run
+
+
+# What each host exports to its shell tool's commands, as kapi's HOST_MARKERS (host/src/env.rs)
+# reads it: the marker that makes a command the host's agent, and the variable carrying the
+# host's own session id (the id the host reports: Claude Code's `session_id`, Codex's
+# `thread.started` thread id).
+SHELL_MARKERS = {"claude-code": ("CLAUDECODE", "CLAUDE_CODE_SESSION_ID"),
+                 "codex": ("CODEX_THREAD_ID", "CODEX_THREAD_ID")}
+
+
+def check_shell_markers(ctx, run: Run, seen: dict):
+    marker, session_var = SHELL_MARKERS[ctx.host.name]
+    sid = run.session_id or ""
+    ok = bool(seen.get(marker)) and bool(sid) and seen.get(session_var) == sid
+    names = f"{marker} (its session id)" if marker == session_var else f"{marker} and {session_var} (its session id)"
+    ctx.expect(f"the host's shell sets {names}, as kapi reads them", ok,
+               f"{marker}={seen.get(marker)!r}, {session_var}={seen.get(session_var)!r}; host session {sid!r}")
 
 
 def parse_env(text: str) -> dict:
