@@ -591,6 +591,61 @@ fn a_failing_edit_hands_the_finding_back() {
     }
 }
 
+/// A CLAUDE.md or AGENTS.md no collection declares holds kapi's rules section: the person's
+/// text around it is not content, so an edit to it is nothing to report (issue 16, item 5);
+/// the same file declared, or named to `kapi check`, is checked.
+#[test]
+fn an_undeclared_rules_file_is_nothing_to_report() {
+    for host in HOSTS {
+        let p = project();
+        let rules =
+            "Use the login page.\n\n<!-- kapi:rules -->\nAvoid login.\n<!-- /kapi:rules -->\n";
+        std::fs::write(p.path().join("CLAUDE.md"), rules).unwrap();
+        std::fs::create_dir_all(p.path().join("docs/api")).unwrap();
+        std::fs::write(p.path().join("docs/api/AGENTS.md"), rules).unwrap();
+        let what = format!("{host:?}");
+        let (seen, answer) = fire(p.path(), host, true, Event::PostEdit, "CLAUDE.md", false);
+        assert_eq!(seen, Seen::Allow, "{what}: {answer:?}");
+        // docs/api/AGENTS.md is declared (`docs/**/*.md`): the person's line is checked.
+        let (seen, answer) = fire(
+            p.path(),
+            host,
+            true,
+            Event::PostEdit,
+            "docs/api/AGENTS.md",
+            false,
+        );
+        assert_never_broken(&seen, &answer, &what);
+        if host != Host::Kiki {
+            assert!(
+                matches!(&seen, Seen::Feedback(r) if r.contains("docs/api/AGENTS.md:1")),
+                "{what}: {seen:?}"
+            );
+        }
+    }
+    let p = project();
+    std::fs::write(p.path().join("CLAUDE.md"), "Use the login page.\n").unwrap();
+    let walk = Command::new(kapi_bin())
+        .current_dir(p.path())
+        .env_remove("KAPI_NO_PROJECT")
+        .args(["check", "."])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&walk.stdout);
+    assert!(!out.contains("CLAUDE.md"), "a folder walk skips it: {out}");
+    let named = Command::new(kapi_bin())
+        .current_dir(p.path())
+        .env_remove("KAPI_NO_PROJECT")
+        .args(["check", "CLAUDE.md"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        named.status.code(),
+        Some(3),
+        "named, it is checked: {named:?}"
+    );
+}
+
 #[test]
 fn a_generated_target_is_refused_naming_its_source_and_the_kapi_route() {
     for host in HOSTS {

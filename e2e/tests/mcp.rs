@@ -413,8 +413,14 @@ fn the_context_resource_and_context_read_answer_what_kapi_context_prints() {
             "{path}: {}",
             markdown.stdout
         );
+        // The same brief, closing with the surface's own way to check (`check_file`).
+        let over_mcp = markdown.stdout.replace(
+            "Check your changes with `kapi check PATH`.",
+            "Check your changes with `check_file`.",
+        );
+        assert_ne!(over_mcp, markdown.stdout, "{path}: the CLI closes with kapi check");
         let resource = server.read(&format!("context://{path}"));
-        assert_eq!(resource, markdown.stdout, "context://{path}");
+        assert_eq!(resource, over_mcp, "context://{path}");
 
         let json_cli = cli_json(&p.root, &["context", path, "--json"]);
         let json_resource = server.read(&format!("context://{path}?format=json"));
@@ -425,7 +431,7 @@ fn the_context_resource_and_context_read_answer_what_kapi_context_prints() {
         let tool = server
             .tool("context_read", json!({"path": path}))
             .ok("context_read");
-        assert_eq!(tool.text, markdown.stdout, "context_read {path}");
+        assert_eq!(tool.text, over_mcp, "context_read {path}");
         assert_eq!(tool.structured, json_cli, "context_read {path} structured");
         let tool = server
             .tool("context_read", json!({"path": path, "format": "json"}))

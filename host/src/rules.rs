@@ -988,7 +988,7 @@ fn join(folder: &str, name: &str) -> String {
 }
 
 /// Whether a project-relative path names a rules file kapi may touch.
-fn rules_file(rel: &str) -> bool {
+pub(crate) fn rules_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     (name == AGENTS || name == CLAUDE)
         && normal_path(rel) == rel

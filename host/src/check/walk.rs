@@ -187,7 +187,8 @@ pub(crate) fn walk_entry(
 
 /// The format a folder walk checks a [`Role::Source`] file `abs` with, or `None` when the walk
 /// skips it: an excluded file, a format kapi does not read, and a data format
-/// (`package.json`, `kapi.yaml`, any `.xml`) no collection declares.
+/// (`package.json`, `kapi.yaml`, any `.xml`) or a rules file (`AGENTS.md`, `CLAUDE.md`) no
+/// collection declares.
 fn walk_format(
     project: Option<&Project>,
     collections: Option<&Collections>,
@@ -207,6 +208,11 @@ fn walk_format(
         .zip(rel.as_deref())
         .is_some_and(|(collections, rel)| declares(collections, rel));
     if WALK_SKIPS.contains(&format.info().id) && !in_collection {
+        return Ok(None);
+    }
+    // An AGENTS.md or CLAUDE.md holds kapi's rules section (never checked): the person's
+    // text around it is content only where a collection declares the file.
+    if !in_collection && rel.as_deref().is_some_and(crate::rules::rules_file) {
         return Ok(None);
     }
     Ok(Some(format))
