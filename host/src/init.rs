@@ -158,6 +158,11 @@ pub fn init(
         retired,
     };
     report.agents = crate::wiring::wire(&root, &project.recipe, agents, &skill)?.hosts;
+    // The PATH note matters only where an entry stands (written now, or already there).
+    report.kapi_not_on_path &= report
+        .agents
+        .iter()
+        .any(|h| h.status != crate::wiring::WiringStatus::Refused);
     Ok(report)
 }
 

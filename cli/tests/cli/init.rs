@@ -344,6 +344,19 @@ fn init_says_plainly_when_kapi_is_not_on_path() {
         stderr.contains("`kapi` is not on PATH") && stderr.contains("make install"),
         "{stderr}"
     );
+    // Every host refused: no entry stands, so PATH is not the problem to report.
+    let refused = Kapi::empty();
+    refused.write(".mcp.json", "{ not json");
+    let out = refused
+        .command(&["init", "--agents", "claude-code", "--json"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .expect("kapi starts");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(stdout["agents"][0]["status"], "refused", "{stdout}");
+    assert!(stdout.get("kapi_not_on_path").is_none(), "{stdout}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("not on PATH"));
 }
 
 /// A rules file whose kapi section is not closed: exit 1 (an unreadable file, not a usage
