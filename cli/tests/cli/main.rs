@@ -3,6 +3,7 @@
 
 mod apply;
 mod check;
+mod ci_example;
 mod context;
 mod context_notes;
 mod context_search;
@@ -59,7 +60,7 @@ pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create fixture dir");
     for entry in std::fs::read_dir(from).expect("read fixture dir") {
         let entry = entry.expect("fixture entry");
