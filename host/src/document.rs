@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use kapi_core::formats::{self, Format, Parsed};
 use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
+use sha2::Digest;
 
 use crate::app::{App, normalize, relative_to};
 use crate::error::HostError;
@@ -140,18 +141,46 @@ pub fn read_bytes(abs: &Path, display: &str) -> Result<Vec<u8>, HostError> {
     Ok(bytes)
 }
 
-/// Reads and parses one file with `format`.
+/// What a read keeps of a file's bytes once the format has taken them: their rev and length
+/// (the bytes are the skeleton's text, or gone, so a file is in memory once).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRead {
+    /// [`crate::inspect::file_rev`] of the bytes as read.
+    pub rev: String,
+    pub len: usize,
+    /// Their SHA-256, to tell bytes written back from the bytes read without keeping them.
+    pub digest: [u8; 32],
+}
+
+impl FileRead {
+    pub fn of(bytes: &[u8]) -> Self {
+        let digest: [u8; 32] = sha2::Sha256::digest(bytes).into();
+        FileRead {
+            rev: crate::inspect::rev_of_digest(&digest),
+            len: bytes.len(),
+            digest,
+        }
+    }
+
+    /// Whether `bytes` are the bytes read.
+    pub fn same(&self, bytes: &[u8]) -> bool {
+        bytes.len() == self.len && <[u8; 32]>::from(sha2::Sha256::digest(bytes)) == self.digest
+    }
+}
+
+/// Reads and parses one file with `format`, handing it the bytes.
 pub fn parse(
     abs: &Path,
     display: &str,
     format: &dyn Format,
-) -> Result<(Vec<u8>, Parsed), HostError> {
+) -> Result<(FileRead, Parsed), HostError> {
     let bytes = read_bytes(abs, display)?;
-    let parsed = format.read(&bytes).map_err(|source| HostError::Read {
+    let read = FileRead::of(&bytes);
+    let parsed = format.read_owned(bytes).map_err(|source| HostError::Read {
         path: PathBuf::from(display),
         source,
     })?;
-    Ok((bytes, parsed))
+    Ok((read, parsed))
 }
 
 /// One target language's file for a monolingual source.
@@ -163,6 +192,8 @@ pub struct TargetFile {
     pub doc: String,
     /// `None` when the file does not exist yet.
     pub parsed: Option<Parsed>,
+    /// Its rev and length as read, beside `parsed`.
+    pub read: Option<FileRead>,
 }
 
 /// A document as a read hands it out.
@@ -171,7 +202,8 @@ pub struct Loaded {
     /// Project-relative path inside a project, else the path as given.
     pub doc: String,
     pub format: &'static dyn Format,
-    pub bytes: Vec<u8>,
+    /// The file's rev and length as read.
+    pub read: FileRead,
     pub parsed: Parsed,
     /// The translation files the collection's `target` template names, read.
     pub targets: Vec<TargetFile>,
@@ -244,7 +276,7 @@ pub fn load(
     };
     let format = pick(&abs, declared.as_deref())?.ok_or_else(|| unknown_format(path, &abs))?;
     let doc = rel.clone().unwrap_or_else(|| path.display().to_string());
-    let (bytes, mut parsed) = parse(&abs, &doc, format)?;
+    let (read, mut parsed) = parse(&abs, &doc, format)?;
     let mut targets = Vec::new();
     if format.info().capabilities.bilingual {
         for block in &mut parsed.document.blocks {
@@ -260,11 +292,12 @@ pub fn load(
             }
             let target_abs = normalize(&project.root.join(&target_rel));
             let doc = relative_to(&target_abs, &project.root).unwrap_or(target_rel);
-            let parsed_target = if target_abs.is_file() {
+            let (read, parsed_target) = if target_abs.is_file() {
                 stay_inside(Path::new(&doc), &target_abs, &project.root)?;
-                Some(parse(&target_abs, &doc, format)?.1)
+                let (read, parsed) = parse(&target_abs, &doc, format)?;
+                (Some(read), Some(parsed))
             } else {
-                None
+                (None, None)
             };
             if let Some(target) = &parsed_target {
                 join_target(&mut parsed, &lang, target);
@@ -274,6 +307,7 @@ pub fn load(
                 abs: target_abs,
                 doc,
                 parsed: parsed_target,
+                read,
             });
         }
     }
@@ -281,7 +315,7 @@ pub fn load(
         abs,
         doc,
         format,
-        bytes,
+        read,
         parsed,
         targets,
         in_project: project.is_some(),

@@ -1540,7 +1540,7 @@ mod tests {
             .holes
             .iter()
             .filter(|h| parsed.document.blocks[h.block].key == "files")
-            .map(|h| h.branch.as_deref().unwrap())
+            .map(|h| h.branch().unwrap())
             .collect();
         assert_eq!(branches, ["quantity:one", "quantity:other"]);
         assert_eq!(

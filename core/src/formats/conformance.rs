@@ -40,6 +40,14 @@ pub fn assert_round_trip(format: &dyn Format, name: &str, bytes: &[u8]) -> Parse
     let parsed = format
         .read(bytes)
         .unwrap_or_else(|e| panic!("{name}: read failed: {e}"));
+    // Taking the bytes reads the same document and skeleton.
+    let owned = format
+        .read_owned(bytes.to_vec())
+        .unwrap_or_else(|e| panic!("{name}: read_owned failed: {e}"));
+    assert!(
+        owned.document == parsed.document && owned.skeleton == parsed.skeleton,
+        "{name}: read_owned differs from read"
+    );
     let written = format
         .write(&parsed)
         .unwrap_or_else(|e| panic!("{name}: write failed: {e}"));
@@ -91,7 +99,7 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
         if !block.translatable {
             continue;
         }
-        if bilingual && hole.edition.is_none() && !block.targets.is_empty() {
+        if bilingual && hole.edition().is_none() && !block.targets.is_empty() {
             continue;
         }
         let Some(runs) = super::hole_runs(&parsed.document, hole) else {
@@ -110,12 +118,12 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
     let before: Vec<Revs> = revs(&parsed);
     let block = &mut parsed.document.blocks[hole.block];
     let key = block.key.clone();
-    let edition_name = hole.edition.as_deref().unwrap_or(SOURCE).to_owned();
+    let edition_name = hole.edition().unwrap_or(SOURCE).to_owned();
     let edition = block
         .edition_mut(&edition_name)
         .unwrap_or_else(|| panic!("{name}: hole names a missing edition"));
     let runs = edition
-        .branch_mut(hole.branch.as_deref().unwrap_or(""))
+        .branch_mut(hole.branch().unwrap_or(""))
         .unwrap_or_else(|| panic!("{name}: hole names a missing branch"));
     for run in runs.iter_mut() {
         if let Run::Text { text, src } = run
@@ -164,7 +172,7 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
         .edition(&edition_name)
         .unwrap_or_else(|| panic!("{name}: `{key}` lost edition {edition_name}"));
     let text = edition
-        .branch(hole.branch.as_deref().unwrap_or(""))
+        .branch(hole.branch().unwrap_or(""))
         .map(|runs| crate::model::Edition::new(runs.to_vec()).plain_text())
         .unwrap_or_default();
     assert!(
@@ -182,7 +190,7 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
     Some(Edited {
         key,
         edition: edition_name,
-        branch: hole.branch.as_deref().map(str::to_owned),
+        branch: hole.branch().map(str::to_owned),
     })
 }
 
@@ -267,7 +275,7 @@ pub fn assert_keys_survive_edits(format: &dyn Format, name: &str, bytes: &[u8]) 
         let Some(block) = parsed.document.blocks.get(hole.block) else {
             continue;
         };
-        if hole.edition.is_some()
+        if hole.edition().is_some()
             || !block.translatable
             || block.locked.is_some()
             || roles.contains(&block.role)
@@ -281,7 +289,7 @@ pub fn assert_keys_survive_edits(format: &dyn Format, name: &str, bytes: &[u8]) 
                 |r| matches!(r, Run::Text { text, .. } if text.chars().any(char::is_alphabetic)),
             )
         };
-        let branch = match hole.branch.as_deref() {
+        let branch = match hole.branch() {
             Some(path) => Some(path.to_owned()),
             None if words(&block.source.runs) => None,
             None => block

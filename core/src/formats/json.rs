@@ -113,7 +113,23 @@ impl Format for Json {
         };
         let text: &str = &text;
         let scanned = Scanner::new(text).scan()?;
-        Ok(build(text, encoding, scanned))
+        Ok(build(text, Skeleton::decoded(text, encoding), scanned))
+    }
+
+    fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
+        let text = match super::utf8_owned(bytes) {
+            Ok(text) => text,
+            Err(bytes) => return self.read(&bytes),
+        };
+        let scanned = Scanner::new(&text).scan()?;
+        // The skeleton takes the text once the read is done with it: no copy.
+        let mut parsed = build(
+            &text,
+            Skeleton::owned(String::new(), Encoding::Utf8),
+            scanned,
+        );
+        parsed.skeleton.original = text;
+        Ok(parsed)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -851,7 +867,9 @@ fn dedupe(blocks: &mut [Block]) {
     }
 }
 
-fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
+/// The document of `scanned`, its holes in `skeleton` (whose text is `text`, or is given it
+/// after).
+fn build(text: &str, mut skeleton: Skeleton, scanned: Scanned) -> Parsed {
     let Scanned {
         mut entries,
         groups,
@@ -860,7 +878,6 @@ fn build(text: &str, encoding: Encoding, scanned: Scanned) -> Parsed {
         format: INFO.id.into(),
         blocks: Vec::with_capacity(entries.len()),
     };
-    let mut skeleton = Skeleton::decoded(text, encoding);
     skeleton.holes.reserve_exact(entries.len());
     for index in 0..entries.len() {
         // Entries before this one are done with (a group's members come after its first).
@@ -1359,7 +1376,7 @@ mod tests {
             .holes
             .iter()
             .filter(|h| h.block == 0)
-            .map(|h| h.branch.as_deref().unwrap())
+            .map(|h| h.branch().unwrap())
             .collect();
         assert_eq!(holes, ["count:one", "count:other"]);
         let block = parsed.document.block_mut("item").unwrap();
@@ -1600,7 +1617,7 @@ mod tests {
             let start = cpu();
             let scanned = Scanner::new(&text).scan().unwrap();
             let scan = cpu() - start;
-            let parsed = build(&text, Encoding::Utf8, scanned);
+            let parsed = build(&text, Skeleton::over(&text), scanned);
             let read = cpu() - start;
             let written = Json.write(&parsed).unwrap();
             let total = cpu() - start;

@@ -68,7 +68,8 @@ use std::ops::Range;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::{
-    Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError, placeholders,
+    Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
+    placeholders,
 };
 use crate::model::{Block, Code, CodeKind, Document, Edition, KeyDeduper, Role, Run};
 
@@ -97,6 +98,17 @@ impl Format for Markdown {
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let text = ReadError::decode(bytes)?;
         Ok(read_str(text))
+    }
+
+    fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
+        let text = match super::utf8_owned(bytes) {
+            Ok(text) => text,
+            Err(bytes) => return self.read(&bytes),
+        };
+        // The skeleton takes the text once the read is done with it: no copy.
+        let mut parsed = read_text(&text, Skeleton::owned(String::new(), Encoding::Utf8));
+        parsed.skeleton.original = text;
+        Ok(parsed)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -179,11 +191,16 @@ const PIECES_FROM: usize = 4 << 20;
 const PIECE: usize = 1 << 20;
 
 fn read_str(text: &str) -> Parsed {
-    read_in_pieces(text, (text.len() >= PIECES_FROM).then_some(PIECE))
+    read_text(text, Skeleton::over(text))
+}
+
+/// Reads `text` into `skeleton` (whose text is `text`, or is given it after).
+fn read_text(text: &str, skeleton: Skeleton) -> Parsed {
+    read_in_pieces(text, (text.len() >= PIECES_FROM).then_some(PIECE), skeleton)
 }
 
 /// Reads `text` whole, or, given a piece size, in pieces when [`plan`] finds where.
-fn read_in_pieces(text: &str, piece: Option<usize>) -> Parsed {
+fn read_in_pieces(text: &str, piece: Option<usize>, skeleton: Skeleton) -> Parsed {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
     let plan = piece.map(|piece| plan(body, piece));
@@ -210,7 +227,7 @@ fn read_in_pieces(text: &str, piece: Option<usize>) -> Parsed {
             format: INFO.id.into(),
             blocks: Vec::with_capacity(blocks),
         },
-        skeleton: Skeleton::over(text),
+        skeleton,
         headings: 0,
         counts: [0; KINDS.len()],
         slug: "top".into(),
@@ -498,7 +515,7 @@ impl<'a> Reader<'a> {
 
     /// The key of the next block of `kind` in the current section, and its label when
     /// that reads differently (`s3/p#2`, `install/p#2`).
-    fn key(&mut self, kind: usize) -> (String, Option<String>) {
+    fn key(&mut self, kind: usize) -> (String, Option<Box<str>>) {
         use std::fmt::Write as _;
         let name = KINDS[kind];
         self.counts[kind] += 1;
@@ -532,7 +549,8 @@ impl<'a> Reader<'a> {
                 base
             }
         };
-        (key, Some(label))
+        // Held exactly: one label per block.
+        (key, Some(label.into_boxed_str()))
     }
 
     fn leaf(
@@ -569,7 +587,7 @@ impl<'a> Reader<'a> {
     fn push(
         &mut self,
         key: String,
-        label: Option<String>,
+        label: Option<Box<str>>,
         role: Role,
         level: u32,
         span: Range<usize>,
@@ -1397,7 +1415,7 @@ mod tests {
             .document
             .blocks
             .iter()
-            .map(|b| (b.key.clone(), b.label.clone()))
+            .map(|b| (b.key.clone(), b.label.as_deref().map(str::to_owned)))
             .collect()
     }
 
@@ -1438,8 +1456,8 @@ mod tests {
             let Ok(text) = std::str::from_utf8(bytes) else {
                 continue;
             };
-            let whole = read_in_pieces(text, None);
-            let pieces = read_in_pieces(text, Some(1));
+            let whole = read_in_pieces(text, None, Skeleton::over(text));
+            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text));
             assert_eq!(pieces.document, whole.document, "{name}");
             assert_eq!(pieces.skeleton, whole.skeleton, "{name}");
             let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
@@ -1449,7 +1467,8 @@ mod tests {
         // Link references reach across the file: such a file is read whole.
         assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts.is_empty());
         assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3]);
-        let linked = read_in_pieces("See [a].\n\nMore.\n\n[a]: /url\n", Some(1));
+        let text = "See [a].\n\nMore.\n\n[a]: /url\n";
+        let linked = read_in_pieces(text, Some(1), Skeleton::over(text));
         assert!(
             linked.document.blocks[0]
                 .source

@@ -305,16 +305,33 @@ pub struct Hole {
     pub span: Range<usize>,
     /// Index of the block in the document.
     pub block: usize,
-    /// The target language whose edition fills the hole; `None` for the source edition.
-    /// Shared between the holes of one skeleton (one allocation per distinct name).
-    pub edition: Option<Arc<str>>,
-    /// The branch path (`count:one`) when the hole holds one form of a switch that the
-    /// format stores apart (PO `msgstr[1]`, an Android `<item quantity>`); shared like
-    /// `edition`.
-    pub branch: Option<Arc<str>>,
+    /// The edition and branch names ([`Hole::edition`], [`Hole::branch`]), when either is
+    /// set: one pointer, shared between the holes of one skeleton that repeat them (a hole is
+    /// 40 bytes, one per block edition).
+    name: Option<Arc<HoleName>>,
     /// [`fingerprint_runs`] of the content as read, to tell an edited hole from an
     /// untouched one without keeping a copy of every edition.
     pub original: u64,
+}
+
+/// What names a hole beside its block: the target language, the branch.
+#[derive(Debug, PartialEq, Eq)]
+struct HoleName {
+    edition: Option<Box<str>>,
+    branch: Option<Box<str>>,
+}
+
+impl Hole {
+    /// The target language whose edition fills the hole; `None` for the source edition.
+    pub fn edition(&self) -> Option<&str> {
+        self.name.as_ref().and_then(|n| n.edition.as_deref())
+    }
+
+    /// The branch path (`count:one`) when the hole holds one form of a switch that the
+    /// format stores apart (PO `msgstr[1]`, an Android `<item quantity>`).
+    pub fn branch(&self) -> Option<&str> {
+        self.name.as_ref().and_then(|n| n.branch.as_deref())
+    }
 }
 
 /// How a file's bytes encode its text. Readers decode to UTF-8; the writer encodes back.
@@ -453,6 +470,19 @@ pub fn decode_auto(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, Encoding)
     }
 }
 
+/// The bytes as owned UTF-8 text, without a copy, when [`decode_auto`] would read them as
+/// UTF-8 (no UTF-16 byte order mark, no NUL, valid UTF-8); else the bytes back, for `read`.
+pub fn utf8_owned(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
+    if matches!(
+        Encoding::sniff_bom(&bytes),
+        Some(Encoding::Utf16Le | Encoding::Utf16Be)
+    ) || bytes.contains(&0)
+    {
+        return Err(bytes);
+    }
+    String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
+}
+
 /// The original text with a hole per block edition (or branch).
 #[derive(Debug, Clone, Default)]
 pub struct Skeleton {
@@ -464,7 +494,7 @@ pub struct Skeleton {
     pub holes: Vec<Hole>,
     /// Edition and branch names already handed to a hole, shared by the holes that repeat
     /// them (a handful per file).
-    names: Vec<Arc<str>>,
+    names: Vec<Arc<HoleName>>,
 }
 
 /// Equal text, encoding and holes (the name cache is left out).
@@ -518,17 +548,29 @@ impl Skeleton {
         &self.original
     }
 
-    /// `name` as a shared string: the one already handed out when a hole had it.
-    fn intern(&mut self, name: &str) -> Arc<str> {
-        if let Some(known) = self.names.iter().rev().find(|n| ***n == *name) {
-            return Arc::clone(known);
+    /// The names of a hole as a shared value: the one already handed out when a hole had
+    /// them; `None` for a source edition read whole.
+    fn intern(&mut self, edition: Option<&str>, branch: Option<&str>) -> Option<Arc<HoleName>> {
+        if edition.is_none() && branch.is_none() {
+            return None;
         }
-        let shared: Arc<str> = Arc::from(name);
+        if let Some(known) = self
+            .names
+            .iter()
+            .rev()
+            .find(|n| n.edition.as_deref() == edition && n.branch.as_deref() == branch)
+        {
+            return Some(Arc::clone(known));
+        }
+        let shared = Arc::new(HoleName {
+            edition: edition.map(Box::from),
+            branch: branch.map(Box::from),
+        });
         // Bounded so a file with many distinct branch names stays linear.
         if self.names.len() < 64 {
             self.names.push(Arc::clone(&shared));
         }
-        shared
+        Some(shared)
     }
 
     /// A hole for a block's source edition.
@@ -548,8 +590,7 @@ impl Skeleton {
         let hole = Hole {
             span,
             block,
-            edition: edition.map(|e| self.intern(e)),
-            branch: branch.map(|b| self.intern(b)),
+            name: self.intern(edition, branch),
             original: fingerprint_runs(runs),
         };
         self.holes.push(hole);
@@ -644,11 +685,11 @@ impl Skeleton {
 /// The current runs a hole stands for, if the block, edition and branch still exist.
 pub fn hole_runs<'a>(document: &'a Document, hole: &Hole) -> Option<&'a [Run]> {
     let block = document.blocks.get(hole.block)?;
-    let edition = match &hole.edition {
+    let edition = match hole.edition() {
         None => &block.source,
         Some(lang) => block.targets.get(lang)?,
     };
-    edition.branch(hole.branch.as_deref().unwrap_or(""))
+    edition.branch(hole.branch().unwrap_or(""))
 }
 
 /// Writes runs in their native form: text through `text` (the format's escaping), codes as
@@ -696,6 +737,12 @@ pub trait Format: Send + Sync {
     fn info(&self) -> &'static FormatInfo;
     /// Reads `bytes` into blocks. Never panics on malformed input.
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError>;
+    /// [`Format::read`], taking the bytes: a text format keeps them as the skeleton's text
+    /// rather than a copy, so the file is in memory once while it is read. The same result
+    /// as `read`, always (the conformance test holds every format to it).
+    fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
+        self.read(&bytes)
+    }
     /// Writes the document back through the skeleton.
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError>;
     /// Whether a file with one of this format's extensions is this format, judged from its

@@ -108,7 +108,23 @@ impl Format for Po {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let (text, encoding) = decode(bytes)?;
-        read_str(&text, encoding)
+        read_str(&text, Skeleton::decoded(&text, encoding))
+    }
+
+    fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
+        // UTF-8 as it stands (no BOM, no other charset it must be decoded from): the skeleton
+        // takes the bytes once the read is done with them, with no copy.
+        let as_is = matches!(decode(&bytes)?, (Cow::Borrowed(_), Encoding::Utf8));
+        if !as_is || bytes.starts_with(b"\xef\xbb\xbf") {
+            return self.read(&bytes);
+        }
+        let text = match super::utf8_owned(bytes) {
+            Ok(text) => text,
+            Err(bytes) => return self.read(&bytes),
+        };
+        let mut parsed = read_str(&text, Skeleton::owned(String::new(), Encoding::Utf8))?;
+        parsed.skeleton.original = text;
+        Ok(parsed)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -576,6 +592,8 @@ fn parse(text: &str) -> Result<Vec<Entry<'_>>, ReadError> {
                         }
                         let s = p.strings(word)?;
                         if let Some(entry) = current.as_mut() {
+                            // One slot at a time: most messages have one `msgstr`.
+                            entry.strs.reserve_exact(1);
                             entry.strs.push(s);
                         }
                     }
@@ -608,6 +626,8 @@ fn parse(text: &str) -> Result<Vec<Entry<'_>>, ReadError> {
                         }
                         let s = p.strings("msgstr[]")?;
                         if let Some(entry) = current.as_mut() {
+                            // One slot at a time: most messages have one `msgstr`.
+                            entry.strs.reserve_exact(1);
                             entry.strs.push(s);
                         }
                     }
@@ -794,9 +814,10 @@ fn runs_of(s: &mut Str, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
 
 /// [`split`] over an owned string: moved into the only run when no code is found.
 fn split_owned(text: String, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
-    let mut runs = split_at(&text, src, syntaxes, ids, true);
+    let runs = split_at(&text, src, syntaxes, ids, true);
     if runs.is_empty() && !text.is_empty() {
-        runs.push(Run::Text { text, src });
+        // Exactly one slot (a first push would take four).
+        return vec![Run::Text { text, src }];
     }
     runs
 }
@@ -991,7 +1012,9 @@ fn push_key_part(s: &str, out: &mut String) {
     out.push_str(s.get(chunk..).unwrap_or_default());
 }
 
-fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
+/// The document of `text`, its holes in `skeleton` (whose text is `text`, or is given it
+/// after).
+fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
     let entries = parse(text)?;
     let header = header(&entries);
     let lang = header
@@ -1002,7 +1025,6 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         format: INFO.id.into(),
         blocks: Vec::with_capacity(entries.len()),
     };
-    let mut skeleton = Skeleton::decoded(text, encoding);
     let mut keys = KeyDeduper::default();
     let mut key = String::new();
     let mut entries = entries;

@@ -2497,7 +2497,7 @@ mod tests {
             .skeleton
             .holes
             .iter()
-            .filter_map(|h| h.branch.as_deref())
+            .filter_map(|h| h.branch())
             .collect();
         assert_eq!(branches, ["count:zero", "count:one", "count:other"]);
         set_branch(&mut parsed, "inbox", "count:one", "One: message");

@@ -513,7 +513,7 @@ pub struct Block {
     /// heading-slug name (`install/p#2`). Only for people and assistants to read; an edit
     /// names the block by `key`, and a label may change when the heading above is edited.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<Box<str>>,
     pub role: Role,
     /// Nesting depth: heading level, list depth; 0 at top level.
     pub level: u32,

@@ -80,7 +80,8 @@ struct File {
     /// `abs` with every link resolved, as read: what the write walks to without following one.
     real: PathBuf,
     format: &'static dyn Format,
-    bytes: Vec<u8>,
+    /// The file's rev and length as read.
+    read: crate::document::FileRead,
     parsed: Parsed,
     /// Block index → its editions before the set (taken at the first edit).
     originals: BTreeMap<usize, Block0>,
@@ -311,7 +312,7 @@ pub fn apply_as(
         documents.push(DocResult {
             doc: file.doc.clone(),
             written: false,
-            rev_before: file_rev(&file.bytes),
+            rev_before: file.read.rev.clone(),
             rev_after: Some(file_rev(bytes)),
             diff: diff(file, bytes),
         });
@@ -622,7 +623,7 @@ impl Service<'_> {
                     continue;
                 }
             };
-            if bytes == file.bytes {
+            if file.read.same(&bytes) {
                 continue;
             }
             match verify(file, fi, &bytes, touched) {
@@ -942,13 +943,16 @@ impl Service<'_> {
             let (index, alignment) = match t.parsed {
                 Some(parsed) => {
                     let alignment = align(&loaded.parsed.document, &parsed.document);
-                    let bytes = std::fs::read(&t.abs).unwrap_or_default();
+                    let read = t
+                        .read
+                        .clone()
+                        .unwrap_or_else(|| crate::document::FileRead::of(&[]));
                     target_files.push(File {
                         doc: t.doc.clone(),
                         real: real_path(&t.abs),
                         abs: t.abs.clone(),
                         format: loaded.format,
-                        bytes,
+                        read,
                         parsed,
                         originals: BTreeMap::new(),
                         target_of: Some((t.lang.clone(), file)),
@@ -976,7 +980,7 @@ impl Service<'_> {
             real: real_path(&loaded.abs),
             abs: loaded.abs,
             format: loaded.format,
-            bytes: loaded.bytes,
+            read: loaded.read,
             parsed,
             originals: BTreeMap::new(),
             target_of: None,

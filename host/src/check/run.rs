@@ -229,7 +229,7 @@ fn check_translations(
             // Findings point at the target's own text (its first hole), else the block.
             let mut starts: HashMap<usize, usize> = HashMap::new();
             for hole in &parsed.skeleton.holes {
-                if hole.edition.as_deref() == Some(lang.as_str()) {
+                if hole.edition() == Some(lang.as_str()) {
                     let at = starts.entry(hole.block).or_insert(hole.span.start);
                     *at = (*at).min(hole.span.start);
                 }
