@@ -418,7 +418,10 @@ fn the_context_resource_and_context_read_answer_what_kapi_context_prints() {
             "Check your changes with `kapi check PATH`.",
             "Check your changes with `check_file`.",
         );
-        assert_ne!(over_mcp, markdown.stdout, "{path}: the CLI closes with kapi check");
+        assert_ne!(
+            over_mcp, markdown.stdout,
+            "{path}: the CLI closes with kapi check"
+        );
         let resource = server.read(&format!("context://{path}"));
         assert_eq!(resource, over_mcp, "context://{path}");
 
