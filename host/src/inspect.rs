@@ -275,7 +275,7 @@ fn source_accepts(format: &dyn Format, block: &Block) -> (Vec<&'static str>, Opt
         );
     }
     if let Some(reason) = &block.locked {
-        return (Vec::new(), Some(reason.clone()));
+        return (Vec::new(), Some(reason.to_string()));
     }
     if !block.translatable {
         let why = match block.role {
@@ -326,7 +326,7 @@ fn view(
         doc: doc.to_owned(),
         text: Some(text),
         rev: Some(edition.rev()),
-        state: edition.state.clone(),
+        state: edition.state.as_deref().map(str::to_owned),
         codes,
         branches: branches(edition),
         why: if accepts.contains(&"set_content") {

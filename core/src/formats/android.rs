@@ -889,7 +889,7 @@ impl<'t> Reader<'t> {
         block.level = level;
         if !attrs.translatable {
             block.translatable = false;
-            block.locked = Some(LOCKED.to_owned());
+            block.locked = Some(LOCKED.into());
         }
         block
     }

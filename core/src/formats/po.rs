@@ -1104,7 +1104,7 @@ fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
             lang.clone(),
             Edition {
                 runs: target,
-                state,
+                state: state.map(String::into_boxed_str),
             },
         );
         for lines in [&entry.comments.translator, &entry.comments.extracted] {

@@ -181,7 +181,7 @@ impl Format for Xliff {
             skeleton.hole(edition_span(&tree, source), index, &block.source);
             if let Some(target) = target {
                 let mut edition = Edition::new(read_inline(&tree, target, &classify));
-                edition.state = tree.attr(target, "state").map(|s| s.into_owned());
+                edition.state = tree.attr(target, "state").map(|s| Box::from(s.as_ref()));
                 skeleton.push(
                     edition_span(&tree, target),
                     index,

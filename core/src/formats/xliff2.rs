@@ -184,7 +184,7 @@ impl Format for Xliff2 {
                 skeleton.hole(xliff::edition_span(&tree, source), index, &block.source);
                 if let Some(target) = target {
                     let mut edition = Edition::new(xliff::read_inline(&tree, target, &classify));
-                    edition.state = tree.attr(segment, "state").map(|s| s.into_owned());
+                    edition.state = tree.attr(segment, "state").map(|s| Box::from(s.as_ref()));
                     skeleton.push(
                         xliff::edition_span(&tree, target),
                         index,

@@ -236,7 +236,7 @@ pub struct Edition {
     /// The state a bilingual file records for a target (`translated`, `needs-review-…`,
     /// gettext `fuzzy`); `None` when the format has none. Part of the rev.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<String>,
+    pub state: Option<Box<str>>,
 }
 
 impl Edition {
@@ -528,7 +528,7 @@ pub struct Block {
     /// Why the block takes no edit though the format is editable (`translatable="false"`),
     /// when the reader knows.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub locked: Option<String>,
+    pub locked: Option<Box<str>>,
     /// Byte range of the whole block in the file (for line reporting and `--diff-against`).
     #[serde(skip)]
     pub span: std::ops::Range<usize>,

@@ -594,7 +594,13 @@ pub(crate) fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostEr
     let hint = format!(
         "A person decides (outcome establish, reject or withdraw). An agent may only pre-review: call `apply_edits` with {{\"operations\": [{{\"op\": \"decide\", \"at\": {at_json}, \"if_match\": \"{rev}\", \"outcome\": \"advise\", \"score\": 0-100, \"reasons\": [\"…\"]}}]}}; the advice is bound to this rev."
     );
-    let target = (at.edition != SOURCE).then(|| text_of(runs, rev.clone(), edition.state.clone()));
+    let target = (at.edition != SOURCE).then(|| {
+        text_of(
+            runs,
+            rev.clone(),
+            edition.state.as_deref().map(str::to_owned),
+        )
+    });
     Ok(ReviewItem {
         schema: "kapi.review-item/v1",
         at: at_ref,
@@ -607,7 +613,7 @@ pub(crate) fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostEr
         decisions: decisions_out,
         advice: advice_out,
         accepts,
-        why,
+        why: why.map(String::from),
         hint,
     })
 }
