@@ -363,12 +363,13 @@ pub fn apply_as(
     } else {
         None
     };
+    // The rendered bytes move to the commit: a document is not held twice.
     let mut files: Vec<StagedFile> = staged
-        .iter()
+        .into_iter()
         .map(|(fi, bytes)| StagedFile {
-            doc: svc.files[*fi].doc.clone(),
-            path: svc.files[*fi].real.clone(),
-            bytes: bytes.clone(),
+            doc: svc.files[fi].doc.clone(),
+            path: svc.files[fi].real.clone(),
+            bytes,
         })
         .collect();
     let n_docs = files.len();
