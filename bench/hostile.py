@@ -262,6 +262,19 @@ def catalog(size):
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+def po_catalog(size):
+    """A gettext catalog of about `size` bytes: a header, then one message per reference."""
+    out = ['msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Language: fr\\n"\n']
+    total, i = len(out[0]), 0
+    while total < size:
+        m = (f'#: src/file{i}.c:{i}\nmsgid "Open file number {i} now"\n'
+             f'msgstr "Ouvrir le fichier {i} maintenant"\n')
+        out.append(m)
+        total += len(m) + 1
+        i += 1
+    return "\n".join(out)
+
+
 def short_paragraphs(size):
     """Markdown of about `size` bytes: paragraphs of two to six words, a blank line apart."""
     import random
@@ -353,6 +366,7 @@ def docx_input(chunks):
 CATALOG = lambda: catalog(50 * 1024 * 1024)  # noqa: E731
 LONG_KEY = lambda: '{"%s": [%s]}' % ("k" * 1024 * 1024, ",".join(['""'] * 20_000))  # noqa: E731
 SHORT_MD = lambda: short_paragraphs(45 * 1024 * 1024)  # noqa: E731
+PO = lambda: po_catalog(20 * 1024 * 1024)  # noqa: E731
 
 CASES = [
     Case("check-line-800k", "`kapi check --json`: one line of 800,000 words", check_words(800_000)),
@@ -384,6 +398,10 @@ CASES = [
          read_case("inspect", text_input("input.md", SHORT_MD))),
     Case("markdown-short-45mb-check", "`kapi check`: the 45 MB of short paragraphs",
          read_case("check", text_input("input.md", SHORT_MD))),
+    Case("po-catalog-20mb", "`kapi inspect`: a 20 MB PO catalog (one target per message)",
+         read_case("inspect", text_input("input.po", PO))),
+    Case("po-catalog-20mb-check", "`kapi check`: the 20 MB PO catalog",
+         read_case("check", text_input("input.po", PO))),
 ]
 
 
