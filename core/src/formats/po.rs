@@ -434,10 +434,10 @@ impl<'a> Parser<'a> {
 /// Closes the open message; `at` is where the next token was found.
 fn finish<'a>(
     current: &mut Option<Entry<'a>>,
-    entries: &mut Vec<Entry<'a>>,
+    sink: &mut dyn FnMut(Entry<'a>) -> Result<Flow, ReadError>,
     p: &Parser<'_>,
     at: usize,
-) -> Result<(), ReadError> {
+) -> Result<Flow, ReadError> {
     if let Some(entry) = current.take() {
         if entry.id.is_none() {
             return Err(p.error(at, "expected `msgid` after `msgctxt`"));
@@ -450,19 +450,29 @@ fn finish<'a>(
             };
             return Err(p.error(at, format!("expected `{want}` after `msgid`")));
         }
-        entries.push(entry);
+        return sink(entry);
     }
-    Ok(())
+    Ok(Flow::Go)
 }
 
-/// Reads every message of the file, the header included.
-fn parse(text: &str) -> Result<Vec<Entry<'_>>, ReadError> {
+/// Whether [`parse`] reads on after a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
+}
+
+/// Reads the file's messages in order, the header included, handing each to `sink` as it
+/// ends (none is kept: a catalog is never held twice) until `sink` says [`Flow::Stop`].
+fn parse<'a>(
+    text: &'a str,
+    sink: &mut dyn FnMut(Entry<'a>) -> Result<Flow, ReadError>,
+) -> Result<(), ReadError> {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
         at: if text.starts_with('\u{feff}') { 3 } else { 0 },
     };
-    let mut entries: Vec<Entry> = Vec::new();
     let mut comments = Comments::default();
     let mut comments_start: Option<usize> = None;
     let mut current: Option<Entry> = None;
@@ -473,7 +483,9 @@ fn parse(text: &str) -> Result<Vec<Entry<'_>>, ReadError> {
         let Some(&b) = p.bytes.get(at) else { break };
         match b {
             b'#' => {
-                finish(&mut current, &mut entries, &p, at)?;
+                if finish(&mut current, sink, &p, at)? == Flow::Stop {
+                    return Ok(());
+                }
                 let end = p.line_end(at);
                 let line = text.get(at..end).unwrap_or_default();
                 if line.starts_with("#~") {
@@ -519,13 +531,17 @@ fn parse(text: &str) -> Result<Vec<Entry<'_>>, ReadError> {
                 let open = current.as_ref();
                 match (word, index) {
                     ("domain", None) => {
-                        finish(&mut current, &mut entries, &p, at)?;
+                        if finish(&mut current, sink, &p, at)? == Flow::Stop {
+                            return Ok(());
+                        }
                         comments = Comments::default();
                         comments_start = None;
                         p.at = p.line_end(p.at);
                     }
                     ("msgctxt", None) => {
-                        finish(&mut current, &mut entries, &p, at)?;
+                        if finish(&mut current, sink, &p, at)? == Flow::Stop {
+                            return Ok(());
+                        }
                         let ctx = p.strings(word)?;
                         current = Some(Entry {
                             start: comments_start.take().unwrap_or(at),
@@ -538,7 +554,9 @@ fn parse(text: &str) -> Result<Vec<Entry<'_>>, ReadError> {
                     }
                     ("msgid", None) => {
                         if open.is_none_or(|e| e.id.is_some()) {
-                            finish(&mut current, &mut entries, &p, at)?;
+                            if finish(&mut current, sink, &p, at)? == Flow::Stop {
+                                return Ok(());
+                            }
                             current = Some(Entry {
                                 start: comments_start.take().unwrap_or(at),
                                 comments: std::mem::take(&mut comments),
@@ -649,8 +667,8 @@ fn parse(text: &str) -> Result<Vec<Entry<'_>>, ReadError> {
             }
         }
     }
-    finish(&mut current, &mut entries, &p, p.at)?;
-    Ok(entries)
+    finish(&mut current, sink, &p, p.at)?;
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -662,14 +680,23 @@ struct Header {
     language: Option<String>,
 }
 
-fn header(entries: &[Entry]) -> Header {
+/// The header: the first message with an empty `msgid` and no context (read up to it, so
+/// a file with its header first, as gettext writes them, costs one message).
+fn header(text: &str) -> Result<Header, ReadError> {
+    let mut found = None;
+    parse(text, &mut |entry| {
+        if entry.is_header() {
+            found = entry.strs.into_iter().next().map(|s| s.text);
+            return Ok(Flow::Stop);
+        }
+        Ok(Flow::Go)
+    })?;
+    Ok(header_of(found.as_deref()))
+}
+
+fn header_of(text: Option<&str>) -> Header {
     let mut out = Header::default();
-    let Some(text) = entries
-        .iter()
-        .find(|e| e.is_header())
-        .and_then(|e| e.strs.first())
-        .map(|s| s.text.as_str())
-    else {
+    let Some(text) = text else {
         return out;
     };
     for line in text.lines() {
@@ -1015,27 +1042,29 @@ fn push_key_part(s: &str, out: &mut String) {
 /// The document of `text`, its holes in `skeleton` (whose text is `text`, or is given it
 /// after).
 fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
-    let entries = parse(text)?;
-    let header = header(&entries);
+    let header = header(text)?;
     let lang = header
         .language
         .as_deref()
         .map_or_else(|| "target".to_owned(), language_tag);
+    // About one block per `msgid ` (obsolete ones too), two holes for most.
+    let messages = text.matches("msgid ").count();
     let mut document = Document {
         format: INFO.id.into(),
-        blocks: Vec::with_capacity(entries.len()),
+        blocks: Vec::with_capacity(messages),
     };
+    skeleton.holes.reserve_exact(messages.saturating_mul(2));
     let mut keys = KeyDeduper::default();
     let mut key = String::new();
-    let mut entries = entries;
-    for entry in &mut entries {
+    parse(text, &mut |mut entry| {
+        let entry = &mut entry;
         let translated = entry.strs.iter().any(|s| !s.text.is_empty());
         let Some(id) = entry.id.as_mut() else {
-            continue;
+            return Ok(Flow::Go);
         };
         if entry.ctx.is_none() && id.text.is_empty() {
             // The header.
-            continue;
+            return Ok(Flow::Go);
         }
         let index = document.blocks.len();
         key.clear();
@@ -1119,7 +1148,8 @@ fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
         }
         block.span = entry.start..entry.end();
         document.blocks.push(block);
-    }
+        Ok(Flow::Go)
+    })?;
     Ok(Parsed::new(document, skeleton))
 }
 
@@ -1425,6 +1455,18 @@ mod tests {
 
     fn read(text: &str) -> Parsed {
         Po.read(text.as_bytes()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_header_after_a_message_still_names_the_language() {
+        let text = "msgid \"Open\"\nmsgstr \"Ouvrir\"\n\nmsgid \"\"\nmsgstr \"Language: fr\\n\"\n\nmsgid \"Close\"\nmsgstr \"Fermer\"\n";
+        let parsed = read(text);
+        let blocks = &parsed.document.blocks;
+        assert_eq!(blocks.len(), 2);
+        for (block, want) in blocks.iter().zip(["Ouvrir", "Fermer"]) {
+            assert_eq!(block.targets["fr"].plain_text(), want);
+        }
+        assert_eq!(Po.write(&parsed).unwrap(), text.as_bytes());
     }
 
     fn write(parsed: &Parsed) -> String {
@@ -1987,7 +2029,13 @@ mod tests {
         let mut compared = 0;
         for (name, bytes) in fixtures() {
             let text = decode(&bytes).unwrap().0;
-            for entry in parse(&text).unwrap() {
+            let mut entries = Vec::new();
+            parse(&text, &mut |e| {
+                entries.push(e);
+                Ok(Flow::Go)
+            })
+            .unwrap();
+            for entry in entries {
                 let syntaxes = syntaxes(&entry.comments);
                 for s in entry.id.iter().chain(&entry.plural).chain(&entry.strs) {
                     // The shared splitter skips what other syntaxes would match.
