@@ -25,6 +25,14 @@ fn project(store: bool) -> (tempfile::TempDir, PathBuf) {
     (tmp, root)
 }
 
+/// `kapi mcp --project ROOT` with `env` set, initialized as [`CLIENT`].
+fn started(root: &Path, env: &[(&str, &str)]) -> Server {
+    let root = root.display().to_string();
+    Server::spawn_env(Path::new("/"), Bind::Explicit, &["--project", &root], env)
+        .initialize(PROTOCOL)
+        .0
+}
+
 fn store_path(root: &Path) -> PathBuf {
     root.join(kapi_core::project::layout::STORE_FILE)
 }
@@ -97,12 +105,7 @@ fn tick() {
 #[test]
 fn the_session_row_opens_at_initialize_with_the_clients_name() {
     let (_tmp, root) = project(true);
-    let (server, _) = Server::spawn(
-        &root,
-        Bind::Explicit,
-        &["--project", &root.display().to_string()],
-    )
-    .initialize(PROTOCOL);
+    let server = started(&root, &[]);
     // No tool call yet.
     let row = server_row(&root);
     assert_eq!(row.client.as_deref(), Some(CLIENT), "{row:#?}");
@@ -120,12 +123,7 @@ fn the_session_row_opens_at_initialize_with_the_clients_name() {
 #[test]
 fn tools_list_and_ping_move_the_session_row_forward() {
     let (_tmp, root) = project(true);
-    let (mut server, _) = Server::spawn(
-        &root,
-        Bind::Explicit,
-        &["--project", &root.display().to_string()],
-    )
-    .initialize(PROTOCOL);
+    let mut server = started(&root, &[]);
     let opened = server_row(&root);
 
     tick();
@@ -161,12 +159,7 @@ fn a_note_keeps_the_mcp_clients_name_on_the_session_row() {
     };
     // A store from the start: the row opened at `initialize`, then the note.
     let (_tmp, root) = project(true);
-    let (mut server, _) = Server::spawn(
-        &root,
-        Bind::Explicit,
-        &["--project", &root.display().to_string()],
-    )
-    .initialize(PROTOCOL);
+    let mut server = started(&root, &[]);
     note(&mut server);
     let row = server_row(&root);
     assert_eq!(row.client.as_deref(), Some(CLIENT), "{row:#?}");
@@ -177,12 +170,7 @@ fn a_note_keeps_the_mcp_clients_name_on_the_session_row() {
 
     // No store until the note makes it: the note's own touch opens the row.
     let (_tmp, root) = project(false);
-    let (mut server, _) = Server::spawn(
-        &root,
-        Bind::Explicit,
-        &["--project", &root.display().to_string()],
-    )
-    .initialize(PROTOCOL);
+    let mut server = started(&root, &[]);
     assert!(!store_path(&root).exists(), "reading makes no store");
     note(&mut server);
     let row = server_row(&root);
@@ -193,12 +181,7 @@ fn a_note_keeps_the_mcp_clients_name_on_the_session_row() {
 #[test]
 fn an_edit_that_makes_the_store_names_the_mcp_client_on_the_session_row() {
     let (_tmp, root) = project(false);
-    let (mut server, _) = Server::spawn(
-        &root,
-        Bind::Explicit,
-        &["--project", &root.display().to_string()],
-    )
-    .initialize(PROTOCOL);
+    let mut server = started(&root, &[]);
     let block = server.first_paragraph("docs/a.md");
     server
         .tool(
@@ -266,12 +249,7 @@ fn a_stale_session_row_ages_out_on_the_next_write() {
         )
         .expect("an operation");
     }
-    let (server, _) = Server::spawn(
-        &root,
-        Bind::Explicit,
-        &["--project", &root.display().to_string()],
-    )
-    .initialize(PROTOCOL);
+    let server = started(&root, &[]);
     let all = rows(&root);
     let ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
     assert!(
@@ -295,13 +273,7 @@ fn a_stale_session_row_ages_out_on_the_next_write() {
 fn under_claude_code_the_server_and_the_shell_share_the_hosts_session() {
     let (_tmp, root) = project(true);
     let host = [("CLAUDECODE", "1"), ("CLAUDE_CODE_SESSION_ID", "c0ffee-42")];
-    let (mut server, _) = Server::spawn_env(
-        &root,
-        Bind::Explicit,
-        &["--project", &root.display().to_string()],
-        &host,
-    )
-    .initialize(PROTOCOL);
+    let mut server = started(&root, &host);
     let noted = server
         .tool(
             "context_note",
