@@ -1,19 +1,8 @@
-//! Reads arbitrary bytes as `docx`; whenever the read succeeds, a write without edits must
-//! give back the same bytes. Run with `cargo +nightly fuzz run docx` from `fuzz/`.
+//! Reads arbitrary bytes as `docx`: a read that succeeds writes back the same bytes, and
+//! `read_owned` reads what `read` reads (`kapi_fuzz::reads_back`). Run with
+//! `cargo +nightly fuzz run docx` from `fuzz/`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let Some(format) = kapi_core::formats::by_id("docx") else {
-        return;
-    };
-    if let Ok(parsed) = format.read(data) {
-        let written = format.write(&parsed);
-        assert_eq!(
-            written.as_deref(),
-            Ok(data),
-            "a no-op round trip changed the bytes"
-        );
-    }
-});
+fuzz_target!(|data: &[u8]| kapi_fuzz::reads_back("docx", data));
