@@ -426,8 +426,17 @@ fn verify_one(app: &App, path: &Path, format_id: Option<&str>) -> Verified {
     }
     // The bytes as read, again, to show where the two part.
     let bytes = match document::read_bytes(&loaded.abs, &display) {
-        Ok(bytes) => bytes,
-        Err(error) => return failed(error),
+        Ok(bytes) if loaded.read.same(&bytes) => bytes,
+        // Changed (or gone) since it was read: what differs would describe other bytes.
+        Ok(_) | Err(_) => {
+            return Verified {
+                format: Some(loaded.format.info().id),
+                ..failed(HostError::Usage {
+                    message: format!("`{display}` changed while kapi verified it"),
+                    hint: Some("run `kapi inspect --verify` again once nothing writes it".into()),
+                })
+            };
+        }
     };
     let at = written
         .iter()

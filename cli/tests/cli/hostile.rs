@@ -325,3 +325,32 @@ fn a_long_key_repeated_in_every_value_is_refused_before_it_takes_the_memory() {
     assert_eq!(ok.code, 0, "{}", ok.transcript());
     assert_eq!(ok.json()["total"], 400);
 }
+
+/// A PO file whose comment repeats `msgid ` millions of times holds one message: the reader
+/// reserves room for what it has read, never for a count taken ahead of the read, so it
+/// reads within a bound that the old up-front reservation (8,000,000 messages' worth,
+/// about 2 GB) broke. The bound is the address space `ulimit -v` gives the debug binary.
+#[test]
+#[cfg(unix)]
+fn a_po_comment_full_of_msgid_reserves_nothing_for_it() {
+    let kapi = Kapi::empty();
+    let mut text = String::from("# ");
+    text.push_str(&"msgid ".repeat(8_000_000));
+    text.push_str("\nmsgid \"Open\"\nmsgstr \"Ouvrir\"\n");
+    kapi.write("big.po", &text);
+    let bin = assert_cmd::cargo::cargo_bin!("kapi");
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -v 1200000 && exec \"$0\" inspect big.po --limit 1 --json",
+        ])
+        .arg(bin)
+        .current_dir(kapi.path())
+        .env("KAPI_NO_PROJECT", "1")
+        .output()
+        .expect("sh runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let blocks: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(blocks["total"], 1, "{blocks}");
+}

@@ -483,6 +483,59 @@ pub fn utf8_owned(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
     String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
 }
 
+/// Makes room for `need` more items in `items`, filled while reading a file of `total` bytes
+/// of which `read` are read: as many as the rest of the file holds at the rate so far, so a
+/// uniform file's vector ends about the size it needs. Never more than doubling (what a push
+/// would take) and only for items already read, so no count taken ahead of the read (which
+/// hostile text could inflate) reserves anything.
+pub(crate) fn make_room<T>(items: &mut Vec<T>, need: usize, read: usize, total: usize) {
+    if items.capacity() - items.len() >= need {
+        return;
+    }
+    let len = items.len();
+    let expected = len.saturating_mul(total) / read.max(1);
+    let least = len / 8 + 16;
+    let more = expected
+        .saturating_sub(len)
+        .clamp(least, len.max(least))
+        .max(need);
+    items.reserve_exact(more);
+}
+
+#[cfg(test)]
+mod make_room_tests {
+    use super::make_room;
+
+    #[test]
+    fn room_follows_the_rate_read_and_never_more_than_doubles() {
+        let mut v: Vec<u8> = Vec::new();
+        for len in 0..40 {
+            v.truncate(0);
+            v.shrink_to_fit();
+            v.resize(len, 0);
+            v.shrink_to_fit();
+            // A tenth of the file read: expect ten times as many, but at most double.
+            make_room(&mut v, 1, 10, 100);
+            assert!(v.capacity() > len, "{len}");
+            assert!(
+                v.capacity() <= 2 * len.max(16 + len / 8) + 1,
+                "{len}: {}",
+                v.capacity()
+            );
+        }
+        let mut v = vec![0u8; 1000];
+        v.shrink_to_fit();
+        make_room(&mut v, 1, 900, 1000);
+        assert!(
+            v.capacity() < 1200,
+            "the rest of the file holds about 111 more"
+        );
+        let mut v = vec![0u8; 100];
+        make_room(&mut v, 1, 1, usize::MAX);
+        assert!(v.capacity() <= 200, "a huge estimate still only doubles");
+    }
+}
+
 /// The original text with a hole per block edition (or branch).
 #[derive(Debug, Clone, Default)]
 pub struct Skeleton {

@@ -1047,17 +1047,19 @@ fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
         .language
         .as_deref()
         .map_or_else(|| "target".to_owned(), language_tag);
-    // About one block per `msgid ` (obsolete ones too), two holes for most.
-    let messages = text.matches("msgid ").count();
     let mut document = Document {
         format: INFO.id.into(),
-        blocks: Vec::with_capacity(messages),
+        blocks: Vec::new(),
     };
-    skeleton.holes.reserve_exact(messages.saturating_mul(2));
     let mut keys = KeyDeduper::default();
     let mut key = String::new();
     parse(text, &mut |mut entry| {
         let entry = &mut entry;
+        // Blocks and holes grow with the file read so far, not by doubling.
+        let read = entry.end();
+        super::make_room(&mut document.blocks, 1, read, text.len());
+        let holes = 2 + entry.strs.len();
+        super::make_room(&mut skeleton.holes, holes, read, text.len());
         let translated = entry.strs.iter().any(|s| !s.text.is_empty());
         let Some(id) = entry.id.as_mut() else {
             return Ok(Flow::Go);
