@@ -145,8 +145,6 @@ pub fn read_bytes(abs: &Path, display: &str) -> Result<Vec<u8>, HostError> {
 /// (the bytes are the skeleton's text, or gone, so a file is in memory once).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRead {
-    /// [`crate::inspect::file_rev`] of the bytes as read.
-    pub rev: String,
     pub len: usize,
     /// Their SHA-256, to tell bytes written back from the bytes read without keeping them.
     pub digest: [u8; 32],
@@ -156,10 +154,14 @@ impl FileRead {
     pub fn of(bytes: &[u8]) -> Self {
         let digest: [u8; 32] = sha2::Sha256::digest(bytes).into();
         FileRead {
-            rev: crate::inspect::rev_of_digest(&digest),
             len: bytes.len(),
             digest,
         }
+    }
+
+    /// [`crate::inspect::file_rev`] of the bytes as read.
+    pub fn rev(&self) -> String {
+        crate::inspect::rev_of_digest(&self.digest)
     }
 
     /// Whether `bytes` are the bytes read.

@@ -59,6 +59,12 @@ impl FormatRow {
     }
 }
 
+/// The formats this build reads, as a hint names them where `kapi formats` cannot be run
+/// (an MCP caller): `kapi reads markdown, text, …`.
+pub fn reads() -> String {
+    format!("kapi reads {}", formats::ids().join(", "))
+}
+
 /// Every format this build reads.
 pub fn list() -> FormatList {
     FormatList {

@@ -114,7 +114,7 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
         &request.editions,
         request.format.as_deref(),
     )?;
-    let file_rev = loaded.read.rev.clone();
+    let file_rev = loaded.read.rev();
     let total = loaded.parsed.document.blocks.len();
     let start = match &request.cursor {
         None => 0,

@@ -117,19 +117,11 @@ impl Format for Json {
     }
 
     fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
-        let text = match super::utf8_owned(bytes) {
-            Ok(text) => text,
-            Err(bytes) => return self.read(&bytes),
-        };
-        let scanned = Scanner::new(&text).scan()?;
-        // The skeleton takes the text once the read is done with it: no copy.
-        let mut parsed = build(
-            &text,
-            Skeleton::owned(String::new(), Encoding::Utf8),
-            scanned,
-        );
-        parsed.skeleton.original = text;
-        Ok(parsed)
+        super::read_adopting(
+            bytes,
+            |bytes| self.read(bytes),
+            |text, skeleton| Ok(build(text, skeleton, Scanner::new(text).scan()?)),
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {

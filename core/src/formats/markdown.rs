@@ -68,8 +68,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::{
-    Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
-    placeholders,
+    Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError, placeholders,
 };
 use crate::model::{Block, Code, CodeKind, Document, Edition, KeyDeduper, Role, Run};
 
@@ -101,14 +100,11 @@ impl Format for Markdown {
     }
 
     fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
-        let text = match super::utf8_owned(bytes) {
-            Ok(text) => text,
-            Err(bytes) => return self.read(&bytes),
-        };
-        // The skeleton takes the text once the read is done with it: no copy.
-        let mut parsed = read_text(&text, Skeleton::owned(String::new(), Encoding::Utf8));
-        parsed.skeleton.original = text;
-        Ok(parsed)
+        super::read_adopting(
+            bytes,
+            |bytes| self.read(bytes),
+            |text, skeleton| Ok(read_text(text, skeleton)),
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {

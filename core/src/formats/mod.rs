@@ -483,6 +483,23 @@ pub fn utf8_owned(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
     String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
 }
 
+/// [`Format::read_owned`] for a text reader that can fill a skeleton whose text it is given
+/// once the read is done: bytes that are UTF-8 as they stand ([`utf8_owned`]) become the
+/// skeleton's text with no copy; any others go to `read`.
+pub(crate) fn read_adopting(
+    bytes: Vec<u8>,
+    read: impl FnOnce(&[u8]) -> Result<Parsed, ReadError>,
+    build: impl FnOnce(&str, Skeleton) -> Result<Parsed, ReadError>,
+) -> Result<Parsed, ReadError> {
+    let text = match utf8_owned(bytes) {
+        Ok(text) => text,
+        Err(bytes) => return read(&bytes),
+    };
+    let mut parsed = build(&text, Skeleton::owned(String::new(), Encoding::Utf8))?;
+    parsed.skeleton.original = text;
+    Ok(parsed)
+}
+
 /// Makes room for `need` more items in `items`, filled while reading a file of `total` bytes
 /// of which `read` are read: as many as the rest of the file holds at the rate so far, so a
 /// uniform file's vector ends about the size it needs. Never more than doubling (what a push

@@ -112,19 +112,11 @@ impl Format for Po {
     }
 
     fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
-        // UTF-8 as it stands (no BOM, no other charset it must be decoded from): the skeleton
-        // takes the bytes once the read is done with them, with no copy.
-        let as_is = matches!(decode(&bytes)?, (Cow::Borrowed(_), Encoding::Utf8));
-        if !as_is || bytes.starts_with(b"\xef\xbb\xbf") {
+        // Only a file read as UTF-8 (not one a declared charset decodes) keeps its bytes.
+        if !matches!(decode(&bytes)?, (Cow::Borrowed(_), Encoding::Utf8)) {
             return self.read(&bytes);
         }
-        let text = match super::utf8_owned(bytes) {
-            Ok(text) => text,
-            Err(bytes) => return self.read(&bytes),
-        };
-        let mut parsed = read_str(&text, Skeleton::owned(String::new(), Encoding::Utf8))?;
-        parsed.skeleton.original = text;
-        Ok(parsed)
+        super::read_adopting(bytes, |bytes| self.read(bytes), read_str)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {

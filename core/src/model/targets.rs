@@ -72,10 +72,6 @@ impl Targets {
         self.0.iter().map(|(l, e)| (l, e))
     }
 
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut Edition)> {
-        self.0.iter_mut().map(|(l, e)| (&*l, e))
-    }
-
     pub fn keys(&self) -> impl Iterator<Item = &String> {
         self.0.iter().map(|(l, _)| l)
     }
@@ -110,16 +106,6 @@ impl<'a> IntoIterator for &'a Targets {
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter().map(|(l, e)| (l, e))
-    }
-}
-
-impl FromIterator<(String, Edition)> for Targets {
-    fn from_iter<I: IntoIterator<Item = (String, Edition)>>(iter: I) -> Self {
-        let mut out = Targets::new();
-        for (l, e) in iter {
-            out.insert(l, e);
-        }
-        out
     }
 }
 

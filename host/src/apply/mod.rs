@@ -312,7 +312,7 @@ pub fn apply_as(
         documents.push(DocResult {
             doc: file.doc.clone(),
             written: false,
-            rev_before: file.read.rev.clone(),
+            rev_before: file.read.rev(),
             rev_after: Some(file_rev(bytes)),
             diff: diff(file, bytes),
         });
@@ -922,10 +922,9 @@ impl Service<'_> {
                     OpStatus::Unsupported,
                     format!(
                         "no format reads `{doc}` ({})",
-                        self.app.surface.pick(
-                            "`kapi formats` lists them",
-                            format!("kapi reads {}", kapi_core::formats::ids().join(", "))
-                        )
+                        self.app
+                            .surface
+                            .pick("`kapi formats` lists them", crate::formats::reads())
                     ),
                 ));
             }

@@ -35,6 +35,9 @@ pub(crate) struct Base {
     pub stores: crate::app::Stores,
     /// The tool calls running and waiting.
     pub calls: Arc<super::calls::Calls>,
+    /// The server's project root, once a request found it: every request moves the session's
+    /// row there ([`Presence`]) without loading the recipe again.
+    pub home: std::sync::OnceLock<PathBuf>,
 }
 
 /// The MCP server.
@@ -106,6 +109,7 @@ impl KapiServer {
                 default_lang,
                 stores: crate::app::Stores::default(),
                 calls: Arc::default(),
+                home: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -179,29 +183,40 @@ impl KapiServer {
     /// A request arrived: moves the session's row forward in the server's project.
     fn seen(&self, peer: &Peer<RoleServer>, meta: &RequestMetaObject) {
         let client = client_name(peer, Some(meta));
-        self.touch(&self.app_as(&client, None), &client);
+        let home = match self.base.home.get() {
+            Some(root) => root.clone(),
+            None => match self.app_as(&client, None).project() {
+                Ok(Some(project)) => self.base.home.get_or_init(|| project.root).clone(),
+                _ => return,
+            },
+        };
+        self.touch_root(&home, &client);
     }
 
     /// Moves this session's row forward in the app's project store (the session says it is
     /// here while it only reads). Best effort: a store that cannot be opened is not the call's
     /// failure, and a project without a store gets none from this (its first write makes it).
     fn touch(&self, app: &App, client: &str) {
-        let Ok(Some(project)) = app.project() else {
-            return;
-        };
-        let path = project.root.join(kapi_core::project::layout::STORE_FILE);
+        if let Ok(Some(project)) = app.project() {
+            self.touch_root(&project.root, client);
+        }
+    }
+
+    /// [`Self::touch`] in the project at `root`.
+    fn touch_root(&self, root: &Path, client: &str) {
+        let path = root.join(kapi_core::project::layout::STORE_FILE);
         if !path.exists() {
             return;
         }
-        if let Ok(handle) = app.store(&path)
+        if let Ok(handle) = self.base.stores.get(&path)
             && let Ok(store) = crate::app::lock(&handle)
         {
-            let now = app.timestamp();
+            let now = jiff::Timestamp::now().to_string();
             let _ = store.touch_session(&kapi_core::store::SessionRow {
                 id: self.base.session.clone(),
                 actor_kind: "agent".into(),
                 actor_name: client.to_owned(),
-                project: Some(project.root.display().to_string()),
+                project: Some(root.display().to_string()),
                 client: Some(client.to_owned()),
                 started_at: now.clone(),
                 last_seen: now,
