@@ -11,7 +11,9 @@ use crate::model::{Edition, Run};
 /// no marks: a column is a byte count.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    /// Where each line starts: 4 bytes a line, as a text under [`crate::formats::MAX_INPUT_BYTES`]
+    /// needs (a longer text's later lines all start at `u32::MAX`).
+    starts: Vec<u32>,
     ascii: bool,
     /// `(offset, characters before it on its line)`, increasing, one every [`MARK_EVERY`]
     /// bytes at a character boundary; empty for an ASCII text.
@@ -23,14 +25,15 @@ pub const MARK_EVERY: usize = 4096;
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
-        let mut starts = vec![0];
+        let mut starts: Vec<u32> = vec![0];
+        let at = |i: usize| u32::try_from(i + 1).unwrap_or(u32::MAX);
         let bytes = text.as_bytes();
         let ascii = text.is_ascii();
         let mut marks = Vec::new();
         if ascii {
             for (i, b) in bytes.iter().enumerate() {
                 if *b == b'\n' {
-                    starts.push(i + 1);
+                    starts.push(at(i));
                 }
             }
         } else {
@@ -43,7 +46,7 @@ impl LineIndex {
                     next_mark = i + MARK_EVERY;
                 }
                 if b == b'\n' {
-                    starts.push(i + 1);
+                    starts.push(at(i));
                     column = 0;
                 } else if boundary {
                     column += 1;
@@ -59,6 +62,7 @@ impl LineIndex {
 
     /// The 1-based line holding `offset`.
     pub fn line(&self, offset: usize) -> usize {
+        let offset = u32::try_from(offset).unwrap_or(u32::MAX);
         match self.starts.binary_search(&offset) {
             Ok(i) => i + 1,
             Err(i) => i,
@@ -69,7 +73,7 @@ impl LineIndex {
     /// built from.
     pub fn position(&self, text: &str, offset: usize) -> (usize, usize) {
         let line = self.line(offset);
-        let start = self.starts[line - 1];
+        let start = self.starts[line - 1] as usize;
         let end = offset.min(text.len());
         if self.ascii {
             return (line, end.saturating_sub(start) + 1);

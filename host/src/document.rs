@@ -9,9 +9,11 @@
 //! A bilingual file (XLIFF, PO) carries its own target editions.
 
 use std::io::Read;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use kapi_core::formats::{self, Format, Parsed};
+use kapi_core::model::Block;
 use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
 use sha2::Digest;
@@ -185,6 +187,25 @@ pub fn parse(
     Ok((read, parsed))
 }
 
+/// [`parse`], handing each block to `each` as the format reads it ([`Format::read_each`]), so
+/// the document is never held whole: the returned read has no blocks.
+pub fn parse_each(
+    abs: &Path,
+    display: &str,
+    format: &dyn Format,
+    each: &mut dyn FnMut(&str, Block),
+) -> Result<(FileRead, Parsed), HostError> {
+    let bytes = read_bytes(abs, display)?;
+    let read = FileRead::of(&bytes);
+    let parsed = format
+        .read_each(bytes, each)
+        .map_err(|source| HostError::Read {
+            path: PathBuf::from(display),
+            source,
+        })?;
+    Ok((read, parsed))
+}
+
 /// One target language's file for a monolingual source.
 #[derive(Debug)]
 pub struct TargetFile {
@@ -206,7 +227,12 @@ pub struct Loaded {
     pub format: &'static dyn Format,
     /// The file's rev and length as read.
     pub read: FileRead,
+    /// The blocks read: all of them, or those of the window [`load_window`] was given.
     pub parsed: Parsed,
+    /// How many blocks the file holds.
+    pub total: usize,
+    /// The index in the file of `parsed`'s first block (0 unless a window starts later).
+    pub first: usize,
     /// The translation files the collection's `target` template names, read.
     pub targets: Vec<TargetFile>,
     /// Whether the document was read inside a project.
@@ -240,6 +266,20 @@ pub fn load(
     path: &Path,
     editions: &Editions,
     format_id: Option<&str>,
+) -> Result<Loaded, HostError> {
+    load_window(app, path, editions, format_id, None)
+}
+
+/// [`load`], keeping only the blocks whose index is in `window` (a page of `kapi inspect`):
+/// the file is read block by block and the rest are counted, not held, so a page of a large
+/// file costs the file and the page. A source with target files is read whole (its blocks
+/// pair with theirs by key or position).
+pub fn load_window(
+    app: &App,
+    path: &Path,
+    editions: &Editions,
+    format_id: Option<&str>,
+    window: Option<Range<usize>>,
 ) -> Result<Loaded, HostError> {
     let project = app.project()?;
     let abs = normalize(&app.absolute(path));
@@ -278,20 +318,46 @@ pub fn load(
     };
     let format = pick(&abs, declared.as_deref())?.ok_or_else(|| unknown_format(path, &abs))?;
     let doc = rel.clone().unwrap_or_else(|| path.display().to_string());
-    let (read, mut parsed) = parse(&abs, &doc, format)?;
-    let mut targets = Vec::new();
-    if format.info().capabilities.bilingual {
-        for block in &mut parsed.document.blocks {
+    let bilingual = format.info().capabilities.bilingual;
+    let target_paths: Vec<(String, String)> = match (&collections, &rel) {
+        (Some(collections), Some(rel)) if !bilingual && *editions != Editions::Source => {
+            collections.matches(rel).map_or_else(Vec::new, |item| {
+                item.target_paths(rel)
+                    .into_iter()
+                    .filter(|(lang, _)| editions.wants(lang))
+                    .collect()
+            })
+        }
+        _ => Vec::new(),
+    };
+    let wanted = |block: &mut Block| {
+        if bilingual {
             block.targets.retain(|lang, _| editions.wants(lang));
         }
-    } else if let (Some(project), Some(collections), Some(rel)) = (&project, &collections, &rel)
-        && *editions != Editions::Source
-        && let Some(item) = collections.matches(rel)
-    {
-        for (lang, target_rel) in item.target_paths(rel) {
-            if !editions.wants(&lang) {
-                continue;
-            }
+    };
+    let (read, mut parsed, total, first) = match window.filter(|_| target_paths.is_empty()) {
+        None => {
+            let (read, mut parsed) = parse(&abs, &doc, format)?;
+            parsed.document.blocks.iter_mut().for_each(wanted);
+            let total = parsed.document.blocks.len();
+            (read, parsed, total, 0)
+        }
+        Some(window) => {
+            let (mut kept, mut total) = (Vec::new(), 0);
+            let (read, mut parsed) = parse_each(&abs, &doc, format, &mut |_, mut block| {
+                if window.contains(&total) {
+                    wanted(&mut block);
+                    kept.push(block);
+                }
+                total += 1;
+            })?;
+            parsed.document.blocks = kept;
+            (read, parsed, total, window.start)
+        }
+    };
+    let mut targets = Vec::new();
+    if let Some(project) = &project {
+        for (lang, target_rel) in target_paths {
             let target_abs = normalize(&project.root.join(&target_rel));
             let doc = relative_to(&target_abs, &project.root).unwrap_or(target_rel);
             let (read, parsed_target) = if target_abs.is_file() {
@@ -319,6 +385,8 @@ pub fn load(
         format,
         read,
         parsed,
+        total,
+        first,
         targets,
         in_project: project.is_some(),
     })

@@ -108,25 +108,34 @@ pub struct EditionView {
 
 /// Reads a document's blocks.
 pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError> {
-    let loaded = document::load(
+    // The page is known before the read (a cursor's rev is checked after it), so only the
+    // page's blocks are kept.
+    let start = match &request.cursor {
+        None => 0,
+        Some(cursor) => cursor_index(cursor)?,
+    };
+    let window = match request.limit {
+        Some(limit) => start..start.saturating_add(limit.max(1)),
+        None => start..usize::MAX,
+    };
+    let loaded = document::load_window(
         app,
         &request.path,
         &request.editions,
         request.format.as_deref(),
+        Some(window.clone()),
     )?;
     let file_rev = loaded.read.rev();
-    let total = loaded.parsed.document.blocks.len();
-    let start = match &request.cursor {
-        None => 0,
-        Some(cursor) => parse_cursor(cursor, &file_rev)?,
-    };
-    let end = match request.limit {
-        Some(limit) => start.saturating_add(limit.max(1)).min(total),
-        None => total,
-    };
+    if let Some(cursor) = &request.cursor {
+        parse_cursor(cursor, &file_rev)?;
+    }
+    let total = loaded.total;
+    let end = window.end.min(total);
     let text = loaded.parsed.skeleton.text();
     let lines = kapi_core::text::LineIndex::new(text);
-    let blocks = loaded.parsed.document.blocks[start.min(total)..end]
+    let held = &loaded.parsed.document.blocks;
+    let at = |i: usize| i.saturating_sub(loaded.first).min(held.len());
+    let blocks = held[at(start)..at(end).max(at(start))]
         .iter()
         .map(|block| record(&loaded, block, text, &lines))
         .collect();
@@ -153,6 +162,11 @@ pub fn rev_of_digest(digest: &[u8; 32]) -> String {
         out.push_str(&format!("{byte:02x}"));
     }
     out
+}
+
+/// The block index a cursor names, its rev unchecked ([`parse_cursor`] checks it).
+fn cursor_index(cursor: &str) -> Result<usize, HostError> {
+    parse_cursor(cursor, cursor.split_once('@').map_or("", |(_, rev)| rev))
 }
 
 fn parse_cursor(cursor: &str, file_rev: &str) -> Result<usize, HostError> {

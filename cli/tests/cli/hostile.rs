@@ -354,3 +354,36 @@ fn a_po_comment_full_of_msgid_reserves_nothing_for_it() {
     let blocks: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(blocks["total"], 1, "{blocks}");
 }
+
+/// A 24 MB Markdown file of 1.5 million three-word paragraphs: `kapi check` and a page of
+/// `kapi inspect` hold the file and one block at a time, not a document of 1.5 million
+/// blocks (about 300 bytes each, fifteen times the file). The bound is the address space
+/// `ulimit -v` gives the debug binary, which the whole document overran.
+#[test]
+#[cfg(unix)]
+fn a_file_of_millions_of_short_paragraphs_is_checked_a_block_at_a_time() {
+    let kapi = Kapi::empty();
+    kapi.write("short.md", "Open the window.\n\n".repeat(1_400_000));
+    let bin = assert_cmd::cargo::cargo_bin!("kapi");
+    for args in ["check --json short.md", "inspect --json --limit 2 short.md"] {
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("ulimit -v {LIMIT_KB} && exec \"$0\" {args}")])
+            .arg(bin)
+            .current_dir(kapi.path())
+            .env("KAPI_NO_PROJECT", "1")
+            .output()
+            .expect("sh runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args}: {stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let blocks = if args.starts_with("check") {
+            &report["target"]["blocks"]
+        } else {
+            &report["total"]
+        };
+        assert_eq!(blocks, 1_400_000, "{args}");
+    }
+}
+
+/// The address space the short-paragraph test allows, in KB.
+const LIMIT_KB: u32 = 400_000;

@@ -7,6 +7,7 @@
 //! of a million slips nor one long line costs more than its size. A caller may stop a check
 //! from another thread with [`CheckInput::cancel`]; it is polled between blocks and hits.
 
+pub mod document;
 pub mod edition;
 pub mod findings;
 pub mod github;
@@ -28,6 +29,7 @@ use serde::Serialize;
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
 
+pub use document::DocumentCheck;
 pub use findings::{Findings, MAX_FINDINGS};
 pub use report::{
     CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
@@ -116,13 +118,13 @@ pub struct CheckInput<'a> {
 /// Runs every analyzer over a document: its findings (at most [`MAX_FINDINGS`] held, every
 /// one counted).
 pub fn check_document(input: &CheckInput<'_>) -> Findings {
-    report::run_analyzers(input, &|_| true)
+    document::run_analyzers(input, &|_| true)
 }
 
 /// [`check_document`] keeping only the findings of the rules `keep` accepts (before the cap,
 /// so a flood of other findings never pushes them out).
 pub fn check_document_where(input: &CheckInput<'_>, keep: &dyn Fn(&Rule) -> bool) -> Findings {
-    report::run_analyzers(input, keep)
+    document::run_analyzers(input, keep)
 }
 
 /// One translation to check against its source.

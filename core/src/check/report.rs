@@ -16,15 +16,10 @@
 //! Past [`super::MAX_FINDINGS`] findings, `findings` holds the most severe and a top-level
 //! `"truncated": N` says how many more the summary counts (absent otherwise).
 
-use std::ops::Range;
-use std::sync::atomic::Ordering;
-
 use serde::Serialize;
 
-use super::{CheckInput, Each, Finding, Findings, Hit, Rule, hygiene, terms, voice};
+use super::{Finding, Findings};
 use crate::governance::{Severity, Unassessed};
-use crate::model::{Block, Edition, Run};
-use crate::text::{CODE_MARK, LineIndex, Prose};
 
 /// The lowest severity that fails a gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -287,84 +282,6 @@ impl CheckReport {
     }
 }
 
-/// Runs every analyzer over one document and locates the hits in the file.
-///
-/// Each translatable block (only those in `only_blocks` when it is set) is read once into its
-/// prose view and every block rule runs over it, each hit located as it comes; the document
-/// rules then run once over the prose of every translatable block joined with `\n`, unless
-/// `only_blocks` leaves none of the document's blocks to check. A set `cancel` stops the loop
-/// before the next block (the document rules then do not run) and drops the hits of the block
-/// in hand. Only hits of the rules `keep` accepts become findings.
-pub(crate) fn run_analyzers(input: &CheckInput<'_>, keep: &dyn Fn(&Rule) -> bool) -> Findings {
-    let gov = input.governance;
-    let document_rules = !gov.required.is_empty();
-    let mut lines: Option<LineIndex> = None;
-    let mut findings = Findings::default();
-    let mut joined = String::new();
-    let mut checked_any = false;
-    let cancelled = || input.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    for block in &input.document.blocks {
-        if !block.translatable {
-            continue;
-        }
-        if cancelled() {
-            return findings;
-        }
-        let selected = input
-            .only_blocks
-            .is_none_or(|keys| keys.contains(&block.key));
-        if !selected {
-            if document_rules {
-                push_joined(&mut joined, |out| push_prose(out, &block.source));
-            }
-            continue;
-        }
-        checked_any = true;
-        let prose = Prose::from_edition(&block.source);
-        if document_rules {
-            push_joined(&mut joined, |out| out.push_str(&prose.text));
-        }
-        // Cancelled inside a block, the scan of the block in hand finishes (linear) but
-        // nothing more is located or held.
-        let mut sink = Each(|hit: Hit| {
-            if !keep(hit.rule) || cancelled() {
-                return;
-            }
-            let lines = lines.get_or_insert_with(|| LineIndex::new(input.text));
-            let placed = place(input, lines, block, &prose, &hit.range);
-            let (start, at) = (placed.0.start, placed.1);
-            if findings.would_hold(hit.severity, input.path, at, hit.rule.id, start) {
-                findings.push(finding(input, block, &prose, hit, placed));
-            } else {
-                findings.count(hit.severity);
-            }
-        });
-        hygiene::check(&prose.text, &mut sink);
-        terms::check(gov, &prose.text, &mut sink);
-        voice::check_block(gov, block.role, &prose.text, &mut sink);
-    }
-    if document_rules && (checked_any || input.only_blocks.is_none()) {
-        let mut hits = Vec::new();
-        voice::check_document(gov, &joined, &mut hits);
-        for hit in hits.into_iter().filter(|h| keep(h.rule)) {
-            findings.push(Finding {
-                rule: hit.rule.id.to_owned(),
-                severity: hit.severity,
-                path: input.path.to_owned(),
-                line: 0,
-                column: 0,
-                start: 0,
-                end: 0,
-                block: None,
-                message: hit.message,
-                matched: None,
-                suggestion: hit.suggestion,
-            });
-        }
-    }
-    findings
-}
-
 impl CheckReport {
     /// Holds at most `cap` findings, the most severe first (a surface whose reader needs
     /// fewer than [`super::MAX_FINDINGS`]); the summary and the gate are unchanged.
@@ -381,138 +298,18 @@ impl CheckReport {
     }
 }
 
-/// Appends one block's prose to the document's joined prose, `\n` between blocks.
-fn push_joined(joined: &mut String, push: impl FnOnce(&mut String)) {
-    if !joined.is_empty() {
-        joined.push('\n');
-    }
-    push(joined);
-}
-
-/// Appends an edition's prose view (codes as [`CODE_MARK`]) without building a [`Prose`].
-fn push_prose(out: &mut String, edition: &Edition) {
-    push_prose_runs(out, &edition.runs);
-}
-
-/// The same view [`Prose::from_edition`] builds: a switch is a mark, then each branch's
-/// prose and a mark.
-fn push_prose_runs(out: &mut String, runs: &[Run]) {
-    for run in runs {
-        match run {
-            Run::Text { text, .. } => out.push_str(text),
-            Run::Code(_) => out.push(CODE_MARK),
-            Run::Switch(switch) => {
-                out.push(CODE_MARK);
-                for branch in &switch.branches {
-                    push_prose_runs(out, &branch.runs);
-                    out.push(CODE_MARK);
-                }
-            }
-        }
-    }
-}
-
-/// Where a block hit sits in the file: its byte range, and the line and column of its start.
-fn place(
-    input: &CheckInput<'_>,
-    lines: &LineIndex,
-    block: &Block,
-    prose: &Prose,
-    range: &Range<usize>,
-) -> (Range<usize>, (usize, usize)) {
-    let mapped = prose
-        .file_offset(range.start)
-        .zip(file_end(block, prose, range));
-    let (start, end) = match mapped {
-        Some((start, end)) if start <= end && end <= input.text.len() => (start, end),
-        _ => {
-            // Decoded text (escapes undone) has no exact place in the file: point at the block.
-            let at = prose
-                .file_offset(range.start)
-                .unwrap_or(block.span.start)
-                .min(input.text.len());
-            (at, at)
-        }
-    };
-    (start..end, lines.position(input.text, start))
-}
-
-/// Turns a block hit, placed by [`place`], into a finding.
-fn finding(
-    input: &CheckInput<'_>,
-    block: &Block,
-    prose: &Prose,
-    hit: Hit,
-    (span, (line, column)): (Range<usize>, (usize, usize)),
-) -> Finding {
-    let range = hit.range;
-    let matched = if range.is_empty() {
-        None
-    } else {
-        match input.text.get(span.clone()) {
-            Some(slice) if !slice.is_empty() => Some(slice.to_owned()),
-            _ => prose
-                .text
-                .get(range.clone())
-                .map(|s| s.replace(CODE_MARK, "")),
-        }
-    };
-    Finding {
-        rule: hit.rule.id.to_owned(),
-        severity: hit.severity,
-        path: input.path.to_owned(),
-        line,
-        column,
-        start: span.start,
-        end: span.end,
-        block: Some(block.key.clone()),
-        message: hit.message,
-        matched,
-        suggestion: hit.suggestion,
-    }
-}
-
-/// The file offset just past the last character of `range` in the prose view.
-fn file_end(block: &Block, prose: &Prose, range: &Range<usize>) -> Option<usize> {
-    let before = prose.text.get(..range.end)?;
-    let last = match before.chars().next_back() {
-        Some(last) if !range.is_empty() => last,
-        _ => return prose.file_offset(range.start),
-    };
-    let last_at = range.end - last.len_utf8();
-    if last != CODE_MARK {
-        return prose.file_offset(last_at).map(|at| at + last.len_utf8());
-    }
-    // The range ends on a code: its end in the file is past the code's own bytes.
-    let mut at = 0;
-    for run in &block.source.runs {
-        match run {
-            Run::Text { text, .. } => at += text.len(),
-            Run::Code(code) => {
-                if at == last_at {
-                    return code.src.map(|src| src + code.data.len());
-                }
-                at += CODE_MARK.len_utf8();
-            }
-            Run::Switch(_) => break,
-        }
-        if at > last_at {
-            break;
-        }
-    }
-    prose.file_offset(range.end)
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
 
+    use std::ops::Range;
+
     use regex::Regex;
 
     use super::*;
-    use crate::check::check_document;
+    use crate::check::{CheckInput, check_document};
     use crate::governance::{Governance, PatternRule};
-    use crate::model::{Code, CodeKind, Document, Role};
+    use crate::model::{Block, Code, CodeKind, Document, Role, Run};
 
     type Row = (
         String,

@@ -48,6 +48,31 @@ pub fn assert_round_trip(format: &dyn Format, name: &str, bytes: &[u8]) -> Parse
         owned.document == parsed.document && owned.skeleton == parsed.skeleton,
         "{name}: read_owned differs from read"
     );
+    // Streamed, the same blocks in the same order, each with the text its offsets index.
+    let mut streamed = Vec::new();
+    let mut texts_agree = true;
+    let rest = format
+        .read_each(bytes.to_vec(), &mut |text, block| {
+            texts_agree &= if streamed.is_empty() {
+                text == parsed.skeleton.text()
+            } else {
+                text.len() == parsed.skeleton.text().len()
+            };
+            streamed.push(block);
+        })
+        .unwrap_or_else(|e| panic!("{name}: read_each failed: {e}"));
+    assert!(texts_agree, "{name}: read_each hands blocks another text");
+    assert!(
+        streamed == parsed.document.blocks,
+        "{name}: read_each hands other blocks than read reads"
+    );
+    assert!(
+        rest.document.blocks.is_empty()
+            && rest.skeleton.holes.is_empty()
+            && rest.skeleton.text() == parsed.skeleton.text()
+            && rest.container == parsed.container,
+        "{name}: read_each keeps what it handed over, or loses the text"
+    );
     let written = format
         .write(&parsed)
         .unwrap_or_else(|e| panic!("{name}: write failed: {e}"));

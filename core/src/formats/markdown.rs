@@ -103,7 +103,20 @@ impl Format for Markdown {
         super::read_adopting(
             bytes,
             |bytes| self.read(bytes),
-            |text, skeleton| Ok(read_text(text, skeleton)),
+            |text, skeleton| Ok(read_text(text, skeleton, None)),
+        )
+    }
+
+    fn read_each(
+        &self,
+        bytes: Vec<u8>,
+        each: &mut dyn FnMut(&str, Block),
+    ) -> Result<Parsed, ReadError> {
+        super::stream_adopting(
+            bytes,
+            |bytes| self.read(bytes),
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each)).document),
+            each,
         )
     }
 
@@ -149,8 +162,11 @@ const QUOTE: usize = 4;
 const CODE: usize = 5;
 const HTML: usize = 6;
 
-struct Reader<'a> {
+struct Reader<'a, 'e> {
     text: &'a str,
+    /// Where each block goes as it ends ([`Format::read_each`]); `None` keeps it in
+    /// `document`, its hole in `skeleton`.
+    each: Option<super::Each<'e>>,
     /// The events of the one block being read (its start, what it holds, its end), reused
     /// from block to block: the file's events are never all held at once.
     events: Vec<(Event<'a>, Range<usize>)>,
@@ -187,20 +203,35 @@ const PIECES_FROM: usize = 4 << 20;
 const PIECE: usize = 1 << 20;
 
 fn read_str(text: &str) -> Parsed {
-    read_text(text, Skeleton::over(text))
+    read_text(text, Skeleton::over(text), None)
 }
 
-/// Reads `text` into `skeleton` (whose text is `text`, or is given it after).
-fn read_text(text: &str, skeleton: Skeleton) -> Parsed {
-    read_in_pieces(text, (text.len() >= PIECES_FROM).then_some(PIECE), skeleton)
+/// Reads `text` into `skeleton` (whose text is `text`, or is given it after), or hands each
+/// block to `each`.
+fn read_text(text: &str, skeleton: Skeleton, each: Option<super::Each<'_>>) -> Parsed {
+    read_in_pieces(
+        text,
+        (text.len() >= PIECES_FROM).then_some(PIECE),
+        skeleton,
+        each,
+    )
 }
 
 /// Reads `text` whole, or, given a piece size, in pieces when [`plan`] finds where.
-fn read_in_pieces(text: &str, piece: Option<usize>, skeleton: Skeleton) -> Parsed {
+fn read_in_pieces(
+    text: &str,
+    piece: Option<usize>,
+    skeleton: Skeleton,
+    each: Option<super::Each<'_>>,
+) -> Parsed {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
     let plan = piece.map(|piece| plan(body, piece));
-    let (cuts, blocks) = plan.map_or((Vec::new(), 0), |p| (p.cuts, p.blocks));
+    let (cuts, mut blocks) = plan.map_or((Vec::new(), 0), |p| (p.cuts, p.blocks));
+    if each.is_some() {
+        // Streamed: no block is kept.
+        blocks = 0;
+    }
     let mut pieces = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
     for cut in cuts.into_iter().chain([body.len()]) {
@@ -216,6 +247,7 @@ fn read_in_pieces(text: &str, piece: Option<usize>, skeleton: Skeleton) -> Parse
     });
     let mut reader = Reader {
         text,
+        each,
         events: Vec::new(),
         ends: Vec::new(),
         starts: Vec::new(),
@@ -259,32 +291,73 @@ struct Plan {
 /// file. No cut when the file defines link references, which reach across it. The pass
 /// also counts the blocks, so the document's vectors are allocated once, at their size.
 fn plan(body: &str, piece: usize) -> Plan {
-    let mut events = Parser::new_ext(body, options()).into_offset_iter();
-    let cut = events.reference_definitions().iter().next().is_none();
-    let (mut cuts, mut last, mut depth, mut blocks) = (Vec::new(), 0, 0usize, FRONT_FIELDS.len());
-    for (event, range) in events.by_ref() {
-        match event {
-            Event::Start(tag) => {
-                if cut
-                    && depth == 0
-                    && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
-                    && range.start >= last + piece
-                    && after_blank_line(body, range.start)
-                {
-                    cuts.push(range.start);
-                    last = range.start;
+    let piece = piece.max(1);
+    let (mut cuts, mut blocks, mut from) = (Vec::new(), FRONT_FIELDS.len(), 0);
+    // The file is planned a window at a time, from the last cut: the parser's tree is a
+    // window's, never the file's. A window ends at a line's end; a cut is taken only where
+    // what the window leaves out cannot bear on it (a block's start depends on the lines
+    // before it alone), so at least half a piece before the window's end. A window with no
+    // cut grows until it finds one or reaches the end.
+    let mut span = 3 * piece;
+    while from < body.len() {
+        let end = line_end(body, from.saturating_add(span));
+        let last = end == body.len();
+        let window = body.get(from..end).unwrap_or_default();
+        let mut events = Parser::new_ext(window, options()).into_offset_iter();
+        if events.reference_definitions().iter().next().is_some() {
+            // Link references reach across the file: it is read whole.
+            return Plan {
+                cuts: Vec::new(),
+                blocks,
+            };
+        }
+        let (mut depth, mut next, mut counted) = (0usize, None, 0);
+        for (event, range) in events.by_ref() {
+            let at = from + range.start;
+            match event {
+                Event::Start(tag) => {
+                    if depth == 0
+                        && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
+                        && at >= from + piece
+                        && (last || at + piece / 2 < end)
+                        && after_blank_line(body, at)
+                    {
+                        next = Some(at);
+                        break;
+                    }
+                    // A tight list item's text is a block without a paragraph of its own.
+                    if matches!(tag, Tag::Item) || is_leaf(&tag) {
+                        counted += 1;
+                    }
+                    depth += 1;
                 }
-                // A tight list item's text is a block without a paragraph of its own.
-                if matches!(tag, Tag::Item) || is_leaf(&tag) {
-                    blocks += 1;
-                }
-                depth += 1;
+                Event::End(_) => depth = depth.saturating_sub(1),
+                _ => {}
             }
-            Event::End(_) => depth = depth.saturating_sub(1),
-            _ => {}
+        }
+        match next {
+            Some(cut) => {
+                blocks += counted;
+                cuts.push(cut);
+                from = cut;
+                span = 3 * piece;
+            }
+            None if last => {
+                blocks += counted;
+                break;
+            }
+            None => span = span.saturating_mul(2),
         }
     }
     Plan { cuts, blocks }
+}
+
+/// The offset just past the line end at or after `at` (the text's end when none).
+fn line_end(text: &str, at: usize) -> usize {
+    text.as_bytes()
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        .map_or(text.len(), |i| at + i + 1)
 }
 
 /// Whether the line before offset `at` (which starts a line) is blank.
@@ -340,7 +413,7 @@ fn is_leaf(tag: &Tag<'_>) -> bool {
     )
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, '_> {
     /// The index of the `End` matching the `Start` at `i` (or `i` when unbalanced).
     fn end_of(&self, i: usize) -> usize {
         self.ends.get(i).copied().filter(|&e| e > i).unwrap_or(i)
@@ -606,6 +679,10 @@ impl<'a> Reader<'a> {
             );
         }
         block.span = span;
+        if let Some(each) = self.each.as_mut() {
+            each(self.text, block);
+            return;
+        }
         let index = self.document.blocks.len();
         self.skeleton.hole(hole, index, &block.source);
         self.document.blocks.push(block);
@@ -1452,8 +1529,8 @@ mod tests {
             let Ok(text) = std::str::from_utf8(bytes) else {
                 continue;
             };
-            let whole = read_in_pieces(text, None, Skeleton::over(text));
-            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text));
+            let whole = read_in_pieces(text, None, Skeleton::over(text), None);
+            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None);
             assert_eq!(pieces.document, whole.document, "{name}");
             assert_eq!(pieces.skeleton, whole.skeleton, "{name}");
             let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
@@ -1464,7 +1541,7 @@ mod tests {
         assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts.is_empty());
         assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3]);
         let text = "See [a].\n\nMore.\n\n[a]: /url\n";
-        let linked = read_in_pieces(text, Some(1), Skeleton::over(text));
+        let linked = read_in_pieces(text, Some(1), Skeleton::over(text), None);
         assert!(
             linked.document.blocks[0]
                 .source

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::error::Hint;
-use crate::model::{Document, Edition, KeyDeduper, Run, fingerprint_runs};
+use crate::model::{Block, Document, Edition, KeyDeduper, Run, fingerprint_runs};
 
 /// What a format can do, as `kapi formats` prints it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -500,6 +500,38 @@ pub(crate) fn read_adopting(
     Ok(parsed)
 }
 
+/// Where [`Format::read_each`] hands each block, with the decoded text its offsets index.
+pub type Each<'a> = &'a mut dyn FnMut(&str, Block);
+
+/// Hands a read's blocks to `each` in order and drops its holes: [`Format::read_each`] for a
+/// reader that keeps the document while it reads.
+pub(crate) fn hand_over(mut parsed: Parsed, each: &mut dyn FnMut(&str, Block)) -> Parsed {
+    let blocks = std::mem::take(&mut parsed.document.blocks);
+    parsed.skeleton.holes = Vec::new();
+    let text = parsed.skeleton.text();
+    for block in blocks {
+        each(text, block);
+    }
+    parsed
+}
+
+/// [`Format::read_each`] for a reader that can stream the blocks of text it is given:
+/// bytes that are UTF-8 as they stand become the returned skeleton's text once `stream`
+/// has handed each block over; any others are read whole by `read` and handed over.
+pub(crate) fn stream_adopting(
+    bytes: Vec<u8>,
+    read: impl FnOnce(&[u8]) -> Result<Parsed, ReadError>,
+    stream: impl FnOnce(&str, &mut dyn FnMut(&str, Block)) -> Result<Document, ReadError>,
+    each: &mut dyn FnMut(&str, Block),
+) -> Result<Parsed, ReadError> {
+    let text = match utf8_owned(bytes) {
+        Ok(text) => text,
+        Err(bytes) => return Ok(hand_over(read(&bytes)?, each)),
+    };
+    let document = stream(&text, each)?;
+    Ok(Parsed::new(document, Skeleton::owned(text, Encoding::Utf8)))
+}
+
 /// Makes room for `need` more items in `items`, filled while reading a file of `total` bytes
 /// of which `read` are read: as many as the rest of the file holds at the rate so far, so a
 /// uniform file's vector ends about the size it needs. Never more than doubling (what a push
@@ -812,6 +844,19 @@ pub trait Format: Send + Sync {
     /// as `read`, always (the conformance test holds every format to it).
     fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
         self.read(&bytes)
+    }
+    /// [`Format::read_owned`], handing each block to `each` as the read ends it (with the
+    /// decoded text its span and runs index) instead of keeping it: a check or a page of
+    /// blocks holds one block at a time, not the document. Returns the read without its
+    /// blocks and holes (the skeleton keeps the text). `each` gets the blocks `read` reads,
+    /// in order (the conformance test holds every format to it). This default reads the
+    /// document first; a format whose reader ends blocks one by one streams them.
+    fn read_each(
+        &self,
+        bytes: Vec<u8>,
+        each: &mut dyn FnMut(&str, Block),
+    ) -> Result<Parsed, ReadError> {
+        Ok(hand_over(self.read_owned(bytes)?, each))
     }
     /// Writes the document back through the skeleton.
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError>;

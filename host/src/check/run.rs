@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 
-use kapi_core::check::{self, CheckInput, Finding, Findings, StaleTranslation};
+use kapi_core::check::{
+    self, CheckInput, DocumentCheck, Finding, Findings, Rule, StaleTranslation,
+};
 use kapi_core::formats;
 use kapi_core::governance::Governance;
 
@@ -95,6 +97,9 @@ fn check_file(
     cancel: Option<&AtomicBool>,
 ) -> Result<FileResult, HostError> {
     let governance: &Governance = &governances[job.governance];
+    if job.source_checks && job.targets.is_empty() && !job.format.info().capabilities.bilingual {
+        return check_streamed(job, governance, change, cancel);
+    }
     let (_, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
     // Offsets index the decoded text the skeleton holds.
     let text = parsed.skeleton.text();
@@ -127,18 +132,52 @@ fn check_file(
         blocks = translations.blocks;
     }
     if parsed.container.is_some() {
-        // A line of a part inside a zip (Word's document.xml) means nothing to a reader of
-        // the document: the block key (`body/p#12`) says where.
-        for finding in &mut findings {
-            finding.line = 0;
-            finding.column = 0;
-        }
+        unplace(&mut findings);
     }
     Ok(FileResult {
         findings,
         stale: translations.stale,
         blocks,
     })
+}
+
+/// [`check_file`] for a file with no translations to check: each block is checked as the
+/// format reads it and dropped, so the check holds the file and its findings, never the
+/// document.
+fn check_streamed(
+    job: &Job,
+    governance: &Governance,
+    change: Option<&Changed>,
+    cancel: Option<&AtomicBool>,
+) -> Result<FileResult, HostError> {
+    let only = change.and_then(|c| c.source.as_ref());
+    let keep = |_: &Rule| true;
+    let mut check = DocumentCheck::new(&job.display, governance, only, cancel, &keep);
+    let mut translatable = 0;
+    let (_, parsed) =
+        crate::document::parse_each(&job.abs, &job.display, job.format, &mut |text, block| {
+            translatable += usize::from(block.translatable);
+            check.block(text, &block);
+        })?;
+    let mut findings = check.finish();
+    if parsed.container.is_some() {
+        unplace(&mut findings);
+    }
+    Ok(FileResult {
+        findings,
+        stale: Vec::new(),
+        blocks: only.map_or(translatable, HashSet::len),
+    })
+}
+
+/// Drops the lines and columns of a container's findings: a line of a part inside a zip
+/// (Word's document.xml) means nothing to a reader of the document; the block key
+/// (`body/p#12`) says where.
+fn unplace(findings: &mut Findings) {
+    for finding in findings {
+        finding.line = 0;
+        finding.column = 0;
+    }
 }
 
 /// Which of one language's translations a check covers: every one, or (under

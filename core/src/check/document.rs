@@ -1,0 +1,279 @@
+//! One document's check, block by block: every analyzer over each block's prose, each hit
+//! located in the file, then the document rules over the prose joined.
+//!
+//! [`DocumentCheck`] takes the blocks one at a time, so a caller reading a file with
+//! [`crate::formats::Format::read_each`] holds one block, never the document (a 45 MB file
+//! of short paragraphs is two million blocks); [`super::check_document`] feeds it a document's.
+
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::{CheckInput, Each, Finding, Findings, Hit, Rule, hygiene, terms, voice};
+use crate::governance::Governance;
+use crate::model::{Block, Edition, Run};
+use crate::text::{CODE_MARK, LineIndex, Prose};
+
+/// The check of one document, fed its blocks in reading order.
+///
+/// Each translatable block (only those in `only_blocks` when it is set) is read once into its
+/// prose view and every block rule runs over it, each hit located as it comes; the document
+/// rules then run once, at [`DocumentCheck::finish`], over the prose of every translatable
+/// block joined with `\n`, unless `only_blocks` left none of the document's blocks to check. A
+/// set `cancel` stops the check before the next block (the document rules then do not run) and
+/// drops the hits of the block in hand. Only hits of the rules `keep` accepts become findings.
+pub struct DocumentCheck<'a> {
+    path: &'a str,
+    governance: &'a Governance,
+    only_blocks: Option<&'a HashSet<String>>,
+    cancel: Option<&'a AtomicBool>,
+    keep: &'a dyn Fn(&Rule) -> bool,
+    /// Built at the first hit (most files have none): line starts of the text blocks index.
+    lines: Option<LineIndex>,
+    findings: Findings,
+    joined: String,
+    checked_any: bool,
+    stopped: bool,
+}
+
+impl<'a> DocumentCheck<'a> {
+    pub fn new(
+        path: &'a str,
+        governance: &'a Governance,
+        only_blocks: Option<&'a HashSet<String>>,
+        cancel: Option<&'a AtomicBool>,
+        keep: &'a dyn Fn(&Rule) -> bool,
+    ) -> Self {
+        DocumentCheck {
+            path,
+            governance,
+            only_blocks,
+            cancel,
+            keep,
+            lines: None,
+            findings: Findings::default(),
+            joined: String::new(),
+            checked_any: false,
+            stopped: false,
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Checks the next block; `text` is the file's (decoded) text its span and runs index,
+    /// the same for every block of the document.
+    pub fn block(&mut self, text: &str, block: &Block) {
+        if self.stopped || !block.translatable {
+            return;
+        }
+        if self.cancelled() {
+            self.stopped = true;
+            return;
+        }
+        let document_rules = !self.governance.required.is_empty();
+        let selected = self
+            .only_blocks
+            .is_none_or(|keys| keys.contains(&block.key));
+        if !selected {
+            if document_rules {
+                push_joined(&mut self.joined, |out| push_prose(out, &block.source));
+            }
+            return;
+        }
+        self.checked_any = true;
+        let prose = Prose::from_edition(&block.source);
+        if document_rules {
+            push_joined(&mut self.joined, |out| out.push_str(&prose.text));
+        }
+        let (keep, cancel, path) = (self.keep, self.cancel, self.path);
+        let (lines, findings) = (&mut self.lines, &mut self.findings);
+        // Cancelled inside a block, the scan of the block in hand finishes (linear) but
+        // nothing more is located or held.
+        let mut sink = Each(|hit: Hit| {
+            if !keep(hit.rule) || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return;
+            }
+            let lines = lines.get_or_insert_with(|| LineIndex::new(text));
+            let placed = place(text, lines, block, &prose, &hit.range);
+            let (start, at) = (placed.0.start, placed.1);
+            if findings.would_hold(hit.severity, path, at, hit.rule.id, start) {
+                findings.push(finding(text, path, block, &prose, hit, placed));
+            } else {
+                findings.count(hit.severity);
+            }
+        });
+        hygiene::check(&prose.text, &mut sink);
+        terms::check(self.governance, &prose.text, &mut sink);
+        voice::check_block(self.governance, block.role, &prose.text, &mut sink);
+    }
+
+    /// The findings: the blocks', then the document rules' (none when the check was
+    /// cancelled).
+    pub fn finish(mut self) -> Findings {
+        let gov = self.governance;
+        if self.stopped || gov.required.is_empty() {
+            return self.findings;
+        }
+        if !self.checked_any && self.only_blocks.is_some() {
+            return self.findings;
+        }
+        let mut hits = Vec::new();
+        voice::check_document(gov, &self.joined, &mut hits);
+        for hit in hits.into_iter().filter(|h| (self.keep)(h.rule)) {
+            self.findings.push(Finding {
+                rule: hit.rule.id.to_owned(),
+                severity: hit.severity,
+                path: self.path.to_owned(),
+                line: 0,
+                column: 0,
+                start: 0,
+                end: 0,
+                block: None,
+                message: hit.message,
+                matched: None,
+                suggestion: hit.suggestion,
+            });
+        }
+        self.findings
+    }
+}
+
+/// Runs every analyzer over a document's blocks ([`DocumentCheck`]).
+pub(crate) fn run_analyzers(input: &CheckInput<'_>, keep: &dyn Fn(&Rule) -> bool) -> Findings {
+    let mut check = DocumentCheck::new(
+        input.path,
+        input.governance,
+        input.only_blocks,
+        input.cancel,
+        keep,
+    );
+    for block in &input.document.blocks {
+        check.block(input.text, block);
+    }
+    check.finish()
+}
+
+/// Appends one block's prose to the document's joined prose, `\n` between blocks.
+fn push_joined(joined: &mut String, push: impl FnOnce(&mut String)) {
+    if !joined.is_empty() {
+        joined.push('\n');
+    }
+    push(joined);
+}
+
+/// Appends an edition's prose view (codes as [`CODE_MARK`]) without building a [`Prose`].
+fn push_prose(out: &mut String, edition: &Edition) {
+    push_prose_runs(out, &edition.runs);
+}
+
+/// The same view [`Prose::from_edition`] builds: a switch is a mark, then each branch's
+/// prose and a mark.
+fn push_prose_runs(out: &mut String, runs: &[Run]) {
+    for run in runs {
+        match run {
+            Run::Text { text, .. } => out.push_str(text),
+            Run::Code(_) => out.push(CODE_MARK),
+            Run::Switch(switch) => {
+                out.push(CODE_MARK);
+                for branch in &switch.branches {
+                    push_prose_runs(out, &branch.runs);
+                    out.push(CODE_MARK);
+                }
+            }
+        }
+    }
+}
+
+/// Where a block hit sits in the file: its byte range, and the line and column of its start.
+fn place(
+    text: &str,
+    lines: &LineIndex,
+    block: &Block,
+    prose: &Prose,
+    range: &Range<usize>,
+) -> (Range<usize>, (usize, usize)) {
+    let mapped = prose
+        .file_offset(range.start)
+        .zip(file_end(block, prose, range));
+    let (start, end) = match mapped {
+        Some((start, end)) if start <= end && end <= text.len() => (start, end),
+        _ => {
+            // Decoded text (escapes undone) has no exact place in the file: point at the block.
+            let at = prose
+                .file_offset(range.start)
+                .unwrap_or(block.span.start)
+                .min(text.len());
+            (at, at)
+        }
+    };
+    (start..end, lines.position(text, start))
+}
+
+/// Turns a block hit, placed by [`place`], into a finding.
+fn finding(
+    text: &str,
+    path: &str,
+    block: &Block,
+    prose: &Prose,
+    hit: Hit,
+    (span, (line, column)): (Range<usize>, (usize, usize)),
+) -> Finding {
+    let range = hit.range;
+    let matched = if range.is_empty() {
+        None
+    } else {
+        match text.get(span.clone()) {
+            Some(slice) if !slice.is_empty() => Some(slice.to_owned()),
+            _ => prose
+                .text
+                .get(range.clone())
+                .map(|s| s.replace(CODE_MARK, "")),
+        }
+    };
+    Finding {
+        rule: hit.rule.id.to_owned(),
+        severity: hit.severity,
+        path: path.to_owned(),
+        line,
+        column,
+        start: span.start,
+        end: span.end,
+        block: Some(block.key.clone()),
+        message: hit.message,
+        matched,
+        suggestion: hit.suggestion,
+    }
+}
+
+/// The file offset just past the last character of `range` in the prose view.
+fn file_end(block: &Block, prose: &Prose, range: &Range<usize>) -> Option<usize> {
+    let before = prose.text.get(..range.end)?;
+    let last = match before.chars().next_back() {
+        Some(last) if !range.is_empty() => last,
+        _ => return prose.file_offset(range.start),
+    };
+    let last_at = range.end - last.len_utf8();
+    if last != CODE_MARK {
+        return prose.file_offset(last_at).map(|at| at + last.len_utf8());
+    }
+    // The range ends on a code: its end in the file is past the code's own bytes.
+    let mut at = 0;
+    for run in &block.source.runs {
+        match run {
+            Run::Text { text, .. } => at += text.len(),
+            Run::Code(code) => {
+                if at == last_at {
+                    return code.src.map(|src| src + code.data.len());
+                }
+                at += CODE_MARK.len_utf8();
+            }
+            Run::Switch(_) => break,
+        }
+        if at > last_at {
+            break;
+        }
+    }
+    prose.file_offset(range.end)
+}
