@@ -1,6 +1,8 @@
 //! Formats: one reader and skeleton writer per file format, each declaring what it can do.
 //! A reader returns the document and a skeleton (the original text with a hole per edition
 //! or branch); the writer fills the holes, copying every untouched one byte for byte.
+//! A caller that needs no document (a check, a page of blocks) reads with
+//! [`Format::read_each`] instead and holds one block at a time.
 
 pub mod android;
 #[cfg(test)]

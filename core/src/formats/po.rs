@@ -119,6 +119,22 @@ impl Format for Po {
         super::read_adopting(bytes, |bytes| self.read(bytes), read_str)
     }
 
+    fn read_each(
+        &self,
+        bytes: Vec<u8>,
+        each: &mut dyn FnMut(&str, Block),
+    ) -> Result<Parsed, ReadError> {
+        if !matches!(decode(&bytes)?, (Cow::Borrowed(_), Encoding::Utf8)) {
+            return Ok(super::hand_over(self.read(&bytes)?, each));
+        }
+        super::stream_adopting(
+            bytes,
+            |bytes| self.read(bytes),
+            |text, each| Ok(read_blocks(text, Skeleton::over(""), Some(each))?.document),
+            each,
+        )
+    }
+
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         let original = parsed.skeleton.text();
         let mut wraps: Option<bool> = None;
@@ -1033,7 +1049,17 @@ fn push_key_part(s: &str, out: &mut String) {
 
 /// The document of `text`, its holes in `skeleton` (whose text is `text`, or is given it
 /// after).
-fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
+fn read_str(text: &str, skeleton: Skeleton) -> Result<Parsed, ReadError> {
+    read_blocks(text, skeleton, None)
+}
+
+/// Reads `text` into `skeleton`, or hands each block to `each` ([`Format::read_each`]):
+/// then no block and no hole is kept.
+fn read_blocks(
+    text: &str,
+    mut skeleton: Skeleton,
+    mut each: Option<super::Each<'_>>,
+) -> Result<Parsed, ReadError> {
     let header = header(text)?;
     let lang = header
         .language
@@ -1049,9 +1075,11 @@ fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
         let entry = &mut entry;
         // Blocks and holes grow with the file read so far, not by doubling.
         let read = entry.end();
-        super::make_room(&mut document.blocks, 1, read, text.len());
-        let holes = 2 + entry.strs.len();
-        super::make_room(&mut skeleton.holes, holes, read, text.len());
+        if each.is_none() {
+            super::make_room(&mut document.blocks, 1, read, text.len());
+            let holes = 2 + entry.strs.len();
+            super::make_room(&mut skeleton.holes, holes, read, text.len());
+        }
         let translated = entry.strs.iter().any(|s| !s.text.is_empty());
         let Some(id) = entry.id.as_mut() else {
             return Ok(Flow::Go);
@@ -1141,7 +1169,13 @@ fn read_str(text: &str, mut skeleton: Skeleton) -> Result<Parsed, ReadError> {
             }
         }
         block.span = entry.start..entry.end();
-        document.blocks.push(block);
+        match each.as_mut() {
+            Some(each) => {
+                each(text, block);
+                skeleton.holes.clear();
+            }
+            None => document.blocks.push(block),
+        }
         Ok(Flow::Go)
     })?;
     Ok(Parsed::new(document, skeleton))
