@@ -112,7 +112,8 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
     // page's blocks are kept.
     let start = match &request.cursor {
         None => 0,
-        Some(cursor) => cursor_index(cursor)?,
+        // A malformed cursor is refused after the read, as a stale one is.
+        Some(cursor) => cursor_index(cursor).unwrap_or(0),
     };
     let window = match request.limit {
         Some(limit) => start..start.saturating_add(limit.max(1)),

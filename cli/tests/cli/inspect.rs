@@ -177,6 +177,14 @@ fn pages_follow_the_cursor_and_a_stale_cursor_is_refused() {
     );
     let junk = kapi.run(&["inspect", "guide.md", "--cursor", "nonsense"]);
     assert_eq!(junk.code, 2, "{}", junk.transcript());
+    // The file is read before the cursor is judged: a missing file is what is wrong first.
+    let missing = kapi.run(&["inspect", "missing.md", "--cursor", "nonsense"]);
+    assert_eq!(missing.code, 1, "{}", missing.transcript());
+    assert!(
+        missing.stderr.contains("no such file"),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]

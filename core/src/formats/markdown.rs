@@ -293,24 +293,26 @@ struct Plan {
 fn plan(body: &str, piece: usize) -> Plan {
     let piece = piece.max(1);
     let (mut cuts, mut blocks, mut from) = (Vec::new(), FRONT_FIELDS.len(), 0);
+    // A file the windows cannot cut (below) is still counted to its end.
+    let mut whole = false;
+    // pulldown-cmark opens a metadata block at any top-level `---` line followed by text
+    // when a `---` or `...` line closes it further on, however far: where the last such line
+    // starts, to tell a window whose end hides a closing line.
+    let last_closing = last_metadata_close(body);
     // The file is planned a window at a time, from the last cut: the parser's tree is a
     // window's, never the file's. A window ends at a line's end; a cut is taken only where
     // what the window leaves out cannot bear on it (a block's start depends on the lines
     // before it alone), so at least half a piece before the window's end. A window with no
-    // cut grows until it finds one or reaches the end.
+    // cut grows until it finds one or reaches the end. No cut at all when the file defines
+    // link references, which reach across it, or when a `---` line in a window may open a
+    // metadata block that a line past the window closes.
     let mut span = 3 * piece;
     while from < body.len() {
         let end = line_end(body, from.saturating_add(span));
         let last = end == body.len();
         let window = body.get(from..end).unwrap_or_default();
         let mut events = Parser::new_ext(window, options()).into_offset_iter();
-        if events.reference_definitions().iter().next().is_some() {
-            // Link references reach across the file: it is read whole.
-            return Plan {
-                cuts: Vec::new(),
-                blocks,
-            };
-        }
+        whole |= events.reference_definitions().iter().next().is_some();
         let (mut depth, mut next, mut counted) = (0usize, None, 0);
         for (event, range) in events.by_ref() {
             let at = from + range.start;
@@ -332,6 +334,9 @@ fn plan(body: &str, piece: usize) -> Plan {
                     depth += 1;
                 }
                 Event::End(_) => depth = depth.saturating_sub(1),
+                Event::Rule if depth == 0 && last_closing.is_some_and(|c| c >= end) => {
+                    whole |= opens_metadata(body, at);
+                }
                 _ => {}
             }
         }
@@ -349,7 +354,32 @@ fn plan(body: &str, piece: usize) -> Plan {
             None => span = span.saturating_mul(2),
         }
     }
+    if whole {
+        cuts.clear();
+    }
     Plan { cuts, blocks }
+}
+
+/// Where the last line that could close a metadata block (`---` or `...`) starts.
+fn last_metadata_close(body: &str) -> Option<usize> {
+    let mut at = 0;
+    let mut last = None;
+    for line in body.split_inclusive('\n') {
+        let bare = line.trim_end();
+        if bare == "---" || bare == "..." {
+            last = Some(at);
+        }
+        at += line.len();
+    }
+    last
+}
+
+/// Whether the line at `at` is `---` followed by a line with text: how a metadata block opens.
+fn opens_metadata(body: &str, at: usize) -> bool {
+    let rest = body.get(at..).unwrap_or_default();
+    let mut lines = rest.split_inclusive('\n');
+    lines.next().is_some_and(|l| l.trim_end() == "---")
+        && lines.next().is_some_and(|l| !l.trim().is_empty())
 }
 
 /// The offset just past the line end at or after `at` (the text's end when none).
@@ -1540,6 +1570,19 @@ mod tests {
         // Link references reach across the file: such a file is read whole.
         assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts.is_empty());
         assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3]);
+        // A `---` line a window ends before the closing line of: the metadata block it opens
+        // reaches across the windows, so the file is read whole, and counted to its end.
+        let far = format!(
+            "Intro.\n\n---\nBy the team\n\n{}---\n",
+            "Open.\n\n".repeat(50)
+        );
+        let planned = plan(&far, 4);
+        assert!(planned.cuts.is_empty(), "{:?}", planned.cuts);
+        let whole = read_in_pieces(&far, None, Skeleton::over(&far), None);
+        let pieces = read_in_pieces(&far, Some(4), Skeleton::over(&far), None);
+        assert_eq!(pieces.document, whole.document);
+        let linked = format!("{}[a]: /url\n", "Open.\n\n".repeat(50));
+        assert!(plan(&linked, 4).blocks >= 50);
         let text = "See [a].\n\nMore.\n\n[a]: /url\n";
         let linked = read_in_pieces(text, Some(1), Skeleton::over(text), None);
         assert!(
