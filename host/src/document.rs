@@ -193,7 +193,7 @@ pub fn parse_each(
     abs: &Path,
     display: &str,
     format: &dyn Format,
-    each: &mut dyn FnMut(&str, Block),
+    each: formats::Each<'_>,
 ) -> Result<(FileRead, Parsed), HostError> {
     let bytes = read_bytes(abs, display)?;
     let read = FileRead::of(&bytes);
@@ -344,7 +344,7 @@ pub fn load_window(
         }
         Some(window) => {
             let (mut kept, mut total) = (Vec::new(), 0);
-            let (read, mut parsed) = parse_each(&abs, &doc, format, &mut |_, mut block| {
+            let (read, mut parsed) = parse_each(&abs, &doc, format, &mut |_, mut block, _| {
                 if window.contains(&total) {
                     wanted(&mut block);
                     kept.push(block);

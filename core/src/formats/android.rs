@@ -63,12 +63,13 @@
 //! ```
 use std::ops::Range;
 
+use super::output::Output;
 use super::placeholders::{Ids, Syntaxes};
 use super::properties::Pieces;
 use super::{
     Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
 };
-use crate::model::{Block, Branch, Code, CodeKind, Document, Role, Run, Switch, SwitchKind};
+use crate::model::{Block, Branch, Code, CodeKind, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "android",
@@ -93,29 +94,17 @@ impl Format for Android {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let (text, encoding) = match declared_encoding(bytes) {
-            Some(encoding) if super::Encoding::sniff_bom(bytes).is_none() => {
-                (encoding.decode(bytes)?, encoding)
-            }
-            _ => super::decode_auto(bytes)?,
-        };
-        let mut reader = Reader {
-            scan: Scan {
-                text: &text,
-                pos: 0,
-            },
-            document: Document {
-                format: INFO.id.into(),
-                blocks: Vec::new(),
-            },
-            skeleton: Skeleton::decoded(&text, encoding),
-            keys: Keys::new(text.len()),
-        };
-        // A block per `<string>`, `<string-array>` item or `<plurals>` at most.
-        let values = text.matches("<string").count() + text.matches("<item").count();
-        reader.skeleton.reserve(&mut reader.document, values);
-        reader.read()?;
-        Ok(Parsed::new(reader.document, reader.skeleton))
+        let (text, encoding) = decode(bytes)?;
+        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::output::stream_decoded(
+            bytes,
+            decode,
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each))?.document),
+            each,
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -620,11 +609,41 @@ impl<'t> Scan<'t> {
     }
 }
 
-/// What the reader builds.
-struct Reader<'t> {
-    scan: Scan<'t>,
-    document: Document,
+/// The file's text: as its XML declaration names it (unless a BOM says otherwise), else
+/// UTF-8 or UTF-16 by its first bytes.
+fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, super::Encoding), ReadError> {
+    Ok(match declared_encoding(bytes) {
+        Some(encoding) if super::Encoding::sniff_bom(bytes).is_none() => {
+            (encoding.decode(bytes)?, encoding)
+        }
+        _ => super::decode_auto(bytes)?,
+    })
+}
+
+/// Reads `text` into `skeleton` (whose text is `text`), or hands each block to `each`.
+fn read_text<'e>(
+    text: &str,
     skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    let mut reader = Reader {
+        scan: Scan { text, pos: 0 },
+        out: Output::new(INFO.id, skeleton, each),
+        keys: Keys::new(text.len()),
+    };
+    // A block per `<string>`, `<string-array>` item or `<plurals>` at most.
+    if !reader.out.streams() {
+        let values = text.matches("<string").count() + text.matches("<item").count();
+        reader.out.reserve(values);
+    }
+    reader.read()?;
+    Ok(reader.out)
+}
+
+/// What the reader builds.
+struct Reader<'t, 'e> {
+    scan: Scan<'t>,
+    out: Output<'e>,
     keys: Keys,
 }
 
@@ -635,7 +654,7 @@ struct Attrs {
     syntaxes: Syntaxes,
 }
 
-impl<'t> Reader<'t> {
+impl<'t> Reader<'t, '_> {
     fn read(&mut self) -> Result<(), ReadError> {
         if self.scan.text.starts_with('\u{feff}') {
             self.scan.pos = 3;
@@ -905,9 +924,9 @@ impl<'t> Reader<'t> {
         let mut block = Self::locked_block(key, runs, &attrs, 0);
         block.notes = notes;
         block.span = tag.start..self.scan.pos;
-        self.skeleton
-            .hole(hole, self.document.blocks.len(), &block.source);
-        self.document.blocks.push(block);
+        let index = self.out.index();
+        self.out.skeleton.hole(hole, index, &block.source);
+        self.out.push(self.scan.text, block);
         Ok(())
     }
 
@@ -969,17 +988,16 @@ impl<'t> Reader<'t> {
             block.notes = first_notes.take().unwrap_or_default();
             block.notes.extend(notes);
             block.span = item.start..reader.scan.pos;
-            reader
-                .skeleton
-                .hole(hole, reader.document.blocks.len(), &block.source);
-            reader.document.blocks.push(block);
+            let index = reader.out.index();
+            reader.out.skeleton.hole(hole, index, &block.source);
+            reader.out.push(reader.scan.text, block);
             Ok(())
         })
     }
 
     fn plurals(&mut self, tag: &Tag, notes: Vec<String>) -> Result<(), ReadError> {
         let attrs = self.attrs(tag);
-        let index = self.document.blocks.len();
+        let index = self.out.index();
         let mut branches: Vec<Branch> = Vec::new();
         self.items(tag, Vec::new(), |reader, item, _| {
             let Some(quantity) = reader.attr(item, "quantity") else {
@@ -995,7 +1013,10 @@ impl<'t> Reader<'t> {
                 return Ok(());
             }
             let path = format!("quantity:{quantity}");
-            reader.skeleton.push(hole, index, None, Some(&path), &runs);
+            reader
+                .out
+                .skeleton
+                .push(hole, index, None, Some(&path), &runs);
             branches.push(Branch::new(quantity, runs));
             Ok(())
         })?;
@@ -1016,7 +1037,7 @@ impl<'t> Reader<'t> {
         let mut block = Self::locked_block(key, vec![Run::Switch(Box::new(switch))], &attrs, 0);
         block.notes = notes;
         block.span = tag.start..self.scan.pos;
-        self.document.blocks.push(block);
+        self.out.push(self.scan.text, block);
         Ok(())
     }
 }
@@ -1355,7 +1376,7 @@ fn render(runs: &[Run], encoding: super::Encoding, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Edition;
+    use crate::model::{Document, Edition};
 
     fn read(text: &str) -> Parsed {
         Android.read(text.as_bytes()).unwrap()

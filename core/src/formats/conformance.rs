@@ -49,22 +49,33 @@ pub fn assert_round_trip(format: &dyn Format, name: &str, bytes: &[u8]) -> Parse
         "{name}: read_owned differs from read"
     );
     // Streamed, the same blocks in the same order, each with the text its offsets index.
-    let mut streamed = Vec::new();
+    let (mut streamed, mut holes) = (Vec::new(), Vec::new());
     let mut texts_agree = true;
     let rest = format
-        .read_each(bytes.to_vec(), &mut |text, block| {
+        .read_each(bytes.to_vec(), &mut |text, block, its| {
             texts_agree &= if streamed.is_empty() {
                 text == parsed.skeleton.text()
             } else {
                 text.len() == parsed.skeleton.text().len()
             };
+            texts_agree &= its.iter().all(|h| h.block == streamed.len());
+            holes.extend_from_slice(its);
             streamed.push(block);
         })
         .unwrap_or_else(|e| panic!("{name}: read_each failed: {e}"));
-    assert!(texts_agree, "{name}: read_each hands blocks another text");
+    assert!(
+        texts_agree,
+        "{name}: read_each hands blocks another text, or others' holes"
+    );
     assert!(
         streamed == parsed.document.blocks,
         "{name}: read_each hands other blocks than read reads"
+    );
+    let mut read_holes = parsed.skeleton.holes.clone();
+    read_holes.sort_by_key(|h| h.block);
+    assert!(
+        holes == read_holes,
+        "{name}: read_each hands other holes than read makes"
     );
     assert!(
         rest.document.blocks.is_empty()

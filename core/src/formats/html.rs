@@ -65,6 +65,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
+use super::output::Output;
 use super::placeholders::Ids;
 use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton,
@@ -269,7 +270,16 @@ impl Format for Html {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let (text, encoding) = decode(bytes)?;
-        read_str(&text, encoding)
+        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::output::stream_decoded(
+            bytes,
+            decode,
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each))?.document),
+            each,
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -800,14 +810,13 @@ struct Pending {
     runs: Vec<Run>,
 }
 
-struct Reader<'a> {
+struct Reader<'a, 'e> {
     text: &'a str,
     attrs: Vec<Attr>,
     stack: Vec<Open>,
     /// How many elements of each name are open.
     open_names: HashMap<String, usize>,
-    document: Document,
-    skeleton: Skeleton,
+    out: Output<'e>,
     keys: Keys,
     pending: Vec<Pending>,
     /// Names of open inline `translate="no"` elements in the current segment.
@@ -817,7 +826,12 @@ struct Reader<'a> {
     error: Option<ReadError>,
 }
 
-fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
+/// Reads `text` into `skeleton` (whose text is `text`), or hands each block to `each`.
+fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut lexer = Lexer::new(text);
     lexer.run(start);
@@ -834,23 +848,19 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         attrs: lexer.attrs,
         stack: Vec::new(),
         open_names: HashMap::new(),
-        document: Document {
-            format: INFO.id.into(),
-            blocks: Vec::new(),
-        },
-        skeleton: Skeleton::decoded(text, encoding),
+        out: Output::new(INFO.id, skeleton, each),
         keys: Keys::new(text.len()),
         pending: Vec::new(),
         inline_no: Vec::new(),
         seg_start: 0,
         error: None,
     };
-    reader.skeleton.reserve(&mut reader.document, bound);
+    reader.out.reserve(bound);
     reader.run(&tokens);
     if let Some(error) = reader.error {
         return Err(error);
     }
-    Ok(Parsed::new(reader.document, reader.skeleton))
+    Ok(reader.out)
 }
 
 fn is_block(name: &str) -> bool {
@@ -893,7 +903,7 @@ fn anchor(id: &str) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, '_> {
     fn attr(&self, token: &Token, name: &str) -> Option<&'a str> {
         self.attrs
             .get(token.attrs.clone())?
@@ -1162,9 +1172,9 @@ impl<'a> Reader<'a> {
             block.locked = Some("translate=\"no\"".into());
         }
         block.span = p.span;
-        self.skeleton
-            .hole(p.hole, self.document.blocks.len(), &block.source);
-        self.document.blocks.push(block);
+        let index = self.out.index();
+        self.out.skeleton.hole(p.hole, index, &block.source);
+        self.out.push(self.text, block);
     }
 
     /// Role and level of a segment in the innermost open block.
@@ -1251,9 +1261,9 @@ impl<'a> Reader<'a> {
             block.locked = Some("translate=\"no\"".into());
         }
         block.span = start..end;
-        self.skeleton
-            .hole(start..end, self.document.blocks.len(), &block.source);
-        self.document.blocks.push(block);
+        let index = self.out.index();
+        self.out.skeleton.hole(start..end, index, &block.source);
+        self.out.push(self.text, block);
     }
 
     /// The runs of a segment's content clipped to `hole`, and whether all its prose lies

@@ -107,11 +107,7 @@ impl Format for Markdown {
         )
     }
 
-    fn read_each(
-        &self,
-        bytes: Vec<u8>,
-        each: &mut dyn FnMut(&str, Block),
-    ) -> Result<Parsed, ReadError> {
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
         super::stream_adopting(
             bytes,
             |bytes| self.read(bytes),
@@ -167,6 +163,8 @@ struct Reader<'a, 'e> {
     /// Where each block goes as it ends ([`Format::read_each`]); `None` keeps it in
     /// `document`, its hole in `skeleton`.
     each: Option<super::Each<'e>>,
+    /// Blocks handed to `each` so far.
+    handed: usize,
     /// The events of the one block being read (its start, what it holds, its end), reused
     /// from block to block: the file's events are never all held at once.
     events: Vec<(Event<'a>, Range<usize>)>,
@@ -248,6 +246,7 @@ fn read_in_pieces(
     let mut reader = Reader {
         text,
         each,
+        handed: 0,
         events: Vec::new(),
         ends: Vec::new(),
         starts: Vec::new(),
@@ -710,7 +709,10 @@ impl<'a> Reader<'a, '_> {
         }
         block.span = span;
         if let Some(each) = self.each.as_mut() {
-            each(self.text, block);
+            self.skeleton.hole(hole, self.handed, &block.source);
+            each(self.text, block, &self.skeleton.holes);
+            self.skeleton.holes.clear();
+            self.handed += 1;
             return;
         }
         let index = self.document.blocks.len();

@@ -12,6 +12,7 @@ pub mod html;
 pub mod icu;
 pub mod json;
 pub mod markdown;
+pub mod output;
 pub mod placeholders;
 pub mod plaintext;
 pub mod po;
@@ -502,17 +503,25 @@ pub(crate) fn read_adopting(
     Ok(parsed)
 }
 
-/// Where [`Format::read_each`] hands each block, with the decoded text its offsets index.
-pub type Each<'a> = &'a mut dyn FnMut(&str, Block);
+/// Where [`Format::read_each`] hands each block, with the decoded text its offsets index and
+/// the block's holes (their `block` is its index in reading order).
+pub type Each<'a> = &'a mut dyn FnMut(&str, Block, &[Hole]);
 
 /// Hands a read's blocks to `each` in order and drops its holes: [`Format::read_each`] for a
 /// reader that keeps the document while it reads.
-pub(crate) fn hand_over(mut parsed: Parsed, each: &mut dyn FnMut(&str, Block)) -> Parsed {
+pub(crate) fn hand_over(mut parsed: Parsed, each: Each<'_>) -> Parsed {
     let blocks = std::mem::take(&mut parsed.document.blocks);
-    parsed.skeleton.holes = Vec::new();
+    let mut holes = std::mem::take(&mut parsed.skeleton.holes);
+    // A block's holes are together (a stable sort keeps their order), blocks in order.
+    holes.sort_by_key(|h| h.block);
     let text = parsed.skeleton.text();
-    for block in blocks {
-        each(text, block);
+    let mut rest = &holes[..];
+    for (index, block) in blocks.into_iter().enumerate() {
+        let skip = rest.iter().take_while(|h| h.block < index).count();
+        let mine = rest[skip..].iter().take_while(|h| h.block == index).count();
+        let (these, tail) = rest[skip..].split_at(mine);
+        each(text, block, these);
+        rest = tail;
     }
     parsed
 }
@@ -523,8 +532,8 @@ pub(crate) fn hand_over(mut parsed: Parsed, each: &mut dyn FnMut(&str, Block)) -
 pub(crate) fn stream_adopting(
     bytes: Vec<u8>,
     read: impl FnOnce(&[u8]) -> Result<Parsed, ReadError>,
-    stream: impl FnOnce(&str, &mut dyn FnMut(&str, Block)) -> Result<Document, ReadError>,
-    each: &mut dyn FnMut(&str, Block),
+    stream: impl FnOnce(&str, Each<'_>) -> Result<Document, ReadError>,
+    each: Each<'_>,
 ) -> Result<Parsed, ReadError> {
     let text = match utf8_owned(bytes) {
         Ok(text) => text,
@@ -853,11 +862,7 @@ pub trait Format: Send + Sync {
     /// blocks and holes (the skeleton keeps the text). `each` gets the blocks `read` reads,
     /// in order (the conformance test holds every format to it). This default reads the
     /// document first; a format whose reader ends blocks one by one streams them.
-    fn read_each(
-        &self,
-        bytes: Vec<u8>,
-        each: &mut dyn FnMut(&str, Block),
-    ) -> Result<Parsed, ReadError> {
+    fn read_each(&self, bytes: Vec<u8>, each: Each<'_>) -> Result<Parsed, ReadError> {
         Ok(hand_over(self.read_owned(bytes)?, each))
     }
     /// Writes the document back through the skeleton.

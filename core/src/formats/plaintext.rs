@@ -7,8 +7,9 @@
 //! stay in the skeleton, so a no-op write is byte-identical. An edited paragraph is written
 //! with its own line ending (the first one inside it, else the one ending it, else the
 //! file's first one): every `\n`, `\r\n` or `\r` in the new text becomes that ending.
+use super::output::Output;
 use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{Block, Document, KeyDeduper, Role, Run};
+use crate::model::{Block, KeyDeduper, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "text",
@@ -31,45 +32,16 @@ impl Format for PlainText {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let (text, encoding) = super::decode_auto(bytes)?;
-        let text: &str = &text;
-        let mut document = Document {
-            format: INFO.id.into(),
-            blocks: Vec::new(),
-        };
-        let mut skeleton = Skeleton::decoded(text, encoding);
-        // Paragraphs are separated by blank lines: at most one per two lines.
-        let breaks = text.bytes().filter(|&b| b == b'\n').count();
-        skeleton.reserve(&mut document, breaks / 2 + 1);
-        let mut keys = KeyDeduper::default();
-        let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
-        // The open paragraph: where it starts and where its last non-blank line ends.
-        let mut paragraph: Option<(usize, usize)> = None;
-        let mut close = |span: (usize, usize)| {
-            let (from, to) = span;
-            let slice = text.get(from..to).unwrap_or_default();
-            let mut block = Block::new(
-                keys.key("p"),
-                Role::Paragraph,
-                vec![Run::text_at(slice, from)],
-            );
-            block.span = from..to;
-            skeleton.hole(from..to, document.blocks.len(), &block.source);
-            document.blocks.push(block);
-        };
-        for (line_start, content_end) in lines(text, start) {
-            let line = text.get(line_start..content_end).unwrap_or_default();
-            if line.trim_matches([' ', '\t']).is_empty() {
-                if let Some(span) = paragraph.take() {
-                    close(span);
-                }
-            } else {
-                paragraph = Some((paragraph.map_or(line_start, |(from, _)| from), content_end));
-            }
-        }
-        if let Some(span) = paragraph {
-            close(span);
-        }
-        Ok(Parsed::new(document, skeleton))
+        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None).finish())
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::output::stream_decoded(
+            bytes,
+            super::decode_auto,
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each)).document),
+            each,
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -91,6 +63,46 @@ impl Format for PlainText {
                 Ok(out)
             })
     }
+}
+
+/// Reads `text` into `skeleton` (whose text is `text`), or hands each paragraph to `each`.
+fn read_text<'e>(text: &str, skeleton: Skeleton, each: Option<super::Each<'e>>) -> Output<'e> {
+    let mut out = Output::new(INFO.id, skeleton, each);
+    // Paragraphs are separated by blank lines: at most one per two lines.
+    if !out.streams() {
+        let breaks = text.bytes().filter(|&b| b == b'\n').count();
+        out.reserve(breaks / 2 + 1);
+    }
+    let mut keys = KeyDeduper::default();
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    // The open paragraph: where it starts and where its last non-blank line ends.
+    let mut paragraph: Option<(usize, usize)> = None;
+    let mut close = |out: &mut Output<'e>, (from, to): (usize, usize)| {
+        let slice = text.get(from..to).unwrap_or_default();
+        let mut block = Block::new(
+            keys.key("p"),
+            Role::Paragraph,
+            vec![Run::text_at(slice, from)],
+        );
+        block.span = from..to;
+        let index = out.index();
+        out.skeleton.hole(from..to, index, &block.source);
+        out.push(text, block);
+    };
+    for (line_start, content_end) in lines(text, start) {
+        let line = text.get(line_start..content_end).unwrap_or_default();
+        if line.trim_matches([' ', '\t']).is_empty() {
+            if let Some(span) = paragraph.take() {
+                close(&mut out, span);
+            }
+        } else {
+            paragraph = Some((paragraph.map_or(line_start, |(from, _)| from), content_end));
+        }
+    }
+    if let Some(span) = paragraph {
+        close(&mut out, span);
+    }
+    out
 }
 
 /// Each line as (start, end of content), line endings `\n`, `\r\n` and `\r`.

@@ -119,11 +119,7 @@ impl Format for Po {
         super::read_adopting(bytes, |bytes| self.read(bytes), read_str)
     }
 
-    fn read_each(
-        &self,
-        bytes: Vec<u8>,
-        each: &mut dyn FnMut(&str, Block),
-    ) -> Result<Parsed, ReadError> {
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
         if !matches!(decode(&bytes)?, (Cow::Borrowed(_), Encoding::Utf8)) {
             return Ok(super::hand_over(self.read(&bytes)?, each));
         }
@@ -1071,6 +1067,8 @@ fn read_blocks(
     };
     let mut keys = KeyDeduper::default();
     let mut key = String::new();
+    // Blocks read so far (kept, or handed to `each`).
+    let mut blocks = 0;
     parse(text, &mut |mut entry| {
         let entry = &mut entry;
         // Blocks and holes grow with the file read so far, not by doubling.
@@ -1088,7 +1086,7 @@ fn read_blocks(
             // The header.
             return Ok(Flow::Go);
         }
-        let index = document.blocks.len();
+        let index = blocks;
         key.clear();
         if let Some(ctx) = &entry.ctx {
             push_key_part(&ctx.text, &mut key);
@@ -1171,11 +1169,12 @@ fn read_blocks(
         block.span = entry.start..entry.end();
         match each.as_mut() {
             Some(each) => {
-                each(text, block);
+                each(text, block, &skeleton.holes);
                 skeleton.holes.clear();
             }
             None => document.blocks.push(block),
         }
+        blocks += 1;
         Ok(Flow::Go)
     })?;
     Ok(Parsed::new(document, skeleton))

@@ -43,11 +43,12 @@
 //! ```
 use std::ops::Range;
 
+use super::output::Output;
 use super::placeholders::{self, Ids, Syntaxes};
 use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
 };
-use crate::model::{Block, Document, KeyDeduper, Role, Run};
+use crate::model::{Block, KeyDeduper, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "properties",
@@ -76,14 +77,17 @@ impl Format for Properties {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        if let Some(offset) = bytes.iter().position(|&b| b == 0) {
-            return Err(ReadError::Binary { offset });
-        }
-        let (text, encoding) = match std::str::from_utf8(bytes) {
-            Ok(text) => (std::borrow::Cow::Borrowed(text), Encoding::Utf8),
-            Err(_) => (Encoding::Latin1.decode(bytes)?, Encoding::Latin1),
-        };
-        read_str(&text, encoding)
+        let (text, encoding) = decode(bytes)?;
+        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::output::stream_decoded(
+            bytes,
+            decode,
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each))?.document),
+            each,
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -388,16 +392,29 @@ fn decode_value(text: &str, start: usize) -> Result<(Pieces, usize, Vec<Break>),
     }
 }
 
-fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
-    let mut document = Document {
-        format: INFO.id.into(),
-        blocks: Vec::new(),
-    };
-    let mut skeleton = Skeleton::decoded(text, encoding);
+/// The file's text: UTF-8 when it is, else ISO-8859-1 (what `java.util.Properties` reads).
+fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, Encoding), ReadError> {
+    if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        return Err(ReadError::Binary { offset });
+    }
+    Ok(match std::str::from_utf8(bytes) {
+        Ok(text) => (std::borrow::Cow::Borrowed(text), Encoding::Utf8),
+        Err(_) => (Encoding::Latin1.decode(bytes)?, Encoding::Latin1),
+    })
+}
+
+/// Reads `text` into `skeleton` (whose text is `text`), or hands each entry to `each`.
+fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    let mut out = Output::new(INFO.id, skeleton, each);
     let bytes = text.as_bytes();
     // At most a block per line.
-    let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
-    skeleton.reserve(&mut document, lines);
+    if !out.streams() {
+        out.reserve(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
+    }
     let mut keys = KeyDeduper::default();
     let mut pos = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut notes: Vec<String> = Vec::new();
@@ -431,12 +448,14 @@ fn read_str(text: &str, encoding: Encoding) -> Result<Parsed, ReadError> {
         );
         block.span = start..end;
         block.notes = std::mem::take(&mut notes);
-        skeleton.hole(key.value_start..end, document.blocks.len(), &block.source);
-        document.blocks.push(block);
+        let index = out.index();
+        out.skeleton
+            .hole(key.value_start..end, index, &block.source);
+        out.push(text, block);
         // A lone backslash at the very end of the text stays in the skeleton.
         pos = past_line_break(bytes, line_end(bytes, end));
     }
-    Ok(Parsed::new(document, skeleton))
+    Ok(out)
 }
 
 /// The offset of the line break (or the end) at or after `pos`.
@@ -556,7 +575,7 @@ fn common_suffix(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{CodeKind, Edition};
+    use crate::model::{CodeKind, Document, Edition};
 
     fn read(text: &str) -> Parsed {
         Properties.read(text.as_bytes()).unwrap()

@@ -45,12 +45,13 @@
 
 use std::collections::HashMap;
 
+use super::output::Output;
 use super::placeholders::{self, Ids, Syntaxes};
 use super::xml::{self, Token, Tree};
 use super::{
     Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
 };
-use crate::model::{Block, Code, CodeKind, Document, Edition, Role, Run};
+use crate::model::{Block, Code, CodeKind, Edition, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "xliff",
@@ -73,127 +74,16 @@ impl Format for Xliff {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let (text, encoding) = xml::decode(bytes)?;
-        let text: &str = &text;
-        let tree = Tree::parse(text)?;
-        let root = tree.root;
-        expect_root(&tree, 1)?;
-        let ns = tree.prefix(root);
-        let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
-        let files: Vec<usize> = tree.children(root).filter(|&i| is(i, "file")).collect();
-        let several = files.len() > 1;
-        let mut document = Document {
-            format: INFO.id.into(),
-            blocks: Vec::new(),
-        };
-        let mut skeleton = Skeleton::decoded(text, encoding);
-        let units = (0..tree.elements.len())
-            .filter(|&i| is(i, "trans-unit"))
-            .count();
-        skeleton.reserve(&mut document, units);
-        let mut keys = Keys::new(text.len());
-        // What each `<file>` gives its units, and each element's `translate`, read once: a
-        // `<file>` or `<group>` with many units is otherwise read again for every one.
-        let mut per_file: HashMap<usize, (String, String)> = HashMap::new();
-        let mut translates = HashMap::new();
-        let no_file = (String::new(), "target".to_owned());
-        for unit in 0..tree.elements.len() {
-            if !is(unit, "trans-unit") {
-                continue;
-            }
-            // A `<trans-unit>` inside another unit (markup inside a `<source>`) is that
-            // unit's content, not a unit of its own: reading it would overlap the two.
-            if ancestor(&tree, unit, |i| is(i, "trans-unit")).is_some() {
-                continue;
-            }
-            let file = ancestor(&tree, unit, |i| is(i, "file"));
-            let mut source = None;
-            let mut target = None;
-            let mut notes = Vec::new();
-            for child in tree.children(unit) {
-                if is(child, "source") {
-                    if source.is_some() {
-                        return Err(at(
-                            &tree,
-                            child,
-                            "a second `<source>` in a `<trans-unit>`: a unit holds one",
-                        ));
-                    }
-                    source = Some(child);
-                } else if is(child, "target") {
-                    if target.is_some() {
-                        return Err(at(
-                            &tree,
-                            child,
-                            "a second `<target>` in a `<trans-unit>`: a unit holds one",
-                        ));
-                    }
-                    target = Some(child);
-                } else if is(child, "note") {
-                    notes.push(tree.text_content(child));
-                }
-            }
-            let Some(source) = source else {
-                return Err(at(
-                    &tree,
-                    unit,
-                    "a `<trans-unit>` has no `<source>`: expected one",
-                ));
-            };
-            let id = tree
-                .attr(unit, "id")
-                .or_else(|| tree.attr(unit, "resname"))
-                .map_or_else(|| "trans-unit".to_owned(), |id| id.into_owned());
-            let (name, lang) = match file {
-                Some(file) => &*per_file.entry(file).or_insert_with(|| {
-                    let name = tree.attr(file, "original").map_or_else(
-                        || format!("file{}", files.binary_search(&file).unwrap_or(0) + 1),
-                        |o| o.into_owned(),
-                    );
-                    let lang = tree
-                        .attr(file, "target-language")
-                        .filter(|l| !l.trim().is_empty())
-                        .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
-                    (name, lang)
-                }),
-                None => &no_file,
-            };
-            let lang = lang.clone();
-            let base = match file {
-                Some(_) if several => format!("{name}/{id}"),
-                _ => id,
-            };
-            let translate = inherited(
-                &tree,
-                unit,
-                |i| is(i, "trans-unit") || is(i, "group"),
-                &mut translates,
-            );
-            let index = document.blocks.len();
-            let runs = read_inline(&tree, source, &classify);
-            let key = keys.key(&base, text, tree.get(unit).map_or(0, |e| e.open().start))?;
-            let mut block = Block::new(key, Role::Key, runs);
-            block.notes = notes;
-            block.span = tree.get(unit).map_or(0..0, xml::Element::span);
-            if translate.as_deref() == Some("no") {
-                block.translatable = false;
-                block.locked = Some("translate=\"no\"".into());
-            }
-            skeleton.hole(edition_span(&tree, source), index, &block.source);
-            if let Some(target) = target {
-                let mut edition = Edition::new(read_inline(&tree, target, &classify));
-                edition.state = tree.attr(target, "state").map(|s| Box::from(s.as_ref()));
-                skeleton.push(
-                    edition_span(&tree, target),
-                    index,
-                    Some(&lang),
-                    None,
-                    &edition.runs,
-                );
-                block.targets.insert(lang, edition);
-            }
-            document.blocks.push(block);
-        }
-        Ok(Parsed::new(document, skeleton))
+        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::output::stream_decoded(
+            bytes,
+            xml::decode,
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each))?.document),
+            each,
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -204,6 +94,131 @@ impl Format for Xliff {
         // A head that shows no `<xliff>` root is left to this reader, whose errors say why.
         xml::xliff_major(head) != Some(2)
     }
+}
+
+/// Reads `text` into `skeleton` (whose text is `text`), or hands each unit to `each`.
+fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    let tree = Tree::parse(text)?;
+    let root = tree.root;
+    expect_root(&tree, 1)?;
+    let ns = tree.prefix(root);
+    let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
+    let files: Vec<usize> = tree.children(root).filter(|&i| is(i, "file")).collect();
+    let several = files.len() > 1;
+    let mut out = Output::new(INFO.id, skeleton, each);
+    let units = (0..tree.elements.len())
+        .filter(|&i| is(i, "trans-unit"))
+        .count();
+    out.reserve(units);
+    let mut keys = Keys::new(text.len());
+    // What each `<file>` gives its units, and each element's `translate`, read once: a
+    // `<file>` or `<group>` with many units is otherwise read again for every one.
+    let mut per_file: HashMap<usize, (String, String)> = HashMap::new();
+    let mut translates = HashMap::new();
+    let no_file = (String::new(), "target".to_owned());
+    for unit in 0..tree.elements.len() {
+        if !is(unit, "trans-unit") {
+            continue;
+        }
+        // A `<trans-unit>` inside another unit (markup inside a `<source>`) is that
+        // unit's content, not a unit of its own: reading it would overlap the two.
+        if ancestor(&tree, unit, |i| is(i, "trans-unit")).is_some() {
+            continue;
+        }
+        let file = ancestor(&tree, unit, |i| is(i, "file"));
+        let mut source = None;
+        let mut target = None;
+        let mut notes = Vec::new();
+        for child in tree.children(unit) {
+            if is(child, "source") {
+                if source.is_some() {
+                    return Err(at(
+                        &tree,
+                        child,
+                        "a second `<source>` in a `<trans-unit>`: a unit holds one",
+                    ));
+                }
+                source = Some(child);
+            } else if is(child, "target") {
+                if target.is_some() {
+                    return Err(at(
+                        &tree,
+                        child,
+                        "a second `<target>` in a `<trans-unit>`: a unit holds one",
+                    ));
+                }
+                target = Some(child);
+            } else if is(child, "note") {
+                notes.push(tree.text_content(child));
+            }
+        }
+        let Some(source) = source else {
+            return Err(at(
+                &tree,
+                unit,
+                "a `<trans-unit>` has no `<source>`: expected one",
+            ));
+        };
+        let id = tree
+            .attr(unit, "id")
+            .or_else(|| tree.attr(unit, "resname"))
+            .map_or_else(|| "trans-unit".to_owned(), |id| id.into_owned());
+        let (name, lang) = match file {
+            Some(file) => &*per_file.entry(file).or_insert_with(|| {
+                let name = tree.attr(file, "original").map_or_else(
+                    || format!("file{}", files.binary_search(&file).unwrap_or(0) + 1),
+                    |o| o.into_owned(),
+                );
+                let lang = tree
+                    .attr(file, "target-language")
+                    .filter(|l| !l.trim().is_empty())
+                    .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
+                (name, lang)
+            }),
+            None => &no_file,
+        };
+        let lang = lang.clone();
+        let base = match file {
+            Some(_) if several => format!("{name}/{id}"),
+            _ => id,
+        };
+        let translate = inherited(
+            &tree,
+            unit,
+            |i| is(i, "trans-unit") || is(i, "group"),
+            &mut translates,
+        );
+        let index = out.index();
+        let runs = read_inline(&tree, source, &classify);
+        let key = keys.key(&base, text, tree.get(unit).map_or(0, |e| e.open().start))?;
+        let mut block = Block::new(key, Role::Key, runs);
+        block.notes = notes;
+        block.span = tree.get(unit).map_or(0..0, xml::Element::span);
+        if translate.as_deref() == Some("no") {
+            block.translatable = false;
+            block.locked = Some("translate=\"no\"".into());
+        }
+        out.skeleton
+            .hole(edition_span(&tree, source), index, &block.source);
+        if let Some(target) = target {
+            let mut edition = Edition::new(read_inline(&tree, target, &classify));
+            edition.state = tree.attr(target, "state").map(|s| Box::from(s.as_ref()));
+            out.skeleton.push(
+                edition_span(&tree, target),
+                index,
+                Some(&lang),
+                None,
+                &edition.runs,
+            );
+            block.targets.insert(lang, edition);
+        }
+        out.push(text, block);
+    }
+    Ok(out)
 }
 
 /// Refuses a document whose root is not `<xliff>` of this major version.
@@ -608,6 +623,7 @@ pub(super) fn render(original: &str, hole: &Hole, runs: &[Run]) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::formats::conformance;
+    use crate::model::Document;
 
     fn read(text: &str) -> Parsed {
         Xliff

@@ -38,10 +38,11 @@
 
 use std::collections::HashMap;
 
+use super::output::Output;
 use super::xliff::{self, Inline};
 use super::xml::{self, Tree};
 use super::{Capabilities, Format, FormatInfo, Keys, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{Block, Document, Edition, Role};
+use crate::model::{Block, Edition, Role};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "xliff2",
@@ -64,140 +65,16 @@ impl Format for Xliff2 {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let (text, encoding) = xml::decode(bytes)?;
-        let text: &str = &text;
-        let tree = Tree::parse(text)?;
-        let root = tree.root;
-        xliff::expect_root(&tree, 2)?;
-        let ns = tree.prefix(root);
-        let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
-        let several = tree.children(root).filter(|&i| is(i, "file")).count() > 1;
-        let lang = tree
-            .attr(root, "trgLang")
-            .filter(|l| !l.trim().is_empty())
-            .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
-        let mut document = Document {
-            format: INFO.id.into(),
-            blocks: Vec::new(),
-        };
-        let mut skeleton = Skeleton::decoded(text, encoding);
-        let segments = (0..tree.elements.len())
-            .filter(|&i| is(i, "segment"))
-            .count();
-        skeleton.reserve(&mut document, segments);
-        let mut keys = Keys::new(text.len());
-        // Each `<file>`'s id and each element's `translate`, read once: a `<file>` or
-        // `<group>` with many units is otherwise read again for every one.
-        let mut file_ids: HashMap<usize, String> = HashMap::new();
-        let mut translates = HashMap::new();
-        for unit in 0..tree.elements.len() {
-            if !is(unit, "unit") {
-                continue;
-            }
-            // A `<unit>` in a module's subtree (a match, a glossary) is not content.
-            if xliff::ancestor(&tree, unit, |i| tree.prefix(i) != ns).is_some() {
-                continue;
-            }
-            // Nor is one inside another unit (markup inside a `<target>`): reading it would
-            // overlap the two.
-            if xliff::ancestor(&tree, unit, |i| is(i, "unit")).is_some() {
-                continue;
-            }
-            let unit_id = tree
-                .attr(unit, "id")
-                .map_or_else(|| "unit".to_owned(), |id| id.into_owned());
-            let base = match xliff::ancestor(&tree, unit, |i| is(i, "file")) {
-                Some(file) if several => {
-                    let file_id = file_ids.entry(file).or_insert_with(|| {
-                        tree.attr(file, "id")
-                            .map_or_else(|| "file".to_owned(), |id| id.into_owned())
-                    });
-                    format!("{file_id}/{unit_id}")
-                }
-                _ => unit_id,
-            };
-            let translate = xliff::inherited(
-                &tree,
-                unit,
-                |i| is(i, "unit") || is(i, "group") || is(i, "file"),
-                &mut translates,
-            );
-            let mut notes = Vec::new();
-            for child in tree.children(unit).filter(|&c| is(c, "notes")) {
-                for note in tree.children(child).filter(|&n| is(n, "note")) {
-                    notes.push(tree.text_content(note));
-                }
-            }
-            let segments: Vec<usize> = tree.children(unit).filter(|&c| is(c, "segment")).collect();
-            for (position, &segment) in segments.iter().enumerate() {
-                let mut source = None;
-                let mut target = None;
-                for child in tree.children(segment) {
-                    let slot = if is(child, "source") {
-                        &mut source
-                    } else if is(child, "target") {
-                        &mut target
-                    } else {
-                        continue;
-                    };
-                    if slot.is_some() {
-                        return Err(xliff::at(
-                            &tree,
-                            child,
-                            format!(
-                                "a second `<{}>` in a `<segment>`: a segment holds one",
-                                tree.qname(child)
-                            ),
-                        ));
-                    }
-                    *slot = Some(child);
-                }
-                let Some(source) = source else {
-                    return Err(xliff::at(
-                        &tree,
-                        segment,
-                        "a `<segment>` has no `<source>`: expected one",
-                    ));
-                };
-                let key = if segments.len() > 1 {
-                    let segment_id = tree
-                        .attr(segment, "id")
-                        .map_or_else(|| (position + 1).to_string(), |id| id.into_owned());
-                    format!("{base}/{segment_id}")
-                } else {
-                    base.clone()
-                };
-                let index = document.blocks.len();
-                let runs = xliff::read_inline(&tree, source, &classify);
-                let at = tree.get(segment).map_or(0, |e| e.open().start);
-                let key = keys.key(&key, text, at)?;
-                // Every segment of a unit carries the unit's notes: they count like keys.
-                if position > 0 {
-                    keys.charge(notes.iter().map(String::len).sum(), text, at)?;
-                }
-                let mut block = Block::new(key, Role::Key, runs);
-                block.notes = notes.clone();
-                block.span = tree.get(segment).map_or(0..0, xml::Element::span);
-                if translate.as_deref() == Some("no") {
-                    block.translatable = false;
-                    block.locked = Some("translate=\"no\"".into());
-                }
-                skeleton.hole(xliff::edition_span(&tree, source), index, &block.source);
-                if let Some(target) = target {
-                    let mut edition = Edition::new(xliff::read_inline(&tree, target, &classify));
-                    edition.state = tree.attr(segment, "state").map(|s| Box::from(s.as_ref()));
-                    skeleton.push(
-                        xliff::edition_span(&tree, target),
-                        index,
-                        Some(&lang),
-                        None,
-                        &edition.runs,
-                    );
-                    block.targets.insert(lang.clone(), edition);
-                }
-                document.blocks.push(block);
-            }
-        }
-        Ok(Parsed::new(document, skeleton))
+        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::output::stream_decoded(
+            bytes,
+            xml::decode,
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each))?.document),
+            each,
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -207,6 +84,144 @@ impl Format for Xliff2 {
     fn sniff(&self, head: &[u8]) -> bool {
         xml::xliff_major(head) == Some(2)
     }
+}
+
+/// Reads `text` into `skeleton` (whose text is `text`), or hands each segment to `each`.
+fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    let tree = Tree::parse(text)?;
+    let root = tree.root;
+    xliff::expect_root(&tree, 2)?;
+    let ns = tree.prefix(root);
+    let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
+    let several = tree.children(root).filter(|&i| is(i, "file")).count() > 1;
+    let lang = tree
+        .attr(root, "trgLang")
+        .filter(|l| !l.trim().is_empty())
+        .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
+    let mut out = Output::new(INFO.id, skeleton, each);
+    let segments = (0..tree.elements.len())
+        .filter(|&i| is(i, "segment"))
+        .count();
+    out.reserve(segments);
+    let mut keys = Keys::new(text.len());
+    // Each `<file>`'s id and each element's `translate`, read once: a `<file>` or
+    // `<group>` with many units is otherwise read again for every one.
+    let mut file_ids: HashMap<usize, String> = HashMap::new();
+    let mut translates = HashMap::new();
+    for unit in 0..tree.elements.len() {
+        if !is(unit, "unit") {
+            continue;
+        }
+        // A `<unit>` in a module's subtree (a match, a glossary) is not content.
+        if xliff::ancestor(&tree, unit, |i| tree.prefix(i) != ns).is_some() {
+            continue;
+        }
+        // Nor is one inside another unit (markup inside a `<target>`): reading it would
+        // overlap the two.
+        if xliff::ancestor(&tree, unit, |i| is(i, "unit")).is_some() {
+            continue;
+        }
+        let unit_id = tree
+            .attr(unit, "id")
+            .map_or_else(|| "unit".to_owned(), |id| id.into_owned());
+        let base = match xliff::ancestor(&tree, unit, |i| is(i, "file")) {
+            Some(file) if several => {
+                let file_id = file_ids.entry(file).or_insert_with(|| {
+                    tree.attr(file, "id")
+                        .map_or_else(|| "file".to_owned(), |id| id.into_owned())
+                });
+                format!("{file_id}/{unit_id}")
+            }
+            _ => unit_id,
+        };
+        let translate = xliff::inherited(
+            &tree,
+            unit,
+            |i| is(i, "unit") || is(i, "group") || is(i, "file"),
+            &mut translates,
+        );
+        let mut notes = Vec::new();
+        for child in tree.children(unit).filter(|&c| is(c, "notes")) {
+            for note in tree.children(child).filter(|&n| is(n, "note")) {
+                notes.push(tree.text_content(note));
+            }
+        }
+        let segments: Vec<usize> = tree.children(unit).filter(|&c| is(c, "segment")).collect();
+        for (position, &segment) in segments.iter().enumerate() {
+            let mut source = None;
+            let mut target = None;
+            for child in tree.children(segment) {
+                let slot = if is(child, "source") {
+                    &mut source
+                } else if is(child, "target") {
+                    &mut target
+                } else {
+                    continue;
+                };
+                if slot.is_some() {
+                    return Err(xliff::at(
+                        &tree,
+                        child,
+                        format!(
+                            "a second `<{}>` in a `<segment>`: a segment holds one",
+                            tree.qname(child)
+                        ),
+                    ));
+                }
+                *slot = Some(child);
+            }
+            let Some(source) = source else {
+                return Err(xliff::at(
+                    &tree,
+                    segment,
+                    "a `<segment>` has no `<source>`: expected one",
+                ));
+            };
+            let key = if segments.len() > 1 {
+                let segment_id = tree
+                    .attr(segment, "id")
+                    .map_or_else(|| (position + 1).to_string(), |id| id.into_owned());
+                format!("{base}/{segment_id}")
+            } else {
+                base.clone()
+            };
+            let index = out.index();
+            let runs = xliff::read_inline(&tree, source, &classify);
+            let at = tree.get(segment).map_or(0, |e| e.open().start);
+            let key = keys.key(&key, text, at)?;
+            // Every segment of a unit carries the unit's notes: they count like keys.
+            if position > 0 {
+                keys.charge(notes.iter().map(String::len).sum(), text, at)?;
+            }
+            let mut block = Block::new(key, Role::Key, runs);
+            block.notes = notes.clone();
+            block.span = tree.get(segment).map_or(0..0, xml::Element::span);
+            if translate.as_deref() == Some("no") {
+                block.translatable = false;
+                block.locked = Some("translate=\"no\"".into());
+            }
+            out.skeleton
+                .hole(xliff::edition_span(&tree, source), index, &block.source);
+            if let Some(target) = target {
+                let mut edition = Edition::new(xliff::read_inline(&tree, target, &classify));
+                edition.state = tree.attr(segment, "state").map(|s| Box::from(s.as_ref()));
+                out.skeleton.push(
+                    xliff::edition_span(&tree, target),
+                    index,
+                    Some(&lang),
+                    None,
+                    &edition.runs,
+                );
+                block.targets.insert(lang.clone(), edition);
+            }
+            out.push(text, block);
+        }
+    }
+    Ok(out)
 }
 
 /// XLIFF 2 inline elements.

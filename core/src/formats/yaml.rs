@@ -72,11 +72,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use super::output::Output;
 use super::placeholders::{self, Ids, Syntaxes};
 use super::{Capabilities, Format, FormatInfo, KeyBudget, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{
-    Block, Branch, Document, KeyDeduper, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind,
-};
+use crate::model::{Block, Branch, KeyDeduper, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "yaml",
@@ -115,31 +114,16 @@ impl Format for Yaml {
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
         let (text, encoding) = super::decode_auto(bytes)?;
-        let text: &str = &text;
-        let docs = parse(text)?;
-        let scalars: usize = docs.iter().map(count_scalars).sum();
-        let mut skeleton = Skeleton::decoded(text, encoding);
-        skeleton.holes.reserve(scalars);
-        let mut builder = Builder {
-            document: Document {
-                format: INFO.id.into(),
-                blocks: Vec::with_capacity(scalars),
-            },
-            skeleton,
-            // Paths are unique within one document whose mappings repeat no key, so the
-            // deduper (a hash and a copy per key) is only needed otherwise.
-            keys: (docs.len() > 1 || docs.iter().any(has_duplicate_keys)).then(KeyDeduper::default),
-            path: String::new(),
-            budget: KeyBudget::new(text.len()),
-            over_budget: None,
-        };
-        for doc in &docs {
-            builder.root(doc);
-            if let Some(at) = builder.over_budget {
-                return Err(builder.budget.refusal(text, at));
-            }
-        }
-        Ok(Parsed::new(builder.document, builder.skeleton))
+        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::output::stream_decoded(
+            bytes,
+            super::decode_auto,
+            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each))?.document),
+            each,
+        )
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -1548,9 +1532,39 @@ struct BlockLines {
 // ---------------------------------------------------------------------------------------
 // From the tree to blocks.
 
-struct Builder {
-    document: Document,
+/// Reads `text` into `skeleton` (whose text is `text`), or hands each block to `each`.
+fn read_text<'e>(
+    text: &str,
     skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    let docs = parse(text)?;
+    let scalars: usize = docs.iter().map(count_scalars).sum();
+    let mut out = Output::new(INFO.id, skeleton, each);
+    out.reserve(scalars);
+    let mut builder = Builder {
+        out,
+        text,
+        // Paths are unique within one document whose mappings repeat no key, so the
+        // deduper (a hash and a copy per key) is only needed otherwise.
+        keys: (docs.len() > 1 || docs.iter().any(has_duplicate_keys)).then(KeyDeduper::default),
+        path: String::new(),
+        budget: KeyBudget::new(text.len()),
+        over_budget: None,
+    };
+    for doc in &docs {
+        builder.root(doc);
+        if let Some(at) = builder.over_budget {
+            return Err(builder.budget.refusal(text, at));
+        }
+    }
+    Ok(builder.out)
+}
+
+struct Builder<'t, 'e> {
+    out: Output<'e>,
+    /// The text the blocks' offsets index.
+    text: &'t str,
     keys: Option<KeyDeduper>,
     path: String,
     budget: KeyBudget,
@@ -1558,7 +1572,7 @@ struct Builder {
     over_budget: Option<usize>,
 }
 
-impl Builder {
+impl Builder<'_, '_> {
     fn root(&mut self, node: &Node) {
         self.path.clear();
         if let Node::Map(entries, _) = node
@@ -1584,12 +1598,11 @@ impl Builder {
                 block.level = depth.saturating_sub(1);
                 block.span = from.unwrap_or(scalar.span.start)..scalar.span.end;
                 block.notes = notes.to_vec();
-                self.skeleton.hole(
-                    scalar.span.clone(),
-                    self.document.blocks.len(),
-                    &block.source,
-                );
-                self.document.blocks.push(block);
+                let index = self.out.index();
+                self.out
+                    .skeleton
+                    .hole(scalar.span.clone(), index, &block.source);
+                self.out.push(self.text, block);
             }
             Node::Map(entries, span) if is_plural_map(node) => {
                 self.plural(entries, span, depth, notes, from);
@@ -1649,7 +1662,7 @@ impl Builder {
         notes: &[String],
         from: Option<usize>,
     ) {
-        let index = self.document.blocks.len();
+        let index = self.out.index();
         let mut branches = Vec::with_capacity(entries.len());
         let mut spans = Vec::with_capacity(entries.len());
         for entry in entries {
@@ -1664,7 +1677,8 @@ impl Builder {
         for (span, branch) in spans.into_iter().zip(&branches) {
             path.truncate("count:".len());
             path.push_str(&branch.case);
-            self.skeleton
+            self.out
+                .skeleton
                 .push(span, index, None, Some(&path), &branch.runs);
         }
         let switch = Switch {
@@ -1681,7 +1695,7 @@ impl Builder {
         block.level = depth.saturating_sub(1);
         block.span = from.unwrap_or(span.start)..span.end;
         block.notes = notes.to_vec();
-        self.document.blocks.push(block);
+        self.out.push(self.text, block);
     }
 }
 

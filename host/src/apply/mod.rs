@@ -37,7 +37,7 @@ use kapi_core::check::edition::{self as edition_check, EditionFinding};
 use kapi_core::formats::{Format, Parsed};
 use kapi_core::governance::terms_edit::{self, Upserted};
 use kapi_core::governance::{Governance, load as governance_load};
-use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
+use kapi_core::model::{Block, Edition, Ref, SOURCE, align, rev_runs};
 use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
@@ -669,32 +669,42 @@ fn verify(
     touched: &BTreeMap<Loc, Vec<usize>>,
 ) -> Result<Vec<(Loc, Edition)>, String> {
     let name = file.format.info().name;
-    let reread = file.format.read(bytes).map_err(|e| {
-        format!(
-            "the {name} writer would produce a file kapi cannot read back ({e}); nothing was written"
-        )
-    })?;
+    // Read back block by block, keeping the edited ones: the file is not held as a second
+    // document beside the first.
+    let edited: BTreeSet<usize> = touched
+        .keys()
+        .filter(|l| l.file == fi)
+        .map(|l| l.block)
+        .collect();
+    let mut reread: BTreeMap<usize, Block> = BTreeMap::new();
+    let mut index = 0;
+    file.format
+        .read_each(bytes.to_vec(), &mut |_, block, _| {
+            if edited.contains(&index) {
+                reread.insert(index, block);
+            }
+            index += 1;
+        })
+        .map_err(|e| {
+            format!(
+                "the {name} writer would produce a file kapi cannot read back ({e}); nothing was written"
+            )
+        })?;
     let mut out = Vec::new();
     for loc in touched.keys().filter(|l| l.file == fi) {
+        let was = file.parsed.document.blocks.get(loc.block);
+        let is = reread.get(&loc.block);
         let (Some(now), Some(back)) = (
-            file.parsed
-                .document
-                .blocks
-                .get(loc.block)
-                .and_then(|b| b.edition(&loc.edition)),
-            reread
-                .document
-                .blocks
-                .get(loc.block)
-                .and_then(|b| b.edition(&loc.edition)),
+            was.and_then(|b| b.edition(&loc.edition)),
+            is.and_then(|b| b.edition(&loc.edition)),
         ) else {
             continue;
         };
-        let key = |d: &kapi_core::model::Document| d.blocks.get(loc.block).map(|b| b.key.clone());
-        if key(&file.parsed.document) != key(&reread.document) {
+        let key = |b: Option<&Block>| b.map(|b| b.key.clone());
+        if key(was) != key(is) {
             return Err(format!(
                 "the edit would change the {name} document's structure (block `{}` would not read back as itself); nothing was written",
-                key(&file.parsed.document).unwrap_or_default()
+                key(was).unwrap_or_default()
             ));
         }
         let sent = kapi_core::projection::render(&now.runs).0;

@@ -157,7 +157,7 @@ fn check_streamed(
     let mut check = DocumentCheck::new(&job.display, governance, only, cancel, &keep);
     let mut translatable = 0;
     let (_, parsed) =
-        crate::document::parse_each(&job.abs, &job.display, job.format, &mut |text, block| {
+        crate::document::parse_each(&job.abs, &job.display, job.format, &mut |text, block, _| {
             translatable += usize::from(block.translatable);
             check.block(text, &block);
         })?;

@@ -1,0 +1,106 @@
+//! Where a reader puts each block it ends: kept in the document, its holes in the skeleton
+//! ([`super::Format::read`]), or handed over with its holes and dropped
+//! ([`super::Format::read_each`]).
+//!
+//! Readers push through a [`Output`] so that one reader serves both reads: a check or a page
+//! of blocks then holds the file and one block, never the document.
+
+use std::borrow::Cow;
+
+use super::{Each, Encoding, Hole, Parsed, ReadError, Skeleton};
+use crate::model::{Block, Document};
+
+/// A reader's output: the document and skeleton it fills, or the `each` it hands blocks to.
+pub struct Output<'e> {
+    pub document: Document,
+    pub skeleton: Skeleton,
+    each: Option<Each<'e>>,
+    /// Blocks ended so far, kept or handed over: the index of the block being read.
+    ended: usize,
+}
+
+impl<'e> Output<'e> {
+    pub fn new(format: &str, skeleton: Skeleton, each: Option<Each<'e>>) -> Self {
+        Output {
+            document: Document {
+                format: format.into(),
+                blocks: Vec::new(),
+            },
+            skeleton,
+            each,
+            ended: 0,
+        }
+    }
+
+    /// The index the block being read gets (what its holes name).
+    pub fn index(&self) -> usize {
+        self.ended
+    }
+
+    /// Whether blocks are handed over rather than kept (a reader then reserves no room).
+    pub fn streams(&self) -> bool {
+        self.each.is_some()
+    }
+
+    /// Room for `blocks` blocks and their holes, when they are kept ([`Skeleton::reserve`]).
+    pub fn reserve(&mut self, blocks: usize) {
+        if !self.streams() {
+            self.skeleton.reserve(&mut self.document, blocks);
+        }
+    }
+
+    /// Ends the block being read: keeps it, or hands it over with its holes (`text` is the
+    /// decoded text its offsets index).
+    pub fn push(&mut self, text: &str, block: Block) {
+        let index = self.ended;
+        self.ended += 1;
+        let Some(each) = self.each.as_mut() else {
+            self.document.blocks.push(block);
+            return;
+        };
+        let holes = &mut self.skeleton.holes;
+        if holes.iter().all(|h| h.block == index) {
+            each(text, block, holes);
+            holes.clear();
+        } else {
+            // Holes of a block not yet ended stay for it.
+            let (mine, later): (Vec<Hole>, Vec<Hole>) =
+                holes.drain(..).partition(|h| h.block == index);
+            each(text, block, &mine);
+            *holes = later;
+        }
+    }
+
+    pub fn finish(self) -> Parsed {
+        Parsed::new(self.document, self.skeleton)
+    }
+}
+
+/// [`Format::read_each`] for a reader of decoded text: `decode` gives the text as the
+/// format's `read` decodes it (borrowed when the bytes are that text), `stream` reads it into
+/// a streaming [`Output`] and returns the document it leaves (no blocks). The returned
+/// skeleton keeps the text: the bytes themselves when they are it, so the file is in memory
+/// once.
+pub(crate) fn stream_decoded(
+    bytes: Vec<u8>,
+    decode: impl FnOnce(&[u8]) -> Result<(Cow<'_, str>, Encoding), ReadError>,
+    stream: impl FnOnce(&str, Each<'_>) -> Result<Document, ReadError>,
+    each: Each<'_>,
+) -> Result<Parsed, ReadError> {
+    let (document, owned, encoding) = {
+        let (text, encoding) = decode(&bytes)?;
+        let document = stream(&text, each)?;
+        let owned = match text {
+            Cow::Owned(text) => Some(text),
+            Cow::Borrowed(text) if text.len() != bytes.len() => Some(text.to_owned()),
+            Cow::Borrowed(_) => None,
+        };
+        (document, owned, encoding)
+    };
+    let text = match owned {
+        Some(text) => text,
+        None => String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    };
+    Ok(Parsed::new(document, Skeleton::owned(text, encoding)))
+}
