@@ -152,9 +152,47 @@ pub struct TranslationInput<'a> {
 /// Runs `placeholders` and `translation-terms` over each pair, sorted like
 /// [`check_document`]'s findings.
 pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
-    let lines = crate::text::LineIndex::new(input.text);
-    let mut findings = Vec::new();
+    let mut check = TranslationCheck::new(input.path);
     for pair in &input.pairs {
+        check.pair(
+            input.text,
+            input.lang,
+            pair,
+            input.source_governance,
+            input.target_governance,
+        );
+    }
+    check.finish()
+}
+
+/// [`check_translations`] fed one pair at a time (a bilingual file read block by block).
+pub struct TranslationCheck<'a> {
+    /// The file findings name.
+    path: &'a str,
+    /// Built at the first finding: line starts of the text the pairs' offsets index.
+    lines: Option<crate::text::LineIndex>,
+    findings: Vec<Finding>,
+}
+
+impl<'a> TranslationCheck<'a> {
+    pub fn new(path: &'a str) -> Self {
+        TranslationCheck {
+            path,
+            lines: None,
+            findings: Vec::new(),
+        }
+    }
+
+    /// Checks one translation into `lang`; `text` is the file's text its offsets index.
+    pub fn pair(
+        &mut self,
+        text: &str,
+        lang: &str,
+        pair: &Pair<'_>,
+        source_governance: &Governance,
+        target_governance: &Governance,
+    ) {
+        let lines = &mut self.lines;
         let prose = crate::text::Prose::from_edition(pair.target);
         let mut push = |rule: &'static Rule,
                         severity: Severity,
@@ -167,26 +205,28 @@ pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
             } else {
                 prose.file_offset(range.start).unwrap_or(pair.at)
             }
-            .min(input.text.len());
+            .min(text.len());
             let end = if range.is_empty() {
                 start
             } else {
                 prose
                     .file_offset(range.end)
-                    .filter(|&e| e >= start && e <= input.text.len())
+                    .filter(|&e| e >= start && e <= text.len())
                     .unwrap_or(start)
             };
-            let (line, column) = lines.position(input.text, start);
-            findings.push(Finding {
+            let (line, column) = lines
+                .get_or_insert_with(|| crate::text::LineIndex::new(text))
+                .position(text, start);
+            self.findings.push(Finding {
                 rule: rule.id.to_owned(),
                 severity,
-                path: input.path.to_owned(),
+                path: self.path.to_owned(),
                 line,
                 column,
                 start,
                 end,
                 block: Some(pair.key.to_owned()),
-                message: format!("{} ({})", message, input.lang),
+                message: format!("{} ({})", message, lang),
                 matched,
                 suggestion,
             });
@@ -195,9 +235,9 @@ pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
             push(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
         }
         for gap in translation_terms::compare(
-            input.source_governance,
-            input.target_governance,
-            input.lang,
+            source_governance,
+            target_governance,
+            lang,
             pair.source,
             pair.target,
         ) {
@@ -216,8 +256,12 @@ pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
             );
         }
     }
-    findings.sort_by(|a, b| {
-        (a.line, a.column, a.rule.as_str()).cmp(&(b.line, b.column, b.rule.as_str()))
-    });
-    findings
+
+    /// The findings, sorted like [`check_document`]'s.
+    pub fn finish(mut self) -> Vec<Finding> {
+        self.findings.sort_by(|a, b| {
+            (a.line, a.column, a.rule.as_str()).cmp(&(b.line, b.column, b.rule.as_str()))
+        });
+        self.findings
+    }
 }

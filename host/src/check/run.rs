@@ -3,7 +3,7 @@
 //! A file with no translations to check is checked block by block as it is read
 //! ([`kapi_core::formats::Format::read_each`]), so its cost is the file's, not its document's.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -99,8 +99,11 @@ fn check_file(
     cancel: Option<&AtomicBool>,
 ) -> Result<FileResult, HostError> {
     let governance: &Governance = &governances[job.governance];
-    if job.source_checks && job.targets.is_empty() && !job.format.info().capabilities.bilingual {
-        return check_streamed(job, governance, change, cancel);
+    let bilingual = job.format.info().capabilities.bilingual;
+    // Read block by block unless translations are paired across files, or a diff reports
+    // a bilingual file's stale translations (for every language any block has).
+    if job.targets.is_empty() && (!bilingual || change.is_none()) {
+        return check_streamed(job, governances, change, cancel);
     }
     let (_, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
     // Offsets index the decoded text the skeleton holds.
@@ -143,32 +146,83 @@ fn check_file(
     })
 }
 
-/// [`check_file`] for a file with no translations to check: each block is checked as the
-/// format reads it and dropped, so the check holds the file and its findings, never the
-/// document.
+/// [`check_file`] for a file whose translations, if any, are its own (a bilingual file, read
+/// with no diff): each block is checked as the format reads it and dropped, so the check
+/// holds the file and its findings, never the document.
 fn check_streamed(
     job: &Job,
-    governance: &Governance,
+    governances: &[Arc<Governance>],
     change: Option<&Changed>,
     cancel: Option<&AtomicBool>,
 ) -> Result<FileResult, HostError> {
+    let governance: &Governance = &governances[job.governance];
     let only = change.and_then(|c| c.source.as_ref());
     let keep = |_: &Rule| true;
-    let mut check = DocumentCheck::new(&job.display, governance, only, cancel, &keep);
+    let mut source = job
+        .source_checks
+        .then(|| DocumentCheck::new(&job.display, governance, only, cancel, &keep));
+    let bilingual = job.format.info().capabilities.bilingual;
+    let empty = Governance::empty();
+    let target_gov = |lang: &str| -> &Governance {
+        job.target_governance
+            .iter()
+            .find(|(l, _)| l == lang)
+            .map_or(&empty, |(_, i)| &governances[*i])
+    };
+    // Per language, as the whole read checks them: its pairs' findings and how many.
+    let mut languages: BTreeMap<String, (check::TranslationCheck, usize)> = BTreeMap::new();
     let mut translatable = 0;
-    let (_, parsed) =
-        crate::document::parse_each(&job.abs, &job.display, job.format, &mut |text, block, _| {
+    let (_, parsed) = crate::document::parse_each(
+        &job.abs,
+        &job.display,
+        job.format,
+        &mut |text, block, holes| {
             translatable += usize::from(block.translatable);
-            check.block(text, &block);
-        })?;
-    let mut findings = check.finish();
+            if let Some(check) = source.as_mut() {
+                check.block(text, &block);
+            }
+            if !bilingual || !block.translatable {
+                return;
+            }
+            for (lang, target) in &block.targets {
+                // Findings point at the target's own text (its first hole), else the block.
+                let at = holes
+                    .iter()
+                    .filter(|h| h.edition() == Some(lang.as_str()))
+                    .map(|h| h.span.start)
+                    .min()
+                    .unwrap_or(block.span.start);
+                let (check, pairs) = languages
+                    .entry(lang.clone())
+                    .or_insert_with(|| (check::TranslationCheck::new(&job.display), 0));
+                let pair = check::Pair {
+                    key: &block.key,
+                    source: &block.source,
+                    target,
+                    at,
+                };
+                check.pair(text, lang, &pair, governance, target_gov(lang));
+                *pairs += 1;
+            }
+        },
+    )?;
+    let mut findings = source.map_or_else(Findings::default, DocumentCheck::finish);
+    let mut paired = 0;
+    for (check, pairs) in languages.into_values() {
+        findings.extend(check.finish());
+        paired += pairs;
+    }
     if parsed.container.is_some() {
         unplace(&mut findings);
     }
     Ok(FileResult {
         findings,
         stale: Vec::new(),
-        blocks: only.map_or(translatable, HashSet::len),
+        blocks: match (job.source_checks, only) {
+            (true, Some(keys)) => keys.len(),
+            (true, None) => translatable,
+            (false, _) => paired,
+        },
     })
 }
 
