@@ -8,6 +8,7 @@
 //! each target file is read with the source's format and its blocks join the source's by key.
 //! A bilingual file (XLIFF, PO) carries its own target editions.
 
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -206,6 +207,35 @@ pub fn parse_each(
     Ok((read, parsed))
 }
 
+/// [`parse`], holding only the blocks whose key is in `keys`, with their holes
+/// ([`formats::output::read_picked`]): what an edit of those blocks needs to write the file.
+pub fn parse_picked(
+    abs: &Path,
+    display: &str,
+    format: &dyn Format,
+    keys: &BTreeSet<String>,
+) -> Result<(FileRead, formats::output::Picked), HostError> {
+    let bytes = read_bytes(abs, display)?;
+    let read = FileRead::of(&bytes);
+    let picked = formats::output::read_picked(format, bytes, &mut |b| keys.contains(&b.key))
+        .map_err(|source| HostError::Read {
+            path: PathBuf::from(display),
+            source,
+        })?;
+    Ok((read, picked))
+}
+
+/// Which of a file's blocks a load holds (a source with target files is held whole: its
+/// blocks pair with theirs by key or position).
+#[derive(Debug, Clone, Copy)]
+pub enum Hold<'a> {
+    All,
+    /// Those whose index is in the range: a page of `kapi inspect`. The rest are counted.
+    Window(&'a Range<usize>),
+    /// Those with these keys, and their holes: what an edit of them writes with.
+    Keys(&'a BTreeSet<String>),
+}
+
 /// One target language's file for a monolingual source.
 #[derive(Debug)]
 pub struct TargetFile {
@@ -233,6 +263,8 @@ pub struct Loaded {
     pub total: usize,
     /// The index in the file of `parsed`'s first block (0 unless a window starts later).
     pub first: usize,
+    /// Under [`Hold::Keys`], the index in the file of each block held.
+    pub picked: Option<Vec<usize>>,
     /// The translation files the collection's `target` template names, read.
     pub targets: Vec<TargetFile>,
     /// Whether the document was read inside a project.
@@ -267,19 +299,18 @@ pub fn load(
     editions: &Editions,
     format_id: Option<&str>,
 ) -> Result<Loaded, HostError> {
-    load_window(app, path, editions, format_id, None)
+    load_holding(app, path, editions, format_id, Hold::All)
 }
 
-/// [`load`], keeping only the blocks whose index is in `window` (a page of `kapi inspect`):
-/// the file is read block by block and the rest are counted, not held, so a page of a large
-/// file costs the file and the page. A source with target files is read whole (its blocks
-/// pair with theirs by key or position).
-pub fn load_window(
+/// [`load`], holding only the blocks `hold` names: the file is read block by block and the
+/// rest are counted, not held, so a page of a large file, or an edit of a few of its blocks,
+/// costs the file and those blocks.
+pub fn load_holding(
     app: &App,
     path: &Path,
     editions: &Editions,
     format_id: Option<&str>,
-    window: Option<Range<usize>>,
+    hold: Hold<'_>,
 ) -> Result<Loaded, HostError> {
     let project = app.project()?;
     let abs = normalize(&app.absolute(path));
@@ -335,14 +366,24 @@ pub fn load_window(
             block.targets.retain(|lang, _| editions.wants(lang));
         }
     };
-    let (read, mut parsed, total, first) = match window.filter(|_| target_paths.is_empty()) {
-        None => {
+    let hold = if target_paths.is_empty() {
+        hold
+    } else {
+        Hold::All
+    };
+    let (read, mut parsed, total, first, picked) = match hold {
+        Hold::All => {
             let (read, mut parsed) = parse(&abs, &doc, format)?;
             parsed.document.blocks.iter_mut().for_each(wanted);
             let total = parsed.document.blocks.len();
-            (read, parsed, total, 0)
+            (read, parsed, total, 0, None)
         }
-        Some(window) => {
+        Hold::Keys(keys) => {
+            let (read, mut picked) = parse_picked(&abs, &doc, format, keys)?;
+            picked.parsed.document.blocks.iter_mut().for_each(wanted);
+            (read, picked.parsed, picked.total, 0, Some(picked.indices))
+        }
+        Hold::Window(window) => {
             let (mut kept, mut total) = (Vec::new(), 0);
             let (read, mut parsed) = parse_each(&abs, &doc, format, &mut |_, mut block, _| {
                 if window.contains(&total) {
@@ -352,7 +393,7 @@ pub fn load_window(
                 total += 1;
             })?;
             parsed.document.blocks = kept;
-            (read, parsed, total, window.start)
+            (read, parsed, total, window.start, None)
         }
     };
     let mut targets = Vec::new();
@@ -387,6 +428,7 @@ pub fn load_window(
         parsed,
         total,
         first,
+        picked,
         targets,
         in_project: project.is_some(),
     })

@@ -119,12 +119,12 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
         Some(limit) => start..start.saturating_add(limit.max(1)),
         None => start..usize::MAX,
     };
-    let loaded = document::load_window(
+    let loaded = document::load_holding(
         app,
         &request.path,
         &request.editions,
         request.format.as_deref(),
-        Some(window.clone()),
+        document::Hold::Window(&window),
     )?;
     let file_rev = loaded.read.rev();
     if let Some(cursor) = &request.cursor {

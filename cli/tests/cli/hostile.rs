@@ -356,16 +356,27 @@ fn a_po_comment_full_of_msgid_reserves_nothing_for_it() {
 }
 
 /// A 24 MB Markdown file of 1.5 million three-word paragraphs: `kapi check` and a page of
-/// `kapi inspect` hold the file and one block at a time, not a document of 1.5 million
-/// blocks (about 300 bytes each, fifteen times the file). The bound is the address space
-/// `ulimit -v` gives the debug binary, which the whole document overran.
+/// `kapi inspect` hold the file and one block at a time, and `kapi apply` of one edit the
+/// blocks it edits, not a document of 1.5 million blocks (about 300 bytes each, fifteen
+/// times the file). The bound is the address space `ulimit -v` gives the debug binary,
+/// which the whole document overran.
 #[test]
 #[cfg(unix)]
 fn a_file_of_millions_of_short_paragraphs_is_checked_a_block_at_a_time() {
     let kapi = Kapi::empty();
     kapi.write("short.md", "Open the window.\n\n".repeat(1_400_000));
     let bin = assert_cmd::cargo::cargo_bin!("kapi");
-    for args in ["check --json short.md", "inspect --json --limit 2 short.md"] {
+    let page = kapi.run(&["inspect", "--json", "--limit", "2", "short.md"]);
+    let second = &page.json()["blocks"][1];
+    let change = serde_json::json!({"schema": "kapi.change/v1", "operations": [{
+        "op": "replace_text", "at": second["ref"], "if_match": second["rev"],
+        "find": "window", "replace": "door"}]});
+    kapi.write("change.json", change.to_string());
+    for args in [
+        "check --json short.md",
+        "inspect --json --limit 2 short.md",
+        "apply --json change.json",
+    ] {
         let out = std::process::Command::new("sh")
             .args(["-c", &format!("ulimit -v {LIMIT_KB} && exec \"$0\" {args}")])
             .arg(bin)
@@ -376,6 +387,10 @@ fn a_file_of_millions_of_short_paragraphs_is_checked_a_block_at_a_time() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{args}: {stderr}");
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        if args.starts_with("apply") {
+            assert_eq!(report["status"], "applied", "{report}");
+            continue;
+        }
         let blocks = if args.starts_with("check") {
             &report["target"]["blocks"]
         } else {
@@ -383,6 +398,9 @@ fn a_file_of_millions_of_short_paragraphs_is_checked_a_block_at_a_time() {
         };
         assert_eq!(blocks, 1_400_000, "{args}");
     }
+    let text = std::fs::read_to_string(kapi.path().join("short.md")).expect("read back");
+    assert!(text.starts_with("Open the window.\n\nOpen the door.\n\nOpen the window."));
+    assert_eq!(text.len(), 18 * 1_400_000 - 2);
 }
 
 /// The address space the short-paragraph test allows, in KB.

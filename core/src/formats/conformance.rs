@@ -155,25 +155,40 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
     let block = &mut parsed.document.blocks[hole.block];
     let key = block.key.clone();
     let edition_name = hole.edition().unwrap_or(SOURCE).to_owned();
-    let edition = block
-        .edition_mut(&edition_name)
-        .unwrap_or_else(|| panic!("{name}: hole names a missing edition"));
-    let runs = edition
-        .branch_mut(hole.branch().unwrap_or(""))
-        .unwrap_or_else(|| panic!("{name}: hole names a missing branch"));
-    for run in runs.iter_mut() {
-        if let Run::Text { text, src } = run
-            && text.chars().any(char::is_alphabetic)
-        {
-            text.push(' ');
-            text.push_str(MARK);
-            *src = None;
-            break;
+    let mark = |block: &mut crate::model::Block| {
+        let edition = block
+            .edition_mut(&edition_name)
+            .unwrap_or_else(|| panic!("{name}: hole names a missing edition"));
+        let runs = edition
+            .branch_mut(hole.branch().unwrap_or(""))
+            .unwrap_or_else(|| panic!("{name}: hole names a missing branch"));
+        for run in runs.iter_mut() {
+            if let Run::Text { text, src } = run
+                && text.chars().any(char::is_alphabetic)
+            {
+                text.push(' ');
+                text.push_str(MARK);
+                *src = None;
+                break;
+            }
         }
-    }
+    };
+    mark(block);
     let written = format
         .write(&parsed)
         .unwrap_or_else(|e| panic!("{name}: write after edit failed: {e}"));
+    // Holding the edited block alone writes the same bytes.
+    let mut picked = super::output::read_picked(format, bytes.to_vec(), &mut |b| b.key == key)
+        .unwrap_or_else(|e| panic!("{name}: read_picked failed: {e}"));
+    assert_eq!(picked.indices, [hole.block], "{name}: picked another block");
+    mark(&mut picked.parsed.document.blocks[0]);
+    let alone = format
+        .write(&picked.parsed)
+        .unwrap_or_else(|e| panic!("{name}: write of the picked block failed: {e}"));
+    assert!(
+        alone == written,
+        "{name}: editing `{key}` held alone writes other bytes than with every block held"
+    );
     // The change must lie inside the hole (compared in decoded text).
     let old = parsed.skeleton.text().to_owned();
     let reread = format

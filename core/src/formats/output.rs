@@ -104,3 +104,44 @@ pub(crate) fn stream_decoded(
     };
     Ok(Parsed::new(document, Skeleton::owned(text, encoding)))
 }
+
+/// What [`read_picked`] holds of a file.
+#[derive(Debug)]
+pub struct Picked {
+    /// The kept blocks and their holes (each hole naming its block's place among them).
+    pub parsed: Parsed,
+    /// The index in the file of each kept block.
+    pub indices: Vec<usize>,
+    /// How many blocks the file holds.
+    pub total: usize,
+}
+
+/// Reads `bytes` keeping only the blocks `keep` accepts, with their holes
+/// ([`super::Format::read_each`]): a writer fills those holes and copies the rest of the file
+/// as it stands, so an edit of a kept block writes the bytes it would with every block held
+/// (the conformance test holds every format to it), and the file costs the blocks edited.
+pub fn read_picked(
+    format: &dyn super::Format,
+    bytes: Vec<u8>,
+    keep: &mut dyn FnMut(&Block) -> bool,
+) -> Result<Picked, ReadError> {
+    let (mut blocks, mut holes, mut indices, mut total) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let mut parsed = format.read_each(bytes, &mut |_, block, its| {
+        if keep(&block) {
+            holes.extend(its.iter().map(|hole| Hole {
+                block: blocks.len(),
+                ..hole.clone()
+            }));
+            blocks.push(block);
+            indices.push(total);
+        }
+        total += 1;
+    })?;
+    parsed.document.blocks = blocks;
+    parsed.skeleton.holes = holes;
+    Ok(Picked {
+        parsed,
+        indices,
+        total,
+    })
+}

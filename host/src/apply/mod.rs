@@ -47,7 +47,7 @@ use kapi_core::store::{
 
 use crate::app::{Actor, App, normalize, relative_to};
 use crate::check::plan::{Planner, Role};
-use crate::document::{Editions, Loaded};
+use crate::document::{Editions, Hold, Loaded};
 use crate::error::HostError;
 use crate::inspect::file_rev;
 use crate::policy;
@@ -83,6 +83,8 @@ struct File {
     /// The file's rev and length as read.
     read: crate::document::FileRead,
     parsed: Parsed,
+    /// When `parsed` holds only the blocks the set names: each one's index in the file.
+    picked: Option<Vec<usize>>,
     /// Block index → its editions before the set (taken at the first edit).
     originals: BTreeMap<usize, Block0>,
     /// Set for a catalog's translation file: its language and the source document's index.
@@ -142,6 +144,9 @@ struct Service<'a> {
     doc_list: Vec<Doc>,
     /// Languages the set names per doc (to load only those target files).
     langs: HashMap<String, BTreeSet<String>>,
+    /// The blocks the set names per doc: a doc with no target edition to pair holds only
+    /// those ([`crate::document::Hold::Keys`]), so an edit of a large file costs the file.
+    blocks: HashMap<String, BTreeSet<String>>,
     /// Docs that are a catalog's translation files: doc → (source doc, language).
     translations: HashMap<String, (String, String)>,
 }
@@ -172,6 +177,7 @@ pub fn apply_as(
         docs: HashMap::new(),
         doc_list: Vec::new(),
         langs: HashMap::new(),
+        blocks: HashMap::new(),
         translations: HashMap::new(),
     };
     let n = set.operations.len();
@@ -198,6 +204,10 @@ pub fn apply_as(
     svc.plan_translations(set)?;
     for op in &set.operations {
         let Some(at) = op.at() else { continue };
+        svc.blocks
+            .entry(at.doc.clone())
+            .or_default()
+            .insert(at.block.clone());
         if at.edition != SOURCE {
             svc.langs
                 .entry(at.doc.clone())
@@ -671,10 +681,16 @@ fn verify(
     let name = file.format.info().name;
     // Read back block by block, keeping the edited ones: the file is not held as a second
     // document beside the first.
+    // The file index of a held block (the same unless only the set's blocks are held).
+    let in_file = |block: usize| {
+        file.picked
+            .as_ref()
+            .map_or(Some(block), |p| p.get(block).copied())
+    };
     let edited: BTreeSet<usize> = touched
         .keys()
         .filter(|l| l.file == fi)
-        .map(|l| l.block)
+        .filter_map(|l| in_file(l.block))
         .collect();
     let mut reread: BTreeMap<usize, Block> = BTreeMap::new();
     let mut index = 0;
@@ -693,7 +709,7 @@ fn verify(
     let mut out = Vec::new();
     for loc in touched.keys().filter(|l| l.file == fi) {
         let was = file.parsed.document.blocks.get(loc.block);
-        let is = reread.get(&loc.block);
+        let is = in_file(loc.block).and_then(|i| reread.get(&i));
         let (Some(now), Some(back)) = (
             was.and_then(|b| b.edition(&loc.edition)),
             is.and_then(|b| b.edition(&loc.edition)),
@@ -912,12 +928,15 @@ impl Service<'_> {
             .get(doc)
             .map(|l| l.iter().cloned().collect())
             .unwrap_or_default();
-        let editions = if langs.is_empty() {
-            Editions::Source
+        let no_keys = BTreeSet::new();
+        let (editions, hold) = if langs.is_empty() {
+            let keys = self.blocks.get(doc).unwrap_or(&no_keys);
+            (Editions::Source, Hold::Keys(keys))
         } else {
-            Editions::Some(langs)
+            (Editions::Some(langs), Hold::All)
         };
-        let loaded: Loaded = match crate::document::load(self.app, &abs, &editions, None) {
+        let loaded = crate::document::load_holding(self.app, &abs, &editions, None, hold);
+        let loaded: Loaded = match loaded {
             Ok(l) => l,
             Err(HostError::UnknownFormat { .. }) if CODE_EXTENSIONS.contains(&ext.as_str()) => {
                 return Err(refused(
@@ -964,6 +983,7 @@ impl Service<'_> {
                         format: loaded.format,
                         read,
                         parsed,
+                        picked: None,
                         originals: BTreeMap::new(),
                         target_of: Some((t.lang.clone(), file)),
                     });
@@ -992,6 +1012,7 @@ impl Service<'_> {
             format: loaded.format,
             read: loaded.read,
             parsed,
+            picked: loaded.picked,
             originals: BTreeMap::new(),
             target_of: None,
         });
