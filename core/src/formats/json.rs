@@ -66,12 +66,13 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::icu::{self, Piece};
+use super::output::Output;
 use super::placeholders::{Ids, Syntaxes};
 use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, KeyBudget, Parsed, ReadError, Skeleton,
     WriteError,
 };
-use crate::model::{Block, Branch, Document, Role, Run, Switch, SwitchKind};
+use crate::model::{Block, Branch, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "json",
@@ -113,14 +114,31 @@ impl Format for Json {
         };
         let text: &str = &text;
         let scanned = Scanner::new(text).scan()?;
-        Ok(build(text, Skeleton::decoded(text, encoding), scanned))
+        let out = Output::new(INFO.id, Skeleton::decoded(text, encoding), None);
+        Ok(build(text, out, scanned).finish())
     }
 
     fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
         super::read_adopting(
             bytes,
             |bytes| self.read(bytes),
-            |text, skeleton| Ok(build(text, skeleton, Scanner::new(text).scan()?)),
+            |text, skeleton| {
+                let scanned = Scanner::new(text).scan()?;
+                Ok(build(text, Output::new(INFO.id, skeleton, None), scanned).finish())
+            },
+        )
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        super::stream_adopting(
+            bytes,
+            |bytes| self.read(bytes),
+            |text, each| {
+                let scanned = Scanner::new(text).scan()?;
+                let out = Output::new(INFO.id, Skeleton::over(""), Some(each));
+                Ok(build(text, out, scanned).document)
+            },
+            each,
         )
     }
 
@@ -826,55 +844,72 @@ fn read_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
     }
 }
 
-/// Numbers the n-th repeat of a key `key#n` (duplicate members), as
-/// [`crate::model::KeyDeduper`] does. Most files repeat no key: a sorted list of key hashes
-/// says so without a map of every key.
-fn dedupe(blocks: &mut [Block]) {
+/// Where keys repeat (duplicate members), as `(block, n)` for the n-th repeat, which is
+/// numbered `key#n` as [`crate::model::KeyDeduper`] does; `keys` are the blocks' keys in
+/// order. Most files repeat no key: a sorted list of key hashes says so without a map of
+/// every key.
+fn repeats<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> Vec<(usize, u32)> {
     use std::hash::BuildHasher as _;
-    let mut hashes: Vec<u64> = blocks
-        .iter()
-        .map(|b| rustc_hash::FxBuildHasher.hash_one(&b.key))
+    let mut hashes: Vec<u64> = keys
+        .clone()
+        .map(|k| rustc_hash::FxBuildHasher.hash_one(k))
         .collect();
     hashes.sort_unstable();
     if !hashes.windows(2).any(|w| w[0] == w[1]) {
-        return;
+        return Vec::new();
     }
     drop(hashes);
-    let mut repeats: Vec<(usize, u32)> = Vec::new();
-    {
-        let mut seen: HashMap<&str, u32> = HashMap::with_capacity(blocks.len());
-        for (index, block) in blocks.iter().enumerate() {
-            let count = seen.entry(block.key.as_str()).or_insert(0);
-            *count += 1;
-            if *count > 1 {
-                repeats.push((index, *count));
-            }
+    let mut repeats = Vec::new();
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    for (index, key) in keys.enumerate() {
+        let count = seen.entry(key).or_insert(0);
+        *count += 1;
+        if *count > 1 {
+            repeats.push((index, *count));
         }
     }
-    for (index, count) in repeats {
-        if let Some(block) = blocks.get_mut(index) {
-            block.key.push('#');
-            block.key.push_str(&count.to_string());
-        }
-    }
+    repeats
 }
 
-/// The document of `scanned`, its holes in `skeleton` (whose text is `text`, or is given it
+/// The key of each block [`build`] makes, in order: an entry's own, or a plural group's
+/// for the group's first member.
+fn block_keys<'s>(
+    entries: &'s Entries,
+    groups: &'s [Vec<usize>],
+) -> impl Iterator<Item = &'s str> + Clone {
+    (0..entries.len()).filter_map(move |index| {
+        let entry = entries.get(index)?;
+        match entry.group.and_then(|g| groups.get(g as usize)) {
+            Some(members) if members.first() != Some(&index) => None,
+            Some(_) => entry.sibling.as_ref().map(|s| s.group_key.as_str()),
+            None => Some(entry.key.as_str()),
+        }
+    })
+}
+
+/// The blocks of `scanned` into `out` (whose skeleton's text is `text`, or is given it
 /// after).
-fn build(text: &str, mut skeleton: Skeleton, scanned: Scanned) -> Parsed {
+fn build<'e>(text: &str, mut out: Output<'e>, scanned: Scanned) -> Output<'e> {
     let Scanned {
         mut entries,
         groups,
     } = scanned;
-    let mut document = Document {
-        format: INFO.id.into(),
-        blocks: Vec::with_capacity(entries.len()),
+    out.reserve(entries.len());
+    // Repeated keys are numbered as the blocks are made, so each leaves with its key.
+    let mut repeats = repeats(block_keys(&entries, &groups))
+        .into_iter()
+        .peekable();
+    let mut push = |out: &mut Output<'e>, mut block: Block| {
+        if let Some((_, n)) = repeats.next_if(|&(at, _)| at == out.index()) {
+            block.key.push('#');
+            block.key.push_str(&n.to_string());
+        }
+        out.push(text, block);
     };
-    skeleton.holes.reserve_exact(entries.len());
     for index in 0..entries.len() {
         // Entries before this one are done with (a group's members come after its first).
         entries.free_before(index);
-        let block_index = document.blocks.len();
+        let block_index = out.index();
         let Some(entry) = entries.get_mut(index) else {
             continue;
         };
@@ -888,8 +923,9 @@ fn build(text: &str, mut skeleton: Skeleton, scanned: Scanned) -> Parsed {
                 let mut block = Block::new(key, Role::Key, runs);
                 block.level = entry.depth;
                 block.span = entry.token.clone();
-                skeleton.hole(entry.content(), block_index, &block.source);
-                document.blocks.push(block);
+                out.skeleton
+                    .hole(entry.content(), block_index, &block.source);
+                push(&mut out, block);
                 continue;
             }
         };
@@ -910,7 +946,7 @@ fn build(text: &str, mut skeleton: Skeleton, scanned: Scanned) -> Parsed {
                 continue;
             };
             let runs = value_runs(text, member, &mut Ids::default());
-            skeleton.push(
+            out.skeleton.push(
                 member.content(),
                 block_index,
                 None,
@@ -936,11 +972,9 @@ fn build(text: &str, mut skeleton: Skeleton, scanned: Scanned) -> Parsed {
         let mut block = Block::new(key, Role::Key, vec![Run::Switch(Box::new(switch))]);
         block.level = depth;
         block.span = span;
-        document.blocks.push(block);
+        push(&mut out, block);
     }
-    drop(entries);
-    dedupe(&mut document.blocks);
-    Parsed::new(document, skeleton)
+    out
 }
 
 /// Entries in chunks, so that the build, which walks them in order, frees those it passed:
@@ -1080,6 +1114,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::model::Document;
     use crate::model::{CodeKind, Edition};
 
     fn fixtures() -> Vec<(String, Vec<u8>)> {
@@ -1609,7 +1644,8 @@ mod tests {
             let start = cpu();
             let scanned = Scanner::new(&text).scan().unwrap();
             let scan = cpu() - start;
-            let parsed = build(&text, Skeleton::over(&text), scanned);
+            let out = Output::new(INFO.id, Skeleton::over(&text), None);
+            let parsed = build(&text, out, scanned).finish();
             let read = cpu() - start;
             let written = Json.write(&parsed).unwrap();
             let total = cpu() - start;
