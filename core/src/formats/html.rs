@@ -452,6 +452,14 @@ struct Lexer<'a> {
     b: &'a [u8],
     tokens: Vec<Token>,
     attrs: Vec<Attr>,
+    /// Attributes handed on before `attrs[0]` ([`Lexer::hand_attrs`]): a token's `attrs`
+    /// counts from the first attribute of the file.
+    attrs_base: usize,
+    /// Where [`Lexer::step`] goes on: the next byte to look at, the start of the text
+    /// not yet a token, and whether the end was reached.
+    pos: usize,
+    text_from: usize,
+    ended: bool,
     /// For `>`, `"` and `'`: the lowest offset a search failed from; none lies at or after.
     missing: [usize; 3],
 }
@@ -463,8 +471,19 @@ impl<'a> Lexer<'a> {
             b: text.as_bytes(),
             tokens: Vec::new(),
             attrs: Vec::new(),
+            attrs_base: 0,
+            pos: 0,
+            text_from: 0,
+            ended: false,
             missing: [usize::MAX; 3],
         }
+    }
+
+    /// Moves the attributes lexed so far to `to` (a reader's, which holds them while their
+    /// tokens are in hand).
+    fn hand_attrs(&mut self, to: &mut Vec<Attr>) {
+        self.attrs_base += self.attrs.len();
+        to.append(&mut self.attrs);
     }
 
     /// The next `byte` (one of `>`, `"`, `'`) at or after `from`, remembering failures so
@@ -528,36 +547,54 @@ impl<'a> Lexer<'a> {
     }
 
     fn run(&mut self, start: usize) {
-        let len = self.b.len();
-        let mut i = start;
-        let mut text_from = start;
-        while let Some(off) = self
-            .b
-            .get(i..)
-            .and_then(|r| r.iter().position(|&c| c == b'<' || c == b'&'))
-        {
-            i += off;
+        self.begin(start);
+        while self.step() {}
+    }
+
+    /// Starts lexing at `start` (past a BOM).
+    fn begin(&mut self, start: usize) {
+        self.pos = start;
+        self.text_from = start;
+    }
+
+    /// Lexes on until at least one more token is pushed or the text ends; false once the
+    /// text has ended and nothing more was pushed.
+    fn step(&mut self) -> bool {
+        let before = self.tokens.len();
+        while self.tokens.len() == before {
+            let found = self
+                .b
+                .get(self.pos..)
+                .and_then(|r| r.iter().position(|&c| c == b'<' || c == b'&'));
+            let Some(off) = found else {
+                if !self.ended {
+                    self.ended = true;
+                    self.text(self.text_from, self.b.len());
+                }
+                return self.tokens.len() > before;
+            };
+            let i = self.pos + off;
             if self.b.get(i) == Some(&b'&') {
                 match entity_end(self.b, i) {
                     Some(end) => {
-                        self.text(text_from, i);
+                        self.text(self.text_from, i);
                         self.token(Kind::Entity, i..end);
-                        i = end;
-                        text_from = end;
+                        self.pos = end;
+                        self.text_from = end;
                     }
-                    None => i += 1,
+                    None => self.pos = i + 1,
                 }
                 continue;
             }
-            match self.markup(i, text_from) {
+            match self.markup(i, self.text_from) {
                 Some(end) => {
-                    i = end;
-                    text_from = end;
+                    self.pos = end;
+                    self.text_from = end;
                 }
-                None => i += 1,
+                None => self.pos = i + 1,
             }
         }
-        self.text(text_from, len);
+        true
     }
 
     /// Recognises the markup at `i` (a `<`), pushing the text before it and its tokens;
@@ -695,7 +732,7 @@ impl<'a> Lexer<'a> {
             j += 1;
         }
         let name = slice(self.text, &(i + 1..j)).to_ascii_lowercase();
-        let first = self.attrs.len();
+        let first = self.attrs_base + self.attrs.len();
         let mut last_end = j;
         loop {
             while j < len && (is_space(b[j]) || b[j] == b'/') {
@@ -708,7 +745,7 @@ impl<'a> Lexer<'a> {
                     kind: Kind::Start,
                     span: i..j + 1,
                     name,
-                    attrs: first..self.attrs.len(),
+                    attrs: first..self.attrs_base + self.attrs.len(),
                     self_closing,
                 };
                 return Some((token, j + 1));
@@ -821,7 +858,13 @@ struct Reader<'a, 'e> {
     pending: Vec<Pending>,
     /// Names of open inline `translate="no"` elements in the current segment.
     inline_no: Vec<String>,
+    /// The index in the file's tokens of the segment's first token.
     seg_start: usize,
+    /// The index in the file's tokens of the lexer's first held token (those before it
+    /// are read and let go).
+    base: usize,
+    /// The index of `attrs[0]` among the file's attributes.
+    attrs_base: usize,
     /// The first limit the file went past; reading stops there.
     error: Option<ReadError>,
 }
@@ -834,21 +877,31 @@ fn read_text<'e>(
 ) -> Result<Output<'e>, ReadError> {
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let mut lexer = Lexer::new(text);
-    lexer.run(start);
-    let tokens = std::mem::take(&mut lexer.tokens);
-    // A block per segment between block tags, and per attribute, at most.
-    let bound = tokens
-        .iter()
-        .filter(|t| matches!(t.kind, Kind::Start | Kind::End) && is_block(&t.name))
-        .count()
-        + lexer.attrs.len()
-        + 1;
+    let out = Output::new(INFO.id, skeleton, each);
+    // A document kept whole is sized once, from all the tokens (a block per segment between
+    // block tags, and per attribute, at most); one streamed is lexed as it is read, so only
+    // the segment in hand's tokens are held.
+    let bound = if out.streams() {
+        lexer.begin(start);
+        0
+    } else {
+        lexer.run(start);
+        lexer
+            .tokens
+            .iter()
+            .filter(|t| matches!(t.kind, Kind::Start | Kind::End) && is_block(&t.name))
+            .count()
+            + lexer.attrs.len()
+            + 1
+    };
     let mut reader = Reader {
         text,
-        attrs: lexer.attrs,
+        attrs: Vec::new(),
+        attrs_base: 0,
+        base: 0,
         stack: Vec::new(),
         open_names: HashMap::new(),
-        out: Output::new(INFO.id, skeleton, each),
+        out,
         keys: Keys::new(text.len()),
         pending: Vec::new(),
         inline_no: Vec::new(),
@@ -856,12 +909,15 @@ fn read_text<'e>(
         error: None,
     };
     reader.out.reserve(bound);
-    reader.run(&tokens);
+    reader.run(&mut lexer);
     if let Some(error) = reader.error {
         return Err(error);
     }
     Ok(reader.out)
 }
+
+/// How many read tokens the reader lets go of at once.
+const LET_GO: usize = 4096;
 
 fn is_block(name: &str) -> bool {
     BLOCKS.contains(&name) || BLOCK_VOID.contains(&name)
@@ -904,12 +960,21 @@ fn anchor(id: &str) -> Option<String> {
 }
 
 impl<'a> Reader<'a, '_> {
+    /// A held token's attributes.
+    fn attrs_of(&self, token: &Token) -> Option<&[Attr]> {
+        if token.attrs.is_empty() {
+            return Some(&[]);
+        }
+        let from = token.attrs.start.checked_sub(self.attrs_base)?;
+        self.attrs.get(from..from + token.attrs.len())
+    }
+
     fn attr(&self, token: &Token, name: &str) -> Option<&'a str> {
-        self.attrs
-            .get(token.attrs.clone())?
+        let text = self.text;
+        self.attrs_of(token)?
             .iter()
-            .find(|a| slice(self.text, &a.name).eq_ignore_ascii_case(name))
-            .map(|a| a.value.as_ref().map_or("", |v| slice(self.text, v)))
+            .find(|a| slice(text, &a.name).eq_ignore_ascii_case(name))
+            .map(|a| a.value.as_ref().map_or("", |v| slice(text, v)))
     }
 
     /// `Some(true)` for `translate="no"` or class `notranslate`, `Some(false)` for
@@ -929,11 +994,42 @@ impl<'a> Reader<'a, '_> {
             .then_some(true)
     }
 
-    fn run(&mut self, tokens: &[Token]) {
-        for (k, token) in tokens.iter().enumerate() {
+    fn run(&mut self, lexer: &mut Lexer<'a>) {
+        let mut k = 0;
+        loop {
             if self.error.is_some() {
                 return;
             }
+            if k - self.base >= lexer.tokens.len() && !lexer.step() {
+                break;
+            }
+            lexer.hand_attrs(&mut self.attrs);
+            self.step(&lexer.tokens, k);
+            k += 1;
+            // The tokens before the segment are done with, and the attributes before theirs.
+            if self.seg_start - self.base >= LET_GO {
+                lexer.tokens.drain(..self.seg_start - self.base);
+                self.base = self.seg_start;
+                let held = self.attrs_base + self.attrs.len();
+                let from = lexer
+                    .tokens
+                    .iter()
+                    .find(|t| !t.attrs.is_empty())
+                    .map_or(held, |t| t.attrs.start);
+                self.attrs
+                    .drain(..from.saturating_sub(self.attrs_base).min(self.attrs.len()));
+                self.attrs_base = from.max(self.attrs_base);
+            }
+        }
+        self.flush(&lexer.tokens, k);
+    }
+
+    /// Reads the token at index `k` of the file's, `tokens` holding those from `self.base`.
+    fn step(&mut self, tokens: &[Token], k: usize) {
+        let Some(token) = tokens.get(k - self.base) else {
+            return;
+        };
+        {
             match token.kind {
                 Kind::Start if is_block(&token.name) => {
                     self.flush(tokens, k);
@@ -970,7 +1066,6 @@ impl<'a> Reader<'a, '_> {
                 _ => {}
             }
         }
-        self.flush(tokens, tokens.len());
     }
 
     /// Closes what a new block element implies, then opens it unless it is void or
@@ -1088,7 +1183,7 @@ impl<'a> Reader<'a, '_> {
     /// the stack); `now` pushes them at once, else they wait for the segment's block.
     fn attribute_blocks(&mut self, token: &Token, element: Option<&Token>, now: bool) {
         let name = token.name.as_str();
-        let Some(attrs) = self.attrs.get(token.attrs.clone()) else {
+        let Some(attrs) = self.attrs_of(token) else {
             return;
         };
         let text = self.text;
@@ -1204,8 +1299,13 @@ impl<'a> Reader<'a, '_> {
 
     /// Ends the segment before token `end`: a block when it holds prose, then the
     /// attribute blocks of its tags.
+    /// Ends the segment at the file's token `end` (`tokens` holding those from `self.base`).
     fn flush(&mut self, tokens: &[Token], end: usize) {
-        let seg = tokens.get(self.seg_start..end).unwrap_or_default();
+        let (from, to) = (
+            self.seg_start.saturating_sub(self.base),
+            end.saturating_sub(self.base),
+        );
+        let seg = tokens.get(from..to).unwrap_or_default();
         let text = self.text;
         let first = seg.iter().position(|t| is_content(text, t));
         let last = seg.iter().rposition(|t| is_content(text, t));
@@ -1788,6 +1888,41 @@ mod tests {
 
     fn write(parsed: &Parsed) -> String {
         String::from_utf8(Html.write(parsed).unwrap()).unwrap()
+    }
+
+    /// A file far longer than the reader holds at once (it lets go of read tokens and their
+    /// attributes every [`LET_GO`]) reads as its parts read alone, streamed or not.
+    #[test]
+    fn a_long_file_reads_as_its_parts_do() {
+        let part = |i: usize| {
+            format!(
+                "<p title=\"Tip {i}\">Hello <b>world</b> {i}</p>\n<img alt=\"Logo {i}\">\n\
+                 <div translate=\"no\">Skip {i}</div>\n<ul><li>One {i}</li><li>Two</li></ul>\n"
+            )
+        };
+        let view = |parsed: &Parsed| -> Vec<(Role, String, bool)> {
+            parsed
+                .document
+                .blocks
+                .iter()
+                .map(|b| (b.role, b.source.plain_text(), b.translatable))
+                .collect()
+        };
+        let (mut whole, mut expected) = (String::new(), Vec::new());
+        for i in 0..3_000 {
+            whole.push_str(&part(i));
+            expected.extend(view(&read(&part(i))));
+        }
+        let parsed = read(&whole);
+        assert!(expected.len() > 3 * LET_GO, "{}", expected.len());
+        assert_eq!(view(&parsed), expected);
+        let mut streamed = Vec::new();
+        Html.read_each(whole.clone().into_bytes(), &mut |_, b, _| {
+            streamed.push((b.role, b.source.plain_text(), b.translatable));
+        })
+        .unwrap();
+        assert_eq!(streamed, expected);
+        assert_eq!(write(&parsed), whole);
     }
 
     /// Text with codes as `<x id="1"/>` (open), `<x id="/1"/>` (close), `<x id="1/"/>`.
