@@ -82,6 +82,7 @@ use zip::result::ZipError;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
+use super::output::Output;
 use super::{
     Capabilities, Format, FormatInfo, Hole, KeyBudget, Parsed, ReadError, Skeleton, WriteError,
 };
@@ -117,7 +118,11 @@ impl Format for Docx {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        read_limited(bytes, super::MAX_INPUT_BYTES)
+        read_limited(bytes, super::MAX_INPUT_BYTES, None)
+    }
+
+    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
+        read_limited(&bytes, super::MAX_INPUT_BYTES, Some(each))
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -151,7 +156,11 @@ fn package_error(message: impl Into<String>) -> ReadError {
     }
 }
 
-fn read_limited(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
+fn read_limited(
+    bytes: &[u8],
+    limit: u64,
+    each: Option<super::Each<'_>>,
+) -> Result<Parsed, ReadError> {
     let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
         package_error(format!(
             "not a Word document: the file is not a readable zip archive (truncated or \
@@ -171,7 +180,7 @@ fn read_limited(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
         .map(|text| read_styles(&text))
         .unwrap_or_default();
     let text = decode_part(xml)?;
-    let mut parsed = read_document(text, &styles)?;
+    let mut parsed = read_document(text, &styles, each)?;
     parsed.container = Some(bytes.to_vec());
     Ok(parsed)
 }
@@ -1563,7 +1572,11 @@ fn inspect(data: &str, w: &str, kind: CodeKind, props_differ: bool) -> (&'static
     (class, !(kept || structural))
 }
 
-fn read_document(owned: String, styles: &HashMap<String, StyleInfo>) -> Result<Parsed, ReadError> {
+fn read_document(
+    owned: String,
+    styles: &HashMap<String, StyleInfo>,
+    each: Option<super::Each<'_>>,
+) -> Result<Parsed, ReadError> {
     if owned.len() as u64 > super::MAX_INPUT_BYTES {
         return Err(ReadError::TooLarge {
             at: DOCUMENT.into(),
@@ -1574,18 +1587,19 @@ fn read_document(owned: String, styles: &HashMap<String, StyleInfo>) -> Result<P
             ),
         });
     }
-    let (document, mut skeleton) = read_blocks(&owned, styles)?;
+    let mut parsed = read_blocks(&owned, styles, each)?.finish();
     // The skeleton takes the part's text itself: no second copy of it.
-    skeleton.original = owned;
-    Ok(Parsed::new(document, skeleton))
+    parsed.skeleton.original = owned;
+    Ok(parsed)
 }
 
 /// The blocks of `document.xml` and a skeleton whose holes index into `text` (the caller
-/// hands it the text).
-fn read_blocks(
+/// hands it the text), or each block handed to `each`.
+fn read_blocks<'e>(
     text: &str,
     styles: &HashMap<String, StyleInfo>,
-) -> Result<(Document, Skeleton), ReadError> {
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
     let w = w_prefix(text);
     let mut reader = DocReader::new(text, w.clone());
     reader.scan()?;
@@ -1621,12 +1635,9 @@ fn read_blocks(
     };
     let count = segments.clone().count();
 
-    let mut document = Document {
-        format: INFO.id.into(),
-        blocks: Vec::with_capacity(count),
-    };
-    let mut skeleton = Skeleton::owned(String::new(), super::Encoding::Utf8);
-    skeleton.holes.reserve_exact(count);
+    let skeleton = Skeleton::owned(String::new(), super::Encoding::Utf8);
+    let mut out = Output::new(INFO.id, skeleton, each);
+    out.reserve(count);
     let mut previous_end = 0;
     for segment in segments {
         let first = &pieces[segment.start];
@@ -1718,10 +1729,11 @@ fn read_blocks(
         let mut block = Block::new(key, role, runs);
         block.level = level;
         block.span = para.span.clone();
-        skeleton.hole(hole, document.blocks.len(), &block.source);
-        document.blocks.push(block);
+        let index = out.index();
+        out.skeleton.hole(hole, index, &block.source);
+        out.push(text, block);
     }
-    Ok((document, skeleton))
+    Ok(out)
 }
 
 /// A paragraph's role and level: heading, then list, then table cell.
@@ -2627,12 +2639,12 @@ mod tests {
         );
         // An oversized part is refused before it is decompressed.
         let big = package(&"<w:p><w:r><w:t>x</w:t></w:r></w:p>".repeat(50));
-        let err = read_limited(&big, 1000).unwrap_err().to_string();
+        let err = read_limited(&big, 1000, None).unwrap_err().to_string();
         assert!(
             err.starts_with("word/document.xml: the Word document inflates past 1000 bytes"),
             "{err}"
         );
-        assert!(read_limited(&big, 10_000).is_ok());
+        assert!(read_limited(&big, 10_000, None).is_ok());
     }
 
     #[test]
@@ -2779,8 +2791,8 @@ mod tests {
         );
         let styles = format!("<w:styles>{}</w:styles>", " ".repeat(2000));
         let zip = zip_of(&[(DOCUMENT, xml.as_bytes()), (STYLES, styles.as_bytes())]);
-        assert!(read_limited(&zip, (xml.len() + styles.len()) as u64).is_ok());
-        let err = read_limited(&zip, (xml.len() + styles.len() - 1) as u64).unwrap_err();
+        assert!(read_limited(&zip, (xml.len() + styles.len()) as u64, None).is_ok());
+        let err = read_limited(&zip, (xml.len() + styles.len() - 1) as u64, None).unwrap_err();
         assert!(
             matches!(&err, ReadError::TooLarge { at, .. } if at == STYLES),
             "{err}"
@@ -2790,7 +2802,7 @@ mod tests {
         let bomb = format!("{HEAD}{}{TAIL}", " ".repeat(3_000_000));
         let mut zip = zip_of(&[(DOCUMENT, bomb.as_bytes())]);
         assert!(zip.len() < 20_000);
-        let err = read_limited(&zip, 1_000_000).unwrap_err().to_string();
+        let err = read_limited(&zip, 1_000_000, None).unwrap_err().to_string();
         assert!(
             err.starts_with("word/document.xml: the Word document inflates"),
             "{err}"
@@ -2800,7 +2812,7 @@ mod tests {
             let size = at + if header == b"PK\x03\x04" { 22 } else { 24 };
             zip[size..size + 4].copy_from_slice(&100u32.to_le_bytes());
         }
-        let err = read_limited(&zip, 1_000_000).unwrap_err().to_string();
+        let err = read_limited(&zip, 1_000_000, None).unwrap_err().to_string();
         assert!(err.contains("word/document.xml"), "{err}");
     }
 

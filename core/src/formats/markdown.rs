@@ -274,6 +274,15 @@ fn read_in_pieces(
     Parsed::new(reader.document, reader.skeleton)
 }
 
+/// Whether `text` read in the smallest pieces [`plan`] cuts reads as it does whole: what the
+/// fuzz target holds the windowed plan to (a fuzzed input never reaches [`PIECES_FROM`]).
+#[doc(hidden)]
+pub fn pieces_agree(text: &str) -> bool {
+    let whole = read_in_pieces(text, None, Skeleton::over(text), None);
+    let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None);
+    whole.document == pieces.document && whole.skeleton == pieces.skeleton
+}
+
 /// Where a large file is read in pieces, and about how many blocks it holds.
 struct Plan {
     /// Offsets in the body (after a BOM) where a piece starts.

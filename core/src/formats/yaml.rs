@@ -129,16 +129,27 @@ impl Format for Yaml {
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         let text = parsed.skeleton.text();
         let newline = first_line_ending(text);
-        // The styles of the scalars, read again only when some hole was edited.
+        // The styles of the edited scalars, read again only when some hole was edited (and
+        // only theirs are kept: a catalog's every scalar would outweigh the file).
         let mut scalars: Option<HashMap<usize, Scalar>> = None;
         parsed.skeleton.fill(&parsed.document, |hole, runs| {
             if scalars.is_none() {
+                let edited: std::collections::HashSet<usize> = parsed
+                    .skeleton
+                    .holes
+                    .iter()
+                    .filter(|h| {
+                        super::hole_runs(&parsed.document, h)
+                            .is_some_and(|r| crate::model::fingerprint_runs(r) != h.original)
+                    })
+                    .map(|h| h.span.start)
+                    .collect();
                 let docs = parse(text).map_err(|e| WriteError::Skeleton {
                     message: format!("the original YAML no longer reads: {e}"),
                 })?;
                 let mut map = HashMap::new();
                 for doc in docs {
-                    collect_scalars(doc, &mut map);
+                    collect_scalars(doc, &mut map, &edited);
                 }
                 scalars = Some(map);
             }
@@ -1905,19 +1916,25 @@ fn is_language_tag(s: &str) -> bool {
     })
 }
 
-fn collect_scalars<'a>(node: Node<'a>, out: &mut HashMap<usize, Scalar<'a>>) {
+fn collect_scalars<'a>(
+    node: Node<'a>,
+    out: &mut HashMap<usize, Scalar<'a>>,
+    wanted: &std::collections::HashSet<usize>,
+) {
     match node {
         Node::Scalar(s) => {
-            out.insert(s.span.start, s);
+            if wanted.contains(&s.span.start) {
+                out.insert(s.span.start, s);
+            }
         }
         Node::Map(entries, _) => {
             for entry in entries {
-                collect_scalars(entry.value, out);
+                collect_scalars(entry.value, out, wanted);
             }
         }
         Node::Seq(items, _) => {
             for item in items {
-                collect_scalars(item, out);
+                collect_scalars(item, out, wanted);
             }
         }
         Node::Alias(_) | Node::Null(_) => {}
