@@ -17,9 +17,10 @@ case that runs longer; `HOSTILE_MARKDOWN=FILE` also writes the table to FILE.
 The check cases run in one small project (`project()`): its terms deprecate `login` for
 `sign in`, its voice limits a sentence to 35 words, so every word of `login login …` is a
 `terms.deprecated` finding and every second one a `hygiene.repeated-word`. The reader cases
-(`docx-…`, `json-…`, `markdown-…`) inspect, check or apply one edit to a file built to cost
+(`docx-…`, `json-…`, `markdown-…`, `po-…`, `yaml-…`, `xliff-…`, `xliff2-…`, `android-…`,
+`properties-…`, `html-…`, `text-…`) inspect, check or apply one edit to a file built to cost
 more than its size: nested tables, a zip part that inflates, a 50 MB catalog, a key repeated
-in every value, millions of short paragraphs; a refused file notes its error.
+in every value, millions of short paragraphs or values; a refused file notes its error.
 """
 import json
 import os
@@ -275,8 +276,9 @@ def po_catalog(size):
     return "\n".join(out)
 
 
-def short_paragraphs(size):
-    """Markdown of about `size` bytes: paragraphs of two to six words, a blank line apart."""
+def short_sentences(size, overhead):
+    """Sentences of two to six words, as many as fill about `size` bytes when each costs
+    `overhead` bytes more than its text."""
     import random
     rng = random.Random(2)
     vocabulary = "the quick brown fox jumps over lazy dog save file window close open".split()
@@ -284,8 +286,95 @@ def short_paragraphs(size):
     while total < size:
         p = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(2, 6))).capitalize() + "."
         out.append(p)
-        total += len(p) + 2
-    return "\n\n".join(out) + "\n"
+        total += len(p) + overhead
+    return out
+
+
+def short_paragraphs(size):
+    """Markdown (or plain text) of about `size` bytes: paragraphs of two to six words, a
+    blank line apart."""
+    return "\n\n".join(short_sentences(size, 2)) + "\n"
+
+
+def html_paragraphs(size):
+    """An HTML page of about `size` bytes: a body of `<p>` paragraphs of two to six words."""
+    head = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            "<title>Short paragraphs</title>\n</head>\n<body>\n")
+    body = "".join(f"<p>{p}</p>\n" for p in short_sentences(size - len(head), 8))
+    return head + body + "</body>\n</html>\n"
+
+
+def yaml_catalog(size):
+    """A Rails-style YAML catalog of about `size` bytes: `en:` over groups of 100 keys, each
+    a short quoted string."""
+    out, total, i = ["en:\n"], 4, 0
+    while total < size:
+        if i % 100 == 0:
+            group = f"  group{i // 100}:\n"
+            out.append(group)
+            total += len(group)
+        line = f'    key{i}: "Save the file {i} before you close the window."\n'
+        out.append(line)
+        total += len(line)
+        i += 1
+    return "".join(out)
+
+
+def xliff_catalog(size, version):
+    """An XLIFF file (`version` "1.2" or "2.0") of about `size` bytes: one `<file>` of
+    translated units, a short source and target each."""
+    if version == "1.2":
+        head = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">\n'
+                '  <file source-language="en" target-language="fr" datatype="plaintext" '
+                'original="messages">\n    <body>\n')
+        unit = ('      <trans-unit id="key{i}">\n'
+                "        <source>Open file number {i} now</source>\n"
+                "        <target>Ouvrir le fichier {i} maintenant</target>\n"
+                "      </trans-unit>\n")
+        tail = "    </body>\n  </file>\n</xliff>\n"
+    else:
+        head = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                '<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" '
+                'srcLang="en" trgLang="fr">\n  <file id="messages">\n')
+        unit = ('    <unit id="key{i}">\n      <segment>\n'
+                "        <source>Open file number {i} now</source>\n"
+                "        <target>Ouvrir le fichier {i} maintenant</target>\n"
+                "      </segment>\n    </unit>\n")
+        tail = "  </file>\n</xliff>\n"
+    out, total, i = [head], len(head), 0
+    while total < size:
+        u = unit.format(i=i)
+        out.append(u)
+        total += len(u)
+        i += 1
+    out.append(tail)
+    return "".join(out)
+
+
+def android_strings(size):
+    """Android string resources (`res/values/strings.xml`) of about `size` bytes: one
+    `<resources>` of short `<string>` values."""
+    head = '<?xml version="1.0" encoding="utf-8"?>\n<resources>\n'
+    out, total, i = [head], len(head), 0
+    while total < size:
+        line = f'    <string name="key_{i}">Save the file {i} before you close the window.</string>\n'
+        out.append(line)
+        total += len(line)
+        i += 1
+    out.append("</resources>\n")
+    return "".join(out)
+
+
+def properties_catalog(size):
+    """A Java properties file of about `size` bytes: a comment, then `key=value` lines."""
+    out, total, i = ["# Messages\n"], 11, 0
+    while total < size:
+        line = f"key.section{i // 100}.item{i}=Save the file {i} before you close the window.\n"
+        out.append(line)
+        total += len(line)
+        i += 1
+    return "".join(out)
 
 
 def cli_read(case_dir, args, input_bytes):
@@ -367,6 +456,14 @@ CATALOG = lambda: catalog(50 * 1024 * 1024)  # noqa: E731
 LONG_KEY = lambda: '{"%s": [%s]}' % ("k" * 1024 * 1024, ",".join(['""'] * 20_000))  # noqa: E731
 SHORT_MD = lambda: short_paragraphs(45 * 1024 * 1024)  # noqa: E731
 PO = lambda: po_catalog(20 * 1024 * 1024)  # noqa: E731
+MB20 = 20 * 1024 * 1024
+YAML = lambda: yaml_catalog(MB20)  # noqa: E731
+XLIFF = lambda: xliff_catalog(MB20, "1.2")  # noqa: E731
+XLIFF2 = lambda: xliff_catalog(MB20, "2.0")  # noqa: E731
+ANDROID = lambda: android_strings(MB20)  # noqa: E731
+PROPERTIES = lambda: properties_catalog(MB20)  # noqa: E731
+SHORT_HTML = lambda: html_paragraphs(MB20)  # noqa: E731
+SHORT_TEXT = lambda: short_paragraphs(MB20)  # noqa: E731
 
 CASES = [
     Case("check-line-800k", "`kapi check --json`: one line of 800,000 words", check_words(800_000)),
@@ -398,10 +495,50 @@ CASES = [
          read_case("inspect", text_input("input.md", SHORT_MD))),
     Case("markdown-short-45mb-check", "`kapi check`: the 45 MB of short paragraphs",
          read_case("check", text_input("input.md", SHORT_MD))),
+    Case("markdown-short-45mb-apply", "`kapi apply`: one edit in the 45 MB of short paragraphs",
+         apply_case(text_input("input.md", SHORT_MD))),
     Case("po-catalog-20mb", "`kapi inspect`: a 20 MB PO catalog (one target per message)",
          read_case("inspect", text_input("input.po", PO))),
     Case("po-catalog-20mb-check", "`kapi check`: the 20 MB PO catalog",
          read_case("check", text_input("input.po", PO))),
+    Case("yaml-catalog-20mb", "`kapi inspect`: a 20 MB YAML catalog (groups of short strings)",
+         read_case("inspect", text_input("input.yaml", YAML))),
+    Case("yaml-catalog-20mb-check", "`kapi check`: the 20 MB YAML catalog",
+         read_case("check", text_input("input.yaml", YAML))),
+    Case("yaml-catalog-20mb-apply", "`kapi apply`: one edit in the 20 MB YAML catalog",
+         apply_case(text_input("input.yaml", YAML))),
+    Case("xliff-catalog-20mb", "`kapi inspect`: a 20 MB XLIFF 1.2 file of trans-units",
+         read_case("inspect", text_input("input.xlf", XLIFF))),
+    Case("xliff-catalog-20mb-check", "`kapi check`: the 20 MB XLIFF 1.2 file",
+         read_case("check", text_input("input.xlf", XLIFF))),
+    Case("xliff2-catalog-20mb", "`kapi inspect`: a 20 MB XLIFF 2.0 file of units",
+         read_case("inspect", text_input("input.xlf", XLIFF2))),
+    Case("xliff2-catalog-20mb-check", "`kapi check`: the 20 MB XLIFF 2.0 file",
+         read_case("check", text_input("input.xlf", XLIFF2))),
+    Case("android-strings-20mb", "`kapi inspect`: 20 MB of Android `<string>` resources",
+         read_case("inspect", text_input("strings.xml", ANDROID))),
+    Case("android-strings-20mb-check", "`kapi check`: the 20 MB of Android strings",
+         read_case("check", text_input("strings.xml", ANDROID))),
+    Case("android-strings-20mb-apply", "`kapi apply`: one edit in the 20 MB of Android strings",
+         apply_case(text_input("strings.xml", ANDROID))),
+    Case("properties-catalog-20mb", "`kapi inspect`: a 20 MB Java properties file",
+         read_case("inspect", text_input("input.properties", PROPERTIES))),
+    Case("properties-catalog-20mb-check", "`kapi check`: the 20 MB properties file",
+         read_case("check", text_input("input.properties", PROPERTIES))),
+    Case("properties-catalog-20mb-apply", "`kapi apply`: one edit in the 20 MB properties file",
+         apply_case(text_input("input.properties", PROPERTIES))),
+    Case("html-short-20mb", "`kapi inspect`: 20 MB of short HTML `<p>` paragraphs",
+         read_case("inspect", text_input("input.html", SHORT_HTML))),
+    Case("html-short-20mb-check", "`kapi check`: the 20 MB of short HTML paragraphs",
+         read_case("check", text_input("input.html", SHORT_HTML))),
+    Case("html-short-20mb-apply", "`kapi apply`: one edit in the 20 MB of HTML paragraphs",
+         apply_case(text_input("input.html", SHORT_HTML))),
+    Case("text-short-20mb", "`kapi inspect`: 20 MB of short plain-text paragraphs",
+         read_case("inspect", text_input("input.txt", SHORT_TEXT))),
+    Case("text-short-20mb-check", "`kapi check`: the 20 MB of short plain-text paragraphs",
+         read_case("check", text_input("input.txt", SHORT_TEXT))),
+    Case("text-short-20mb-apply", "`kapi apply`: one edit in the 20 MB of plain text",
+         apply_case(text_input("input.txt", SHORT_TEXT))),
 ]
 
 

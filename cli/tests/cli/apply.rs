@@ -962,3 +962,38 @@ fn the_next_apply_removes_what_a_killed_one_left() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(temp_files(&kapi).is_empty(), "{:?}", temp_files(&kapi));
 }
+
+/// A file kapi decodes (ISO-8859-1 properties, UTF-16 text) is read back from its written
+/// bytes, which are then the bytes that land, in the file's own encoding.
+#[test]
+fn an_edit_of_a_file_in_another_encoding_lands_in_that_encoding() {
+    let kapi = shop();
+    kapi.write("docs/labels.properties", b"greeting=Caf\xe9 open\n");
+    let mut utf16 = vec![0xFF, 0xFE];
+    for unit in "Caf\u{e9} open\n".encode_utf16() {
+        utf16.extend_from_slice(&unit.to_le_bytes());
+    }
+    kapi.write("docs/notes.txt", &utf16);
+    for (doc, want) in [
+        (
+            "docs/labels.properties",
+            b"greeting=Caf\xe9 shut\n".to_vec(),
+        ),
+        ("docs/notes.txt", {
+            let mut out = vec![0xFF, 0xFE];
+            for unit in "Caf\u{e9} shut\n".encode_utf16() {
+                out.extend_from_slice(&unit.to_le_bytes());
+            }
+            out
+        }),
+    ] {
+        let (at, rev, _) = block(&kapi, doc, "open");
+        let change = set(json!([{"op": "replace_text", "at": at, "if_match": rev,
+            "find": "open", "replace": "shut"}]));
+        let run = apply(&kapi, &change, &["--json"]);
+        assert_eq!(run.code, 0, "{doc}: {}", run.transcript());
+        assert_eq!(run.json()["status"], "applied", "{doc}");
+        let written = std::fs::read(kapi.path().join(doc)).unwrap_or_default();
+        assert_eq!(written, want, "{doc}");
+    }
+}

@@ -338,21 +338,24 @@ fn a_po_comment_full_of_msgid_reserves_nothing_for_it() {
     text.push_str(&"msgid ".repeat(8_000_000));
     text.push_str("\nmsgid \"Open\"\nmsgstr \"Ouvrir\"\n");
     kapi.write("big.po", &text);
-    let bin = assert_cmd::cargo::cargo_bin!("kapi");
+    let blocks = within(&kapi, 1_200_000, "inspect big.po --limit 1 --json");
+    assert_eq!(blocks["total"], 1, "{blocks}");
+}
+
+/// `kapi ARGS` (split at spaces) in the test's folder with at most `limit_kb` of address
+/// space (`ulimit -v`), outside any project; asserts exit 0 and returns the JSON it printed.
+#[cfg(unix)]
+fn within(kapi: &Kapi, limit_kb: u32, args: &str) -> serde_json::Value {
     let out = std::process::Command::new("sh")
-        .args([
-            "-c",
-            "ulimit -v 1200000 && exec \"$0\" inspect big.po --limit 1 --json",
-        ])
-        .arg(bin)
+        .args(["-c", &format!("ulimit -v {limit_kb} && exec \"$0\" {args}")])
+        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
         .current_dir(kapi.path())
         .env("KAPI_NO_PROJECT", "1")
         .output()
         .expect("sh runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let blocks: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(blocks["total"], 1, "{blocks}");
+    assert_eq!(out.status.code(), Some(0), "{args}: {stderr}");
+    serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
 /// A 24 MB Markdown file of 1.5 million three-word paragraphs: `kapi check` and a page of
@@ -365,7 +368,6 @@ fn a_po_comment_full_of_msgid_reserves_nothing_for_it() {
 fn a_file_of_millions_of_short_paragraphs_is_checked_a_block_at_a_time() {
     let kapi = Kapi::empty();
     kapi.write("short.md", "Open the window.\n\n".repeat(1_400_000));
-    let bin = assert_cmd::cargo::cargo_bin!("kapi");
     let page = kapi.run(&["inspect", "--json", "--limit", "2", "short.md"]);
     let second = &page.json()["blocks"][1];
     let change = serde_json::json!({"schema": "kapi.change/v1", "operations": [{
@@ -377,16 +379,7 @@ fn a_file_of_millions_of_short_paragraphs_is_checked_a_block_at_a_time() {
         "inspect --json --limit 2 short.md",
         "apply --json change.json",
     ] {
-        let out = std::process::Command::new("sh")
-            .args(["-c", &format!("ulimit -v {LIMIT_KB} && exec \"$0\" {args}")])
-            .arg(bin)
-            .current_dir(kapi.path())
-            .env("KAPI_NO_PROJECT", "1")
-            .output()
-            .expect("sh runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{args}: {stderr}");
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let report = within(&kapi, LIMIT_KB, args);
         if args.starts_with("apply") {
             assert_eq!(report["status"], "applied", "{report}");
             continue;

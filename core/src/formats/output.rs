@@ -145,3 +145,36 @@ pub fn read_picked(
         total,
     })
 }
+
+/// A text format's reader: decoded text into an [`Output`] (holding, or handing over).
+pub(crate) type ReadText =
+    for<'e> fn(&str, Skeleton, Option<Each<'e>>) -> Result<Output<'e>, ReadError>;
+
+/// A text format's decoder: the text its `read` reads (borrowed when the bytes are it).
+pub(crate) type Decode = for<'b> fn(&'b [u8]) -> Result<(Cow<'b, str>, Encoding), ReadError>;
+
+/// [`super::Format::read`] for a text format: `decode`, then `read` holding every block.
+pub(crate) fn read_decoded(
+    bytes: &[u8],
+    decode: Decode,
+    read: ReadText,
+) -> Result<Parsed, ReadError> {
+    let (text, encoding) = decode(bytes)?;
+    Ok(read(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+}
+
+/// [`super::Format::read_each`] for a text format: `decode`, then `read` handing each block
+/// to `each` ([`stream_decoded`]).
+pub(crate) fn each_decoded(
+    bytes: Vec<u8>,
+    decode: Decode,
+    read: ReadText,
+    each: Each<'_>,
+) -> Result<Parsed, ReadError> {
+    stream_decoded(
+        bytes,
+        decode,
+        |text, each| Ok(read(text, Skeleton::over(""), Some(each))?.document),
+        each,
+    )
+}

@@ -31,17 +31,11 @@ impl Format for PlainText {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let (text, encoding) = super::decode_auto(bytes)?;
-        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None).finish())
+        super::output::read_decoded(bytes, super::decode_auto, read_text)
     }
 
     fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
-        super::output::stream_decoded(
-            bytes,
-            super::decode_auto,
-            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each)).document),
-            each,
-        )
+        super::output::each_decoded(bytes, super::decode_auto, read_text, each)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
@@ -66,7 +60,11 @@ impl Format for PlainText {
 }
 
 /// Reads `text` into `skeleton` (whose text is `text`), or hands each paragraph to `each`.
-fn read_text<'e>(text: &str, skeleton: Skeleton, each: Option<super::Each<'e>>) -> Output<'e> {
+fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
     let mut out = Output::new(INFO.id, skeleton, each);
     // Paragraphs are separated by blank lines: at most one per two lines.
     if !out.streams() {
@@ -102,7 +100,7 @@ fn read_text<'e>(text: &str, skeleton: Skeleton, each: Option<super::Each<'e>>) 
     if let Some(span) = paragraph {
         close(&mut out, span);
     }
-    out
+    Ok(out)
 }
 
 /// Each line as (start, end of content), line endings `\n`, `\r\n` and `\r`.

@@ -73,17 +73,11 @@ impl Format for Xliff {
     }
 
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let (text, encoding) = xml::decode(bytes)?;
-        Ok(read_text(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+        super::output::read_decoded(bytes, xml::decode, read_text)
     }
 
     fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
-        super::output::stream_decoded(
-            bytes,
-            xml::decode,
-            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each))?.document),
-            each,
-        )
+        super::output::each_decoded(bytes, xml::decode, read_text, each)
     }
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {

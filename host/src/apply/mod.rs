@@ -637,8 +637,8 @@ impl Service<'_> {
             if file.read.same(&bytes) {
                 continue;
             }
-            match verify(file, fi, &bytes, touched) {
-                Ok(revs) => {
+            match verify(file, fi, bytes, touched) {
+                Ok((revs, bytes)) => {
                     for (loc, edition) in revs {
                         for &i in touched.get(&loc).into_iter().flatten() {
                             if let Some(r) = results[i].as_mut() {
@@ -672,11 +672,49 @@ impl Service<'_> {
 /// or take whitespace around it. An edit that would read back otherwise (a blank line that
 /// splits a paragraph in two) is refused, so a result never claims what did not land.
 /// Returns each edited edition as read back.
+///
+/// Takes the written bytes and hands them back: the read back takes them as its text (no copy
+/// beside them), and they are the file's bytes again after it (the text of a file read as
+/// UTF-8, or the container), else written once more.
 fn verify(
     file: &File,
     fi: usize,
-    bytes: &[u8],
+    bytes: Vec<u8>,
     touched: &BTreeMap<Loc, Vec<usize>>,
+) -> Result<(ReadBack, Vec<u8>), String> {
+    let written = crate::document::FileRead::of(&bytes);
+    let mut read_back = None;
+    let revs = verify_read(file, fi, bytes, touched, &mut read_back)?;
+    let again = read_back
+        .map(|parsed| {
+            let Parsed {
+                skeleton,
+                container,
+                ..
+            } = parsed;
+            container.unwrap_or_else(|| skeleton.original.into_bytes())
+        })
+        .filter(|b| written.same(b));
+    let bytes = match again {
+        Some(bytes) => bytes,
+        None => file
+            .format
+            .write(&file.parsed)
+            .map_err(|e| format!("`{}` cannot be written: {e}", file.doc))?,
+    };
+    Ok((revs, bytes))
+}
+
+/// Each edited edition as the written file reads it back.
+type ReadBack = Vec<(Loc, Edition)>;
+
+/// [`verify`]'s read back, leaving the read in `read_back`.
+fn verify_read(
+    file: &File,
+    fi: usize,
+    bytes: Vec<u8>,
+    touched: &BTreeMap<Loc, Vec<usize>>,
+    read_back: &mut Option<Parsed>,
 ) -> Result<Vec<(Loc, Edition)>, String> {
     let name = file.format.info().name;
     // Read back block by block, keeping the edited ones: the file is not held as a second
@@ -694,8 +732,9 @@ fn verify(
         .collect();
     let mut reread: BTreeMap<usize, Block> = BTreeMap::new();
     let mut index = 0;
-    file.format
-        .read_each(bytes.to_vec(), &mut |_, block, _| {
+    let parsed = file
+        .format
+        .read_each(bytes, &mut |_, block, _| {
             if edited.contains(&index) {
                 reread.insert(index, block);
             }
@@ -706,6 +745,7 @@ fn verify(
                 "the {name} writer would produce a file kapi cannot read back ({e}); nothing was written"
             )
         })?;
+    *read_back = Some(parsed);
     let mut out = Vec::new();
     for loc in touched.keys().filter(|l| l.file == fi) {
         let was = file.parsed.document.blocks.get(loc.block);

@@ -163,12 +163,7 @@ fn check_streamed(
         .then(|| DocumentCheck::new(&job.display, governance, only, cancel, &keep));
     let bilingual = job.format.info().capabilities.bilingual;
     let empty = Governance::empty();
-    let target_gov = |lang: &str| -> &Governance {
-        job.target_governance
-            .iter()
-            .find(|(l, _)| l == lang)
-            .map_or(&empty, |(_, i)| &governances[*i])
-    };
+    let target_gov = |lang: &str| target_governance(job, governances, lang).unwrap_or(&empty);
     // Per language, as the whole read checks them: its pairs' findings and how many.
     let mut languages: BTreeMap<String, (check::TranslationCheck, usize)> = BTreeMap::new();
     let mut translatable = 0;
@@ -224,6 +219,19 @@ fn check_streamed(
             (false, _) => paired,
         },
     })
+}
+
+/// The governance a job's translations into `lang` are checked under; `None` for a language
+/// the recipe does not list (its translations are checked for placeholders alone).
+fn target_governance<'g>(
+    job: &Job,
+    governances: &'g [Arc<Governance>],
+    lang: &str,
+) -> Option<&'g Governance> {
+    job.target_governance
+        .iter()
+        .find(|(l, _)| l == lang)
+        .map(|(_, i)| &*governances[*i])
 }
 
 /// Drops the lines and columns of a container's findings: a line of a part inside a zip
@@ -289,12 +297,7 @@ fn check_translations(
 ) -> Result<Translations, HostError> {
     let source_gov: &Governance = &governances[job.governance];
     let empty = Governance::empty();
-    let target_gov = |lang: &str| -> &Governance {
-        job.target_governance
-            .iter()
-            .find(|(l, _)| l == lang)
-            .map_or(&empty, |(_, i)| &governances[*i])
-    };
+    let target_gov = |lang: &str| target_governance(job, governances, lang).unwrap_or(&empty);
     let mut out = Translations {
         findings: Vec::new(),
         stale: Vec::new(),
