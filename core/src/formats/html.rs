@@ -1000,8 +1000,10 @@ impl<'a> Reader<'a, '_> {
             lexer.hand_attrs(&mut self.attrs);
             self.step(&lexer.tokens, k);
             k += 1;
-            // The tokens before the segment are done with, and the attributes before theirs.
-            if self.seg_start - self.base >= LET_GO {
+            // Streamed, the tokens before the segment are done with, and the attributes before
+            // theirs. (Read whole, the lexer holds every token already: letting go would only
+            // shift the rest of the file, again and again.)
+            if self.out.streams() && self.seg_start - self.base >= LET_GO {
                 lexer.tokens.drain(..self.seg_start - self.base);
                 self.base = self.seg_start;
                 let held = self.attrs_base + self.attrs.len();
