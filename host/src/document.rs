@@ -257,7 +257,7 @@ pub struct Loaded {
     pub format: &'static dyn Format,
     /// The file's rev and length as read.
     pub read: FileRead,
-    /// The blocks read: all of them, or those of the window [`load_window`] was given.
+    /// The blocks read: all of them, or those [`load_holding`] was told to hold.
     pub parsed: Parsed,
     /// How many blocks the file holds.
     pub total: usize,

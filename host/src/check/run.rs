@@ -1,6 +1,6 @@
 //! The check of each job on all cores: its source analyzers (when it is checked as written)
 //! and its translations against it, a catalog's target files or a bilingual file's editions.
-//! A file with no translations to check is checked block by block as it is read
+//! A file whose translations, if any, are its own is checked block by block as it is read
 //! ([`kapi_core::formats::Format::read_each`]), so its cost is the file's, not its document's.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
