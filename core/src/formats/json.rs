@@ -106,41 +106,7 @@ impl Format for Json {
         &INFO
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let (text, encoding) = match super::decode_auto(bytes) {
-            Ok(decoded) => decoded,
-            Err(ReadError::NotUtf8 { .. }) => (Encoding::Latin1.decode(bytes)?, Encoding::Latin1),
-            Err(e) => return Err(e),
-        };
-        let text: &str = &text;
-        let scanned = Scanner::new(text).scan()?;
-        let out = Output::new(INFO.id, Skeleton::decoded(text, encoding), None);
-        Ok(build(text, out, scanned).finish())
-    }
-
-    fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
-        super::read_adopting(
-            bytes,
-            |bytes| self.read(bytes),
-            |text, skeleton| {
-                let scanned = Scanner::new(text).scan()?;
-                Ok(build(text, Output::new(INFO.id, skeleton, None), scanned).finish())
-            },
-        )
-    }
-
-    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
-        super::stream_adopting(
-            bytes,
-            |bytes| self.read(bytes),
-            |text, each| {
-                let scanned = Scanner::new(text).scan()?;
-                let out = Output::new(INFO.id, Skeleton::over(""), Some(each));
-                Ok(build(text, out, scanned).document)
-            },
-            each,
-        )
-    }
+    super::output::text_reads!(decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         let style: OnceCell<Style> = OnceCell::new();
@@ -885,6 +851,26 @@ fn block_keys<'s>(
             None => Some(entry.key.as_str()),
         }
     })
+}
+
+/// The file's text: UTF-8 or UTF-16 by its first bytes, else ISO-8859-1.
+fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, Encoding), ReadError> {
+    match super::decode_auto(bytes) {
+        Ok(decoded) => Ok(decoded),
+        Err(ReadError::NotUtf8 { .. }) => Ok((Encoding::Latin1.decode(bytes)?, Encoding::Latin1)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads `text` into `skeleton` (whose text is `text`, or is given it after), or hands each
+/// block to `each`.
+fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    let scanned = Scanner::new(text).scan()?;
+    Ok(build(text, Output::new(INFO.id, skeleton, each), scanned))
 }
 
 /// The blocks of `scanned` into `out` (whose skeleton's text is `text`, or is given it

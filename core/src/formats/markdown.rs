@@ -67,10 +67,11 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
+use super::output::Output;
 use super::{
     Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError, placeholders,
 };
-use crate::model::{Block, Code, CodeKind, Document, Edition, KeyDeduper, Role, Run};
+use crate::model::{Block, Code, CodeKind, Edition, KeyDeduper, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "markdown",
@@ -94,27 +95,7 @@ impl Format for Markdown {
         &INFO
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let text = ReadError::decode(bytes)?;
-        Ok(read_str(text))
-    }
-
-    fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
-        super::read_adopting(
-            bytes,
-            |bytes| self.read(bytes),
-            |text, skeleton| Ok(read_text(text, skeleton, None)),
-        )
-    }
-
-    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
-        super::stream_adopting(
-            bytes,
-            |bytes| self.read(bytes),
-            |text, each| Ok(read_text(text, Skeleton::over(""), Some(each)).document),
-            each,
-        )
-    }
+    super::output::text_reads!(decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         // Decoded once: the skeleton holds the bytes `read` accepted as UTF-8.
@@ -160,11 +141,6 @@ const HTML: usize = 6;
 
 struct Reader<'a, 'e> {
     text: &'a str,
-    /// Where each block goes as it ends ([`Format::read_each`]); `None` keeps it in
-    /// `document`, its hole in `skeleton`.
-    each: Option<super::Each<'e>>,
-    /// Blocks handed to `each` so far.
-    handed: usize,
     /// The events of the one block being read (its start, what it holds, its end), reused
     /// from block to block: the file's events are never all held at once.
     events: Vec<(Event<'a>, Range<usize>)>,
@@ -172,8 +148,8 @@ struct Reader<'a, 'e> {
     ends: Vec<usize>,
     /// Scratch for [`Reader::index_ends`].
     starts: Vec<usize>,
-    document: Document,
-    skeleton: Skeleton,
+    /// Where each block goes as it ends: kept, or handed over ([`Format::read_each`]).
+    out: Output<'e>,
     /// Headings read so far: the current section is `s{headings}`, `top` before the first.
     headings: usize,
     /// Blocks of each kind in the current section, numbering repeats (`s3/p#2`).
@@ -200,36 +176,37 @@ const PIECES_FROM: usize = 4 << 20;
 /// About how many bytes one piece holds.
 const PIECE: usize = 1 << 20;
 
-fn read_str(text: &str) -> Parsed {
-    read_text(text, Skeleton::over(text), None)
+/// The file's text: UTF-8, as Markdown is.
+fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, super::Encoding), ReadError> {
+    Ok((ReadError::decode(bytes)?.into(), super::Encoding::Utf8))
 }
 
 /// Reads `text` into `skeleton` (whose text is `text`, or is given it after), or hands each
 /// block to `each`.
-fn read_text(text: &str, skeleton: Skeleton, each: Option<super::Each<'_>>) -> Parsed {
-    read_in_pieces(
+fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    Ok(read_in_pieces(
         text,
         (text.len() >= PIECES_FROM).then_some(PIECE),
         skeleton,
         each,
-    )
+    ))
 }
 
 /// Reads `text` whole, or, given a piece size, in pieces when [`plan`] finds where.
-fn read_in_pieces(
+fn read_in_pieces<'e>(
     text: &str,
     piece: Option<usize>,
     skeleton: Skeleton,
-    each: Option<super::Each<'_>>,
-) -> Parsed {
+    each: Option<super::Each<'e>>,
+) -> Output<'e> {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
     let plan = piece.map(|piece| plan(body, piece));
-    let (cuts, mut blocks) = plan.map_or((Vec::new(), 0), |p| (p.cuts, p.blocks));
-    if each.is_some() {
-        // Streamed: no block is kept.
-        blocks = 0;
-    }
+    let (cuts, blocks) = plan.map_or((Vec::new(), 0), |p| (p.cuts, p.blocks));
     let mut pieces = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
     for cut in cuts.into_iter().chain([body.len()]) {
@@ -245,16 +222,10 @@ fn read_in_pieces(
     });
     let mut reader = Reader {
         text,
-        each,
-        handed: 0,
         events: Vec::new(),
         ends: Vec::new(),
         starts: Vec::new(),
-        document: Document {
-            format: INFO.id.into(),
-            blocks: Vec::with_capacity(blocks),
-        },
-        skeleton,
+        out: Output::new(INFO.id, skeleton, each),
         headings: 0,
         counts: [0; KINDS.len()],
         slug: "top".into(),
@@ -269,17 +240,17 @@ fn read_in_pieces(
             ..placeholders::Syntaxes::ALL
         },
     };
-    reader.skeleton.holes.reserve_exact(blocks);
+    reader.out.reserve(blocks);
     reader.run(events.peekable());
-    Parsed::new(reader.document, reader.skeleton)
+    reader.out
 }
 
 /// Whether `text` read in the smallest pieces [`plan`] cuts reads as it does whole: what the
 /// fuzz target holds the windowed plan to (a fuzzed input never reaches [`PIECES_FROM`]).
 #[doc(hidden)]
 pub fn pieces_agree(text: &str) -> bool {
-    let whole = read_in_pieces(text, None, Skeleton::over(text), None);
-    let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None);
+    let whole = read_in_pieces(text, None, Skeleton::over(text), None).finish();
+    let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
     whole.document == pieces.document && whole.skeleton == pieces.skeleton
 }
 
@@ -717,16 +688,9 @@ impl<'a> Reader<'a, '_> {
             );
         }
         block.span = span;
-        if let Some(each) = self.each.as_mut() {
-            self.skeleton.hole(hole, self.handed, &block.source);
-            each(self.text, block, &self.skeleton.holes);
-            self.skeleton.holes.clear();
-            self.handed += 1;
-            return;
-        }
-        let index = self.document.blocks.len();
-        self.skeleton.hole(hole, index, &block.source);
-        self.document.blocks.push(block);
+        let index = self.out.index();
+        self.out.skeleton.hole(hole, index, &block.source);
+        self.out.push(self.text, block);
     }
     /// Inline events to runs, without recursion (nesting in malformed input can be deep).
     fn runs(&self, items: Range<usize>) -> Vec<Run> {
@@ -1305,6 +1269,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::model::Document;
     use crate::text::{CODE_MARK, Prose};
 
     fn fixtures() -> Vec<(String, Vec<u8>)> {
@@ -1570,8 +1535,8 @@ mod tests {
             let Ok(text) = std::str::from_utf8(bytes) else {
                 continue;
             };
-            let whole = read_in_pieces(text, None, Skeleton::over(text), None);
-            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None);
+            let whole = read_in_pieces(text, None, Skeleton::over(text), None).finish();
+            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
             assert_eq!(pieces.document, whole.document, "{name}");
             assert_eq!(pieces.skeleton, whole.skeleton, "{name}");
             let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
@@ -1589,13 +1554,13 @@ mod tests {
         );
         let planned = plan(&far, 4);
         assert!(planned.cuts.is_empty(), "{:?}", planned.cuts);
-        let whole = read_in_pieces(&far, None, Skeleton::over(&far), None);
-        let pieces = read_in_pieces(&far, Some(4), Skeleton::over(&far), None);
+        let whole = read_in_pieces(&far, None, Skeleton::over(&far), None).finish();
+        let pieces = read_in_pieces(&far, Some(4), Skeleton::over(&far), None).finish();
         assert_eq!(pieces.document, whole.document);
         let linked = format!("{}[a]: /url\n", "Open.\n\n".repeat(50));
         assert!(plan(&linked, 4).blocks >= 50);
         let text = "See [a].\n\nMore.\n\n[a]: /url\n";
-        let linked = read_in_pieces(text, Some(1), Skeleton::over(text), None);
+        let linked = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
         assert!(
             linked.document.blocks[0]
                 .source

@@ -473,36 +473,6 @@ pub fn decode_auto(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, Encoding)
     }
 }
 
-/// The bytes as owned UTF-8 text, without a copy, when [`decode_auto`] would read them as
-/// UTF-8 (no UTF-16 byte order mark, no NUL, valid UTF-8); else the bytes back, for `read`.
-pub fn utf8_owned(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
-    if matches!(
-        Encoding::sniff_bom(&bytes),
-        Some(Encoding::Utf16Le | Encoding::Utf16Be)
-    ) || bytes.contains(&0)
-    {
-        return Err(bytes);
-    }
-    String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
-}
-
-/// [`Format::read_owned`] for a text reader that can fill a skeleton whose text it is given
-/// once the read is done: bytes that are UTF-8 as they stand ([`utf8_owned`]) become the
-/// skeleton's text with no copy; any others go to `read`.
-pub(crate) fn read_adopting(
-    bytes: Vec<u8>,
-    read: impl FnOnce(&[u8]) -> Result<Parsed, ReadError>,
-    build: impl FnOnce(&str, Skeleton) -> Result<Parsed, ReadError>,
-) -> Result<Parsed, ReadError> {
-    let text = match utf8_owned(bytes) {
-        Ok(text) => text,
-        Err(bytes) => return read(&bytes),
-    };
-    let mut parsed = build(&text, Skeleton::owned(String::new(), Encoding::Utf8))?;
-    parsed.skeleton.original = text;
-    Ok(parsed)
-}
-
 /// Where [`Format::read_each`] hands each block, with the decoded text its offsets index and
 /// the block's holes (their `block` is its index in reading order).
 pub type Each<'a> = &'a mut dyn FnMut(&str, Block, &[Hole]);
@@ -524,23 +494,6 @@ pub(crate) fn hand_over(mut parsed: Parsed, each: Each<'_>) -> Parsed {
         rest = tail;
     }
     parsed
-}
-
-/// [`Format::read_each`] for a reader that can stream the blocks of text it is given:
-/// bytes that are UTF-8 as they stand become the returned skeleton's text once `stream`
-/// has handed each block over; any others are read whole by `read` and handed over.
-pub(crate) fn stream_adopting(
-    bytes: Vec<u8>,
-    read: impl FnOnce(&[u8]) -> Result<Parsed, ReadError>,
-    stream: impl FnOnce(&str, Each<'_>) -> Result<Document, ReadError>,
-    each: Each<'_>,
-) -> Result<Parsed, ReadError> {
-    let text = match utf8_owned(bytes) {
-        Ok(text) => text,
-        Err(bytes) => return Ok(hand_over(read(&bytes)?, each)),
-    };
-    let document = stream(&text, each)?;
-    Ok(Parsed::new(document, Skeleton::owned(text, Encoding::Utf8)))
 }
 
 /// Makes room for `need` more items in `items`, filled while reading a file of `total` bytes

@@ -2,8 +2,9 @@
 //! ([`super::Format::read`]), or handed over with its holes and dropped
 //! ([`super::Format::read_each`]).
 //!
-//! Readers push through a [`Output`] so that one reader serves both reads: a check or a page
-//! of blocks then holds the file and one block, never the document.
+//! Readers push through an [`Output`] so that one reader serves every read: a check or a page
+//! of blocks then holds the file and one block, never the document. A text format's three
+//! reads (`read`, `read_owned`, `read_each`) are [`text_reads!`] over its decoder and reader.
 
 use std::borrow::Cow;
 
@@ -49,6 +50,15 @@ impl<'e> Output<'e> {
         }
     }
 
+    /// Room for one more block and `holes` holes, at the rate the `read` bytes of a `total`
+    /// so far gave them ([`super::make_room`]), when blocks are kept.
+    pub fn make_room(&mut self, holes: usize, read: usize, total: usize) {
+        if !self.streams() {
+            super::make_room(&mut self.document.blocks, 1, read, total);
+            super::make_room(&mut self.skeleton.holes, holes, read, total);
+        }
+    }
+
     /// Ends the block being read: keeps it, or hands it over with its holes (`text` is the
     /// decoded text its offsets index).
     pub fn push(&mut self, text: &str, block: Block) {
@@ -90,19 +100,29 @@ pub(crate) fn stream_decoded(
     let (document, owned, encoding) = {
         let (text, encoding) = decode(&bytes)?;
         let document = stream(&text, each)?;
-        let owned = match text {
-            Cow::Owned(text) => Some(text),
-            Cow::Borrowed(text) if text.len() != bytes.len() => Some(text.to_owned()),
-            Cow::Borrowed(_) => None,
-        };
-        (document, owned, encoding)
+        (document, owned_text(text, bytes.len()), encoding)
     };
-    let text = match owned {
-        Some(text) => text,
-        None => String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    };
-    Ok(Parsed::new(document, Skeleton::owned(text, encoding)))
+    Ok(Parsed::new(
+        document,
+        Skeleton::owned(adopt(bytes, owned), encoding),
+    ))
+}
+
+/// The decoded text as a `String` when it is not the bytes themselves.
+fn owned_text(text: Cow<'_, str>, len: usize) -> Option<String> {
+    match text {
+        Cow::Owned(text) => Some(text),
+        Cow::Borrowed(text) if text.len() != len => Some(text.to_owned()),
+        Cow::Borrowed(_) => None,
+    }
+}
+
+/// The text a skeleton keeps: the decoded copy, else the bytes, which are that text.
+fn adopt(bytes: Vec<u8>, owned: Option<String>) -> String {
+    owned.unwrap_or_else(|| {
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    })
 }
 
 /// What [`read_picked`] holds of a file.
@@ -163,6 +183,22 @@ pub(crate) fn read_decoded(
     Ok(read(&text, Skeleton::decoded(&text, encoding), None)?.finish())
 }
 
+/// [`super::Format::read_owned`] for a text format: [`read_decoded`], the skeleton taking the
+/// bytes as its text when they are that text (the reader is given the text once it is done).
+pub(crate) fn owned_decoded(
+    bytes: Vec<u8>,
+    decode: Decode,
+    read: ReadText,
+) -> Result<Parsed, ReadError> {
+    let (mut parsed, owned) = {
+        let (text, encoding) = decode(&bytes)?;
+        let parsed = read(&text, Skeleton::owned(String::new(), encoding), None)?.finish();
+        (parsed, owned_text(text, bytes.len()))
+    };
+    parsed.skeleton.original = adopt(bytes, owned);
+    Ok(parsed)
+}
+
 /// [`super::Format::read_each`] for a text format: `decode`, then `read` handing each block
 /// to `each` ([`stream_decoded`]).
 pub(crate) fn each_decoded(
@@ -178,3 +214,26 @@ pub(crate) fn each_decoded(
         each,
     )
 }
+
+/// The three reads of a text format (`read`, `read_owned`, `read_each`, inside its
+/// `impl Format`) from its decoder and its [`ReadText`] reader.
+macro_rules! text_reads {
+    ($decode:expr, $read:expr) => {
+        fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+            $crate::formats::output::read_decoded(bytes, $decode, $read)
+        }
+
+        fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
+            $crate::formats::output::owned_decoded(bytes, $decode, $read)
+        }
+
+        fn read_each(
+            &self,
+            bytes: Vec<u8>,
+            each: $crate::formats::Each<'_>,
+        ) -> Result<Parsed, ReadError> {
+            $crate::formats::output::each_decoded(bytes, $decode, $read, each)
+        }
+    };
+}
+pub(crate) use text_reads;

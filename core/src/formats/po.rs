@@ -78,11 +78,12 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use super::output::Output;
 use super::placeholders::{Ids, Syntaxes};
 use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
 };
-use crate::model::{Block, Branch, Document, Edition, KeyDeduper, Role, Run, Switch, SwitchKind};
+use crate::model::{Block, Branch, Edition, KeyDeduper, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "po",
@@ -106,30 +107,7 @@ impl Format for Po {
         &INFO
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        let (text, encoding) = decode(bytes)?;
-        read_str(&text, Skeleton::decoded(&text, encoding))
-    }
-
-    fn read_owned(&self, bytes: Vec<u8>) -> Result<Parsed, ReadError> {
-        // Only a file read as UTF-8 (not one a declared charset decodes) keeps its bytes.
-        if !matches!(decode(&bytes)?, (Cow::Borrowed(_), Encoding::Utf8)) {
-            return self.read(&bytes);
-        }
-        super::read_adopting(bytes, |bytes| self.read(bytes), read_str)
-    }
-
-    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
-        if !matches!(decode(&bytes)?, (Cow::Borrowed(_), Encoding::Utf8)) {
-            return Ok(super::hand_over(self.read(&bytes)?, each));
-        }
-        super::stream_adopting(
-            bytes,
-            |bytes| self.read(bytes),
-            |text, each| Ok(read_blocks(text, Skeleton::over(""), Some(each))?.document),
-            each,
-        )
-    }
+    super::output::text_reads!(decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         let original = parsed.skeleton.text();
@@ -1045,39 +1023,25 @@ fn push_key_part(s: &str, out: &mut String) {
 
 /// The document of `text`, its holes in `skeleton` (whose text is `text`, or is given it
 /// after).
-fn read_str(text: &str, skeleton: Skeleton) -> Result<Parsed, ReadError> {
-    read_blocks(text, skeleton, None)
-}
-
-/// Reads `text` into `skeleton`, or hands each block to `each` ([`Format::read_each`]):
-/// then no block and no hole is kept.
-fn read_blocks(
+/// Reads `text` into `skeleton` (whose text is `text`, or is given it after), or hands each
+/// block to `each` ([`Format::read_each`]).
+fn read_text<'e>(
     text: &str,
-    mut skeleton: Skeleton,
-    mut each: Option<super::Each<'_>>,
-) -> Result<Parsed, ReadError> {
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
     let header = header(text)?;
     let lang = header
         .language
         .as_deref()
         .map_or_else(|| "target".to_owned(), language_tag);
-    let mut document = Document {
-        format: INFO.id.into(),
-        blocks: Vec::new(),
-    };
+    let mut out = Output::new(INFO.id, skeleton, each);
     let mut keys = KeyDeduper::default();
     let mut key = String::new();
-    // Blocks read so far (kept, or handed to `each`).
-    let mut blocks = 0;
     parse(text, &mut |mut entry| {
         let entry = &mut entry;
         // Blocks and holes grow with the file read so far, not by doubling.
-        let read = entry.end();
-        if each.is_none() {
-            super::make_room(&mut document.blocks, 1, read, text.len());
-            let holes = 2 + entry.strs.len();
-            super::make_room(&mut skeleton.holes, holes, read, text.len());
-        }
+        out.make_room(2 + entry.strs.len(), entry.end(), text.len());
         let translated = entry.strs.iter().any(|s| !s.text.is_empty());
         let Some(id) = entry.id.as_mut() else {
             return Ok(Flow::Go);
@@ -1086,7 +1050,7 @@ fn read_blocks(
             // The header.
             return Ok(Flow::Go);
         }
-        let index = blocks;
+        let index = out.index();
         key.clear();
         if let Some(ctx) = &entry.ctx {
             push_key_part(&ctx.text, &mut key);
@@ -1099,14 +1063,16 @@ fn read_blocks(
         let source = match &mut entry.plural {
             None => {
                 let runs = runs_of(id, syntaxes, &mut Ids::default());
-                skeleton.push(id.span.clone(), index, None, None, &runs);
+                out.skeleton.push(id.span.clone(), index, None, None, &runs);
                 runs
             }
             Some(plural) => {
                 let one = runs_of(id, syntaxes, &mut Ids::default());
                 let other = runs_of(plural, syntaxes, &mut Ids::default());
-                skeleton.push(id.span.clone(), index, None, Some("n:one"), &one);
-                skeleton.push(plural.span.clone(), index, None, Some("n:other"), &other);
+                out.skeleton
+                    .push(id.span.clone(), index, None, Some("n:one"), &one);
+                out.skeleton
+                    .push(plural.span.clone(), index, None, Some("n:other"), &other);
                 vec![switch(vec![
                     Branch::new("one", one),
                     Branch::new("other", other),
@@ -1119,7 +1085,8 @@ fn read_blocks(
             let mut runs = Vec::new();
             if let Some(s) = entry.strs.first_mut() {
                 runs = runs_of(s, syntaxes, &mut Ids::default());
-                skeleton.push(s.span.clone(), index, Some(&lang), None, &runs);
+                out.skeleton
+                    .push(s.span.clone(), index, Some(&lang), None, &runs);
             }
             runs
         } else {
@@ -1135,7 +1102,8 @@ fn read_blocks(
                     .map_or_else(|| format!("form{i}"), |c| (*c).to_owned());
                 let runs = runs_of(s, syntaxes, &mut Ids::default());
                 let path = format!("n:{case}");
-                skeleton.push(s.span.clone(), index, Some(&lang), Some(&path), &runs);
+                out.skeleton
+                    .push(s.span.clone(), index, Some(&lang), Some(&path), &runs);
                 branches.push(Branch::new(case, runs));
             }
             vec![switch(branches)]
@@ -1167,17 +1135,10 @@ fn read_blocks(
             }
         }
         block.span = entry.start..entry.end();
-        match each.as_mut() {
-            Some(each) => {
-                each(text, block, &skeleton.holes);
-                skeleton.holes.clear();
-            }
-            None => document.blocks.push(block),
-        }
-        blocks += 1;
+        out.push(text, block);
         Ok(Flow::Go)
     })?;
-    Ok(Parsed::new(document, skeleton))
+    Ok(out)
 }
 
 fn switch(branches: Vec<Branch>) -> Run {
@@ -1458,6 +1419,7 @@ mod tests {
     use super::*;
     use crate::formats::placeholders;
     use crate::model::CodeKind;
+    use crate::model::Document;
 
     fn fixtures() -> Vec<(String, Vec<u8>)> {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/formats/po");

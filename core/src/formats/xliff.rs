@@ -72,13 +72,7 @@ impl Format for Xliff {
         &INFO
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        super::output::read_decoded(bytes, xml::decode, read_text)
-    }
-
-    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
-        super::output::each_decoded(bytes, xml::decode, read_text, each)
-    }
+    super::output::text_reads!(xml::decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         write(parsed)

@@ -112,13 +112,7 @@ impl Format for Yaml {
         &INFO
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
-        super::output::read_decoded(bytes, super::decode_auto, read_text)
-    }
-
-    fn read_each(&self, bytes: Vec<u8>, each: super::Each<'_>) -> Result<Parsed, ReadError> {
-        super::output::each_decoded(bytes, super::decode_auto, read_text, each)
-    }
+    super::output::text_reads!(super::decode_auto, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         let text = parsed.skeleton.text();
