@@ -162,7 +162,7 @@ impl FileRead {
         }
     }
 
-    /// [`crate::inspect::file_rev`] of the bytes as read.
+    /// The rev of the bytes as read ([`crate::inspect::rev_of_digest`]).
     pub fn rev(&self) -> String {
         crate::inspect::rev_of_digest(&self.digest)
     }
@@ -217,7 +217,7 @@ pub fn parse_picked(
 ) -> Result<(FileRead, formats::output::Picked), HostError> {
     let bytes = read_bytes(abs, display)?;
     let read = FileRead::of(&bytes);
-    let picked = formats::output::read_picked(format, bytes, &mut |b| keys.contains(&b.key))
+    let picked = formats::output::read_picked(format, bytes, &mut |_, b| keys.contains(&b.key))
         .map_err(|source| HostError::Read {
             path: PathBuf::from(display),
             source,

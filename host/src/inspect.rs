@@ -19,7 +19,6 @@ use kapi_core::formats::Format;
 use kapi_core::model::{Block, Edition, Ref, Role, SOURCE, rev_runs};
 use kapi_core::projection::{self, CodeInfo};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use crate::app::App;
 use crate::document::{self, Editions, Loaded};
@@ -150,10 +149,6 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
         blocks,
         next,
     })
-}
-
-pub fn file_rev(bytes: &[u8]) -> String {
-    rev_of_digest(&Sha256::digest(bytes).into())
 }
 
 /// A file's rev from the SHA-256 of its bytes: `f` and the first 8 bytes in hex.

@@ -178,7 +178,7 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
         .write(&parsed)
         .unwrap_or_else(|e| panic!("{name}: write after edit failed: {e}"));
     // Holding the edited block alone writes the same bytes.
-    let mut picked = super::output::read_picked(format, bytes.to_vec(), &mut |b| b.key == key)
+    let mut picked = super::output::read_picked(format, bytes.to_vec(), &mut |_, b| b.key == key)
         .unwrap_or_else(|e| panic!("{name}: read_picked failed: {e}"));
     assert_eq!(picked.indices, [hole.block], "{name}: picked another block");
     mark(&mut picked.parsed.document.blocks[0]);

@@ -136,18 +136,19 @@ pub struct Picked {
     pub total: usize,
 }
 
-/// Reads `bytes` keeping only the blocks `keep` accepts, with their holes
+/// Reads `bytes` keeping only the blocks `keep` accepts (given each block's index in the file),
+/// with their holes
 /// ([`super::Format::read_each`]): a writer fills those holes and copies the rest of the file
 /// as it stands, so an edit of a kept block writes the bytes it would with every block held
 /// (the conformance test holds every format to it), and the file costs the blocks edited.
 pub fn read_picked(
     format: &dyn super::Format,
     bytes: Vec<u8>,
-    keep: &mut dyn FnMut(&Block) -> bool,
+    keep: &mut dyn FnMut(usize, &Block) -> bool,
 ) -> Result<Picked, ReadError> {
     let (mut blocks, mut holes, mut indices, mut total) = (Vec::new(), Vec::new(), Vec::new(), 0);
     let mut parsed = format.read_each(bytes, &mut |_, block, its| {
-        if keep(&block) {
+        if keep(total, &block) {
             holes.extend(its.iter().map(|hole| Hole {
                 block: blocks.len(),
                 ..hole.clone()

@@ -49,7 +49,6 @@ use crate::app::{Actor, App, normalize, relative_to};
 use crate::check::plan::{Planner, Role};
 use crate::document::{Editions, Hold, Loaded};
 use crate::error::HostError;
-use crate::inspect::file_rev;
 use crate::policy;
 
 mod assets;
@@ -317,13 +316,13 @@ pub fn apply_as(
 
     // Documents: a diff per changed file.
     let mut documents: Vec<DocResult> = Vec::new();
-    for (fi, bytes) in &staged {
+    for (fi, bytes, rev) in &staged {
         let file = &svc.files[*fi];
         documents.push(DocResult {
             doc: file.doc.clone(),
             written: false,
             rev_before: file.read.rev(),
-            rev_after: Some(file_rev(bytes)),
+            rev_after: Some(rev.clone()),
             diff: diff(file, bytes),
         });
     }
@@ -376,7 +375,7 @@ pub fn apply_as(
     // The rendered bytes move to the commit: a document is not held twice.
     let mut files: Vec<StagedFile> = staged
         .into_iter()
-        .map(|(fi, bytes)| StagedFile {
+        .map(|(fi, bytes, _)| StagedFile {
             doc: svc.files[fi].doc.clone(),
             path: svc.files[fi].real.clone(),
             bytes,
@@ -598,7 +597,7 @@ impl Service<'_> {
         set: &ChangeSet,
         touched: &BTreeMap<Loc, Vec<usize>>,
         results: &mut [Option<OpResult>],
-    ) -> Vec<(usize, Vec<u8>)> {
+    ) -> Vec<(usize, Vec<u8>, String)> {
         let mut staged = Vec::new();
         let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
         let refuse_file = |results: &mut [Option<OpResult>], fi: usize, message: &str| {
@@ -634,10 +633,12 @@ impl Service<'_> {
                     continue;
                 }
             };
-            if file.read.same(&bytes) {
+            // Hashed once: the no-op test, the read back's hand-back and the result's rev.
+            let written = crate::document::FileRead::of(&bytes);
+            if written == file.read {
                 continue;
             }
-            match verify(file, fi, bytes, touched) {
+            match verify(file, fi, bytes, &written, touched) {
                 Ok((revs, bytes)) => {
                     for (loc, edition) in revs {
                         for &i in touched.get(&loc).into_iter().flatten() {
@@ -657,7 +658,7 @@ impl Service<'_> {
                             *now = edition;
                         }
                     }
-                    staged.push((fi, bytes));
+                    staged.push((fi, bytes, written.rev()));
                 }
                 Err(message) => refuse_file(results, fi, &message),
             }
@@ -680,20 +681,16 @@ fn verify(
     file: &File,
     fi: usize,
     bytes: Vec<u8>,
+    written: &crate::document::FileRead,
     touched: &BTreeMap<Loc, Vec<usize>>,
 ) -> Result<(ReadBack, Vec<u8>), String> {
-    let written = crate::document::FileRead::of(&bytes);
-    let mut read_back = None;
-    let revs = verify_read(file, fi, bytes, touched, &mut read_back)?;
-    let again = read_back
-        .map(|parsed| {
-            let Parsed {
-                skeleton,
-                container,
-                ..
-            } = parsed;
-            container.unwrap_or_else(|| skeleton.original.into_bytes())
-        })
+    let (revs, read) = verify_read(file, fi, bytes, touched)?;
+    let Parsed {
+        skeleton,
+        container,
+        ..
+    } = read;
+    let again = Some(container.unwrap_or_else(|| skeleton.original.into_bytes()))
         .filter(|b| written.same(b));
     let bytes = match again {
         Some(bytes) => bytes,
@@ -708,18 +705,17 @@ fn verify(
 /// Each edited edition as the written file reads it back.
 type ReadBack = Vec<(Loc, Edition)>;
 
-/// [`verify`]'s read back, leaving the read in `read_back`.
+/// [`verify`]'s read back: each edited edition as read, and the read (its text, no blocks).
 fn verify_read(
     file: &File,
     fi: usize,
     bytes: Vec<u8>,
     touched: &BTreeMap<Loc, Vec<usize>>,
-    read_back: &mut Option<Parsed>,
-) -> Result<Vec<(Loc, Edition)>, String> {
+) -> Result<(ReadBack, Parsed), String> {
     let name = file.format.info().name;
-    // Read back block by block, keeping the edited ones: the file is not held as a second
-    // document beside the first.
-    // The file index of a held block (the same unless only the set's blocks are held).
+    // Read back keeping the edited blocks alone: the file is not held as a second document
+    // beside the first. The file index of a held block (the same unless only the set's
+    // blocks are held):
     let in_file = |block: usize| {
         file.picked
             .as_ref()
@@ -730,22 +726,20 @@ fn verify_read(
         .filter(|l| l.file == fi)
         .filter_map(|l| in_file(l.block))
         .collect();
-    let mut reread: BTreeMap<usize, Block> = BTreeMap::new();
-    let mut index = 0;
-    let parsed = file
-        .format
-        .read_each(bytes, &mut |_, block, _| {
-            if edited.contains(&index) {
-                reread.insert(index, block);
-            }
-            index += 1;
-        })
-        .map_err(|e| {
-            format!(
-                "the {name} writer would produce a file kapi cannot read back ({e}); nothing was written"
-            )
-        })?;
-    *read_back = Some(parsed);
+    let picked = kapi_core::formats::output::read_picked(file.format, bytes, &mut |i, _| {
+        edited.contains(&i)
+    })
+    .map_err(|e| {
+        format!(
+            "the {name} writer would produce a file kapi cannot read back ({e}); nothing was written"
+        )
+    })?;
+    let mut parsed = picked.parsed;
+    let reread: BTreeMap<usize, Block> = picked
+        .indices
+        .into_iter()
+        .zip(std::mem::take(&mut parsed.document.blocks))
+        .collect();
     let mut out = Vec::new();
     for loc in touched.keys().filter(|l| l.file == fi) {
         let was = file.parsed.document.blocks.get(loc.block);
@@ -773,7 +767,7 @@ fn verify_read(
         }
         out.push((loc.clone(), back.clone()));
     }
-    Ok(out)
+    Ok((out, parsed))
 }
 
 /// Runs as their native text, unescaped: text, each code's data, each switch as written.
