@@ -304,6 +304,29 @@ def html_paragraphs(size):
     return head + body + "</body>\n</html>\n"
 
 
+def one_list(size):
+    """Markdown of about `size` bytes that is one list of short items: no blank line between
+    blocks, so the reader finds no place to cut it."""
+    out, total, i = [], 0, 0
+    while total < size:
+        line = f"- item {i} of the list\n"
+        out.append(line)
+        total += len(line)
+        i += 1
+    return "".join(out)
+
+
+def inline_paragraph(size):
+    """HTML of about `size` bytes that is one paragraph of bold words: a code per tag."""
+    words, total, i = [], 0, 0
+    while total < size:
+        word = f"<b>w{i % 10}</b> "
+        words.append(word)
+        total += len(word)
+        i += 1
+    return "<p>" + "".join(words) + "</p>\n"
+
+
 def yaml_catalog(size):
     """A Rails-style YAML catalog of about `size` bytes: `en:` over groups of 100 keys, each
     a short quoted string."""
@@ -471,6 +494,8 @@ CASES = [
     Case("check-lines-800k", "`kapi check --json`: 800,000 words, 10 to a line", check_words(800_000, 10)),
     Case("check-lines-2m", "`kapi check --json`: 2,000,000 words, 10 to a line", check_words(2_000_000, 10)),
     Case("mcp-check-text-4mb", "MCP `check_text` of 4 MB on one line, then `ping`", check_text_mcp(4_000_000)),
+    Case("mcp-check-text-8mb", "MCP `check_text` of 8 MB on one line (a call takes at most 8 MiB), then `ping`",
+         check_text_mcp(8_000_000)),
     Case("docx-tables-8k", "`kapi inspect`: a .docx of 8,000 nested tables",
          read_case("inspect", docx_input(lambda: nested_tables(8000)))),
     Case("docx-tables-33k", "`kapi inspect`: a .docx of 33,000 nested tables",
@@ -533,6 +558,10 @@ CASES = [
          read_case("check", text_input("input.html", SHORT_HTML))),
     Case("html-short-20mb-apply", "`kapi apply`: one edit in the 20 MB of HTML paragraphs",
          apply_case(text_input("input.html", SHORT_HTML))),
+    Case("markdown-one-list-20mb", "`kapi check`: 20 MB of Markdown that is one list",
+         read_case("check", text_input("input.md", lambda: one_list(MB20)))),
+    Case("html-inline-10mb", "`kapi check`: one 10 MB HTML paragraph of a million bold words",
+         read_case("check", text_input("input.html", lambda: inline_paragraph(10 * 1024 * 1024)))),
     Case("text-short-20mb", "`kapi inspect`: 20 MB of short plain-text paragraphs",
          read_case("inspect", text_input("input.txt", SHORT_TEXT))),
     Case("text-short-20mb-check", "`kapi check`: the 20 MB of short plain-text paragraphs",

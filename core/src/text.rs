@@ -1,6 +1,7 @@
 //! Text positions: byte offsets to 1-based lines and columns, and the prose view analyzers read.
 
 use crate::model::{Edition, Run};
+use std::borrow::Cow;
 
 /// Maps byte offsets in a file to 1-based line and column (columns count characters).
 ///
@@ -99,10 +100,12 @@ impl LineIndex {
 pub const CODE_MARK: char = '\u{FFFC}';
 
 /// One edition's prose as analyzers read it: text runs joined, each code replaced by
-/// [`CODE_MARK`], with a map from offsets in this view back to offsets in the file.
+/// [`CODE_MARK`], with a map from offsets in this view back to offsets in the file. An
+/// edition of one text run is its own prose: the view borrows it (a paragraph of 4 MB is not
+/// copied to be checked).
 #[derive(Debug, Clone, Default)]
-pub struct Prose {
-    pub text: String,
+pub struct Prose<'a> {
+    pub text: Cow<'a, str>,
     segments: Vec<Segment>,
 }
 
@@ -114,8 +117,19 @@ struct Segment {
     verbatim: bool,
 }
 
-impl Prose {
-    pub fn from_edition(edition: &Edition) -> Self {
+impl<'a> Prose<'a> {
+    pub fn from_edition(edition: &'a Edition) -> Self {
+        if let [Run::Text { text, src }] = edition.runs.as_slice() {
+            return Prose {
+                text: Cow::Borrowed(text),
+                segments: vec![Segment {
+                    start: 0,
+                    len: text.len(),
+                    file: *src,
+                    verbatim: true,
+                }],
+            };
+        }
         let mut prose = Prose::default();
         prose.push_runs(&edition.runs);
         prose
@@ -129,7 +143,7 @@ impl Prose {
             let start = prose.text.len();
             match run {
                 Run::Text { text, src } => {
-                    prose.text.push_str(text);
+                    prose.text.to_mut().push_str(text);
                     prose.segments.push(Segment {
                         start,
                         len: text.len(),
@@ -151,26 +165,13 @@ impl Prose {
 
     fn push_mark(&mut self, file: Option<usize>) {
         let start = self.text.len();
-        self.text.push(CODE_MARK);
+        self.text.to_mut().push(CODE_MARK);
         self.segments.push(Segment {
             start,
             len: CODE_MARK.len_utf8(),
             file,
             verbatim: false,
         });
-    }
-
-    /// Builds a prose view of plain text that starts at `file` in its file.
-    pub fn verbatim(text: &str, file: usize) -> Self {
-        Prose {
-            text: text.to_owned(),
-            segments: vec![Segment {
-                start: 0,
-                len: text.len(),
-                file: Some(file),
-                verbatim: true,
-            }],
-        }
     }
 
     /// The file offset of a position in this view, when the run it falls in was read

@@ -68,7 +68,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -122,7 +122,7 @@ impl Format for Yaml {
         let mut scalars: Option<HashMap<usize, Scalar>> = None;
         parsed.skeleton.fill(&parsed.document, |hole, runs| {
             if scalars.is_none() {
-                let edited: std::collections::HashSet<usize> = parsed
+                let edited: HashSet<usize> = parsed
                     .skeleton
                     .holes
                     .iter()
@@ -132,14 +132,9 @@ impl Format for Yaml {
                     })
                     .map(|h| h.span.start)
                     .collect();
-                let docs = parse(text).map_err(|e| WriteError::Skeleton {
+                scalars = Some(scalars_at(text, edited).map_err(|e| WriteError::Skeleton {
                     message: format!("the original YAML no longer reads: {e}"),
-                })?;
-                let mut map = HashMap::new();
-                for doc in docs {
-                    collect_scalars(doc, &mut map, &edited);
-                }
-                scalars = Some(map);
+                })?);
             }
             let scalar = scalars
                 .as_ref()
@@ -280,6 +275,60 @@ fn parse(text: &str) -> Result<Vec<Node<'_>>, ReadError> {
     Parser::new(text).stream()
 }
 
+/// The scalars of a YAML stream that start at `wanted` offsets, read without keeping its tree:
+/// each collection hands its scalars over as it ends and is kept empty (the writer needs the
+/// edited scalars' styles, and a catalog's tree is three times the file).
+fn scalars_at(text: &str, wanted: HashSet<usize>) -> Result<HashMap<usize, Scalar<'_>>, ReadError> {
+    if let Some(at) = text.find('\0') {
+        return Err(ReadError::syntax_at(
+            text,
+            at,
+            "a NUL character: a YAML file holds text",
+        ));
+    }
+    let mut parser = Parser::new(text);
+    parser.harvest = Some(Harvest {
+        wanted,
+        found: HashMap::new(),
+    });
+    let docs = parser.stream()?;
+    let mut harvest = parser.harvest.take().unwrap_or_default();
+    for doc in docs {
+        harvest.take(doc);
+    }
+    Ok(harvest.found)
+}
+
+/// The scalars wanted, taken from the collections as they end.
+#[derive(Default)]
+struct Harvest<'a> {
+    wanted: HashSet<usize>,
+    found: HashMap<usize, Scalar<'a>>,
+}
+
+impl<'a> Harvest<'a> {
+    fn take(&mut self, node: Node<'a>) {
+        match node {
+            Node::Scalar(s) => {
+                if self.wanted.contains(&s.span.start) {
+                    self.found.insert(s.span.start, s);
+                }
+            }
+            Node::Map(entries, _) => {
+                for entry in entries {
+                    self.take(entry.value);
+                }
+            }
+            Node::Seq(items, _) => {
+                for item in items {
+                    self.take(item);
+                }
+            }
+            Node::Alias(_) | Node::Null(_) => {}
+        }
+    }
+}
+
 fn is_break(c: u8) -> bool {
     c == b'\n' || c == b'\r'
 }
@@ -319,9 +368,39 @@ struct Parser<'a> {
     depth: usize,
     /// The comment lines just above the line [`Parser::peek`] found.
     notes: Vec<Range<usize>>,
+    /// The entries and items of the collections being read, innermost last: a collection
+    /// takes its own off the top when it ends, so each holds exactly its length (a vector
+    /// grown by doubling is a quarter empty on average, and the tree is most of a read).
+    entries: Vec<Entry<'a>>,
+    items: Vec<Node<'a>>,
+    /// Set, the collections keep nothing: their scalars go here as each ends.
+    harvest: Option<Harvest<'a>>,
 }
 
 impl<'a> Parser<'a> {
+    /// The entries of the collection that began at `mark`, off the stack (none kept when
+    /// harvesting).
+    fn close_entries(&mut self, mark: usize) -> Vec<Entry<'a>> {
+        let Some(harvest) = self.harvest.as_mut() else {
+            return take_from(&mut self.entries, mark);
+        };
+        for entry in self.entries.drain(mark..) {
+            harvest.take(entry.value);
+        }
+        Vec::new()
+    }
+
+    /// [`Parser::close_entries`] for a sequence's items.
+    fn close_items(&mut self, mark: usize) -> Vec<Node<'a>> {
+        let Some(harvest) = self.harvest.as_mut() else {
+            return take_from(&mut self.items, mark);
+        };
+        for item in self.items.drain(mark..) {
+            harvest.take(item);
+        }
+        Vec::new()
+    }
+
     fn new(text: &'a str) -> Self {
         let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
         Parser {
@@ -331,6 +410,9 @@ impl<'a> Parser<'a> {
             start,
             depth: 0,
             notes: Vec::new(),
+            entries: Vec::new(),
+            items: Vec::new(),
+            harvest: None,
         }
     }
 
@@ -722,7 +804,7 @@ impl<'a> Parser<'a> {
     /// already read (`pos` is then just after its `:`).
     fn block_map(&mut self, ind: usize, first: Option<Entry<'a>>) -> Result<Node<'a>, ReadError> {
         let start = first.as_ref().map_or(self.pos, |e| e.key_start);
-        let mut entries: Vec<Entry> = Vec::new();
+        let mark = self.entries.len();
         let mut first = first;
         loop {
             let (key, key_start, notes, has_value) = match first.take() {
@@ -735,7 +817,7 @@ impl<'a> Parser<'a> {
                 Node::Null(self.pos)
             };
             self.end_of_line()?;
-            entries.push(Entry {
+            self.entries.push(Entry {
                 key,
                 key_start,
                 notes,
@@ -756,10 +838,10 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
         }
-        let end = entries
+        let end = self.entries[mark..]
             .last()
             .map_or(start, |e| e.value.end().max(e.key_start));
-        Ok(Node::Map(entries, start..end))
+        Ok(Node::Map(self.close_entries(mark), start..end))
     }
 
     /// A key of a block mapping at `pos` and its `:`; returns the key, where it starts,
@@ -814,12 +896,12 @@ impl<'a> Parser<'a> {
     /// A block sequence at indentation `ind`; `pos` is at its first `-`.
     fn block_seq(&mut self, ind: usize) -> Result<Node<'a>, ReadError> {
         let start = self.pos;
-        let mut items = Vec::new();
+        let mark = self.items.len();
         loop {
             self.pos += 1;
             let item = self.block_node(ind as isize, true, false)?;
             self.end_of_line()?;
-            items.push(item);
+            self.items.push(item);
             match self.peek()? {
                 Line::Content { indent, at } if indent == ind && self.is_seq_entry(at) => {
                     self.pos = at;
@@ -837,10 +919,10 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
         }
-        let end = items
+        let end = self.items[mark..]
             .last()
             .map_or(start + 1, |i: &Node| i.end().max(start + 1));
-        Ok(Node::Seq(items, start..end))
+        Ok(Node::Seq(self.close_items(mark), start..end))
     }
 
     /// A plain scalar at `pos`. In block context its continuation lines are indented more
@@ -1386,7 +1468,7 @@ impl<'a> Parser<'a> {
     fn flow_seq(&mut self) -> Result<Node<'a>, ReadError> {
         let open = self.pos;
         self.pos += 1;
-        let mut items = Vec::new();
+        let mark = self.items.len();
         loop {
             self.skip_flow_space()?;
             match self.byte(self.pos) {
@@ -1422,7 +1504,7 @@ impl<'a> Parser<'a> {
             } else {
                 node
             };
-            items.push(item);
+            self.items.push(item);
             self.skip_flow_space()?;
             match self.byte(self.pos) {
                 b',' => self.pos += 1,
@@ -1444,7 +1526,7 @@ impl<'a> Parser<'a> {
                 return Err(self.err(self.pos, "expected a value in the flow sequence"));
             }
         }
-        Ok(Node::Seq(items, open..self.pos))
+        Ok(Node::Seq(self.close_items(mark), open..self.pos))
     }
 
     /// The value after a `:` in a flow collection (empty before `,`, `]` or `}`).
@@ -1459,7 +1541,7 @@ impl<'a> Parser<'a> {
     fn flow_map(&mut self) -> Result<Node<'a>, ReadError> {
         let open = self.pos;
         self.pos += 1;
-        let mut entries = Vec::new();
+        let mark = self.entries.len();
         loop {
             self.skip_flow_space()?;
             match self.byte(self.pos) {
@@ -1485,7 +1567,7 @@ impl<'a> Parser<'a> {
             } else {
                 Node::Null(self.pos)
             };
-            entries.push(Entry {
+            self.entries.push(Entry {
                 key: key_text(key, self.text),
                 key_start,
                 notes: Vec::new(),
@@ -1512,8 +1594,22 @@ impl<'a> Parser<'a> {
                 return Err(self.err(self.pos, "expected a key in the flow mapping"));
             }
         }
-        Ok(Node::Map(entries, open..self.pos))
+        Ok(Node::Map(self.close_entries(mark), open..self.pos))
     }
+}
+
+/// The top of `stack` from `mark`, as a vector of its own length. The whole stack when it
+/// holds nothing below `mark` (the outermost collection open, and a large catalog's only
+/// one: no copy); a stack left far larger than what it still holds is shrunk.
+fn take_from<T>(stack: &mut Vec<T>, mark: usize) -> Vec<T> {
+    if mark == 0 {
+        return std::mem::take(stack);
+    }
+    let top: Vec<T> = stack.drain(mark..).collect();
+    if stack.capacity() > 4 * stack.len() + 1024 {
+        stack.shrink_to(2 * stack.len());
+    }
+    top
 }
 
 /// Where a block scalar's line scan stands.
@@ -1715,7 +1811,7 @@ fn has_duplicate_keys(node: &Node) -> bool {
             let repeats = if entries.len() <= 16 {
                 (1..entries.len()).any(|i| entries[..i].iter().any(|e| e.key == entries[i].key))
             } else {
-                let mut seen = std::collections::HashSet::with_capacity(entries.len());
+                let mut seen = HashSet::with_capacity(entries.len());
                 !entries.iter().all(|e| seen.insert(&*e.key))
             };
             repeats || entries.iter().any(|e| has_duplicate_keys(&e.value))
@@ -1902,31 +1998,6 @@ fn is_language_tag(s: &str) -> bool {
             || (part.len() == 4 && alpha)
             || ((5..=8).contains(&part.len()) && part.bytes().all(|b| b.is_ascii_alphanumeric()))
     })
-}
-
-fn collect_scalars<'a>(
-    node: Node<'a>,
-    out: &mut HashMap<usize, Scalar<'a>>,
-    wanted: &std::collections::HashSet<usize>,
-) {
-    match node {
-        Node::Scalar(s) => {
-            if wanted.contains(&s.span.start) {
-                out.insert(s.span.start, s);
-            }
-        }
-        Node::Map(entries, _) => {
-            for entry in entries {
-                collect_scalars(entry.value, out, wanted);
-            }
-        }
-        Node::Seq(items, _) => {
-            for item in items {
-                collect_scalars(item, out, wanted);
-            }
-        }
-        Node::Alias(_) | Node::Null(_) => {}
-    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -316,14 +316,14 @@ pub fn apply_as(
 
     // Documents: a diff per changed file.
     let mut documents: Vec<DocResult> = Vec::new();
-    for (fi, bytes, rev) in &staged {
-        let file = &svc.files[*fi];
+    for staged in &mut staged {
+        let file = &svc.files[staged.file];
         documents.push(DocResult {
             doc: file.doc.clone(),
             written: false,
             rev_before: file.read.rev(),
-            rev_after: Some(rev.clone()),
-            diff: diff(file, bytes),
+            rev_after: Some(staged.rev.clone()),
+            diff: std::mem::take(&mut staged.diff),
         });
     }
     let mut result = ChangeResult {
@@ -375,10 +375,10 @@ pub fn apply_as(
     // The rendered bytes move to the commit: a document is not held twice.
     let mut files: Vec<StagedFile> = staged
         .into_iter()
-        .map(|(fi, bytes, _)| StagedFile {
-            doc: svc.files[fi].doc.clone(),
-            path: svc.files[fi].real.clone(),
-            bytes,
+        .map(|s| StagedFile {
+            doc: svc.files[s.file].doc.clone(),
+            path: svc.files[s.file].real.clone(),
+            bytes: s.bytes,
         })
         .collect();
     let n_docs = files.len();
@@ -597,7 +597,7 @@ impl Service<'_> {
         set: &ChangeSet,
         touched: &BTreeMap<Loc, Vec<usize>>,
         results: &mut [Option<OpResult>],
-    ) -> Vec<(usize, Vec<u8>, String)> {
+    ) -> Vec<Staged> {
         let mut staged = Vec::new();
         let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
         let refuse_file = |results: &mut [Option<OpResult>], fi: usize, message: &str| {
@@ -638,7 +638,13 @@ impl Service<'_> {
             if written == file.read {
                 continue;
             }
-            match verify(file, fi, bytes, &written, touched) {
+            // The diff now, then the file's text as read goes: the read back holds the
+            // written bytes and its own tree, not the first text beside them.
+            let diff = diff(file, &bytes);
+            let encoding = file.parsed.skeleton.encoding;
+            drop(std::mem::take(&mut self.files[fi].parsed.skeleton.original));
+            let file = &self.files[fi];
+            match verify(file, fi, bytes, encoding, &written, touched) {
                 Ok((revs, bytes)) => {
                     for (loc, edition) in revs {
                         for &i in touched.get(&loc).into_iter().flatten() {
@@ -658,7 +664,12 @@ impl Service<'_> {
                             *now = edition;
                         }
                     }
-                    staged.push((fi, bytes, written.rev()));
+                    staged.push(Staged {
+                        file: fi,
+                        bytes,
+                        rev: written.rev(),
+                        diff,
+                    });
                 }
                 Err(message) => refuse_file(results, fi, &message),
             }
@@ -675,12 +686,15 @@ impl Service<'_> {
 /// Returns each edited edition as read back.
 ///
 /// Takes the written bytes and hands them back: the read back takes them as its text (no copy
-/// beside them), and they are the file's bytes again after it (the text of a file read as
-/// UTF-8, or the container), else written once more.
+/// beside them), and they are the file's bytes again after it (the container, the text of a
+/// file read as UTF-8, or that text encoded as the file was). `file`'s own text is gone by
+/// then (see [`Service::stage`]), so bytes that would not come back the same (never seen: the
+/// SHA-256 of what was written is the test) refuse the file rather than write anything else.
 fn verify(
     file: &File,
     fi: usize,
     bytes: Vec<u8>,
+    encoding: kapi_core::formats::Encoding,
     written: &crate::document::FileRead,
     touched: &BTreeMap<Loc, Vec<usize>>,
 ) -> Result<(ReadBack, Vec<u8>), String> {
@@ -690,16 +704,29 @@ fn verify(
         container,
         ..
     } = read;
-    let again = Some(container.unwrap_or_else(|| skeleton.original.into_bytes()))
-        .filter(|b| written.same(b));
-    let bytes = match again {
-        Some(bytes) => bytes,
-        None => file
-            .format
-            .write(&file.parsed)
-            .map_err(|e| format!("`{}` cannot be written: {e}", file.doc))?,
+    let again = match container {
+        Some(bytes) => Some(bytes),
+        None if encoding == kapi_core::formats::Encoding::Utf8 => {
+            Some(skeleton.original.into_bytes())
+        }
+        None => encoding.encode(&skeleton.original).ok(),
     };
-    Ok((revs, bytes))
+    match again.filter(|b| written.same(b)) {
+        Some(bytes) => Ok((revs, bytes)),
+        None => Err(format!(
+            "the {} writer's bytes would not read back as the same file; nothing was written",
+            file.format.info().name
+        )),
+    }
+}
+
+/// A changed file, rendered and read back: its bytes, their rev, and the diff from the file
+/// as read.
+struct Staged {
+    file: usize,
+    bytes: Vec<u8>,
+    rev: String,
+    diff: String,
 }
 
 /// Each edited edition as the written file reads it back.

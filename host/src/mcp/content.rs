@@ -255,11 +255,12 @@ fn gate_of(project: &Project) -> Gate {
     gate
 }
 
-/// Reads the text with the scope's format.
-fn read(text: &str, scope: &Scope) -> Result<Parsed, HostError> {
+/// Reads the text with the scope's format, taking it (the document's text is the call's
+/// argument, not a copy of it: a text may be megabytes).
+fn read(text: &mut String, scope: &Scope) -> Result<Parsed, HostError> {
     scope
         .format
-        .read(text.as_bytes())
+        .read_owned(std::mem::take(text).into_bytes())
         .map_err(|source| HostError::Read {
             path: PathBuf::from(&scope.display),
             source,
@@ -315,7 +316,10 @@ fn settle(mut found: Findings, gate: &Gate) -> (Summary, bool, Vec<Finding>, usi
 // check_text
 
 /// The `kapi.check/v1` report over a text, and notes for the reader.
-fn run_check_text(app: &App, p: &CheckTextParams) -> Result<(CheckReport, Vec<String>), HostError> {
+fn run_check_text(
+    app: &App,
+    p: &mut CheckTextParams,
+) -> Result<(CheckReport, Vec<String>), HostError> {
     let scope = scope(
         app,
         &p.text,
@@ -326,7 +330,7 @@ fn run_check_text(app: &App, p: &CheckTextParams) -> Result<(CheckReport, Vec<St
             lang: None,
         },
     )?;
-    let parsed = read(&p.text, &scope)?;
+    let parsed = read(&mut p.text, &scope)?;
     let found = findings(&parsed, &scope, &|_| true)?;
     let gov = &scope.governance;
     let mut coverage = Coverage::default();
@@ -471,7 +475,7 @@ struct VoiceCheck {
     notes: Vec<String>,
 }
 
-fn run_voice_check(app: &App, p: &VoiceParams) -> Result<VoiceCheck, HostError> {
+fn run_voice_check(app: &App, p: &mut VoiceParams) -> Result<VoiceCheck, HostError> {
     let scope = scope(
         app,
         &p.text,
@@ -482,7 +486,7 @@ fn run_voice_check(app: &App, p: &VoiceParams) -> Result<VoiceCheck, HostError> 
             lang: None,
         },
     )?;
-    let parsed = read(&p.text, &scope)?;
+    let parsed = read(&mut p.text, &scope)?;
     let found = findings(&parsed, &scope, &|rule| rule.analyzer() == "voice")?;
     let (summary, pass, found, truncated) = settle(found, &scope.gate);
     let gov = &scope.governance;
@@ -608,7 +612,7 @@ fn sentence_start(prose: &str, at: usize) -> bool {
     before.is_empty() || before.ends_with(['.', '!', '?'])
 }
 
-fn run_voice_rewrite(app: &App, p: &VoiceParams) -> Result<Rewrite, HostError> {
+fn run_voice_rewrite(app: &App, p: &mut VoiceParams) -> Result<Rewrite, HostError> {
     let scope = scope(
         app,
         &p.text,
@@ -619,7 +623,7 @@ fn run_voice_rewrite(app: &App, p: &VoiceParams) -> Result<Rewrite, HostError> {
             lang: None,
         },
     )?;
-    let parsed = read(&p.text, &scope)?;
+    let parsed = read(&mut p.text, &scope)?;
     let source = parsed.skeleton.text();
     let gov = &scope.governance;
     let mut replacements: Vec<Replacement> = Vec::new();
@@ -774,7 +778,7 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-fn run_term_check(app: &App, p: &TermCheckParams) -> Result<TermCheck, HostError> {
+fn run_term_check(app: &App, p: &mut TermCheckParams) -> Result<TermCheck, HostError> {
     let scope = scope(
         app,
         &p.text,
@@ -785,7 +789,7 @@ fn run_term_check(app: &App, p: &TermCheckParams) -> Result<TermCheck, HostError
             lang: p.lang.as_deref(),
         },
     )?;
-    let parsed = read(&p.text, &scope)?;
+    let parsed = read(&mut p.text, &scope)?;
     let found = findings(&parsed, &scope, &|rule| rule.analyzer() == "terms")?;
     let (summary, pass, found, truncated) = settle(found, &scope.gate);
     let source = parsed.skeleton.text();
@@ -1538,10 +1542,10 @@ impl KapiServer {
     async fn check_text(
         &self,
         peer: Peer<RoleServer>,
-        Parameters(p): Parameters<CheckTextParams>,
+        Parameters(mut p): Parameters<CheckTextParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match run_check_text(&app, &p) {
+        match run_check_text(&app, &mut p) {
             Ok((report, notes)) => {
                 let text = render_check(&report, &notes);
                 answer(&report, Some(text))
@@ -1555,10 +1559,10 @@ impl KapiServer {
     async fn voice_check(
         &self,
         peer: Peer<RoleServer>,
-        Parameters(p): Parameters<VoiceParams>,
+        Parameters(mut p): Parameters<VoiceParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        respond(run_voice_check(&app, &p), render_voice)
+        respond(run_voice_check(&app, &mut p), render_voice)
     }
 
     /// Swap each forbidden, competitor or deprecated term in a text for the project's replacement, keeping a leading capital. Deterministic: never rephrases; terms with no replacement are listed as unchanged. Code is left alone.
@@ -1566,10 +1570,10 @@ impl KapiServer {
     async fn voice_rewrite(
         &self,
         peer: Peer<RoleServer>,
-        Parameters(p): Parameters<VoiceParams>,
+        Parameters(mut p): Parameters<VoiceParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        respond(run_voice_rewrite(&app, &p), render_rewrite)
+        respond(run_voice_rewrite(&app, &mut p), render_rewrite)
     }
 
     /// The terms' findings alone on a text (rules `terms.*`), and every project term found in it with its status (preferred, admitted, deprecated, forbidden, competitor).
@@ -1577,10 +1581,10 @@ impl KapiServer {
     async fn term_check(
         &self,
         peer: Peer<RoleServer>,
-        Parameters(p): Parameters<TermCheckParams>,
+        Parameters(mut p): Parameters<TermCheckParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        respond(run_term_check(&app, &p), render_terms)
+        respond(run_term_check(&app, &mut p), render_terms)
     }
 
     /// The format kapi would read a file or content with (a collection's declared format, else the extension, else sniffing), and what that format can do.
@@ -1679,7 +1683,7 @@ mod tests {
         let app = fx.app();
         let (good, _) = run_check_text(
             &app,
-            &text_params("Select **Save** to sign in.\n", Some("docs/guide.md")),
+            &mut text_params("Select **Save** to sign in.\n", Some("docs/guide.md")),
         )
         .unwrap();
         assert!(good.pass, "{good:?}");
@@ -1690,7 +1694,7 @@ mod tests {
 
         let (bad, _) = run_check_text(
             &app,
-            &text_params(
+            &mut text_params(
                 "# Guide\n\nSimply utilize Confluence to login.\n",
                 Some("docs/guide.md"),
             ),
@@ -1716,35 +1720,35 @@ mod tests {
     fn check_text_refuses_a_profile_with_a_context_path_and_a_path_outside() {
         let fx = Fixture::new();
         let app = fx.app();
-        let both = CheckTextParams {
+        let mut both = CheckTextParams {
             profile: Some("web".into()),
             ..text_params("Hello.", Some("docs/a.md"))
         };
-        let e = run_check_text(&app, &both).unwrap_err();
+        let e = run_check_text(&app, &mut both).unwrap_err();
         assert_eq!(e.kind(), crate::error::ErrorKind::Usage);
         assert!(e.to_string().contains(BOTH_SCOPES), "{e}");
 
-        let e =
-            run_check_text(&app, &text_params("Hello.", Some("../elsewhere/a.md"))).unwrap_err();
+        let e = run_check_text(&app, &mut text_params("Hello.", Some("../elsewhere/a.md")))
+            .unwrap_err();
         assert!(matches!(e, HostError::OutsideProject { .. }), "{e}");
         assert!(e.to_string().contains("../elsewhere/a.md"), "{e}");
 
-        let unknown = CheckTextParams {
+        let mut unknown = CheckTextParams {
             profile: Some("nope".into()),
             ..text_params("Hello.", None)
         };
-        let e = run_check_text(&app, &unknown).unwrap_err();
+        let e = run_check_text(&app, &mut unknown).unwrap_err();
         assert!(e.to_string().contains("nope"), "{e}");
     }
 
     #[test]
     fn check_text_with_a_profile_or_no_project() {
         let fx = Fixture::new();
-        let by_profile = CheckTextParams {
+        let mut by_profile = CheckTextParams {
             profile: Some("web".into()),
             ..text_params("Please login.\n", None)
         };
-        let (report, _) = run_check_text(&fx.app(), &by_profile).unwrap();
+        let (report, _) = run_check_text(&fx.app(), &mut by_profile).unwrap();
         assert_eq!(rules(&report.findings), ["terms.deprecated"]);
         assert_eq!(report.findings[0].path, SNIPPET);
 
@@ -1755,36 +1759,37 @@ mod tests {
             ..Default::default()
         };
         let app = App::new(env, empty.path().to_path_buf(), None);
-        let (report, notes) = run_check_text(&app, &text_params("Please login.\n", None)).unwrap();
+        let (report, notes) =
+            run_check_text(&app, &mut text_params("Please login.\n", None)).unwrap();
         assert!(report.pass && report.findings.is_empty());
         assert_eq!(report.coverage.ran, ["hygiene"]);
         assert!(notes[0].contains("no kapi project"), "{notes:?}");
-        let e = run_check_text(&app, &text_params("x", Some("docs/a.md"))).unwrap_err();
+        let e = run_check_text(&app, &mut text_params("x", Some("docs/a.md"))).unwrap_err();
         assert!(matches!(e, HostError::NoProject { .. }), "{e}");
     }
 
     #[test]
     fn check_text_reads_with_the_format_named() {
         let fx = Fixture::new();
-        let json = CheckTextParams {
+        let mut json = CheckTextParams {
             format: Some("json".into()),
             ..text_params("{\"title\": \"Please login\"}", None)
         };
-        let (report, _) = run_check_text(&fx.app(), &json).unwrap();
+        let (report, _) = run_check_text(&fx.app(), &mut json).unwrap();
         assert_eq!(rules(&report.findings), ["terms.deprecated"]);
         assert_eq!(report.findings[0].block.as_deref(), Some("title"));
-        let bad = CheckTextParams {
+        let mut bad = CheckTextParams {
             format: Some("nope".into()),
             ..text_params("x", None)
         };
-        let e = run_check_text(&fx.app(), &bad).unwrap_err();
+        let e = run_check_text(&fx.app(), &mut bad).unwrap_err();
         assert!(matches!(e, HostError::UnknownFormatId { .. }), "{e}");
-        let broken = CheckTextParams {
+        let mut broken = CheckTextParams {
             format: Some("json".into()),
             ..text_params("{\"a\": ", None)
         };
         assert!(matches!(
-            run_check_text(&fx.app(), &broken),
+            run_check_text(&fx.app(), &mut broken),
             Err(HostError::Read { .. })
         ));
     }
@@ -1800,10 +1805,10 @@ mod tests {
     #[test]
     fn voice_check_gives_the_voice_findings_alone() {
         let fx = Fixture::new();
-        let good = run_voice_check(&fx.app(), &voice("Utilize it to login.\n")).unwrap();
+        let good = run_voice_check(&fx.app(), &mut voice("Utilize it to login.\n")).unwrap();
         assert!(good.pass && good.findings.is_empty(), "{good:?}");
         assert_eq!(good.voice.as_ref().map(|v| v.name.as_str()), Some("Test"));
-        let bad = run_voice_check(&fx.app(), &voice("Simply utilize it.\n")).unwrap();
+        let bad = run_voice_check(&fx.app(), &mut voice("Simply utilize it.\n")).unwrap();
         assert!(!bad.pass);
         assert_eq!(rules(&bad.findings), ["voice.prohibited-pattern"]);
         assert_eq!(bad.summary.major, 1);
@@ -1813,7 +1818,7 @@ mod tests {
     fn voice_rewrite_swaps_terms_keeping_the_capital_and_leaves_code_alone() {
         let fx = Fixture::new();
         let text = "Utilize the CLI, then utilize it to login. Run `utilize()` in Confluence.\n";
-        let r = run_voice_rewrite(&fx.app(), &voice(text)).unwrap();
+        let r = run_voice_rewrite(&fx.app(), &mut voice(text)).unwrap();
         assert_eq!(
             r.text,
             "Use the CLI, then use it to sign in. Run `utilize()` in Confluence.\n"
@@ -1839,7 +1844,7 @@ mod tests {
         assert_eq!(r.unchanged[0].text, "Confluence");
         assert_eq!(r.unchanged[0].status, TermStatus::Competitor);
 
-        let same = run_voice_rewrite(&fx.app(), &voice("Select **Save**.\n")).unwrap();
+        let same = run_voice_rewrite(&fx.app(), &mut voice("Select **Save**.\n")).unwrap();
         assert_eq!(same.text, "Select **Save**.\n");
         assert!(same.replacements.is_empty() && same.unchanged.is_empty());
     }
@@ -1867,14 +1872,14 @@ mod tests {
     #[test]
     fn term_check_gives_the_terms_findings_and_every_term_found() {
         let fx = Fixture::new();
-        let good = run_term_check(&fx.app(), &terms("Simply sign in.\n")).unwrap();
+        let good = run_term_check(&fx.app(), &mut terms("Simply sign in.\n")).unwrap();
         assert!(good.pass && good.findings.is_empty(), "{good:?}");
         assert_eq!(good.lang, "en");
         assert_eq!(good.terms.len(), 1);
         assert_eq!(good.terms[0].status, TermStatus::Preferred);
         assert_eq!((good.terms[0].start, good.terms[0].end), (7, 14));
 
-        let bad = run_term_check(&fx.app(), &terms("Please login, then sign in.\n")).unwrap();
+        let bad = run_term_check(&fx.app(), &mut terms("Please login, then sign in.\n")).unwrap();
         // A deprecated term is minor: the default gate (major) still passes.
         assert!(bad.pass && bad.summary.minor == 1);
         assert_eq!(rules(&bad.findings), ["terms.deprecated"]);
@@ -1893,12 +1898,12 @@ mod tests {
         assert_eq!(bad.terms[0].replacement.as_deref(), Some("sign in"));
 
         // A language with no terms of its own: nothing found, and the note says so.
-        let fr = TermCheckParams {
+        let mut fr = TermCheckParams {
             lang: Some("fr".into()),
             context_path: None,
             ..terms("Please login.\n")
         };
-        let none = run_term_check(&fx.app(), &fr).unwrap();
+        let none = run_term_check(&fx.app(), &mut fr).unwrap();
         assert_eq!(none.lang, "fr");
         assert!(none.findings.iter().all(|f| f.rule != "terms.deprecated"));
         assert!(none.terms.iter().all(|t| t.text != "login"));

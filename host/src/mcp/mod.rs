@@ -15,6 +15,7 @@ mod content;
 mod listing;
 mod review;
 mod server;
+mod stdio;
 mod translation;
 mod writing;
 
@@ -55,10 +56,7 @@ pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostErr
         })?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let service = match server::Presence(server)
-            .serve(rmcp::transport::stdio())
-            .await
-        {
+        let service = match server::Presence(server).serve(stdio::Stdio::new()).await {
             Ok(service) => service,
             // A client that leaves before initializing ends the session, not in failure.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
