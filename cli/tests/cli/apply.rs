@@ -966,6 +966,30 @@ fn the_next_apply_removes_what_a_killed_one_left() {
 /// A file kapi decodes (ISO-8859-1 properties, UTF-16 text) is read back from its written
 /// bytes, which are then the bytes that land, in the file's own encoding.
 #[test]
+fn an_edit_that_would_change_how_a_file_decodes_is_refused() {
+    // Latin-1 (a lone 0xE9 is no UTF-8) with one line that is also UTF-8 for `é`: an edit
+    // that takes the lone byte out leaves a file the next read decodes as UTF-8, so the
+    // other line would read `é` where it read `Ã©`.
+    let kapi = shop();
+    let before = b"first=Caf\xc3\xa9\nsecond=Caf\xe9 open\n".to_vec();
+    kapi.write("docs/labels.properties", &before);
+    let (at, rev, _) = block(&kapi, "docs/labels.properties", "open");
+    let change = set(json!([{"op": "set_content", "at": at, "if_match": rev,
+        "content": "Closed"}]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    let out = run.json();
+    assert_eq!(out["status"], "refused");
+    let message = out["operations"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("another encoding than ISO-8859-1"),
+        "{message}"
+    );
+    let after = std::fs::read(kapi.path().join("docs/labels.properties")).unwrap_or_default();
+    assert_eq!(after, before);
+}
+
+#[test]
 fn an_edit_of_a_file_in_another_encoding_lands_in_that_encoding() {
     let kapi = shop();
     kapi.write("docs/labels.properties", b"greeting=Caf\xe9 open\n");

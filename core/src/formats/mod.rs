@@ -356,6 +356,17 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// The encoding's name, as a person reads it (`ISO-8859-1`, `windows-1251`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "UTF-8",
+            Encoding::Utf16Le => "UTF-16LE",
+            Encoding::Utf16Be => "UTF-16BE",
+            Encoding::Latin1 => "ISO-8859-1",
+            Encoding::Legacy(e) => e.name(),
+        }
+    }
+
     /// Decodes `bytes` to text. UTF-16 without a BOM is never guessed here.
     pub fn decode(self, bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, ReadError> {
         use std::borrow::Cow;

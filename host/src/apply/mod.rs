@@ -688,8 +688,10 @@ impl Service<'_> {
 /// Takes the written bytes and hands them back: the read back takes them as its text (no copy
 /// beside them), and they are the file's bytes again after it (the container, the text of a
 /// file read as UTF-8, or that text encoded as the file was). `file`'s own text is gone by
-/// then (see [`Service::stage`]), so bytes that would not come back the same (never seen: the
-/// SHA-256 of what was written is the test) refuse the file rather than write anything else.
+/// then (see [`Service::stage`]). Bytes that do not come back the same (the SHA-256 of what
+/// was written is the test) are bytes the next read would decode otherwise: a Latin-1 file
+/// whose edit leaves it valid UTF-8 reads back as UTF-8, its other accented letters changed.
+/// That refuses the file.
 fn verify(
     file: &File,
     fi: usize,
@@ -714,8 +716,9 @@ fn verify(
     match again.filter(|b| written.same(b)) {
         Some(bytes) => Ok((revs, bytes)),
         None => Err(format!(
-            "the {} writer's bytes would not read back as the same file; nothing was written",
-            file.format.info().name
+            "after this edit `{}` would read back in another encoding than {} (its other text would change); nothing was written",
+            file.doc,
+            encoding.name()
         )),
     }
 }

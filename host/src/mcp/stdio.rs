@@ -8,7 +8,8 @@
 //! behaviour, kept: a line longer than 16 MiB is dropped unanswered, input that is not JSON
 //! is ignored, JSON of the wrong shape is answered `Invalid request`, an unknown
 //! notification is ignored, a leading BOM and a `\r` before the `\n` are allowed. Sending is
-//! rmcp's writer itself.
+//! rmcp's writer itself. Unlike rmcp, a message that repeats a key is read with its last
+//! value (serde_json's `Value`), not refused; and nothing is logged.
 
 use rmcp::RoleServer;
 use rmcp::model::{ClientRequest, ErrorData, JsonRpcMessage};
@@ -30,6 +31,10 @@ pub(super) struct Stdio {
     line: Vec<u8>,
     /// Dropping the rest of a line already too long.
     discarding: bool,
+    /// The `Invalid request` answer being written: sent before the next line is read, as
+    /// rmcp does (a peer that stops reading stops being read), and its task is awaited, not
+    /// restarted, when `receive` was dropped while it ran.
+    answering: Option<tokio::task::JoinHandle<Result<(), std::io::Error>>>,
 }
 
 impl Stdio {
@@ -39,6 +44,7 @@ impl Stdio {
             read: BufReader::new(tokio::io::stdin()),
             line: Vec::new(),
             discarding: false,
+            answering: None,
         }
     }
 
@@ -94,6 +100,14 @@ impl Transport<RoleServer> for Stdio {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if let Some(answering) = self.answering.as_mut() {
+                let sent = answering.await;
+                self.answering = None;
+                // As rmcp: an answer that cannot be written ends the session.
+                if !matches!(sent, Ok(Ok(()))) {
+                    return None;
+                }
+            }
             match self.read_line().await {
                 Line::Whole => {}
                 Line::Oversized => continue,
@@ -105,12 +119,11 @@ impl Transport<RoleServer> for Stdio {
                 Parsed::Message(message) => return Some(*message),
                 Parsed::Ignored => {}
                 Parsed::Invalid => {
-                    // Answered on the side: `receive` may be dropped at any await.
                     let answer = TxJsonRpcMessage::<RoleServer>::error(
                         ErrorData::invalid_request("Invalid request", None),
                         None,
                     );
-                    drop(tokio::spawn(self.out.send(answer)));
+                    self.answering = Some(tokio::spawn(self.out.send(answer)));
                 }
             }
         }
