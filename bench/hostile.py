@@ -304,27 +304,25 @@ def html_paragraphs(size):
     return head + body + "</body>\n</html>\n"
 
 
-def one_list(size):
-    """Markdown of about `size` bytes that is one list of short items: no blank line between
-    blocks, so the reader finds no place to cut it."""
+def pieces(size, piece):
+    """`piece(0)`, `piece(1)`, ... joined until they come to about `size` bytes."""
     out, total, i = [], 0, 0
     while total < size:
-        line = f"- item {i} of the list\n"
-        out.append(line)
-        total += len(line)
+        out.append(piece(i))
+        total += len(out[-1])
         i += 1
     return "".join(out)
 
 
+def one_list(size):
+    """Markdown of about `size` bytes that is one list of short items: no blank line between
+    blocks, so the reader finds no place to cut it."""
+    return pieces(size, lambda i: f"- item {i} of the list\n")
+
+
 def inline_paragraph(size):
     """HTML of about `size` bytes that is one paragraph of bold words: a code per tag."""
-    words, total, i = [], 0, 0
-    while total < size:
-        word = f"<b>w{i % 10}</b> "
-        words.append(word)
-        total += len(word)
-        i += 1
-    return "<p>" + "".join(words) + "</p>\n"
+    return "<p>" + pieces(size, lambda i: f"<b>w{i % 10}</b> ") + "</p>\n"
 
 
 def yaml_catalog(size):
