@@ -396,5 +396,24 @@ fn a_file_of_millions_of_short_paragraphs_is_checked_a_block_at_a_time() {
     assert_eq!(text.len(), 18 * 1_400_000 - 2);
 }
 
+/// A 36 MB Markdown file that is one list of 1.9 million items: the reader cuts it between
+/// items (the list is tight), so pulldown-cmark's tree is a piece's, not the list's (which
+/// alone grew to a 300 MB allocation, past the bound).
+#[test]
+#[cfg(unix)]
+fn a_file_that_is_one_long_list_is_read_a_piece_at_a_time() {
+    let kapi = Kapi::empty();
+    kapi.write("list.md", "- Open the window.\n".repeat(1_900_000));
+    for args in ["check --json list.md", "inspect --json --limit 2 list.md"] {
+        let report = within(&kapi, LIMIT_KB, args);
+        let blocks = if args.starts_with("check") {
+            &report["target"]["blocks"]
+        } else {
+            &report["total"]
+        };
+        assert_eq!(blocks, 1_900_000, "{args}");
+    }
+}
+
 /// The address space the short-paragraph test allows, in KB.
 const LIMIT_KB: u32 = 400_000;

@@ -267,8 +267,11 @@ struct Plan {
 /// before a top-level paragraph or heading that follows a blank line, at least `piece`
 /// bytes apart: there no block is open (lists, quotes and fences have ended) and nothing
 /// before bears on how what follows reads, so each piece reads as it would in the whole
-/// file. No cut when the file defines link references, which reach across it. The pass
-/// also counts the blocks, so the document's vectors are allocated once, at their size.
+/// file. A file that is one long list is cut too, before a top-level item that is not the
+/// list's first, when the list is tight from its start to its end (see [`ListCut`]): its
+/// items read the same as the items of two lists. No cut when the file defines link
+/// references, which reach across it. The pass also counts the blocks, so the document's
+/// vectors are allocated once, at their size.
 fn plan(body: &str, piece: usize) -> Plan {
     let piece = piece.max(1);
     let (mut cuts, mut blocks, mut from) = (Vec::new(), FRONT_FIELDS.len(), 0);
@@ -286,6 +289,7 @@ fn plan(body: &str, piece: usize) -> Plan {
     // link references, which reach across it, or when a `---` line in a window may open a
     // metadata block that a line past the window closes.
     let mut span = 3 * piece;
+    let mut lists = ListCut::default();
     while from < body.len() {
         let end = line_end(body, from.saturating_add(span));
         let last = end == body.len();
@@ -293,26 +297,33 @@ fn plan(body: &str, piece: usize) -> Plan {
         let mut events = Parser::new_ext(window, options()).into_offset_iter();
         whole |= events.reference_definitions().iter().next().is_some();
         let (mut depth, mut next, mut counted) = (0usize, None, 0);
+        lists.open = false;
         for (event, range) in events.by_ref() {
             let at = from + range.start;
             match event {
                 Event::Start(tag) => {
-                    if depth == 0
+                    let far = at >= from + piece && (last || at + piece / 2 < end);
+                    let block = depth == 0
                         && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
-                        && at >= from + piece
-                        && (last || at + piece / 2 < end)
-                        && after_blank_line(body, at)
-                    {
+                        && after_blank_line(body, at);
+                    let item = depth == 1 && matches!(tag, Tag::Item);
+                    if far && (block || item && lists.may_cut(body, at)) {
                         next = Some(at);
                         break;
                     }
+                    lists.start(&tag, depth);
                     // A tight list item's text is a block without a paragraph of its own.
                     if matches!(tag, Tag::Item) || is_leaf(&tag) {
                         counted += 1;
                     }
                     depth += 1;
                 }
-                Event::End(_) => depth = depth.saturating_sub(1),
+                Event::End(_) => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        lists.open = false;
+                    }
+                }
                 Event::Rule if depth == 0 && last_closing.is_some_and(|c| c >= end) => {
                     whole |= opens_metadata(body, at);
                 }
@@ -337,6 +348,112 @@ fn plan(body: &str, piece: usize) -> Plan {
         cuts.clear();
     }
     Plan { cuts, blocks }
+}
+
+/// The top-level list a window is in, for cuts between its items. A cut splits the list in
+/// two, which read as the one did only if the list is tight throughout: a blank line
+/// anywhere between its items makes every item's text a paragraph (another span). So a cut
+/// needs an item before it in the window's part of the list, no paragraph so far straight
+/// inside an item (the list is loose), and no blank line from the cut to the list's end
+/// ([`tight_to_its_end`]). An earlier cut into the same list met the last, so the part of the
+/// list before a window is tight.
+#[derive(Default)]
+struct ListCut {
+    /// A top-level list is open.
+    open: bool,
+    /// Its items so far in this window.
+    items: usize,
+    /// An item's text came as a paragraph: the list is loose.
+    loose: bool,
+    /// The first blank line at or after where the last check began, and whether the list
+    /// ends before anything after it could continue the list (the answer for every cut
+    /// before that line).
+    blank: Option<(usize, bool)>,
+}
+
+impl ListCut {
+    /// Notes a `Start` at `depth` (before it is counted in).
+    fn start(&mut self, tag: &Tag<'_>, depth: usize) {
+        match (depth, tag) {
+            (0, Tag::List(_)) => (self.open, self.items, self.loose) = (true, 0, false),
+            (1, Tag::Item) if self.open => self.items += 1,
+            (2, Tag::Paragraph) if self.open => self.loose = true,
+            _ => {}
+        }
+    }
+
+    /// Whether the top-level item starting at `at` may start a piece.
+    fn may_cut(&mut self, body: &str, at: usize) -> bool {
+        if !self.open || self.items == 0 || self.loose {
+            return false;
+        }
+        match self.blank {
+            Some((blank, tight)) if at < blank => tight,
+            _ => {
+                let blank = first_blank_line(body, at);
+                let tight = tight_to_its_end(body, blank);
+                self.blank = Some((blank, tight));
+                tight
+            }
+        }
+    }
+}
+
+/// Where the first blank line (spaces and tabs only) at or after the line starting at `at`
+/// starts; the text's end when there is none. `\n`, `\r\n` and `\r` end lines.
+fn first_blank_line(body: &str, at: usize) -> usize {
+    let b = body.as_bytes();
+    let mut line = at;
+    while line < b.len() {
+        let mut i = line;
+        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        if i < b.len() && (b[i] == b'\n' || b[i] == b'\r') {
+            return line;
+        }
+        // The next line: past this one's end.
+        let Some(end) = b[i..].iter().position(|&c| c == b'\n' || c == b'\r') else {
+            return b.len();
+        };
+        let end = i + end;
+        line = if b[end] == b'\r' && b.get(end + 1) == Some(&b'\n') {
+            end + 2
+        } else {
+            end + 1
+        };
+    }
+    b.len()
+}
+
+/// Whether a list open before the blank line at `blank` (or the text's end) has ended by
+/// then: the next line with text after the blank lines starts at the margin and is no list
+/// item (an indented line or an item would carry the list on, loose).
+fn tight_to_its_end(body: &str, blank: usize) -> bool {
+    let rest = body.get(blank..).unwrap_or_default();
+    let Some(next) = rest
+        .split(['\n', '\r'])
+        .find(|line| !line.bytes().all(|c| c == b' ' || c == b'\t'))
+    else {
+        return true;
+    };
+    !next.starts_with([' ', '\t']) && !is_list_marker(next)
+}
+
+/// Whether `line` starts like a list item: `-`, `+`, `*`, or one to nine digits and `.` or
+/// `)`, then a space, a tab or the line's end.
+fn is_list_marker(line: &str) -> bool {
+    let b = line.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let after = match b.first() {
+        Some(b'-' | b'+' | b'*') => 1,
+        Some(c) if c.is_ascii_digit() && digits <= 9 => match b.get(digits) {
+            Some(b'.' | b')') => digits + 1,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    matches!(b.get(after), None | Some(b' ' | b'\t'))
 }
 
 /// Where the last line that could close a metadata block (`---` or `...`) starts.
@@ -1527,6 +1644,20 @@ mod tests {
             "> quote\n\n> again\n\nPlain.\n\nPara\n---\n\n# H\n\nText *a\n\nb* c.\n",
             "---\ntitle: T\n\n---\n\nBody.\n\n---\n\nAfter a rule.\n\n| a | b |\n|---|---|\n| c | d |\n\nX.\n",
             "\u{feff}# Title\r\n\r\nOne.\r\n\r\nTwo.\r\n",
+            // Lists cut between items, or kept whole where a cut would change them.
+            "- a\n- b\n- c\n\n- d\n",
+            "- a\n- b\n- c\n\nAfter.\n",
+            "1. a\n2. b\n3) c\n* d\n+ e\n- f\n",
+            "- a\n  - nested\n  - more\n- b\n  continued\nlazy\n- c\n\nPara.\n",
+            "- a\n- b\n\n  a second paragraph of b\n- c\n",
+            "- a\r- b\r\r- c\r- d\r",
+            "- a\r\n- b\r\n  \r\n- c\r\n",
+            "- a\n- ```\n  code\n\n  more\n  ```\n- c\n",
+            "- a\n- b\n# H\n- c\n- d\n\n- e\n",
+            "- a\n- b\n***\n- c\n- d\n\n\tindented\n",
+            "- a\n- b\n> quote\n- c\n\n> more\n",
+            "10. a\n11. b\n12. c\n\n13. d\n",
+            "- [ ] task\n- [x] done\n- plain\n",
         ] {
             inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
         }
@@ -1545,7 +1676,12 @@ mod tests {
         assert!(cut > 1000, "{cut} cuts");
         // Link references reach across the file: such a file is read whole.
         assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts.is_empty());
-        assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3]);
+        assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3, 10]);
+        // A tight list is cut before each item but its first; one a blank line makes loose,
+        // before or after the cut, is not.
+        assert_eq!(plan("- a\n- b\n- c\n\nEnd.\n", 1).cuts, [4, 8, 13]);
+        assert_eq!(plan("- a\n- b\n- c\n\n- d\n", 1).cuts, Vec::<usize>::new());
+        assert_eq!(plan("- a\n\n- b\n- c\n", 1).cuts, Vec::<usize>::new());
         // A `---` line a window ends before the closing line of: the metadata block it opens
         // reaches across the windows, so the file is read whole, and counted to its end.
         let far = format!(
