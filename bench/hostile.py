@@ -325,6 +325,16 @@ def inline_paragraph(size):
     return "<p>" + pieces(size, lambda i: f"<b>w{i % 10}</b> ") + "</p>\n"
 
 
+def emphasis_paragraph(size):
+    """Markdown of about `size` bytes that is one paragraph of emphasised words."""
+    return pieces(size, lambda i: f"*w{i % 10}* ") + "\n"
+
+
+def placeholder_value(size):
+    """A JSON catalog of one value of about `size` bytes, a `{a}` placeholder per word."""
+    return json.dumps({"k": pieces(size, lambda i: "{a} ")})
+
+
 def yaml_catalog(size):
     """A Rails-style YAML catalog of about `size` bytes: `en:` over groups of 100 keys, each
     a short quoted string."""
@@ -558,8 +568,13 @@ CASES = [
          apply_case(text_input("input.html", SHORT_HTML))),
     Case("markdown-one-list-20mb", "`kapi check`: 20 MB of Markdown that is one list",
          read_case("check", text_input("input.md", lambda: one_list(MB20)))),
-    Case("html-inline-10mb", "`kapi check`: one 10 MB HTML paragraph of a million bold words",
-         read_case("check", text_input("input.html", lambda: inline_paragraph(10 * 1024 * 1024)))),
+    # A block of many inline codes (not yet bounded: about 100x and more).
+    Case("html-inline-2mb", "`kapi check`: one 2 MB HTML paragraph of 200,000 bold words",
+         read_case("check", text_input("input.html", lambda: inline_paragraph(2_000_000)))),
+    Case("markdown-emphasis-2mb", "`kapi check`: one 2 MB Markdown paragraph of 400,000 emphasised words",
+         read_case("check", text_input("input.md", lambda: emphasis_paragraph(2_000_000)))),
+    Case("json-placeholders-2mb", "`kapi check`: one 2 MB JSON value of 500,000 placeholders",
+         read_case("check", text_input("input.json", lambda: placeholder_value(2_000_000)))),
     Case("text-short-20mb", "`kapi inspect`: 20 MB of short plain-text paragraphs",
          read_case("inspect", text_input("input.txt", SHORT_TEXT))),
     Case("text-short-20mb-check", "`kapi check`: the 20 MB of short plain-text paragraphs",
