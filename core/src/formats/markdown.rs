@@ -311,7 +311,7 @@ fn plan(body: &str, piece: usize) -> Plan {
                         next = Some(at);
                         break;
                     }
-                    lists.start(&tag, depth);
+                    lists.start(&tag, depth, at);
                     // A tight list item's text is a block without a paragraph of its own.
                     if matches!(tag, Tag::Item) || is_leaf(&tag) {
                         counted += 1;
@@ -352,61 +352,65 @@ fn plan(body: &str, piece: usize) -> Plan {
 
 /// The top-level list a window is in, for cuts between its items. A cut splits the list in
 /// two, which read as the one did only if the list is tight throughout: a blank line
-/// anywhere between its items makes every item's text a paragraph (another span). So a cut
-/// needs an item before it in the window's part of the list, no paragraph so far straight
-/// inside an item (the list is loose), and no blank line from the cut to the list's end
-/// ([`tight_to_its_end`]). An earlier cut into the same list met the last, so the part of the
-/// list before a window is tight.
+/// anywhere in it (between items, or between an item's children) makes every item's text a
+/// paragraph (another span), whatever the items hold. So a cut needs an item before it in
+/// the window's part of the list and no blank line from the list's start to its end: none
+/// from the start to the cut, and the first after it past the list's end
+/// ([`tight_to_its_end`]). A list a window starts inside began at an earlier cut, which met
+/// the same test, so its start here stands for the list's.
 #[derive(Default)]
 struct ListCut {
     /// A top-level list is open.
     open: bool,
+    /// Where it starts (in this window).
+    start: usize,
     /// Its items so far in this window.
     items: usize,
-    /// An item's text came as a paragraph: the list is loose.
-    loose: bool,
-    /// The first blank line at or after where the last check began, and whether the list
-    /// ends before anything after it could continue the list (the answer for every cut
-    /// before that line).
-    blank: Option<(usize, bool)>,
+    /// The first blank line at or after every offset from `.0` to it (`.1`), and whether a
+    /// list open before it has ended by then (`.2`): one scan serves every list and cut in
+    /// that stretch.
+    blank: Option<(usize, usize, bool)>,
 }
 
 impl ListCut {
-    /// Notes a `Start` at `depth` (before it is counted in).
-    fn start(&mut self, tag: &Tag<'_>, depth: usize) {
+    /// Notes a `Start` at `depth` and offset `at` (before it is counted in).
+    fn start(&mut self, tag: &Tag<'_>, depth: usize, at: usize) {
         match (depth, tag) {
-            (0, Tag::List(_)) => (self.open, self.items, self.loose) = (true, 0, false),
+            (0, Tag::List(_)) => (self.open, self.start, self.items) = (true, at, 0),
             (1, Tag::Item) if self.open => self.items += 1,
-            (2, Tag::Paragraph) if self.open => self.loose = true,
             _ => {}
         }
     }
 
     /// Whether the top-level item starting at `at` may start a piece.
     fn may_cut(&mut self, body: &str, at: usize) -> bool {
-        if !self.open || self.items == 0 || self.loose {
+        if !self.open || self.items == 0 {
             return false;
         }
-        match self.blank {
-            Some((blank, tight)) if at < blank => tight,
-            _ => {
-                let blank = first_blank_line(body, at);
-                let tight = tight_to_its_end(body, blank);
-                self.blank = Some((blank, tight));
-                tight
+        let (blank, tight) = match self.blank {
+            Some((from, blank, tight)) if from <= self.start && self.start <= blank => {
+                (blank, tight)
             }
-        }
+            _ => {
+                let blank = first_blank_line(body, self.start);
+                let tight = tight_to_its_end(body, blank);
+                self.blank = Some((self.start, blank, tight));
+                (blank, tight)
+            }
+        };
+        at < blank && tight
     }
 }
 
-/// Where the first blank line (spaces and tabs only) at or after the line starting at `at`
-/// starts; the text's end when there is none. `\n`, `\r\n` and `\r` end lines.
+/// Where the first blank line (only spaces, tabs, vertical tabs and form feeds, as
+/// pulldown-cmark counts one) at or after the line starting at `at` starts; the text's end
+/// when there is none. `\n`, `\r\n` and `\r` end lines.
 fn first_blank_line(body: &str, at: usize) -> usize {
     let b = body.as_bytes();
     let mut line = at;
     while line < b.len() {
         let mut i = line;
-        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
+        while i < b.len() && is_blank_space(b[i]) {
             i += 1;
         }
         if i < b.len() && (b[i] == b'\n' || b[i] == b'\r') {
@@ -433,11 +437,16 @@ fn tight_to_its_end(body: &str, blank: usize) -> bool {
     let rest = body.get(blank..).unwrap_or_default();
     let Some(next) = rest
         .split(['\n', '\r'])
-        .find(|line| !line.bytes().all(|c| c == b' ' || c == b'\t'))
+        .find(|line| !line.bytes().all(is_blank_space))
     else {
         return true;
     };
-    !next.starts_with([' ', '\t']) && !is_list_marker(next)
+    !next.bytes().next().is_some_and(is_blank_space) && !is_list_marker(next)
+}
+
+/// What a blank line may hold besides its end.
+fn is_blank_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | 0x0b | 0x0c)
 }
 
 /// Whether `line` starts like a list item: `-`, `+`, `*`, or one to nine digits and `.` or
@@ -1658,6 +1667,13 @@ mod tests {
             "- a\n- b\n> quote\n- c\n\n> more\n",
             "10. a\n11. b\n12. c\n\n13. d\n",
             "- [ ] task\n- [x] done\n- plain\n",
+            // Loose by a blank line before the cut, with no paragraph straight in an item.
+            "- # A\n\n- b\n",
+            "- ```\n  x\n  ```\n\n- b\n- c\n",
+            "- - x\n\n- b\n",
+            "- | a |\n  |---|\n\n- b\n",
+            "- a\n- # b\n\x0c\n- c\n",
+            "- a\n- b\n\x0b\n- c\n",
         ] {
             inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
         }
