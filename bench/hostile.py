@@ -475,6 +475,16 @@ def apply_case(make):
     return run
 
 
+def verbs(name, what, make, edits=True):
+    """The cases of one input (`make` writes it): `kapi inspect` (`name`), `kapi check`
+    (`name-check`) and, in a format kapi edits, one `kapi apply` edit (`name-apply`)."""
+    cases = [Case(name, f"`kapi inspect`: {what}", read_case("inspect", make)),
+             Case(f"{name}-check", f"`kapi check`: {what}", read_case("check", make))]
+    if edits:
+        cases.append(Case(f"{name}-apply", f"`kapi apply`: one edit in {what}", apply_case(make)))
+    return cases
+
+
 def text_input(name, text):
     return lambda case_dir: write(case_dir, name, text() if callable(text) else text)
 
@@ -510,62 +520,25 @@ CASES = [
          read_case("inspect", docx_input(lambda: nested_tables(33000)))),
     Case("docx-inflate-190mb", "`kapi inspect`: a .docx whose part inflates to 190 MB",
          read_case("inspect", docx_input(lambda: docx_paragraphs(190 * 1024 * 1024)))),
-    Case("docx-inflate-90mb", "`kapi inspect`: a .docx whose part inflates to 90 MB",
-         read_case("inspect", docx_input(lambda: docx_paragraphs(90 * 1024 * 1024)))),
-    Case("docx-inflate-90mb-check", "`kapi check`: the same 90 MB part",
-         read_case("check", docx_input(lambda: docx_paragraphs(90 * 1024 * 1024)))),
-    Case("docx-inflate-90mb-apply", "`kapi apply`: one edit in the same 90 MB part",
-         apply_case(docx_input(lambda: docx_paragraphs(90 * 1024 * 1024)))),
-    Case("json-catalog-50mb", "`kapi inspect`: a 50 MB JSON catalog",
-         read_case("inspect", text_input("input.json", CATALOG))),
-    Case("json-catalog-50mb-check", "`kapi check`: the 50 MB JSON catalog",
-         read_case("check", text_input("input.json", CATALOG))),
-    Case("json-catalog-50mb-apply", "`kapi apply`: one edit in the 50 MB JSON catalog",
-         apply_case(text_input("input.json", CATALOG))),
+    *verbs("docx-inflate-90mb", "a .docx whose part inflates to 90 MB",
+           docx_input(lambda: docx_paragraphs(90 * 1024 * 1024))),
+    *verbs("json-catalog-50mb", "a 50 MB JSON catalog", text_input("input.json", CATALOG)),
     Case("json-long-key", "`kapi inspect`: 20,000 values under a 1 MB key",
          read_case("inspect", text_input("input.json", LONG_KEY))),
-    Case("markdown-short-45mb", "`kapi inspect`: 45 MB of short Markdown paragraphs",
-         read_case("inspect", text_input("input.md", SHORT_MD))),
-    Case("markdown-short-45mb-check", "`kapi check`: the 45 MB of short paragraphs",
-         read_case("check", text_input("input.md", SHORT_MD))),
-    Case("markdown-short-45mb-apply", "`kapi apply`: one edit in the 45 MB of short paragraphs",
-         apply_case(text_input("input.md", SHORT_MD))),
-    Case("po-catalog-20mb", "`kapi inspect`: a 20 MB PO catalog (one target per message)",
-         read_case("inspect", text_input("input.po", PO))),
-    Case("po-catalog-20mb-check", "`kapi check`: the 20 MB PO catalog",
-         read_case("check", text_input("input.po", PO))),
-    Case("yaml-catalog-20mb", "`kapi inspect`: a 20 MB YAML catalog (groups of short strings)",
-         read_case("inspect", text_input("input.yaml", YAML))),
-    Case("yaml-catalog-20mb-check", "`kapi check`: the 20 MB YAML catalog",
-         read_case("check", text_input("input.yaml", YAML))),
-    Case("yaml-catalog-20mb-apply", "`kapi apply`: one edit in the 20 MB YAML catalog",
-         apply_case(text_input("input.yaml", YAML))),
-    Case("xliff-catalog-20mb", "`kapi inspect`: a 20 MB XLIFF 1.2 file of trans-units",
-         read_case("inspect", text_input("input.xlf", XLIFF))),
-    Case("xliff-catalog-20mb-check", "`kapi check`: the 20 MB XLIFF 1.2 file",
-         read_case("check", text_input("input.xlf", XLIFF))),
-    Case("xliff2-catalog-20mb", "`kapi inspect`: a 20 MB XLIFF 2.0 file of units",
-         read_case("inspect", text_input("input.xlf", XLIFF2))),
-    Case("xliff2-catalog-20mb-check", "`kapi check`: the 20 MB XLIFF 2.0 file",
-         read_case("check", text_input("input.xlf", XLIFF2))),
-    Case("android-strings-20mb", "`kapi inspect`: 20 MB of Android `<string>` resources",
-         read_case("inspect", text_input("strings.xml", ANDROID))),
-    Case("android-strings-20mb-check", "`kapi check`: the 20 MB of Android strings",
-         read_case("check", text_input("strings.xml", ANDROID))),
-    Case("android-strings-20mb-apply", "`kapi apply`: one edit in the 20 MB of Android strings",
-         apply_case(text_input("strings.xml", ANDROID))),
-    Case("properties-catalog-20mb", "`kapi inspect`: a 20 MB Java properties file",
-         read_case("inspect", text_input("input.properties", PROPERTIES))),
-    Case("properties-catalog-20mb-check", "`kapi check`: the 20 MB properties file",
-         read_case("check", text_input("input.properties", PROPERTIES))),
-    Case("properties-catalog-20mb-apply", "`kapi apply`: one edit in the 20 MB properties file",
-         apply_case(text_input("input.properties", PROPERTIES))),
-    Case("html-short-20mb", "`kapi inspect`: 20 MB of short HTML `<p>` paragraphs",
-         read_case("inspect", text_input("input.html", SHORT_HTML))),
-    Case("html-short-20mb-check", "`kapi check`: the 20 MB of short HTML paragraphs",
-         read_case("check", text_input("input.html", SHORT_HTML))),
-    Case("html-short-20mb-apply", "`kapi apply`: one edit in the 20 MB of HTML paragraphs",
-         apply_case(text_input("input.html", SHORT_HTML))),
+    *verbs("markdown-short-45mb", "45 MB of short Markdown paragraphs", text_input("input.md", SHORT_MD)),
+    *verbs("po-catalog-20mb", "a 20 MB PO catalog (one target per message)",
+           text_input("input.po", PO), edits=False),
+    *verbs("yaml-catalog-20mb", "a 20 MB YAML catalog (groups of short strings)",
+           text_input("input.yaml", YAML)),
+    *verbs("xliff-catalog-20mb", "a 20 MB XLIFF 1.2 file of trans-units",
+           text_input("input.xlf", XLIFF), edits=False),
+    *verbs("xliff2-catalog-20mb", "a 20 MB XLIFF 2.0 file of units",
+           text_input("input.xlf", XLIFF2), edits=False),
+    *verbs("android-strings-20mb", "20 MB of Android `<string>` resources",
+           text_input("strings.xml", ANDROID)),
+    *verbs("properties-catalog-20mb", "a 20 MB Java properties file",
+           text_input("input.properties", PROPERTIES)),
+    *verbs("html-short-20mb", "20 MB of short HTML `<p>` paragraphs", text_input("input.html", SHORT_HTML)),
     Case("markdown-one-list-20mb", "`kapi check`: 20 MB of Markdown that is one list",
          read_case("check", text_input("input.md", lambda: one_list(MB20)))),
     # A block of many inline codes (not yet bounded: about 100x and more).
@@ -575,12 +548,7 @@ CASES = [
          read_case("check", text_input("input.md", lambda: emphasis_paragraph(2_000_000)))),
     Case("json-placeholders-2mb", "`kapi check`: one 2 MB JSON value of 500,000 placeholders",
          read_case("check", text_input("input.json", lambda: placeholder_value(2_000_000)))),
-    Case("text-short-20mb", "`kapi inspect`: 20 MB of short plain-text paragraphs",
-         read_case("inspect", text_input("input.txt", SHORT_TEXT))),
-    Case("text-short-20mb-check", "`kapi check`: the 20 MB of short plain-text paragraphs",
-         read_case("check", text_input("input.txt", SHORT_TEXT))),
-    Case("text-short-20mb-apply", "`kapi apply`: one edit in the 20 MB of plain text",
-         apply_case(text_input("input.txt", SHORT_TEXT))),
+    *verbs("text-short-20mb", "20 MB of short plain-text paragraphs", text_input("input.txt", SHORT_TEXT)),
 ]
 
 

@@ -117,17 +117,24 @@ struct Segment {
     verbatim: bool,
 }
 
+impl Segment {
+    /// A text run's segment, at `start` of the view.
+    fn text(start: usize, text: &str, file: Option<usize>) -> Self {
+        Segment {
+            start,
+            len: text.len(),
+            file,
+            verbatim: true,
+        }
+    }
+}
+
 impl<'a> Prose<'a> {
     pub fn from_edition(edition: &'a Edition) -> Self {
         if let [Run::Text { text, src }] = edition.runs.as_slice() {
             return Prose {
                 text: Cow::Borrowed(text),
-                segments: vec![Segment {
-                    start: 0,
-                    len: text.len(),
-                    file: *src,
-                    verbatim: true,
-                }],
+                segments: vec![Segment::text(0, text, *src)],
             };
         }
         let mut prose = Prose::default();
@@ -144,12 +151,7 @@ impl<'a> Prose<'a> {
             match run {
                 Run::Text { text, src } => {
                     prose.text.to_mut().push_str(text);
-                    prose.segments.push(Segment {
-                        start,
-                        len: text.len(),
-                        file: *src,
-                        verbatim: true,
-                    });
+                    prose.segments.push(Segment::text(start, text, *src));
                 }
                 Run::Code(code) => prose.push_mark(code.src),
                 Run::Switch(switch) => {

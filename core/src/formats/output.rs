@@ -86,43 +86,29 @@ impl<'e> Output<'e> {
     }
 }
 
-/// [`Format::read_each`] for a reader of decoded text: `decode` gives the text as the
-/// format's `read` decodes it (borrowed when the bytes are that text), `stream` reads it into
-/// a streaming [`Output`] and returns the document it leaves (no blocks). The returned
-/// skeleton keeps the text: the bytes themselves when they are it, so the file is in memory
-/// once.
-pub(crate) fn stream_decoded(
+/// Decodes `bytes` and runs `read` over the text, then gives the text back owned: the bytes
+/// themselves when they are that text (borrowed by the decoder), so the file is in memory
+/// once; else the decoded copy.
+fn with_text<R>(
     bytes: Vec<u8>,
-    decode: impl FnOnce(&[u8]) -> Result<(Cow<'_, str>, Encoding), ReadError>,
-    stream: impl FnOnce(&str, Each<'_>) -> Result<Document, ReadError>,
-    each: Each<'_>,
-) -> Result<Parsed, ReadError> {
-    let (document, owned, encoding) = {
+    decode: Decode,
+    read: impl FnOnce(&str, Encoding) -> Result<R, ReadError>,
+) -> Result<(R, String, Encoding), ReadError> {
+    let (done, owned, encoding) = {
         let (text, encoding) = decode(&bytes)?;
-        let document = stream(&text, each)?;
-        (document, owned_text(text, bytes.len()), encoding)
+        let done = read(&text, encoding)?;
+        let owned = match text {
+            Cow::Owned(text) => Some(text),
+            Cow::Borrowed(text) if text.len() != bytes.len() => Some(text.to_owned()),
+            Cow::Borrowed(_) => None,
+        };
+        (done, owned, encoding)
     };
-    Ok(Parsed::new(
-        document,
-        Skeleton::owned(adopt(bytes, owned), encoding),
-    ))
-}
-
-/// The decoded text as a `String` when it is not the bytes themselves.
-fn owned_text(text: Cow<'_, str>, len: usize) -> Option<String> {
-    match text {
-        Cow::Owned(text) => Some(text),
-        Cow::Borrowed(text) if text.len() != len => Some(text.to_owned()),
-        Cow::Borrowed(_) => None,
-    }
-}
-
-/// The text a skeleton keeps: the decoded copy, else the bytes, which are that text.
-fn adopt(bytes: Vec<u8>, owned: Option<String>) -> String {
-    owned.unwrap_or_else(|| {
+    let text = owned.unwrap_or_else(|| {
         String::from_utf8(bytes)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-    })
+    });
+    Ok((done, text, encoding))
 }
 
 /// What [`read_picked`] holds of a file.
@@ -191,29 +177,25 @@ pub(crate) fn owned_decoded(
     decode: Decode,
     read: ReadText,
 ) -> Result<Parsed, ReadError> {
-    let (mut parsed, owned) = {
-        let (text, encoding) = decode(&bytes)?;
-        let parsed = read(&text, Skeleton::owned(String::new(), encoding), None)?.finish();
-        (parsed, owned_text(text, bytes.len()))
-    };
-    parsed.skeleton.original = adopt(bytes, owned);
+    let (mut parsed, text, _) = with_text(bytes, decode, |text, encoding| {
+        Ok(read(text, Skeleton::owned(String::new(), encoding), None)?.finish())
+    })?;
+    parsed.skeleton.original = text;
     Ok(parsed)
 }
 
 /// [`super::Format::read_each`] for a text format: `decode`, then `read` handing each block
-/// to `each` ([`stream_decoded`]).
+/// to `each`; the returned skeleton keeps the text (no blocks, no holes).
 pub(crate) fn each_decoded(
     bytes: Vec<u8>,
     decode: Decode,
     read: ReadText,
     each: Each<'_>,
 ) -> Result<Parsed, ReadError> {
-    stream_decoded(
-        bytes,
-        decode,
-        |text, each| Ok(read(text, Skeleton::over(""), Some(each))?.document),
-        each,
-    )
+    let (document, text, encoding) = with_text(bytes, decode, |text, _| {
+        Ok(read(text, Skeleton::over(""), Some(each))?.document)
+    })?;
+    Ok(Parsed::new(document, Skeleton::owned(text, encoding)))
 }
 
 /// The three reads of a text format (`read`, `read_owned`, `read_each`, inside its

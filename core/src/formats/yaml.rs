@@ -265,28 +265,14 @@ fn slice(text: &str, from: usize, to: usize) -> &str {
 
 /// Reads every document of a YAML stream.
 fn parse(text: &str) -> Result<Vec<Node<'_>>, ReadError> {
-    if let Some(at) = text.find('\0') {
-        return Err(ReadError::syntax_at(
-            text,
-            at,
-            "a NUL character: a YAML file holds text",
-        ));
-    }
-    Parser::new(text).stream()
+    Parser::over(text)?.stream()
 }
 
 /// The scalars of a YAML stream that start at `wanted` offsets, read without keeping its tree:
 /// each collection hands its scalars over as it ends and is kept empty (the writer needs the
 /// edited scalars' styles, and a catalog's tree is three times the file).
 fn scalars_at(text: &str, wanted: HashSet<usize>) -> Result<HashMap<usize, Scalar<'_>>, ReadError> {
-    if let Some(at) = text.find('\0') {
-        return Err(ReadError::syntax_at(
-            text,
-            at,
-            "a NUL character: a YAML file holds text",
-        ));
-    }
-    let mut parser = Parser::new(text);
+    let mut parser = Parser::over(text)?;
     parser.harvest = Some(Harvest {
         wanted,
         found: HashMap::new(),
@@ -399,6 +385,18 @@ impl<'a> Parser<'a> {
             harvest.take(item);
         }
         Vec::new()
+    }
+
+    /// A parser of a whole stream, which holds text: a NUL is refused before anything is read.
+    fn over(text: &'a str) -> Result<Self, ReadError> {
+        if let Some(at) = text.find('\0') {
+            return Err(ReadError::syntax_at(
+                text,
+                at,
+                "a NUL character: a YAML file holds text",
+            ));
+        }
+        Ok(Parser::new(text))
     }
 
     fn new(text: &'a str) -> Self {

@@ -641,10 +641,9 @@ impl Service<'_> {
             // The diff now, then the file's text as read goes: the read back holds the
             // written bytes and its own tree, not the first text beside them.
             let diff = diff(file, &bytes);
-            let encoding = file.parsed.skeleton.encoding;
             drop(std::mem::take(&mut self.files[fi].parsed.skeleton.original));
             let file = &self.files[fi];
-            match verify(file, fi, bytes, encoding, &written, touched) {
+            match verify(file, fi, bytes, &written, touched) {
                 Ok((revs, bytes)) => {
                     for (loc, edition) in revs {
                         for &i in touched.get(&loc).into_iter().flatten() {
@@ -696,11 +695,11 @@ fn verify(
     file: &File,
     fi: usize,
     bytes: Vec<u8>,
-    encoding: kapi_core::formats::Encoding,
     written: &crate::document::FileRead,
     touched: &BTreeMap<Loc, Vec<usize>>,
 ) -> Result<(ReadBack, Vec<u8>), String> {
     let (revs, read) = verify_read(file, fi, bytes, touched)?;
+    let encoding = file.parsed.skeleton.encoding;
     let Parsed {
         skeleton,
         container,
