@@ -330,6 +330,15 @@ def emphasis_paragraph(size):
     return pieces(size, lambda i: f"*w{i % 10}* ") + "\n"
 
 
+def marked_paragraphs(size, reference=False):
+    """Markdown of about `size` bytes: short paragraphs a blank line apart, each with
+    emphasis, strong, a code span and a link (pulldown-cmark makes a tree node of each
+    marker); with `reference`, one link reference definition at the end."""
+    line = "Save *the* **file** `now` [x](y) *a* *b* *c*.\n\n"
+    text = line * max(1, size // len(line))
+    return text + "[a]: /url\n" if reference else text
+
+
 def placeholder_value(size):
     """A JSON catalog of one value of about `size` bytes, a `{a}` placeholder per word."""
     return json.dumps({"k": pieces(size, lambda i: "{a} ")})
@@ -541,6 +550,11 @@ CASES = [
     *verbs("html-short-20mb", "20 MB of short HTML `<p>` paragraphs", text_input("input.html", SHORT_HTML)),
     Case("markdown-one-list-20mb", "`kapi check`: 20 MB of Markdown that is one list",
          read_case("check", text_input("input.md", lambda: one_list(MB20)))),
+    *verbs("markdown-marked-20mb", "20 MB of short Markdown paragraphs dense with inline markup",
+           text_input("input.md", lambda: marked_paragraphs(MB20))),
+    # Not yet bounded: a file that defines a link reference is read whole.
+    Case("markdown-reference-10mb", "`kapi check`: 10 MB of such paragraphs and one link reference definition",
+         read_case("check", text_input("input.md", lambda: marked_paragraphs(10 * 1024 * 1024, True)))),
     # A block of many inline codes (not yet bounded: about 100x and more).
     Case("html-inline-2mb", "`kapi check`: one 2 MB HTML paragraph of 200,000 bold words",
          read_case("check", text_input("input.html", lambda: inline_paragraph(2_000_000)))),

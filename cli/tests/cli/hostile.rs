@@ -415,5 +415,27 @@ fn a_file_that_is_one_long_list_is_read_a_piece_at_a_time() {
     }
 }
 
+/// A 3.9 MB Markdown file of paragraphs dense with inline markup (emphasis, strong, code
+/// spans, links: pulldown-cmark makes a node of each marker, about 40 bytes of tree per byte
+/// of text): it is read in windows of a few hundred KB, so the tree is a window's. Read
+/// whole, or planned in 3 MB windows, the tree alone ran past the bound.
+#[test]
+#[cfg(unix)]
+fn a_file_dense_with_inline_markup_is_read_in_small_windows() {
+    let kapi = Kapi::empty();
+    let paragraph = "Save *the* **file** `now` [x](y) *a* *b* *c*.\n\n";
+    let count = 3_900_000 / paragraph.len();
+    kapi.write("dense.md", paragraph.repeat(count));
+    for args in ["check --json dense.md", "inspect --json --limit 2 dense.md"] {
+        let report = within(&kapi, 250_000, args);
+        let blocks = if args.starts_with("check") {
+            &report["target"]["blocks"]
+        } else {
+            &report["total"]
+        };
+        assert_eq!(blocks, count, "{args}");
+    }
+}
+
 /// The address space the short-paragraph test allows, in KB.
 const LIMIT_KB: u32 = 400_000;

@@ -171,10 +171,12 @@ struct Reader<'a, 'e> {
 /// and CLAUDE.md (host `rules::START_MARKER`, `END_MARKER`).
 const KAPI_SECTION: (&str, &str) = ("<!-- kapi:rules -->", "<!-- /kapi:rules -->");
 
-/// A file this large is read in pieces (see [`plan`]).
-const PIECES_FROM: usize = 4 << 20;
-/// About how many bytes one piece holds.
-const PIECE: usize = 1 << 20;
+/// A file this large is read in pieces (see [`plan`]): pulldown-cmark's tree of a window is
+/// up to about 25 times its text (a node for each emphasis marker, code span and line), so
+/// a window is kept to a few hundred KB whatever the file's size.
+const PIECES_FROM: usize = 512 << 10;
+/// About how many bytes one piece holds (the planning windows are three times as large).
+const PIECE: usize = 128 << 10;
 
 /// The file's text: UTF-8, as Markdown is.
 fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, super::Encoding), ReadError> {
@@ -296,20 +298,28 @@ fn plan(body: &str, piece: usize) -> Plan {
         let window = body.get(from..end).unwrap_or_default();
         let mut events = Parser::new_ext(window, options()).into_offset_iter();
         whole |= events.reference_definitions().iter().next().is_some();
-        let (mut depth, mut next, mut counted) = (0usize, None, 0);
+        // The cut is the last place that may start a piece, up to two pieces past the first
+        // (so a piece is about two and a half pieces long and each byte is parsed about
+        // 1.2 times here, not three), with the blocks before it.
+        let (mut depth, mut next, mut first, mut counted) = (0usize, None, None, 0);
+        // `---` lines that may open a metadata block closed past the window.
+        let mut metadata = Vec::new();
         lists.open = false;
         for (event, range) in events.by_ref() {
             let at = from + range.start;
             match event {
                 Event::Start(tag) => {
+                    if first.is_some_and(|first: usize| at > first.saturating_add(2 * piece)) {
+                        break;
+                    }
                     let far = at >= from + piece && (last || at + piece / 2 < end);
                     let block = depth == 0
                         && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
                         && after_blank_line(body, at);
                     let item = depth == 1 && matches!(tag, Tag::Item);
                     if far && (block || item && lists.may_cut(body, at)) {
-                        next = Some(at);
-                        break;
+                        first.get_or_insert(at);
+                        next = Some((at, counted));
                     }
                     lists.start(&tag, depth, at);
                     // A tight list item's text is a block without a paragraph of its own.
@@ -324,14 +334,22 @@ fn plan(body: &str, piece: usize) -> Plan {
                         lists.open = false;
                     }
                 }
-                Event::Rule if depth == 0 && last_closing.is_some_and(|c| c >= end) => {
-                    whole |= opens_metadata(body, at);
+                Event::Rule
+                    if depth == 0
+                        && last_closing.is_some_and(|c| c >= end)
+                        && opens_metadata(body, at) =>
+                {
+                    metadata.push(at);
                 }
                 _ => {}
             }
         }
+        // Only what lies before the cut is this window's; the next window sees the rest.
+        whole |= metadata
+            .iter()
+            .any(|&rule| next.is_none_or(|(cut, _)| rule < cut));
         match next {
-            Some(cut) => {
+            Some((cut, counted)) => {
                 blocks += counted;
                 cuts.push(cut);
                 from = cut;
