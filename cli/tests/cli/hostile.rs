@@ -437,5 +437,29 @@ fn a_file_dense_with_inline_markup_is_read_in_small_windows() {
     }
 }
 
+/// The same file with a link reference definition at its end, used by its first paragraph:
+/// a definition reaches across the file, so such a file was read whole (its tree alone over
+/// 200 MB). It is read in pieces, the plan gathering the definitions, and the first
+/// paragraph's reference, three MB before its definition, is still a link to it.
+#[test]
+#[cfg(unix)]
+fn a_file_that_defines_link_references_is_still_read_in_small_windows() {
+    let kapi = Kapi::empty();
+    let paragraph = "Save *the* **file** `now` [x](y) *a* *b* *c*.\n\n";
+    let count = 3_900_000 / paragraph.len();
+    let mut text = String::from("See [the guide][G].\n\n");
+    text.push_str(&paragraph.repeat(count));
+    text.push_str("[g]: https://example.com/guide \"Guide\"\n");
+    kapi.write("linked.md", text);
+    let report = within(&kapi, 250_000, "check --json linked.md");
+    assert_eq!(report["target"]["blocks"], count + 1);
+    let page = within(&kapi, 250_000, "inspect --json --limit 1 linked.md");
+    assert_eq!(page["total"], count + 1);
+    let link = &page["blocks"][0]["codes"][0];
+    assert_eq!(link["class"], "link", "{page}");
+    assert_eq!(link["attrs"]["href"], "https://example.com/guide", "{page}");
+    assert_eq!(link["attrs"]["title"], "Guide", "{page}");
+}
+
 /// The address space the short-paragraph test allows, in KB.
 const LIMIT_KB: u32 = 400_000;

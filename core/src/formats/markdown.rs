@@ -65,7 +65,8 @@
 //! since a blank line would end the block.
 use std::ops::Range;
 
-use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{BrokenLink, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use unicase::UniCase;
 
 use super::output::Output;
 use super::{
@@ -208,7 +209,7 @@ fn read_in_pieces<'e>(
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
     let plan = piece.map(|piece| plan(body, piece));
-    let (cuts, blocks) = plan.map_or((Vec::new(), 0), |p| (p.cuts, p.blocks));
+    let (cuts, blocks, defs) = plan.map_or_else(Default::default, |p| (p.cuts, p.blocks, p.defs));
     let mut pieces = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
     for cut in cuts.into_iter().chain([body.len()]) {
@@ -216,10 +217,10 @@ fn read_in_pieces<'e>(
         from = cut;
     }
     // One parser at a time: the next piece's is built when the last one's events run out.
+    let defs = &defs;
     let events = pieces.into_iter().flat_map(move |piece| {
         let at = piece.start + bom;
-        Parser::new_ext(body.get(piece).unwrap_or_default(), options())
-            .into_offset_iter()
+        piece_parser(body, piece, defs)
             .map(move |(event, range)| (event, range.start + at..range.end + at))
     });
     let mut reader = Reader {
@@ -261,6 +262,75 @@ struct Plan {
     /// Offsets in the body (after a BOM) where a piece starts.
     cuts: Vec<usize>,
     blocks: usize,
+    /// The file's link reference definitions, for the references a piece makes to one in
+    /// another piece.
+    defs: Defs,
+}
+
+/// Link reference definitions by label (matched as pulldown-cmark matches them: Unicode
+/// case folded): each one's destination and title.
+type Defs = rustc_hash::FxHashMap<UniCase<String>, (CowStr<'static>, CowStr<'static>)>;
+
+/// The events of `body[piece]` (offsets in the piece), a reference to a definition in
+/// another piece resolved from `defs` as the whole file's read resolves it.
+fn piece_parser<'b>(
+    body: &'b str,
+    piece: Range<usize>,
+    defs: &'b Defs,
+) -> pulldown_cmark::OffsetIter<'b, impl pulldown_cmark::BrokenLinkCallback<'b>> {
+    let elsewhere = move |link: BrokenLink<'b>| -> Option<(CowStr<'b>, CowStr<'b>)> {
+        let (dest, title) = defs.get(&UniCase::new(link.reference.into_string()))?;
+        Some((dest.clone(), title.clone()))
+    };
+    Parser::new_with_broken_link_callback(
+        body.get(piece).unwrap_or_default(),
+        options(),
+        Some(elsewhere),
+    )
+    .into_offset_iter()
+}
+
+/// How much of pulldown-cmark's link reference budget a piece may spend: a parser expands
+/// references up to the length of its text (at least 100,000 bytes of destinations and
+/// titles), then reads the rest as text. Pieces read as the whole file only while no
+/// parser, of a piece or of the file, runs out; so a file whose references spend more than
+/// half of either budget is read whole.
+const PIECE_REFERENCE_BUDGET: usize = 50_000;
+
+/// What the references of `body[piece]` spend of pulldown-cmark's expansion budget.
+fn reference_spend(body: &str, piece: Range<usize>, defs: &Defs) -> usize {
+    piece_parser(body, piece, defs)
+        .filter_map(|(event, _)| match event {
+            Event::Start(
+                Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    ..
+                }
+                | Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    ..
+                },
+            ) if is_reference(link_type) => Some(dest_url.len() + title.len()),
+            _ => None,
+        })
+        .sum()
+}
+
+/// Whether a link of this type was resolved from a reference definition.
+fn is_reference(link_type: LinkType) -> bool {
+    matches!(
+        link_type,
+        LinkType::Reference
+            | LinkType::Collapsed
+            | LinkType::Shortcut
+            | LinkType::ReferenceUnknown
+            | LinkType::CollapsedUnknown
+            | LinkType::ShortcutUnknown
+    )
 }
 
 /// pulldown-cmark builds a tree of the whole file before its first event, several times
@@ -271,8 +341,12 @@ struct Plan {
 /// before bears on how what follows reads, so each piece reads as it would in the whole
 /// file. A file that is one long list is cut too, before a top-level item that is not the
 /// list's first, when the list is tight from its start to its end (see [`ListCut`]): its
-/// items read the same as the items of two lists. No cut when the file defines link
-/// references, which reach across it. The pass also counts the blocks, so the document's
+/// items read the same as the items of two lists. Link reference definitions reach across
+/// the file: the pass gathers them, and a piece's reference to one in another piece is
+/// resolved from them (see [`piece_parser`]), as the whole file's read resolves it. The
+/// file is read whole when a label is defined twice (the first definition wins, wherever
+/// the reference is) or its references spend much of pulldown-cmark's expansion budget
+/// ([`PIECE_REFERENCE_BUDGET`]). The pass also counts the blocks, so the document's
 /// vectors are allocated once, at their size.
 fn plan(body: &str, piece: usize) -> Plan {
     let piece = piece.max(1);
@@ -287,17 +361,32 @@ fn plan(body: &str, piece: usize) -> Plan {
     // window's, never the file's. A window ends at a line's end; a cut is taken only where
     // what the window leaves out cannot bear on it (a block's start depends on the lines
     // before it alone), so at least half a piece before the window's end. A window with no
-    // cut grows until it finds one or reaches the end. No cut at all when the file defines
-    // link references, which reach across it, or when a `---` line in a window may open a
-    // metadata block that a line past the window closes.
+    // cut grows until it finds one or reaches the end. No cut at all when a `---` line in a
+    // window may open a metadata block that a line past the window closes.
     let mut span = 3 * piece;
     let mut lists = ListCut::default();
+    let mut defs = Defs::default();
     while from < body.len() {
         let end = line_end(body, from.saturating_add(span));
         let last = end == body.len();
         let window = body.get(from..end).unwrap_or_default();
         let mut events = Parser::new_ext(window, options()).into_offset_iter();
-        whole |= events.reference_definitions().iter().next().is_some();
+        // The window's definitions; those before its cut are the file's (the next window
+        // reads the rest).
+        let found: Vec<_> = events
+            .reference_definitions()
+            .iter()
+            .map(|(label, def)| {
+                let title = def.title.as_deref().unwrap_or_default();
+                let owned = |s: &str| CowStr::from(s.to_owned());
+                (
+                    from + def.span.start,
+                    label.to_owned(),
+                    owned(&def.dest),
+                    owned(title),
+                )
+            })
+            .collect();
         // The cut is the last place that may start a piece, up to two pieces past the first
         // (so a piece is about two and a half pieces long and each byte is parsed about
         // 1.2 times here, not three), with the blocks before it.
@@ -348,6 +437,14 @@ fn plan(body: &str, piece: usize) -> Plan {
         whole |= metadata
             .iter()
             .any(|&rule| next.is_none_or(|(cut, _)| rule < cut));
+        if next.is_some() || last {
+            for (at, label, dest, title) in found {
+                if next.is_none_or(|(cut, _)| at < cut) {
+                    // A label defined twice: the first definition is every reference's.
+                    whole |= defs.insert(UniCase::new(label), (dest, title)).is_some();
+                }
+            }
+        }
         match next {
             Some((cut, counted)) => {
                 blocks += counted;
@@ -362,10 +459,23 @@ fn plan(body: &str, piece: usize) -> Plan {
             None => span = span.saturating_mul(2),
         }
     }
+    if !whole && !defs.is_empty() && !cuts.is_empty() {
+        let budget = body.len().max(100_000) / 2;
+        let (mut spent, mut from) = (0usize, 0);
+        for cut in cuts.iter().copied().chain([body.len()]) {
+            let piece = reference_spend(body, from..cut, &defs);
+            spent = spent.saturating_add(piece);
+            if piece >= PIECE_REFERENCE_BUDGET || spent >= budget {
+                whole = true;
+                break;
+            }
+            from = cut;
+        }
+    }
     if whole {
         cuts.clear();
     }
-    Plan { cuts, blocks }
+    Plan { cuts, blocks, defs }
 }
 
 /// The top-level list a window is in, for cuts between its items. A cut splits the list in
@@ -1692,6 +1802,16 @@ mod tests {
             "- | a |\n  |---|\n\n- b\n",
             "- a\n- # b\n\x0c\n- c\n",
             "- a\n- b\n\x0b\n- c\n",
+            // Link references across pieces: before and after their definitions, of every
+            // kind, in another case and spacing, images, definitions in quotes and lists,
+            // titles on the next line, undefined labels, and a label defined twice.
+            "See [a] and [b][] and [text][A].\n\n[a]: /one\n\nMore [a].\n\n[b]: /two 'T'\n",
+            "[Foo   Bar]: /fb\n\nA [foo bar] and ![FOO BAR] and [ÄÖ].\n\n[äö]: /u\n",
+            "> [q]: /quoted\n\n- [l]: /listed\n\nUse [q] and [l] and [missing].\n",
+            "[t]: /url\n\"title on the next line\"\n\nUse [t].\n\n[u]:\n/next-line\n\n[u]\n",
+            "[d]: /first\n\nUse [d].\n\n[d]: /second\n\nAgain [d].\n",
+            "[[a]] and [a [a]](/x) and [![a]][a].\n\n[a]: /a\n",
+            "```\n[c]: /in-code\n```\n\nNot a link: [c].\n",
         ] {
             inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
         }
@@ -1708,8 +1828,30 @@ mod tests {
             cut += plan(&text[bom..], 1).cuts.len();
         }
         assert!(cut > 1000, "{cut} cuts");
-        // Link references reach across the file: such a file is read whole.
-        assert!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts.is_empty());
+        // Link references reach across the file: a piece's reference to a definition in
+        // another resolves from the plan's definitions; a label defined twice, or references
+        // that spend much of pulldown-cmark's expansion budget, read the file whole.
+        assert_eq!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts, [5]);
+        assert!(plan("[a]: /1\n\ntext\n\n[A]: /2\n", 1).cuts.is_empty());
+        // A 2,000-byte destination used `uses` times in each of `paragraphs` paragraphs.
+        let costly = |uses: usize, paragraphs: usize| {
+            let paragraph = format!("Use{}.\n\n", " [a]".repeat(uses));
+            format!(
+                "[a]: /{}\n\n{}",
+                "x".repeat(2_000),
+                paragraph.repeat(paragraphs)
+            )
+        };
+        assert!(!plan(&costly(1, 10), 1).cuts.is_empty());
+        // Past the whole file's budget (max(its length, 100,000) / 2), past a piece's.
+        assert!(plan(&costly(1, 30), 1).cuts.is_empty());
+        assert!(plan(&costly(30, 1), 1).cuts.is_empty());
+        let costly = costly(10, 40);
+        for text in [costly.as_str(), &costly.repeat(2)] {
+            let whole = read_in_pieces(text, None, Skeleton::over(text), None).finish();
+            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
+            assert_eq!(pieces.document, whole.document);
+        }
         assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3, 10]);
         // A tight list is cut before each item but its first; one a blank line makes loose,
         // before or after the cut, is not.
