@@ -353,7 +353,8 @@ fn plan(body: &str, piece: usize) -> Plan {
     let (mut cuts, mut blocks, mut from) = (Vec::new(), FRONT_FIELDS.len(), 0);
     // A file the windows cannot cut (below) is still counted to its end.
     let mut whole = false;
-    // pulldown-cmark opens a metadata block at any top-level `---` line followed by text
+    // pulldown-cmark opens a metadata block at any `---` line followed by text (in a quote or
+    // a list item too)
     // when a `---` or `...` line closes it further on, however far: where the last such line
     // starts, to tell a window whose end hides a closing line.
     let last_closing = last_metadata_close(body);
@@ -391,7 +392,8 @@ fn plan(body: &str, piece: usize) -> Plan {
         // (so a piece is about two and a half pieces long and each byte is parsed about
         // 1.2 times here, not three), with the blocks before it.
         let (mut depth, mut next, mut first, mut counted) = (0usize, None, None, 0);
-        // `---` lines that may open a metadata block closed past the window.
+        // `---` lines that may open a metadata block closed past the window: a thematic break
+        // or a paragraph's start here (`---` and a form feed is no break).
         let mut metadata = Vec::new();
         lists.open = false;
         for (event, range) in events.by_ref() {
@@ -410,6 +412,10 @@ fn plan(body: &str, piece: usize) -> Plan {
                         first.get_or_insert(at);
                         next = Some((at, counted));
                     }
+                    // A would-be opener that is no thematic break reads as a paragraph.
+                    if last_closing.is_some_and(|c| c >= end) && opens_metadata(body, at) {
+                        metadata.push(at);
+                    }
                     lists.start(&tag, depth, at);
                     // A tight list item's text is a block without a paragraph of its own.
                     if matches!(tag, Tag::Item) || is_leaf(&tag) {
@@ -424,9 +430,7 @@ fn plan(body: &str, piece: usize) -> Plan {
                     }
                 }
                 Event::Rule
-                    if depth == 0
-                        && last_closing.is_some_and(|c| c >= end)
-                        && opens_metadata(body, at) =>
+                    if last_closing.is_some_and(|c| c >= end) && opens_metadata(body, at) =>
                 {
                     metadata.push(at);
                 }
@@ -473,7 +477,10 @@ fn plan(body: &str, piece: usize) -> Plan {
         }
     }
     if whole {
+        // Read whole, the file resolves its own references: what a window took for a
+        // definition (inside what the whole read finds is a metadata block) must not.
         cuts.clear();
+        defs.clear();
     }
     Plan { cuts, blocks, defs }
 }
@@ -593,26 +600,67 @@ fn is_list_marker(line: &str) -> bool {
     matches!(b.get(after), None | Some(b' ' | b'\t'))
 }
 
-/// Where the last line that could close a metadata block (`---` or `...`) starts.
+/// Where the last line that could close a metadata block starts: lines start after a `\n`
+/// (pulldown-cmark's closing search splits at `\n` alone), and one closes as
+/// [`closes_metadata`] says.
 fn last_metadata_close(body: &str) -> Option<usize> {
-    let mut at = 0;
+    let b = body.as_bytes();
     let mut last = None;
-    for line in body.split_inclusive('\n') {
-        let bare = line.trim_end();
-        if bare == "---" || bare == "..." {
+    let mut at = 0;
+    while at < b.len() {
+        if closes_metadata(&b[at..]) {
             last = Some(at);
         }
-        at += line.len();
+        at = b[at..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |i| at + i + 1);
     }
     last
 }
 
-/// Whether the line at `at` is `---` followed by a line with text: how a metadata block opens.
+/// Whether `line` (from a line's start) closes a metadata block as pulldown-cmark's
+/// `scan_closing_metadata_block` does: exactly `---` or `...`, spaces, then `\n`, `\r` or
+/// the text's end.
+fn closes_metadata(line: &[u8]) -> bool {
+    let Some(&c) = line.first() else {
+        return false;
+    };
+    if !(c == b'-' || c == b'.') || line.get(..3) != Some(&[c, c, c][..]) || line.get(3) == Some(&c)
+    {
+        return false;
+    }
+    let rest = &line[3..];
+    let spaces = rest.iter().take_while(|&&b| b == b' ').count();
+    matches!(rest.get(spaces), None | Some(b'\n' | b'\r'))
+}
+
+/// Whether the `---` at `at` opens a metadata block when a closing line follows, as
+/// pulldown-cmark's `scan_metadata_block` decides (at any depth: in a quote or a list item
+/// too): exactly three `-`, only ASCII whitespace to the line's end, and a first line after it
+/// that neither closes the block nor is blank.
 fn opens_metadata(body: &str, at: usize) -> bool {
-    let rest = body.get(at..).unwrap_or_default();
-    let mut lines = rest.split_inclusive('\n');
-    lines.next().is_some_and(|l| l.trim_end() == "---")
-        && lines.next().is_some_and(|l| !l.trim().is_empty())
+    let b = body.as_bytes().get(at..).unwrap_or_default();
+    if !b.starts_with(b"---") || b.get(3) == Some(&b'-') {
+        return false;
+    }
+    let first_end = b
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |i| i + 1);
+    if !b[3..first_end]
+        .iter()
+        .all(|&c| (0x09..=0x0d).contains(&c) || c == b' ')
+    {
+        return false;
+    }
+    let next = &b[first_end..];
+    let blank_to = next
+        .iter()
+        .take_while(|&&c| matches!(c, b'\t' | 0x0b | 0x0c | b' '))
+        .count();
+    let blank = matches!(next.get(blank_to), None | Some(b'\n' | b'\r'));
+    !next.is_empty() && !blank && !closes_metadata(next)
 }
 
 /// The offset just past the line end at or after `at` (the text's end when none).
@@ -1812,6 +1860,15 @@ mod tests {
             "[d]: /first\n\nUse [d].\n\n[d]: /second\n\nAgain [d].\n",
             "[[a]] and [a [a]](/x) and [![a]][a].\n\n[a]: /a\n",
             "```\n[c]: /in-code\n```\n\nNot a link: [c].\n",
+            // Metadata blocks (found in review): one read whole that a window took for a
+            // definition, in a quote and a list item, after a non-ASCII space, closed by `\r`.
+            "---\n[a]: /x\n\nb\n\nc\n\nd\n\ne\n\n---\n\n[a]\n",
+            "a\n\n> ---\n> b\n\nc\n\n---\n",
+            "a\n\n* ---\n  b\n\nc\n\n---\n",
+            "a\n\n> ---\n> [a]: /x\n\nc\n\n---\n\n[a]\n",
+            "a\n\n---\n\u{a0}\n\nb\n\nc\n\nd\n\ne\n\n---\n",
+            "a\n\n---\nb\n\nc\n\nd\n\ne\n\n---\rz\n",
+            "a\n\n---\t\x0c\r\nb\n\nc\n\n...  \n",
         ] {
             inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
         }
