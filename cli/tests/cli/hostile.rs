@@ -405,14 +405,27 @@ fn a_file_that_is_one_long_list_is_read_a_piece_at_a_time() {
     let kapi = Kapi::empty();
     kapi.write("list.md", "- Open the window.\n".repeat(1_900_000));
     for args in ["check --json list.md", "inspect --json --limit 2 list.md"] {
-        let report = within(&kapi, LIMIT_KB, args);
-        let blocks = if args.starts_with("check") {
-            &report["target"]["blocks"]
-        } else {
-            &report["total"]
-        };
-        assert_eq!(blocks, 1_900_000, "{args}");
+        assert_eq!(blocks_read(&kapi, LIMIT_KB, args), 1_900_000, "{args}");
     }
+}
+
+/// How many blocks `kapi check --json` or `kapi inspect --json` ([`within`] `limit_kb`) read.
+#[cfg(unix)]
+fn blocks_read(kapi: &Kapi, limit_kb: u32, args: &str) -> serde_json::Value {
+    let report = within(kapi, limit_kb, args);
+    if args.starts_with("check") {
+        report["target"]["blocks"].clone()
+    } else {
+        report["total"].clone()
+    }
+}
+
+/// About 3.9 MB of Markdown paragraphs dense with inline markup, and how many there are.
+#[cfg(unix)]
+fn dense_markdown() -> (String, usize) {
+    let paragraph = "Save *the* **file** `now` [x](y) *a* *b* *c*.\n\n";
+    let count = 3_900_000 / paragraph.len();
+    (paragraph.repeat(count), count)
 }
 
 /// A 3.9 MB Markdown file of paragraphs dense with inline markup (emphasis, strong, code
@@ -423,17 +436,10 @@ fn a_file_that_is_one_long_list_is_read_a_piece_at_a_time() {
 #[cfg(unix)]
 fn a_file_dense_with_inline_markup_is_read_in_small_windows() {
     let kapi = Kapi::empty();
-    let paragraph = "Save *the* **file** `now` [x](y) *a* *b* *c*.\n\n";
-    let count = 3_900_000 / paragraph.len();
-    kapi.write("dense.md", paragraph.repeat(count));
+    let (text, count) = dense_markdown();
+    kapi.write("dense.md", text);
     for args in ["check --json dense.md", "inspect --json --limit 2 dense.md"] {
-        let report = within(&kapi, 250_000, args);
-        let blocks = if args.starts_with("check") {
-            &report["target"]["blocks"]
-        } else {
-            &report["total"]
-        };
-        assert_eq!(blocks, count, "{args}");
+        assert_eq!(blocks_read(&kapi, 250_000, args), count, "{args}");
     }
 }
 
@@ -445,14 +451,13 @@ fn a_file_dense_with_inline_markup_is_read_in_small_windows() {
 #[cfg(unix)]
 fn a_file_that_defines_link_references_is_still_read_in_small_windows() {
     let kapi = Kapi::empty();
-    let paragraph = "Save *the* **file** `now` [x](y) *a* *b* *c*.\n\n";
-    let count = 3_900_000 / paragraph.len();
-    let mut text = String::from("See [the guide][G].\n\n");
-    text.push_str(&paragraph.repeat(count));
-    text.push_str("[g]: https://example.com/guide \"Guide\"\n");
+    let (dense, count) = dense_markdown();
+    let text = format!("See [the guide][G].\n\n{dense}[g]: https://example.com/guide \"Guide\"\n");
     kapi.write("linked.md", text);
-    let report = within(&kapi, 250_000, "check --json linked.md");
-    assert_eq!(report["target"]["blocks"], count + 1);
+    assert_eq!(
+        blocks_read(&kapi, 250_000, "check --json linked.md"),
+        count + 1
+    );
     let page = within(&kapi, 250_000, "inspect --json --limit 1 linked.md");
     assert_eq!(page["total"], count + 1);
     let link = &page["blocks"][0]["codes"][0];
