@@ -408,7 +408,10 @@ fn plan(body: &str, piece: usize) -> Plan {
                         && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
                         && after_blank_line(body, at);
                     let item = depth == 1 && matches!(tag, Tag::Item);
-                    if far && (block || item && lists.may_cut(body, at)) {
+                    // pulldown-cmark ends a line at `\r` but scans some constructs (a fence's
+                    // info string) to the next `\n`: a piece starts after a `\n` only.
+                    let after_newline = at > 0 && body.as_bytes().get(at - 1) == Some(&b'\n');
+                    if far && after_newline && (block || item && lists.may_cut(body, at)) {
                         first.get_or_insert(at);
                         next = Some((at, counted));
                     }
@@ -1869,6 +1872,9 @@ mod tests {
             "a\n\n---\n\u{a0}\n\nb\n\nc\n\nd\n\ne\n\n---\n",
             "a\n\n---\nb\n\nc\n\nd\n\ne\n\n---\rz\n",
             "a\n\n---\t\x0c\r\nb\n\nc\n\n...  \n",
+            // A fence's info string is scanned to the next `\n`, past `\r` line ends (fuzz).
+            "```\r\r`",
+            "a\n\n```\r\r`\n\nb\n",
         ] {
             inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
         }
