@@ -351,8 +351,15 @@ fn is_reference(link_type: LinkType) -> bool {
 fn plan(body: &str, piece: usize) -> Plan {
     let piece = piece.max(1);
     let (mut cuts, mut blocks, mut from) = (Vec::new(), FRONT_FIELDS.len(), 0);
-    // A file the windows cannot cut (below) is still counted to its end.
-    let mut whole = false;
+    // A file the windows cannot cut (below) is still counted to its end. pulldown-cmark ends
+    // a line at a bare `\r`, but scans a fence's info string and an indented code block's
+    // lines to the next `\n`, so what a bare `\r` ends may reach past a cut: such a file
+    // (old Mac line ends) is read whole.
+    let b = body.as_bytes();
+    let mut whole = b
+        .iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
     // pulldown-cmark opens a metadata block at any `---` line followed by text (in a quote or
     // a list item too)
     // when a `---` or `...` line closes it further on, however far: where the last such line
@@ -408,10 +415,7 @@ fn plan(body: &str, piece: usize) -> Plan {
                         && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
                         && after_blank_line(body, at);
                     let item = depth == 1 && matches!(tag, Tag::Item);
-                    // pulldown-cmark ends a line at `\r` but scans some constructs (a fence's
-                    // info string) to the next `\n`: a piece starts after a `\n` only.
-                    let after_newline = at > 0 && body.as_bytes().get(at - 1) == Some(&b'\n');
-                    if far && after_newline && (block || item && lists.may_cut(body, at)) {
+                    if far && (block || item && lists.may_cut(body, at)) {
                         first.get_or_insert(at);
                         next = Some((at, counted));
                     }
@@ -1872,9 +1876,11 @@ mod tests {
             "a\n\n---\n\u{a0}\n\nb\n\nc\n\nd\n\ne\n\n---\n",
             "a\n\n---\nb\n\nc\n\nd\n\ne\n\n---\rz\n",
             "a\n\n---\t\x0c\r\nb\n\nc\n\n...  \n",
-            // A fence's info string is scanned to the next `\n`, past `\r` line ends (fuzz).
+            // pulldown-cmark scans a fence's info string and an indented code block's lines
+            // to the next `\n`, past bare `\r` line ends (fuzz).
             "```\r\r`",
             "a\n\n```\r\r`\n\nb\n",
+            "-\t\x00\n-\t\t%\r\r>\n\n-",
         ] {
             inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
         }
