@@ -279,6 +279,9 @@ fn piece_parser<'b>(
     defs: &'b Defs,
 ) -> pulldown_cmark::OffsetIter<'b, impl pulldown_cmark::BrokenLinkCallback<'b>> {
     let elsewhere = move |link: BrokenLink<'b>| -> Option<(CowStr<'b>, CowStr<'b>)> {
+        if defs.is_empty() {
+            return None;
+        }
         let (dest, title) = defs.get(&UniCase::new(link.reference.into_string()))?;
         Some((dest.clone(), title.clone()))
     };
@@ -403,8 +406,15 @@ fn plan(body: &str, piece: usize) -> Plan {
         // or a paragraph's start here (`---` and a form feed is no break).
         let mut metadata = Vec::new();
         lists.open = false;
+        let closes_past = last_closing.is_some_and(|c| c >= end);
         for (event, range) in events.by_ref() {
             let at = from + range.start;
+            if closes_past
+                && matches!(event, Event::Start(_) | Event::Rule)
+                && opens_metadata(body, at)
+            {
+                metadata.push(at);
+            }
             match event {
                 Event::Start(tag) => {
                     if first.is_some_and(|first: usize| at > first.saturating_add(2 * piece)) {
@@ -419,10 +429,6 @@ fn plan(body: &str, piece: usize) -> Plan {
                         first.get_or_insert(at);
                         next = Some((at, counted));
                     }
-                    // A would-be opener that is no thematic break reads as a paragraph.
-                    if last_closing.is_some_and(|c| c >= end) && opens_metadata(body, at) {
-                        metadata.push(at);
-                    }
                     lists.start(&tag, depth, at);
                     // A tight list item's text is a block without a paragraph of its own.
                     if matches!(tag, Tag::Item) || is_leaf(&tag) {
@@ -435,11 +441,6 @@ fn plan(body: &str, piece: usize) -> Plan {
                     if depth == 0 {
                         lists.open = false;
                     }
-                }
-                Event::Rule
-                    if last_closing.is_some_and(|c| c >= end) && opens_metadata(body, at) =>
-                {
-                    metadata.push(at);
                 }
                 _ => {}
             }
@@ -618,10 +619,7 @@ fn last_metadata_close(body: &str) -> Option<usize> {
         if closes_metadata(&b[at..]) {
             last = Some(at);
         }
-        at = b[at..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(b.len(), |i| at + i + 1);
+        at = line_end(body, at);
     }
     last
 }
@@ -651,10 +649,7 @@ fn opens_metadata(body: &str, at: usize) -> bool {
     if !b.starts_with(b"---") || b.get(3) == Some(&b'-') {
         return false;
     }
-    let first_end = b
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or(b.len(), |i| i + 1);
+    let first_end = line_end(body, at) - at;
     if !b[3..first_end]
         .iter()
         .all(|&c| (0x09..=0x0d).contains(&c) || c == b' ')
@@ -662,10 +657,7 @@ fn opens_metadata(body: &str, at: usize) -> bool {
         return false;
     }
     let next = &b[first_end..];
-    let blank_to = next
-        .iter()
-        .take_while(|&&c| matches!(c, b'\t' | 0x0b | 0x0c | b' '))
-        .count();
+    let blank_to = next.iter().take_while(|&&c| is_blank_space(c)).count();
     let blank = matches!(next.get(blank_to), None | Some(b'\n' | b'\r'));
     !next.is_empty() && !blank && !closes_metadata(next)
 }
