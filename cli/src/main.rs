@@ -52,11 +52,11 @@ pub enum ColorArg {
 /// allocator spent a third of a catalog read in malloc and free, and format throughput is
 /// about 1.5 times the system allocator's. Built with `no_thp`: with transparent huge pages
 /// its arenas tripled the peak RSS of a check (65 MB instead of 18 MB on the Rust book).
-/// What Ctrl-C and SIGTERM ask (see `kapi_host::app::Stop`).
-static STOP: kapi_host::app::Stop = kapi_host::app::Stop::new();
-
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// What Ctrl-C and SIGTERM ask (see `kapi_host::app::Stop`).
+static STOP: kapi_host::app::Stop = kapi_host::app::Stop::new();
 
 // mimalloc's own C API (linked with the allocator; the Rust crate binds it only behind a
 // feature that adds a dependency): options are read on each use, so one may be set at any time.

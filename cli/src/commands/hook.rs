@@ -149,6 +149,41 @@ const SIGNALS: &[std::ffi::c_int] = {
     ]
 };
 
+/// Signals held back on this thread (the only one when a hook starts) until dropped, when the
+/// mask it found is put back and whatever arrived meanwhile is delivered.
+#[cfg(unix)]
+struct Held(Option<libc::sigset_t>);
+
+#[cfg(unix)]
+impl Held {
+    fn back(signals: &[std::ffi::c_int]) -> Held {
+        // SAFETY: `sigset_t` is plain data that `sigemptyset` initialises; the calls only
+        // read and write the two sets on this stack and this thread's signal mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut before: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&raw mut set);
+            for &signal in signals {
+                libc::sigaddset(&raw mut set, signal);
+            }
+            let blocked = libc::pthread_sigmask(libc::SIG_BLOCK, &raw const set, &raw mut before);
+            Held((blocked == 0).then_some(before))
+        }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(before) = self.0.take() {
+            // SAFETY: puts back the mask `back` read; no other memory is touched.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_SETMASK, &raw const before, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
 /// The hook's signal handling, caught from the start of the process and forwarded to the
 /// running hook once it is under way.
 struct Signals {
@@ -157,11 +192,16 @@ struct Signals {
 }
 
 impl Signals {
+    /// The signals are blocked while their handlers go in: signal-hook installs each
+    /// process handler before the handler can see where to deliver, and a signal in between
+    /// was lost (the hook then sat out its whole deadline; an e2e test caught it under load).
+    /// Blocked, it waits pending and arrives, queued, the moment the mask is lifted.
     #[cfg(unix)]
     fn catch() -> Signals {
-        Signals {
-            caught: signal_hook::iterator::Signals::new(SIGNALS).ok(),
-        }
+        let held = Held::back(SIGNALS);
+        let caught = signal_hook::iterator::Signals::new(SIGNALS).ok();
+        drop(held);
+        Signals { caught }
     }
 
     #[cfg(not(unix))]
