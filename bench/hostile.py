@@ -344,6 +344,26 @@ def placeholder_value(size):
     return json.dumps({"k": pieces(size, lambda i: "{a} ")})
 
 
+def printf_message(size):
+    """A PO file of one message of about `size` bytes, a `%s` per word, and its target."""
+    value = pieces(size // 2, lambda i: "%s ")
+    return ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+            f'#, c-format\nmsgid "{value}"\nmsgstr "{value}"\n')
+
+
+def tagged_string(size):
+    """Android resources of one `<string>` of about `size` bytes, a `<b>` per word."""
+    return ("<resources>\n<string name=\"k\">" + pieces(size, lambda i: "<b>w</b> ")
+            + "</string>\n</resources>\n")
+
+
+def inline_unit(size):
+    """An XLIFF 1.2 file of one trans-unit of about `size` bytes, an `<x/>` per word."""
+    return ('<xliff version="1.2"><file source-language="en" datatype="plaintext" original="a">'
+            '<body><trans-unit id="1"><source>' + pieces(size, lambda i: '<x id="1"/> ')
+            + "</source></trans-unit></body></file></xliff>\n")
+
+
 def yaml_catalog(size):
     """A Rails-style YAML catalog of about `size` bytes: `en:` over groups of 100 keys, each
     a short quoted string."""
@@ -555,13 +575,19 @@ CASES = [
     # Not yet bounded: a file that defines a link reference is read whole.
     Case("markdown-reference-10mb", "`kapi check`: 10 MB of such paragraphs and one link reference definition",
          read_case("check", text_input("input.md", lambda: marked_paragraphs(10 * 1024 * 1024, True)))),
-    # A block of many inline codes (not yet bounded: about 100x and more).
+    # A block of many inline codes: refused at the block's start (more than 10,000 codes).
     Case("html-inline-2mb", "`kapi check`: one 2 MB HTML paragraph of 200,000 bold words",
          read_case("check", text_input("input.html", lambda: inline_paragraph(2_000_000)))),
     Case("markdown-emphasis-2mb", "`kapi check`: one 2 MB Markdown paragraph of 400,000 emphasised words",
          read_case("check", text_input("input.md", lambda: emphasis_paragraph(2_000_000)))),
     Case("json-placeholders-2mb", "`kapi check`: one 2 MB JSON value of 500,000 placeholders",
          read_case("check", text_input("input.json", lambda: placeholder_value(2_000_000)))),
+    Case("po-printf-2mb", "`kapi check`: a PO message of 2 MB, 330,000 `%s` in msgid and msgstr",
+         read_case("check", text_input("input.po", lambda: printf_message(2_000_000)))),
+    Case("android-tags-2mb", "`kapi check`: one 2 MB Android string of 220,000 `<b>` words",
+         read_case("check", text_input("strings.xml", lambda: tagged_string(2_000_000)))),
+    Case("xliff-inline-2mb", "`kapi check`: one 2 MB XLIFF source of 170,000 `<x/>` codes",
+         read_case("check", text_input("input.xlf", lambda: inline_unit(2_000_000)))),
     *verbs("text-short-20mb", "20 MB of short plain-text paragraphs", text_input("input.txt", SHORT_TEXT)),
 ]
 

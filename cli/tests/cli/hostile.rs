@@ -468,3 +468,165 @@ fn a_file_that_defines_link_references_is_still_read_in_small_windows() {
 
 /// The address space the short-paragraph test allows, in KB.
 const LIMIT_KB: u32 = 400_000;
+
+/// `kapi ARGS` (split at spaces) as [`within`] runs it: exit 1, and stderr says `wanted` and
+/// gives the hint.
+#[cfg(unix)]
+fn refused_within(kapi: &Kapi, limit_kb: u32, args: &str, wanted: &str) {
+    let out = std::process::Command::new("sh")
+        .args(["-c", &format!("ulimit -v {limit_kb} && exec \"$0\" {args}")])
+        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
+        .current_dir(kapi.path())
+        .env("KAPI_NO_PROJECT", "1")
+        .output()
+        .expect("sh runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args}: {stderr}");
+    assert!(stderr.contains(wanted), "{args}: {stderr}");
+    assert!(
+        stderr.contains("kapi reads up to 10000 inline codes"),
+        "{args}: {stderr}"
+    );
+}
+
+/// What a block past the code limit is refused with.
+const DENSE: &str = "the block here holds more than 10000 inline codes";
+
+/// One block of hundreds of thousands of inline codes, in every format that makes codes,
+/// is refused at the block's start before its codes take the memory: each code cost a
+/// reader a few hundred bytes, so 2 MB of them held 100 to 280 times the file (pulldown-
+/// cmark's tree and events, the HTML reader's tokens, an XML reader's inline elements).
+/// The bound is the address space `ulimit -v` gives the debug binary, which every one of
+/// these ran past before. `kapi check` and a page of `kapi inspect` alike.
+#[test]
+#[cfg(unix)]
+fn a_block_dense_with_codes_is_refused_at_its_start_within_a_bound() {
+    let kapi = Kapi::empty();
+    let n = 400_000;
+    let printf = "%s ".repeat(n);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "one.json",
+            format!("{{\"title\": \"Hi\",\n \"k\": \"{}\"}}\n", "{a} ".repeat(n)),
+            "one.json:2:7: ",
+        ),
+        (
+            "select.json",
+            format!(
+                "{{\"k\": \"{{n, select, {} other {{y}}}}\"}}\n",
+                (0..n / 4)
+                    .map(|i| format!("a{i} {{x}}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            "select.json:1:7: ",
+        ),
+        (
+            "one.yml",
+            format!("en:\n  title: Hi\n  k: \"{}\"\n", "%{a} ".repeat(n)),
+            "one.yml:3:3: ",
+        ),
+        (
+            "one.properties",
+            format!("title=Hi\nk={}\n", "{0} ".repeat(n)),
+            "one.properties:2:1: ",
+        ),
+        (
+            "one.po",
+            format!(
+                "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\n\
+                 #, c-format\nmsgid \"{printf}\"\nmsgstr \"{printf}\"\n"
+            ),
+            "one.po:5:1: ",
+        ),
+        (
+            "strings.xml",
+            format!(
+                "<resources>\n<string name=\"t\">Hi</string>\n<string name=\"k\">{}</string>\n</resources>\n",
+                "<b>w</b> ".repeat(n / 2)
+            ),
+            "strings.xml:3:1: ",
+        ),
+        (
+            "one.xlf",
+            format!(
+                "<xliff version=\"1.2\"><file source-language=\"en\" datatype=\"plaintext\" \
+                 original=\"a\"><body><trans-unit id=\"1\"><source>{}</source></trans-unit>\
+                 </body></file></xliff>\n",
+                "<x id=\"1\"/> ".repeat(n / 2)
+            ),
+            "one.xlf:1:89: ",
+        ),
+        (
+            "one.html",
+            format!("<p>Hi</p>\n<p>{}</p>\n", "<b>w</b> ".repeat(n / 2)),
+            "one.html:2:4: ",
+        ),
+        // A file read in pieces (a line stretches the plan's window), one read whole with a
+        // long line, and one read whole over many lines.
+        (
+            "long.md",
+            format!("# Hi\n\n{}\n", "*w* ".repeat(n)),
+            "long.md:3:1: ",
+        ),
+        (
+            "short.md",
+            format!("# Hi\n\n{}\n", "*w* ".repeat(n / 8)),
+            "short.md:3:1: ",
+        ),
+        (
+            "lines.md",
+            format!("# Hi\n\n{}\n", "*w* `c` [l](u)\n".repeat(n / 16)),
+            "lines.md:3:1: ",
+        ),
+    ];
+    for (file, text, at) in &cases {
+        kapi.write(file, text);
+        for verb in ["check", "inspect --json --limit 2"] {
+            refused_within(
+                &kapi,
+                250_000,
+                &format!("{verb} {file}"),
+                &format!("{at}{DENSE}"),
+            );
+        }
+    }
+}
+
+/// The limit is on a block's codes, not a file's: a block of exactly 10,000 reads, one more
+/// is refused, and a file of many blocks under the limit reads whatever its codes add up to.
+#[test]
+fn the_code_limit_is_per_block_and_exact() {
+    let kapi = Kapi::empty();
+    let at_limit = "{a} ".repeat(10_000);
+    kapi.write(
+        "ten.json",
+        format!("{{\"a\": \"{at_limit}\", \"b\": \"{at_limit}\"}}"),
+    );
+    let blocks = kapi.run(&["inspect", "--json", "ten.json"]);
+    assert_eq!(blocks.code, 0, "{}", blocks.transcript());
+    assert_eq!(
+        blocks.json()["blocks"][1]["codes"].as_array().map(Vec::len),
+        Some(10_000)
+    );
+    kapi.write("over.json", format!("{{\"a\": \"{at_limit}{{b}}\"}}"));
+    let over = kapi.run(&["inspect", "--json", "over.json"]);
+    assert_eq!(over.code, 1, "{}", over.transcript());
+    assert!(
+        over.stderr.contains(&format!("over.json:1:7: {DENSE}")),
+        "{}",
+        over.transcript()
+    );
+    // Markdown: an emphasis is two codes (its open and its close).
+    kapi.write("ten.md", format!("{}\n", "*w* ".repeat(5_000)));
+    let read = kapi.run(&["check", "ten.md"]);
+    assert_ne!(read.code, 1, "{}", read.transcript());
+    kapi.write("over.md", format!("{}`c`\n", "*w* ".repeat(5_000)));
+    let over = kapi.run(&["check", "over.md"]);
+    assert_eq!(over.code, 1, "{}", over.transcript());
+    assert!(
+        over.stderr.contains(&format!("over.md:1:1: {DENSE}")),
+        "{}",
+        over.transcript()
+    );
+}

@@ -809,6 +809,9 @@ impl<'t> Reader<'t, '_> {
         let start = scan.pos;
         loop {
             let at = scan.pos;
+            if decoder.codes > super::MAX_CODES {
+                return Err(ReadError::too_dense(text, tag.start));
+            }
             let Some(b) = scan.peek() else {
                 return Err(scan.unclosed(tag.name.clone(), tag.start));
             };
@@ -1055,6 +1058,8 @@ struct Decoder<'t> {
     unicode: Option<String>,
     /// A high surrogate waiting for its low half.
     high: Option<u32>,
+    /// Codes made so far: past [`super::MAX_CODES`] the value is refused.
+    codes: usize,
 }
 
 impl<'t> Decoder<'t> {
@@ -1062,6 +1067,7 @@ impl<'t> Decoder<'t> {
         Self {
             text,
             items: Vec::new(),
+            codes: 0,
             quoted: false,
             started: false,
             last_space: false,
@@ -1211,6 +1217,7 @@ impl<'t> Decoder<'t> {
         };
         let code = Code::new("", kind, class, data, deletable).at(raw.start);
         self.items.push(Item::Code(code, open));
+        self.codes += 1;
         self.items.len() - 1
     }
 

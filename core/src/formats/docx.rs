@@ -1587,7 +1587,7 @@ fn read_document(
             ),
         });
     }
-    let mut parsed = read_blocks(&owned, styles, each)?.finish();
+    let mut parsed = read_blocks(&owned, styles, each)?.finish()?;
     // The skeleton takes the part's text itself: no second copy of it.
     parsed.skeleton.original = owned;
     Ok(parsed)

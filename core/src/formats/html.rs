@@ -904,6 +904,11 @@ fn read_text<'e>(
     Ok(reader.out)
 }
 
+/// The most tokens one segment (a block's content) holds: a block of more holds more than
+/// [`super::MAX_CODES`] codes (each code is a tag or an entity, with at most one text token
+/// beside it), and is refused with [`ReadError::TooDense`] before the reader holds them.
+const SEGMENT_TOKENS: usize = 3 * super::MAX_CODES;
+
 /// How many read tokens the reader lets go of at once.
 const LET_GO: usize = 4096;
 
@@ -994,6 +999,16 @@ impl<'a> Reader<'a, '_> {
             lexer.hand_attrs(&mut self.attrs);
             self.step(&lexer.tokens, k);
             k += 1;
+            // A segment's inline tokens become its block's codes: past what a block may hold
+            // (a tag, text between, an entity per code), it is refused before more are held.
+            if k - self.seg_start > SEGMENT_TOKENS {
+                let at = lexer.tokens.get(self.seg_start - self.base);
+                self.error = Some(ReadError::too_dense(
+                    self.text,
+                    at.map_or(0, |t| t.span.start),
+                ));
+                return;
+            }
             // Streamed, the tokens before the segment are done with, and the attributes before
             // theirs. (Read whole, the lexer holds every token already: letting go would only
             // shift the rest of the file, again and again.)

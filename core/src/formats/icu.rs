@@ -74,6 +74,7 @@ pub fn parse(
         syntaxes,
         depth: 0,
         switches: 0,
+        made: 0,
     };
     let mut trial = ids.clone();
     let runs = parser.message(&mut trial, false, false)?;
@@ -220,6 +221,9 @@ struct Parser<'a> {
     syntaxes: Syntaxes,
     depth: usize,
     switches: usize,
+    /// Branches and the codes in them so far: past [`super::MAX_CODES`] the text is not
+    /// read as ICU (its placeholders are split as they are, and the block is refused).
+    made: usize,
 }
 
 impl Parser<'_> {
@@ -470,6 +474,10 @@ impl Parser<'_> {
             self.pos += 1;
             let open = self.slice(open_start..self.pos).to_owned();
             let runs = self.message(&mut Ids::default(), kind != SwitchKind::Select, true)?;
+            self.made += 1 + crate::model::code_count(&runs);
+            if self.made > super::MAX_CODES {
+                return None;
+            }
             self.pos += 1;
             branches.push(Branch {
                 case,

@@ -1631,7 +1631,7 @@ mod tests {
             let scanned = Scanner::new(&text).scan().unwrap();
             let scan = cpu() - start;
             let out = Output::new(INFO.id, Skeleton::over(&text), None);
-            let parsed = build(&text, out, scanned).finish();
+            let parsed = build(&text, out, scanned).finish().unwrap();
             let read = cpu() - start;
             let written = Json.write(&parsed).unwrap();
             let total = cpu() - start;

@@ -149,6 +149,8 @@ struct Reader<'a, 'e> {
     ends: Vec<usize>,
     /// Scratch for [`Reader::index_ends`].
     starts: Vec<usize>,
+    /// The codes the events taken would make, counted as they are taken.
+    marks: Marks,
     /// Where each block goes as it ends: kept, or handed over ([`Format::read_each`]).
     out: Output<'e>,
     /// Headings read so far: the current section is `s{headings}`, `top` before the first.
@@ -179,6 +181,11 @@ const PIECES_FROM: usize = 512 << 10;
 /// About how many bytes one piece holds (the planning windows are three times as large).
 const PIECE: usize = 128 << 10;
 
+/// A line this long in a file read whole is parsed in chunks of this size first, to refuse
+/// a block too dense with codes before pulldown-cmark builds its tree (about 50 times a
+/// line of emphasised words).
+const LONG_LINE: usize = 32 << 10;
+
 /// The file's text: UTF-8, as Markdown is.
 fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, super::Encoding), ReadError> {
     Ok((ReadError::decode(bytes)?.into(), super::Encoding::Utf8))
@@ -208,7 +215,25 @@ fn read_in_pieces<'e>(
 ) -> Output<'e> {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
-    let plan = piece.map(|piece| plan(body, piece));
+    // Read whole, a long line is checked for a block too dense to read first (a plan
+    // checks the lines that stretch its windows).
+    let dense = || {
+        let long = body.split('\n').any(|line| line.len() > LONG_LINE);
+        long.then(|| dense_block(body, 0..body.len(), LONG_LINE))
+            .flatten()
+    };
+    let planned = match piece {
+        Some(piece) => plan(body, piece).map(Some),
+        None => dense().map_or(Ok(None), Err),
+    };
+    let plan = match planned {
+        Ok(plan) => plan,
+        Err(at) => {
+            let mut out = Output::new(INFO.id, skeleton, each);
+            out.refuse(ReadError::too_dense(text, at + bom));
+            return out;
+        }
+    };
     let (cuts, blocks, defs) = plan.map_or_else(Default::default, |p| (p.cuts, p.blocks, p.defs));
     let mut pieces = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
@@ -228,6 +253,7 @@ fn read_in_pieces<'e>(
         events: Vec::new(),
         ends: Vec::new(),
         starts: Vec::new(),
+        marks: Marks::default(),
         out: Output::new(INFO.id, skeleton, each),
         headings: 0,
         counts: [0; KINDS.len()],
@@ -254,7 +280,13 @@ fn read_in_pieces<'e>(
 pub fn pieces_agree(text: &str) -> bool {
     let whole = read_in_pieces(text, None, Skeleton::over(text), None).finish();
     let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
-    whole.document == pieces.document && whole.skeleton == pieces.skeleton
+    match (whole, pieces) {
+        (Ok(whole), Ok(pieces)) => {
+            whole.document == pieces.document && whole.skeleton == pieces.skeleton
+        }
+        (Err(whole), Err(pieces)) => whole == pieces,
+        _ => false,
+    }
 }
 
 /// Where a large file is read in pieces, and about how many blocks it holds.
@@ -350,8 +382,10 @@ fn is_reference(link_type: LinkType) -> bool {
 /// file is read whole when a label is defined twice (the first definition wins, wherever
 /// the reference is) or its references spend much of pulldown-cmark's expansion budget
 /// ([`PIECE_REFERENCE_BUDGET`]). The pass also counts the blocks, so the document's
-/// vectors are allocated once, at their size.
-fn plan(body: &str, piece: usize) -> Plan {
+/// vectors are allocated once, at their size. A block that holds more than
+/// [`super::MAX_CODES`] codes is found here, before a window grows around it: its start is
+/// the error, and the file is refused.
+fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
     let piece = piece.max(1);
     let (mut cuts, mut blocks, mut from) = (Vec::new(), FRONT_FIELDS.len(), 0);
     // A file the windows cannot cut (below) is still counted to its end. pulldown-cmark ends
@@ -379,6 +413,13 @@ fn plan(body: &str, piece: usize) -> Plan {
     let mut defs = Defs::default();
     while from < body.len() {
         let end = line_end(body, from.saturating_add(span));
+        // A long line stretches the window, and its tree with it: a block too dense with
+        // codes to read is refused before the window is parsed whole.
+        if end - from > span + piece
+            && let Some(at) = dense_block(body, from..end, piece)
+        {
+            return Err(at);
+        }
         let last = end == body.len();
         let window = body.get(from..end).unwrap_or_default();
         let mut events = Parser::new_ext(window, options()).into_offset_iter();
@@ -407,8 +448,16 @@ fn plan(body: &str, piece: usize) -> Plan {
         let mut metadata = Vec::new();
         lists.open = false;
         let closes_past = last_closing.is_some_and(|c| c >= end);
+        // The codes of the block being planned, and where it starts: a block past
+        // MAX_CODES is refused here, before a window grows around it.
+        let (mut marks, mut block_at) = (Marks::default(), from);
         for (event, range) in events.by_ref() {
             let at = from + range.start;
+            if is_block_edge(&event) {
+                (marks, block_at) = (Marks::default(), at);
+            } else if marks.see(&event) > super::MAX_CODES {
+                return Err(block_at);
+            }
             if closes_past
                 && matches!(event, Event::Start(_) | Event::Rule)
                 && opens_metadata(body, at)
@@ -490,7 +539,7 @@ fn plan(body: &str, piece: usize) -> Plan {
         cuts.clear();
         defs.clear();
     }
-    Plan { cuts, blocks, defs }
+    Ok(Plan { cuts, blocks, defs })
 }
 
 /// The top-level list a window is in, for cuts between its items. A cut splits the list in
@@ -710,6 +759,102 @@ fn is_inline(event: &Event<'_>) -> bool {
     }
 }
 
+/// Counts the inline codes a block's events make, as [`Reader::runs`] makes them, without
+/// counting more: an inline element's start (its end closes the same code pair), a code span,
+/// inline HTML, a hard break, a task marker, a footnote reference; nothing inside an image
+/// or an autolink, which is one code whole. What a block holding more than
+/// [`super::MAX_CODES`] is refused by, in the reader and in the plan.
+#[derive(Default)]
+struct Marks {
+    count: usize,
+    /// Starts open inside an element that is one code whole (the element's own included).
+    inside_whole: usize,
+}
+
+impl Marks {
+    /// Counts `event`; the count so far.
+    fn see(&mut self, event: &Event<'_>) -> usize {
+        if self.inside_whole > 0 {
+            match event {
+                Event::Start(_) => self.inside_whole += 1,
+                Event::End(_) => self.inside_whole -= 1,
+                _ => {}
+            }
+            return self.count;
+        }
+        match event {
+            Event::Start(
+                Tag::Image { .. }
+                | Tag::Link {
+                    link_type: LinkType::Autolink | LinkType::Email,
+                    ..
+                },
+            ) => {
+                self.inside_whole = 1;
+                self.count += 1;
+            }
+            Event::Start(tag) if is_inline(event) && !is_leaf(tag) => self.count += 1,
+            Event::Code(_)
+            | Event::InlineHtml(_)
+            | Event::HardBreak
+            | Event::TaskListMarker(_)
+            | Event::FootnoteReference(_) => self.count += 1,
+            _ => {}
+        }
+        self.count
+    }
+}
+
+/// Whether an event starts or ends a block (any `Start` or `End` but an inline element's):
+/// where [`Marks`] count afresh.
+fn is_block_edge(event: &Event<'_>) -> bool {
+    match event {
+        Event::Start(_) => !is_inline(event),
+        Event::End(end) => !matches!(
+            end,
+            TagEnd::Emphasis
+                | TagEnd::Strong
+                | TagEnd::Strikethrough
+                | TagEnd::Superscript
+                | TagEnd::Subscript
+                | TagEnd::Link
+                | TagEnd::Image
+        ),
+        _ => false,
+    }
+}
+
+/// Where a block starts that holds more than [`super::MAX_CODES`] codes in `body[range]`,
+/// parsed `chunk` bytes at a time so that no tree is larger than a chunk's: a chunk may
+/// start or end inside a line (it is counted, not read: a block's codes are its text's),
+/// and the block a chunk ends in goes on in the next, its count with it.
+fn dense_block(body: &str, range: Range<usize>, chunk: usize) -> Option<usize> {
+    let (mut marks, mut block_at) = (Marks::default(), range.start);
+    let mut at = range.start;
+    while at < range.end {
+        let mut to = at.saturating_add(chunk.max(1)).min(range.end);
+        while !body.is_char_boundary(to) {
+            to += 1;
+        }
+        let text = body.get(at..to).unwrap_or_default();
+        for (event, offsets) in Parser::new_ext(text, options()).into_offset_iter() {
+            // What a cut opens at the chunk's start and closes at its end is the block
+            // that goes on.
+            let cut = (matches!(event, Event::Start(_)) && offsets.start == 0)
+                || (matches!(event, Event::End(_)) && offsets.end == text.len());
+            if is_block_edge(&event) {
+                if !cut {
+                    (marks, block_at) = (Marks::default(), at + offsets.start);
+                }
+            } else if marks.see(&event) > super::MAX_CODES {
+                return Some(block_at);
+            }
+        }
+        at = to;
+    }
+    None
+}
+
 /// Whether a `Start` opens a block read whole: a leaf or the front matter.
 fn is_leaf(tag: &Tag<'_>) -> bool {
     matches!(
@@ -740,8 +885,11 @@ impl<'a> Reader<'a, '_> {
         first: (Event<'a>, Range<usize>),
         events: &mut impl Iterator<Item = (Event<'a>, Range<usize>)>,
     ) {
+        if self.events.is_empty() {
+            self.marks = Marks::default();
+        }
         let opens = matches!(first.0, Event::Start(_));
-        self.events.push(first);
+        self.take(first);
         if !opens {
             return;
         }
@@ -752,11 +900,24 @@ impl<'a> Reader<'a, '_> {
                 Event::End(_) => depth -= 1,
                 _ => {}
             }
-            self.events.push((event, range));
+            self.take((event, range));
             if depth == 0 {
                 break;
             }
         }
+    }
+
+    /// Holds one event of the block being taken, unless the block already makes more than
+    /// [`super::MAX_CODES`] codes: it is then refused at its start and its events let go.
+    fn take(&mut self, event: (Event<'a>, Range<usize>)) {
+        if self.marks.see(&event.0) > super::MAX_CODES {
+            if !self.out.refused() {
+                let at = self.events.first().map_or(event.1.start, |(_, r)| r.start);
+                self.out.refuse(ReadError::too_dense(self.text, at));
+            }
+            return;
+        }
+        self.events.push(event);
     }
 
     /// Fills [`Reader::ends`] for the events taken.
@@ -782,6 +943,10 @@ impl<'a> Reader<'a, '_> {
         mut events: std::iter::Peekable<impl Iterator<Item = (Event<'a>, Range<usize>)>>,
     ) {
         while let Some((event, range)) = events.next() {
+            if self.out.refused() {
+                // The read fails with the block refused: the rest is not worth reading.
+                return;
+            }
             match &event {
                 Event::Start(tag) if is_leaf(tag) => {
                     self.events.clear();
@@ -1883,17 +2048,25 @@ mod tests {
             };
             let whole = read_in_pieces(text, None, Skeleton::over(text), None).finish();
             let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
+            let (Ok(whole), Ok(pieces)) = (whole, pieces) else {
+                panic!("{name}: refused");
+            };
             assert_eq!(pieces.document, whole.document, "{name}");
             assert_eq!(pieces.skeleton, whole.skeleton, "{name}");
             let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-            cut += plan(&text[bom..], 1).cuts.len();
+            cut += plan(&text[bom..], 1).unwrap().cuts.len();
         }
         assert!(cut > 1000, "{cut} cuts");
         // Link references reach across the file: a piece's reference to a definition in
         // another resolves from the plan's definitions; a label defined twice, or references
         // that spend much of pulldown-cmark's expansion budget, read the file whole.
-        assert_eq!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).cuts, [5]);
-        assert!(plan("[a]: /1\n\ntext\n\n[A]: /2\n", 1).cuts.is_empty());
+        assert_eq!(plan("[a]\n\ntext\n\n[a]: /url\n", 1).unwrap().cuts, [5]);
+        assert!(
+            plan("[a]: /1\n\ntext\n\n[A]: /2\n", 1)
+                .unwrap()
+                .cuts
+                .is_empty()
+        );
         // A 2,000-byte destination used `uses` times in each of `paragraphs` paragraphs.
         let costly = |uses: usize, paragraphs: usize| {
             let paragraph = format!("Use{}.\n\n", " [a]".repeat(uses));
@@ -1903,37 +2076,53 @@ mod tests {
                 paragraph.repeat(paragraphs)
             )
         };
-        assert!(!plan(&costly(1, 10), 1).cuts.is_empty());
+        assert!(!plan(&costly(1, 10), 1).unwrap().cuts.is_empty());
         // Past the whole file's budget (max(its length, 100,000) / 2), past a piece's.
-        assert!(plan(&costly(1, 30), 1).cuts.is_empty());
-        assert!(plan(&costly(30, 1), 1).cuts.is_empty());
+        assert!(plan(&costly(1, 30), 1).unwrap().cuts.is_empty());
+        assert!(plan(&costly(30, 1), 1).unwrap().cuts.is_empty());
         let costly = costly(10, 40);
         for text in [costly.as_str(), &costly.repeat(2)] {
-            let whole = read_in_pieces(text, None, Skeleton::over(text), None).finish();
-            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
+            let whole = read_in_pieces(text, None, Skeleton::over(text), None)
+                .finish()
+                .unwrap();
+            let pieces = read_in_pieces(text, Some(1), Skeleton::over(text), None)
+                .finish()
+                .unwrap();
             assert_eq!(pieces.document, whole.document);
         }
-        assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).cuts, [3, 10]);
+        assert_eq!(plan("a\n\nb\n\n- c\n- d\n", 1).unwrap().cuts, [3, 10]);
         // A tight list is cut before each item but its first; one a blank line makes loose,
         // before or after the cut, is not.
-        assert_eq!(plan("- a\n- b\n- c\n\nEnd.\n", 1).cuts, [4, 8, 13]);
-        assert_eq!(plan("- a\n- b\n- c\n\n- d\n", 1).cuts, Vec::<usize>::new());
-        assert_eq!(plan("- a\n\n- b\n- c\n", 1).cuts, Vec::<usize>::new());
+        assert_eq!(plan("- a\n- b\n- c\n\nEnd.\n", 1).unwrap().cuts, [4, 8, 13]);
+        assert_eq!(
+            plan("- a\n- b\n- c\n\n- d\n", 1).unwrap().cuts,
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            plan("- a\n\n- b\n- c\n", 1).unwrap().cuts,
+            Vec::<usize>::new()
+        );
         // A `---` line a window ends before the closing line of: the metadata block it opens
         // reaches across the windows, so the file is read whole, and counted to its end.
         let far = format!(
             "Intro.\n\n---\nBy the team\n\n{}---\n",
             "Open.\n\n".repeat(50)
         );
-        let planned = plan(&far, 4);
+        let planned = plan(&far, 4).unwrap();
         assert!(planned.cuts.is_empty(), "{:?}", planned.cuts);
-        let whole = read_in_pieces(&far, None, Skeleton::over(&far), None).finish();
-        let pieces = read_in_pieces(&far, Some(4), Skeleton::over(&far), None).finish();
+        let whole = read_in_pieces(&far, None, Skeleton::over(&far), None)
+            .finish()
+            .unwrap();
+        let pieces = read_in_pieces(&far, Some(4), Skeleton::over(&far), None)
+            .finish()
+            .unwrap();
         assert_eq!(pieces.document, whole.document);
         let linked = format!("{}[a]: /url\n", "Open.\n\n".repeat(50));
-        assert!(plan(&linked, 4).blocks >= 50);
+        assert!(plan(&linked, 4).unwrap().blocks >= 50);
         let text = "See [a].\n\nMore.\n\n[a]: /url\n";
-        let linked = read_in_pieces(text, Some(1), Skeleton::over(text), None).finish();
+        let linked = read_in_pieces(text, Some(1), Skeleton::over(text), None)
+            .finish()
+            .unwrap();
         assert!(
             linked.document.blocks[0]
                 .source

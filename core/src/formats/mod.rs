@@ -65,6 +65,13 @@ pub const MAX_INPUT_BYTES: u64 = 100 * 1024 * 1024;
 /// recurses, stops at 100 (see `yaml`), and ICU messages at 32 (see `icu`).
 pub const MAX_DEPTH: usize = 256;
 
+/// The most inline codes (and switches) one block's edition holds, its branches' included.
+/// The most in the test corpus is 417 (a highlighted code listing in HTML); each code costs
+/// a reader a few hundred bytes, so a block of 2 MB dense with markup held 100 to 280 times
+/// its size. A block past it is refused with [`ReadError::TooDense`] at its start, and a
+/// reader stops making its codes there, so no block costs more than a few MB.
+pub const MAX_CODES: usize = 10_000;
+
 /// Why a file could not be read. Positions are 1-based.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {
@@ -89,6 +96,15 @@ pub enum ReadError {
         column: usize,
         /// What nests, plural: `elements`, `objects and arrays`, `tables`.
         what: String,
+        limit: usize,
+    },
+    /// A block with more than [`MAX_CODES`] inline codes, at the block's start.
+    #[error(
+        "{line}:{column}: the block here holds more than {limit} inline codes (placeholders, tags, markup)"
+    )]
+    TooDense {
+        line: usize,
+        column: usize,
         limit: usize,
     },
     /// Input past a size limit: a container part that inflates past [`MAX_INPUT_BYTES`], or
@@ -116,6 +132,11 @@ impl Hint for ReadError {
             ReadError::TooDeep { what, limit, .. } => vec![format!(
                 "kapi reads {what} nested up to {limit} levels deep: flatten the nesting at that \
                  position, or exclude the file with `defaults.exclude` in `kapi.yaml`"
+            )],
+            ReadError::TooDense { limit, .. } => vec![format!(
+                "kapi reads up to {limit} inline codes in one block: split the block that \
+                 starts at that position into smaller ones, or exclude the file with \
+                 `defaults.exclude` in `kapi.yaml`"
             )],
             ReadError::TooLarge { .. } => {
                 vec!["split the file, or exclude it with `defaults.exclude` in `kapi.yaml`".into()]
@@ -162,6 +183,18 @@ impl ReadError {
                 column,
                 what: what.to_owned(),
                 limit,
+            },
+            other => other,
+        }
+    }
+
+    /// A block past [`MAX_CODES`] starting at byte `offset` of `text`.
+    pub fn too_dense(text: &str, offset: usize) -> ReadError {
+        match ReadError::syntax_at(text, offset, "") {
+            ReadError::Syntax { line, column, .. } => ReadError::TooDense {
+                line,
+                column,
+                limit: MAX_CODES,
             },
             other => other,
         }

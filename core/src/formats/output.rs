@@ -18,6 +18,9 @@ pub struct Output<'e> {
     each: Option<Each<'e>>,
     /// Blocks ended so far, kept or handed over: the index of the block being read.
     ended: usize,
+    /// The first block refused ([`super::MAX_CODES`]): no block is kept or handed over after
+    /// it, and the read ends with it.
+    refused: Option<ReadError>,
 }
 
 impl<'e> Output<'e> {
@@ -30,6 +33,7 @@ impl<'e> Output<'e> {
             skeleton,
             each,
             ended: 0,
+            refused: None,
         }
     }
 
@@ -59,11 +63,34 @@ impl<'e> Output<'e> {
         }
     }
 
+    /// Refuses the block being read (a reader that stopped taking its content): the read
+    /// fails with `error`, unless an earlier block's refusal came first.
+    pub fn refuse(&mut self, error: ReadError) {
+        self.refused.get_or_insert(error);
+    }
+
+    /// Whether a block was refused: the read will fail, so a reader may stop.
+    pub fn refused(&self) -> bool {
+        self.refused.is_some()
+    }
+
     /// Ends the block being read: keeps it, or hands it over with its holes (`text` is the
-    /// decoded text its offsets index).
+    /// decoded text its offsets index). A block with more than [`super::MAX_CODES`] codes
+    /// in an edition is refused at its start (a reader may have stopped making its codes
+    /// there: it is never kept or handed over), and so is every block after it.
     pub fn push(&mut self, text: &str, block: Block) {
         let index = self.ended;
         self.ended += 1;
+        if self.refused.is_some() {
+            return;
+        }
+        let crowded = std::iter::once(&block.source)
+            .chain(block.targets.values())
+            .any(|e| e.code_count() > super::MAX_CODES);
+        if crowded {
+            self.refused = Some(ReadError::too_dense(text, block.span.start));
+            return;
+        }
         let Some(each) = self.each.as_mut() else {
             self.document.blocks.push(block);
             return;
@@ -81,8 +108,20 @@ impl<'e> Output<'e> {
         }
     }
 
-    pub fn finish(self) -> Parsed {
-        Parsed::new(self.document, self.skeleton)
+    /// The document and skeleton read, or the refusal of a block.
+    pub fn finish(self) -> Result<Parsed, ReadError> {
+        match self.refused {
+            Some(refused) => Err(refused),
+            None => Ok(Parsed::new(self.document, self.skeleton)),
+        }
+    }
+
+    /// The document read (its blocks, when kept), or the refusal of a block.
+    pub fn into_document(self) -> Result<Document, ReadError> {
+        match self.refused {
+            Some(refused) => Err(refused),
+            None => Ok(self.document),
+        }
     }
 }
 
@@ -167,7 +206,7 @@ pub(crate) fn read_decoded(
     read: ReadText,
 ) -> Result<Parsed, ReadError> {
     let (text, encoding) = decode(bytes)?;
-    Ok(read(&text, Skeleton::decoded(&text, encoding), None)?.finish())
+    read(&text, Skeleton::decoded(&text, encoding), None)?.finish()
 }
 
 /// [`super::Format::read_owned`] for a text format: [`read_decoded`], the skeleton taking the
@@ -178,7 +217,7 @@ pub(crate) fn owned_decoded(
     read: ReadText,
 ) -> Result<Parsed, ReadError> {
     let (mut parsed, text, _) = with_text(bytes, decode, |text, encoding| {
-        Ok(read(text, Skeleton::owned(String::new(), encoding), None)?.finish())
+        read(text, Skeleton::owned(String::new(), encoding), None)?.finish()
     })?;
     parsed.skeleton.original = text;
     Ok(parsed)
@@ -193,7 +232,7 @@ pub(crate) fn each_decoded(
     each: Each<'_>,
 ) -> Result<Parsed, ReadError> {
     let (document, text, encoding) = with_text(bytes, decode, |text, _| {
-        Ok(read(text, Skeleton::over(""), Some(each))?.document)
+        read(text, Skeleton::over(""), Some(each))?.into_document()
     })?;
     Ok(Parsed::new(document, Skeleton::owned(text, encoding)))
 }

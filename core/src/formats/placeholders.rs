@@ -60,10 +60,14 @@ impl Syntaxes {
     };
 }
 
-/// Hands out code ids `1`, `2`, … within one edition (or one branch scope).
+/// Hands out code ids `1`, `2`, … within one edition (or one branch scope), and counts
+/// them: a reader stops making codes once [`Ids::full`] (the block is then refused).
 #[derive(Debug, Default, Clone)]
 pub struct Ids {
     next: u32,
+    /// Ids handed out, and codes already there for [`Ids::after`]: never more than the
+    /// codes and switches the edition ends up with, so a full count is a refused block.
+    issued: usize,
 }
 
 impl Ids {
@@ -78,13 +82,24 @@ impl Ids {
             })
             .max()
             .unwrap_or(0);
-        Ids { next }
+        let issued = runs
+            .iter()
+            .filter(|r| !matches!(r, Run::Text { .. }))
+            .count();
+        Ids { next, issued }
     }
 
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> String {
         self.next += 1;
+        self.issued += 1;
         self.next.to_string()
+    }
+
+    /// More ids handed out than one edition may hold codes ([`super::MAX_CODES`]): the reader
+    /// may stop making codes for this block, which [`super::output::Output::push`] refuses.
+    pub fn full(&self) -> bool {
+        self.issued > super::MAX_CODES
     }
 }
 
@@ -237,6 +252,10 @@ pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) 
             ..code
         })));
         at = whole.end();
+        if ids.full() {
+            // The block is refused when it ends; what is left is not worth its codes.
+            break;
+        }
     }
     for (index, _) in open {
         demote(&mut runs[index]);
@@ -694,9 +713,9 @@ mod tests {
 
     #[test]
     fn closing_tags_that_match_no_open_one_stand_alone_and_nested_ones_pair() {
-        // Every close is checked against the names open, not searched for: 20,000 unmatched
-        // closes after 20,000 opens read in one pass.
-        let n = 20_000;
+        // Every close is checked against the names open, not searched for: 4,900 unmatched
+        // closes after 4,900 opens read in one pass (a block holds at most 10,000 codes).
+        let n = 4_900;
         let text = format!("{}x{}", "<b>".repeat(n), "</i>".repeat(n));
         let runs = split(&text, Some(0), Syntaxes::ALL, &mut Ids::default());
         assert_eq!(runs.len(), 2 * n + 1);
@@ -718,6 +737,23 @@ mod tests {
                 "Close3:</i>"
             ]
         );
+    }
+
+    #[test]
+    fn splitting_stops_once_a_block_holds_more_codes_than_it_may() {
+        let mut ids = Ids::default();
+        let runs = split(&"{a} ".repeat(20_000), Some(0), Syntaxes::ALL, &mut ids);
+        let codes = runs.iter().filter(|r| matches!(r, Run::Code(_))).count();
+        assert_eq!(codes, crate::formats::MAX_CODES + 1);
+        assert!(ids.full());
+        // Ids that continue after codes count those codes.
+        let mut ids = Ids::default();
+        let at_limit = split(&"{a} ".repeat(10_000), Some(0), Syntaxes::ALL, &mut ids);
+        assert!(!ids.full());
+        assert!(!Ids::after(&at_limit).full());
+        let mut after = Ids::after(&at_limit);
+        after.next();
+        assert!(after.full());
     }
 
     #[test]

@@ -891,6 +891,10 @@ fn split_at(
         runs.push(Run::Code(Box::new(code)));
         at = end;
         i = end;
+        if ids.full() {
+            // The block is refused when it ends ([`super::MAX_CODES`]).
+            break;
+        }
     }
     if leave_whole && at == 0 {
         return runs;

@@ -430,7 +430,7 @@ pub(super) fn read_inline(
     let mut begins: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
     let mut next_element = element + 1;
     let mut at = range.start;
-    while at < range.end {
+    while at < range.end && !ids.full() {
         let Ok((token, next)) = xml::next_token(text, at, range.end) else {
             break;
         };

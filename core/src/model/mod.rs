@@ -244,6 +244,12 @@ impl Edition {
         Self { runs, state: None }
     }
 
+    /// The edition's codes, switches and branches, however deep: what
+    /// [`crate::formats::MAX_CODES`] bounds.
+    pub fn code_count(&self) -> usize {
+        code_count(&self.runs)
+    }
+
     /// The prose alone, codes dropped: what a person reads. A switch contributes its
     /// `other` branch (else its first).
     pub fn plain_text(&self) -> String {
@@ -419,6 +425,23 @@ fn hash_run(run: &Run, sink: &mut impl Sink) {
             }
         }
     }
+}
+
+/// The codes, switches and branches of `runs`, however deep ([`Edition::code_count`]).
+pub fn code_count(runs: &[Run]) -> usize {
+    runs.iter()
+        .map(|run| match run {
+            Run::Text { .. } => 0,
+            Run::Code(_) => 1,
+            Run::Switch(switch) => {
+                1 + switch
+                    .branches
+                    .iter()
+                    .map(|b| 1 + code_count(&b.runs))
+                    .sum::<usize>()
+            }
+        })
+        .sum()
 }
 
 fn plain_into(runs: &[Run], out: &mut String) {
