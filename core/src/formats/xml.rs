@@ -519,7 +519,11 @@ impl<'t> Tree<'t> {
             });
         }
         let narrow = |offset: usize| u32::try_from(offset).unwrap_or(NONE);
-        let mut elements: Vec<Element> = Vec::new();
+        // Room for an element per `<` (there are fewer: end tags, comments): reserved once,
+        // what is never written costs no memory, and the vector never grows by doubling (a
+        // file dense with elements peaked at the old and the new vector together).
+        let tags = text.bytes().filter(|&b| b == b'<').count();
+        let mut elements: Vec<Element> = Vec::with_capacity(tags);
         let mut stack: Vec<usize> = Vec::new();
         // The last child seen of each open element (parallel to `stack`), and of the top.
         let mut last_child: Vec<Option<usize>> = Vec::new();
