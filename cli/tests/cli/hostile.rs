@@ -346,13 +346,7 @@ fn a_po_comment_full_of_msgid_reserves_nothing_for_it() {
 /// space (`ulimit -v`), outside any project; asserts exit 0 and returns the JSON it printed.
 #[cfg(unix)]
 fn within(kapi: &Kapi, limit_kb: u32, args: &str) -> serde_json::Value {
-    let out = std::process::Command::new("sh")
-        .args(["-c", &format!("ulimit -v {limit_kb} && exec \"$0\" {args}")])
-        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
-        .current_dir(kapi.path())
-        .env("KAPI_NO_PROJECT", "1")
-        .output()
-        .expect("sh runs");
+    let out = bounded(kapi, limit_kb, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{args}: {stderr}");
     serde_json::from_slice(&out.stdout).expect("JSON")
@@ -407,6 +401,19 @@ fn a_file_that_is_one_long_list_is_read_a_piece_at_a_time() {
     for args in ["check --json list.md", "inspect --json --limit 2 list.md"] {
         assert_eq!(blocks_read(&kapi, LIMIT_KB, args), 1_900_000, "{args}");
     }
+}
+
+/// What `kapi ARGS` (split at spaces) gives in the test's folder with at most `limit_kb` of
+/// address space (`ulimit -v`), outside any project.
+#[cfg(unix)]
+fn bounded(kapi: &Kapi, limit_kb: u32, args: &str) -> std::process::Output {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("ulimit -v {limit_kb} && exec \"$0\" {args}")])
+        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
+        .current_dir(kapi.path())
+        .env("KAPI_NO_PROJECT", "1")
+        .output()
+        .expect("sh runs")
 }
 
 /// How many blocks `kapi check --json` or `kapi inspect --json` ([`within`] `limit_kb`) read.
@@ -473,13 +480,7 @@ const LIMIT_KB: u32 = 400_000;
 /// gives the hint.
 #[cfg(unix)]
 fn refused_within(kapi: &Kapi, limit_kb: u32, args: &str, wanted: &str) {
-    let out = std::process::Command::new("sh")
-        .args(["-c", &format!("ulimit -v {limit_kb} && exec \"$0\" {args}")])
-        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
-        .current_dir(kapi.path())
-        .env("KAPI_NO_PROJECT", "1")
-        .output()
-        .expect("sh runs");
+    let out = bounded(kapi, limit_kb, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{args}: {stderr}");
     assert!(stderr.contains(wanted), "{args}: {stderr}");
