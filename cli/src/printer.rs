@@ -68,6 +68,16 @@ impl Printer {
         quiet_pipe(written.and_then(|()| out.flush()))
     }
 
+    /// Writes a result as `write` makes it, through one buffer, so a long one is never held
+    /// whole. A reader that went away is not an error.
+    pub fn stream(
+        &mut self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut out = io::BufWriter::with_capacity(64 << 10, self.out.lock());
+        quiet_pipe(write(&mut out).and_then(|()| out.flush()))
+    }
+
     /// Prints raw text (a rendering chosen by a flag, such as SARIF or GitHub annotations).
     pub fn raw(&mut self, text: &str) -> io::Result<()> {
         let mut out = self.out.lock();

@@ -227,13 +227,15 @@ pub fn parse_picked(
 
 /// Which of a file's blocks a load holds (a source with target files is held whole: its
 /// blocks pair with theirs by key or position).
-#[derive(Debug, Clone, Copy)]
 pub enum Hold<'a> {
     All,
     /// Those whose index is in the range: a page of `kapi inspect`. The rest are counted.
     Window(&'a Range<usize>),
     /// Those with these keys, and their holes: what an edit of them writes with.
     Keys(&'a BTreeSet<String>),
+    /// None: each is handed to the function with its index as it is read, and counted (a
+    /// whole document printed a block at a time). Held whole when target files pair with it.
+    Each(&'a mut dyn FnMut(usize, Block)),
 }
 
 /// One target language's file for a monolingual source.
@@ -269,6 +271,8 @@ pub struct Loaded {
     pub targets: Vec<TargetFile>,
     /// Whether the document was read inside a project.
     pub in_project: bool,
+    /// Whether its blocks were handed over as they were read ([`Hold::Each`]) rather than held.
+    pub streamed: bool,
 }
 
 /// Which target editions to load.
@@ -371,6 +375,7 @@ pub fn load_holding(
     } else {
         Hold::All
     };
+    let streamed = matches!(hold, Hold::Each(_));
     let (read, mut parsed, total, first, picked) = match hold {
         Hold::All => {
             let (read, mut parsed) = parse(&abs, &doc, format)?;
@@ -394,6 +399,15 @@ pub fn load_holding(
             })?;
             parsed.document.blocks = kept;
             (read, parsed, total, window.start, None)
+        }
+        Hold::Each(each) => {
+            let mut total = 0;
+            let (read, parsed) = parse_each(&abs, &doc, format, &mut |_, mut block, _| {
+                wanted(&mut block);
+                each(total, block);
+                total += 1;
+            })?;
+            (read, parsed, total, total, None)
         }
     };
     let mut targets = Vec::new();
@@ -431,6 +445,7 @@ pub fn load_holding(
         picked,
         targets,
         in_project: project.is_some(),
+        streamed,
     })
 }
 

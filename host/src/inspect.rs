@@ -151,6 +151,118 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
     })
 }
 
+/// What a whole document's read gives ahead of its records, for a view that prints each
+/// record as it is made: the answer without its blocks (`total` counted), and the widest
+/// block key and label, in characters.
+#[derive(Debug)]
+pub struct Outline {
+    pub head: Blocks,
+    pub key_width: usize,
+    pub label_width: usize,
+}
+
+/// What [`inspect_each`] hands its caller, in order: the outline, then each record.
+#[derive(Debug)]
+pub enum Part<'o> {
+    Outline(&'o Outline),
+    Record(Box<Record>),
+}
+
+/// A file this large is read twice by [`inspect_each`] rather than held: a document's blocks
+/// and records are up to about 20 times its file (the Python docs' highlighted listings, a
+/// code per 12 bytes), so a smaller one costs at most about 10 MB held.
+const HELD_BELOW: u64 = 512 << 10;
+
+/// A whole document's records (`request`'s `limit` and `cursor` are not read), handed to
+/// `each` in order as they are made, after the [`Outline`]. A file from 512 KB is read
+/// twice, to count and measure its blocks and then for the records, so it costs the file and
+/// one block, never the document (a source paired with target files is still held whole);
+/// one that changed between the two reads is an error after its records.
+pub fn inspect_each(
+    app: &App,
+    request: &InspectRequest,
+    each: &mut dyn FnMut(Part<'_>),
+) -> Result<(), HostError> {
+    let small = std::fs::metadata(app.absolute(&request.path)).is_ok_and(|m| m.len() < HELD_BELOW);
+    if small {
+        let whole = InspectRequest {
+            limit: None,
+            cursor: None,
+            ..request.clone()
+        };
+        hand_over(inspect(app, &whole)?, each);
+        return Ok(());
+    }
+    let (mut key_width, mut label_width) = (0, 0);
+    let mut measure = |_, block: Block| {
+        key_width = key_width.max(block.key.chars().count());
+        let label = block.label.as_deref().map_or(0, |l| l.chars().count());
+        label_width = label_width.max(label);
+    };
+    let first = document::load_holding(
+        app,
+        &request.path,
+        &request.editions,
+        request.format.as_deref(),
+        document::Hold::Each(&mut measure),
+    )?;
+    let text = first.parsed.skeleton.text();
+    let lines = kapi_core::text::LineIndex::new(text);
+    let mut head = Blocks {
+        schema: "kapi.blocks/v1",
+        doc: first.doc.clone(),
+        format: first.format.info().id,
+        file_rev: first.read.rev(),
+        total: first.total,
+        blocks: Vec::new(),
+        next: None,
+    };
+    if !first.streamed {
+        // Held whole (target files pair with it).
+        let held = first.parsed.document.blocks.iter();
+        head.blocks = held.map(|b| record(&first, b, text, &lines)).collect();
+        hand_over(head, each);
+        return Ok(());
+    }
+    each(Part::Outline(&Outline {
+        head,
+        key_width,
+        label_width,
+    }));
+    let mut made =
+        |_, block: Block| each(Part::Record(Box::new(record(&first, &block, text, &lines))));
+    let second = document::load_holding(
+        app,
+        &request.path,
+        &request.editions,
+        request.format.as_deref(),
+        document::Hold::Each(&mut made),
+    )?;
+    if second.read.digest != first.read.digest {
+        return Err(HostError::Io {
+            path: request.path.clone(),
+            source: std::io::Error::other("the file changed while it was read; read it again"),
+        });
+    }
+    Ok(())
+}
+
+/// Hands a held answer's outline, then its records, to `each`.
+fn hand_over(mut blocks: Blocks, each: &mut dyn FnMut(Part<'_>)) {
+    let records = std::mem::take(&mut blocks.blocks);
+    let widest = |of: &dyn Fn(&Record) -> usize| records.iter().map(of).max().unwrap_or(0);
+    let key_width = widest(&|r| r.at.block.chars().count());
+    let label_width = widest(&|r| r.label.as_deref().map_or(0, |l| l.chars().count()));
+    each(Part::Outline(&Outline {
+        head: blocks,
+        key_width,
+        label_width,
+    }));
+    records
+        .into_iter()
+        .for_each(|r| each(Part::Record(Box::new(r))));
+}
+
 /// A file's rev from the SHA-256 of its bytes: `f` and the first 8 bytes in hex.
 pub fn rev_of_digest(digest: &[u8; 32]) -> String {
     let mut out = String::from("f");

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use kapi_host::document::Editions;
-use kapi_host::inspect::{Blocks, InspectRequest, Record, Verified, inspect, verify};
+use kapi_host::inspect::{
+    Blocks, InspectRequest, Part, Record, Verified, inspect, inspect_each, verify,
+};
 use serde::Serialize;
 
 use crate::exit::Outcome;
@@ -71,6 +73,9 @@ pub fn run(
         cursor: args.cursor.clone(),
         format: args.format.clone(),
     };
+    if request.limit.is_none() && request.cursor.is_none() {
+        return run_whole(app, &request, args.jsonl && !printer.json, printer);
+    }
     let blocks = inspect(app, &request)?;
     if args.jsonl && !printer.json {
         let mut lines = String::new();
@@ -83,6 +88,97 @@ pub fn run(
         printer.emit(&blocks)?;
     }
     Ok(Outcome::Success)
+}
+
+/// A whole document, printed a record at a time as it is read ([`inspect_each`]): the same
+/// text, JSON or JSON lines a held answer prints, without holding the document.
+fn run_whole(
+    app: &kapi_host::App,
+    request: &InspectRequest,
+    jsonl: bool,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
+    let (json, style) = (printer.json, printer.style);
+    let mut read = Ok(());
+    printer.stream(|out| {
+        let mut written = Ok(());
+        let (mut columns, mut records, mut tail) = ((3, 0), 0usize, String::new());
+        read = inspect_each(app, request, &mut |part| {
+            if written.is_err() {
+                return;
+            }
+            written = match part {
+                Part::Outline(outline) => {
+                    columns = columns_of(outline.key_width, outline.label_width);
+                    if jsonl {
+                        Ok(())
+                    } else if json {
+                        // The answer as a held one serializes, its blocks written in between.
+                        let head = serde_json::to_string(&outline.head).map_err(io::Error::from);
+                        head.and_then(|head| {
+                            let (before, after) = head
+                                .split_once("\"blocks\":[]")
+                                .ok_or_else(|| io::Error::other("blocks/v1 without blocks"))?;
+                            tail = after.to_owned();
+                            write!(out, "{before}\"blocks\":[")
+                        })
+                    } else {
+                        let head = &outline.head;
+                        write_head(out, style, head, head.total)
+                    }
+                }
+                Part::Record(record) => {
+                    records += 1;
+                    if jsonl {
+                        serde_json::to_writer(&mut *out, &record)
+                            .map_err(io::Error::from)
+                            .and_then(|()| writeln!(out))
+                    } else if json {
+                        let comma = if records > 1 { "," } else { "" };
+                        write!(out, "{comma}").and_then(|()| {
+                            serde_json::to_writer(&mut *out, &record).map_err(io::Error::from)
+                        })
+                    } else {
+                        render_record(out, &style, &record, columns.0, columns.1)
+                    }
+                }
+            };
+        });
+        if json && !jsonl && read.is_ok() {
+            written = written.and_then(|()| writeln!(out, "]{tail}"));
+        }
+        written
+    })?;
+    read?;
+    Ok(Outcome::Success)
+}
+
+/// The text view's key and label columns for the widest key and label: a key column of 3 to
+/// 40 characters, and a label column (up to 40) only when some block has a label.
+fn columns_of(key_width: usize, label_width: usize) -> (usize, usize) {
+    (key_width.clamp(3, 40), label_width.min(40))
+}
+
+/// The text view's first line: the document, its format and how many blocks (of `total`)
+/// are shown.
+fn write_head(out: &mut dyn Write, style: Style, head: &Blocks, shown: usize) -> io::Result<()> {
+    let total = head.total;
+    writeln!(
+        out,
+        "{}",
+        style.bold(&format!(
+            "{} · {} · {} block{}{}",
+            head.doc,
+            head.format,
+            total,
+            if total == 1 { "" } else { "s" },
+            if shown < total {
+                format!(", {shown} shown")
+            } else {
+                String::new()
+            }
+        ))
+    )
 }
 
 /// `kapi.verify/v1`.
@@ -168,38 +264,21 @@ impl Render for Verification {
 
 impl Render for Blocks {
     fn render(&self, out: &mut dyn Write, style: &Style) -> io::Result<()> {
-        let shown = self.blocks.len();
-        writeln!(
-            out,
-            "{}",
-            style.bold(&format!(
-                "{} · {} · {} block{}{}",
-                self.doc,
-                self.format,
-                self.total,
-                if self.total == 1 { "" } else { "s" },
-                if shown < self.total {
-                    format!(", {shown} shown")
-                } else {
-                    String::new()
-                }
-            ))
-        )?;
-        let width = self
-            .blocks
-            .iter()
-            .map(|b| b.at.block.chars().count())
-            .max()
-            .unwrap_or(3)
-            .clamp(3, 40);
+        write_head(out, *style, self, self.blocks.len())?;
         // Readable labels beside structural keys (Markdown), in a column of their own.
-        let labels = self
-            .blocks
-            .iter()
-            .filter_map(|b| b.label.as_deref())
-            .map(|l| l.chars().count())
-            .max()
-            .map_or(0, |w| w.min(40));
+        let (width, labels) = columns_of(
+            self.blocks
+                .iter()
+                .map(|b| b.at.block.chars().count())
+                .max()
+                .unwrap_or(3),
+            self.blocks
+                .iter()
+                .filter_map(|b| b.label.as_deref())
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap_or(0),
+        );
         for record in &self.blocks {
             render_record(out, style, record, width, labels)?;
         }

@@ -631,3 +631,44 @@ fn the_code_limit_is_per_block_and_exact() {
         over.transcript()
     );
 }
+
+/// About 10 MB of HTML like the Python docs' highlighted listings (a code per 12 bytes), in
+/// paragraphs and `<pre>` blocks, and how many blocks it holds.
+#[cfg(unix)]
+fn highlighted_html() -> (String, usize) {
+    let listing: String = (0..200)
+        .map(|i| format!("<span class=\"n\">x{i}</span><span class=\"o\">=</span> "))
+        .collect();
+    let section = format!("<p>Call <code>f</code> as shown.</p>\n<pre>{listing}</pre>\n");
+    let count = 10_000_000 / section.len();
+    let body = section.repeat(count);
+    (format!("<html><body>\n{body}</body></html>\n"), 2 * count)
+}
+
+/// `kapi inspect` of a whole document (no `--limit`) prints each record as it is made: a
+/// document's blocks and records held together came to 20 times its file (196 MB for 9.8 MB
+/// of the Python docs' `re` page); read twice instead, it costs the file and a block. The text
+/// view, `--json` and `--jsonl` alike, within the bound `ulimit -v` gives the debug binary.
+#[test]
+#[cfg(unix)]
+fn a_whole_document_is_inspected_a_record_at_a_time() {
+    let kapi = Kapi::empty();
+    let (html, count) = highlighted_html();
+    kapi.write("page.html", html);
+    let blocks = within(&kapi, 250_000, "inspect --json page.html");
+    assert_eq!(blocks["total"], count, "{}", blocks["total"]);
+    let records = blocks["blocks"].as_array().expect("blocks");
+    assert_eq!(records.len(), count);
+    // A record lists a code pair once: 400 spans, 800 codes.
+    assert_eq!(records[1]["codes"].as_array().map(Vec::len), Some(400));
+    assert_eq!(blocks["next"], serde_json::Value::Null);
+    let lines = bounded(&kapi, 250_000, "inspect --jsonl page.html");
+    assert_eq!(lines.status.code(), Some(0));
+    assert_eq!(lines.stdout.iter().filter(|&&b| b == b'\n').count(), count);
+    // The text view: its first line, then each block's (a listing's "read-only" under it).
+    let view = bounded(&kapi, 250_000, "inspect page.html");
+    assert_eq!(view.status.code(), Some(0));
+    let view = String::from_utf8_lossy(&view.stdout);
+    assert!(view.starts_with(&format!("page.html · html · {count} blocks\n")));
+    assert_eq!(view.lines().count(), 1 + count / 2 * 3);
+}
