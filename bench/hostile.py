@@ -320,6 +320,12 @@ def one_list(size):
     return pieces(size, lambda i: f"- item {i} of the list\n")
 
 
+def loose_list(size):
+    """Markdown of about `size` bytes that is one loose list (a blank line between items),
+    each item with emphasis, a link and a code span."""
+    return pieces(size, lambda i: f"- Save *the* file {i} and [open](u) `it`.\n\n")
+
+
 def inline_paragraph(size):
     """HTML of about `size` bytes that is one paragraph of bold words: a code per tag."""
     return "<p>" + pieces(size, lambda i: f"<b>w{i % 10}</b> ") + "</p>\n"
@@ -570,6 +576,8 @@ CASES = [
     *verbs("html-short-20mb", "20 MB of short HTML `<p>` paragraphs", text_input("input.html", SHORT_HTML)),
     Case("markdown-one-list-20mb", "`kapi check`: 20 MB of Markdown that is one list",
          read_case("check", text_input("input.md", lambda: one_list(MB20)))),
+    Case("markdown-loose-list-20mb", "`kapi check`: 20 MB of Markdown that is one loose list",
+         read_case("check", text_input("input.md", lambda: loose_list(MB20)))),
     *verbs("markdown-marked-20mb", "20 MB of short Markdown paragraphs dense with inline markup",
            text_input("input.md", lambda: marked_paragraphs(MB20))),
     # Not yet bounded: a file that defines a link reference is read whole.

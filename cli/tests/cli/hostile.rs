@@ -672,3 +672,21 @@ fn a_whole_document_is_inspected_a_record_at_a_time() {
     assert!(view.starts_with(&format!("page.html · html · {count} blocks\n")));
     assert_eq!(view.lines().count(), 1 + count / 2 * 3);
 }
+
+/// A 16 MB Markdown file that is one loose list (a blank line between items) of items dense
+/// with inline markup: cut between items where both parts keep a blank line between two of
+/// their items (so both stay loose, as the whole list is), it is read in pieces. Read whole,
+/// pulldown-cmark's tree of the list ran past the bound (17 times the file).
+#[test]
+#[cfg(unix)]
+fn a_file_that_is_one_loose_list_is_read_a_piece_at_a_time() {
+    let kapi = Kapi::empty();
+    let item = "- Save *the* file and [open](u) `it`.\n\n";
+    let count = 16_000_000 / item.len();
+    kapi.write("loose.md", item.repeat(count));
+    for args in ["check --json loose.md", "inspect --json --limit 2 loose.md"] {
+        assert_eq!(blocks_read(&kapi, 250_000, args), count, "{args}");
+    }
+    let page = within(&kapi, 250_000, "inspect --json --limit 1 loose.md");
+    assert_eq!(page["blocks"][0]["role"], "list-item", "{page}");
+}

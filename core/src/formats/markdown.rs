@@ -478,6 +478,14 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
                         first.get_or_insert(at);
                         next = Some((at, counted));
                     }
+                    // A loose list's cut is known at the item after it.
+                    if item && let Some((cut, before)) = lists.loose_cut(body, at, counted) {
+                        let far = cut >= from + piece && (last || cut + piece / 2 < end);
+                        if far && next.is_none_or(|(n, _)| n < cut) {
+                            first.get_or_insert(cut);
+                            next = Some((cut, before));
+                        }
+                    }
                     lists.start(&tag, depth, at);
                     // A tight list item's text is a block without a paragraph of its own.
                     if matches!(tag, Tag::Item) || is_leaf(&tag) {
@@ -550,6 +558,12 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
 /// from the start to the cut, and the first after it past the list's end
 /// ([`tight_to_its_end`]). A list a window starts inside began at an earlier cut, which met
 /// the same test, so its start here stands for the list's.
+///
+/// A loose list is cut too, where both its parts stay loose: before an item whose list has
+/// a blank line between the two items before it and between it and the next one. The part
+/// before the cut holds a blank line between two of its items, and so does the part after
+/// (the next cut needs two of its items before it); a blank line between items makes the
+/// whole list loose, so each part reads as it did in it ([`ListCut::loose_cut`]).
 #[derive(Default)]
 struct ListCut {
     /// A top-level list is open.
@@ -562,16 +576,38 @@ struct ListCut {
     /// list open before it has ended by then (`.2`): one scan serves every list and cut in
     /// that stretch.
     blank: Option<(usize, usize, bool)>,
+    /// Whether a blank line comes before the item before the last, and before the last (in
+    /// this window's part of the list).
+    gaps: [bool; 2],
+    /// The last item: where it starts and the blocks counted before it.
+    last: Option<(usize, usize)>,
 }
 
 impl ListCut {
     /// Notes a `Start` at `depth` and offset `at` (before it is counted in).
     fn start(&mut self, tag: &Tag<'_>, depth: usize, at: usize) {
         match (depth, tag) {
-            (0, Tag::List(_)) => (self.open, self.start, self.items) = (true, at, 0),
+            (0, Tag::List(_)) => {
+                (self.open, self.start, self.items) = (true, at, 0);
+                (self.gaps, self.last) = ([false; 2], None);
+            }
             (1, Tag::Item) if self.open => self.items += 1,
             _ => {}
         }
+    }
+
+    /// Given the top-level item starting at `at` (`counted` blocks before it; before
+    /// [`ListCut::start`] counts it in), the item before it when that one may start a piece
+    /// of a loose list: where it starts and the blocks before it. A blank line is before
+    /// this item, and before the item two back.
+    fn loose_cut(&mut self, body: &str, at: usize, counted: usize) -> Option<(usize, usize)> {
+        if !self.open {
+            return None;
+        }
+        let gap = self.items > 0 && after_blank_line(body, at);
+        let cut = self.last.filter(|_| self.gaps[0] && gap);
+        (self.gaps, self.last) = ([self.gaps[1], gap], Some((at, counted)));
+        cut
     }
 
     /// Whether the top-level item starting at `at` may start a piece.
@@ -2102,6 +2138,30 @@ mod tests {
             plan("- a\n\n- b\n- c\n", 1).unwrap().cuts,
             Vec::<usize>::new()
         );
+        // A loose list is cut where both parts keep a blank line between two of their items:
+        // before `c` (blank lines before `b` and before `d`), and so on every other item.
+        assert_eq!(plan("- a\n\n- b\n\n- c\n\n- d\n", 1).unwrap().cuts, [10]);
+        let loose = "- a\n\n- b\n\n- c\n\n- d\n\n- e\n\n- f\n\nEnd.\n";
+        assert_eq!(plan(loose, 1).unwrap().cuts, [10, 20, 30]);
+        // Not where a part would hold no blank line between items: a gap that is not blank
+        // before the next item or two back.
+        assert_eq!(
+            plan("- a\n\n- b\n\n- c\n- d\n", 1).unwrap().cuts,
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            plan("- a\n- b\n\n- c\n\n- d\n", 1).unwrap().cuts,
+            Vec::<usize>::new()
+        );
+        for text in [
+            loose,
+            "- a\n\n- b\n\n- c\n\n- d\n",
+            "1. a\n\n2. b\n\n3. c\n\n   more\n\n4. d\n\n5. e\n",
+            "- a\n\n- b\n  - x\n  - y\n\n- c\n\n- d\n\n- e\n",
+            "- a\n\n- b\n\n- c\n\n- d\n\n   \n- e\n\n> q\n",
+        ] {
+            assert!(pieces_agree(text), "{text:?}");
+        }
         // A `---` line a window ends before the closing line of: the metadata block it opens
         // reaches across the windows, so the file is read whole, and counted to its end.
         let far = format!(
