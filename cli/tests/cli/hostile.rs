@@ -630,6 +630,56 @@ fn the_code_limit_is_per_block_and_exact() {
         "{}",
         over.transcript()
     );
+    // What makes no code is not counted: a long line of tags in a fence (a long line is
+    // counted in chunks, and one that starts inside the fence reads as prose), a task
+    // marker, the tags inside a `translate="no"` element (one code whole), markup with no
+    // prose around it, and ICU switches nested in switches (each counted once).
+    let fenced = format!("# Tags\n\n```html\n{}\n```\n", "<b>".repeat(30_000));
+    let select = format!(
+        "{{\"k\": \"{{a, select, x {{{{b, select, y {{{}}} other {{q}}}}}} other {{q}}}}\"}}",
+        "{p}".repeat(5_000)
+    );
+    let readable = [
+        ("fenced.md", fenced),
+        ("task.md", format!("- [ ] {}\n", "`a` ".repeat(10_000))),
+        (
+            "no.html",
+            format!(
+                "<p>Hi <span translate=\"no\">{}</span></p>\n",
+                "<b>x</b>".repeat(10_001)
+            ),
+        ),
+        (
+            "svg.html",
+            format!("<div><svg>{}</svg></div>\n", "<path/>\n".repeat(15_001)),
+        ),
+        ("select.json", select),
+    ];
+    for (file, text) in readable {
+        kapi.write(file, text);
+        let read = kapi.run(&["inspect", "--json", "--limit", "1", file]);
+        assert_eq!(read.code, 0, "{file}: {}", read.transcript());
+    }
+    // And what makes codes past the limit is refused in each of those shapes.
+    kapi.write(
+        "over.html",
+        format!("<p>{}<br></p>\n", "<b>w</b> ".repeat(5_000)),
+    );
+    kapi.write(
+        "branches.json",
+        format!(
+            "{{\"k\": \"{{a, select, {} other {{q}}}}\"}}",
+            (0..10_001)
+                .map(|i| format!("v{i} {{yes no}}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    );
+    for file in ["over.html", "branches.json"] {
+        let over = kapi.run(&["inspect", "--json", file]);
+        assert_eq!(over.code, 1, "{file}: {}", over.transcript());
+        assert!(over.stderr.contains(DENSE), "{file}: {}", over.transcript());
+    }
 }
 
 /// About 10 MB of HTML like the Python docs' highlighted listings (a code per 12 bytes), in

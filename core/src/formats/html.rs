@@ -904,10 +904,12 @@ fn read_text<'e>(
     Ok(reader.out)
 }
 
-/// The most tokens one segment (a block's content) holds: a block of more holds more than
-/// [`super::MAX_CODES`] codes (each code is a tag or an entity, with at most one text token
-/// beside it), and is refused with [`ReadError::TooDense`] before the reader holds them.
-const SEGMENT_TOKENS: usize = 3 * super::MAX_CODES;
+/// The most tokens one segment (what lies between two block tags) holds, whatever they
+/// become: tags inside a `translate="no"` element (one code whole), comments, or markup
+/// with no prose around it (no block). A segment with prose is refused at more than
+/// [`super::MAX_CODES`] tags and entities outside such elements, its block's codes; either
+/// is refused with [`ReadError::TooDense`] before the reader holds more.
+const SEGMENT_TOKENS: usize = 8 * super::MAX_CODES;
 
 /// How many read tokens the reader lets go of at once.
 const LET_GO: usize = 4096;
@@ -989,6 +991,8 @@ impl<'a> Reader<'a, '_> {
 
     fn run(&mut self, lexer: &mut Lexer<'a>) {
         let mut k = 0;
+        // The segment counted (its first token), its codes, and whether it holds prose.
+        let mut counted = (0usize, 0usize, false);
         loop {
             if self.error.is_some() {
                 return;
@@ -997,11 +1001,23 @@ impl<'a> Reader<'a, '_> {
                 break;
             }
             lexer.hand_attrs(&mut self.attrs);
+            let outside_no = self.inline_no.is_empty();
             self.step(&lexer.tokens, k);
             k += 1;
-            // A segment's inline tokens become its block's codes: past what a block may hold
-            // (a tag, text between, an entity per code), it is refused before more are held.
-            if k - self.seg_start > SEGMENT_TOKENS {
+            // A segment's tags and entities become its block's codes (a `translate="no"`
+            // element one code whole): past what a block may hold, or past what a segment
+            // may hold in tokens, it is refused before more are held.
+            if self.seg_start != counted.0 {
+                counted = (self.seg_start, 0, false);
+            } else if let Some(token) = lexer.tokens.get(k - 1 - self.base) {
+                match token.kind {
+                    Kind::Start | Kind::End | Kind::Entity if outside_no => counted.1 += 1,
+                    Kind::Text if outside_no => counted.2 |= is_content(self.text, token),
+                    _ => {}
+                }
+            }
+            let (_, codes, prose) = counted;
+            if prose && codes > super::MAX_CODES || k - self.seg_start > SEGMENT_TOKENS {
                 let at = lexer.tokens.get(self.seg_start - self.base);
                 self.error = Some(ReadError::too_dense(
                     self.text,

@@ -77,7 +77,13 @@ pub fn parse(
         made: 0,
     };
     let mut trial = ids.clone();
-    let runs = parser.message(&mut trial, false, false)?;
+    let Some(runs) = parser.message(&mut trial, false, false) else {
+        if parser.made > super::MAX_CODES {
+            // Too many to read: the edition is full, and its block is refused.
+            ids.fill();
+        }
+        return None;
+    };
     if parser.switches == 0 || parser.pos != text.len() {
         return None;
     }
@@ -221,8 +227,9 @@ struct Parser<'a> {
     syntaxes: Syntaxes,
     depth: usize,
     switches: usize,
-    /// Branches and the codes in them so far: past [`super::MAX_CODES`] the text is not
-    /// read as ICU (its placeholders are split as they are, and the block is refused).
+    /// Branches and the codes and switches in them so far, each once: past
+    /// [`super::MAX_CODES`] the text is not read, [`Ids::fill`] marks its edition full, and
+    /// the reader refuses the block.
     made: usize,
 }
 
@@ -474,7 +481,12 @@ impl Parser<'_> {
             self.pos += 1;
             let open = self.slice(open_start..self.pos).to_owned();
             let runs = self.message(&mut Ids::default(), kind != SwitchKind::Select, true)?;
-            self.made += 1 + crate::model::code_count(&runs);
+            // The branch and what its level holds (a switch in it counted its own branches).
+            let level = runs
+                .iter()
+                .filter(|r| !matches!(r, Run::Text { .. }))
+                .count();
+            self.made += 1 + level;
             if self.made > super::MAX_CODES {
                 return None;
             }

@@ -905,6 +905,10 @@ fn build<'e>(text: &str, mut out: Output<'e>, scanned: Scanned) -> Output<'e> {
             None => {
                 let mut ids = Ids::default();
                 let runs = value_runs(text, entry, &mut ids);
+                if ids.full() {
+                    // Past what a block may hold (ICU branches stop before it is counted).
+                    out.refuse(ReadError::too_dense(text, entry.token.start));
+                }
                 let key = std::mem::take(&mut entry.key);
                 let mut block = Block::new(key, Role::Key, runs);
                 block.level = entry.depth;
@@ -931,7 +935,11 @@ fn build<'e>(text: &str, mut out: Output<'e>, scanned: Scanned) -> Output<'e> {
             let Some(category) = member.sibling.as_ref().map(|s| s.category) else {
                 continue;
             };
-            let runs = value_runs(text, member, &mut Ids::default());
+            let mut member_ids = Ids::default();
+            let runs = value_runs(text, member, &mut member_ids);
+            if member_ids.full() {
+                out.refuse(ReadError::too_dense(text, member.token.start));
+            }
             out.skeleton.push(
                 member.content(),
                 block_index,

@@ -450,13 +450,13 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
         let closes_past = last_closing.is_some_and(|c| c >= end);
         // The codes of the block being planned, and where it starts: a block past
         // MAX_CODES is refused here, before a window grows around it.
-        let (mut marks, mut block_at) = (Marks::default(), from);
+        let mut marks = Marks::default();
         for (event, range) in events.by_ref() {
             let at = from + range.start;
             if is_block_edge(&event) {
-                (marks, block_at) = (Marks::default(), at);
-            } else if marks.see(&event) > super::MAX_CODES {
-                return Err(block_at);
+                marks = Marks::after(&event, at);
+            } else if marks.see(&event, at) > super::MAX_CODES {
+                return Err(marks.start(at));
             }
             if closes_past
                 && matches!(event, Event::Start(_) | Event::Rule)
@@ -494,6 +494,10 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
                     depth += 1;
                 }
                 Event::End(_) => {
+                    if depth == 3 {
+                        // A block of a top-level item ends (a list's: the top is one).
+                        lists.child_end = from + range.end;
+                    }
                     depth = depth.saturating_sub(1);
                     if depth == 0 {
                         lists.open = false;
@@ -581,6 +585,9 @@ struct ListCut {
     gaps: [bool; 2],
     /// The last item: where it starts and the blocks counted before it.
     last: Option<(usize, usize)>,
+    /// Where the last block inside a top-level item ended: a blank line before it is inside
+    /// that block (a fence or an HTML block left open to the item's end), not between items.
+    child_end: usize,
 }
 
 impl ListCut {
@@ -604,7 +611,8 @@ impl ListCut {
         if !self.open {
             return None;
         }
-        let gap = self.items > 0 && after_blank_line(body, at);
+        let gap =
+            self.items > 0 && after_blank_line(body, at) && self.child_end <= line_before(body, at);
         let cut = self.last.filter(|_| self.gaps[0] && gap);
         (self.gaps, self.last) = ([self.gaps[1], gap], Some((at, counted)));
         cut
@@ -755,6 +763,16 @@ fn line_end(text: &str, at: usize) -> usize {
         .map_or(text.len(), |i| at + i + 1)
 }
 
+/// Where the line before the one starting at `at` starts.
+fn line_before(text: &str, at: usize) -> usize {
+    let before = text.get(..at).unwrap_or_default();
+    let before = before
+        .strip_suffix("\r\n")
+        .or_else(|| before.strip_suffix(['\n', '\r']))
+        .unwrap_or(before);
+    before.rfind(['\n', '\r']).map_or(0, |i| i + 1)
+}
+
 /// Whether the line before offset `at` (which starts a line) is blank.
 fn after_blank_line(text: &str, at: usize) -> bool {
     let Some(before) = text.get(..at) else {
@@ -797,7 +815,7 @@ fn is_inline(event: &Event<'_>) -> bool {
 
 /// Counts the inline codes a block's events make, as [`Reader::runs`] makes them, without
 /// counting more: an inline element's start (its end closes the same code pair), a code span,
-/// inline HTML, a hard break, a task marker, a footnote reference; nothing inside an image
+/// inline HTML, a hard break, a footnote reference; nothing inside an image
 /// or an autolink, which is one code whole. What a block holding more than
 /// [`super::MAX_CODES`] is refused by, in the reader and in the plan.
 #[derive(Default)]
@@ -805,11 +823,29 @@ struct Marks {
     count: usize,
     /// Starts open inside an element that is one code whole (the element's own included).
     inside_whole: usize,
+    /// Where the block starts, as the reader names it: a leaf's `Start`, or the first inline
+    /// event of text straight inside a container (a tight list item's).
+    at: Option<usize>,
 }
 
 impl Marks {
-    /// Counts `event`; the count so far.
-    fn see(&mut self, event: &Event<'_>) -> usize {
+    /// Counting afresh after a block edge at `at` (a leaf's start is the block's).
+    fn after(edge: &Event<'_>, at: usize) -> Marks {
+        let leaf = matches!(edge, Event::Start(tag) if is_leaf(tag));
+        Marks {
+            at: leaf.then_some(at),
+            ..Marks::default()
+        }
+    }
+
+    /// Where the block counted starts (`or` when no event of it was seen).
+    fn start(&self, or: usize) -> usize {
+        self.at.unwrap_or(or)
+    }
+
+    /// Counts `event`, at offset `at`; the count so far.
+    fn see(&mut self, event: &Event<'_>, at: usize) -> usize {
+        self.at.get_or_insert(at);
         if self.inside_whole > 0 {
             match event {
                 Event::Start(_) => self.inside_whole += 1,
@@ -833,7 +869,6 @@ impl Marks {
             Event::Code(_)
             | Event::InlineHtml(_)
             | Event::HardBreak
-            | Event::TaskListMarker(_)
             | Event::FootnoteReference(_) => self.count += 1,
             _ => {}
         }
@@ -861,31 +896,44 @@ fn is_block_edge(event: &Event<'_>) -> bool {
 }
 
 /// Where a block starts that holds more than [`super::MAX_CODES`] codes in `body[range]`,
-/// parsed `chunk` bytes at a time so that no tree is larger than a chunk's: a chunk may
-/// start or end inside a line (it is counted, not read: a block's codes are its text's),
-/// and the block a chunk ends in goes on in the next, its count with it.
+/// parsed `chunk` bytes at a time so that no tree is larger than a chunk's. A chunk may end
+/// inside a line: the block it ends in goes on in the next chunk, its count with it. It
+/// counts, never reads, and never more than a whole read makes: a chunk that ends inside a
+/// code or HTML block (whose lines hold no codes, but would read as prose from a cut) ends
+/// the count, with no refusal.
 fn dense_block(body: &str, range: Range<usize>, chunk: usize) -> Option<usize> {
-    let (mut marks, mut block_at) = (Marks::default(), range.start);
+    let mut marks = Marks::default();
     let mut at = range.start;
+    // Whether the chunk starts inside a line, so its first block goes on from the last.
+    let mut goes_on = false;
     while at < range.end {
         let mut to = at.saturating_add(chunk.max(1)).min(range.end);
         while !body.is_char_boundary(to) {
             to += 1;
         }
         let text = body.get(at..to).unwrap_or_default();
+        let ends_inside_a_line = to < range.end && body.as_bytes().get(to - 1) != Some(&b'\n');
         for (event, offsets) in Parser::new_ext(text, options()).into_offset_iter() {
-            // What a cut opens at the chunk's start and closes at its end is the block
+            let cut_end = matches!(event, Event::End(_)) && offsets.end == text.len();
+            if cut_end
+                && to < range.end
+                && matches!(event, Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock))
+            {
+                return None;
+            }
+            // What the cut opens at the chunk's start and closes at its end is the block
             // that goes on.
-            let cut = (matches!(event, Event::Start(_)) && offsets.start == 0)
-                || (matches!(event, Event::End(_)) && offsets.end == text.len());
+            let goes_on_here = (goes_on && matches!(event, Event::Start(_)) && offsets.start == 0)
+                || (ends_inside_a_line && cut_end);
             if is_block_edge(&event) {
-                if !cut {
-                    (marks, block_at) = (Marks::default(), at + offsets.start);
+                if !goes_on_here {
+                    marks = Marks::after(&event, at + offsets.start);
                 }
-            } else if marks.see(&event) > super::MAX_CODES {
-                return Some(block_at);
+            } else if marks.see(&event, at + offsets.start) > super::MAX_CODES {
+                return Some(marks.start(at + offsets.start));
             }
         }
+        goes_on = ends_inside_a_line;
         at = to;
     }
     None
@@ -946,7 +994,7 @@ impl<'a> Reader<'a, '_> {
     /// Holds one event of the block being taken, unless the block already makes more than
     /// [`super::MAX_CODES`] codes: it is then refused at its start and its events let go.
     fn take(&mut self, event: (Event<'a>, Range<usize>)) {
-        if self.marks.see(&event.0) > super::MAX_CODES {
+        if self.marks.see(&event.0, event.1.start) > super::MAX_CODES {
             if !self.out.refused() {
                 let at = self.events.first().map_or(event.1.start, |(_, r)| r.start);
                 self.out.refuse(ReadError::too_dense(self.text, at));
@@ -2159,6 +2207,10 @@ mod tests {
             "1. a\n\n2. b\n\n3. c\n\n   more\n\n4. d\n\n5. e\n",
             "- a\n\n- b\n  - x\n  - y\n\n- c\n\n- d\n\n- e\n",
             "- a\n\n- b\n\n- c\n\n- d\n\n   \n- e\n\n> q\n",
+            // A blank line inside a fence left open to its item's end is no gap.
+            "- a\n  ```\n  x\n\n- b\n\n- c\n\n- d\n",
+            "- a\n\n- b\n  ```\n  x\n\n- c\n\n- d\n\n- e\n",
+            "- a\n\n- b\n  <pre>\n\n- c\n\n- d\n\n- e\n",
         ] {
             assert!(pieces_agree(text), "{text:?}");
         }

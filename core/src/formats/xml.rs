@@ -451,6 +451,44 @@ pub struct Element {
     empty: bool,
 }
 
+/// How many start tags (and empty-element tags) `text` holds, about: each `<` before a name,
+/// outside comments, CDATA sections and processing instructions. (Past the first error it may
+/// count more, and the parse stops there.)
+fn start_tags(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut count, mut at) = (0, 0);
+    while let Some(i) = b
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&c| c == b'<'))
+    {
+        let lt = at + i;
+        let rest = &text[lt..];
+        let close = if rest.starts_with("<!--") {
+            Some("-->")
+        } else if rest.starts_with("<![CDATA[") {
+            Some("]]>")
+        } else if rest.starts_with("<?") {
+            Some("?>")
+        } else {
+            None
+        };
+        at = match close {
+            Some(close) => rest[2..]
+                .find(close)
+                .map_or(b.len(), |j| lt + 2 + j + close.len()),
+            None => {
+                if b.get(lt + 1).is_some_and(|&c| {
+                    c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80
+                }) {
+                    count += 1;
+                }
+                lt + 1
+            }
+        };
+    }
+    count
+}
+
 /// No parent, child or sibling.
 const NONE: u32 = u32::MAX;
 
@@ -519,11 +557,11 @@ impl<'t> Tree<'t> {
             });
         }
         let narrow = |offset: usize| u32::try_from(offset).unwrap_or(NONE);
-        // Room for an element per `<` (there are fewer: end tags, comments): reserved once,
-        // what is never written costs no memory, and the vector never grows by doubling (a
-        // file dense with elements peaked at the old and the new vector together).
-        let tags = text.bytes().filter(|&b| b == b'<').count();
-        let mut elements: Vec<Element> = Vec::with_capacity(tags);
+        // Room for the elements, reserved once, so the vector never grows by doubling (a file
+        // dense with elements peaked at the old and the new vector together); when the room
+        // cannot be had, it grows as it goes.
+        let mut elements: Vec<Element> = Vec::new();
+        let _ = elements.try_reserve_exact(start_tags(text));
         let mut stack: Vec<usize> = Vec::new();
         // The last child seen of each open element (parallel to `stack`), and of the top.
         let mut last_child: Vec<Option<usize>> = Vec::new();
@@ -895,6 +933,15 @@ pub fn xliff_major(head: &[u8]) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn start_tags_are_counted_outside_comments_cdata_and_instructions() {
+        let text =
+            "<?xml version=\"1.0\"?><a><!-- <b> <c> --><b/><![CDATA[<d>]]><?p <e>?><c></c></a>";
+        assert_eq!(start_tags(text), 3);
+        assert_eq!(start_tags("<!-- unclosed <a>"), 0);
+        assert_eq!(start_tags("a < b <c"), 1);
+    }
 
     fn error(text: &str) -> String {
         match Tree::parse(text) {
