@@ -216,6 +216,21 @@ def check_text_mcp(target_bytes):
     return run
 
 
+def highlighted_html(size):
+    """HTML of about `size` bytes like the Python docs' highlighted listings: paragraphs and
+    `<pre>` blocks of `<span>` tokens, a code per 12 bytes."""
+    listing = "".join(f'<span class="n">x{i}</span><span class="o">=</span> ' for i in range(200))
+    section = f"<p>Call <code>f</code> as shown.</p>\n<pre>{listing}</pre>\n"
+    return "<html><body>\n" + section * max(1, size // len(section)) + "</body></html>\n"
+
+
+def check_html_mcp(target_bytes):
+    def run(case_dir):
+        text = highlighted_html(target_bytes)
+        return mcp(case_dir, [("check_text", {"text": text, "format": "html"})], len(text.encode()))
+    return run
+
+
 # Readers: a .docx whose tables nest or whose part inflates, a large JSON catalog, a key
 # repeated in every value, many short Markdown paragraphs.
 
@@ -549,6 +564,11 @@ CASES = [
     Case("mcp-check-text-4mb", "MCP `check_text` of 4 MB on one line, then `ping`", check_text_mcp(4_000_000)),
     Case("mcp-check-text-8mb", "MCP `check_text` of 8 MB on one line (a call takes at most 8 MiB), then `ping`",
          check_text_mcp(8_000_000)),
+    Case("mcp-check-html-7mb", "MCP `check_text` of 7 MB of highlighted HTML listings, then `ping`",
+         check_html_mcp(7_000_000)),
+    Case("html-highlighted-10mb", "`kapi inspect` (whole, no `--limit`): 10 MB of highlighted HTML listings",
+         lambda case_dir: cli_read(case_dir, ["inspect", "--json", write(case_dir, "input.html", highlighted_html(10_000_000))[0]],
+                                   10_000_000)),
     Case("docx-tables-8k", "`kapi inspect`: a .docx of 8,000 nested tables",
          read_case("inspect", docx_input(lambda: nested_tables(8000)))),
     Case("docx-tables-33k", "`kapi inspect`: a .docx of 33,000 nested tables",

@@ -740,3 +740,42 @@ fn a_file_that_is_one_loose_list_is_read_a_piece_at_a_time() {
     let page = within(&kapi, 250_000, "inspect --json --limit 1 loose.md");
     assert_eq!(page["blocks"][0]["role"], "list-item", "{page}");
 }
+
+/// MCP `check_text` of 7 MB of HTML like the Python docs' highlighted listings reads the text
+/// a block at a time, as `kapi check` reads a file: whole, its document held 154 MB. Driven
+/// through `kapi mcp` on stdin within the bound `ulimit -v` gives the debug binary (the old
+/// read aborted there), and its report counts every block.
+#[test]
+#[cfg(unix)]
+fn check_text_over_mcp_reads_a_block_at_a_time() {
+    let kapi = Kapi::empty();
+    let (html, count) = highlighted_html();
+    let text: String = html.chars().take(7_000_000).collect();
+    let requests = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "check_text", "arguments": {"text": text, "format": "html"}}}),
+    ];
+    let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    kapi.write("requests.jsonl", lines);
+    let out = bounded(&kapi, 250_000, "mcp --all < requests.jsonl");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| m["id"] == 1)
+        .expect("an answer to the call");
+    let report = &answer["result"]["structuredContent"];
+    assert_eq!(report["schema"], "kapi.check/v1", "{answer:.300}");
+    // The text is cut inside a listing: the blocks before it, and the one cut.
+    let blocks = report["target"]["blocks"].as_u64().unwrap_or(0);
+    assert!(blocks > count as u64 * 6 / 10 / 2, "{blocks} of {count}");
+}
