@@ -741,8 +741,9 @@ fn a_file_that_is_one_loose_list_is_read_a_piece_at_a_time() {
     assert_eq!(page["blocks"][0]["role"], "list-item", "{page}");
 }
 
-/// MCP `check_text` of 7 MB of HTML like the Python docs' highlighted listings reads the text
-/// a block at a time, as `kapi check` reads a file: whole, its document held 154 MB. Driven
+/// MCP `check_text` (and `term-check`, `voice_rewrite`) of 7 MB of HTML like the Python docs'
+/// highlighted listings reads the text a block at a time, as `kapi check` reads a file:
+/// whole, its document held 154 MB. Driven
 /// through `kapi mcp` on stdin within the bound `ulimit -v` gives the debug binary (the old
 /// read aborted there), and its report counts every block.
 #[test]
@@ -758,6 +759,10 @@ fn check_text_over_mcp_reads_a_block_at_a_time() {
         serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "check_text", "arguments": {"text": text, "format": "html"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "term-check", "arguments": {"text": text, "format": "html"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "voice_rewrite", "arguments": {"text": text, "format": "html"}}}),
     ];
     let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();
     kapi.write("requests.jsonl", lines);
@@ -768,11 +773,17 @@ fn check_text_over_mcp_reads_a_block_at_a_time() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let answer = String::from_utf8_lossy(&out.stdout)
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|m| m["id"] == 1)
-        .expect("an answer to the call");
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let answer = |id: u64| answers.iter().find(|m| m["id"] == id).expect("an answer");
+    // term-check and voice_rewrite read the text the same way.
+    for (id, schema) in [(2, "kapi.term-check/v1"), (3, "kapi.voice-rewrite/v1")] {
+        let report = &answer(id)["result"]["structuredContent"];
+        assert_eq!(report["schema"], schema, "{id}");
+    }
+    let answer = answer(1);
     let report = &answer["result"]["structuredContent"];
     assert_eq!(report["schema"], "kapi.check/v1", "{answer:.300}");
     // The text is cut inside a listing: the blocks before it, and the one cut.

@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use kapi_core::check::{
-    self, CheckInput, CheckReport, Coverage, DocumentCheck, Finding, Findings, Gate, Rule, Summary,
-    Target, terms::rule_for,
+    self, CheckReport, Coverage, DocumentCheck, Finding, Findings, Gate, Rule, Summary, Target,
+    terms::rule_for,
 };
 use kapi_core::formats::{self, Format, Parsed};
 use kapi_core::governance::{Governance, TermStatus, Unassessed, load as governance_load};
@@ -255,18 +255,6 @@ fn gate_of(project: &Project) -> Gate {
     gate
 }
 
-/// Reads the text with the scope's format, taking it (the document's text is the call's
-/// argument, not a copy of it: a text may be megabytes).
-fn read(text: &mut String, scope: &Scope) -> Result<Parsed, HostError> {
-    scope
-        .format
-        .read_owned(std::mem::take(text).into_bytes())
-        .map_err(|source| HostError::Read {
-            path: PathBuf::from(&scope.display),
-            source,
-        })
-}
-
 /// Reads the text and runs the analyzers over it a block at a time, as `kapi check` reads a
 /// file, keeping the findings of the rules `keep` accepts; with how many blocks are prose.
 /// The text is taken, and the document is never held: 8 MB of HTML dense with markup (the
@@ -286,50 +274,41 @@ fn check_read(
         keep,
     );
     let mut prose = 0;
+    read_blocks(text, scope, &mut |text, block| {
+        prose += usize::from(block.translatable);
+        check.block(text, &block);
+    })?;
+    not_cancelled()?;
+    Ok((check.finish(), prose))
+}
+
+/// Reads the text with the scope's format a block at a time ([`Format::read_each`]),
+/// handing `each` every block with the text its offsets index: the text is taken, and the
+/// document never held (the returned read keeps the text, no blocks).
+fn read_blocks(
+    text: &mut String,
+    scope: &Scope,
+    each: &mut dyn FnMut(&str, kapi_core::model::Block),
+) -> Result<Parsed, HostError> {
     scope
         .format
         .read_each(std::mem::take(text).into_bytes(), &mut |text, block, _| {
-            prose += usize::from(block.translatable);
-            check.block(text, &block);
+            each(text, block)
         })
         .map_err(|source| HostError::Read {
             path: PathBuf::from(&scope.display),
             source,
-        })?;
-    if super::calls::cancelled() {
-        return Err(HostError::Internal {
-            message: "the call was cancelled".into(),
-        });
-    }
-    Ok((check.finish(), prose))
+        })
 }
 
-/// The analyzers over the parsed text, as `kapi check` runs them over a file, keeping the
-/// findings of the rules `keep` accepts; the call's cancel flag stops them between blocks,
-/// and a cancelled call answers an error no client reads (the server drops it).
-fn findings(
-    parsed: &Parsed,
-    scope: &Scope,
-    keep: &dyn Fn(&Rule) -> bool,
-) -> Result<Findings, HostError> {
-    let cancel = super::calls::cancel_flag();
-    let found = check::check_document_where(
-        &CheckInput {
-            path: &scope.display,
-            text: parsed.skeleton.text(),
-            document: &parsed.document,
-            governance: &scope.governance,
-            only_blocks: None,
-            cancel: cancel.as_deref(),
-        },
-        keep,
-    );
+/// The error a cancelled call answers (no client reads it: the server drops it).
+fn not_cancelled() -> Result<(), HostError> {
     if super::calls::cancelled() {
         return Err(HostError::Internal {
             message: "the call was cancelled".into(),
         });
     }
-    Ok(found)
+    Ok(())
 }
 
 /// The summary of every finding, whether the gate passes them, and those held (most severe
@@ -653,16 +632,13 @@ fn run_voice_rewrite(app: &App, p: &mut VoiceParams) -> Result<Rewrite, HostErro
             lang: None,
         },
     )?;
-    let parsed = read(&mut p.text, &scope)?;
-    let source = parsed.skeleton.text();
     let gov = &scope.governance;
     let mut replacements: Vec<Replacement> = Vec::new();
     let mut unchanged = Vec::new();
-    for block in parsed.document.blocks.iter().filter(|b| b.translatable) {
-        if super::calls::cancelled() {
-            return Err(HostError::Internal {
-                message: "the call was cancelled".into(),
-            });
+    // A block at a time as the text is read: the document is never held.
+    let parsed = read_blocks(&mut p.text, &scope, &mut |source, block| {
+        if !block.translatable || super::calls::cancelled() {
+            return;
         }
         let prose = Prose::from_edition(&block.source);
         for m in gov.matcher.find(&prose.text) {
@@ -706,7 +682,9 @@ fn run_voice_rewrite(app: &App, p: &mut VoiceParams) -> Result<Rewrite, HostErro
                 }),
             }
         }
-    }
+    })?;
+    not_cancelled()?;
+    let source = parsed.skeleton.text();
     replacements.sort_by_key(|r| r.start);
     let mut out = String::with_capacity(source.len());
     let mut at = 0;
@@ -819,18 +797,20 @@ fn run_term_check(app: &App, p: &mut TermCheckParams) -> Result<TermCheck, HostE
             lang: p.lang.as_deref(),
         },
     )?;
-    let parsed = read(&mut p.text, &scope)?;
-    let found = findings(&parsed, &scope, &|rule| rule.analyzer() == "terms")?;
-    let (summary, pass, found, truncated) = settle(found, &scope.gate);
-    let source = parsed.skeleton.text();
-    let lines = LineIndex::new(source);
     let gov = &scope.governance;
+    let cancel = super::calls::cancel_flag();
+    let keep = |rule: &Rule| rule.analyzer() == "terms";
+    let mut check = DocumentCheck::new(&scope.display, gov, None, cancel.as_deref(), &keep);
+    let mut lines = None;
     let mut terms = Vec::new();
     let mut terms_truncated = 0;
-    for block in parsed.document.blocks.iter().filter(|b| b.translatable) {
-        if super::calls::cancelled() {
-            break;
+    // A block at a time as the text is read: the document is never held.
+    read_blocks(&mut p.text, &scope, &mut |source, block| {
+        check.block(source, &block);
+        if !block.translatable || super::calls::cancelled() {
+            return;
         }
+        let lines = lines.get_or_insert_with(|| LineIndex::new(source));
         let prose = Prose::from_edition(&block.source);
         gov.matcher.find_each(&prose.text, |m| {
             if terms.len() >= REPORT_FINDINGS {
@@ -859,7 +839,9 @@ fn run_term_check(app: &App, p: &mut TermCheckParams) -> Result<TermCheck, HostE
                 block: block.key.clone(),
             });
         });
-    }
+    })?;
+    not_cancelled()?;
+    let (summary, pass, found, truncated) = settle(check.finish(), &scope.gate);
     terms.sort_by_key(|t| t.start);
     let mut notes = scope.notes.clone();
     if gov.terms.is_empty() {
