@@ -465,7 +465,7 @@ fn paths_are_shown_relative_to_the_working_folder() {
 }
 
 /// Runs git in the project with a throwaway identity; fails the test when git does.
-fn git(kapi: &Kapi, args: &[&str]) {
+pub(super) fn git(kapi: &Kapi, args: &[&str]) {
     let status = std::process::Command::new("git")
         .args([
             "-c",

@@ -4,6 +4,8 @@
 //! (`kapi inspect` and `kapi check`). Run on the debug binary, so a reader that recursed
 //! would overflow its 8 MB main-thread stack here. (A FIFO named explicitly: `errors.rs`.)
 
+use std::io::{BufRead, Write};
+
 use super::{Kapi, Run};
 
 /// The CRC-32 (IEEE) of the bytes `chunks` give in order, as a zip entry records it.
@@ -764,19 +766,34 @@ fn check_text_over_mcp_reads_a_block_at_a_time() {
         serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
             "name": "voice_rewrite", "arguments": {"text": text, "format": "html"}}}),
     ];
-    let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();
-    kapi.write("requests.jsonl", lines);
-    let out = bounded(&kapi, 250_000, "mcp --all < requests.jsonl");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    // Stdin stays open until the three answers are read: a server whose stdin closes ends
+    // its session, and the calls still running with it.
+    let mut server = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 250000 && exec \"$0\" mcp --all"])
+        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
+        .current_dir(kapi.path())
+        .env("KAPI_NO_PROJECT", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let mut stdin = server.stdin.take().expect("stdin");
+    for request in &requests {
+        writeln!(stdin, "{request}").expect("a request is written");
+    }
+    let stdout = std::io::BufReader::new(server.stdout.take().expect("stdout"));
+    let mut answers: Vec<serde_json::Value> = Vec::new();
+    for line in stdout.lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line.expect("a line")) else {
+            continue;
+        };
+        answers.push(message);
+        if (1..=3).all(|id| answers.iter().any(|m| m["id"] == id)) {
+            break;
+        }
+    }
+    drop(stdin);
+    assert_eq!(server.wait().expect("the server ends").code(), Some(0));
     let answer = |id: u64| answers.iter().find(|m| m["id"] == id).expect("an answer");
     // term-check and voice_rewrite read the text the same way.
     for (id, schema) in [(2, "kapi.term-check/v1"), (3, "kapi.voice-rewrite/v1")] {
@@ -789,4 +806,22 @@ fn check_text_over_mcp_reads_a_block_at_a_time() {
     // The text is cut inside a listing: the blocks before it, and the one cut.
     let blocks = report["target"]["blocks"].as_u64().unwrap_or(0);
     assert!(blocks > count as u64 * 6 / 10 / 2, "{blocks} of {count}");
+}
+
+/// `kapi check --diff-against` compares each block's revisions now and at the commit, read
+/// a block at a time: both versions of 10 MB of highlighted HTML were held whole (334 MB).
+/// Within the bound `ulimit -v` gives the debug binary; one paragraph changed is checked.
+#[test]
+#[cfg(unix)]
+fn a_diff_against_a_commit_reads_both_versions_a_block_at_a_time() {
+    let kapi = Kapi::empty();
+    let (html, _) = highlighted_html();
+    kapi.write("page.html", &html);
+    let git = |args: &[&str]| super::check::git(&kapi, args);
+    git(&["init", "-q"]);
+    git(&["add", "page.html"]);
+    git(&["commit", "-qm", "page"]);
+    kapi.write("page.html", html.replacen("Call", "Calls", 1));
+    let report = within(&kapi, 250_000, "check --diff-against HEAD --json page.html");
+    assert_eq!(report["target"]["blocks"], 1, "{}", report["target"]);
 }

@@ -128,30 +128,29 @@ fn versions(
     if before.as_deref() == Some(now.as_slice()) {
         return Ok(None);
     }
-    let parsed = format.read(&now).map_err(|source| HostError::Read {
+    let now = revs(format, now).map_err(|source| HostError::Read {
         path: display.into(),
         source,
     })?;
-    let now = revs(&parsed.document);
-    let before = before
-        .and_then(|bytes| format.read(&bytes).ok())
-        .map(|old| revs(&old.document));
+    let before = before.and_then(|bytes| revs(format, bytes).ok());
     Ok(Some((before, now)))
 }
 
-fn revs(document: &kapi_core::model::Document) -> Revs {
-    document
-        .blocks
-        .iter()
-        .filter(|b| b.translatable)
-        .map(|b| {
-            let mut editions = HashMap::from([(SOURCE.to_owned(), b.source.rev())]);
-            for (lang, edition) in &b.targets {
-                editions.insert(lang.clone(), edition.rev());
-            }
-            (b.key.clone(), editions)
-        })
-        .collect()
+/// Each prose block's revisions, by key, read a block at a time: the document is never held
+/// (a file dense with markup held 20 times its size whole).
+fn revs(format: &dyn Format, bytes: Vec<u8>) -> Result<Revs, kapi_core::formats::ReadError> {
+    let mut revs = Revs::new();
+    format.read_each(bytes, &mut |_, b, _| {
+        if !b.translatable {
+            return;
+        }
+        let mut editions = HashMap::from([(SOURCE.to_owned(), b.source.rev())]);
+        for (lang, edition) in &b.targets {
+            editions.insert(lang.clone(), edition.rev());
+        }
+        revs.insert(b.key, editions);
+    })?;
+    Ok(revs)
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, HostError> {
