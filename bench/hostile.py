@@ -341,6 +341,16 @@ def loose_list(size):
     return pieces(size, lambda i: f"- Save *the* file {i} and [open](u) `it`.\n\n")
 
 
+def one_quote(size):
+    """Markdown of about `size` bytes that is one block quote of short paragraphs."""
+    return pieces(size, lambda i: f"> Open the window {i} and *save* the file now.\n>\n")
+
+
+def one_table(size):
+    """Markdown of about `size` bytes that is one table of short rows."""
+    return "| a | b |\n|---|---|\n" + pieces(size, lambda i: f"| row {i} with *text* | value {i} |\n")
+
+
 def inline_paragraph(size):
     """HTML of about `size` bytes that is one paragraph of bold words: a code per tag."""
     return "<p>" + pieces(size, lambda i: f"<b>w{i % 10}</b> ") + "</p>\n"
@@ -598,6 +608,11 @@ CASES = [
          read_case("check", text_input("input.md", lambda: one_list(MB20)))),
     Case("markdown-loose-list-20mb", "`kapi check`: 20 MB of Markdown that is one loose list",
          read_case("check", text_input("input.md", lambda: loose_list(MB20)))),
+    # Not yet bounded: a file that is one block quote or one table is read whole.
+    Case("markdown-one-quote-10mb", "`kapi check`: 10 MB of Markdown that is one block quote",
+         read_case("check", text_input("input.md", lambda: one_quote(10 * 1024 * 1024)))),
+    Case("markdown-one-table-10mb", "`kapi check`: 10 MB of Markdown that is one table",
+         read_case("check", text_input("input.md", lambda: one_table(10 * 1024 * 1024)))),
     *verbs("markdown-marked-20mb", "20 MB of short Markdown paragraphs dense with inline markup",
            text_input("input.md", lambda: marked_paragraphs(MB20))),
     # Not yet bounded: a file that defines a link reference is read whole.
