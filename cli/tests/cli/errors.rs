@@ -256,12 +256,32 @@ fn interrupt_exits_130() {
         .stdin(std::process::Stdio::piped())
         .spawn()
         .expect("kapi starts");
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Held open past the wait (`wait` closes a child's stdin, and an end of input that came
+    // before the signal was handled read as an empty change set, exit 2).
+    let stdin = child.stdin.take();
+    // Signalled once it catches SIGINT (2), not after a fixed sleep.
+    let status = format!("/proc/{}/status", child.id());
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(10) {
+        let caught = std::fs::read_to_string(&status)
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("SigCgt:"))
+                    .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            })
+            .is_some_and(|mask| mask & (1 << 1) != 0);
+        if caught || !std::path::Path::new("/proc").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .expect("kill runs");
     let status = child.wait().expect("kapi ends");
+    drop(stdin);
     assert_eq!(status.code(), Some(130));
 }
 

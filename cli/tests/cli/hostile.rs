@@ -825,3 +825,21 @@ fn a_diff_against_a_commit_reads_both_versions_a_block_at_a_time() {
     let report = within(&kapi, 250_000, "check --diff-against HEAD --json page.html");
     assert_eq!(report["target"]["blocks"], 1, "{}", report["target"]);
 }
+
+/// A 12 MB Markdown file that is one block quote of short paragraphs: cut before a paragraph
+/// after one of the quote's blank lines (each piece a quote of its own, its paragraphs read
+/// as the one quote's), it is read in pieces. Read whole, pulldown-cmark's tree of the quote
+/// ran past the bound (13 times the file).
+#[test]
+#[cfg(unix)]
+fn a_file_that_is_one_block_quote_is_read_a_piece_at_a_time() {
+    let kapi = Kapi::empty();
+    let paragraph = "> Open the window and *save* the file now.\n>\n";
+    let count = 12_000_000 / paragraph.len();
+    kapi.write("quote.md", paragraph.repeat(count));
+    for args in ["check --json quote.md", "inspect --json --limit 2 quote.md"] {
+        assert_eq!(blocks_read(&kapi, 250_000, args), count, "{args}");
+    }
+    let page = within(&kapi, 250_000, "inspect --json --limit 1 quote.md");
+    assert_eq!(page["blocks"][0]["role"], "quote", "{page}");
+}

@@ -443,6 +443,8 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
         // (so a piece is about two and a half pieces long and each byte is parsed about
         // 1.2 times here, not three), with the blocks before it.
         let (mut depth, mut next, mut first, mut counted) = (0usize, None, None, 0);
+        // The top-level block open is a block quote.
+        let mut top_quote = false;
         // `---` lines that may open a metadata block closed past the window: a thematic break
         // or a paragraph's start here (`---` and a form feed is no break).
         let mut metadata = Vec::new();
@@ -474,6 +476,22 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
                         && matches!(tag, Tag::Paragraph | Tag::Heading { .. })
                         && after_blank_line(body, at);
                     let item = depth == 1 && matches!(tag, Tag::Item);
+                    if depth == 0 {
+                        top_quote = matches!(tag, Tag::BlockQuote(_));
+                    }
+                    // A paragraph of a top-level quote after one of its blank lines: the
+                    // quote is cut where its line starts.
+                    if far
+                        && top_quote
+                        && depth == 1
+                        && matches!(tag, Tag::Paragraph)
+                        && let Some(line) = quote_cut(body, at)
+                        && next.is_none_or(|(n, _)| n < line)
+                        && line >= from + piece
+                    {
+                        first.get_or_insert(line);
+                        next = Some((line, counted));
+                    }
                     if far && (block || item && lists.may_cut(body, at)) {
                         first.get_or_insert(at);
                         next = Some((at, counted));
@@ -761,6 +779,25 @@ fn line_end(text: &str, at: usize) -> usize {
         .get(at..)
         .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
         .map_or(text.len(), |i| at + i + 1)
+}
+
+/// Where the line of a paragraph starting at `at` in a top-level block quote starts, when
+/// the quote may be cut there: the line is `>` at the margin, one space or none, then the
+/// paragraph; the line before it is `>` and blank space alone (the quote's blank line). A
+/// piece from there is a quote of its own, whose paragraphs read as the one quote's did.
+fn quote_cut(body: &str, at: usize) -> Option<usize> {
+    let line = body.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let marker = body.get(line..at)?;
+    if marker != ">" && marker != "> " {
+        return None;
+    }
+    let before = body.get(..line)?.strip_suffix('\n')?;
+    let before = before.strip_suffix('\r').unwrap_or(before);
+    let previous = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    let rest = previous.strip_prefix('>')?;
+    rest.bytes()
+        .all(|b| b == b' ' || b == b'\t')
+        .then_some(line)
 }
 
 /// Where the line before the one starting at `at` starts.
@@ -2189,6 +2226,8 @@ mod tests {
         // A loose list is cut where both parts keep a blank line between two of their items:
         // before `c` (blank lines before `b` and before `d`), and so on every other item.
         assert_eq!(plan("- a\n\n- b\n\n- c\n\n- d\n", 1).unwrap().cuts, [10]);
+        // A block quote is cut before a paragraph that follows one of its blank lines.
+        assert_eq!(plan("> a\n>\n> b\n>\n> c\n", 1).unwrap().cuts, [6, 12]);
         let loose = "- a\n\n- b\n\n- c\n\n- d\n\n- e\n\n- f\n\nEnd.\n";
         assert_eq!(plan(loose, 1).unwrap().cuts, [10, 20, 30]);
         // Not where a part would hold no blank line between items: a gap that is not blank
@@ -2207,6 +2246,11 @@ mod tests {
             "1. a\n\n2. b\n\n3. c\n\n   more\n\n4. d\n\n5. e\n",
             "- a\n\n- b\n  - x\n  - y\n\n- c\n\n- d\n\n- e\n",
             "- a\n\n- b\n\n- c\n\n- d\n\n   \n- e\n\n> q\n",
+            // Block quotes cut between their paragraphs.
+            "> a\n>\n> b\n>\n> c\n",
+            "> a\n> b\n>\n> c\n>  \n>d\nlazy\n>\n> - x\n>\n> e\n\nEnd.\n",
+            "> a\n>\n>     code\n>\n> b\n>\n> > nested\n>\n> c\n",
+            "> ```\n> x\n>\n> y\n> ```\n>\n> z\n",
             // A blank line inside a fence left open to its item's end is no gap.
             "- a\n  ```\n  x\n\n- b\n\n- c\n\n- d\n",
             "- a\n\n- b\n  ```\n  x\n\n- c\n\n- d\n\n- e\n",
