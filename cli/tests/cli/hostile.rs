@@ -732,15 +732,26 @@ fn a_whole_document_is_inspected_a_record_at_a_time() {
 #[test]
 #[cfg(unix)]
 fn a_file_that_is_one_loose_list_is_read_a_piece_at_a_time() {
-    let kapi = Kapi::empty();
     let item = "- Save *the* file and [open](u) `it`.\n\n";
-    let count = 16_000_000 / item.len();
-    kapi.write("loose.md", item.repeat(count));
-    for args in ["check --json loose.md", "inspect --json --limit 2 loose.md"] {
-        assert_eq!(blocks_read(&kapi, 250_000, args), count, "{args}");
+    read_in_pieces_within_a_bound("loose.md", item, 16_000_000, "list-item");
+}
+
+/// `block` repeated to about `size` bytes in `file` reads as that many blocks of `role` in
+/// `kapi check` and a page of `kapi inspect`, within the bound `ulimit -v` gives the debug
+/// binary.
+#[cfg(unix)]
+fn read_in_pieces_within_a_bound(file: &str, block: &str, size: usize, role: &str) {
+    let kapi = Kapi::empty();
+    let count = size / block.len();
+    kapi.write(file, block.repeat(count));
+    for args in [
+        format!("check --json {file}"),
+        format!("inspect --json --limit 2 {file}"),
+    ] {
+        assert_eq!(blocks_read(&kapi, 250_000, &args), count, "{args}");
     }
-    let page = within(&kapi, 250_000, "inspect --json --limit 1 loose.md");
-    assert_eq!(page["blocks"][0]["role"], "list-item", "{page}");
+    let page = within(&kapi, 250_000, &format!("inspect --json --limit 1 {file}"));
+    assert_eq!(page["blocks"][0]["role"], role, "{page}");
 }
 
 /// MCP `check_text` (and `term-check`, `voice_rewrite`) of 7 MB of HTML like the Python docs'
@@ -833,13 +844,6 @@ fn a_diff_against_a_commit_reads_both_versions_a_block_at_a_time() {
 #[test]
 #[cfg(unix)]
 fn a_file_that_is_one_block_quote_is_read_a_piece_at_a_time() {
-    let kapi = Kapi::empty();
     let paragraph = "> Open the window and *save* the file now.\n>\n";
-    let count = 12_000_000 / paragraph.len();
-    kapi.write("quote.md", paragraph.repeat(count));
-    for args in ["check --json quote.md", "inspect --json --limit 2 quote.md"] {
-        assert_eq!(blocks_read(&kapi, 250_000, args), count, "{args}");
-    }
-    let page = within(&kapi, 250_000, "inspect --json --limit 1 quote.md");
-    assert_eq!(page["blocks"][0]["role"], "quote", "{page}");
+    read_in_pieces_within_a_bound("quote.md", paragraph, 12_000_000, "quote");
 }
