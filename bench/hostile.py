@@ -608,7 +608,7 @@ CASES = [
          read_case("check", text_input("input.md", lambda: one_list(MB20)))),
     Case("markdown-loose-list-20mb", "`kapi check`: 20 MB of Markdown that is one loose list",
          read_case("check", text_input("input.md", lambda: loose_list(MB20)))),
-    # A file that is one block quote is cut between its paragraphs; one table is read whole.
+    # A file that is one block quote is cut between its paragraphs, one table between its rows.
     Case("markdown-one-quote-10mb", "`kapi check`: 10 MB of Markdown that is one block quote",
          read_case("check", text_input("input.md", lambda: one_quote(10 * 1024 * 1024)))),
     Case("markdown-one-table-10mb", "`kapi check`: 10 MB of Markdown that is one table",

@@ -63,6 +63,7 @@
 //! position, and a newline becomes the block's line ending plus its continuation prefix
 //! (in ATX headings and table cells, a space). Consecutive newlines are written as one,
 //! since a blank line would end the block.
+use std::cell::RefCell;
 use std::ops::Range;
 
 use pulldown_cmark::{BrokenLink, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
@@ -219,7 +220,7 @@ fn read_in_pieces<'e>(
     // checks the lines that stretch its windows).
     let dense = || {
         let long = body.split('\n').any(|line| line.len() > LONG_LINE);
-        long.then(|| dense_block(body, 0..body.len(), LONG_LINE))
+        long.then(|| dense_block(body, 0..body.len(), LONG_LINE, last_metadata_close(body)))
             .flatten()
     };
     let planned = match piece {
@@ -234,7 +235,8 @@ fn read_in_pieces<'e>(
             return out;
         }
     };
-    let (cuts, blocks, defs) = plan.map_or_else(Default::default, |p| (p.cuts, p.blocks, p.defs));
+    let (cuts, heads, blocks, defs) =
+        plan.map_or_else(Default::default, |p| (p.cuts, p.heads, p.blocks, p.defs));
     let mut pieces = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
     for cut in cuts.into_iter().chain([body.len()]) {
@@ -242,10 +244,12 @@ fn read_in_pieces<'e>(
         from = cut;
     }
     // One parser at a time: the next piece's is built when the last one's events run out.
-    let defs = &defs;
+    let scratch = RefCell::new(Scratch::default());
+    let (defs, heads, scratch) = (&defs, &heads, &scratch);
     let events = pieces.into_iter().flat_map(move |piece| {
         let at = piece.start + bom;
-        piece_parser(body, piece, defs)
+        let head = heads.get(&piece.start).cloned();
+        piece_parser(body, piece, head, defs, scratch)
             .map(move |(event, range)| (event, range.start + at..range.end + at))
     });
     let mut reader = Reader {
@@ -293,6 +297,9 @@ pub fn pieces_agree(text: &str) -> bool {
 struct Plan {
     /// Offsets in the body (after a BOM) where a piece starts.
     cuts: Vec<usize>,
+    /// The cuts inside a table, each with the table's head: its header and delimiter lines,
+    /// which the piece's parser reads first (see [`piece_parser`]).
+    heads: Heads,
     blocks: usize,
     /// The file's link reference definitions, for the references a piece makes to one in
     /// another piece.
@@ -303,26 +310,92 @@ struct Plan {
 /// case folded): each one's destination and title.
 type Defs = rustc_hash::FxHashMap<UniCase<String>, (CowStr<'static>, CowStr<'static>)>;
 
+/// Where a piece that starts inside a table finds the table's head, by the piece's start.
+type Heads = rustc_hash::FxHashMap<usize, Range<usize>>;
+
 /// The events of `body[piece]` (offsets in the piece), a reference to a definition in
-/// another piece resolved from `defs` as the whole file's read resolves it.
+/// another piece resolved from `defs` as the whole file's read resolves it. A piece that
+/// starts inside a table is parsed after the table's head (`body[head]`), whose events
+/// are left out: its rows read as the rows of the one table did.
 fn piece_parser<'b>(
     body: &'b str,
     piece: Range<usize>,
+    head: Option<Range<usize>>,
     defs: &'b Defs,
-) -> pulldown_cmark::OffsetIter<'b, impl pulldown_cmark::BrokenLinkCallback<'b>> {
-    let elsewhere = move |link: BrokenLink<'b>| -> Option<(CowStr<'b>, CowStr<'b>)> {
+    scratch: &'b RefCell<Scratch>,
+) -> Box<dyn Iterator<Item = (Event<'b>, Range<usize>)> + 'b> {
+    let text = body.get(piece).unwrap_or_default();
+    let Some(head) = head else {
+        return Box::new(parser(text, defs));
+    };
+    let mut held = scratch.borrow_mut();
+    let Scratch { joined, events } = &mut *held;
+    joined.clear();
+    joined.push_str(body.get(head).unwrap_or_default());
+    joined.push_str(text);
+    let skip = joined.len() - text.len();
+    // The events borrow the joined text, which the next such piece overwrites: they are
+    // owned.
+    events.clear();
+    events.extend(
+        parser(joined, defs)
+            .filter(|(_, range)| range.start >= skip)
+            .map(|(event, range)| (event.into_static(), range.start - skip..range.end - skip)),
+    );
+    drop(held);
+    Box::new(Held { scratch, at: 0 })
+}
+
+/// What the pieces inside a table are parsed with, one piece at a time: its buffers are
+/// used again by the next (allocated afresh, each piece's cost the kernel pages it maps).
+#[derive(Default)]
+struct Scratch {
+    /// The table's head and the piece's text.
+    joined: String,
+    /// The piece's events, owned.
+    events: Vec<(Event<'static>, Range<usize>)>,
+}
+
+/// The events a piece inside a table left in [`Scratch`], taken in turn.
+struct Held<'b> {
+    scratch: &'b RefCell<Scratch>,
+    at: usize,
+}
+
+impl<'b> Iterator for Held<'b> {
+    type Item = (Event<'b>, Range<usize>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut held = self.scratch.borrow_mut();
+        let event = held.events.get_mut(self.at)?;
+        self.at += 1;
+        Some(std::mem::replace(event, (Event::SoftBreak, 0..0)))
+    }
+}
+
+/// A table's head (`body[head]`) and then `text`, which goes on inside the table.
+fn headed(body: &str, head: Range<usize>, text: &str) -> String {
+    let head = body.get(head).unwrap_or_default();
+    let mut joined = String::with_capacity(head.len() + text.len());
+    joined.push_str(head);
+    joined.push_str(text);
+    joined
+}
+
+/// The events of `text` with its offsets, a reference to a label it does not define
+/// resolved from `defs`.
+fn parser<'t>(
+    text: &'t str,
+    defs: &'t Defs,
+) -> pulldown_cmark::OffsetIter<'t, impl pulldown_cmark::BrokenLinkCallback<'t>> {
+    let elsewhere = move |link: BrokenLink<'t>| -> Option<(CowStr<'t>, CowStr<'t>)> {
         if defs.is_empty() {
             return None;
         }
         let (dest, title) = defs.get(&UniCase::new(link.reference.into_string()))?;
         Some((dest.clone(), title.clone()))
     };
-    Parser::new_with_broken_link_callback(
-        body.get(piece).unwrap_or_default(),
-        options(),
-        Some(elsewhere),
-    )
-    .into_offset_iter()
+    Parser::new_with_broken_link_callback(text, options(), Some(elsewhere)).into_offset_iter()
 }
 
 /// How much of pulldown-cmark's link reference budget a piece may spend: a parser expands
@@ -332,9 +405,17 @@ fn piece_parser<'b>(
 /// half of either budget is read whole.
 const PIECE_REFERENCE_BUDGET: usize = 50_000;
 
-/// What the references of `body[piece]` spend of pulldown-cmark's expansion budget.
-fn reference_spend(body: &str, piece: Range<usize>, defs: &Defs) -> usize {
-    piece_parser(body, piece, defs)
+/// What the references of `body[piece]` spend of pulldown-cmark's expansion budget (and
+/// those of the table head it is read after: the piece's parser spends them again).
+fn reference_spend(
+    body: &str,
+    piece: Range<usize>,
+    head: Option<Range<usize>>,
+    defs: &Defs,
+) -> usize {
+    let text = body.get(piece).unwrap_or_default();
+    let joined = head.map(|head| headed(body, head, text));
+    parser(joined.as_deref().unwrap_or(text), defs)
         .filter_map(|(event, _)| match event {
             Event::Start(
                 Tag::Link {
@@ -376,15 +457,16 @@ fn is_reference(link_type: LinkType) -> bool {
 /// before bears on how what follows reads, so each piece reads as it would in the whole
 /// file. A file that is one long list is cut too, before a top-level item that is not the
 /// list's first, when the list is tight from its start to its end (see [`ListCut`]): its
-/// items read the same as the items of two lists. Link reference definitions reach across
-/// the file: the pass gathers them, and a piece's reference to one in another piece is
-/// resolved from them (see [`piece_parser`]), as the whole file's read resolves it. The
-/// file is read whole when a label is defined twice (the first definition wins, wherever
-/// the reference is) or its references spend much of pulldown-cmark's expansion budget
-/// ([`PIECE_REFERENCE_BUDGET`]). The pass also counts the blocks, so the document's
-/// vectors are allocated once, at their size. A block that holds more than
-/// [`super::MAX_CODES`] codes is found here, before a window grows around it: its start is
-/// the error, and the file is refused.
+/// items read the same as the items of two lists; a loose list, a top-level block quote and
+/// a top-level table are cut too ([`ListCut::loose_cut`], [`quote_cut`], [`Table`]). Link
+/// reference definitions reach across the file: the pass gathers them, and a piece's
+/// reference to one in another piece is resolved from them (see [`piece_parser`]), as the
+/// whole file's read resolves it. The file is read whole when a label is defined twice (the
+/// first definition wins, wherever the reference is) or its references spend much of
+/// pulldown-cmark's expansion budget ([`PIECE_REFERENCE_BUDGET`]). The pass also counts the
+/// blocks, so the document's vectors are allocated once, at their size. A block that holds
+/// more than [`super::MAX_CODES`] codes is found here, before a window grows around it: its
+/// start is the error, and the file is refused.
 fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
     let piece = piece.max(1);
     let (mut cuts, mut blocks, mut from) = (Vec::new(), FRONT_FIELDS.len(), 0);
@@ -411,28 +493,40 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
     let mut span = 3 * piece;
     let mut lists = ListCut::default();
     let mut defs = Defs::default();
+    let mut heads = Heads::default();
+    // The empty cells of the table the window starts inside, before the window.
+    let mut filled = 0;
     while from < body.len() {
         let end = line_end(body, from.saturating_add(span));
         // A long line stretches the window, and its tree with it: a block too dense with
         // codes to read is refused before the window is parsed whole.
+        // A window inside a table is not counted: its rows would read as one paragraph.
         if end - from > span + piece
-            && let Some(at) = dense_block(body, from..end, piece)
+            && !heads.contains_key(&from)
+            && let Some(at) = dense_block(body, from..end, piece, last_closing)
         {
             return Err(at);
         }
         let last = end == body.len();
         let window = body.get(from..end).unwrap_or_default();
-        let mut events = Parser::new_ext(window, options()).into_offset_iter();
+        // A window that starts inside a table is read after the table's head, whose events
+        // (those before `skip`) were planned where the table starts.
+        let head = heads.get(&from).cloned();
+        let joined = head.clone().map(|head| headed(body, head, window));
+        let text = joined.as_deref().unwrap_or(window);
+        let skip = text.len() - window.len();
+        let mut events = Parser::new_ext(text, options()).into_offset_iter();
         // The window's definitions; those before its cut are the file's (the next window
         // reads the rest).
         let found: Vec<_> = events
             .reference_definitions()
             .iter()
+            .filter(|(_, def)| def.span.start >= skip)
             .map(|(label, def)| {
                 let title = def.title.as_deref().unwrap_or_default();
                 let owned = |s: &str| CowStr::from(s.to_owned());
                 (
-                    from + def.span.start,
+                    from + def.span.start - skip,
                     label.to_owned(),
                     owned(&def.dest),
                     owned(title),
@@ -445,6 +539,14 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
         let (mut depth, mut next, mut first, mut counted) = (0usize, None, None, 0);
         // The top-level block open is a block quote.
         let mut top_quote = false;
+        // The top-level table open, and where a cut inside it leaves the next window.
+        let mut table = head.map(|head| Table {
+            line: head.start,
+            head: Some(head),
+            filled,
+            continued: true,
+        });
+        let mut next_head = None;
         // `---` lines that may open a metadata block closed past the window: a thematic break
         // or a paragraph's start here (`---` and a form feed is no break).
         let mut metadata = Vec::new();
@@ -454,7 +556,18 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
         // MAX_CODES is refused here, before a window grows around it.
         let mut marks = Marks::default();
         for (event, range) in events.by_ref() {
-            let at = from + range.start;
+            if range.start < skip {
+                match event {
+                    Event::Start(_) => depth += 1,
+                    Event::End(_) => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                if depth == 0 {
+                    table = None;
+                }
+                continue;
+            }
+            let at = from + range.start - skip;
             if is_block_edge(&event) {
                 marks = Marks::after(&event, at);
             } else if marks.see(&event, at) > super::MAX_CODES {
@@ -478,6 +591,44 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
                     let item = depth == 1 && matches!(tag, Tag::Item);
                     if depth == 0 {
                         top_quote = matches!(tag, Tag::BlockQuote(_));
+                        table = matches!(tag, Tag::Table(_)).then(|| Table {
+                            line: line_start(body, at),
+                            head: None,
+                            filled: 0,
+                            continued: false,
+                        });
+                    }
+                    // A row of a top-level table but its first: the table is cut where the
+                    // row's line starts.
+                    if depth == 1
+                        && matches!(tag, Tag::TableRow)
+                        && let Some(table) = table.as_mut()
+                    {
+                        let line = line_start(body, at);
+                        match &table.head {
+                            None => table.head = Some(table.line..line),
+                            Some(head)
+                                if far
+                                    && line >= from + piece
+                                    && next.is_none_or(|(n, _)| n < line)
+                                    && body.as_bytes()[line..at]
+                                        .iter()
+                                        .all(|&b| b == b' ' || b == b'\t') =>
+                            {
+                                first.get_or_insert(line);
+                                next = Some((line, counted));
+                                next_head = Some((head.clone(), table.filled));
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                    if depth == 2
+                        && matches!(tag, Tag::TableCell)
+                        && range.is_empty()
+                        && let Some(table) = table.as_mut()
+                    {
+                        table.filled += 1;
+                        whole |= table.continued && table.filled >= TABLE_FILLED;
                     }
                     // A paragraph of a top-level quote after one of its blank lines: the
                     // quote is cut where its line starts.
@@ -491,10 +642,12 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
                     {
                         first.get_or_insert(line);
                         next = Some((line, counted));
+                        next_head = None;
                     }
                     if far && (block || item && lists.may_cut(body, at)) {
                         first.get_or_insert(at);
                         next = Some((at, counted));
+                        next_head = None;
                     }
                     // A loose list's cut is known at the item after it.
                     if item && let Some((cut, before)) = lists.loose_cut(body, at, counted) {
@@ -502,6 +655,7 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
                         if far && next.is_none_or(|(n, _)| n < cut) {
                             first.get_or_insert(cut);
                             next = Some((cut, before));
+                            next_head = None;
                         }
                     }
                     lists.start(&tag, depth, at);
@@ -514,11 +668,12 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
                 Event::End(_) => {
                     if depth == 3 {
                         // A block of a top-level item ends (a list's: the top is one).
-                        lists.child_end = from + range.end;
+                        lists.child_end = from + range.end - skip;
                     }
                     depth = depth.saturating_sub(1);
                     if depth == 0 {
                         lists.open = false;
+                        table = None;
                     }
                 }
                 _ => {}
@@ -540,6 +695,10 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
             Some((cut, counted)) => {
                 blocks += counted;
                 cuts.push(cut);
+                if let Some((head, before)) = next_head {
+                    heads.insert(cut, head);
+                    filled = before;
+                }
                 from = cut;
                 span = 3 * piece;
             }
@@ -554,7 +713,7 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
         let budget = body.len().max(100_000) / 2;
         let (mut spent, mut from) = (0usize, 0);
         for cut in cuts.iter().copied().chain([body.len()]) {
-            let piece = reference_spend(body, from..cut, &defs);
+            let piece = reference_spend(body, from..cut, heads.get(&from).cloned(), &defs);
             spent = spent.saturating_add(piece);
             if piece >= PIECE_REFERENCE_BUDGET || spent >= budget {
                 whole = true;
@@ -567,9 +726,15 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
         // Read whole, the file resolves its own references: what a window took for a
         // definition (inside what the whole read finds is a metadata block) must not.
         cuts.clear();
+        heads.clear();
         defs.clear();
     }
-    Ok(Plan { cuts, blocks, defs })
+    Ok(Plan {
+        cuts,
+        heads,
+        blocks,
+        defs,
+    })
 }
 
 /// The top-level list a window is in, for cuts between its items. A cut splits the list in
@@ -800,6 +965,36 @@ fn quote_cut(body: &str, at: usize) -> Option<usize> {
         .then_some(line)
 }
 
+/// The top-level table a window is in, for cuts between its rows. A row reads as the same
+/// row whatever rows come before it: pulldown-cmark parses each line of a table's body on
+/// its own, against the header's column count. So a piece that starts before a row (but
+/// the first) is parsed after the table's head, its header and delimiter lines, and the
+/// head's events are left out ([`piece_parser`]). One count spans the table: the empty
+/// cells pulldown-cmark fills into short rows, up to 2^18 a table, after which the table
+/// ends; a piece's parser counts afresh, so a table cut in pieces whose empty cells (each
+/// filled one is one) reach [`TABLE_FILLED`] is read whole.
+struct Table {
+    /// Where the table's header line starts.
+    line: usize,
+    /// Its header and delimiter lines, once its first row is seen.
+    head: Option<Range<usize>>,
+    /// Its empty cells so far.
+    filled: usize,
+    /// A piece starts inside it.
+    continued: bool,
+}
+
+/// Empty cells in a table that is cut in pieces that read it whole: half of
+/// pulldown-cmark's limit on cells it fills (`MAX_AUTOCOMPLETED_CELLS`).
+const TABLE_FILLED: usize = 1 << 17;
+
+/// Where the line holding offset `at` starts.
+fn line_start(text: &str, at: usize) -> usize {
+    text.get(..at)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |i| i + 1)
+}
+
 /// Where the line before the one starting at `at` starts.
 fn line_before(text: &str, at: usize) -> usize {
     let before = text.get(..at).unwrap_or_default();
@@ -936,9 +1131,23 @@ fn is_block_edge(event: &Event<'_>) -> bool {
 /// parsed `chunk` bytes at a time so that no tree is larger than a chunk's. A chunk may end
 /// inside a line: the block it ends in goes on in the next chunk, its count with it. It
 /// counts, never reads, and never more than a whole read makes: a chunk that ends inside a
-/// code or HTML block (whose lines hold no codes, but would read as prose from a cut) ends
-/// the count, with no refusal.
-fn dense_block(body: &str, range: Range<usize>, chunk: usize) -> Option<usize> {
+/// code or HTML block (whose lines hold no codes, but would read as prose from a cut), or
+/// inside what may be a metadata block closed past it, ends the count, with no refusal;
+/// and a range that may hold a table is not counted at all (a chunk from inside a table
+/// reads its rows as one paragraph, and a row's cells are blocks of their own).
+///
+/// `last_closing` is where the body's last line that could close a metadata block starts
+/// ([`last_metadata_close`]).
+fn dense_block(
+    body: &str,
+    range: Range<usize>,
+    chunk: usize,
+    last_closing: Option<usize>,
+) -> Option<usize> {
+    let text = body.get(range.clone()).unwrap_or_default();
+    if text.split('\n').any(may_be_delimiter_row) {
+        return None;
+    }
     let mut marks = Marks::default();
     let mut at = range.start;
     // Whether the chunk starts inside a line, so its first block goes on from the last.
@@ -951,6 +1160,12 @@ fn dense_block(body: &str, range: Range<usize>, chunk: usize) -> Option<usize> {
         let text = body.get(at..to).unwrap_or_default();
         let ends_inside_a_line = to < range.end && body.as_bytes().get(to - 1) != Some(&b'\n');
         for (event, offsets) in Parser::new_ext(text, options()).into_offset_iter() {
+            if matches!(event, Event::Start(_) | Event::Rule)
+                && last_closing.is_some_and(|closing| closing >= to)
+                && opens_metadata(body, at + offsets.start)
+            {
+                return None;
+            }
             let cut_end = matches!(event, Event::End(_)) && offsets.end == text.len();
             if cut_end
                 && to < range.end
@@ -974,6 +1189,21 @@ fn dense_block(body: &str, range: Range<usize>, chunk: usize) -> Option<usize> {
         at = to;
     }
     None
+}
+
+/// Whether `line` may be a table's delimiter row (`|---|:-:|`), inside a quote or a list
+/// item too: a `|` and a `-`, and nothing but those, `:`, blank space and the markers of
+/// quotes and list items.
+fn may_be_delimiter_row(line: &str) -> bool {
+    line.contains('|')
+        && line.contains('-')
+        && line.bytes().all(|b| {
+            matches!(
+                b,
+                b'|' | b'-' | b':' | b'>' | b'*' | b'+' | b'.' | b')' | b'\r'
+            ) || is_blank_space(b)
+                || b.is_ascii_digit()
+        })
 }
 
 /// Whether a `Start` opens a block read whole: a leaf or the front matter.
@@ -2159,6 +2389,14 @@ mod tests {
             "```\r\r`",
             "a\n\n```\r\r`\n\nb\n",
             "-\t\x00\n-\t\t%\r\r>\n\n-",
+            // Tables cut between rows: short and long rows, escaped pipes, code spans, rows
+            // that end the table, references across pieces, a table inside a list.
+            "| a | b |\n|---|:-:|\n| c | d |\n| e |\n  f | g | h\n\nEnd.\n",
+            "a | b\n--|--\n`c|d` | e\\|f\n*g | h*\n> i\n| j |\n",
+            "| [a] |\n|---|\n| [b] |\n| [a] |\n| x\n- y\n\n[a]: /a\n[b]: /b \"t\"\n",
+            "- | a |\n  |---|\n  | b |\n  | c |\n",
+            "| a |\n|---|\n| b |\n---\n| c |\n|\n| d |\n",
+            "Para\n| a |\n|---|\n| b |\n| c |\n",
         ] {
             inputs.push((tricky.to_owned(), tricky.as_bytes().to_vec()));
         }
@@ -2228,6 +2466,23 @@ mod tests {
         assert_eq!(plan("- a\n\n- b\n\n- c\n\n- d\n", 1).unwrap().cuts, [10]);
         // A block quote is cut before a paragraph that follows one of its blank lines.
         assert_eq!(plan("> a\n>\n> b\n>\n> c\n", 1).unwrap().cuts, [6, 12]);
+        // A table is cut before each row but its first, each piece read after its head.
+        let table = "| a | b |\n|---|:-:|\n| c | d |\n| e |\n  f | g | h\n\nEnd.\n";
+        let planned = plan(table, 1).unwrap();
+        assert_eq!(planned.cuts, [30, 36, 49]);
+        assert_eq!(planned.heads.get(&30), Some(&(0..20)));
+        assert_eq!(planned.heads.get(&36), Some(&(0..20)));
+        assert_eq!(planned.heads.get(&49), None);
+        // pulldown-cmark fills at most 2^18 empty cells into a table's short rows, then ends
+        // the table; a piece's parser counts afresh, so a cut table whose empty cells reach
+        // 2^17 is read whole, and reads as the whole file does past the limit.
+        let short = |rows: usize| format!("| a | b | c |\n|---|---|---|\n{}", "|x\n".repeat(rows));
+        assert!(!plan(&short(60_000), 1).unwrap().cuts.is_empty());
+        let past = short(140_000);
+        assert!(plan(&past, 1).unwrap().cuts.is_empty());
+        let whole = read_in_pieces(&past, None, Skeleton::over(&past), None).finish();
+        let pieces = read_in_pieces(&past, Some(1), Skeleton::over(&past), None).finish();
+        assert_eq!(pieces.unwrap().document, whole.unwrap().document);
         let loose = "- a\n\n- b\n\n- c\n\n- d\n\n- e\n\n- f\n\nEnd.\n";
         assert_eq!(plan(loose, 1).unwrap().cuts, [10, 20, 30]);
         // Not where a part would hold no blank line between items: a gap that is not blank
@@ -2622,6 +2877,33 @@ mod tests {
         let mut parsed = read("## Old title ##\n\nText.\n");
         set_text(&mut parsed, "s1/h", "New\ntitle #");
         assert_eq!(write(&parsed), "## New title \\# ##\n\nText.\n");
+    }
+
+    /// A long line makes a whole read count codes in chunks first; a chunk from inside a
+    /// table or a metadata block reads lines as one paragraph that the whole read splits
+    /// into cells, or reads as no block: such a range is not refused by the count, only by
+    /// the read, block by block.
+    #[test]
+    fn a_long_line_refuses_only_a_block_a_whole_read_refuses() {
+        let long = format!("{}\n\n", "x".repeat(40_000));
+        let refused = |text: &str| {
+            let out = read_in_pieces(text, None, Skeleton::over(text), None);
+            matches!(out.finish(), Err(ReadError::TooDense { .. }))
+        };
+        // 10,000 rows of two emphasised cells, in a table at the margin and in a quote.
+        let rows = "| *a* | *b* |\n".repeat(10_000);
+        assert!(!refused(&format!("{long}| a | b |\n|---|---|\n{rows}")));
+        let quoted = "> | *a* | *b* |\n".repeat(10_000);
+        assert!(!refused(&format!(
+            "{long}> | a | b |\n> |---|---|\n{quoted}"
+        )));
+        // Front matter of 12,000 emphasised words, which a whole read reads as no prose.
+        let front = format!("---\nk: {}\n---\n\n", "*a* ".repeat(12_000));
+        assert!(!refused(&format!("{front}{long}")));
+        // One paragraph, and one cell, of 12,000 emphasised words are refused.
+        let dense = "*a* ".repeat(12_000);
+        assert!(refused(&format!("{long}{dense}\n")));
+        assert!(refused(&format!("{long}| a |\n|---|\n| {dense} |\n")));
     }
 }
 
