@@ -925,6 +925,49 @@ fn garbage_between_requests_leaves_the_server_serving() {
     assert_eq!(server.close(), 0);
 }
 
+/// A line that is no message is answered as JSON-RPC 2.0 says: not JSON `Parse error`
+/// (-32700), a request MCP defines with params that do not fit it `Invalid params` (-32602),
+/// other JSON `Invalid request` (-32600); to the line's id when it has one, else to null.
+#[test]
+fn a_line_that_is_no_message_is_answered_with_its_json_rpc_error() {
+    let (_tmp, dir) = empty_dir();
+    let mut server = Server::start(&dir, &[]);
+    for (line, code, id) in [
+        ("this is not json", -32700, Value::Null),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\":",
+            -32700,
+            Value::Null,
+        ),
+        ("[1, 2, 3]", -32600, Value::Null),
+        (
+            "{\"jsonrpc\": \"1.0\", \"id\": \"x\", \"method\": \"ping\"}",
+            -32600,
+            json!("x"),
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": \"tools/call\", \"params\": {\"name\": 7}}",
+            -32602,
+            json!(5),
+        ),
+        (
+            "{\"jsonrpc\": \"2.0\", \"id\": 6, \"method\": \"resources/read\", \"params\": []}",
+            -32602,
+            json!(6),
+        ),
+    ] {
+        server.send_raw(line);
+        let answer = server.next_message();
+        assert_eq!(answer["error"]["code"], code, "{line}: {answer}");
+        assert_eq!(answer["id"], id, "{line}: {answer}");
+    }
+    let r = server
+        .tool("describe_format", json!({"format": "markdown"}))
+        .ok("describe_format after the refusals");
+    assert_eq!(r.structured["id"], "markdown", "{:#}", r.structured);
+    assert_eq!(server.close(), 0);
+}
+
 #[test]
 fn a_client_that_closes_stdin_ends_the_server_with_exit_0() {
     let p = Project::new("alpha", "utilize");

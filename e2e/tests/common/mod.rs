@@ -362,6 +362,19 @@ impl Server {
         }
     }
 
+    /// The next line the server writes, as JSON.
+    pub fn next_message(&mut self) -> Value {
+        let line = self.lines.recv_timeout(TIMEOUT).unwrap_or_else(|e| {
+            panic!(
+                "{}: no line within {TIMEOUT:?} ({e:?})\nstderr: {}",
+                self.ctx,
+                self.stderr()
+            )
+        });
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("{}: not JSON-RPC ({e}): {line}", self.ctx))
+    }
+
     /// Sends every request before reading any answer; the answers in request order.
     pub fn pipeline(&mut self, requests: &[(&str, Value)]) -> Vec<Value> {
         let first = self.next;

@@ -4,15 +4,18 @@
 //! rmcp types a message through serde's buffered `flatten`, which copies every string of it
 //! several times (a 4 MB `check_text` took 28 MB before a tool ran). Here a line is parsed
 //! once into a JSON value; a `tools/call`'s `arguments` object is taken out, the rest typed
-//! by rmcp, and the object put back as the call's arguments. Everything else is rmcp's own
-//! behaviour, kept: a line longer than 16 MiB is dropped unanswered, input that is not JSON
-//! is ignored, JSON of the wrong shape is answered `Invalid request`, an unknown
+//! by rmcp, and the object put back as the call's arguments. Most else is rmcp's own
+//! behaviour, kept: a line longer than 16 MiB is dropped unanswered, an unknown
 //! notification is ignored, a leading BOM and a `\r` before the `\n` are allowed. Sending is
-//! rmcp's writer itself. Unlike rmcp, a message that repeats a key is read with its last
+//! rmcp's writer itself. Unlike rmcp, a line that is not JSON is answered `Parse error`
+//! (-32700), a request MCP defines whose params do not fit it `Invalid params` (-32602), and
+//! other JSON of the wrong shape `Invalid request` (-32600), each with the request's id when
+//! it has one (JSON-RPC 2.0, section 5.1), where rmcp says nothing to the first and answers
+//! the rest `Invalid request` with no id; a message that repeats a key is read with its last
 //! value (serde_json's `Value`), not refused; and nothing is logged.
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, ErrorData, JsonRpcMessage};
+use rmcp::model::{ClientRequest, ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -31,7 +34,7 @@ pub(super) struct Stdio {
     line: Vec<u8>,
     /// Dropping the rest of a line already too long.
     discarding: bool,
-    /// The `Invalid request` answer being written: sent before the next line is read, as
+    /// The answer to a line that is no message being written: sent before the next line is read, as
     /// rmcp does (a peer that stops reading stops being read), and its task is awaited, not
     /// restarted, when `receive` was dropped while it ran.
     answering: Option<tokio::task::JoinHandle<Result<(), std::io::Error>>>,
@@ -118,11 +121,8 @@ impl Transport<RoleServer> for Stdio {
             match parse(&line) {
                 Parsed::Message(message) => return Some(*message),
                 Parsed::Ignored => {}
-                Parsed::Invalid => {
-                    let answer = TxJsonRpcMessage::<RoleServer>::error(
-                        ErrorData::invalid_request("Invalid request", None),
-                        None,
-                    );
+                Parsed::Refused(error, id) => {
+                    let answer = TxJsonRpcMessage::<RoleServer>::error(error, id);
                     self.answering = Some(tokio::spawn(self.out.send(answer)));
                 }
             }
@@ -136,10 +136,11 @@ impl Transport<RoleServer> for Stdio {
 
 enum Parsed {
     Message(Box<RxJsonRpcMessage<RoleServer>>),
-    /// Blank, not JSON, or a notification rmcp ignores.
+    /// Blank, or a notification rmcp ignores.
     Ignored,
-    /// JSON that is no MCP message.
-    Invalid,
+    /// Not JSON, or JSON that is no MCP message: the error it is answered with, and the id
+    /// it is answered to when it has one.
+    Refused(ErrorData, Option<RequestId>),
 }
 
 /// One line as rmcp reads it, the arguments of a call kept out of its typing.
@@ -151,13 +152,18 @@ fn parse(line: &[u8]) -> Parsed {
         return Parsed::Ignored;
     }
     let Ok(mut value) = serde_json::from_slice::<Value>(line) else {
-        return Parsed::Ignored;
+        return Parsed::Refused(ErrorData::parse_error("Parse error", None), None);
     };
     let method = value
         .get("method")
         .and_then(Value::as_str)
         .map(str::to_owned);
     let notification = value.get("id").is_none();
+    // What an answer to a message that does not type is addressed to.
+    let value_id = value
+        .get("id")
+        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let jsonrpc = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
     let arguments = match (method.as_deref(), value.get_mut("params")) {
         (Some("tools/call"), Some(Value::Object(params)))
             if matches!(params.get("arguments"), Some(Value::Object(_))) =>
@@ -168,6 +174,20 @@ fn parse(line: &[u8]) -> Parsed {
     };
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
         Ok(mut message) => {
+            // rmcp types a request of a method MCP defines whose params do not fit it as a
+            // custom request, and answers it `Method not found`.
+            if let JsonRpcMessage::Request(request) = &message
+                && let ClientRequest::CustomRequest(custom) = &request.request
+                && standard_request(&custom.method)
+            {
+                return Parsed::Refused(
+                    ErrorData::invalid_params(
+                        format!("Invalid params: they do not fit `{}`", custom.method),
+                        None,
+                    ),
+                    Some(request.id.clone()),
+                );
+            }
             if let (JsonRpcMessage::Request(request), Some(Value::Object(arguments))) =
                 (&mut message, arguments)
                 && let ClientRequest::CallToolRequest(call) = &mut request.request
@@ -177,8 +197,30 @@ fn parse(line: &[u8]) -> Parsed {
             Parsed::Message(Box::new(message))
         }
         Err(_) if method.as_deref().is_some_and(|m| ignored(m, notification)) => Parsed::Ignored,
-        Err(_) => Parsed::Invalid,
+        Err(error) => refused(&value_id, method.as_deref(), jsonrpc, &error),
     }
+}
+
+/// The answer to JSON that is no message: `Invalid params` for a request MCP defines, sent
+/// as JSON-RPC 2.0 with an id, that its params do not fit; `Invalid request` otherwise.
+fn refused(
+    id: &Option<RequestId>,
+    method: Option<&str>,
+    jsonrpc: bool,
+    error: &serde_json::Error,
+) -> Parsed {
+    let request = jsonrpc && id.is_some() && method.is_some_and(standard_request);
+    let error = if request {
+        ErrorData::invalid_params(format!("Invalid params: {error}"), None)
+    } else {
+        ErrorData::invalid_request("Invalid request", None)
+    };
+    Parsed::Refused(error, id.clone())
+}
+
+/// A request (not a notification) MCP defines.
+fn standard_request(method: &str) -> bool {
+    standard(method) && !method.starts_with("notifications/")
 }
 
 /// rmcp's compatibility rule: a notification of a method MCP does not define (an LSP
@@ -285,23 +327,47 @@ mod tests {
         for line in &lines {
             let ours = match parse(line) {
                 Parsed::Message(m) => serde_json::to_value(*m).ok(),
-                Parsed::Ignored | Parsed::Invalid => None,
+                // Where kapi answers `Invalid params`, rmcp typed a custom request (which it
+                // answers `Method not found`).
+                Parsed::Refused(error, _) if error.code.0 == -32602 => {
+                    assert!(rmcps(line).is_some(), "{}", String::from_utf8_lossy(line));
+                    continue;
+                }
+                Parsed::Ignored | Parsed::Refused(..) => None,
             };
             assert_eq!(ours, rmcps(line), "{}", String::from_utf8_lossy(line));
         }
     }
 
+    /// The code and id a line is refused with, if it is.
+    fn refusal(line: &[u8]) -> Option<(i32, Option<RequestId>)> {
+        match parse(line) {
+            Parsed::Refused(error, id) => Some((error.code.0, id)),
+            _ => None,
+        }
+    }
+
     #[test]
-    fn what_rmcp_ignores_or_refuses_is_ignored_or_refused() {
-        assert!(matches!(parse(b"not json\n"), Parsed::Ignored));
+    fn what_is_no_message_is_ignored_or_refused_as_json_rpc_says() {
+        assert_eq!(refusal(b"not json\n"), Some((-32700, None)));
+        assert_eq!(refusal(br#"{"id":1,"method":"#), Some((-32700, None)));
         assert!(matches!(parse(b"\r\n"), Parsed::Ignored));
         let unknown = br#"{"jsonrpc":"2.0","method":"notifications/whatever","params":5}"#;
         assert!(matches!(parse(unknown), Parsed::Ignored));
-        assert!(matches!(
-            parse(br#"{"jsonrpc":"2.0","id":1}"#),
-            Parsed::Invalid
-        ));
-        assert!(matches!(parse(b"[1,2]"), Parsed::Invalid));
+        let one = Some(RequestId::Number(1));
+        assert_eq!(
+            refusal(br#"{"jsonrpc":"2.0","id":1}"#),
+            Some((-32600, one.clone()))
+        );
+        assert_eq!(refusal(b"[1,2]"), Some((-32600, None)));
+        assert_eq!(
+            refusal(br#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#),
+            Some((-32600, Some(RequestId::String("x".into()))))
+        );
+        let params = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#;
+        assert_eq!(refusal(params), Some((-32602, one.clone())));
+        let params = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":[]}"#;
+        assert_eq!(refusal(params), Some((-32602, one)));
         let bom = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
         assert!(matches!(parse(bom), Parsed::Message(_)));
     }
