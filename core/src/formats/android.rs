@@ -507,24 +507,7 @@ impl<'t> Scan<'t> {
             .position(|b| b == b';')
             .ok_or_else(|| self.err(at, "`&` starts no entity: write `&amp;` for an ampersand"))?;
         let name = &rest[..end];
-        let c = match name {
-            "amp" => Some('&'),
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => {
-                let code = if let Some(hex) = name.strip_prefix("#x").or(name.strip_prefix("#X")) {
-                    u32::from_str_radix(hex, 16).ok()
-                } else if let Some(dec) = name.strip_prefix('#') {
-                    dec.parse::<u32>().ok()
-                } else {
-                    None
-                };
-                code.and_then(char::from_u32)
-            }
-        };
-        match c {
+        match super::xml::reference(name) {
             Some(c) => Ok((c, at + 1 + end + 1)),
             None => Err(self.err(
                 at,
@@ -1801,6 +1784,14 @@ mod tests {
             (
                 "<resources>\n  <string name=\"a\">a &nbsp; b</string></resources>",
                 "2:22: unknown entity `&nbsp;`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` or a character reference",
+            ),
+            (
+                "<resources>\n  <string name=\"a\">a &#X41; b</string></resources>",
+                "2:22: unknown entity `&#X41;`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` or a character reference",
+            ),
+            (
+                "<resources>\n  <string name=\"a\">a &#0; b</string></resources>",
+                "2:22: unknown entity `&#0;`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` or a character reference",
             ),
             (
                 "<resources>\n  <string name=\"a\">a & b</string></resources>",

@@ -502,23 +502,7 @@ fn unescape(raw: &str) -> Result<String, usize> {
         let after = &rest[amp + 1..];
         let semi = after.find(';').filter(|&s| s <= 10).ok_or(at + amp)?;
         let name = &after[..semi];
-        let c = match name {
-            "amp" => '&',
-            "lt" => '<',
-            "gt" => '>',
-            "quot" => '"',
-            "apos" => '\'',
-            _ => {
-                let code = if let Some(hex) = name.strip_prefix("#x").or(name.strip_prefix("#X")) {
-                    u32::from_str_radix(hex, 16).ok()
-                } else if let Some(dec) = name.strip_prefix('#') {
-                    dec.parse().ok()
-                } else {
-                    None
-                };
-                code.and_then(char::from_u32).ok_or(at + amp)?
-            }
-        };
+        let c = super::xml::reference(name).ok_or(at + amp)?;
         out.push(c);
         let used = amp + 1 + semi + 1;
         at += used;

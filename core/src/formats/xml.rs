@@ -381,24 +381,7 @@ fn references(
             ));
         };
         let name = rest.get(1..semi).unwrap_or_default();
-        let c = match name {
-            "lt" => Some('<'),
-            "gt" => Some('>'),
-            "amp" => Some('&'),
-            "quot" => Some('"'),
-            "apos" => Some('\''),
-            _ => {
-                let number = if let Some(hex) = name.strip_prefix("#x") {
-                    u32::from_str_radix(hex, 16).ok()
-                } else if let Some(dec) = name.strip_prefix('#') {
-                    dec.parse::<u32>().ok()
-                } else {
-                    None
-                };
-                number.and_then(char::from_u32).filter(|&c| c != '\0')
-            }
-        };
-        let Some(c) = c else {
+        let Some(c) = reference(name) else {
             return Err(ReadError::syntax_at(
                 text,
                 at + i,
@@ -413,6 +396,33 @@ fn references(
         i += semi + 1;
     }
     Ok(())
+}
+
+/// The character the reference `&{name};` stands for: one of the five predefined entities,
+/// or a character reference as XML 1.0 writes one (`#` and decimal digits, `#x` and hex
+/// digits; no sign, no `#X`), of any character but NUL. What every XML reader here decodes
+/// with (XLIFF, XLIFF 2, Android resources, docx).
+pub fn reference(name: &str) -> Option<char> {
+    match name {
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "amp" => Some('&'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        _ => {
+            let (digits, radix) = match name.strip_prefix("#x") {
+                Some(hex) => (hex, 16),
+                None => (name.strip_prefix('#')?, 10),
+            };
+            if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                return None;
+            }
+            u32::from_str_radix(digits, radix)
+                .ok()
+                .and_then(char::from_u32)
+                .filter(|&c| c != '\0')
+        }
+    }
 }
 
 /// Escapes text for element content: `&`, `<` and `>`.
@@ -933,6 +943,31 @@ pub fn xliff_major(head: &[u8]) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reference_is_decoded_only_as_xml_writes_one() {
+        for (name, c) in [
+            ("amp", Some('&')),
+            ("apos", Some('\'')),
+            ("#65", Some('A')),
+            ("#x41", Some('A')),
+            ("#x1F600", Some('\u{1F600}')),
+            ("#0065", Some('A')),
+            ("#X41", None),
+            ("#0", None),
+            ("#x0", None),
+            ("#+65", None),
+            ("#x+41", None),
+            ("#", None),
+            ("#x", None),
+            ("#xD800", None),
+            ("#x110000", None),
+            ("nbsp", None),
+            ("AMP", None),
+        ] {
+            assert_eq!(reference(name), c, "&{name};");
+        }
+    }
 
     #[test]
     fn start_tags_are_counted_outside_comments_cdata_and_instructions() {
