@@ -12,6 +12,7 @@ pub mod model;
 pub mod project;
 pub mod projection;
 pub mod store;
+pub mod suggest;
 pub mod text;
 
 pub use error::Hint;

@@ -261,20 +261,14 @@ pub fn detect_language(text: &str) -> String {
     }
 }
 
+/// The project's name from its folder's ([`kapi_core::suggest::slug`]); `project` when
+/// nothing is left.
 fn slug(name: String) -> String {
-    let mut out = String::new();
-    for c in name.to_lowercase().chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    let out = out.trim_end_matches('-').to_owned();
-    if out.is_empty() {
+    let slug = kapi_core::suggest::slug(&name);
+    if slug.is_empty() {
         "project".into()
     } else {
-        out
+        slug
     }
 }
 
@@ -285,8 +279,8 @@ fn recipe_text(name: &str, globs: &[String], language: &str) -> String {
     out.push_str(&format!("name: {name}\n"));
     out.push_str("defaults:\n");
     out.push_str(&format!("  source_language: {language}\n"));
-    out.push_str("  voice: .kapi/voice.yaml\n");
-    out.push_str("  terms_source: .kapi/terms.yaml\n");
+    out.push_str(&format!("  voice: {}\n", layout::VOICE_FILE));
+    out.push_str(&format!("  terms_source: {}\n", layout::TERMS_FILE));
     if globs.is_empty() {
         out.push_str("# No Markdown found yet: add what kapi should check, e.g.\n#   - path: \"docs/**/*.md\"\ncollections: []\n");
     } else {

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::error::Hint;
+use crate::suggest::closest;
 
 /// One problem in a governance file, located by its field path (`style.prohibited_patterns[0].regex`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -302,31 +303,6 @@ pub(crate) fn list(values: &[impl AsRef<str>]) -> String {
         .join(", ")
 }
 
-/// The candidate within edit distance 2 (or a third of the length) of `word`, if one is close.
-pub(crate) fn closest(word: &str, candidates: &[impl AsRef<str>]) -> Option<String> {
-    let limit = (word.chars().count() / 3).max(2);
-    candidates
-        .iter()
-        .map(|c| (distance(word, c.as_ref()), c.as_ref()))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_owned())
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut row = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            row[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(row[j] + 1);
-        }
-        prev = row;
-    }
-    prev[b.len()]
-}
-
 /// Finds the 1-based line and column of a field path (`style.prohibited_patterns[0].regex`) in
 /// block-style YAML. Best effort: `None` for flow style or anything it cannot follow.
 pub(crate) fn locate(text: &str, field: &str) -> Option<(usize, usize)> {
@@ -483,16 +459,6 @@ mod tests {
         for (field, want) in cases {
             assert_eq!(locate(DOC, field), want, "{field}");
         }
-    }
-
-    #[test]
-    fn closest_suggests_a_near_field_name() {
-        let fields = ["prohibited_patterns", "required_patterns", "constraints"];
-        assert_eq!(
-            closest("prohibited_pattern", &fields).as_deref(),
-            Some("prohibited_patterns")
-        );
-        assert_eq!(closest("zzz", &fields), None);
     }
 
     #[test]

@@ -226,15 +226,7 @@ fn replacement_for(concept: &Concept, term: &Term) -> Option<String> {
     None
 }
 
-fn is_kebab(id: &str) -> bool {
-    let mut chars = id.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
+use crate::suggest::is_slug as is_kebab;
 
 fn fold(text: &str) -> String {
     text.split_whitespace()

@@ -386,31 +386,15 @@ fn fold(text: &str) -> String {
         .to_lowercase()
 }
 
-fn is_kebab(id: &str) -> bool {
-    id.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
+use crate::suggest::is_slug as is_kebab;
 
-/// A kebab-case id from a term's text: lower-case ASCII letters and digits, every other run of
-/// characters a single `-`; `term` when nothing is left.
+/// A kebab-case id from a term's text ([`crate::suggest::slug`]); `term` when nothing is left.
 fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let trimmed = out.trim_end_matches('-');
-    if trimmed.is_empty() {
+    let slug = crate::suggest::slug(text);
+    if slug.is_empty() {
         "term".to_owned()
     } else {
-        trimmed.to_owned()
+        slug
     }
 }
 

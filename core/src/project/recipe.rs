@@ -415,7 +415,7 @@ fn choice_hints(found: &str, valid: &[String], what: &str) -> Vec<String> {
         return vec![format!("declare {what} under `profiles` first")];
     }
     let mut hints = Vec::new();
-    if let Some(close) = closest(found, valid) {
+    if let Some(close) = crate::suggest::closest(found, valid) {
         hints.push(format!("use `{close}`"));
     }
     hints.push(format!("valid {what}: {}", backticked(valid)));
@@ -462,7 +462,7 @@ impl Hint for RecipeError {
                 choice_hints(found, valid, "channels")
             }
             NotASlug { found, .. } => {
-                let slug = slugify(found);
+                let slug = crate::suggest::slug(found);
                 let mut h = vec![
                     "use lowercase letters, digits and `-`, starting with a letter or digit"
                         .to_owned(),
@@ -514,54 +514,7 @@ impl Hint for RecipeError {
     }
 }
 
-/// `^[a-z0-9][a-z0-9-]*$`.
-pub fn is_slug(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_lowercase() || c.is_ascii_digit() => {}
-        _ => return false,
-    }
-    chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
-
-fn slugify(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_owned()
-}
-
-/// The candidate closest to `found` by edit distance, if reasonably close.
-pub(crate) fn closest<'a>(found: &str, candidates: &'a [String]) -> Option<&'a str> {
-    let mut best: Option<(usize, &str)> = None;
-    for c in candidates {
-        let d = levenshtein(found, c);
-        if best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, c));
-        }
-    }
-    let (d, c) = best?;
-    (d <= found.chars().count().max(c.chars().count()) / 2 + 1).then_some(c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
+pub use crate::suggest::is_slug;
 
 // ---------------------------------------------------------------------------------------------
 // Parsing
