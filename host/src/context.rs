@@ -78,7 +78,7 @@ pub struct TermsView {
 }
 
 /// Where kept notes live, relative to the project root.
-pub const NOTES_FILE: &str = ".kapi/notes.yaml";
+pub const NOTES_FILE: &str = kapi_core::project::layout::NOTES_FILE;
 
 /// A kept note as a rule line: the note's id, the path it was kept for, and the line that
 /// holds at the location asked about (its rule, or that the old wording stays).

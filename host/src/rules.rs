@@ -35,7 +35,7 @@ pub const ROOT_BUDGET: usize = 60;
 /// Most body lines in a folder's section (markers excluded).
 pub const FOLDER_BUDGET: usize = 25;
 /// The files kapi created, relative to the root (machine state, git-ignored).
-pub const CREATED_FILES: &str = ".kapi/work/rules-files.json";
+pub const CREATED_FILES: &str = kapi_core::project::layout::RULES_FILES;
 
 const AGENTS: &str = "AGENTS.md";
 const CLAUDE: &str = "CLAUDE.md";

@@ -15,7 +15,7 @@ use super::{
 use crate::project::Point;
 
 /// Terms files kapi looks for by convention; a missing one is skipped, not an error.
-const CONVENTIONAL_TERMS: [&str; 2] = [".kapi/terms.yaml", "terms.yaml"];
+const CONVENTIONAL_TERMS: [&str; 2] = [crate::project::layout::TERMS_FILE, "terms.yaml"];
 
 /// Everything that governs `point` for text in `lang`.
 ///
@@ -220,7 +220,10 @@ fn key(entry: &TermEntry) -> (String, String) {
 fn is_conventional(display: &str) -> bool {
     let display = display.replace('\\', "/");
     CONVENTIONAL_TERMS.contains(&display.as_str())
-        || (display.starts_with(".kapi/profiles/") && display.ends_with("/terms.yaml"))
+        || (display
+            .strip_prefix(crate::project::layout::PROFILES_DIR)
+            .is_some_and(|rest| rest.starts_with('/'))
+            && display.ends_with("/terms.yaml"))
 }
 
 fn shown(root: &Path, path: &Path) -> String {

@@ -21,6 +21,14 @@ pub const VOICE_FILE: &str = ".kapi/voice.yaml";
 pub const TERMS_FILE: &str = ".kapi/terms.yaml";
 /// Per-profile files live under `.kapi/profiles/<profile>/`.
 pub const PROFILES_DIR: &str = ".kapi/profiles";
+/// Kept notes, relative to the root.
+pub const NOTES_FILE: &str = ".kapi/notes.yaml";
+/// A person's decisions, one JSON line each, relative to the root.
+pub const DECISIONS_FILE: &str = ".kapi/decisions.jsonl";
+/// The AGENTS.md and CLAUDE.md files kapi created, relative to the root (machine state).
+pub const RULES_FILES: &str = ".kapi/work/rules-files.json";
+/// The hooks' state, one file per session, relative to the root (machine state).
+pub const HOOKS_DIR: &str = ".kapi/work/hooks";
 
 /// A profile's conventional voice file, relative to the root.
 pub fn profile_voice_file(profile: &str) -> String {

@@ -7,8 +7,7 @@ use super::*;
 /// A shared handle on an open store.
 pub(super) type StoreHandle = std::sync::Arc<std::sync::Mutex<kapi_core::store::Store>>;
 
-/// A person's decisions, one JSON line each.
-const DECISIONS_FILE: &str = ".kapi/decisions.jsonl";
+use kapi_core::project::layout::DECISIONS_FILE;
 
 /// Assets validated and rendered, waiting for the documents to land.
 #[derive(Default)]

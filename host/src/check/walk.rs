@@ -96,7 +96,7 @@ pub(super) fn collect_files(
             .git_exclude(true)
             .require_git(false)
             .parents(true);
-        walk.filter_entry(|e| e.file_name() != ".kapi");
+        walk.filter_entry(|e| e.file_name() != kapi_core::project::layout::KAPI_DIR);
         for entry in walk.build() {
             let entry = entry.map_err(|e| HostError::Io {
                 path: path.clone(),

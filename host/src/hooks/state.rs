@@ -84,7 +84,7 @@ impl SessionState {
 
 /// The state file of `session` under `root`.
 pub fn path(root: &Path, session: &str) -> PathBuf {
-    root.join(".kapi/work/hooks")
+    root.join(kapi_core::project::layout::HOOKS_DIR)
         .join(format!("{}.json", file_key(session)))
 }
 

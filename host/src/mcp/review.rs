@@ -36,8 +36,7 @@ use crate::app::App;
 use crate::document::{self, Editions};
 use crate::error::HostError;
 
-/// Where decisions are kept, relative to the project root.
-const DECISIONS_FILE: &str = ".kapi/decisions.jsonl";
+use kapi_core::project::layout::DECISIONS_FILE;
 /// Items `review_queue` returns when no `limit` is given.
 const DEFAULT_LIMIT: usize = 50;
 
