@@ -6,11 +6,10 @@
 //! Fixtures are chosen by what they hold (the smallest file of the format's folder under
 //! `testdata/formats/` with an editable block that has letters and, where the case needs it,
 //! an inline code, a plural or a code block), so the suite keeps working as fixtures change.
-//! What a format cannot have is declared per format in `SPECS`, with the reason, and that
-//! sub-case is skipped for it out loud; what it is declared to have must be found.
-//!
-//! A sub-case that shows a kapi bug keeps asserting the documented behaviour and is marked
-//! them).
+//! What a format cannot have is declared per format in `SPECS`, with the reason: its module
+//! generates no sub-case that needs it (a sub-case run for it fails), and one test holds the
+//! declaration to the fixtures (no fixture of the format has it). What a format is declared
+//! to have must be found. No sub-case passes by doing nothing.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -291,6 +290,13 @@ fn code_block(read: &Value) -> Option<&Value> {
         .find(|b| b["role"] == "code" && b["accepts"].as_array().is_some_and(Vec::is_empty))
 }
 
+/// The first read-only block that is not code (`accepts` empty).
+fn read_only_block(read: &Value) -> Option<&Value> {
+    blocks(read)
+        .iter()
+        .find(|b| b["role"] != "code" && b["accepts"].as_array().is_some_and(Vec::is_empty))
+}
+
 /// Every block's rev by key, except `except`'s.
 fn revs_except(read: &Value, except: &str) -> Vec<(String, String)> {
     blocks(read)
@@ -312,8 +318,16 @@ fn revs_except(read: &Value, except: &str) -> Vec<(String, String)> {
 #[derive(Clone, Copy)]
 enum Has {
     Yes,
-    /// Skipped for this format, for the reason given.
+    /// The format cannot have it, for the reason given: no sub-case needing it is generated
+    /// for the format, and no fixture of the format may have it.
     No(&'static str),
+}
+
+/// Fails a sub-case run for a format declared without what it needs.
+fn needs(has: Has, format: &str, what: &str) {
+    if let Has::No(why) = has {
+        panic!("{format} is declared without {what} ({why}): its module must not run this case");
+    }
 }
 
 struct Spec {
@@ -389,13 +403,6 @@ fn spec(format: &str) -> &'static Spec {
         .iter()
         .find(|s| s.format == format)
         .unwrap_or_else(|| panic!("no spec for {format}"))
-}
-
-/// Says out loud that a sub-case does not apply to a format (on the test's stderr, which
-/// `cargo test -- --nocapture` shows).
-#[allow(clippy::print_stderr)]
-fn skip(format: &str, case: &str, why: &str) {
-    eprintln!("{format}: {case} skipped: {why}");
 }
 
 /// The fixtures of a format's folder, smallest first (then by path).
@@ -585,10 +592,7 @@ fn result_rev(spec: &Spec) {
 
 /// 3. Dropping a pair's close tag alone, or a placeholder: guard, nothing written.
 fn drop_code(spec: &Spec) {
-    if let Has::No(why) = spec.codes {
-        skip(spec.format, "drop a code", why);
-        return;
-    }
+    needs(spec.codes, spec.format, "inline codes");
     let dropping = |b: &Value, pair: bool| editable(b) && droppable(b, pair).is_some();
     let mut tried = 0;
     for (pair, what) in [(true, "a pair's close tag"), (false, "a placeholder")] {
@@ -596,13 +600,8 @@ fn drop_code(spec: &Spec) {
             blocks(r).iter().any(|b| dropping(b, pair))
         });
         let Some(fixture) = found.into_iter().next() else {
-            // No fixture of this format has this kind of code (the Docusaurus JSON, say, has
+            // No fixture of this format has this kind of code (Java properties have
             // placeholders and no pairs): the other kind is tried, and one must exist.
-            skip(
-                spec.format,
-                &format!("dropping {what}"),
-                "no fixture has one",
-            );
             continue;
         };
         tried += 1;
@@ -634,10 +633,7 @@ fn drop_code(spec: &Spec) {
 
 /// 4. Flat text over a plural: guard; one branch edited by its path and rev: applied.
 fn plural(spec: &Spec) {
-    if let Has::No(why) = spec.plurals {
-        skip(spec.format, "plural", why);
-        return;
-    }
+    needs(spec.plurals, spec.format, "plurals");
     let found = pick_fixtures(spec.format, 2, |r| plural_block(r).is_some());
     assert!(
         !found.is_empty(),
@@ -738,18 +734,27 @@ fn unknown_block(spec: &Spec) {
 ///    fixtures hold (an Android string marked translatable="false", an HTML block in Markdown).
 fn code_block_unsupported(spec: &Spec) {
     let mut cases: Vec<(PathBuf, &str)> = Vec::new();
-    match spec.code_blocks {
-        Has::Yes => {
-            let found = pick_fixtures(spec.format, 1, |r| code_block(r).is_some());
-            let fixture = found
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| panic!("{}: no fixture has a code block", spec.format));
-            cases.push((fixture, "code block"));
-        }
-        Has::No(why) => skip(spec.format, "code block", why),
+    if let Has::Yes = spec.code_blocks {
+        let found = pick_fixtures(spec.format, 1, |r| code_block(r).is_some());
+        let fixture = found
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("{}: no fixture has a code block", spec.format));
+        cases.push((fixture, "code block"));
     }
-    cases.push((main_fixture(spec), "read-only block"));
+    // Another read-only block (an Android string marked translatable="false"), where a
+    // fixture has one.
+    let read_only = |r: &Value| read_only_block(r).is_some();
+    cases.extend(
+        pick_fixtures(spec.format, 1, read_only)
+            .into_iter()
+            .map(|fixture| (fixture, "read-only block")),
+    );
+    assert!(
+        !cases.is_empty(),
+        "{}: no fixture has a code block or another read-only block: its module must not run this case",
+        spec.format
+    );
     for (fixture, what) in cases {
         let (dir, doc, ctx) = copy(&fixture, spec.format);
         let at = At::plain(dir.path());
@@ -758,15 +763,9 @@ fn code_block_unsupported(spec: &Spec) {
         let b = if what == "code block" {
             code_block(&read)
         } else {
-            blocks(&read)
-                .iter()
-                .find(|b| b["accepts"].as_array().is_some_and(Vec::is_empty))
+            read_only_block(&read)
         };
-        let Some(b) = b else {
-            // No read-only block of any kind in the main fixture: nothing more to refuse.
-            skip(spec.format, "read-only block", "the main fixture has none");
-            continue;
-        };
+        let b = b.unwrap_or_else(|| panic!("{ctx}: the {what} found before"));
         let ctx = format!("{ctx} {what} {}", key(b));
         assert!(
             b["why"].is_string(),
@@ -911,7 +910,6 @@ mod markdown {
         the_result_rev_is_the_rev_a_read_returns => result_rev
     );
     case!(dropping_a_code_is_a_guard => drop_code);
-    case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
     case!(an_unknown_block_is_not_found => unknown_block);
     case!(a_code_block_is_unsupported => code_block_unsupported);
     case!(an_agents_term_is_not_permitted => agent_term);
@@ -924,10 +922,7 @@ mod markdown {
 mod text {
     case!(edit_applies_then_resend_is_stale => edit_then_stale);
     case!(the_result_rev_is_the_rev_a_read_returns => result_rev);
-    case!(dropping_a_code_is_a_guard => drop_code);
-    case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
     case!(an_unknown_block_is_not_found => unknown_block);
-    case!(a_code_block_is_unsupported => code_block_unsupported);
     case!(an_agents_term_is_not_permitted => agent_term);
     case!(a_forbidden_term_fails_the_gate => gate);
     case!(the_same_content_is_unchanged => unchanged);
@@ -937,7 +932,6 @@ mod html {
     case!(edit_applies_then_resend_is_stale => edit_then_stale);
     case!(the_result_rev_is_the_rev_a_read_returns => result_rev);
     case!(dropping_a_code_is_a_guard => drop_code);
-    case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
     case!(an_unknown_block_is_not_found => unknown_block);
     case!(a_code_block_is_unsupported => code_block_unsupported);
     case!(an_agents_term_is_not_permitted => agent_term);
@@ -951,7 +945,6 @@ mod json {
     case!(dropping_a_code_is_a_guard => drop_code);
     case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
     case!(an_unknown_block_is_not_found => unknown_block);
-    case!(a_code_block_is_unsupported => code_block_unsupported);
     case!(an_agents_term_is_not_permitted => agent_term);
     case!(a_forbidden_term_fails_the_gate => gate);
     case!(the_same_content_is_unchanged => unchanged);
@@ -963,7 +956,6 @@ mod yaml {
     case!(dropping_a_code_is_a_guard => drop_code);
     case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
     case!(an_unknown_block_is_not_found => unknown_block);
-    case!(a_code_block_is_unsupported => code_block_unsupported);
     case!(an_agents_term_is_not_permitted => agent_term);
     case!(a_forbidden_term_fails_the_gate => gate);
     case!(the_same_content_is_unchanged => unchanged);
@@ -973,9 +965,7 @@ mod properties {
     case!(edit_applies_then_resend_is_stale => edit_then_stale);
     case!(the_result_rev_is_the_rev_a_read_returns => result_rev);
     case!(dropping_a_code_is_a_guard => drop_code);
-    case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
     case!(an_unknown_block_is_not_found => unknown_block);
-    case!(a_code_block_is_unsupported => code_block_unsupported);
     case!(an_agents_term_is_not_permitted => agent_term);
     case!(a_forbidden_term_fails_the_gate => gate);
     case!(the_same_content_is_unchanged => unchanged);
@@ -1003,9 +993,7 @@ mod docx {
         the_result_rev_is_the_rev_a_read_returns => result_rev
     );
     case!(dropping_a_code_is_a_guard => drop_code);
-    case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
     case!(an_unknown_block_is_not_found => unknown_block);
-    case!(a_code_block_is_unsupported => code_block_unsupported);
     case!(an_agents_term_is_not_permitted => agent_term);
     case!(a_forbidden_term_fails_the_gate => gate);
     case!(the_same_content_is_unchanged => unchanged);
@@ -1036,6 +1024,40 @@ fn the_specs_cover_every_editable_format() {
     assert_eq!(editable, specs, "editable formats vs the specs here");
     read_only.sort();
     assert_eq!(read_only, NOT_EDITABLE, "formats kapi does not edit");
+}
+
+/// Whether a block (a `kapi.blocks/v1` record) holds a feature.
+type BlockHolds = fn(&Value) -> bool;
+
+/// What a format is declared not to have, no fixture of it has: no block with an inline
+/// code, a plural or select, or a code block. (Its module runs no sub-case that needs it.)
+#[test]
+fn what_a_format_is_declared_without_no_fixture_has() {
+    let mut checked = 0;
+    for spec in SPECS {
+        let features: [(Has, &str, BlockHolds); 3] = [
+            (spec.codes, "an inline code", |b| {
+                b["codes"].as_array().is_some_and(|c| !c.is_empty())
+            }),
+            (spec.plurals, "a plural or select", |b| {
+                b["branches"].as_array().is_some_and(|a| !a.is_empty())
+            }),
+            (spec.code_blocks, "a code block", |b| b["role"] == "code"),
+        ];
+        for (has, what, holds) in features {
+            if let Has::No(why) = has {
+                let found = pick_fixtures(spec.format, 1, |r| blocks(r).iter().any(holds));
+                assert!(
+                    found.is_empty(),
+                    "{}: declared without {what} ({why}), but {} has one",
+                    spec.format,
+                    found[0].display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 12, "the declarations checked");
 }
 
 /// Outside a project, the result names each document as the set (and the read) named it.
