@@ -1015,6 +1015,59 @@ fn a_line_that_is_no_message_is_answered_with_its_json_rpc_error() {
     assert_eq!(server.close(), 0);
 }
 
+/// `kapi redact` and MCP's `redact` are one service: the same `kapi.redact/v1` for the same
+/// text. The CLI prints the masked text alone on stdout (so it pipes) and what it masked on
+/// stderr; input that is not UTF-8, or a file that is not there, exits 1.
+#[test]
+fn kapi_redact_and_the_redact_tool_give_the_same_report() {
+    let (_tmp, dir) = empty_dir();
+    let text =
+        "Mail ana@example.org or call +44 20 7946 0958.\nkey sk-proj-abc123def456ghi789jkl0\n";
+    std::fs::write(dir.join("notes.txt"), text).expect("write");
+    let cli_report = cli_json(&dir, &["redact", "--json", "notes.txt"]);
+    let mut server = Server::start(&dir, &["--tools", "content"]);
+    let tool = server.tool("redact", json!({"text": text})).ok("redact");
+    assert_eq!(server.close(), 0);
+    assert_eq!(
+        cli_report, tool.structured,
+        "kapi redact --json vs the redact tool"
+    );
+    assert_eq!(cli_report["schema"], "kapi.redact/v1");
+    let kinds: Vec<&str> = cli_report["redactions"]
+        .as_array()
+        .expect("redactions")
+        .iter()
+        .filter_map(|r| r["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["email", "phone", "secret_key"]);
+
+    let out = common::cli_with(&dir, Bind::Explicit, &[], &["redact"], Some(text));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "Mail [redacted:email] or call [redacted:phone].\nkey [redacted:secret_key]\n"
+    );
+    assert_eq!(out.stderr, "redacted: 1 email, 1 phone, 1 secret_key\n");
+    let out = common::cli_with(
+        &dir,
+        Bind::Explicit,
+        &[],
+        &["redact", "-"],
+        Some("Plain words.\n"),
+    );
+    assert_eq!((out.code, out.stdout.as_str()), (0, "Plain words.\n"));
+    assert_eq!(out.stderr, "nothing to redact\n");
+
+    std::fs::write(dir.join("latin1.txt"), b"caf\xe9\n").expect("write");
+    let out = cli(&dir, Bind::Explicit, &["redact", "latin1.txt"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("latin1.txt:1:4"), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    let out = cli(&dir, Bind::Explicit, &["redact", "missing.txt"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("missing.txt"), "{}", out.stderr);
+}
+
 #[test]
 fn a_client_that_closes_stdin_ends_the_server_with_exit_0() {
     let p = Project::new("alpha", "utilize");

@@ -17,6 +17,7 @@ pub mod notes;
 pub mod policy;
 pub mod rules;
 pub mod search;
+pub mod services;
 pub mod skills;
 pub mod surface;
 pub mod wiring;

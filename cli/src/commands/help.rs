@@ -32,7 +32,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Learn what governs a file", &["context"]),
     ("Read content", &["inspect"]),
     ("Change content and assets", &["apply", "schema"]),
-    ("Check", &["check"]),
+    ("Check", &["check", "redact"]),
     ("Serve assistants", &["mcp", "hook"]),
     ("Formats", &["formats"]),
     ("Help", &["help"]),

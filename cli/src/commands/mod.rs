@@ -9,6 +9,7 @@ pub mod hook;
 pub mod init;
 pub mod inspect;
 pub mod mcp;
+pub mod redact;
 pub mod schema;
 
 use clap::Subcommand;
@@ -82,6 +83,14 @@ pub enum Command {
     Mcp(mcp::McpArgs),
     /// List the file formats kapi reads and what each can do
     Formats(formats::FormatsArgs),
+    /// Mask emails, phone numbers, API keys and tokens as `[redacted:KIND]`
+    ///
+    /// Reads FILE (or standard input) and prints the text with each find masked, and nothing
+    /// else, so it pipes; what was masked goes to stderr (`redacted: 1 email, 1 secret_key`).
+    /// `--json` prints one `kapi.redact/v1` document: the text, each find with its kind and
+    /// byte span, and every detector with what it finds. The same service as MCP's `redact`.
+    /// Exits 0, 1 when the input cannot be read or is not UTF-8, 2 on bad flags.
+    Redact(redact::RedactArgs),
     /// Run an assistant hook (post-edit, stop, pre-edit) for Claude Code, Codex, KKSS or Kiki
     ///
     /// Written into each host's hook configuration by `kapi init`. The host pipes its event
@@ -108,6 +117,7 @@ pub fn run(
         Command::Schema(args) => schema::run(args, app, printer),
         Command::Mcp(args) => mcp::run(args, app, printer),
         Command::Formats(args) => formats::run(args, app, printer),
+        Command::Redact(args) => redact::run(args, app, printer),
         Command::Hook(args) => hook::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),
     }

@@ -1,0 +1,527 @@
+//! `redact`: masks personal data and secrets in a text (emails, phone numbers, API keys and
+//! tokens) as `[redacted:KIND]`, listing every detector. MCP's `redact` and `kapi redact`.
+//!
+//! Each detector is a hand-written byte scanner, in the order they claim text: a span an
+//! earlier one masked is not masked again. What each finds is in [`DETECTORS`].
+
+use serde::Serialize;
+
+/// Every detector `redact` runs, in the order it claims text, with what it finds.
+pub const DETECTORS: &[(&str, &str)] = &[
+    (
+        "aws_access_key",
+        "an AWS access key id: AKIA or ASIA and 16 capitals or digits",
+    ),
+    (
+        "github_token",
+        "a GitHub token: ghp_, gho_, ghu_, ghs_, ghr_ or github_pat_ and its secret",
+    ),
+    (
+        "secret_key",
+        "an sk- secret key (OpenAI, Anthropic style: sk- and 20 or more letters, digits, - and _, with a digit or in mixed case without a -) or a Stripe sk_live_/sk_test_/rk_live_ key",
+    ),
+    (
+        "jwt",
+        "a JSON Web Token: three base64url parts, the first starting eyJ",
+    ),
+    (
+        "bearer_token",
+        "the token after `Bearer ` (an Authorization header); the word Bearer stays",
+    ),
+    (
+        "secret",
+        "a long hex or base64 value assigned to a name ending in key, token or secret (`api_key=…`, `token: …`); the name stays",
+    ),
+    ("email", "an email address: local@domain.tld"),
+    (
+        "phone",
+        "a phone number: 10 to 15 digits grouped by spaces, dashes, dots or brackets, or 8 to 15 after a leading +",
+    ),
+];
+
+/// One masked span, in byte offsets of the text given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Redaction {
+    pub kind: &'static str,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A detector, as the report lists it.
+#[derive(Debug, Serialize)]
+pub struct Detector {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// `kapi.redact/v1`: the text with every find masked, each find, and every detector run.
+#[derive(Debug, Serialize)]
+pub struct Redacted {
+    pub schema: &'static str,
+    pub text: String,
+    pub redactions: Vec<Redaction>,
+    pub detectors: Vec<Detector>,
+}
+
+/// A byte that continues a word (non-ASCII bytes count: they belong to letters).
+fn wordy(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Whether `at` starts a word: the text starts there or a non-word byte precedes it.
+fn starts_word(bytes: &[u8], at: usize) -> bool {
+    at == 0 || !wordy(bytes[at - 1])
+}
+
+/// Whether `at` ends a word: the text ends there or a non-word byte follows.
+fn ends_word(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at).is_none_or(|&b| !wordy(b))
+}
+
+/// How many bytes from `at` satisfy `ok`.
+fn run_of(bytes: &[u8], at: usize, ok: impl Fn(u8) -> bool) -> usize {
+    bytes
+        .get(at..)
+        .map_or(0, |rest| rest.iter().take_while(|&&b| ok(b)).count())
+}
+
+fn b64url(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+/// Every start of `needle` in `bytes` (ASCII, optionally case-insensitive) at a word start.
+fn starts_of(bytes: &[u8], needle: &[u8], fold: bool) -> Vec<usize> {
+    if needle.is_empty() || bytes.len() < needle.len() {
+        return Vec::new();
+    }
+    (0..=bytes.len() - needle.len())
+        .filter(|&i| {
+            let w = &bytes[i..i + needle.len()];
+            (if fold {
+                w.eq_ignore_ascii_case(needle)
+            } else {
+                w == needle
+            }) && starts_word(bytes, i)
+        })
+        .collect()
+}
+
+fn aws_keys(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for prefix in [b"AKIA", b"ASIA"] {
+        for i in starts_of(b, prefix, false) {
+            let n = run_of(b, i + 4, |c| c.is_ascii_uppercase() || c.is_ascii_digit());
+            if n == 16 && ends_word(b, i + 20) {
+                out.push((i, i + 20));
+            }
+        }
+    }
+    out
+}
+
+fn github_tokens(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for prefix in [b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"] {
+        for i in starts_of(b, prefix, false) {
+            let n = run_of(b, i + 4, |c| c.is_ascii_alphanumeric());
+            if n >= 30 && ends_word(b, i + 4 + n) {
+                out.push((i, i + 4 + n));
+            }
+        }
+    }
+    for i in starts_of(b, b"github_pat_", false) {
+        let n = run_of(b, i + 11, |c| c.is_ascii_alphanumeric() || c == b'_');
+        if n >= 22 {
+            out.push((i, i + 11 + n));
+        }
+    }
+    out
+}
+
+fn secret_keys(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in starts_of(b, b"sk-", false) {
+        let n = run_of(b, i + 3, b64url);
+        let body = &b[i + 3..i + 3 + n];
+        // A digit, or one run of mixed-case letters (random, not hyphenated words).
+        let digit = body.iter().any(u8::is_ascii_digit);
+        let mixed = !body.contains(&b'-')
+            && body.iter().any(u8::is_ascii_uppercase)
+            && body.iter().any(u8::is_ascii_lowercase);
+        if n >= 20 && (digit || mixed) {
+            out.push((i, i + 3 + n));
+        }
+    }
+    for prefix in [&b"sk_live_"[..], b"sk_test_", b"rk_live_", b"rk_test_"] {
+        for i in starts_of(b, prefix, false) {
+            let n = run_of(b, i + prefix.len(), |c| c.is_ascii_alphanumeric());
+            if n >= 16 {
+                out.push((i, i + prefix.len() + n));
+            }
+        }
+    }
+    out
+}
+
+fn jwts(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in starts_of(b, b"eyJ", false) {
+        let mut at = i;
+        let mut parts = 0;
+        loop {
+            let n = run_of(b, at, b64url);
+            if n < 10 {
+                break;
+            }
+            parts += 1;
+            at += n;
+            if parts == 3 || b.get(at) != Some(&b'.') {
+                break;
+            }
+            at += 1;
+        }
+        if parts == 3 {
+            out.push((i, at));
+        }
+    }
+    out
+}
+
+fn bearer_tokens(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in starts_of(b, b"bearer", true) {
+        let spaces = run_of(b, i + 6, |c| c == b' ' || c == b'\t');
+        if spaces == 0 {
+            continue;
+        }
+        let start = i + 6 + spaces;
+        let n = run_of(b, start, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+        });
+        let pad = run_of(b, start + n, |c| c == b'=');
+        let token = &b[start..start + n];
+        if n >= 16 && token.iter().any(u8::is_ascii_digit) && ends_word(b, start + n + pad) {
+            out.push((start, start + n + pad));
+        }
+    }
+    out
+}
+
+/// Values after `…key=`, `…token:`, `"…secret": "…"`: the value alone.
+fn assigned_secrets(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (sep, _) in b
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == b'=' || **c == b':')
+    {
+        // The name before: optional spaces and a closing quote, then the identifier.
+        let mut k = sep;
+        while k > 0 && b[k - 1] == b' ' {
+            k -= 1;
+        }
+        if k > 0 && (b[k - 1] == b'"' || b[k - 1] == b'\'') {
+            k -= 1;
+        }
+        let name_end = k;
+        while k > 0 && (b[k - 1].is_ascii_alphanumeric() || matches!(b[k - 1], b'_' | b'-' | b'.'))
+        {
+            k -= 1;
+        }
+        let name = String::from_utf8_lossy(&b[k..name_end]).to_ascii_lowercase();
+        if !["key", "token", "secret"].iter().any(|s| name.ends_with(s)) {
+            continue;
+        }
+        // The value after: optional spaces and an opening quote.
+        let mut v = sep + 1;
+        v += run_of(b, v, |c| c == b' ');
+        if matches!(b.get(v), Some(b'"' | b'\'')) {
+            v += 1;
+        }
+        let n = run_of(b, v, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-')
+        });
+        let pad = run_of(b, v + n, |c| c == b'=');
+        let value = &b[v..v + n];
+        let hex = value.iter().all(u8::is_ascii_hexdigit);
+        let mixed =
+            value.iter().any(u8::is_ascii_digit) && value.iter().any(u8::is_ascii_alphabetic);
+        if ((hex && n >= 16) || (mixed && n >= 20)) && ends_word(b, v + n + pad) {
+            out.push((v, v + n + pad));
+        }
+    }
+    out
+}
+
+fn emails(b: &[u8]) -> Vec<(usize, usize)> {
+    let local = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'%' | b'+' | b'-');
+    let mut out = Vec::new();
+    for (at, _) in b.iter().enumerate().filter(|(_, c)| **c == b'@') {
+        let mut s = at;
+        while s > 0 && local(b[s - 1]) {
+            s -= 1;
+        }
+        while s < at && b[s] == b'.' {
+            s += 1;
+        }
+        if s == at || (s > 0 && wordy(b[s - 1])) {
+            continue;
+        }
+        let mut e = at
+            + 1
+            + run_of(b, at + 1, |c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-')
+            });
+        while e > at + 1 && matches!(b[e - 1], b'.' | b'-') {
+            e -= 1;
+        }
+        let domain = &b[at + 1..e];
+        let labels: Vec<&[u8]> = domain.split(|&c| c == b'.').collect();
+        let tld_ok = labels
+            .last()
+            .is_some_and(|t| t.len() >= 2 && t.iter().all(u8::is_ascii_alphabetic));
+        if labels.len() >= 2 && tld_ok && labels.iter().all(|l| !l.is_empty()) {
+            out.push((s, e));
+        }
+    }
+    out
+}
+
+/// The longest phone number `redact` looks at, separators included.
+const PHONE_MAX: usize = 24;
+
+fn phones(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let before_ok = i == 0
+            || !(wordy(b[i - 1]) || matches!(b[i - 1], b'.' | b'-' | b'/' | b'+' | b'#' | b'$'));
+        // A digit after `digit ` continues a run of numbers (a table); `(` and `+` may start one.
+        let mid_run = c.is_ascii_digit() && i >= 2 && b[i - 1] == b' ' && b[i - 2].is_ascii_digit();
+        if mid_run || !(before_ok && (c.is_ascii_digit() || c == b'+' || c == b'(')) {
+            i += 1;
+            continue;
+        }
+        // A phone number is short: a longer run of digits and separators is something else
+        // (a table, a list of ids), though a number may start inside it after a space.
+        let limit = (i + PHONE_MAX).min(b.len());
+        let mut j = i + 1;
+        let mut too_long = false;
+        while j < b.len() {
+            if j == limit {
+                too_long = true;
+                break;
+            }
+            let x = b[j];
+            let next = b.get(j + 1).copied();
+            let ok = x.is_ascii_digit()
+                || matches!(x, b'-' | b'.' | b'(' | b')')
+                || (x == b' ' && next.is_some_and(|n| n.is_ascii_digit() || n == b'('));
+            if !ok {
+                break;
+            }
+            j += 1;
+        }
+        let mut end = j;
+        while end > i && !b[end - 1].is_ascii_digit() {
+            end -= 1;
+        }
+        let span = &b[i..end];
+        let digits = span.iter().filter(|c| c.is_ascii_digit()).count();
+        let plus = c == b'+';
+        let separated = span.iter().any(|c| matches!(c, b' ' | b'-' | b'.' | b'('));
+        let groups: Vec<&[u8]> = span
+            .split(|c| !c.is_ascii_digit())
+            .filter(|g| !g.is_empty())
+            .collect();
+        let dots_only = span.iter().all(|c| c.is_ascii_digit() || *c == b'.');
+        // Dotted numbers are versions and addresses unless grouped like a phone number.
+        let dotted_ok = !dots_only
+            || (matches!(groups.len(), 3 | 4)
+                && groups.iter().all(|g| (2..=4).contains(&g.len()))
+                && !groups.iter().all(|g| g.len() <= 3));
+        let counted = if plus {
+            (8..=15).contains(&digits)
+        } else {
+            (10..=15).contains(&digits) && separated
+        };
+        if counted && dotted_ok && !too_long && ends_word(b, end) && end > i {
+            out.push((i, end));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A detector: the byte ranges it finds.
+type Scan = fn(&[u8]) -> Vec<(usize, usize)>;
+
+/// Masks every detector's finds in `text`, earlier detectors claiming text first.
+pub fn redact(text: &str) -> Redacted {
+    let b = text.as_bytes();
+    let scans: [(&'static str, Scan); 8] = [
+        ("aws_access_key", aws_keys),
+        ("github_token", github_tokens),
+        ("secret_key", secret_keys),
+        ("jwt", jwts),
+        ("bearer_token", bearer_tokens),
+        ("secret", assigned_secrets),
+        ("email", emails),
+        ("phone", phones),
+    ];
+    let mut claimed: Vec<Redaction> = Vec::new();
+    for (kind, scan) in scans {
+        let mut spans = scan(b);
+        spans.sort_unstable();
+        for (start, end) in spans {
+            // Every span starts and ends beside ASCII bytes, so both are char boundaries.
+            if start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+                continue;
+            }
+            if claimed.iter().any(|r| start < r.end && r.start < end) {
+                continue;
+            }
+            claimed.push(Redaction { kind, start, end });
+        }
+    }
+    claimed.sort_by_key(|r| r.start);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for r in &claimed {
+        out.push_str(&text[at..r.start]);
+        out.push_str(&format!("[redacted:{}]", r.kind));
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    Redacted {
+        schema: "kapi.redact/v1",
+        text: out,
+        redactions: claimed,
+        detectors: DETECTORS
+            .iter()
+            .map(|(name, description)| Detector { name, description })
+            .collect(),
+    }
+}
+
+impl Redacted {
+    /// The text form: the masked text, then what was masked by kind.
+    pub fn render(&self) -> String {
+        let r = self;
+        let mut out = r.text.clone();
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for x in &r.redactions {
+            match counts.iter_mut().find(|(k, _)| *k == x.kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((x.kind, 1)),
+            }
+        }
+        if counts.is_empty() {
+            out.push_str("\nNothing to redact.\n");
+        } else {
+            let list: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            out.push_str(&format!("\nRedacted: {}\n", list.join(", ")));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redact_masks_each_detector_kind() {
+        let cases = [
+            (
+                "write to ana.b+x@mail.example.org today",
+                "email",
+                "ana.b+x@mail.example.org",
+            ),
+            ("call +44 20 7946 0958 now", "phone", "+44 20 7946 0958"),
+            ("call (555) 123-4567 now", "phone", "(555) 123-4567"),
+            ("on 2024-01-31 (555) 123-4567.", "phone", "(555) 123-4567"),
+            ("tel:1-800-555-0199", "phone", "1-800-555-0199"),
+            (
+                "id AKIAIOSFODNN7EXAMPLE here",
+                "aws_access_key",
+                "AKIAIOSFODNN7EXAMPLE",
+            ),
+            (
+                "use ghp_abcdefghijklmnopqrstuvwxyz0123456789 ok",
+                "github_token",
+                "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            ),
+            (
+                "OPENAI=sk-proj-abc123def456ghi789jkl0 set",
+                "secret_key",
+                "sk-proj-abc123def456ghi789jkl0",
+            ),
+            (
+                "key sk-AbCdEfGhIjKlMnOpQrStU here",
+                "secret_key",
+                "sk-AbCdEfGhIjKlMnOpQrStU",
+            ),
+            (
+                "t eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end",
+                "jwt",
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            ),
+            (
+                "Authorization: Bearer abcDEF123456ghiJKL789== done",
+                "bearer_token",
+                "abcDEF123456ghiJKL789==",
+            ),
+            (
+                "api_key=0123456789abcdef0123456789abcdef;",
+                "secret",
+                "0123456789abcdef0123456789abcdef",
+            ),
+            (
+                "{\"client_secret\": \"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\"}",
+                "secret",
+                "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5",
+            ),
+        ];
+        for (text, kind, secret) in cases {
+            let r = redact(text);
+            assert_eq!(r.redactions.len(), 1, "{text}: {:?}", r.redactions);
+            let got = &r.redactions[0];
+            assert_eq!(
+                (got.kind, &text[got.start..got.end]),
+                (kind, secret),
+                "{text}"
+            );
+            assert_eq!(
+                r.text,
+                text.replace(secret, &format!("[redacted:{kind}]")),
+                "{text}"
+            );
+        }
+        let names: Vec<&str> = redact("").detectors.iter().map(|d| d.name).collect();
+        assert_eq!(names, DETECTORS.iter().map(|d| d.0).collect::<Vec<_>>());
+        assert_eq!(names.len(), 8);
+    }
+
+    #[test]
+    fn redact_leaves_ordinary_text_alone() {
+        let text = "Version 1.2.3 shipped on 2024-01-31 at 10:30 to 192.168.100.200. \
+                    Order 1234567 costs $1,299.00; see page 12 of 300, or @larkspur on social. \
+                    Bearer tokens are explained in the guide. The key=value pair and \
+                    token: short stay. A monkey=bananasandmorebananas too. Ask a task-force. \
+                    Numbers 1990-2000 and 3.14159 are fine. sk-the-scikit-learn-style-words. \
+                    A table: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24.";
+        let r = redact(text);
+        assert!(r.redactions.is_empty(), "{:?}", r.redactions);
+        assert_eq!(r.text, text);
+        // Non-ASCII text around a secret keeps its characters.
+        let r = redact("Clé : sk-abcdefghij0123456789xyz — fin");
+        assert_eq!(r.text, "Clé : [redacted:secret_key] — fin");
+    }
+}
