@@ -1,9 +1,14 @@
 //! `redact`: masks personal data and secrets in a text (emails, phone numbers, API keys and
 //! tokens) as `[redacted:KIND]`, listing every detector. MCP's `redact` and `kapi redact`.
 //!
-//! Each detector is a hand-written byte scanner, in the order they claim text: a span an
-//! earlier one masked is not masked again. What each finds is in [`DETECTORS`].
+//! The detectors run in the order they claim text: a span an earlier one masked is not masked
+//! again. What each finds is in [`DETECTORS`]. The secret detectors are `regex` patterns (one
+//! per kind, documented where it is declared), so a scan is linear in the text whatever it
+//! holds; email and phone are byte scanners, each bounded by what it looks at.
 
+use std::sync::LazyLock;
+
+use regex::bytes::Regex;
 use serde::Serialize;
 
 /// Every detector `redact` runs, in the order it claims text, with what it finds.
@@ -68,11 +73,6 @@ fn wordy(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-/// Whether `at` starts a word: the text starts there or a non-word byte precedes it.
-fn starts_word(bytes: &[u8], at: usize) -> bool {
-    at == 0 || !wordy(bytes[at - 1])
-}
-
 /// Whether `at` ends a word: the text ends there or a non-word byte follows.
 fn ends_word(bytes: &[u8], at: usize) -> bool {
     bytes.get(at).is_none_or(|&b| !wordy(b))
@@ -85,172 +85,107 @@ fn run_of(bytes: &[u8], at: usize, ok: impl Fn(u8) -> bool) -> usize {
         .map_or(0, |rest| rest.iter().take_while(|&&b| ok(b)).count())
 }
 
-fn b64url(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+/// A secret detector's pattern: ASCII word boundaries (`\b` between `[0-9A-Za-z_]` and any
+/// other byte), matched leftmost first without overlap, so a scan is linear in the text.
+fn pattern(re: &str) -> Regex {
+    // The patterns are constants, tested below: one that does not compile is a bug here.
+    #[allow(clippy::expect_used)]
+    Regex::new(re).expect("a redact pattern compiles")
 }
 
-/// Every start of `needle` in `bytes` (ASCII, optionally case-insensitive) at a word start.
-fn starts_of(bytes: &[u8], needle: &[u8], fold: bool) -> Vec<usize> {
-    if needle.is_empty() || bytes.len() < needle.len() {
-        return Vec::new();
-    }
-    (0..=bytes.len() - needle.len())
-        .filter(|&i| {
-            let w = &bytes[i..i + needle.len()];
-            (if fold {
-                w.eq_ignore_ascii_case(needle)
-            } else {
-                w == needle
-            }) && starts_word(bytes, i)
-        })
+/// `AKIA` or `ASIA` and 16 capitals or digits.
+static AWS_KEY: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?-u)\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"));
+/// `ghp_`, `gho_`, `ghu_`, `ghs_` or `ghr_` and 30 or more letters or digits; or
+/// `github_pat_` and 22 or more letters, digits or `_`.
+static GITHUB_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?-u)\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}")
+});
+/// `sk-` and 20 or more letters, digits, `-` or `_` (the body checked by [`random_key`]); or
+/// Stripe's `sk_live_`, `sk_test_`, `rk_live_`, `rk_test_` and 16 or more letters or digits.
+static SECRET_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?-u)\bsk-([A-Za-z0-9_-]{20,})|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")
+});
+/// Three base64url parts of 10 or more, the first starting `eyJ`.
+static JWT: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(r"(?-u)\beyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")
+});
+/// `Bearer` (any case), spaces or tabs, and a token of 16 or more URL-safe characters with a
+/// digit, then any `=` padding; the token alone is masked.
+static BEARER: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?-u)(?i:\bbearer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)"));
+/// A name ending in `key`, `token` or `secret` (any case), an optional closing quote, `:` or
+/// `=` between optional spaces, an optional opening quote, and the value (checked by
+/// [`secret_value`]); the value alone is masked.
+static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
+    pattern(
+        r#"(?-u)(?i:[A-Za-z0-9_.-]*(?:key|token|secret))["']? *[:=] *["']?([A-Za-z0-9+/_-]+=*)"#,
+    )
+});
+
+/// The spans of `re`'s matches (of its group 1 when it has one and it matched) that `keep`
+/// accepts.
+fn matches(
+    re: &Regex,
+    b: &[u8],
+    keep: impl Fn(&[u8], usize, usize) -> bool,
+) -> Vec<(usize, usize)> {
+    re.captures_iter(b)
+        .filter_map(|c| c.get(1).or_else(|| c.get(0)))
+        .map(|m| (m.start(), m.end()))
+        .filter(|&(start, end)| keep(b, start, end))
         .collect()
 }
 
+/// An `sk-` key's body looks random: a digit, or mixed-case letters in one run (no `-`), not
+/// hyphenated words (`sk-learn-style`).
+fn random_key(body: &[u8]) -> bool {
+    body.iter().any(u8::is_ascii_digit)
+        || (!body.contains(&b'-')
+            && body.iter().any(u8::is_ascii_uppercase)
+            && body.iter().any(u8::is_ascii_lowercase))
+}
+
+/// A value assigned to a secret's name: 16 or more hex digits, or 20 or more characters
+/// with letters and digits (padding aside), and a word ends after it.
+fn secret_value(b: &[u8], start: usize, end: usize) -> bool {
+    let padded = &b[start..end];
+    let value = &padded[..padded.len() - padded.iter().rev().take_while(|&&c| c == b'=').count()];
+    let n = value.len();
+    let hex = value.iter().all(u8::is_ascii_hexdigit);
+    let mixed = value.iter().any(u8::is_ascii_digit) && value.iter().any(u8::is_ascii_alphabetic);
+    ((hex && n >= 16) || (mixed && n >= 20)) && ends_word(b, end)
+}
+
 fn aws_keys(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for prefix in [b"AKIA", b"ASIA"] {
-        for i in starts_of(b, prefix, false) {
-            let n = run_of(b, i + 4, |c| c.is_ascii_uppercase() || c.is_ascii_digit());
-            if n == 16 && ends_word(b, i + 20) {
-                out.push((i, i + 20));
-            }
-        }
-    }
-    out
+    matches(&AWS_KEY, b, |_, _, _| true)
 }
 
 fn github_tokens(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for prefix in [b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"] {
-        for i in starts_of(b, prefix, false) {
-            let n = run_of(b, i + 4, |c| c.is_ascii_alphanumeric());
-            if n >= 30 && ends_word(b, i + 4 + n) {
-                out.push((i, i + 4 + n));
-            }
-        }
-    }
-    for i in starts_of(b, b"github_pat_", false) {
-        let n = run_of(b, i + 11, |c| c.is_ascii_alphanumeric() || c == b'_');
-        if n >= 22 {
-            out.push((i, i + 11 + n));
-        }
-    }
-    out
+    matches(&GITHUB_TOKEN, b, |_, _, _| true)
 }
 
 fn secret_keys(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for i in starts_of(b, b"sk-", false) {
-        let n = run_of(b, i + 3, b64url);
-        let body = &b[i + 3..i + 3 + n];
-        // A digit, or one run of mixed-case letters (random, not hyphenated words).
-        let digit = body.iter().any(u8::is_ascii_digit);
-        let mixed = !body.contains(&b'-')
-            && body.iter().any(u8::is_ascii_uppercase)
-            && body.iter().any(u8::is_ascii_lowercase);
-        if n >= 20 && (digit || mixed) {
-            out.push((i, i + 3 + n));
-        }
-    }
-    for prefix in [&b"sk_live_"[..], b"sk_test_", b"rk_live_", b"rk_test_"] {
-        for i in starts_of(b, prefix, false) {
-            let n = run_of(b, i + prefix.len(), |c| c.is_ascii_alphanumeric());
-            if n >= 16 {
-                out.push((i, i + prefix.len() + n));
-            }
-        }
-    }
-    out
+    SECRET_KEY
+        .captures_iter(b)
+        .filter(|c| c.get(1).is_none_or(|body| random_key(body.as_bytes())))
+        .filter_map(|c| c.get(0))
+        .map(|m| (m.start(), m.end()))
+        .collect()
 }
 
 fn jwts(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for i in starts_of(b, b"eyJ", false) {
-        let mut at = i;
-        let mut parts = 0;
-        loop {
-            let n = run_of(b, at, b64url);
-            if n < 10 {
-                break;
-            }
-            parts += 1;
-            at += n;
-            if parts == 3 || b.get(at) != Some(&b'.') {
-                break;
-            }
-            at += 1;
-        }
-        if parts == 3 {
-            out.push((i, at));
-        }
-    }
-    out
+    matches(&JWT, b, |_, _, _| true)
 }
 
 fn bearer_tokens(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for i in starts_of(b, b"bearer", true) {
-        let spaces = run_of(b, i + 6, |c| c == b' ' || c == b'\t');
-        if spaces == 0 {
-            continue;
-        }
-        let start = i + 6 + spaces;
-        let n = run_of(b, start, |c| {
-            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
-        });
-        let pad = run_of(b, start + n, |c| c == b'=');
-        let token = &b[start..start + n];
-        if n >= 16 && token.iter().any(u8::is_ascii_digit) && ends_word(b, start + n + pad) {
-            out.push((start, start + n + pad));
-        }
-    }
-    out
+    matches(&BEARER, b, |b, start, end| {
+        b[start..end].iter().any(u8::is_ascii_digit) && ends_word(b, end)
+    })
 }
 
 /// Values after `…key=`, `…token:`, `"…secret": "…"`: the value alone.
 fn assigned_secrets(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for (sep, _) in b
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| **c == b'=' || **c == b':')
-    {
-        // The name before: optional spaces and a closing quote, then the identifier.
-        let mut k = sep;
-        while k > 0 && b[k - 1] == b' ' {
-            k -= 1;
-        }
-        if k > 0 && (b[k - 1] == b'"' || b[k - 1] == b'\'') {
-            k -= 1;
-        }
-        let name_end = k;
-        while k > 0 && (b[k - 1].is_ascii_alphanumeric() || matches!(b[k - 1], b'_' | b'-' | b'.'))
-        {
-            k -= 1;
-        }
-        let name = String::from_utf8_lossy(&b[k..name_end]).to_ascii_lowercase();
-        if !["key", "token", "secret"].iter().any(|s| name.ends_with(s)) {
-            continue;
-        }
-        // The value after: optional spaces and an opening quote.
-        let mut v = sep + 1;
-        v += run_of(b, v, |c| c == b' ');
-        if matches!(b.get(v), Some(b'"' | b'\'')) {
-            v += 1;
-        }
-        let n = run_of(b, v, |c| {
-            c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'-')
-        });
-        let pad = run_of(b, v + n, |c| c == b'=');
-        let value = &b[v..v + n];
-        let hex = value.iter().all(u8::is_ascii_hexdigit);
-        let mixed =
-            value.iter().any(u8::is_ascii_digit) && value.iter().any(u8::is_ascii_alphabetic);
-        if ((hex && n >= 16) || (mixed && n >= 20)) && ends_word(b, v + n + pad) {
-            out.push((v, v + n + pad));
-        }
-    }
-    out
+    matches(&ASSIGNED, b, secret_value)
 }
 
 fn emails(b: &[u8]) -> Vec<(usize, usize)> {
@@ -507,6 +442,23 @@ mod tests {
         let names: Vec<&str> = redact("").detectors.iter().map(|d| d.name).collect();
         assert_eq!(names, DETECTORS.iter().map(|d| d.0).collect::<Vec<_>>());
         assert_eq!(names.len(), 8);
+    }
+
+    /// Inputs that made the byte scanners quadratic (every `sk-` of a long run scanned the
+    /// rest of it): each is scanned once, and nothing in them is a secret.
+    #[test]
+    fn a_long_run_of_near_secrets_is_scanned_once() {
+        for text in [
+            "sk-a-".repeat(400_000),
+            "Bearer Bearer ".repeat(150_000),
+            "key=key=".repeat(250_000),
+            "eyJ.".repeat(500_000),
+            "ghp_".repeat(500_000),
+        ] {
+            let r = redact(&text);
+            assert!(r.redactions.is_empty(), "{}…", &text[..20]);
+            assert_eq!(r.text, text);
+        }
     }
 
     #[test]
