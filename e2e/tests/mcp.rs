@@ -1068,6 +1068,61 @@ fn kapi_redact_and_the_redact_tool_give_the_same_report() {
     assert!(out.stderr.contains("missing.txt"), "{}", out.stderr);
 }
 
+/// `kapi formats detect` and MCP's `detect_format` are one service: the same
+/// `kapi.detect-format/v1` for a path, a text, or both; the verb exits 1 when no format reads
+/// it.
+#[test]
+fn kapi_formats_detect_and_the_detect_format_tool_give_the_same_report() {
+    let (_tmp, dir) = empty_dir();
+    let xliff = "<xliff version=\"2.0\"></xliff>\n";
+    // The tool's arguments; the verb's, its stdin, its exit code; the format found.
+    type Case<'a> = (Value, &'a [&'a str], Option<&'a str>, i32, &'a str);
+    let cases: [Case; 4] = [
+        (
+            json!({"path": "docs/a.md"}),
+            &["docs/a.md"],
+            None,
+            0,
+            "markdown",
+        ),
+        (
+            json!({"content": "{\"a\": 1}\n"}),
+            &["-"],
+            Some("{\"a\": 1}\n"),
+            0,
+            "json",
+        ),
+        (
+            json!({"path": "x.xlf", "content": xliff}),
+            &["x.xlf", "--stdin"],
+            Some(xliff),
+            0,
+            "xliff2",
+        ),
+        (json!({"path": "a.exe"}), &["a.exe"], None, 1, ""),
+    ];
+    let mut server = Server::start(&dir, &["--tools", "content"]);
+    for (arguments, args, stdin, code, id) in cases {
+        let tool = server
+            .tool("detect_format", arguments.clone())
+            .ok("detect_format");
+        let mut argv = vec!["formats", "detect", "--json"];
+        argv.extend_from_slice(args);
+        let out = common::cli_with(&dir, Bind::Explicit, &[], &argv, stdin);
+        assert_eq!(out.code, code, "{argv:?}: {}", out.stderr);
+        let report: Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}", out.stdout));
+        assert_eq!(
+            report, tool.structured,
+            "{argv:?} vs detect_format {arguments}"
+        );
+        assert_eq!(report["schema"], "kapi.detect-format/v1");
+        let found = report["format"]["id"].as_str().unwrap_or_default();
+        assert_eq!(found, id, "{argv:?}");
+    }
+    assert_eq!(server.close(), 0);
+}
+
 #[test]
 fn a_client_that_closes_stdin_ends_the_server_with_exit_0() {
     let p = Project::new("alpha", "utilize");

@@ -1,22 +1,102 @@
 //! `kapi formats`: the file formats this build reads, with what each can do, resolved from
 //! each format's declaration without reading a file. Exits 0.
+//!
+//! `kapi formats detect [PATH] [--stdin]`: the format kapi would read a file or a text with
+//! and how it knows (the detect service MCP's `detect_format` calls too). `PATH` alone is
+//! judged by the project's declarations, its extension and, where formats share it, its first
+//! bytes (it need not exist); `-` (or no PATH) reads a text on stdin and judges its content;
+//! `PATH --stdin` judges that text as the file `PATH`. Exits 0 when a format reads it, 1 when
+//! none does (the result still says so), 2 on bad flags.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 
-use clap::Args;
+use clap::{Args, Subcommand};
+use kapi_host::HostError;
 use kapi_host::formats::FormatList;
+use kapi_host::services::detect_format::{DetectRequest, Detected, detect};
+use serde::Serialize;
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
 
+/// The most text `kapi formats detect` reads from stdin.
+const MAX_BYTES: u64 = 100 * 1024 * 1024;
+
 /// List the file formats kapi reads and what each can do
 #[derive(Debug, Args)]
-pub struct FormatsArgs {}
+#[command(args_conflicts_with_subcommands = true)]
+pub struct FormatsArgs {
+    #[command(subcommand)]
+    pub command: Option<FormatsCommand>,
+}
 
-pub fn run(_: &FormatsArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow::Result<Outcome> {
-    let list = kapi_host::formats::list();
-    printer.emit(&list)?;
-    Ok(Outcome::Success)
+#[derive(Debug, Subcommand)]
+pub enum FormatsCommand {
+    /// The format kapi would read a file or a text with, and how it knows
+    Detect(DetectArgs),
+}
+
+/// The format kapi would read a file or a text with, and how it knows
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    /// A file name or path (it need not exist); `-` reads a text on stdin instead
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Judge the text on stdin as the file PATH (where formats share its extension)
+    #[arg(long, requires = "path")]
+    pub stdin: bool,
+}
+
+pub fn run(
+    args: &FormatsArgs,
+    app: &kapi_host::App,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
+    match &args.command {
+        None => {
+            printer.emit(&kapi_host::formats::list())?;
+            Ok(Outcome::Success)
+        }
+        Some(FormatsCommand::Detect(args)) => run_detect(args, app, printer),
+    }
+}
+
+fn run_detect(
+    args: &DetectArgs,
+    app: &kapi_host::App,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
+    let path = args.path.clone().filter(|p| p != "-");
+    let content = if path.is_none() || args.stdin {
+        let mut bytes = Vec::new();
+        io::stdin()
+            .lock()
+            .take(MAX_BYTES)
+            .read_to_end(&mut bytes)
+            .map_err(|e| HostError::io("<stdin>", e))?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    } else {
+        None
+    };
+    let detected = detect(app, &DetectRequest { path, content })?;
+    let found = detected.format.is_some();
+    printer.emit(&Found(detected))?;
+    Ok(if found {
+        Outcome::Success
+    } else {
+        Outcome::Error
+    })
+}
+
+/// `kapi.detect-format/v1` as JSON; as text, the service's rendering.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Found(Detected);
+
+impl Render for Found {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        out.write_all(self.0.render().as_bytes())
+    }
 }
 
 impl Render for FormatList {

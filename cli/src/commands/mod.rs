@@ -82,6 +82,11 @@ pub enum Command {
     /// every request moves it forward; a row not seen for 30 minutes ages out on the next write.
     Mcp(mcp::McpArgs),
     /// List the file formats kapi reads and what each can do
+    ///
+    /// `kapi formats detect PATH` names the format kapi would read a file with and how it
+    /// knows (the collection's declared format, the extension, or the first bytes where formats
+    /// share it); `kapi formats detect -` judges a text on stdin by its content. The same
+    /// service as MCP's `detect_format`. Exits 0, or 1 when no format reads it.
     Formats(formats::FormatsArgs),
     /// Mask emails, phone numbers, API keys and tokens as `[redacted:KIND]`
     ///

@@ -90,18 +90,10 @@ impl Render for Masked {
     }
 }
 
-/// What was masked, by kind in the detectors' order: `redacted: 1 email, 2 phone`.
+/// What was masked, for stderr: `redacted: 1 email, 2 phone`.
 fn summary(redacted: &Redacted) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for r in &redacted.redactions {
-        match counts.iter_mut().find(|(kind, _)| *kind == r.kind) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((r.kind, 1)),
-        }
+    match redacted.masked() {
+        Some(masked) => format!("redacted: {masked}"),
+        None => "nothing to redact".into(),
     }
-    if counts.is_empty() {
-        return "nothing to redact".into();
-    }
-    let masked: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    format!("redacted: {}", masked.join(", "))
 }

@@ -109,7 +109,8 @@ fn formats_lists_markdown_and_text() {
 fn every_verb_help_is_snapshotted() {
     let kapi = Kapi::empty();
     for verb in [
-        "init", "context", "check", "inspect", "apply", "schema", "mcp", "formats", "help",
+        "init", "context", "check", "inspect", "apply", "schema", "mcp", "formats", "redact",
+        "help",
     ] {
         let run = kapi.run(&[verb, "--help"]);
         assert_eq!(run.code, 0, "{verb}");

@@ -18,7 +18,6 @@ use kapi_core::check::{
 use kapi_core::formats::{self, Format, Parsed};
 use kapi_core::governance::{Governance, TermStatus, Unassessed, load as governance_load};
 use kapi_core::project::Project;
-use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::text::{LineIndex, Prose};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -31,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::server::{KapiServer, REPORT_FINDINGS, answer, failure, respond};
 use crate::app::{App, normalize, relative_to};
 use crate::error::HostError;
+use crate::services::detect_format::{DetectRequest, Detected, detect};
 
 /// The seed's words for a `context_path` and a `profile` named together.
 const BOTH_SCOPES: &str = "Explicit profile overrides belong to unscoped snippet checks and cannot be combined with context_path";
@@ -898,235 +898,6 @@ fn render_terms(t: &TermCheck) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// detect_format
-
-/// `kapi.detect-format/v1`.
-#[derive(Debug, Serialize)]
-struct Detected {
-    schema: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    path: Option<String>,
-    /// How it was found: `declared` (a collection names it), `extension`, `sniff` (formats
-    /// share the extension; the first bytes decided) or `content` (no path: the content alone).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    by: Option<&'static str>,
-    /// The format and what it can do; `null` when no format reads it.
-    format: Option<crate::formats::FormatRow>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-}
-
-/// The format for content alone: markup, data or prose, each guess confirmed by its reader.
-fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
-    let t = content.trim_start_matches('\u{feff}').trim_start();
-    if t.is_empty() {
-        return None;
-    }
-    let head = &t.as_bytes()[..t.len().min(4096)];
-    let reads = |f: &'static dyn Format| f.read(content.as_bytes()).is_ok();
-    let by = |id: &str| formats::by_id(id).filter(|f| reads(*f));
-    let mut guesses: Vec<Option<&'static dyn Format>> = Vec::new();
-    if t.starts_with('<') {
-        let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
-        if lower.contains("<xliff") {
-            guesses.push(formats::for_file(Path::new("content.xlf"), head));
-        }
-        if lower.contains("<resources") {
-            guesses.push(formats::for_file(Path::new("content.xml"), head));
-        }
-        if !lower.starts_with("<?xml") || lower.contains("<html") {
-            guesses.push(formats::by_id("html"));
-        }
-    }
-    if (t.starts_with('{') || t.starts_with('['))
-        && serde_json::from_str::<serde_json::Value>(t).is_ok()
-    {
-        guesses.push(formats::by_id("json"));
-    }
-    let lines: Vec<&str> = t
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    if lines.iter().any(|l| l.starts_with("msgid \""))
-        && lines.iter().any(|l| l.starts_with("msgstr"))
-    {
-        guesses.push(formats::by_id("po"));
-    }
-    let key = |k: &str| {
-        !k.is_empty()
-            && k.chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '"' | '\''))
-    };
-    let content_lines: Vec<&&str> = lines
-        .iter()
-        .filter(|l| !l.starts_with('#') && !l.starts_with('!'))
-        .collect();
-    if !content_lines.is_empty()
-        && content_lines
-            .iter()
-            .all(|l| l.split_once('=').is_some_and(|(k, _)| key(k.trim())))
-    {
-        guesses.push(formats::by_id("properties"));
-    }
-    let yaml_line = |l: &str| {
-        l.starts_with(' ')
-            || l.starts_with("- ")
-            || l.starts_with('#')
-            || l == "---"
-            || l.split_once(':')
-                .is_some_and(|(k, v)| key(k) && (v.is_empty() || v.starts_with(' ')))
-    };
-    if lines.iter().all(|l| yaml_line(l))
-        && matches!(
-            serde_yaml::from_str::<serde_yaml::Value>(t),
-            Ok(serde_yaml::Value::Mapping(_) | serde_yaml::Value::Sequence(_))
-        )
-    {
-        guesses.push(formats::by_id("yaml"));
-    }
-    let markdown = lines.iter().any(|l| {
-        let l = l.trim_start();
-        l.starts_with("# ")
-            || l.starts_with("## ")
-            || l.starts_with("```")
-            || l.starts_with("- ")
-            || l.starts_with("* ")
-            || l.starts_with("> ")
-            || l.split_once(". ")
-                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-    }) || t.contains("](")
-        || t.contains("**")
-        || t.contains('`');
-    if markdown {
-        guesses.push(formats::by_id("markdown"));
-    }
-    for guess in guesses.into_iter().flatten() {
-        if reads(guess) {
-            return Some((guess, "content"));
-        }
-    }
-    by("text").map(|f| (f, "content"))
-}
-
-fn run_detect_format(app: &App, p: &DetectFormatParams) -> Result<Detected, HostError> {
-    let path = given(p.path.as_deref());
-    let Some(path) = path else {
-        let Some(content) = p.content.as_deref() else {
-            return Err(HostError::Usage {
-                message: "name a `path`, a `content`, or both".into(),
-                hint: Some("`{\"path\": \"docs/intro.md\"}`".into()),
-            });
-        };
-        return Ok(match sniff_content(content) {
-            Some((f, by)) => Detected {
-                schema: "kapi.detect-format/v1",
-                path: None,
-                by: Some(by),
-                format: Some(crate::formats::FormatRow::new(*f.info())),
-                note: None,
-            },
-            None => Detected {
-                schema: "kapi.detect-format/v1",
-                path: None,
-                by: None,
-                format: None,
-                note: Some("the content is empty".into()),
-            },
-        });
-    };
-    let project = app.project()?;
-    let abs = normalize(&match &project {
-        Some(project) if Path::new(path).is_relative() => project.root.join(path),
-        _ => app.absolute(Path::new(path)),
-    });
-    let collections = match &project {
-        Some(p) => Some(Collections::new(&p.recipe)?),
-        None => None,
-    };
-    let declared = crate::document::declared_format(project.as_ref(), collections.as_ref(), &abs);
-    let ext = abs
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let sharing = ext.as_deref().map_or(0, |ext| {
-        formats::all()
-            .iter()
-            .filter(|f| f.info().extensions.contains(&ext))
-            .count()
-    });
-    let (format, by) = match (&declared, &p.content) {
-        (Some(_), _) => (
-            crate::document::pick(&abs, declared.as_deref())?,
-            "declared",
-        ),
-        (None, Some(content)) => (
-            formats::for_file(&abs, content.as_bytes()),
-            if sharing > 1 { "sniff" } else { "extension" },
-        ),
-        (None, None) => (
-            crate::document::pick(&abs, None)?,
-            if sharing > 1 { "sniff" } else { "extension" },
-        ),
-    };
-    Ok(match format {
-        Some(f) => Detected {
-            schema: "kapi.detect-format/v1",
-            path: Some(path.to_owned()),
-            by: Some(by),
-            format: Some(crate::formats::FormatRow::new(*f.info())),
-            note: None,
-        },
-        None => Detected {
-            schema: "kapi.detect-format/v1",
-            path: Some(path.to_owned()),
-            by: None,
-            format: None,
-            note: Some(format!(
-                "no format reads `{path}`: kapi reads {}",
-                extensions().join(", ")
-            )),
-        },
-    })
-}
-
-/// Every extension a format reads, once each (`.md`, `.xlf`, …).
-fn extensions() -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for f in formats::all() {
-        for e in f.info().extensions {
-            let e = format!(".{e}");
-            if !out.contains(&e) {
-                out.push(e);
-            }
-        }
-    }
-    out
-}
-
-fn render_detected(d: &Detected) -> String {
-    match (&d.format, d.by) {
-        (Some(row), by) => {
-            let mut out = format!(
-                "{} (`{}`), found by {}: edit {}, bilingual {}, generative {}",
-                row.info.name,
-                row.info.id,
-                by.unwrap_or("extension"),
-                row.edit,
-                row.bilingual,
-                row.generative
-            );
-            out.push('\n');
-            out
-        }
-        (None, _) => format!(
-            "No format: {}\n",
-            d.note.as_deref().unwrap_or("none reads it")
-        ),
-    }
-}
-
-// ---------------------------------------------------------------------------------------
 // The tools.
 
 #[tool_router(router = content_tools, vis = "pub(crate)")]
@@ -1189,7 +960,11 @@ impl KapiServer {
         Parameters(p): Parameters<DetectFormatParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        respond(run_detect_format(&app, &p), render_detected)
+        let request = DetectRequest {
+            path: p.path,
+            content: p.content,
+        };
+        respond(detect(&app, &request), Detected::render)
     }
 
     /// Mask emails, phone numbers, API keys and tokens (AWS, GitHub, sk- keys, JWTs, bearer tokens, secrets after key=/token=/secret=) as `[redacted:KIND]`; lists every detector.
@@ -1501,49 +1276,6 @@ mod tests {
         assert_eq!(none.lang, "fr");
         assert!(none.findings.iter().all(|f| f.rule != "terms.deprecated"));
         assert!(none.terms.iter().all(|t| t.text != "login"));
-    }
-
-    #[test]
-    fn detect_format_by_path_and_by_content() {
-        let fx = Fixture::new();
-        let detect = |path: Option<&str>, content: Option<&str>| {
-            let d = run_detect_format(
-                &fx.app(),
-                &DetectFormatParams {
-                    path: path.map(str::to_owned),
-                    content: content.map(str::to_owned),
-                    project: None,
-                },
-            )
-            .unwrap();
-            (d.format.map(|f| f.info.id), d.by)
-        };
-        assert_eq!(
-            detect(Some("docs/a.md"), None),
-            (Some("markdown"), Some("extension"))
-        );
-        assert_eq!(
-            detect(Some("x.xlf"), Some("<xliff version=\"2.0\"></xliff>")),
-            (Some("xliff2"), Some("sniff"))
-        );
-        assert_eq!(detect(Some("a.exe"), None), (None, None));
-        assert_eq!(
-            detect(None, Some("{\"a\": 1}")),
-            (Some("json"), Some("content"))
-        );
-        assert_eq!(
-            detect(None, Some("msgid \"a\"\nmsgstr \"b\"\n")).0,
-            Some("po")
-        );
-        assert_eq!(detect(None, Some("a: 1\nb:\n  - c\n")).0, Some("yaml"));
-        assert_eq!(detect(None, Some("a.b=c\n")).0, Some("properties"));
-        assert_eq!(detect(None, Some("<p>Hi</p>")).0, Some("html"));
-        assert_eq!(detect(None, Some("# Title\n\nText.\n")).0, Some("markdown"));
-        assert_eq!(detect(None, Some("Just words.")).0, Some("text"));
-        assert!(
-            run_detect_format(&fx.app(), &DetectFormatParams::default()).is_err(),
-            "neither path nor content"
-        );
     }
 
     #[test]

@@ -343,25 +343,29 @@ pub fn redact(text: &str) -> Redacted {
 }
 
 impl Redacted {
+    /// What was masked, by kind in the order first masked (`1 email, 2 phone`); `None` when
+    /// nothing was.
+    pub fn masked(&self) -> Option<String> {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for r in &self.redactions {
+            match counts.iter_mut().find(|(kind, _)| *kind == r.kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((r.kind, 1)),
+            }
+        }
+        let list: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        (!list.is_empty()).then(|| list.join(", "))
+    }
+
     /// The text form: the masked text, then what was masked by kind.
     pub fn render(&self) -> String {
-        let r = self;
-        let mut out = r.text.clone();
+        let mut out = self.text.clone();
         if !out.ends_with('\n') {
             out.push('\n');
         }
-        let mut counts: Vec<(&str, usize)> = Vec::new();
-        for x in &r.redactions {
-            match counts.iter_mut().find(|(k, _)| *k == x.kind) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((x.kind, 1)),
-            }
-        }
-        if counts.is_empty() {
-            out.push_str("\nNothing to redact.\n");
-        } else {
-            let list: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-            out.push_str(&format!("\nRedacted: {}\n", list.join(", ")));
+        match self.masked() {
+            Some(masked) => out.push_str(&format!("\nRedacted: {masked}\n")),
+            None => out.push_str("\nNothing to redact.\n"),
         }
         out
     }
