@@ -1058,6 +1058,16 @@ fn what_a_format_is_declared_without_no_fixture_has() {
         }
     }
     assert_eq!(checked, 12, "the declarations checked");
+    // The formats whose module runs no read-only case (no code blocks) have no other
+    // read-only block in any fixture either.
+    for format in ["text", "json", "yaml", "properties", "docx"] {
+        let found = pick_fixtures(format, 1, |r| read_only_block(r).is_some());
+        assert!(
+            found.is_empty(),
+            "{format}: {} has a read-only block: run a_code_block_is_unsupported for it",
+            found[0].display()
+        );
+    }
 }
 
 /// Outside a project, the result names each document as the set (and the read) named it.

@@ -974,12 +974,14 @@ fn garbage_between_requests_leaves_the_server_serving() {
 
 /// A line that is no message is answered as JSON-RPC 2.0 says: not JSON `Parse error`
 /// (-32700), a request MCP defines with params that do not fit it `Invalid params` (-32602),
-/// other JSON `Invalid request` (-32600); to the line's id when it has one, else to null.
+/// other JSON `Invalid request` (-32600); to the line's id when it has one, else with no id.
 #[test]
 fn a_line_that_is_no_message_is_answered_with_its_json_rpc_error() {
     let (_tmp, dir) = empty_dir();
     let mut server = Server::start(&dir, &[]);
+    let roots = "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"roots/list\"}";
     for (line, code, id) in [
+        (roots, -32601, json!(7)),
         ("this is not json", -32700, Value::Null),
         (
             "{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\":",
@@ -1006,7 +1008,17 @@ fn a_line_that_is_no_message_is_answered_with_its_json_rpc_error() {
         server.send_raw(line);
         let answer = server.next_message();
         assert_eq!(answer["error"]["code"], code, "{line}: {answer}");
-        assert_eq!(answer["id"], id, "{line}: {answer}");
+        // No readable id: rmcp leaves the member out (JSON-RPC writes null).
+        assert_eq!(
+            answer.get("id").cloned().unwrap_or(Value::Null),
+            id,
+            "{line}: {answer}"
+        );
+        assert_eq!(
+            answer.get("id").is_some(),
+            !id.is_null(),
+            "{line}: {answer}"
+        );
     }
     let r = server
         .tool("describe_format", json!({"format": "markdown"}))

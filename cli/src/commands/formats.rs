@@ -71,10 +71,21 @@ fn run_detect(
         let mut bytes = Vec::new();
         io::stdin()
             .lock()
-            .take(MAX_BYTES)
+            .take(MAX_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| HostError::io("<stdin>", e))?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
+        let stdin = std::path::PathBuf::from("<stdin>");
+        if bytes.len() as u64 > MAX_BYTES {
+            let size = bytes.len() as u64;
+            return Err(HostError::TooLarge { path: stdin, size }.into());
+        }
+        // A text is judged as kapi reads one: UTF-8 (a BOM or a NUL is refused here too).
+        let text =
+            kapi_core::formats::ReadError::decode(&bytes).map_err(|source| HostError::Read {
+                path: stdin,
+                source,
+            })?;
+        Some(text.to_owned())
     } else {
         None
     };

@@ -971,8 +971,9 @@ fn quote_cut(body: &str, at: usize) -> Option<usize> {
 /// the first) is parsed after the table's head, its header and delimiter lines, and the
 /// head's events are left out ([`piece_parser`]). One count spans the table: the empty
 /// cells pulldown-cmark fills into short rows, up to 2^18 a table, after which the table
-/// ends; a piece's parser counts afresh, so a table cut in pieces whose empty cells (each
-/// filled one is one) reach [`TABLE_FILLED`] is read whole.
+/// ends; a piece's parser counts afresh, so a table cut in pieces whose empty cells reach
+/// [`TABLE_FILLED`] is read whole. A filled cell is an empty one, but so is a cell written
+/// empty (`||`): the count is over, never under, and a sparse table may be read whole.
 struct Table {
     /// Where the table's header line starts.
     line: usize,
@@ -1131,10 +1132,11 @@ fn is_block_edge(event: &Event<'_>) -> bool {
 /// parsed `chunk` bytes at a time so that no tree is larger than a chunk's. A chunk may end
 /// inside a line: the block it ends in goes on in the next chunk, its count with it. It
 /// counts, never reads, and never more than a whole read makes: a chunk that ends inside a
-/// code or HTML block (whose lines hold no codes, but would read as prose from a cut), or
-/// inside what may be a metadata block closed past it, ends the count, with no refusal;
-/// and a range that may hold a table is not counted at all (a chunk from inside a table
-/// reads its rows as one paragraph, and a row's cells are blocks of their own).
+/// code or HTML block (whose lines hold no codes, but would read as prose from a cut) ends
+/// the count, with no refusal; and nothing is counted in what may be a table (a chunk from
+/// inside a table reads its rows as one paragraph, and a row's cells are blocks of their
+/// own) or a metadata block ([`table_stretches`], [`metadata_end`]). A dense block elsewhere
+/// in the range is still refused.
 ///
 /// `last_closing` is where the body's last line that could close a metadata block starts
 /// ([`last_metadata_close`]).
@@ -1144,10 +1146,10 @@ fn dense_block(
     chunk: usize,
     last_closing: Option<usize>,
 ) -> Option<usize> {
-    let text = body.get(range.clone()).unwrap_or_default();
-    if text.split('\n').any(may_be_delimiter_row) {
-        return None;
-    }
+    // Stretches where nothing is counted: what may be a table, or a metadata block.
+    let tables = table_stretches(body, range.clone());
+    let mut table = tables.iter().peekable();
+    let mut metadata_until = 0;
     let mut marks = Marks::default();
     let mut at = range.start;
     // Whether the chunk starts inside a line, so its first block goes on from the last.
@@ -1160,11 +1162,20 @@ fn dense_block(
         let text = body.get(at..to).unwrap_or_default();
         let ends_inside_a_line = to < range.end && body.as_bytes().get(to - 1) != Some(&b'\n');
         for (event, offsets) in Parser::new_ext(text, options()).into_offset_iter() {
-            if matches!(event, Event::Start(_) | Event::Rule)
-                && last_closing.is_some_and(|closing| closing >= to)
-                && opens_metadata(body, at + offsets.start)
+            let p = at + offsets.start;
+            if p >= metadata_until
+                && matches!(event, Event::Start(_) | Event::Rule)
+                && last_closing.is_some_and(|closing| closing > p)
+                && opens_metadata(body, p)
             {
-                return None;
+                metadata_until = metadata_until.max(metadata_end(body, p));
+            }
+            while table.next_if(|t| t.end <= p).is_some() {}
+            if p < metadata_until || table.peek().is_some_and(|t| t.start <= p) {
+                // A table read from a cut reads its rows as one paragraph, a metadata block
+                // as prose: the count starts afresh after it.
+                marks = Marks::default();
+                continue;
             }
             let cut_end = matches!(event, Event::End(_)) && offsets.end == text.len();
             if cut_end
@@ -1175,7 +1186,11 @@ fn dense_block(
             }
             // What the cut opens at the chunk's start and closes at its end is the block
             // that goes on.
-            let goes_on_here = (goes_on && matches!(event, Event::Start(_)) && offsets.start == 0)
+            // (A chunk may start with the spaces between two words: the block starts after.)
+            let at_start = text
+                .get(..offsets.start)
+                .is_some_and(|before| before.bytes().all(|b| b == b' ' || b == b'\t'));
+            let goes_on_here = (goes_on && matches!(event, Event::Start(_)) && at_start)
                 || (ends_inside_a_line && cut_end);
             if is_block_edge(&event) {
                 if !goes_on_here {
@@ -1189,6 +1204,42 @@ fn dense_block(
         at = to;
     }
     None
+}
+
+/// The stretches of `body[range]` that may be a table: from the line before each line that may
+/// be a delimiter row (the header) to the next blank line, where every table has ended.
+fn table_stretches(body: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let (mut line, mut before) = (range.start, range.start);
+    while line < range.end {
+        let end = line_end(body, line).min(range.end);
+        let text = body.get(line..end).unwrap_or_default();
+        // A line inside the last stretch is in it already (one scan to its blank line).
+        let covered = out.last().is_some_and(|last| last.end > line);
+        if !covered && may_be_delimiter_row(text.trim_end_matches('\n')) {
+            let stop = first_blank_line(body, end).min(range.end);
+            match out.last_mut() {
+                Some(last) if last.end >= before => last.end = stop,
+                _ => out.push(before..stop),
+            }
+        }
+        (before, line) = (line, end);
+    }
+    out
+}
+
+/// Where the metadata block the `---` line at `at` may open ends: past the next line that
+/// could close it (the text's end when none does).
+fn metadata_end(body: &str, at: usize) -> usize {
+    let mut line = line_end(body, at);
+    while line < body.len() {
+        let next = line_end(body, line);
+        if closes_metadata(body.as_bytes().get(line..).unwrap_or_default()) {
+            return next;
+        }
+        line = next;
+    }
+    body.len()
 }
 
 /// Whether `line` may be a table's delimiter row (`|---|:-:|`), inside a quote or a list
@@ -2904,6 +2955,20 @@ mod tests {
         let dense = "*a* ".repeat(12_000);
         assert!(refused(&format!("{long}{dense}\n")));
         assert!(refused(&format!("{long}| a |\n|---|\n| {dense} |\n")));
+        // A table or front matter elsewhere leaves a dense paragraph after it counted: the
+        // count refuses it before pulldown-cmark builds its tree.
+        let counted = |text: &str| {
+            dense_block(text, 0..text.len(), LONG_LINE, last_metadata_close(text)).is_some()
+        };
+        for text in [
+            format!("| a |\n|---|\n| b |\n\n{long}{dense}\n"),
+            format!("---\nk: v\n---\n\n{long}{dense}\n"),
+            format!("{long}| a |\n|---|\n\n{dense}\n"),
+        ] {
+            assert!(refused(&text), "{}", &text[..12]);
+            assert!(counted(&text), "counted {}", &text[..12]);
+        }
+        assert!(!counted(&format!("{long}| a | b |\n|---|---|\n{rows}")));
     }
 }
 

@@ -10,8 +10,9 @@
 //! rmcp's writer itself. Unlike rmcp, a line that is not JSON is answered `Parse error`
 //! (-32700), a request MCP defines whose params do not fit it `Invalid params` (-32602), and
 //! other JSON of the wrong shape `Invalid request` (-32600), each with the request's id when
-//! it has one (JSON-RPC 2.0, section 5.1), where rmcp says nothing to the first and answers
-//! the rest `Invalid request` with no id; a message that repeats a key is read with its last
+//! it has one, where rmcp says nothing to the first and answers the rest `Invalid request`
+//! with no id (an answer to a line with no readable id carries no `id` member: rmcp's error
+//! type leaves it out where JSON-RPC 2.0 writes `null`); a message that repeats a key is read with its last
 //! value (serde_json's `Value`), not refused; and nothing is logged.
 
 use rmcp::RoleServer;
@@ -218,9 +219,16 @@ fn refused(
     Parsed::Refused(error, id.clone())
 }
 
-/// A request (not a notification) MCP defines.
+/// A request MCP defines that a client sends a server (`roots/list`, `sampling/createMessage`
+/// and `elicitation/create` go the other way: a client sending one is answered `Method not
+/// found`, as any method this server does not serve).
 fn standard_request(method: &str) -> bool {
-    standard(method) && !method.starts_with("notifications/")
+    standard(method)
+        && !method.starts_with("notifications/")
+        && !matches!(
+            method,
+            "roots/list" | "sampling/createMessage" | "elicitation/create"
+        )
 }
 
 /// rmcp's compatibility rule: a notification of a method MCP does not define (an LSP
@@ -368,6 +376,9 @@ mod tests {
         assert_eq!(refusal(params), Some((-32602, one.clone())));
         let params = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":[]}"#;
         assert_eq!(refusal(params), Some((-32602, one)));
+        // A method the server sends, not serves, is no refusal here: rmcp answers -32601.
+        let theirs = br#"{"jsonrpc":"2.0","id":1,"method":"roots/list"}"#;
+        assert_eq!(refusal(theirs), None);
         let bom = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
         assert!(matches!(parse(bom), Parsed::Message(_)));
     }

@@ -151,7 +151,11 @@ pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
                 path: None,
                 by: None,
                 format: None,
-                note: Some("the content is empty".into()),
+                note: Some(if content.trim().is_empty() {
+                    "the content is empty".into()
+                } else {
+                    "no format reads the content".into()
+                }),
             },
         });
     };
