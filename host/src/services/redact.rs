@@ -6,42 +6,55 @@
 //! per kind, documented where it is declared), so a scan is linear in the text whatever it
 //! holds; email and phone are byte scanners, each bounded by what it looks at.
 
+use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::bytes::Regex;
 use serde::Serialize;
 
-/// Every detector `redact` runs, in the order it claims text, with what it finds.
-pub const DETECTORS: &[(&str, &str)] = &[
-    (
-        "aws_access_key",
-        "an AWS access key id: AKIA or ASIA and 16 capitals or digits",
-    ),
-    (
-        "github_token",
-        "a GitHub token: ghp_, gho_, ghu_, ghs_, ghr_ or github_pat_ and its secret",
-    ),
-    (
-        "secret_key",
-        "an sk- secret key (OpenAI, Anthropic style: sk- and 20 or more letters, digits, - and _, with a digit or in mixed case without a -) or a Stripe sk_live_/sk_test_/rk_live_ key",
-    ),
-    (
-        "jwt",
-        "a JSON Web Token: three base64url parts, the first starting eyJ",
-    ),
-    (
-        "bearer_token",
-        "the token after `Bearer ` (an Authorization header); the word Bearer stays",
-    ),
-    (
-        "secret",
-        "a long hex or base64 value assigned to a name ending in key, token or secret (`api_key=…`, `token: …`); the name stays",
-    ),
-    ("email", "an email address: local@domain.tld"),
-    (
-        "phone",
-        "a phone number: 10 to 15 digits grouped by spaces, dashes, dots or brackets, or 8 to 15 after a leading +",
-    ),
+/// Every detector `redact` runs, in the order it claims text: its name, what it finds, and
+/// its scan.
+pub const DETECTORS: &[Detector] = &[
+    Detector {
+        name: "aws_access_key",
+        description: "an AWS access key id: AKIA or ASIA and 16 capitals or digits",
+        scan: aws_keys,
+    },
+    Detector {
+        name: "github_token",
+        description: "a GitHub token: ghp_, gho_, ghu_, ghs_, ghr_ or github_pat_ and its secret",
+        scan: github_tokens,
+    },
+    Detector {
+        name: "secret_key",
+        description: "an sk- secret key (OpenAI, Anthropic style: sk- and 20 or more letters, digits, - and _, with a digit or in mixed case without a -) or a Stripe sk_live_/sk_test_/rk_live_ key",
+        scan: secret_keys,
+    },
+    Detector {
+        name: "jwt",
+        description: "a JSON Web Token: three base64url parts, the first starting eyJ",
+        scan: jwts,
+    },
+    Detector {
+        name: "bearer_token",
+        description: "the token after `Bearer ` (an Authorization header); the word Bearer stays",
+        scan: bearer_tokens,
+    },
+    Detector {
+        name: "secret",
+        description: "a long hex or base64 value assigned to a name ending in key, token or secret (`api_key=…`, `token: …`); the name stays",
+        scan: assigned_secrets,
+    },
+    Detector {
+        name: "email",
+        description: "an email address: local@domain.tld",
+        scan: emails,
+    },
+    Detector {
+        name: "phone",
+        description: "a phone number: 10 to 15 digits grouped by spaces, dashes, dots or brackets, or 8 to 15 after a leading +",
+        scan: phones,
+    },
 ];
 
 /// One masked span, in byte offsets of the text given.
@@ -52,11 +65,13 @@ pub struct Redaction {
     pub end: usize,
 }
 
-/// A detector, as the report lists it.
+/// A detector, as the report lists it (its scan aside).
 #[derive(Debug, Serialize)]
 pub struct Detector {
     pub name: &'static str,
     pub description: &'static str,
+    #[serde(skip)]
+    scan: Scan,
 }
 
 /// `kapi.redact/v1`: the text with every find masked, each find, and every detector run.
@@ -65,7 +80,7 @@ pub struct Redacted {
     pub schema: &'static str,
     pub text: String,
     pub redactions: Vec<Redaction>,
-    pub detectors: Vec<Detector>,
+    pub detectors: &'static [Detector],
 }
 
 /// A byte that continues a word (non-ASCII bytes count: they belong to letters).
@@ -297,32 +312,29 @@ type Scan = fn(&[u8]) -> Vec<(usize, usize)>;
 /// Masks every detector's finds in `text`, earlier detectors claiming text first.
 pub fn redact(text: &str) -> Redacted {
     let b = text.as_bytes();
-    let scans: [(&'static str, Scan); 8] = [
-        ("aws_access_key", aws_keys),
-        ("github_token", github_tokens),
-        ("secret_key", secret_keys),
-        ("jwt", jwts),
-        ("bearer_token", bearer_tokens),
-        ("secret", assigned_secrets),
-        ("email", emails),
-        ("phone", phones),
-    ];
-    let mut claimed: Vec<Redaction> = Vec::new();
-    for (kind, scan) in scans {
-        let mut spans = scan(b);
+    // What is claimed so far, by start: spans never overlap, so a span is free when the one
+    // starting before its end ends before its start.
+    let mut claimed: BTreeMap<usize, Redaction> = BTreeMap::new();
+    for detector in DETECTORS {
+        let mut spans = (detector.scan)(b);
         spans.sort_unstable();
         for (start, end) in spans {
             // Every span starts and ends beside ASCII bytes, so both are char boundaries.
             if start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
                 continue;
             }
-            if claimed.iter().any(|r| start < r.end && r.start < end) {
+            if claimed
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, r)| r.end > start)
+            {
                 continue;
             }
-            claimed.push(Redaction { kind, start, end });
+            let kind = detector.name;
+            claimed.insert(start, Redaction { kind, start, end });
         }
     }
-    claimed.sort_by_key(|r| r.start);
+    let claimed: Vec<Redaction> = claimed.into_values().collect();
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for r in &claimed {
@@ -335,10 +347,7 @@ pub fn redact(text: &str) -> Redacted {
         schema: "kapi.redact/v1",
         text: out,
         redactions: claimed,
-        detectors: DETECTORS
-            .iter()
-            .map(|(name, description)| Detector { name, description })
-            .collect(),
+        detectors: DETECTORS,
     }
 }
 
@@ -444,7 +453,7 @@ mod tests {
             );
         }
         let names: Vec<&str> = redact("").detectors.iter().map(|d| d.name).collect();
-        assert_eq!(names, DETECTORS.iter().map(|d| d.0).collect::<Vec<_>>());
+        assert_eq!(names, DETECTORS.iter().map(|d| d.name).collect::<Vec<_>>());
         assert_eq!(names.len(), 8);
     }
 
@@ -463,6 +472,16 @@ mod tests {
             assert!(r.redactions.is_empty(), "{}…", &text[..20]);
             assert_eq!(r.text, text);
         }
+    }
+
+    /// Each find is checked against what is claimed in logarithmic time: 100,000 emails
+    /// took 29 s (debug) when each was checked against every earlier one.
+    #[test]
+    fn many_finds_are_claimed_in_turn() {
+        let text: String = (0..100_000).map(|i| format!("a{i}@ex.org ")).collect();
+        let r = redact(&text);
+        assert_eq!(r.redactions.len(), 100_000);
+        assert!(r.redactions.windows(2).all(|w| w[0].end <= w[1].start));
     }
 
     #[test]
