@@ -3,6 +3,7 @@
 
 mod commands;
 mod exit;
+mod input;
 mod printer;
 
 use std::io::{IsTerminal, Write};

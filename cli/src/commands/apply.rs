@@ -3,7 +3,7 @@
 //! 2 when the set does not decode, 1 on I/O (a `partial` write included), 130 when a signal
 //! stopped it (after printing what landed).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
@@ -69,32 +69,15 @@ pub fn run(
     })
 }
 
+/// The set's bytes (the decoder refuses one past its cap), and its name in messages.
 fn read_input(args: &ApplyArgs, app: &kapi_host::App) -> anyhow::Result<(String, Vec<u8>)> {
-    let limit = MAX_BYTES as u64 + 1;
-    let mut bytes = Vec::new();
-    if args.input.as_os_str() == "-" {
-        io::stdin()
-            .lock()
-            .take(limit)
-            .read_to_end(&mut bytes)
-            .map_err(|e| HostError::io("<stdin>", e))?;
-        return Ok(("<stdin>".into(), bytes));
-    }
-    let path = app.absolute(&args.input);
-    let display = args.input.display().to_string();
-    let file = std::fs::File::open(&path).map_err(|e| {
-        if e.kind() == io::ErrorKind::NotFound {
-            HostError::NoSuchPath {
-                path: args.input.clone(),
-            }
-        } else {
-            HostError::io(&display, e)
-        }
-    })?;
-    file.take(limit)
-        .read_to_end(&mut bytes)
-        .map_err(|e| HostError::io(&display, e))?;
-    Ok((format!("`{display}`"), bytes))
+    let (name, bytes) = crate::input::read(&args.input, app, MAX_BYTES as u64)?;
+    let name = if args.input.as_os_str() == "-" {
+        "<stdin>".into()
+    } else {
+        format!("`{}`", name.display())
+    };
+    Ok((name, bytes))
 }
 
 /// `--print-ops`: the decoded set.

@@ -8,19 +8,15 @@
 //! `PATH --stdin` judges that text as the file `PATH`. Exits 0 when a format reads it, 1 when
 //! none does (the result still says so), 2 on bad flags.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 
 use clap::{Args, Subcommand};
-use kapi_host::HostError;
 use kapi_host::formats::FormatList;
 use kapi_host::services::detect_format::{DetectRequest, Detected, detect};
 use serde::Serialize;
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
-
-/// The most text `kapi formats detect` reads from stdin.
-const MAX_BYTES: u64 = 100 * 1024 * 1024;
 
 /// List the file formats kapi reads and what each can do
 #[derive(Debug, Args)]
@@ -68,24 +64,7 @@ fn run_detect(
 ) -> anyhow::Result<Outcome> {
     let path = args.path.clone().filter(|p| p != "-");
     let content = if path.is_none() || args.stdin {
-        let mut bytes = Vec::new();
-        io::stdin()
-            .lock()
-            .take(MAX_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| HostError::io("<stdin>", e))?;
-        let stdin = std::path::PathBuf::from("<stdin>");
-        if bytes.len() as u64 > MAX_BYTES {
-            let size = bytes.len() as u64;
-            return Err(HostError::TooLarge { path: stdin, size }.into());
-        }
-        // A text is judged as kapi reads one: UTF-8 (a BOM or a NUL is refused here too).
-        let text =
-            kapi_core::formats::ReadError::decode(&bytes).map_err(|source| HostError::Read {
-                path: stdin,
-                source,
-            })?;
-        Some(text.to_owned())
+        Some(crate::input::text(std::path::Path::new("-"), app)?)
     } else {
         None
     };
