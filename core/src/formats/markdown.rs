@@ -330,9 +330,7 @@ fn piece_parser<'b>(
     };
     let mut held = scratch.borrow_mut();
     let Scratch { joined, events } = &mut *held;
-    joined.clear();
-    joined.push_str(body.get(head).unwrap_or_default());
-    joined.push_str(text);
+    headed(joined, body, head, text);
     let skip = joined.len() - text.len();
     // The events borrow the joined text, which the next such piece overwrites: they are
     // owned.
@@ -373,13 +371,14 @@ impl<'b> Iterator for Held<'b> {
     }
 }
 
-/// A table's head (`body[head]`) and then `text`, which goes on inside the table.
-fn headed(body: &str, head: Range<usize>, text: &str) -> String {
+/// Writes into `joined` (cleared first) a table's head (`body[head]`) and then `text`, which
+/// goes on inside the table.
+fn headed(joined: &mut String, body: &str, head: Range<usize>, text: &str) {
     let head = body.get(head).unwrap_or_default();
-    let mut joined = String::with_capacity(head.len() + text.len());
+    joined.clear();
+    joined.reserve(head.len() + text.len());
     joined.push_str(head);
     joined.push_str(text);
-    joined
 }
 
 /// The events of `text` with its offsets, a reference to a label it does not define
@@ -414,8 +413,11 @@ fn reference_spend(
     defs: &Defs,
 ) -> usize {
     let text = body.get(piece).unwrap_or_default();
-    let joined = head.map(|head| headed(body, head, text));
-    parser(joined.as_deref().unwrap_or(text), defs)
+    let mut joined = String::new();
+    if let Some(head) = head {
+        headed(&mut joined, body, head, text);
+    }
+    parser(if joined.is_empty() { text } else { &joined }, defs)
         .filter_map(|(event, _)| match event {
             Event::Start(
                 Tag::Link {
@@ -512,8 +514,11 @@ fn plan(body: &str, piece: usize) -> Result<Plan, usize> {
         // A window that starts inside a table is read after the table's head, whose events
         // (those before `skip`) were planned where the table starts.
         let head = heads.get(&from).cloned();
-        let joined = head.clone().map(|head| headed(body, head, window));
-        let text = joined.as_deref().unwrap_or(window);
+        let mut joined = String::new();
+        if let Some(head) = head.clone() {
+            headed(&mut joined, body, head, window);
+        }
+        let text = if joined.is_empty() { window } else { &joined };
         let skip = text.len() - window.len();
         let mut events = Parser::new_ext(text, options()).into_offset_iter();
         // The window's definitions; those before its cut are the file's (the next window
@@ -951,7 +956,7 @@ fn line_end(text: &str, at: usize) -> usize {
 /// paragraph; the line before it is `>` and blank space alone (the quote's blank line). A
 /// piece from there is a quote of its own, whose paragraphs read as the one quote's did.
 fn quote_cut(body: &str, at: usize) -> Option<usize> {
-    let line = body.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = line_start(body, at);
     let marker = body.get(line..at)?;
     if marker != ">" && marker != "> " {
         return None;
@@ -1168,7 +1173,7 @@ fn dense_block(
                 && last_closing.is_some_and(|closing| closing > p)
                 && opens_metadata(body, p)
             {
-                metadata_until = metadata_until.max(metadata_end(body, p));
+                metadata_until = metadata_end(body, p);
             }
             while table.next_if(|t| t.end <= p).is_some() {}
             if p < metadata_until || table.peek().is_some_and(|t| t.start <= p) {

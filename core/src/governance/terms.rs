@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{self, GovernanceError, Problem};
 use super::{Severity, TermEntry, TermOrigin, TermStatus};
+use crate::suggest::is_slug;
 
 /// A whole terms file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,7 +90,7 @@ impl TermsFile {
                     Problem::new(format!("{at}.id"), "must not be empty")
                         .with_hint("give every concept a kebab-case `id` such as `sign-in`"),
                 );
-            } else if !is_kebab(&concept.id) {
+            } else if !is_slug(&concept.id) {
                 problems.push(
                     Problem::new(format!("{at}.id"), format!("`{}` is not kebab-case", concept.id))
                         .with_hint("write concept ids in lower-case letters, digits and hyphens, such as `sign-in`"),
@@ -225,8 +226,6 @@ fn replacement_for(concept: &Concept, term: &Term) -> Option<String> {
     }
     None
 }
-
-use crate::suggest::is_slug as is_kebab;
 
 fn fold(text: &str) -> String {
     text.split_whitespace()

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::terms::{CaseMode, Concept, Term, TermsFile};
 use super::{GovernanceError, Severity, TermStatus};
 use crate::error::Hint;
+use crate::suggest::is_slug;
 
 /// One term to add or update (the `term` operation of a kapi change set).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,7 +231,7 @@ impl Want {
             ));
         }
         let concept = match op.concept.as_deref().map(str::trim) {
-            Some(id) if !is_kebab(id) => {
+            Some(id) if !is_slug(id) => {
                 return Err(TermsEditError::invalid(
                     path,
                     format!("concept id `{id}` is not kebab-case"),
@@ -385,8 +386,6 @@ fn fold(text: &str) -> String {
         .join(" ")
         .to_lowercase()
 }
-
-use crate::suggest::is_slug as is_kebab;
 
 /// A kebab-case id from a term's text ([`crate::suggest::slug`]); `term` when nothing is left.
 fn slug(text: &str) -> String {
@@ -1806,7 +1805,7 @@ concepts:
         ];
         for (text, want) in cases {
             assert_eq!(slug(text), want, "{text}");
-            assert!(is_kebab(&slug(text)));
+            assert!(is_slug(&slug(text)));
         }
     }
 
