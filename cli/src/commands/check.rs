@@ -1,5 +1,6 @@
-//! `kapi check`: run the analyzers over files and apply the project's gate.
-//! Exits 0 when the gate holds, 3 when it does not, 1 on an unreadable file or project.
+//! `kapi check`: run the analyzers over files and apply the project's gate (`--text`: over a
+//! text no file holds yet, [`super::check_text`]). Exits 0 when the gate holds, 3 when it
+//! does not, 1 on an unreadable file or project.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -33,6 +34,32 @@ pub struct CheckArgs {
     /// Output format [default: text, or json with `--json`]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
+    /// Check a draft no file holds yet: a file holding it, or `-` for standard input
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["paths", "diff_against"])]
+    pub text: Option<PathBuf>,
+    /// With `--text`: where it will be saved, project-relative (binds the voice and terms there; never read)
+    #[arg(long, value_name = "PATH", requires = "text")]
+    pub context_path: Option<String>,
+    /// With `--text`: a profile from `kapi.yaml`, for a snippet with no destination
+    #[arg(long, value_name = "NAME", requires = "text")]
+    pub profile: Option<String>,
+    /// With `--text`: the format id to read it with [default: the destination's, else markdown]
+    #[arg(long = "as", value_name = "FORMAT", requires = "text")]
+    pub read_as: Option<String>,
+    /// With `--text`: one analyzer's findings alone (`voice`, or `terms` with every term found)
+    #[arg(long, value_enum, value_name = "ANALYZER", requires = "text")]
+    pub only: Option<OnlyArg>,
+    /// With `--only terms`: the language whose terms apply [default: the source language]
+    #[arg(long, value_name = "LANG", requires = "only")]
+    pub lang: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnlyArg {
+    /// The voice's findings (`kapi.voice-check/v1`)
+    Voice,
+    /// The terms' findings and every term found (`kapi.term-check/v1`)
+    Terms,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -71,6 +98,9 @@ pub fn run(
     app: &kapi_host::App,
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
+    if let Some(input) = &args.text {
+        return super::check_text::run(args, input, app, printer);
+    }
     let request = CheckRequest {
         paths: args.paths.clone(),
         fail_on: args.fail_on.map(Into::into),
@@ -86,27 +116,41 @@ pub fn run(
     for note in &run.notes {
         printer.note(note);
     }
-    let report = run.report;
-    let format = args.format.unwrap_or(if printer.json {
+    emit_report(&run.report, args.format, printer)
+}
+
+/// Prints a `kapi.check/v1` report in the format asked for and exits by its gate (the JSON
+/// error envelope on stderr when it fails under `--json`).
+pub(crate) fn emit_report(
+    report: &CheckReport,
+    format: Option<FormatArg>,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
+    let format = format.unwrap_or(if printer.json {
         FormatArg::Json
     } else {
         FormatArg::Text
     });
     match format {
-        FormatArg::Text => printer.emit_as(&report, false)?,
-        FormatArg::Json => printer.emit_as(&report, true)?,
-        FormatArg::Github => printer.raw(&kapi_core::check::github::render(&report))?,
+        FormatArg::Text => printer.emit_as(report, false)?,
+        FormatArg::Json => printer.emit_as(report, true)?,
+        FormatArg::Github => printer.raw(&kapi_core::check::github::render(report))?,
         FormatArg::Sarif => {
-            let mut text = serde_json::to_string_pretty(&kapi_core::check::sarif::render(&report))?;
+            let mut text = serde_json::to_string_pretty(&kapi_core::check::sarif::render(report))?;
             text.push('\n');
             printer.raw(&text)?;
         }
     }
-    if report.pass {
+    gated(report.pass, &report.gate.failed, printer)
+}
+
+/// Exit 0 when a check passed; else 3, with the JSON error envelope on stderr under `--json`.
+pub(crate) fn gated(pass: bool, failed: &[String], printer: &Printer) -> anyhow::Result<Outcome> {
+    if pass {
         return Ok(Outcome::Success);
     }
     if printer.json {
-        let reason = report.gate.failed.join("; ");
+        let reason = failed.join("; ");
         let envelope =
             serde_json::json!({"error": format!("gate not met: {reason}"), "code": "gate"});
         let _ = writeln!(io::stderr().lock(), "{envelope}");

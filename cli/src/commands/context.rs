@@ -14,6 +14,8 @@ use kapi_host::notes::{
     suggestion_line,
 };
 use kapi_host::search::{SearchAnswer, SearchRequest, search};
+use kapi_host::services::recipe::{CollectionList, Profiles, collections, profiles};
+use kapi_host::services::session_summary::{SessionSummary, session_summary};
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};
@@ -51,6 +53,9 @@ pub enum ContextCommand {
     /// back a note this session recorded.
     Note(NoteArgs),
     /// For assistants: the context operations recorded, with actor, session and evidence
+    ///
+    /// `--summary`: what a session (this one by default) recorded, withdrew and applied, in
+    /// one sentence (`kapi.session-summary/v1`; MCP's `context_session_summary`).
     Log(LogArgs),
     /// For assistants: what the project knows about a word
     ///
@@ -66,6 +71,14 @@ pub enum ContextCommand {
     Review(ReviewArgs),
     /// A person's: clear every pending suggestion
     Reset(ResetArgs),
+    /// The recipe's profiles: channels, voice, terms, and the validity window's state now
+    ///
+    /// `kapi.profiles/v1` with `--json`; MCP's `list_profiles`.
+    Profiles,
+    /// The recipe's collections: each item's path, format, target and the files it declares
+    ///
+    /// `kapi.collections/v1` with `--json`; MCP's `list_collections`.
+    Collections,
     /// A person's: rewrite the rules files (AGENTS.md, CLAUDE.md) from the kept state
     Sync(SyncArgs),
 }
@@ -104,6 +117,9 @@ pub struct LogArgs {
     /// Only operations of this kind (`note`, `withdraw`, `keep`, `drop`, `widen`, `term`, …)
     #[arg(long, value_name = "KIND")]
     pub kind: Option<String>,
+    /// Summarise the session instead (this one unless `--session` names another)
+    #[arg(long, conflicts_with_all = ["since", "kind"])]
+    pub summary: bool,
 }
 
 #[derive(Debug, Args)]
@@ -162,6 +178,19 @@ pub fn run(
                 },
             )?;
             printer.emit(&answer)?;
+            Ok(Outcome::Success)
+        }
+        Some(ContextCommand::Log(a)) if a.summary => {
+            let summary = session_summary(app, a.session.as_deref())?;
+            printer.emit(&summary)?;
+            Ok(Outcome::Success)
+        }
+        Some(ContextCommand::Profiles) => {
+            printer.emit(&profiles(app)?)?;
+            Ok(Outcome::Success)
+        }
+        Some(ContextCommand::Collections) => {
+            printer.emit(&collections(app)?)?;
             Ok(Outcome::Success)
         }
         Some(ContextCommand::Log(a)) => {
@@ -481,5 +510,23 @@ impl Render for Sync {
             )?;
         }
         Ok(())
+    }
+}
+
+impl Render for SessionSummary {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        writeln!(out, "{}", self.text)
+    }
+}
+
+impl Render for Profiles {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        writeln!(out, "{}", self.text().trim_end())
+    }
+}
+
+impl Render for CollectionList {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        writeln!(out, "{}", self.text().trim_end())
     }
 }

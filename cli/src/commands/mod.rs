@@ -2,6 +2,7 @@
 
 pub mod apply;
 pub mod check;
+pub mod check_text;
 pub mod context;
 pub mod formats;
 pub mod help;
@@ -10,7 +11,10 @@ pub mod init;
 pub mod inspect;
 pub mod mcp;
 pub mod redact;
+pub mod review;
+pub mod rewrite;
 pub mod schema;
+pub mod stats;
 
 use clap::Subcommand;
 
@@ -49,8 +53,11 @@ pub enum Command {
     /// Check prose against the project's terms, voice and hygiene rules
     ///
     /// With no PATH inside a project, checks every file the collections declare. Folders are
-    /// walked honouring `.gitignore` and the recipe's `exclude`. Exits 0 when the gate holds, 3
-    /// when it does not, 1 when a file or the project cannot be read, 2 on bad flags.
+    /// walked honouring `.gitignore` and the recipe's `exclude`. `--text FILE|-` checks a draft
+    /// before it is saved, bound where it will be (`--context-path`) or to a profile
+    /// (`--profile`); `--only voice|terms` gives one analyzer's report (MCP's `check_text`,
+    /// `voice_check`, `term-check`). Exits 0 when the gate holds, 3 when it does not, 1 when a
+    /// file or the project cannot be read, 2 on bad flags.
     Check(check::CheckArgs),
     /// Show a file's blocks as an assistant reads them, or verify it round-trips
     ///
@@ -96,6 +103,33 @@ pub enum Command {
     /// byte span, and every detector with what it finds. The same service as MCP's `redact`.
     /// Exits 0, 1 when the input cannot be read or is not UTF-8, 2 on bad flags.
     Redact(redact::RedactArgs),
+    /// Swap discouraged terms in a text for the project's replacements
+    ///
+    /// Reads FILE (or standard input) and prints it with each forbidden, competitor or
+    /// deprecated term replaced as the project says, cased like the words it replaces, and
+    /// nothing else, so it pipes; what was swapped and what was left (a term with no
+    /// replacement, or split by markup) goes to stderr. Never rephrases; code is left alone.
+    /// `--context-path` binds the terms where the text will be saved, `--profile` a profile's.
+    /// `--json` prints one `kapi.voice-rewrite/v1` document. The same service as MCP's
+    /// `voice_rewrite`. Exits 0, 1 when the input or project cannot be read, 2 on bad flags.
+    Rewrite(rewrite::RewriteArgs),
+    /// Translation progress per catalog and target language
+    ///
+    /// For each catalog a collection declares with a `target` template: blocks total,
+    /// translated, missing (target file or key absent) and stale (an untranslated copy, or
+    /// placeholders that differ from the source's). `--plan` lists the missing and stale keys
+    /// of each target file, with why each stale one is stale. The same service as MCP's
+    /// `stats` and `up_plan`. Exits 0, 1 when the project cannot be read, 2 on bad flags.
+    Stats(stats::StatsArgs),
+    /// The translations awaiting a person's review, or one in full
+    ///
+    /// Lists each target edition that exists and no person decided at its current rev, with
+    /// the source and target text and the agents' advice at that rev (`--doc`, `--lang`,
+    /// `--limit`). `--block KEY --doc DOC --lang LANG` shows one in full: codes, placeholder
+    /// findings, every decision and advice, and how to pre-review it. The same service as
+    /// MCP's `review_queue` and `review_block`. Exits 0, 1 when the project or document
+    /// cannot be read, 2 on bad flags.
+    Review(review::ReviewArgs),
     /// Run an assistant hook (post-edit, stop, pre-edit) for Claude Code, Codex, KKSS or Kiki
     ///
     /// Written into each host's hook configuration by `kapi init`. The host pipes its event
@@ -123,6 +157,9 @@ pub fn run(
         Command::Mcp(args) => mcp::run(args, app, printer),
         Command::Formats(args) => formats::run(args, app, printer),
         Command::Redact(args) => redact::run(args, app, printer),
+        Command::Rewrite(args) => rewrite::run(args, app, printer),
+        Command::Stats(args) => stats::run(args, app, printer),
+        Command::Review(args) => review::run(args, app, printer),
         Command::Hook(args) => hook::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),
     }

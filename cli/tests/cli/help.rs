@@ -110,7 +110,7 @@ fn every_verb_help_is_snapshotted() {
     let kapi = Kapi::empty();
     for verb in [
         "init", "context", "check", "inspect", "apply", "schema", "mcp", "formats", "redact",
-        "help",
+        "rewrite", "stats", "review", "help",
     ] {
         let run = kapi.run(&[verb, "--help"]);
         assert_eq!(run.code, 0, "{verb}");

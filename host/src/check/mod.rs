@@ -275,7 +275,12 @@ pub fn check(
         .map(|a| (*a).to_owned())
         .collect();
 
-    let gate = gate_for(project.as_ref(), request)?;
+    let gate = gate_for(
+        project.as_ref(),
+        request.fail_on,
+        request.min_score,
+        request.ship,
+    );
     let target = Target {
         kind: if request.diff_against.is_some() {
             "diff".into()
@@ -284,10 +289,11 @@ pub fn check(
         } else {
             "files".into()
         },
+        // As the findings name files: from the working folder, whichever surface asked.
         paths: request
             .paths
             .iter()
-            .map(|p| p.display().to_string())
+            .map(|p| display_path(app, &normalize(&app.absolute(p))))
             .collect(),
         files: jobs
             .iter()
@@ -356,27 +362,28 @@ fn governance_key(point: &Point) -> String {
     )
 }
 
-/// The gate: flags first, then the recipe's `gates` (or `gates.ship` under `--ship`), then
-/// the default (fail on major or worse).
-fn gate_for(project: Option<&Project>, request: &CheckRequest) -> Result<Gate, HostError> {
+/// The gate: flags first, then the recipe's `gates` (or `gates.ship` under `ship`), then
+/// the default (fail on major or worse). `kapi check` and every text check take it.
+pub(crate) fn gate_for(
+    project: Option<&Project>,
+    fail_on: Option<FailOn>,
+    min_score: Option<u32>,
+    ship: bool,
+) -> Gate {
     let mut gate = Gate::default();
     if let Some(project) = project {
         let gates = project.recipe.gates();
-        let spec = if request.ship {
-            gates.ship
-        } else {
-            gates.default
-        };
+        let spec = if ship { gates.ship } else { gates.default };
         if let Some(fail_on) = spec.fail_on {
             gate.fail_on = fail_on;
         }
         gate.min_score = spec.min_score;
     }
-    if let Some(fail_on) = request.fail_on {
+    if let Some(fail_on) = fail_on {
         gate.fail_on = fail_on;
     }
-    if request.min_score.is_some() {
-        gate.min_score = request.min_score;
+    if min_score.is_some() {
+        gate.min_score = min_score;
     }
-    Ok(gate)
+    gate
 }

@@ -32,15 +32,6 @@ pub(crate) fn cancel_flag() -> Option<Arc<AtomicBool>> {
     FLAG.with(|f| f.borrow().clone())
 }
 
-/// Whether the tool call running on this thread was cancelled.
-pub(crate) fn cancelled() -> bool {
-    FLAG.with(|f| {
-        f.borrow()
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
-    })
-}
-
 /// How many tool calls run at once: the cores, at least 2 and at most 8.
 pub(crate) fn max_running() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
@@ -126,6 +117,7 @@ mod tests {
     #[test]
     fn a_call_sees_its_own_flag_and_cancel_all_sets_every_running_one() {
         let calls = Arc::new(Calls::default());
+        let cancelled = || cancel_flag().is_some_and(|f| f.load(Ordering::Relaxed));
         assert!(cancel_flag().is_none() && !cancelled());
         let first = calls.start();
         let second = calls.start();

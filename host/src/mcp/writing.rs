@@ -11,7 +11,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, RequestMetaObject};
 use rmcp::{Peer, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::server::{KapiServer, answer, failure, refusal};
 use crate::error::HostError;
@@ -94,19 +94,6 @@ pub(crate) struct DescribeFormatParams {
     pub format: Option<String>,
     /// Or a file whose format to describe
     pub path: Option<String>,
-}
-
-/// What `context_session_summary` reports.
-#[derive(Debug, Serialize)]
-struct Summary {
-    schema: &'static str,
-    session: String,
-    recorded: Vec<String>,
-    withdrawn: Vec<String>,
-    changes: usize,
-    documents: Vec<String>,
-    entries: Vec<crate::notes::LogEntry>,
-    text: String,
 }
 
 fn resolve(app: &crate::App, path: &str) -> PathBuf {
@@ -214,78 +201,10 @@ impl KapiServer {
         meta: RequestMetaObject,
     ) -> CallToolResult {
         let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
-        let log = match crate::notes::log(
-            &app,
-            &crate::notes::LogRequest {
-                session: Some("this".into()),
-                ..Default::default()
-            },
-        ) {
-            Ok(l) => l,
-            Err(e) => return failure(e),
-        };
-        let session = app.actor().session;
-        let mut recorded = Vec::new();
-        let mut withdrawn = Vec::new();
-        for e in &log.entries {
-            match (e.kind.as_str(), &e.suggestion) {
-                ("note", Some(id)) if !recorded.contains(id) => recorded.push(id.clone()),
-                ("withdraw", Some(id)) => withdrawn.push(id.clone()),
-                _ => {}
-            }
+        match crate::services::session_summary::session_summary(&app, None) {
+            Ok(summary) => answer(&summary, Some(summary.text.clone())),
+            Err(e) => failure(e),
         }
-        let (mut changes, mut documents) = (0, Vec::new());
-        if let Ok(Some(project)) = app.project() {
-            let path = project.root.join(kapi_core::project::layout::STORE_FILE);
-            if path.exists()
-                && let Ok(handle) = app.store(&path)
-                && let Ok(store) = crate::app::lock(&handle)
-                && let Ok(rows) = store.changes()
-            {
-                for row in rows.iter().filter(|r| r.session == session) {
-                    changes += 1;
-                    for d in row.documents.as_array().into_iter().flatten() {
-                        if d["written"] == true
-                            && let Some(doc) = d["doc"].as_str()
-                            && !documents.iter().any(|x| x == doc)
-                        {
-                            documents.push(doc.to_owned());
-                        }
-                    }
-                }
-            }
-        }
-        let text = format!(
-            "This session recorded {} note(s){}{}, and applied {} change set(s){}. A person reviews the notes with `kapi context review`.",
-            recorded.len(),
-            if recorded.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", recorded.join(", "))
-            },
-            if withdrawn.is_empty() {
-                String::new()
-            } else {
-                format!(", withdrew {}", withdrawn.join(", "))
-            },
-            changes,
-            if documents.is_empty() {
-                String::new()
-            } else {
-                format!(" to {}", documents.join(", "))
-            },
-        );
-        let summary = Summary {
-            schema: "kapi.session-summary/v1",
-            session,
-            recorded,
-            withdrawn,
-            changes,
-            documents,
-            entries: log.entries,
-            text: text.clone(),
-        };
-        answer(&summary, Some(text))
     }
 
     /// Check a saved file against the project's terms, voice and hygiene rules, or a translation file against its source's placeholders and its language's terms (the `kapi check` report for that file).

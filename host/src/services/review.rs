@@ -1,0 +1,813 @@
+//! The `review` set: the review queue (`review_queue`), one queued block in full
+//! (`review_block`), and pre-review through `apply_edits` (served by the writing set).
+//!
+//! The queue holds the target editions a person has not decided yet: for each catalog the
+//! collections declare with a `target` template, and each target language, every
+//! translatable block whose target edition exists and has no person's decision at its
+//! current revision. Decisions are the lines of `.kapi/decisions.jsonl`
+//! (`kapi.decision/v1`, only a person's `decide` writes them); a line with outcome `advise`
+//! is a person's comment, not a decision. A decision counts for an edition when it names the
+//! edition at its current rev, either by the source ref (`{doc: locales/en.json, edition:
+//! fr}`) or by the target file's own ref (`{doc: locales/fr.json, edition: source}`), or
+//! when every plural branch of it is decided at its own rev.
+//!
+//! Advice is an agent's pre-review (`decide` with outcome `advise`), which the store keeps
+//! with the change set that carried it; it is read from the recorded change sets
+//! (`Store::changes`), because `Store::advice_rows` names neither the document nor the
+//! edition. Advice is bound to the rev it was given at: the queue shows only the advice for
+//! the current rev, `review_block` shows all of it, each marked `current`.
+
+use std::path::Path;
+
+use kapi_core::model::{Block, Edition, Ref, SOURCE, rev_runs};
+use kapi_core::project::layout;
+use kapi_core::projection::{self, CodeInfo};
+use kapi_core::store::Store;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::translation::{self, Unreadable};
+use crate::app::App;
+use crate::document::{self, Editions};
+use crate::error::HostError;
+
+use kapi_core::project::layout::DECISIONS_FILE;
+/// Items `review_queue` returns when no `limit` is given.
+const DEFAULT_LIMIT: usize = 50;
+
+/// An edition as a read names it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AtParam {
+    /// The source document (project-relative)
+    pub doc: String,
+    /// The block key
+    pub block: String,
+    /// The target language (or `source`)
+    pub edition: String,
+    /// One plural/select branch (`count:one`), when reviewing a branch alone
+    pub branch: Option<String>,
+}
+
+/// One line of `.kapi/decisions.jsonl`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Decision {
+    pub at: Ref,
+    pub rev: String,
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<String>,
+}
+
+impl Decision {
+    /// A person's decision (not a comment with outcome `advise`).
+    fn decides(&self) -> bool {
+        let person = self
+            .by
+            .as_ref()
+            .and_then(|b| b["kind"].as_str())
+            .is_none_or(|k| k == "person");
+        person && self.outcome != "advise"
+    }
+}
+
+/// Reads the decisions; lines that do not parse as `kapi.decision/v1` are counted, not kept.
+pub fn decisions(root: &Path) -> Result<(Vec<Decision>, usize), HostError> {
+    let path = root.join(DECISIONS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(HostError::io(&path, e)),
+    };
+    let (mut out, mut skipped) = (Vec::new(), 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let value: Option<serde_json::Value> = serde_json::from_str(line).ok();
+        match value
+            .filter(|v| v["schema"] == "kapi.decision/v1")
+            .and_then(|v| serde_json::from_value::<Decision>(v).ok())
+        {
+            Some(d) => out.push(d),
+            None => skipped += 1,
+        }
+    }
+    Ok((out, skipped))
+}
+
+/// An agent's pre-review of one edition revision.
+#[derive(Debug, Clone, Serialize)]
+pub struct Advice {
+    #[serde(skip)]
+    pub at: Ref,
+    pub score: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    /// The rev the advice was given at.
+    pub rev: String,
+    /// `kind:name` of who gave it.
+    pub by: String,
+    pub session: String,
+    pub recorded_at: String,
+    /// Whether it was given at the edition's current rev (set by `review_block`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current: Option<bool>,
+}
+
+/// The advice the store holds, from the recorded change sets (no store: none).
+pub fn advice(root: &Path) -> Result<Vec<Advice>, HostError> {
+    let path = root.join(layout::STORE_FILE);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let store = Store::open(&path)?;
+    let mut out = Vec::new();
+    for row in store.changes()? {
+        for recorded in row.operations.as_array().into_iter().flatten() {
+            let op = &recorded["operation"];
+            if op["op"] != "decide" || op["outcome"] != "advise" || recorded["status"] != "applied"
+            {
+                continue;
+            }
+            let Ok(at) = serde_json::from_value::<Ref>(op["at"].clone()) else {
+                continue;
+            };
+            let Some(rev) = recorded["rev"].as_str() else {
+                continue;
+            };
+            out.push(Advice {
+                at,
+                score: op["score"].as_u64().unwrap_or(0),
+                reasons: op["reasons"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r.as_str().map(str::to_owned))
+                    .collect(),
+                rev: rev.to_owned(),
+                by: format!("{}:{}", row.actor_kind, row.actor_name),
+                session: row.session.clone(),
+                recorded_at: row.created_at.clone(),
+                current: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The two refs that name one target edition: by its source document and language, and by
+/// the target file's own source edition.
+fn names(at: &Ref, target_doc: Option<&str>, candidate: &Ref) -> bool {
+    if candidate.block != at.block || candidate.branch != at.branch {
+        return false;
+    }
+    (candidate.doc == at.doc && candidate.edition == at.edition)
+        || target_doc.is_some_and(|t| {
+            at.edition != SOURCE && candidate.doc == t && candidate.edition == SOURCE
+        })
+}
+
+/// Whether a person decided `edition` (named by `at`, whole) at its current rev.
+fn decided(decisions: &[Decision], at: &Ref, target_doc: Option<&str>, edition: &Edition) -> bool {
+    let hit = |at: &Ref, rev: &str| {
+        decisions
+            .iter()
+            .any(|d| d.decides() && d.rev == rev && names(at, target_doc, &d.at))
+    };
+    if hit(at, &edition.rev()) {
+        return true;
+    }
+    let leaves = edition.leaves();
+    !leaves.is_empty()
+        && leaves.iter().all(|(path, runs)| {
+            let branch = Ref {
+                branch: Some(path.clone()),
+                ..at.clone()
+            };
+            hit(&branch, &rev_runs(runs))
+        })
+}
+
+/// One queued target edition.
+#[derive(Debug, Serialize)]
+pub struct Item {
+    #[serde(rename = "ref")]
+    pub at: Ref,
+    /// The target edition's rev (`if_match` for a decide).
+    pub rev: String,
+    /// The file that holds the target edition.
+    pub target_doc: String,
+    /// The source text, inline codes as `<x id/>` tags.
+    pub source: String,
+    /// The target text, the same way.
+    pub target: String,
+    /// The advice given at `rev`.
+    pub advice: Vec<Advice>,
+}
+
+/// `kapi.review-queue/v1`.
+#[derive(Debug, Serialize)]
+pub struct Queue {
+    pub schema: &'static str,
+    /// Editions awaiting review (all of them, before `limit`).
+    pub total: usize,
+    pub items: Vec<Item>,
+    /// Whether `limit` left some out.
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Unreadable>,
+    /// Lines of `.kapi/decisions.jsonl` that did not parse.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_decisions: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remark: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The `review_queue` answer.
+pub fn queue(
+    app: &App,
+    doc: Option<&str>,
+    lang: Option<&str>,
+    limit: Option<usize>,
+) -> Result<Queue, HostError> {
+    let catalogs = translation::catalogs(app, doc, lang)?;
+    let root = &catalogs.project.root;
+    let (decisions, skipped) = decisions(root)?;
+    let advice = advice(root)?;
+    let limit = limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let (mut items, mut total) = (Vec::new(), 0);
+    for loaded in &catalogs.loaded {
+        for target in loaded.targets.iter().filter(|t| t.parsed.is_some()) {
+            for block in loaded
+                .parsed
+                .document
+                .blocks
+                .iter()
+                .filter(|b| translation::translatable(b))
+            {
+                let Some(edition) = block.targets.get(&target.lang) else {
+                    continue;
+                };
+                let at = Ref {
+                    doc: loaded.doc.clone(),
+                    block: block.key.clone(),
+                    edition: target.lang.clone(),
+                    branch: None,
+                };
+                if decided(&decisions, &at, Some(&target.doc), edition) {
+                    continue;
+                }
+                total += 1;
+                if items.len() >= limit {
+                    continue;
+                }
+                let rev = edition.rev();
+                items.push(Item {
+                    advice: advice
+                        .iter()
+                        .filter(|a| a.rev == rev && names(&at, Some(&target.doc), &a.at))
+                        .cloned()
+                        .collect(),
+                    at,
+                    rev,
+                    target_doc: target.doc.clone(),
+                    source: projection::render(&block.source.runs).0,
+                    target: projection::render(&edition.runs).0,
+                });
+            }
+        }
+    }
+    Ok(Queue {
+        schema: "kapi.review-queue/v1",
+        truncated: total > items.len(),
+        total,
+        items,
+        errors: catalogs.errors,
+        skipped_decisions: skipped,
+        remark: catalogs.remark,
+    })
+}
+
+impl Queue {
+    pub fn text(&self) -> String {
+        let mut out = match &self.remark {
+            Some(r) => format!("{r}\n"),
+            None => String::new(),
+        };
+        out.push_str(&format!(
+            "{} target edition(s) await a person's review{}",
+            self.total,
+            if self.truncated {
+                format!(" (showing {})", self.items.len())
+            } else {
+                String::new()
+            }
+        ));
+        out.push_str(if self.items.is_empty() { ".\n" } else { ":\n" });
+        for i in &self.items {
+            let advice: Vec<String> = i
+                .advice
+                .iter()
+                .map(|a| format!("{} by {}", a.score, a.by))
+                .collect();
+            out.push_str(&format!(
+                "- {} {} [{}] {}: {:?} → {:?}{}\n",
+                i.at.doc,
+                i.at.block,
+                i.at.edition,
+                i.rev,
+                i.source,
+                i.target,
+                if advice.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (advice {})", advice.join(", "))
+                }
+            ));
+        }
+        for e in &self.errors {
+            out.push_str(&format!("{}: unreadable: {}\n", e.doc, e.error));
+        }
+        out
+    }
+}
+
+/// One edition's text as a reviewer reads it.
+#[derive(Debug, Serialize)]
+pub struct Text {
+    pub text: String,
+    pub rev: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub codes: Vec<CodeInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+}
+
+/// A placeholder problem between the source and the target.
+#[derive(Debug, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    pub message: String,
+}
+
+/// `kapi.review-item/v1`.
+#[derive(Debug, Serialize)]
+pub struct ReviewItem {
+    pub schema: &'static str,
+    #[serde(rename = "ref")]
+    pub at: Ref,
+    /// The reviewed edition's (or branch's) rev: `if_match` for a decide.
+    pub rev: String,
+    /// The file that holds the edition.
+    pub target_doc: String,
+    pub source: Text,
+    /// `null` when the source edition itself is reviewed.
+    pub target: Option<Text>,
+    /// Placeholders the target loses or invents.
+    pub findings: Vec<Finding>,
+    /// Whether a person decided this edition at its current rev.
+    pub decided: bool,
+    /// Every decision recorded for the edition, each with `current`.
+    pub decisions: Vec<serde_json::Value>,
+    /// Every advice recorded for the edition, each with `current`.
+    pub advice: Vec<Advice>,
+    pub accepts: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    pub hint: String,
+}
+
+fn text_of(runs: &[kapi_core::model::Run], rev: String, state: Option<String>) -> Text {
+    let (text, codes) = projection::render(runs);
+    Text {
+        text,
+        rev,
+        codes,
+        state,
+    }
+}
+
+/// The runs and rev of `edition`, or of its branch `branch`.
+fn part<'e>(
+    edition: &'e Edition,
+    branch: Option<&str>,
+    doc: &str,
+    key: &str,
+) -> Result<(&'e [kapi_core::model::Run], String), HostError> {
+    match branch {
+        None => Ok((&edition.runs, edition.rev())),
+        Some(path) => match edition.branch(path) {
+            Some(runs) => Ok((runs, rev_runs(runs))),
+            None => {
+                let known: Vec<String> = edition.leaves().into_iter().map(|(p, _)| p).collect();
+                Err(HostError::Usage {
+                    message: format!("`{doc}` block `{key}` has no branch `{path}`"),
+                    hint: Some(if known.is_empty() {
+                        "the block has no plural or select branches: leave `branch` out".into()
+                    } else {
+                        format!("its branches: {}", known.join(", "))
+                    }),
+                })
+            }
+        },
+    }
+}
+
+/// The `review_block` answer.
+pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
+    let project = app.require_project()?;
+    let rel = app.project_relative(&project, Path::new(&at.doc))?;
+    let editions = if at.edition == SOURCE {
+        Editions::Source
+    } else {
+        Editions::All
+    };
+    let loaded = document::load(app, &project.root.join(&rel), &editions, None)?;
+    let block: &Block =
+        loaded
+            .parsed
+            .document
+            .block(&at.block)
+            .ok_or_else(|| HostError::Usage {
+                message: format!("`{}` has no block `{}`", loaded.doc, at.block),
+                hint: Some("`review_queue` or `read_blocks` gives the block keys".into()),
+            })?;
+    let bilingual = loaded.format.info().capabilities.bilingual;
+    let (edition, target_doc) = if at.edition == SOURCE {
+        (&block.source, loaded.doc.clone())
+    } else if bilingual {
+        let e = block
+            .targets
+            .get(&at.edition)
+            .ok_or_else(|| HostError::Usage {
+                message: format!(
+                    "`{}` block `{}` has no `{}` edition",
+                    loaded.doc, at.block, at.edition
+                ),
+                hint: Some(format!(
+                    "its editions: {}",
+                    block.targets.keys().cloned().collect::<Vec<_>>().join(", ")
+                )),
+            })?;
+        (e, loaded.doc.clone())
+    } else {
+        let Some(target) = loaded.targets.iter().find(|t| t.lang == at.edition) else {
+            let langs: Vec<&str> = loaded.targets.iter().map(|t| t.lang.as_str()).collect();
+            return Err(HostError::Usage {
+                message: format!(
+                    "`{}` is not a target language of `{}`",
+                    at.edition, loaded.doc
+                ),
+                hint: Some(if langs.is_empty() {
+                    "the document's collection item has no `target` template or no target languages"
+                        .into()
+                } else {
+                    format!("its target languages: {}", langs.join(", "))
+                }),
+            });
+        };
+        let Some(e) = block.targets.get(&at.edition) else {
+            return Err(HostError::Usage {
+                message: if target.parsed.is_none() {
+                    format!(
+                        "`{}` does not exist yet: there is nothing to review",
+                        target.doc
+                    )
+                } else {
+                    format!(
+                        "`{}` has no `{}`: there is nothing to review",
+                        target.doc, at.block
+                    )
+                },
+                hint: Some("`up_plan` lists what each target language lacks".into()),
+            });
+        };
+        (e, target.doc.clone())
+    };
+    let (runs, rev) = part(edition, at.branch.as_deref(), &loaded.doc, &at.block)?;
+    let (source_runs, source_rev) = if at.edition == SOURCE {
+        (runs, rev.clone())
+    } else {
+        match at.branch.as_deref() {
+            Some(path) => match block.source.branch(path) {
+                Some(r) => (r, rev_runs(r)),
+                None => (block.source.runs.as_slice(), block.source.rev()),
+            },
+            None => (block.source.runs.as_slice(), block.source.rev()),
+        }
+    };
+    let at_ref = Ref {
+        doc: loaded.doc.clone(),
+        block: block.key.clone(),
+        edition: at.edition.clone(),
+        branch: at.branch.clone(),
+    };
+    let other_doc = (at.edition != SOURCE && !bilingual).then_some(target_doc.as_str());
+    let (all_decisions, _) = decisions(&project.root)?;
+    let mine: Vec<&Decision> = all_decisions
+        .iter()
+        .filter(|d| names(&at_ref, other_doc, &d.at))
+        .collect();
+    let is_decided = match at.branch {
+        Some(_) => mine.iter().any(|d| d.decides() && d.rev == rev),
+        None => decided(&all_decisions, &at_ref, other_doc, edition),
+    };
+    let decisions_out = mine
+        .iter()
+        .map(|d| {
+            let mut v = serde_json::to_value(d).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("current".into(), (d.rev == rev).into());
+            }
+            v
+        })
+        .collect();
+    let advice_out: Vec<Advice> = advice(&project.root)?
+        .into_iter()
+        .filter(|a| names(&at_ref, other_doc, &a.at))
+        .map(|mut a| {
+            a.current = Some(a.rev == rev);
+            a
+        })
+        .collect();
+    let findings = if at.edition == SOURCE {
+        Vec::new()
+    } else {
+        kapi_core::check::placeholders::compare(&block.source, edition)
+            .into_iter()
+            .map(|m| Finding {
+                rule: m.rule.id.to_owned(),
+                message: m.message,
+            })
+            .collect()
+    };
+    let (accepts, why) = if !translation::translatable(block) {
+        (
+            Vec::new(),
+            Some(
+                block
+                    .locked
+                    .clone()
+                    .unwrap_or_else(|| "the file marks this block as not translatable".into()),
+            ),
+        )
+    } else {
+        (vec!["decide"], None)
+    };
+    let at_json = serde_json::to_string(&at_ref).unwrap_or_default();
+    let hint = format!(
+        "A person decides (outcome establish, reject or withdraw). An agent may only pre-review: call `apply_edits` with {{\"operations\": [{{\"op\": \"decide\", \"at\": {at_json}, \"if_match\": \"{rev}\", \"outcome\": \"advise\", \"score\": 0-100, \"reasons\": [\"…\"]}}]}}; the advice is bound to this rev."
+    );
+    let target = (at.edition != SOURCE).then(|| {
+        text_of(
+            runs,
+            rev.clone(),
+            edition.state.as_deref().map(str::to_owned),
+        )
+    });
+    Ok(ReviewItem {
+        schema: "kapi.review-item/v1",
+        at: at_ref,
+        rev,
+        target_doc,
+        source: text_of(source_runs, source_rev, None),
+        target,
+        findings,
+        decided: is_decided,
+        decisions: decisions_out,
+        advice: advice_out,
+        accepts,
+        why: why.map(String::from),
+        hint,
+    })
+}
+
+impl ReviewItem {
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "{} {} [{}{}] at {}: {}\nsource: {}\n",
+            self.at.doc,
+            self.at.block,
+            self.at.edition,
+            self.at
+                .branch
+                .as_deref()
+                .map(|b| format!(" {b}"))
+                .unwrap_or_default(),
+            self.rev,
+            if self.decided {
+                "decided"
+            } else {
+                "awaiting a person's review"
+            },
+            self.source.text
+        );
+        if let Some(t) = &self.target {
+            out.push_str(&format!("target ({}): {}\n", self.target_doc, t.text));
+        }
+        for f in &self.findings {
+            out.push_str(&format!("finding {}: {}\n", f.rule, f.message));
+        }
+        for a in self.advice.iter().filter(|a| a.current == Some(true)) {
+            out.push_str(&format!(
+                "advice {} by {}{}\n",
+                a.score,
+                a.by,
+                if a.reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", a.reasons.join("; "))
+                }
+            ));
+        }
+        out.push_str(&self.hint);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::services::translation::tests::{app, shop};
+
+    fn apply(app: &App, ops: serde_json::Value) -> kapi_core::change::result::ChangeResult {
+        let set = serde_json::json!({"schema": "kapi.change/v1", "operations": ops});
+        let decoded = kapi_core::change::decode(set.to_string().as_bytes()).unwrap();
+        crate::apply::apply(
+            app,
+            &crate::apply::ApplyRequest {
+                set: decoded,
+                dry_run: false,
+            },
+        )
+        .unwrap()
+    }
+
+    fn at(block: &str) -> AtParam {
+        AtParam {
+            doc: "locales/en.json".into(),
+            block: block.into(),
+            edition: "fr".into(),
+            branch: None,
+        }
+    }
+
+    #[test]
+    fn the_queue_holds_undecided_target_editions_with_their_advice() {
+        let dir = shop();
+        let root = dir.path();
+        let person = app(root, None);
+        let q = queue(&person, None, None, None).unwrap();
+        // `new` has no French edition; the other three await review.
+        let keys: Vec<&str> = q.items.iter().map(|i| i.at.block.as_str()).collect();
+        assert_eq!(keys, ["greeting", "bye", "thanks"]);
+        assert_eq!(q.total, 3);
+        let greeting = &q.items[0];
+        assert_eq!(greeting.at.doc, "locales/en.json");
+        assert_eq!(greeting.at.edition, "fr");
+        assert_eq!(greeting.target_doc, "locales/fr.json");
+        assert_eq!(greeting.source, "Hello <x id=\"1/\"/>");
+        assert_eq!(greeting.target, "Bonjour <x id=\"1/\"/>");
+        assert!(greeting.advice.is_empty());
+
+        // An agent advises on `greeting`; a person establishes `bye`.
+        let agent = app(root, Some("agent:claude"));
+        let r = apply(
+            &agent,
+            serde_json::json!([{"op": "decide", "at": greeting.at, "if_match": greeting.rev,
+                                "outcome": "advise", "score": 80, "reasons": ["fluent"]}]),
+        );
+        assert!(!r.refused(), "{r:?}");
+        let bye = &q.items[1];
+        let r = apply(
+            &person,
+            serde_json::json!([{"op": "decide", "at": bye.at, "if_match": bye.rev, "outcome": "establish"}]),
+        );
+        assert!(!r.refused(), "{r:?}");
+        let q = queue(&person, Some("locales/en.json"), Some("fr"), None).unwrap();
+        let keys: Vec<&str> = q.items.iter().map(|i| i.at.block.as_str()).collect();
+        assert_eq!(keys, ["greeting", "thanks"]);
+        let advice = &q.items[0].advice;
+        assert_eq!(advice.len(), 1);
+        assert_eq!(
+            (advice[0].score, advice[0].by.as_str()),
+            (80, "agent:claude")
+        );
+        assert_eq!(advice[0].reasons, ["fluent"]);
+        assert!(
+            q.text().contains("advice 80 by agent:claude"),
+            "{}",
+            q.text()
+        );
+
+        // The limit keeps the total; a changed translation leaves the decision behind.
+        let one = queue(&person, None, None, Some(1)).unwrap();
+        assert_eq!((one.items.len(), one.total, one.truncated), (1, 2, true));
+        std::fs::write(
+            root.join("locales/fr.json"),
+            "{\"greeting\": \"Salut {name}\", \"bye\": \"Au revoir\", \"thanks\": \"Merci\"}",
+        )
+        .unwrap();
+        let q = queue(&person, None, None, None).unwrap();
+        let keys: Vec<&str> = q.items.iter().map(|i| i.at.block.as_str()).collect();
+        assert_eq!(keys, ["greeting", "bye", "thanks"]);
+        assert!(
+            q.items[0].advice.is_empty(),
+            "advice is bound to the old rev"
+        );
+    }
+
+    #[test]
+    fn a_block_in_full_with_its_decisions_advice_and_findings() {
+        let dir = shop();
+        let root = dir.path();
+        let person = app(root, None);
+        let thanks = review_block(&person, &at("thanks")).unwrap();
+        assert_eq!(thanks.source.text, "Thanks <x id=\"1/\"/>");
+        assert_eq!(
+            thanks.target.as_ref().map(|t| t.text.as_str()),
+            Some("Merci")
+        );
+        assert_eq!(thanks.findings.len(), 1, "{:?}", thanks.findings);
+        assert!(!thanks.decided && thanks.accepts == ["decide"]);
+        assert!(
+            thanks.hint.contains("\"outcome\": \"advise\"") && thanks.hint.contains(&thanks.rev)
+        );
+
+        let agent = app(root, Some("agent:claude"));
+        apply(
+            &agent,
+            serde_json::json!([{"op": "decide", "at": thanks.at, "if_match": thanks.rev,
+                                "outcome": "advise", "score": 20, "reasons": ["lost {name}"]}]),
+        );
+        apply(
+            &person,
+            serde_json::json!([{"op": "decide", "at": thanks.at, "if_match": thanks.rev, "outcome": "reject"}]),
+        );
+        let again = review_block(&person, &at("thanks")).unwrap();
+        assert!(again.decided);
+        assert_eq!(again.decisions.len(), 1);
+        assert_eq!(again.decisions[0]["outcome"], "reject");
+        assert_eq!(again.decisions[0]["current"], true);
+        assert_eq!(again.advice.len(), 1);
+        assert_eq!(again.advice[0].current, Some(true));
+        assert!(again.text().contains("decided"));
+
+        // Errors name the fix.
+        let e = review_block(&person, &at("nope")).err().unwrap();
+        assert!(e.to_string().contains("no block `nope`"), "{e}");
+        let e = review_block(&person, &at("new")).err().unwrap();
+        assert!(e.to_string().contains("has no `new`"), "{e}");
+        let e = review_block(
+            &person,
+            &AtParam {
+                edition: "de".into(),
+                ..at("greeting")
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("not a target language"), "{e}");
+    }
+
+    #[test]
+    fn decisions_by_the_target_files_own_ref_count_and_bad_lines_are_skipped() {
+        let dir = shop();
+        let root = dir.path();
+        let person = app(root, None);
+        let greeting = review_block(&person, &at("greeting")).unwrap();
+        // The target file read on its own gives the edition the same rev.
+        let direct = crate::inspect::inspect(
+            &person,
+            &crate::inspect::InspectRequest {
+                path: root.join("locales/fr.json"),
+                editions: Editions::Source,
+                limit: None,
+                cursor: None,
+                format: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(direct.blocks[0].rev, greeting.rev);
+        let line = serde_json::json!({"schema": "kapi.decision/v1",
+            "at": {"doc": "locales/fr.json", "block": "greeting", "edition": "source"},
+            "rev": greeting.rev, "outcome": "establish", "by": {"kind": "person", "name": "ana"}});
+        std::fs::create_dir_all(root.join(".kapi")).unwrap();
+        std::fs::write(
+            root.join(DECISIONS_FILE),
+            format!("not json\n{line}\n{{\"schema\": \"other\"}}\n"),
+        )
+        .unwrap();
+        let q = queue(&person, None, None, None).unwrap();
+        assert!(q.items.iter().all(|i| i.at.block != "greeting"));
+        assert_eq!(q.skipped_decisions, 2);
+    }
+}

@@ -1,0 +1,596 @@
+//! The `translation` set: what each target language lacks or has stale.
+//!
+//! Both tools walk the catalogs the collections declare: every source file
+//! (`Collections::declared_files`) whose collection item has a `target` template and target
+//! languages, read with its translation files (`crate::document::load`). Only blocks a
+//! translator works on count: translatable and not locked. For each such block and target
+//! language the target edition is:
+//!
+//! - **missing** when the target file does not exist or lacks the block's key;
+//! - **stale** when it exists but is not a translation of the current source: its text is the
+//!   source text (an untranslated copy), or its placeholders differ from the source's
+//!   (`kapi_core::check::placeholders::compare`: a variable lost or invented, a tag lost).
+//!   kapi keeps no record of the source revision a translation was made from, so a target
+//!   that was translated from an older wording and still keeps the placeholders is not seen
+//!   as stale;
+//! - **translated** otherwise.
+//!
+//! `total` = `translated` + `missing` + `stale`. `stats` counts them per document and
+//! language; `up_plan` lists the keys to work on. A recipe without target languages gets an
+//! empty answer with a remark.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use kapi_core::check::placeholders;
+use kapi_core::model::{Block, Edition};
+use kapi_core::project::Project;
+use kapi_core::project::collections::Collections;
+use kapi_core::projection;
+use serde::Serialize;
+
+use crate::app::App;
+use crate::document::{self, Editions, Loaded, TargetFile};
+use crate::error::HostError;
+
+/// A declared document that could not be read; the others are still answered.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    pub doc: String,
+    pub error: String,
+}
+
+/// The catalogs a call covers, read with their target files.
+pub struct Catalogs {
+    pub project: Project,
+    pub loaded: Vec<Loaded>,
+    pub errors: Vec<Unreadable>,
+    /// Why the answer is empty, when the recipe or the filters leave nothing to look at.
+    pub remark: Option<String>,
+}
+
+/// Whether a translator works on `block`: translatable and not locked.
+pub fn translatable(block: &Block) -> bool {
+    block.translatable && block.locked.is_none()
+}
+
+/// Whether the recipe names a target language anywhere (defaults, a collection, an item).
+fn has_target_languages(project: &Project) -> bool {
+    let some = |l: &Option<Vec<String>>| l.as_ref().is_some_and(|l| !l.is_empty());
+    let recipe = &project.recipe;
+    some(&recipe.defaults.target_languages)
+        || recipe.collections.iter().any(|c| {
+            some(&c.target_languages) || c.content.iter().any(|i| some(&i.target_languages))
+        })
+}
+
+/// Reads the catalogs the collections declare (source files whose item has a `target`
+/// template and target languages), each with its target files: all of them, or only `doc`
+/// (a source document) and only `lang`.
+pub fn catalogs(app: &App, doc: Option<&str>, lang: Option<&str>) -> Result<Catalogs, HostError> {
+    let project = app.require_project()?;
+    let mut out = Catalogs {
+        loaded: Vec::new(),
+        errors: Vec::new(),
+        remark: None,
+        project,
+    };
+    if !has_target_languages(&out.project) {
+        out.remark = Some(
+            "the recipe names no target languages: set `defaults.target_languages` in kapi.yaml (e.g. `[fr, de]`)"
+                .into(),
+        );
+        return Ok(out);
+    }
+    let collections = Collections::new(&out.project.recipe)?;
+    let wanted = match doc.map(str::trim).filter(|d| !d.is_empty()) {
+        Some(d) => {
+            let rel = app.project_relative(&out.project, Path::new(d))?;
+            if collections.is_target(&rel) {
+                return Err(HostError::Usage {
+                    message: format!("`{rel}` is a translation a `target` template produces"),
+                    hint: Some("name its source document (`locales/en.json`, not `locales/fr.json`); `list_collections` shows the templates".into()),
+                });
+            }
+            Some(rel)
+        }
+        None => None,
+    };
+    let files = collections
+        .declared_files(&out.project.root)
+        .map_err(|e| HostError::io(&out.project.root, e))?;
+    let (mut templated, mut in_lang) = (false, false);
+    for file in files {
+        if wanted.as_ref().is_some_and(|w| *w != file.rel) {
+            continue;
+        }
+        let Some(item) = collections.matches(&file.rel) else {
+            continue;
+        };
+        if item.target.is_none() || item.target_languages.is_empty() {
+            continue;
+        }
+        templated = true;
+        let editions = match lang {
+            Some(l) if !item.target_languages.iter().any(|t| t == l) => continue,
+            Some(l) => Editions::Some(vec![l.to_owned()]),
+            None => Editions::All,
+        };
+        in_lang = true;
+        match document::load(app, &file.abs, &editions, None) {
+            Ok(loaded) => out.loaded.push(loaded),
+            Err(e) => out.errors.push(Unreadable {
+                doc: file.rel.clone(),
+                error: e.to_string(),
+            }),
+        }
+    }
+    if let Some(rel) = &wanted
+        && !templated
+    {
+        return Err(HostError::Usage {
+            message: format!(
+                "`{rel}` is not a source document the collections declare with a `target` template"
+            ),
+            hint: Some(
+                "`list_collections` shows each item's path and target template; `stats` without `doc` covers them all"
+                    .into(),
+            ),
+        });
+    }
+    if !templated {
+        out.remark = Some(
+            "no collection item has a `target` template, so kapi knows no translation files: add one, e.g. `target: \"locales/{lang}.json\"`"
+                .into(),
+        );
+    } else if !in_lang && let Some(l) = lang {
+        out.remark = Some(format!(
+            "no catalog translates into `{l}`; the recipe's target languages are set per item, collection or `defaults.target_languages`"
+        ));
+    }
+    Ok(out)
+}
+
+/// Where one block stands in one target language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// The target file or the key is absent.
+    Missing,
+    /// Present but not a translation of the current source; why.
+    Stale(String),
+    Translated,
+}
+
+/// Why `target` is not a translation of `source`, if it is not: an untranslated copy, or
+/// placeholders that differ.
+pub fn stale_because(source: &Edition, target: &Edition) -> Option<String> {
+    let source_text = projection::render(&source.runs).0;
+    if !source_text.trim().is_empty() && projection::render(&target.runs).0 == source_text {
+        return Some("the same text as the source (not translated)".into());
+    }
+    let mismatches = placeholders::compare(source, target);
+    if mismatches.is_empty() {
+        return None;
+    }
+    let messages: Vec<String> = mismatches.into_iter().map(|m| m.message).collect();
+    Some(format!("placeholders: {}", messages.join("; ")))
+}
+
+/// Where `block` stands in `target`'s language.
+pub fn standing(block: &Block, target: &TargetFile) -> Standing {
+    let edition = match (&target.parsed, block.targets.get(&target.lang)) {
+        (Some(_), Some(e)) => e,
+        _ => return Standing::Missing,
+    };
+    match stale_because(&block.source, edition) {
+        Some(why) => Standing::Stale(why),
+        None => Standing::Translated,
+    }
+}
+
+/// One document in one target language.
+#[derive(Debug, Clone, Serialize)]
+pub struct LangSurvey {
+    pub doc: String,
+    pub lang: String,
+    pub target_doc: String,
+    /// Whether the target file exists.
+    pub exists: bool,
+    pub total: usize,
+    pub translated: usize,
+    pub missing: Vec<String>,
+    pub stale: Vec<String>,
+    /// Why each stale key is stale.
+    pub stale_why: BTreeMap<String, String>,
+}
+
+/// Every catalog in every target language the call covers.
+pub fn survey(catalogs: &Catalogs) -> Vec<LangSurvey> {
+    let mut out = Vec::new();
+    for loaded in &catalogs.loaded {
+        for target in &loaded.targets {
+            let mut s = LangSurvey {
+                doc: loaded.doc.clone(),
+                lang: target.lang.clone(),
+                target_doc: target.doc.clone(),
+                exists: target.parsed.is_some(),
+                total: 0,
+                translated: 0,
+                missing: Vec::new(),
+                stale: Vec::new(),
+                stale_why: BTreeMap::new(),
+            };
+            for block in loaded
+                .parsed
+                .document
+                .blocks
+                .iter()
+                .filter(|b| translatable(b))
+            {
+                s.total += 1;
+                match standing(block, target) {
+                    Standing::Missing => s.missing.push(block.key.clone()),
+                    Standing::Stale(why) => {
+                        s.stale.push(block.key.clone());
+                        s.stale_why.insert(block.key.clone(), why);
+                    }
+                    Standing::Translated => s.translated += 1,
+                }
+            }
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// `kapi.translation-stats/v1`.
+#[derive(Debug, Serialize)]
+pub struct Stats {
+    pub schema: &'static str,
+    pub documents: Vec<DocStats>,
+    /// Sums per target language over the documents.
+    pub languages: Vec<Counts>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Unreadable>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remark: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DocStats {
+    pub doc: String,
+    pub format: &'static str,
+    pub languages: Vec<DocLang>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DocLang {
+    pub lang: String,
+    pub target_doc: String,
+    pub exists: bool,
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Counts {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub lang: String,
+    pub total: usize,
+    pub translated: usize,
+    pub missing: usize,
+    pub stale: usize,
+}
+
+impl Counts {
+    fn of(s: &LangSurvey) -> Counts {
+        Counts {
+            lang: String::new(),
+            total: s.total,
+            translated: s.translated,
+            missing: s.missing.len(),
+            stale: s.stale.len(),
+        }
+    }
+}
+
+/// The `stats` answer.
+pub fn stats(app: &App, doc: Option<&str>) -> Result<Stats, HostError> {
+    let catalogs = catalogs(app, doc, None)?;
+    let surveyed = survey(&catalogs);
+    let mut documents: Vec<DocStats> = catalogs
+        .loaded
+        .iter()
+        .map(|l| DocStats {
+            doc: l.doc.clone(),
+            format: l.format.info().id,
+            languages: Vec::new(),
+        })
+        .collect();
+    let mut languages: Vec<Counts> = Vec::new();
+    for s in &surveyed {
+        let counts = Counts::of(s);
+        match languages.iter_mut().find(|c| c.lang == s.lang) {
+            Some(sum) => {
+                sum.total += counts.total;
+                sum.translated += counts.translated;
+                sum.missing += counts.missing;
+                sum.stale += counts.stale;
+            }
+            None => languages.push(Counts {
+                lang: s.lang.clone(),
+                ..counts.clone()
+            }),
+        }
+        if let Some(d) = documents.iter_mut().find(|d| d.doc == s.doc) {
+            d.languages.push(DocLang {
+                lang: s.lang.clone(),
+                target_doc: s.target_doc.clone(),
+                exists: s.exists,
+                counts,
+            });
+        }
+    }
+    Ok(Stats {
+        schema: "kapi.translation-stats/v1",
+        documents,
+        languages,
+        errors: catalogs.errors,
+        remark: catalogs.remark,
+    })
+}
+
+impl Stats {
+    /// A short rendering: one line per document and language.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        if let Some(remark) = &self.remark {
+            out.push_str(remark);
+            out.push('\n');
+        }
+        for d in &self.documents {
+            for l in &d.languages {
+                let c = &l.counts;
+                out.push_str(&format!(
+                    "{} → {} ({}{}): {} blocks, {} translated, {} missing, {} stale\n",
+                    d.doc,
+                    l.lang,
+                    l.target_doc,
+                    if l.exists { "" } else { ", absent" },
+                    c.total,
+                    c.translated,
+                    c.missing,
+                    c.stale
+                ));
+            }
+        }
+        for e in &self.errors {
+            out.push_str(&format!("{}: unreadable: {}\n", e.doc, e.error));
+        }
+        if out.is_empty() {
+            out.push_str("no catalogs to count\n");
+        }
+        out
+    }
+}
+
+/// `kapi.up-plan/v1`: what each target language lacks or has stale.
+#[derive(Debug, Serialize)]
+pub struct UpPlan {
+    pub schema: &'static str,
+    /// Only the (document, language) pairs with something to do.
+    pub plan: Vec<LangSurvey>,
+    pub summary: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Unreadable>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remark: Option<String>,
+}
+
+/// The `up_plan` answer.
+pub fn up_plan(app: &App, doc: Option<&str>, lang: Option<&str>) -> Result<UpPlan, HostError> {
+    let catalogs = catalogs(app, doc, lang)?;
+    let surveyed = survey(&catalogs);
+    let looked = surveyed.len();
+    let plan: Vec<LangSurvey> = surveyed
+        .into_iter()
+        .filter(|s| !s.missing.is_empty() || !s.stale.is_empty())
+        .collect();
+    let summary = summary(&plan, looked, catalogs.remark.as_deref());
+    Ok(UpPlan {
+        schema: "kapi.up-plan/v1",
+        plan,
+        summary,
+        errors: catalogs.errors,
+        remark: catalogs.remark,
+    })
+}
+
+impl UpPlan {
+    /// The summary, then one line per (document, language) with its missing and stale keys.
+    pub fn text(&self) -> String {
+        let mut text = self.summary.clone();
+        for s in &self.plan {
+            text.push_str(&format!(
+                "\n{} → {} ({}): missing [{}], stale [{}]",
+                s.doc,
+                s.lang,
+                s.target_doc,
+                s.missing.join(", "),
+                s.stale.join(", ")
+            ));
+        }
+        text
+    }
+}
+
+fn summary(plan: &[LangSurvey], looked: usize, remark: Option<&str>) -> String {
+    if let Some(remark) = remark {
+        return format!("Nothing to plan: {remark}.");
+    }
+    if plan.is_empty() {
+        return format!("All {looked} target edition set(s) are complete and none is stale.");
+    }
+    let mut per_lang: Vec<(String, usize, usize, usize)> = Vec::new();
+    for s in plan {
+        match per_lang.iter_mut().find(|(l, ..)| *l == s.lang) {
+            Some((_, m, st, docs)) => {
+                *m += s.missing.len();
+                *st += s.stale.len();
+                *docs += 1;
+            }
+            None => per_lang.push((s.lang.clone(), s.missing.len(), s.stale.len(), 1)),
+        }
+    }
+    let parts: Vec<String> = per_lang
+        .iter()
+        .map(|(l, m, st, docs)| format!("{l}: {m} missing, {st} stale in {docs} document(s)"))
+        .collect();
+    format!("To bring up to date: {}.", parts.join("; "))
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    use crate::env::Env;
+
+    pub const RECIPE: &str = "version: v1
+name: shop
+defaults:
+  source_language: en
+  target_languages: [fr]
+collections:
+  - path: \"docs/**/*.md\"
+  - name: app
+    content:
+      - path: \"locales/en.json\"
+        target: \"locales/{lang}.json\"
+";
+
+    /// A project with a JSON catalog and its French translation: `greeting` translated,
+    /// `bye` copied untranslated, `thanks` with a lost placeholder, `new` absent.
+    pub fn shop() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("kapi.yaml"), RECIPE).unwrap();
+        std::fs::create_dir_all(root.join("locales")).unwrap();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join("docs/notes.md"), "# Notes\n\nA file.\n").unwrap();
+        std::fs::write(
+            root.join("locales/en.json"),
+            "{\n  \"greeting\": \"Hello {name}\",\n  \"bye\": \"Goodbye\",\n  \"thanks\": \"Thanks {name}\",\n  \"new\": \"New\"\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("locales/fr.json"),
+            "{\n  \"greeting\": \"Bonjour {name}\",\n  \"bye\": \"Goodbye\",\n  \"thanks\": \"Merci\"\n}\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    pub fn app(root: &Path, actor: Option<&str>) -> App {
+        let env = Env {
+            actor: actor.map(str::to_owned),
+            session: Some("s-test".into()),
+            ..Env::default()
+        };
+        App::new(env, root.to_path_buf(), Some(root.to_path_buf()))
+    }
+
+    #[test]
+    fn stats_count_translated_missing_and_stale() {
+        let dir = shop();
+        let s = stats(&app(dir.path(), None), None).unwrap();
+        assert!(s.remark.is_none() && s.errors.is_empty());
+        assert_eq!(
+            s.documents.len(),
+            1,
+            "only the catalog has a target template"
+        );
+        let d = &s.documents[0];
+        assert_eq!((d.doc.as_str(), d.format), ("locales/en.json", "json"));
+        let fr = &d.languages[0];
+        assert_eq!(
+            (fr.lang.as_str(), fr.target_doc.as_str()),
+            ("fr", "locales/fr.json")
+        );
+        let c = &fr.counts;
+        assert_eq!((c.total, c.translated, c.missing, c.stale), (4, 1, 1, 2));
+        assert_eq!(s.languages[0].lang, "fr");
+        assert_eq!(s.languages[0].missing, 1);
+        assert!(
+            s.text()
+                .contains("4 blocks, 1 translated, 1 missing, 2 stale"),
+            "{}",
+            s.text()
+        );
+    }
+
+    #[test]
+    fn the_plan_lists_keys_and_says_why_each_is_stale() {
+        let dir = shop();
+        let app = app(dir.path(), None);
+        let plan = up_plan(&app, Some("locales/en.json"), None).unwrap();
+        assert_eq!(plan.plan.len(), 1);
+        let fr = &plan.plan[0];
+        assert_eq!(fr.missing, ["new"]);
+        assert_eq!(fr.stale, ["bye", "thanks"]);
+        assert!(fr.stale_why["bye"].contains("not translated"));
+        assert!(
+            fr.stale_why["thanks"].starts_with("placeholders:"),
+            "{:?}",
+            fr.stale_why
+        );
+        assert!(
+            plan.summary.contains("fr: 1 missing, 2 stale"),
+            "{}",
+            plan.summary
+        );
+        // A language no catalog has, and a translation named instead of its source.
+        let none = up_plan(&app, None, Some("de")).unwrap();
+        assert!(none.plan.is_empty() && none.remark.is_some_and(|r| r.contains("`de`")));
+        let e = up_plan(&app, Some("locales/fr.json"), None).err().unwrap();
+        assert!(e.to_string().contains("translation"), "{e}");
+        let e = up_plan(&app, Some("docs/notes.md"), None).err().unwrap();
+        assert!(e.to_string().contains("target"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_target_file_makes_every_key_missing() {
+        let dir = shop();
+        std::fs::remove_file(dir.path().join("locales/fr.json")).unwrap();
+        let plan = up_plan(&app(dir.path(), None), None, None).unwrap();
+        assert_eq!(plan.plan[0].missing.len(), 4);
+        assert!(!plan.plan[0].exists);
+        // Translating everything leaves nothing to plan.
+        std::fs::write(
+            dir.path().join("locales/fr.json"),
+            "{\"greeting\": \"Bonjour {name}\", \"bye\": \"Au revoir\", \"thanks\": \"Merci {name}\", \"new\": \"Nouveau\"}",
+        )
+        .unwrap();
+        let plan = up_plan(&app(dir.path(), None), None, None).unwrap();
+        assert!(plan.plan.is_empty(), "{:?}", plan.plan);
+        assert!(plan.summary.contains("complete"), "{}", plan.summary);
+    }
+
+    #[test]
+    fn without_target_languages_the_answer_is_empty_with_a_remark() {
+        let dir = shop();
+        std::fs::write(
+            dir.path().join("kapi.yaml"),
+            RECIPE.replace("  target_languages: [fr]\n", ""),
+        )
+        .unwrap();
+        let app = app(dir.path(), None);
+        let s = stats(&app, None).unwrap();
+        assert!(s.documents.is_empty());
+        assert!(
+            s.remark
+                .as_deref()
+                .is_some_and(|r| r.contains("target_languages"))
+        );
+        let plan = up_plan(&app, None, None).unwrap();
+        assert!(plan.plan.is_empty() && plan.summary.starts_with("Nothing to plan"));
+    }
+}
