@@ -305,6 +305,38 @@ fn the_text_and_translation_commands_refuse_with_their_codes() {
     }
     let failing = run(&["check", "--text", "-", "--fail-on", "minor"], Some(DRAFT));
     assert_eq!(failing.code, 3, "{}", failing.stderr);
+    // `--only` reports take the whole gate: a score below `--min-score` fails them too.
+    for only in ["voice", "terms"] {
+        let base = [
+            "check",
+            "--text",
+            "-",
+            "--context-path",
+            "scratch/new.md",
+            "--only",
+            only,
+            "--fail-on",
+            "critical",
+        ];
+        let held = run(&base, Some(DRAFT));
+        assert_eq!(held.code, 0, "--only {only}: {}", held.stderr);
+        let strict = run(&[&base[..], &["--min-score", "100"]].concat(), Some(DRAFT));
+        assert_eq!(
+            strict.code, 3,
+            "--only {only} --min-score 100: {}",
+            strict.stderr
+        );
+        // `--format` wins over `--json`, as for the whole report.
+        let text = run(
+            &[&base[..], &["--json", "--format", "text"]].concat(),
+            Some(DRAFT),
+        );
+        assert!(
+            text.stdout.starts_with("PASS · "),
+            "--only {only}: {}",
+            text.stdout
+        );
+    }
     let rewrite = run(
         &["rewrite", "--context-path", "docs/guides/new.md"],
         Some(DRAFT),
@@ -328,5 +360,20 @@ fn the_text_and_translation_commands_refuse_with_their_codes() {
     for args in [&["stats"][..], &["review"], &["context", "profiles"]] {
         let out = cli_with(empty.path(), Bind::Explicit, &[], args, None);
         assert_eq!(out.code, 1, "kapi {}: {}", args.join(" "), out.stderr);
+    }
+    // No project: the hygiene rules alone, under the gate the flags set.
+    let sloppy = Some("Very very good.\n");
+    let loose = cli_with(
+        empty.path(),
+        Bind::Explicit,
+        &[],
+        &["check", "--text", "-"],
+        sloppy,
+    );
+    assert_eq!(loose.code, 0, "{}", loose.stderr);
+    for flags in [&["--fail-on", "minor"][..], &["--min-score", "100"]] {
+        let args = [&["check", "--text", "-"][..], flags].concat();
+        let out = cli_with(empty.path(), Bind::Explicit, &[], &args, sloppy);
+        assert_eq!(out.code, 3, "kapi {}: {}", args.join(" "), out.stderr);
     }
 }

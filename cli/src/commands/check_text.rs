@@ -3,8 +3,10 @@
 //! analyzer. The same services as MCP's `check_text`, `voice_check` and `term-check`, so the
 //! JSON is the tool's structured result byte for byte.
 //!
-//! Every finding is listed (MCP holds 1,000); notes go to stderr. `--only` reports print as
-//! MCP's text or as JSON (`--format github|sarif` takes the whole report only). Exits 0 when
+//! Up to 10,000 findings are listed, the rest counted (MCP holds 1,000); the whole report's
+//! notes go to stderr, an `--only` report's are part of it (stdout), printed as MCP's text or
+//! as JSON, `--format` winning over `--json` (`--format github|sarif` takes the whole report
+//! only). Exits 0 when
 //! the gate holds, 3 when it does not, 1 when the input or project cannot be read (or `--as`
 //! names no format), 2 on bad flags (a destination and a profile together).
 
@@ -54,7 +56,12 @@ pub fn run(
         hold: None,
         cancel: None,
     };
-    let json = printer.json || args.format == Some(FormatArg::Json);
+    // As for the whole report: `--format` wins over `--json`.
+    let json = match args.format {
+        Some(FormatArg::Json) => true,
+        Some(_) => false,
+        None => printer.json,
+    };
     match args.only {
         None => {
             let checked = check_text(app, request)?;
@@ -66,14 +73,19 @@ pub fn run(
         Some(OnlyArg::Voice) => {
             let report = voice_check(app, request)?;
             printer.emit_as(&Voice(&report), json)?;
-            gated(report.pass, &["a voice finding fails it".into()], printer)
+            gated(report.pass, &[held("voice")], printer)
         }
         Some(OnlyArg::Terms) => {
             let report = term_check(app, request)?;
             printer.emit_as(&Terms(&report), json)?;
-            gated(report.pass, &["a terms finding fails it".into()], printer)
+            gated(report.pass, &[held("terms")], printer)
         }
     }
+}
+
+/// Why an `--only` report did not pass: the service counts it, the recipe may set the minimum.
+fn held(analyzer: &str) -> String {
+    format!("a {analyzer} finding at the gate's severity, or a score below its minimum")
 }
 
 /// `kapi.voice-check/v1`, as text the service's own rendering.

@@ -75,7 +75,7 @@ pub enum ContextCommand {
     ///
     /// `kapi.profiles/v1` with `--json`; MCP's `list_profiles`.
     Profiles,
-    /// The recipe's collections: each item's path, format, target and the files it declares
+    /// The recipe's collections: each item's path, format, target and how many files it declares
     ///
     /// `kapi.collections/v1` with `--json`; MCP's `list_collections`.
     Collections,

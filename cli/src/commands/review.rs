@@ -8,7 +8,6 @@
 use std::io::{self, Write};
 
 use clap::Args;
-use kapi_host::HostError;
 use kapi_host::services::review::{AtParam, Queue, ReviewItem, queue, review_block};
 
 use crate::exit::Outcome;
@@ -39,6 +38,7 @@ pub fn run(
     app: &kapi_host::App,
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
+    // clap requires `--doc` and `--lang` with `--block`.
     match (&args.block, &args.doc, &args.lang) {
         (Some(block), Some(doc), Some(lang)) => {
             let at = AtParam {
@@ -49,14 +49,7 @@ pub fn run(
             };
             printer.emit(&review_block(app, &at)?)?;
         }
-        (Some(_), _, _) => {
-            return Err(HostError::Usage {
-                message: "`--block` names a block of `--doc` in the edition `--lang`".into(),
-                hint: Some("`kapi review --doc locales/en.json --lang fr --block greeting`".into()),
-            }
-            .into());
-        }
-        (None, doc, lang) => {
+        (_, doc, lang) => {
             printer.emit(&queue(app, doc.as_deref(), lang.as_deref(), args.limit)?)?;
         }
     }

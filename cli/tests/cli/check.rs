@@ -464,6 +464,23 @@ fn paths_are_shown_relative_to_the_working_folder() {
     assert!(paths.contains(&"../bad.md".to_owned()), "{paths:?}");
 }
 
+#[test]
+fn the_target_names_the_paths_as_given_from_the_working_folder() {
+    let kapi = Kapi::with_project("mini");
+    let paths = |run: &super::Run| -> Vec<String> {
+        run.json()["target"]["paths"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.as_str().map(str::to_owned))
+            .collect()
+    };
+    let here = kapi.run(&["check", ".", "--json"]);
+    assert_eq!(paths(&here), ["."], "{}", here.transcript());
+    let sub = kapi.run_in("docs/blog", &["check", ".", "..", "--json"]);
+    assert_eq!(paths(&sub), [".", ".."], "{}", sub.transcript());
+}
+
 /// Runs git in the project with a throwaway identity; fails the test when git does.
 pub(super) fn git(kapi: &Kapi, args: &[&str]) {
     let status = std::process::Command::new("git")

@@ -276,6 +276,24 @@ fn the_log_lists_operations_by_session_with_actor_and_evidence() {
         "{}",
         text.stdout
     );
+    let own = agent(&kapi, &["context", "log", "--summary"]);
+    assert!(
+        own.stdout
+            .starts_with("This session recorded 1 note(s) (n1)"),
+        "{}",
+        own.transcript()
+    );
+    let other = agent(
+        &kapi,
+        &["context", "log", "--summary", "--session", "s-other"],
+    );
+    assert!(
+        other
+            .stdout
+            .starts_with("Session `s-other` recorded 1 note(s) (n2)"),
+        "{}",
+        other.transcript()
+    );
 }
 
 #[test]

@@ -227,10 +227,11 @@ pub(crate) fn declares(collections: &Collections, rel: &str) -> bool {
 }
 
 /// A path as reports show it: relative to the working directory (`../README.md` for a file
-/// beside it), or absolute when the two share nothing but the root.
+/// beside it), `.` for the working directory itself, or absolute when the two share nothing
+/// but the root.
 pub fn display_path(app: &App, abs: &Path) -> String {
     if let Some(rel) = relative_to(abs, &app.cwd) {
-        return rel;
+        return if rel.is_empty() { ".".into() } else { rel };
     }
     let cwd: Vec<_> = app.cwd.components().collect();
     let target: Vec<_> = abs.components().collect();

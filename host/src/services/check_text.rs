@@ -43,7 +43,7 @@ pub fn check_text(app: &App, mut request: TextRequest) -> Result<TextCheck, Host
     let mut notes = scope.notes.clone();
     if scope.format.info().capabilities.bilingual {
         notes.push(format!(
-            "a {} text is checked on its source editions; save it and check the file to check its translations too",
+            "a {} text is checked on its source editions; save it and check the file (`check_file`, or `kapi check FILE`) to check its translations too",
             scope.format.info().name
         ));
     }

@@ -27,9 +27,16 @@ pub struct SessionSummary {
 
 /// Summarises `session` (`this`, or `None`: the caller's own; else a session id).
 pub fn session_summary(app: &App, session: Option<&str>) -> Result<SessionSummary, HostError> {
+    let own = app.actor().session;
     let session = match session {
-        None | Some("this") => app.actor().session,
+        None | Some("this") => own.clone(),
         Some(id) => id.to_owned(),
+    };
+    // The caller's own session is "this session"; another is named.
+    let subject = if session == own {
+        "This session".to_owned()
+    } else {
+        format!("Session `{session}`")
     };
     let log = log(
         app,
@@ -49,7 +56,7 @@ pub fn session_summary(app: &App, session: Option<&str>) -> Result<SessionSummar
     }
     let (changes, documents) = applied(app, &session);
     let text = format!(
-        "This session recorded {} note(s){}{}, and applied {} change set(s){}. A person reviews the notes with `kapi context review`.",
+        "{subject} recorded {} note(s){}{}, and applied {} change set(s){}. A person reviews the notes with `kapi context review`.",
         recorded.len(),
         listed(" (", &recorded, ")"),
         listed(", withdrew ", &withdrawn, ""),

@@ -36,7 +36,7 @@ pub struct FoundTerm {
 pub struct TermCheck {
     pub schema: &'static str,
     pub lang: String,
-    /// No `terms.*` finding fails the gate.
+    /// No `terms.*` finding fails the gate, and the score meets its minimum when one is set.
     pub pass: bool,
     pub summary: Summary,
     pub findings: Vec<Finding>,

@@ -46,7 +46,8 @@ pub struct TextRequest {
     pub min_score: Option<u32>,
     /// The recipe's ship gate (`gates.ship`) instead of its default.
     pub ship: bool,
-    /// The most findings (and terms) a report lists, the most severe first; `None`: all.
+    /// The most findings (and terms) a report lists, the most severe first; `None`: as many
+    /// as a check holds ([`kapi_core::check::MAX_FINDINGS`]).
     pub hold: Option<usize>,
     /// Set from another thread to stop the read between blocks.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -145,7 +146,7 @@ pub(crate) fn scope(app: &App, request: &TextRequest) -> Result<Scope, HostError
             format: explicit.or_else(markdown).ok_or_else(no_markdown)?,
             display: SNIPPET.into(),
             context_path: None,
-            gate: Gate::default(),
+            gate: crate::check::gate_for(None, request.fail_on, request.min_score, request.ship),
             notes: vec![
                 "no kapi project here: only the hygiene rules apply; name a `project` or run `kapi init` for a voice and terms".into(),
             ],
@@ -268,7 +269,8 @@ pub(crate) fn read_blocks(
         })
 }
 
-/// The summary of every finding, whether the gate passes them, and those held (most severe
+/// The summary of every finding, whether the gate passes them (no finding at `fail_on` or
+/// worse, and the score at least `min_score` when one is set), and those held (most severe
 /// first past `hold`) with how many were let go.
 pub(crate) fn settle(
     mut found: Findings,
@@ -284,7 +286,8 @@ pub(crate) fn settle(
         (summary.info, Severity::Info),
     ]
     .iter()
-    .any(|&(n, severity)| n > 0 && gate.fail_on.fails(severity));
+    .any(|&(n, severity)| n > 0 && gate.fail_on.fails(severity))
+        && gate.min_score.is_none_or(|min| summary.score >= min);
     let (held, truncated) = found.into_sorted();
     (summary, pass, held, truncated)
 }

@@ -23,7 +23,7 @@ pub struct VoiceCheck {
     pub schema: &'static str,
     /// The voice in force; `null` when none is bound (nothing to check against).
     pub voice: Option<VoiceRef>,
-    /// No `voice.*` finding fails the gate.
+    /// No `voice.*` finding fails the gate, and the score meets its minimum when one is set.
     pub pass: bool,
     pub summary: Summary,
     pub findings: Vec<Finding>,
