@@ -1,36 +1,13 @@
 //! The sample project end to end, through the built binary only (`KAPI_BIN`, default
 //! `target/debug/kapi`): `kapi check` reports exactly the violations `EXPECTED.md` plants.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-#[allow(clippy::disallowed_methods)]
-fn kapi_bin() -> PathBuf {
-    match std::env::var_os("KAPI_BIN") {
-        Some(bin) => PathBuf::from(bin),
-        None => workspace().join("target/debug/kapi"),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            if entry.file_name() != "work" {
-                copy_dir(&entry.path(), &target);
-            }
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
+use common::{copy_dir, kapi_bin, workspace};
 
 /// `(path, line, column, rule)` for each row of EXPECTED.md's findings table.
 fn expected(markdown: &str) -> BTreeSet<(String, usize, usize, String)> {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use common::{Bind, PROTOCOL, Server, cli_with, workspace};
+use common::{Bind, PROTOCOL, Server, cli_with, copy_dir, workspace};
 
 /// The session both surfaces run in, so the session summary names the same one.
 const SESSION: &str = "parity-session";
@@ -144,6 +144,16 @@ fn pairs() -> Vec<Pair> {
             ],
         ),
         plain("list_formats", json!({}), &["formats"]),
+        plain(
+            "describe_format",
+            json!({"format": "po"}),
+            &["formats", "describe", "po"],
+        ),
+        plain(
+            "describe_format",
+            json!({"path": "app/i18n/en-US.json"}),
+            &["formats", "describe", "--path", "app/i18n/en-US.json"],
+        ),
         plain("list_profiles", json!({}), &["context", "profiles"]),
         plain("list_collections", json!({}), &["context", "collections"]),
     ]
@@ -160,19 +170,6 @@ fn table() -> Vec<(String, String)> {
             Some((tool.to_owned(), parity.to_owned()))
         })
         .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 /// A copy of the Kestrel fixture under `tmp`, given a voice (a minimiser prohibited,
@@ -258,7 +255,7 @@ fn the_text_and_translation_commands_refuse_with_their_codes() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = kestrel(tmp.path());
     let run = |args: &[&str], stdin: Option<&str>| cli_with(&dir, Bind::Discover, &[], args, stdin);
-    let cases: [(&[&str], i32, &str); 7] = [
+    let cases: [(&[&str], i32, &str); 10] = [
         (
             &["check", "--text", "-", "--context-path", "docs/a.md"],
             0,
@@ -292,6 +289,9 @@ fn the_text_and_translation_commands_refuse_with_their_codes() {
             "../out.md",
         ),
         (&["review", "--block", "hello"], 2, "--doc"),
+        (&["formats", "describe", "nope"], 1, "`nope`"),
+        (&["formats", "describe", "--path", "a.zzz"], 1, "a.zzz"),
+        (&["formats", "describe"], 2, "FORMAT"),
     ];
     for (args, code, says) in cases {
         let out = run(args, Some("Board the bus.\n"));

@@ -199,7 +199,7 @@ impl HostError {
                 "split the file, or exclude it with `defaults.exclude` in `kapi.yaml`".into(),
             ],
             HostError::UnknownFormat { .. } | HostError::UnknownFormatId { .. } => {
-                vec![surface.pick("run `kapi formats` to list the formats this build reads", crate::formats::reads())]
+                vec![surface.pick("run `kapi formats` to list the formats this build reads", crate::services::formats::reads())]
             }
             HostError::Read { source, .. } => source.hints(),
             HostError::Io { .. } => vec![],
@@ -207,7 +207,7 @@ impl HostError {
                 "declare content under `collections` in `kapi.yaml`, e.g. `- path: \"docs/**/*.md\"`".into(),
             ],
             HostError::NoFilesMatched { .. } => {
-                vec![surface.pick("run `kapi formats` to see which file extensions kapi reads", format!("{}: name files in one of them", crate::formats::reads()))]
+                vec![surface.pick("run `kapi formats` to see which file extensions kapi reads", format!("{}: name files in one of them", crate::services::formats::reads()))]
             }
             HostError::Git { .. } => vec!["run it inside a git work tree and name a revision git knows, e.g. `HEAD`".into()],
             HostError::Recipe(e) => e.hints(),

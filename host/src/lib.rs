@@ -8,7 +8,6 @@ pub mod context;
 pub mod document;
 pub mod env;
 pub mod error;
-pub mod formats;
 pub mod hooks;
 pub mod init;
 pub mod inspect;

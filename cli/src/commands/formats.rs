@@ -1,6 +1,11 @@
 //! `kapi formats`: the file formats this build reads, with what each can do, resolved from
 //! each format's declaration without reading a file. Exits 0.
 //!
+//! `kapi formats describe FORMAT` (or `--path FILE`): one format in full, what it can do and
+//! each change operation it takes (the service MCP's `describe_format` calls). A file is
+//! judged as `detect` judges it. Exits 0, 1 when no format is named so or reads the file,
+//! 2 on bad flags.
+//!
 //! `kapi formats detect [PATH] [--stdin]`: the format kapi would read a file or a text with
 //! and how it knows (the detect service MCP's `detect_format` calls too). `PATH` alone is
 //! judged by the project's declarations, its extension and, where formats share it, its first
@@ -11,8 +16,8 @@
 use std::io::{self, Write};
 
 use clap::{Args, Subcommand};
-use kapi_host::formats::FormatList;
 use kapi_host::services::detect_format::{DetectRequest, Detected, detect};
+use kapi_host::services::formats::{DescribeRequest, Described, FormatList, describe};
 use serde::Serialize;
 
 use crate::exit::Outcome;
@@ -28,8 +33,21 @@ pub struct FormatsArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum FormatsCommand {
+    /// One format in full: what it can do and each change operation it takes
+    Describe(DescribeArgs),
     /// The format kapi would read a file or a text with, and how it knows
     Detect(DetectArgs),
+}
+
+/// One format in full: what it can do and each change operation it takes
+#[derive(Debug, Args)]
+pub struct DescribeArgs {
+    /// A format id, as `kapi formats` lists them (`markdown`, `json`, …)
+    #[arg(value_name = "FORMAT", required_unless_present = "path")]
+    pub format: Option<String>,
+    /// Instead, the format kapi reads this file with (it need not exist)
+    #[arg(long, value_name = "FILE", conflicts_with = "format")]
+    pub path: Option<String>,
 }
 
 /// The format kapi would read a file or a text with, and how it knows
@@ -50,7 +68,15 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     match &args.command {
         None => {
-            printer.emit(&kapi_host::formats::list())?;
+            printer.emit(&kapi_host::services::formats::list())?;
+            Ok(Outcome::Success)
+        }
+        Some(FormatsCommand::Describe(args)) => {
+            let request = DescribeRequest {
+                format: args.format.clone(),
+                path: args.path.clone(),
+            };
+            printer.emit(&Description(describe(app, &request)?))?;
             Ok(Outcome::Success)
         }
         Some(FormatsCommand::Detect(args)) => run_detect(args, app, printer),
@@ -76,6 +102,17 @@ fn run_detect(
     } else {
         Outcome::Error
     })
+}
+
+/// `kapi.format/v1` as JSON; as text, the service's rendering.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Description(Described);
+
+impl Render for Description {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        out.write_all(self.0.render().as_bytes())
+    }
 }
 
 /// `kapi.detect-format/v1` as JSON; as text, the service's rendering.

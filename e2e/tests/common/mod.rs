@@ -30,6 +30,23 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Copies the folder `from` to `to`, leaving out `work/` folders (a project's `.kapi/work`
+/// holds what a run made, not the fixture).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            if entry.file_name() != "work" {
+                copy_dir(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
 #[allow(clippy::disallowed_methods)]
 pub fn kapi_bin() -> PathBuf {
     match std::env::var_os("KAPI_BIN") {

@@ -1014,9 +1014,10 @@ impl Service<'_> {
                     OpStatus::Unsupported,
                     format!(
                         "no format reads `{doc}` ({})",
-                        self.app
-                            .surface
-                            .pick("`kapi formats` lists them", crate::formats::reads())
+                        self.app.surface.pick(
+                            "`kapi formats` lists them",
+                            crate::services::formats::reads()
+                        )
                     ),
                 ));
             }

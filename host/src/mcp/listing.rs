@@ -1,6 +1,6 @@
 //! The listing helpers `--all-tools` adds: formats (`list_formats`), the recipe's profiles
 //! (`list_profiles`) and collections (`list_collections`), adapters over
-//! [`crate::formats`] and [`crate::services::recipe`].
+//! [`crate::services::formats`] and [`crate::services::recipe`].
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -24,7 +24,7 @@ impl KapiServer {
     /// The formats this build reads, with what each can do: editable, round_trip, generative, bilingual, and the change operations it takes.
     #[tool(annotations(read_only_hint = true))]
     async fn list_formats(&self) -> CallToolResult {
-        let list = crate::formats::list();
+        let list = crate::services::formats::list();
         let ids: Vec<String> = list
             .formats
             .iter()

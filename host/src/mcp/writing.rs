@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use super::server::{KapiServer, answer, failure, refusal};
 use crate::error::HostError;
+use crate::services::formats::{DescribeRequest, describe};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -92,8 +93,10 @@ pub(crate) struct ReadBlocksParams {
 pub(crate) struct DescribeFormatParams {
     /// A format id (`markdown`, `json`, …)
     pub format: Option<String>,
-    /// Or a file whose format to describe
+    /// Or a file whose format to describe: its collection's declared format, else its extension, else its first bytes (it need not exist)
     pub path: Option<String>,
+    /// A kapi.yaml, a project root, or any path inside a project, whose collections may declare the file's format (default: the server's)
+    pub project: Option<String>,
 }
 
 fn resolve(app: &crate::App, path: &str) -> PathBuf {
@@ -311,33 +314,17 @@ impl KapiServer {
     #[tool(annotations(read_only_hint = true))]
     async fn describe_format(
         &self,
+        peer: Peer<RoleServer>,
         Parameters(p): Parameters<DescribeFormatParams>,
     ) -> CallToolResult {
-        let format = match (&p.format, &p.path) {
-            (Some(id), None) => kapi_core::formats::by_id(id),
-            (None, Some(path)) => crate::document::pick(std::path::Path::new(path), None)
-                .ok()
-                .flatten(),
-            _ => {
-                return failure(HostError::Usage {
-                    message: "name a `format` or a `path` (one of them)".into(),
-                    hint: Some("`list_formats` lists the formats".into()),
-                });
-            }
+        let app = self.app(&peer, p.project.as_deref());
+        let request = DescribeRequest {
+            format: p.format,
+            path: p.path,
         };
-        match format {
-            Some(f) => answer(&crate::formats::FormatRow::new(*f.info()), None),
-            None => failure(HostError::Usage {
-                message: format!("no format `{}`", p.format.or(p.path).unwrap_or_default()),
-                hint: Some(format!(
-                    "formats: {}",
-                    kapi_core::formats::all()
-                        .iter()
-                        .map(|f| f.info().id)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
-            }),
+        match describe(&app, &request) {
+            Ok(described) => answer(&described, None),
+            Err(e) => failure(e),
         }
     }
 }

@@ -30,7 +30,7 @@ pub struct Detected {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by: Option<&'static str>,
     /// The format and what it can do; `null` when no format reads it.
-    pub format: Option<crate::formats::FormatRow>,
+    pub format: Option<crate::services::formats::FormatRow>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -143,7 +143,7 @@ pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
                 schema: "kapi.detect-format/v1",
                 path: None,
                 by: Some(by),
-                format: Some(crate::formats::FormatRow::new(*f.info())),
+                format: Some(crate::services::formats::FormatRow::new(*f.info())),
                 note: None,
             },
             None => Detected {
@@ -198,7 +198,7 @@ pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
             schema: "kapi.detect-format/v1",
             path: Some(path.to_owned()),
             by: Some(by),
-            format: Some(crate::formats::FormatRow::new(*f.info())),
+            format: Some(crate::services::formats::FormatRow::new(*f.info())),
             note: None,
         },
         None => Detected {

@@ -4,6 +4,7 @@
 
 pub mod check_text;
 pub mod detect_format;
+pub mod formats;
 pub mod recipe;
 pub mod redact;
 pub mod review;
