@@ -32,6 +32,22 @@ pub trait Render: serde::Serialize {
     fn render(&self, out: &mut dyn Write, style: &Style) -> io::Result<()>;
 }
 
+/// A service's report whose text form is the one string the service renders (what MCP
+/// answers with too): JSON as the report, text as that string, ending in one newline.
+pub struct Rendered<'a, T>(pub &'a T, pub fn(&T) -> String);
+
+impl<T: serde::Serialize> serde::Serialize for Rendered<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<T: serde::Serialize> Render for Rendered<'_, T> {
+    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
+        writeln!(out, "{}", (self.1)(self.0).trim_end())
+    }
+}
+
 /// Writes results to stdout.
 pub struct Printer {
     pub json: bool,

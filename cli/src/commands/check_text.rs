@@ -10,7 +10,6 @@
 //! the gate holds, 3 when it does not, 1 when the input or project cannot be read (or `--as`
 //! names no format), 2 on bad flags (a destination and a profile together).
 
-use std::io::{self, Write};
 use std::path::Path;
 
 use kapi_host::HostError;
@@ -21,7 +20,7 @@ use kapi_host::services::voice_check::{VoiceCheck, voice_check};
 
 use super::check::{CheckArgs, FormatArg, OnlyArg, emit_report, gated};
 use crate::exit::Outcome;
-use crate::printer::{Printer, Render, Style};
+use crate::printer::{Printer, Rendered};
 
 pub fn run(
     args: &CheckArgs,
@@ -72,12 +71,12 @@ pub fn run(
         }
         Some(OnlyArg::Voice) => {
             let report = voice_check(app, request)?;
-            printer.emit_as(&Voice(&report), json)?;
+            printer.emit_as(&Rendered(&report, VoiceCheck::render), json)?;
             gated(report.pass, &[held("voice")], printer)
         }
         Some(OnlyArg::Terms) => {
             let report = term_check(app, request)?;
-            printer.emit_as(&Terms(&report), json)?;
+            printer.emit_as(&Rendered(&report, TermCheck::render), json)?;
             gated(report.pass, &[held("terms")], printer)
         }
     }
@@ -86,26 +85,4 @@ pub fn run(
 /// Why an `--only` report did not pass: the service counts it, the recipe may set the minimum.
 fn held(analyzer: &str) -> String {
     format!("a {analyzer} finding at the gate's severity, or a score below its minimum")
-}
-
-/// `kapi.voice-check/v1`, as text the service's own rendering.
-#[derive(serde::Serialize)]
-#[serde(transparent)]
-struct Voice<'a>(&'a VoiceCheck);
-
-impl Render for Voice<'_> {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        out.write_all(self.0.render().as_bytes())
-    }
-}
-
-/// `kapi.term-check/v1`, as text the service's own rendering.
-#[derive(serde::Serialize)]
-#[serde(transparent)]
-struct Terms<'a>(&'a TermCheck);
-
-impl Render for Terms<'_> {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        out.write_all(self.0.render().as_bytes())
-    }
 }

@@ -15,10 +15,10 @@ use kapi_host::notes::{
 };
 use kapi_host::search::{SearchAnswer, SearchRequest, search};
 use kapi_host::services::recipe::{CollectionList, Profiles, collections, profiles};
-use kapi_host::services::session_summary::{SessionSummary, session_summary};
+use kapi_host::services::session_summary::session_summary;
 
 use crate::exit::Outcome;
-use crate::printer::{Printer, Render, Style};
+use crate::printer::{Printer, Render, Rendered, Style};
 
 /// The brief for a location, and the verbs that grow the project's context
 #[derive(Debug, Args)]
@@ -182,15 +182,15 @@ pub fn run(
         }
         Some(ContextCommand::Log(a)) if a.summary => {
             let summary = session_summary(app, a.session.as_deref())?;
-            printer.emit(&summary)?;
+            printer.emit(&Rendered(&summary, |s| s.text.clone()))?;
             Ok(Outcome::Success)
         }
         Some(ContextCommand::Profiles) => {
-            printer.emit(&profiles(app)?)?;
+            printer.emit(&Rendered(&profiles(app)?, Profiles::text))?;
             Ok(Outcome::Success)
         }
         Some(ContextCommand::Collections) => {
-            printer.emit(&collections(app)?)?;
+            printer.emit(&Rendered(&collections(app)?, CollectionList::text))?;
             Ok(Outcome::Success)
         }
         Some(ContextCommand::Log(a)) => {
@@ -510,23 +510,5 @@ impl Render for Sync {
             )?;
         }
         Ok(())
-    }
-}
-
-impl Render for SessionSummary {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        writeln!(out, "{}", self.text)
-    }
-}
-
-impl Render for Profiles {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        writeln!(out, "{}", self.text().trim_end())
-    }
-}
-
-impl Render for CollectionList {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        writeln!(out, "{}", self.text().trim_end())
     }
 }

@@ -18,10 +18,9 @@ use std::io::{self, Write};
 use clap::{Args, Subcommand};
 use kapi_host::services::detect_format::{DetectRequest, Detected, detect};
 use kapi_host::services::formats::{DescribeRequest, Described, FormatList, describe};
-use serde::Serialize;
 
 use crate::exit::Outcome;
-use crate::printer::{Printer, Render, Style};
+use crate::printer::{Printer, Render, Rendered, Style};
 
 /// List the file formats kapi reads and what each can do
 #[derive(Debug, Args)]
@@ -76,7 +75,7 @@ pub fn run(
                 format: args.format.clone(),
                 path: args.path.clone(),
             };
-            printer.emit(&Description(describe(app, &request)?))?;
+            printer.emit(&Rendered(&describe(app, &request)?, Described::render))?;
             Ok(Outcome::Success)
         }
         Some(FormatsCommand::Detect(args)) => run_detect(args, app, printer),
@@ -96,34 +95,12 @@ fn run_detect(
     };
     let detected = detect(app, &DetectRequest { path, content })?;
     let found = detected.format.is_some();
-    printer.emit(&Found(detected))?;
+    printer.emit(&Rendered(&detected, Detected::render))?;
     Ok(if found {
         Outcome::Success
     } else {
         Outcome::Error
     })
-}
-
-/// `kapi.format/v1` as JSON; as text, the service's rendering.
-#[derive(Serialize)]
-#[serde(transparent)]
-struct Description(Described);
-
-impl Render for Description {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        out.write_all(self.0.render().as_bytes())
-    }
-}
-
-/// `kapi.detect-format/v1` as JSON; as text, the service's rendering.
-#[derive(Serialize)]
-#[serde(transparent)]
-struct Found(Detected);
-
-impl Render for Found {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        out.write_all(self.0.render().as_bytes())
-    }
 }
 
 impl Render for FormatList {

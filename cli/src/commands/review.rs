@@ -5,13 +5,11 @@
 //! the verb covers every language unless `--lang` names one. Exits 0, 1 when the project or
 //! the document cannot be read, 2 on bad flags.
 
-use std::io::{self, Write};
-
 use clap::Args;
 use kapi_host::services::review::{AtParam, Queue, ReviewItem, queue, review_block};
 
 use crate::exit::Outcome;
-use crate::printer::{Printer, Render, Style};
+use crate::printer::{Printer, Rendered};
 
 /// The translations awaiting a person's review, or one in full
 #[derive(Debug, Args)]
@@ -47,23 +45,12 @@ pub fn run(
                 edition: lang.clone(),
                 branch: args.branch.clone(),
             };
-            printer.emit(&review_block(app, &at)?)?;
+            printer.emit(&Rendered(&review_block(app, &at)?, ReviewItem::text))?;
         }
         (_, doc, lang) => {
-            printer.emit(&queue(app, doc.as_deref(), lang.as_deref(), args.limit)?)?;
+            let queue = queue(app, doc.as_deref(), lang.as_deref(), args.limit)?;
+            printer.emit(&Rendered(&queue, Queue::text))?;
         }
     }
     Ok(Outcome::Success)
-}
-
-impl Render for Queue {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        writeln!(out, "{}", self.text().trim_end())
-    }
-}
-
-impl Render for ReviewItem {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        writeln!(out, "{}", self.text().trim_end())
-    }
 }

@@ -3,13 +3,11 @@
 //! translation service MCP's `stats` and `up_plan` call too. Exits 0, 1 when the project
 //! cannot be read, 2 on bad flags.
 
-use std::io::{self, Write};
-
 use clap::Args;
 use kapi_host::services::translation::{Stats, UpPlan, stats, up_plan};
 
 use crate::exit::Outcome;
-use crate::printer::{Printer, Render, Style};
+use crate::printer::{Printer, Rendered};
 
 /// Translation progress per catalog and target language
 #[derive(Debug, Args)]
@@ -31,21 +29,10 @@ pub fn run(
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
     if args.plan {
-        printer.emit(&up_plan(app, args.doc.as_deref(), args.lang.as_deref())?)?;
+        let plan = up_plan(app, args.doc.as_deref(), args.lang.as_deref())?;
+        printer.emit(&Rendered(&plan, UpPlan::text))?;
     } else {
-        printer.emit(&stats(app, args.doc.as_deref())?)?;
+        printer.emit(&Rendered(&stats(app, args.doc.as_deref())?, Stats::text))?;
     }
     Ok(Outcome::Success)
-}
-
-impl Render for Stats {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        writeln!(out, "{}", self.text().trim_end())
-    }
-}
-
-impl Render for UpPlan {
-    fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {
-        writeln!(out, "{}", self.text().trim_end())
-    }
 }
