@@ -14,5 +14,6 @@ pub mod projection;
 pub mod store;
 pub mod suggest;
 pub mod text;
+pub mod yaml_text;
 
 pub use error::Hint;

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use common::{Bind, PROTOCOL, Server, cli};
 
-/// What a `kapi check` report holds at most (`kapi_core::check::MAX_FINDINGS`).
+/// What a `kapi check` report holds at most (kapi-core's `MAX_FINDINGS`, the documented cap).
 const HELD: u64 = 10_000;
 
 /// What an MCP tool's report holds at most.

@@ -14,13 +14,33 @@ use common::{Bind, CLIENT, PROTOCOL, Server, empty_dir, write_file};
 
 const RECIPE: &str = "version: v1\nname: here\ncollections:\n  - path: \"docs/**/*.md\"\n";
 
-/// A project, with its store created the way kapi creates one when `store` is set.
+/// A project, with its store when `store` is set: made as kapi makes one, by a person's note
+/// from the shell in a session of its own (the server's row is told apart by its id).
 fn project(store: bool) -> (tempfile::TempDir, PathBuf) {
     let (tmp, root) = empty_dir();
     write_file(&root, "kapi.yaml", RECIPE);
     write_file(&root, "docs/a.md", "# A\n\nSign in to begin.\n");
     if store {
-        kapi_core::store::Store::open(&store_path(&root)).expect("a new store");
+        let noted = common::cli_with(
+            &root,
+            Bind::Discover,
+            &[("KAPI_SESSION", "setup")],
+            &[
+                "context",
+                "note",
+                "--path",
+                "docs",
+                "--text",
+                "Short sentences",
+            ],
+            None,
+        );
+        assert_eq!(
+            noted.code, 0,
+            "the note that makes the store: {}",
+            noted.stderr
+        );
+        assert!(store_path(&root).exists(), "a note makes the store");
     }
     (tmp, root)
 }
@@ -33,8 +53,9 @@ fn started(root: &Path, env: &[(&str, &str)]) -> Server {
         .0
 }
 
+/// Where the store lives: part of the contract the desktop reads it by.
 fn store_path(root: &Path) -> PathBuf {
-    root.join(kapi_core::project::layout::STORE_FILE)
+    root.join(".kapi/work/store.db")
 }
 
 /// One `sessions` row as the desktop reads it.

@@ -74,7 +74,7 @@ fn head(path: &Path) -> Vec<u8> {
 }
 
 /// Why no format reads `path`, when a format that owns its extension can tell what the file
-/// is instead (`an Android `<vector>` resource, not strings`).
+/// is instead ("an Android `<vector>` resource, not strings").
 pub fn foreign(path: &Path) -> Option<String> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     let head = head(path);

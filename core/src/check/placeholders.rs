@@ -16,7 +16,7 @@
 //! reads `{{` as an escaped brace) still counts. Tags by element name, open, close and
 //! self-closing apart as written (`<br/>` is not `<br>`), attributes as a set, the values of
 //! text and locale attributes (`alt`, `title`, `lang`, `xml:lang`, `dir`…) free; a word in
-//! angle brackets in prose (`<Error>` in "Returns <Error> when it fails") is text, as the
+//! angle brackets in prose (`<Error>` in "Returns `<Error>` when it fails") is text, as the
 //! splitter reads it ([`ProseTags::lookalike`]). In a plural, a target branch may drop a variable
 //! the source uses (Russian `one` also covers 21, so translators write the number out or
 //! not), but never add one the source never uses; a variable every source branch uses must
@@ -137,7 +137,7 @@ declare_rule! {
     ///   help's `xml-lang`), which name the translation's language and direction
     ///   (`<p lang="ar" dir="rtl">`). `hreflang` names the linked page's language: it stays.
     ///
-    /// Not markup: a word in angle brackets in prose (`<Error>` in "Returns <Error> when it
+    /// Not markup: a word in angle brackets in prose (`<Error>` in "Returns `<Error>` when it
     /// fails", `<Enter>`, `<username>`): a bare name, no HTML or XLIFF element, with no
     /// letter touching it and never closed in the text. It is a word to translate. A
     /// `<name>` that is closed (`<term>…</term>`), has attributes, is self-closing or runs

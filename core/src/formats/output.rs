@@ -4,7 +4,7 @@
 //!
 //! Readers push through an [`Output`] so that one reader serves every read: a check or a page
 //! of blocks then holds the file and one block, never the document. A text format's three
-//! reads (`read`, `read_owned`, `read_each`) are [`text_reads!`] over its decoder and reader.
+//! reads (`read`, `read_owned`, `read_each`) are `text_reads!` over its decoder and reader.
 
 use std::borrow::Cow;
 
@@ -55,7 +55,7 @@ impl<'e> Output<'e> {
     }
 
     /// Room for one more block and `holes` holes, at the rate the `read` bytes of a `total`
-    /// so far gave them ([`super::make_room`]), when blocks are kept.
+    /// so far gave them (`make_room`), when blocks are kept.
     pub fn make_room(&mut self, holes: usize, read: usize, total: usize) {
         if !self.streams() {
             super::make_room(&mut self.document.blocks, 1, read, total);

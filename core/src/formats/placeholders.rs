@@ -4,8 +4,8 @@
 //! (`<b>` … `</b>` paired, `<br/>` standalone).
 //!
 //! What stays text: `{}` inside `{{}}` (escaped braces), `{ }`, a lone `%` or `$`, and a
-//! word in angle brackets that only looks like a tag in prose ("Returns <Error> when it
-//! fails", "Type <username>": see [`ProseTags::lookalike`]).
+//! word in angle brackets that only looks like a tag in prose ("Returns `<Error>` when it
+//! fails", "Type `<username>`": see [`ProseTags::lookalike`]).
 //!
 //! Each format picks the syntaxes its files use ([`Syntaxes`]); every code is not deletable
 //! except HTML formatting tags, which an edit may drop as a pair. Ids come from an [`Ids`]
@@ -476,8 +476,8 @@ impl<'a> ProseTags<'a> {
     }
 
     /// Whether the opening tag `tag` at `range` of the text only looks like markup in
-    /// prose, as `<Error>` in "Returns <Error> when it fails" or `<username>` in "Type
-    /// <username>.": a bare name (no attribute, no `/>`, no namespace) that is not an HTML
+    /// prose, as `<Error>` in "Returns `<Error>` when it fails" or `<username>` in "Type
+    /// `<username>`.": a bare name (no attribute, no `/>`, no namespace) that is not an HTML
     /// or XLIFF inline element, that stands as a word (no letter or digit touches it on
     /// either side) and that the text never closes after it. Such text stays text: it is a
     /// word the translator translates, not a code an edit must keep. A `<name>` that is

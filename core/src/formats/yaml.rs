@@ -76,6 +76,7 @@ use super::output::Output;
 use super::placeholders::{self, Ids, Syntaxes};
 use super::{Capabilities, Format, FormatInfo, KeyBudget, Parsed, ReadError, Skeleton, WriteError};
 use crate::model::{Block, Branch, KeyDeduper, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind};
+use crate::yaml_text::{is_symbol, plain_ok, printable, quote, resolves_to_non_string};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "yaml",
@@ -1856,115 +1857,6 @@ fn is_string(scalar: &Scalar) -> bool {
     }
 }
 
-/// A plain value that YAML (1.1 or 1.2) reads as null, a boolean, a number or a date.
-fn resolves_to_non_string(v: &str) -> bool {
-    matches!(
-        v,
-        "" | "~"
-            | "null"
-            | "Null"
-            | "NULL"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "no"
-            | "No"
-            | "NO"
-            | "on"
-            | "On"
-            | "ON"
-            | "off"
-            | "Off"
-            | "OFF"
-            | ".nan"
-            | ".NaN"
-            | ".NAN"
-    ) || is_number(v)
-        || is_date(v)
-}
-
-fn is_number(v: &str) -> bool {
-    let s = v.strip_prefix(['+', '-']).unwrap_or(v);
-    if matches!(s, ".inf" | ".Inf" | ".INF") {
-        return true;
-    }
-    let radix = |rest: &str, ok: fn(char) -> bool| {
-        !rest.is_empty() && rest.chars().all(|c| ok(c) || c == '_')
-    };
-    if let Some(rest) = s.strip_prefix("0x") {
-        return radix(rest, |c| c.is_ascii_hexdigit());
-    }
-    if let Some(rest) = s.strip_prefix("0o") {
-        return radix(rest, |c| ('0'..='7').contains(&c));
-    }
-    if let Some(rest) = s.strip_prefix("0b") {
-        return radix(rest, |c| c == '0' || c == '1');
-    }
-    // Decimal, float, or YAML 1.1 base 60 (`1:30`).
-    let bytes = s.as_bytes();
-    let mut i = 0;
-    let mut digits = 0;
-    while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_' || bytes[i] == b':') {
-        if bytes[i].is_ascii_digit() {
-            digits += 1;
-        } else if bytes[i] == b':' && (digits == 0 || i + 1 >= bytes.len()) {
-            return false;
-        }
-        i += 1;
-    }
-    if i < bytes.len() && bytes[i] == b'.' {
-        i += 1;
-        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
-            digits += usize::from(bytes[i].is_ascii_digit());
-            i += 1;
-        }
-    }
-    if digits == 0 {
-        return false;
-    }
-    if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
-        i += 1;
-        if i < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') {
-            i += 1;
-        }
-        let from = i;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == from {
-            return false;
-        }
-    }
-    i == bytes.len()
-}
-
-/// `2001-12-14`, `2001-12-14T21:59:43.10-05:00`, `2001-12-14 21:59:43.10 -5`.
-fn is_date(v: &str) -> bool {
-    let b = v.as_bytes();
-    b.len() >= 8
-        && b.iter().take(4).all(u8::is_ascii_digit)
-        && b.get(4) == Some(&b'-')
-        && v.chars().all(|c| {
-            c.is_ascii_digit() || matches!(c, '-' | ':' | '.' | 'T' | 't' | 'Z' | 'z' | ' ' | '+')
-        })
-}
-
-/// A Ruby symbol as Psych reads it (`:day`).
-fn is_symbol(v: &str) -> bool {
-    let Some(name) = v.strip_prefix(':') else {
-        return false;
-    };
-    let name = name.strip_suffix(['?', '!']).unwrap_or(name);
-    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 /// ISO 639-1 codes, and the three-letter codes Rails locales use.
 const LANGUAGES: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce \
     ch co cr cs cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv \
@@ -2031,7 +1923,7 @@ fn render(value: &str, scalar: &Scalar, text: &str, newline: &str) -> String {
     {
         return out;
     }
-    let mut out = double_quoted(value);
+    let mut out = quote(value);
     if let Some(info) = &scalar.block {
         let tail = slice(text, info.tail.start, info.tail.end);
         if tail.contains('#') {
@@ -2070,70 +1962,8 @@ fn reads_back(rendered: &str, scalar: &Scalar, value: &str, newline: &str) -> bo
     got.is_some_and(|s| s.value == value)
 }
 
-/// A character YAML allows as written in a scalar (no control characters, no BOM, no
-/// line separators).
-fn printable(c: char) -> bool {
-    matches!(c, ' '..='~')
-        || (c >= '\u{a0}'
-            && !matches!(
-                c,
-                '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-            ))
-}
-
-fn plain_ok(v: &str, flow: bool) -> bool {
-    let Some(first) = v.chars().next() else {
-        return false;
-    };
-    v.chars().all(printable)
-        && !first.is_whitespace()
-        && !v.ends_with(char::is_whitespace)
-        && !"-?:,[]{}#&*!|>'\"%@`".contains(first)
-        && !v.contains(": ")
-        && !v.contains(" #")
-        && !v.ends_with(':')
-        && !(flow && v.contains([',', '[', ']', '{', '}']))
-        && !resolves_to_non_string(v)
-        && !is_symbol(v)
-}
-
 fn single_ok(v: &str) -> bool {
     v.chars().all(printable)
-}
-
-/// `value` double-quoted on one line.
-/// `value` as a YAML double-quoted scalar on one line (every escape YAML 1.2 names); the
-/// terms and recipe editors quote with it too.
-pub(crate) fn double_quoted(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('"');
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\0' => out.push_str("\\0"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{b}' => out.push_str("\\v"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{1b}' => out.push_str("\\e"),
-            '\u{85}' => out.push_str("\\N"),
-            '\u{2028}' => out.push_str("\\L"),
-            '\u{2029}' => out.push_str("\\P"),
-            c if (c as u32) < 0x20 || ('\u{7f}'..'\u{a0}').contains(&c) => {
-                out.push_str(&format!("\\x{:02X}", c as u32));
-            }
-            '\u{feff}' | '\u{fffe}' | '\u{ffff}' => {
-                out.push_str(&format!("\\u{:04X}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// `value` as a literal or folded scalar with the original's indentation and header

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::error::Hint;
 use crate::suggest::closest;
+use crate::yaml_text::Outline;
 
 /// One problem in a governance file, located by its field path (`style.prohibited_patterns[0].regex`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -181,8 +182,9 @@ pub(crate) fn parse_validated<T: serde::de::DeserializeOwned>(
     if problems.is_empty() {
         return Ok(value);
     }
+    let outline = Outline::new(text);
     for p in &mut problems {
-        if let Some((line, column)) = locate_nearest(text, &p.field) {
+        if let Some((line, column)) = outline.locate_nearest(&p.field) {
             p.line = Some(line);
             p.column = Some(column);
         }
@@ -303,143 +305,10 @@ pub(crate) fn list(values: &[impl AsRef<str>]) -> String {
         .join(", ")
 }
 
-/// Finds the 1-based line and column of a field path (`style.prohibited_patterns[0].regex`) in
-/// block-style YAML. Best effort: `None` for flow style or anything it cannot follow.
-pub(crate) fn locate(text: &str, field: &str) -> Option<(usize, usize)> {
-    let lines: Vec<(usize, usize, &str)> = text
-        .lines()
-        .enumerate()
-        .filter_map(|(n, raw)| {
-            let content = raw.trim_start_matches(' ');
-            let indent = raw.len() - content.len();
-            let trimmed = content.trim_end();
-            if trimmed.is_empty() || trimmed.starts_with('#') || trimmed == "---" {
-                None
-            } else {
-                Some((n, indent, trimmed))
-            }
-        })
-        .collect();
-    // The current node: the index into `lines` where it starts, and the column of its key
-    // (or of the content after `- ` for a list item, `inline` then true).
-    let mut at: Option<usize> = None;
-    let mut col: isize = -1;
-    let mut inline = false;
-    let mut pos: Option<(usize, usize)> = None;
-    for segment in segments(field)? {
-        match segment {
-            Segment::Key(key) => {
-                if inline {
-                    let (_, _, content) = lines[at?];
-                    let after = content.strip_prefix('-').map(str::trim_start).unwrap_or("");
-                    if key_matches(after, &key) {
-                        inline = false;
-                        pos = Some((lines[at?].0 + 1, col as usize + 1));
-                        continue;
-                    }
-                }
-                let start = at.map_or(0, |a| a + 1);
-                let mut child_indent: Option<usize> = None;
-                let mut found = None;
-                for (idx, &(_, indent, content)) in lines.iter().enumerate().skip(start) {
-                    if (indent as isize) <= col && !(inline && indent as isize == col) {
-                        break;
-                    }
-                    let ci = *child_indent.get_or_insert(indent);
-                    if indent == ci && key_matches(content, &key) {
-                        found = Some((idx, indent));
-                        break;
-                    }
-                }
-                let (idx, indent) = found?;
-                at = Some(idx);
-                col = indent as isize;
-                inline = false;
-                pos = Some((lines[idx].0 + 1, indent + 1));
-            }
-            Segment::Index(n) => {
-                let start = at.map_or(0, |a| a + 1);
-                let mut dash: Option<usize> = None;
-                let mut count = 0;
-                let mut found = None;
-                for (idx, &(_, indent, content)) in lines.iter().enumerate().skip(start) {
-                    let is_item = content == "-" || content.starts_with("- ");
-                    match dash {
-                        None if is_item && indent as isize >= col => dash = Some(indent),
-                        None => return None,
-                        Some(d) if indent < d || (indent == d && !is_item) => break,
-                        Some(_) => {}
-                    }
-                    if Some(indent) == dash && is_item {
-                        if count == n {
-                            found = Some((idx, indent));
-                            break;
-                        }
-                        count += 1;
-                    }
-                }
-                let (idx, indent) = found?;
-                at = Some(idx);
-                col = indent as isize + 2;
-                inline = true;
-                pos = Some((lines[idx].0 + 1, indent + 1));
-            }
-        }
-    }
-    pos
-}
-
-/// `locate` for the field, else for its nearest enclosing field that is written (a missing
-/// `examples[0].after` points at `examples[0]`).
-pub(crate) fn locate_nearest(text: &str, field: &str) -> Option<(usize, usize)> {
-    let mut field = field;
-    loop {
-        if let Some(found) = locate(text, field) {
-            return Some(found);
-        }
-        let cut = field.rfind(['.', '['])?;
-        field = &field[..cut];
-        if field.is_empty() {
-            return None;
-        }
-    }
-}
-
-enum Segment {
-    Key(String),
-    Index(usize),
-}
-
-fn segments(field: &str) -> Option<Vec<Segment>> {
-    let mut out = Vec::new();
-    for part in field.split('.') {
-        let (key, mut rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            out.push(Segment::Key(key.to_owned()));
-        }
-        while let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']')?;
-            out.push(Segment::Index(r[..end].parse().ok()?));
-            rest = &r[end + 1..];
-        }
-    }
-    Some(out)
-}
-
-fn key_matches(content: &str, key: &str) -> bool {
-    let bare = content
-        .strip_prefix(key)
-        .or_else(|| content.strip_prefix(&format!("\"{key}\"") as &str))
-        .or_else(|| content.strip_prefix(&format!("'{key}'") as &str));
-    bare.is_some_and(|rest| rest.trim_start().starts_with(':'))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::yaml_text::locate;
 
     const DOC: &str = "name: x\n# comment\ntone:\n  formality: neutral\nstyle:\n  prohibited_patterns:\n    - regex: 'a'\n    - description: d\n      regex: '('\nexamples:\n- before: a\n  after: b\n";
 

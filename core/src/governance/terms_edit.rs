@@ -8,6 +8,7 @@ use super::terms::{CaseMode, Concept, Term, TermsFile};
 use super::{GovernanceError, Severity, TermStatus};
 use crate::error::Hint;
 use crate::suggest::is_slug;
+use crate::yaml_text::scalar;
 
 /// One term to add or update (the `term` operation of a kapi change set).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -1272,69 +1273,6 @@ fn split_comment(rest: &str) -> (&str, &str) {
         }
     }
     (rest.trim(), "")
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scalars.
-
-/// `s` as a YAML scalar: plain when that reads back as the same string in any YAML reader,
-/// else double-quoted. `flow` for a value inside `{…}`.
-fn scalar(s: &str, flow: bool) -> String {
-    if plain_ok(s, flow) {
-        s.to_owned()
-    } else {
-        crate::formats::yaml::double_quoted(s)
-    }
-}
-
-fn plain_ok(s: &str, flow: bool) -> bool {
-    let Some(first) = s.chars().next() else {
-        return false;
-    };
-    if s.trim() != s
-        || s.chars()
-            .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}'))
-        || "-?:,[]{}#&*!|>'\"%@`".contains(first)
-        || s.contains(": ")
-        || s.contains(" #")
-        || s.ends_with(':')
-        || (flow && s.contains([',', '[', ']', '{', '}', ':']))
-    {
-        return false;
-    }
-    let lower = s.to_ascii_lowercase();
-    if matches!(
-        lower.as_str(),
-        "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null" | "~" | "=" | "<<"
-    ) || number_like(&lower)
-    {
-        return false;
-    }
-    let doc = if flow {
-        format!("{{k: {s}}}")
-    } else {
-        format!("k: {s}")
-    };
-    serde_yaml::from_str::<serde_yaml::Mapping>(&doc)
-        .ok()
-        .and_then(|m| m.get("k").cloned())
-        .is_some_and(|v| v.as_str() == Some(s))
-}
-
-/// Reads as a number in YAML 1.1 or 1.2 (`12`, `1_000`, `0x1f`, `1e3`, `1:20`, `.5`, `.inf`).
-fn number_like(lower: &str) -> bool {
-    let unsigned = lower.trim_start_matches(['+', '-']);
-    if unsigned.starts_with("0x")
-        || unsigned.starts_with("0o")
-        || unsigned.starts_with("0b")
-        || matches!(unsigned, ".inf" | ".nan")
-    {
-        return true;
-    }
-    unsigned.chars().any(|c| c.is_ascii_digit())
-        && unsigned
-            .chars()
-            .all(|c| c.is_ascii_digit() || "_.:e+-".contains(c))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use serde_yaml::{Mapping, Value};
 
 use crate::check::FailOn;
 use crate::error::Hint;
+use crate::yaml_text::Outline;
 
 /// The only recipe version this kapi reads.
 pub const RECIPE_VERSION: &str = "v1";
@@ -521,12 +522,12 @@ pub use crate::suggest::is_slug;
 
 struct Ctx<'a> {
     file: &'a Path,
-    lines: Vec<Line>,
+    outline: Outline,
 }
 
 impl Ctx<'_> {
     fn site(&self, key: &str) -> Box<Site> {
-        let loc = locate(&self.lines, key);
+        let loc = self.outline.locate(key);
         Box::new(Site {
             file: self.file.to_path_buf(),
             key: key.to_owned(),
@@ -606,7 +607,7 @@ impl Recipe {
     pub fn parse(text: &str, path: &Path) -> Result<Recipe, RecipeError> {
         let ctx = Ctx {
             file: path,
-            lines: scan_lines(text),
+            outline: Outline::new(text),
         };
         let value: Value = serde_yaml::from_str(text).map_err(|e| {
             let loc = e.location();
@@ -1361,138 +1362,6 @@ impl GateConfig {
         set(&mut m, "ship", keep.then_some(Value::Mapping(sm)));
         m
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Best-effort location of a key path in block-style YAML text.
-
-#[derive(Debug)]
-struct Line {
-    /// 1-based line number.
-    number: usize,
-    /// Column of the first non-space character (0-based).
-    indent: usize,
-    /// Columns of leading `- ` sequence markers.
-    dashes: Vec<usize>,
-    /// The first key on the line (after any dashes) and its column.
-    key: Option<(String, usize)>,
-}
-
-fn scan_lines(text: &str) -> Vec<Line> {
-    let mut out = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let indent = raw.len() - raw.trim_start_matches(' ').len();
-        let mut rest = &raw[indent..];
-        if rest.is_empty() || rest.starts_with('#') {
-            continue;
-        }
-        let mut col = indent;
-        let mut dashes = Vec::new();
-        while rest == "-" || rest.starts_with("- ") {
-            dashes.push(col);
-            let after = rest[1..].trim_start_matches(' ');
-            col += rest.len() - after.len();
-            rest = after;
-        }
-        let key = key_of(rest).map(|k| (k, col));
-        out.push(Line {
-            number: i + 1,
-            indent,
-            dashes,
-            key,
-        });
-    }
-    out
-}
-
-fn key_of(rest: &str) -> Option<String> {
-    let (k, tail) = if let Some(q) = rest.strip_prefix('"') {
-        let end = q.find('"')?;
-        (&q[..end], &q[end + 1..])
-    } else if let Some(q) = rest.strip_prefix('\'') {
-        let end = q.find('\'')?;
-        (&q[..end], &q[end + 1..])
-    } else {
-        let end = rest.find(':')?;
-        (rest[..end].trim_end(), &rest[end..])
-    };
-    let tail = tail.trim_start();
-    (tail.starts_with(':') && (tail.len() == 1 || tail[1..].starts_with([' ', '\t'])))
-        .then(|| k.to_owned())
-}
-
-enum Seg<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-fn segments(path: &str) -> Vec<Seg<'_>> {
-    let mut out = Vec::new();
-    for part in path.split('.') {
-        let (name, mut rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !name.is_empty() {
-            out.push(Seg::Key(name));
-        }
-        while let Some(r) = rest.strip_prefix('[') {
-            let Some(end) = r.find(']') else { break };
-            if let Ok(n) = r[..end].parse() {
-                out.push(Seg::Index(n));
-            }
-            rest = &r[end + 1..];
-        }
-    }
-    out
-}
-
-/// The 1-based (line, column) of the deepest part of `path` found in the text.
-fn locate(lines: &[Line], path: &str) -> Option<(usize, usize)> {
-    let mut start = 0;
-    let mut end = lines.len();
-    let mut found = None;
-    for seg in segments(path) {
-        let first = lines.get(start).filter(|_| start < end)?;
-        match seg {
-            Seg::Key(k) => {
-                let level = first.key.as_ref()?.1;
-                let i = (start..end).find(|&i| {
-                    lines[i]
-                        .key
-                        .as_ref()
-                        .is_some_and(|(name, col)| *col == level && name == k)
-                })?;
-                found = Some((lines[i].number, level + 1));
-                start = i + 1;
-                end = (start..end)
-                    .find(|&j| {
-                        let l = &lines[j];
-                        l.indent < level || (l.indent == level && l.dashes.first() != Some(&level))
-                    })
-                    .unwrap_or(end);
-            }
-            Seg::Index(n) => {
-                let seq_col = (start..end).find_map(|i| lines[i].dashes.first().copied())?;
-                let items: Vec<usize> = (start..end)
-                    .filter(|&i| {
-                        lines[i].indent == seq_col && lines[i].dashes.first() == Some(&seq_col)
-                    })
-                    .collect();
-                let i = *items.get(n)?;
-                found = Some((lines[i].number, seq_col + 1));
-                start = i;
-                end = items.get(n + 1).copied().unwrap_or_else(|| {
-                    (i + 1..end)
-                        .find(|&j| {
-                            lines[j].indent <= seq_col && lines[j].dashes.first() != Some(&seq_col)
-                        })
-                        .unwrap_or(end)
-                });
-            }
-        }
-    }
-    found
 }
 
 #[cfg(test)]

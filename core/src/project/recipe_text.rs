@@ -11,6 +11,8 @@
 
 use serde_yaml::{Mapping, Value};
 
+use crate::yaml_text::{INDICATORS, scalar};
+
 /// `text` with the dotted `field` (`gates.ship.min_score`) set to `value`, every other byte
 /// kept; the text unchanged when the document already holds that value; `None` when the value
 /// cannot be written (null, an object, a list of non-scalars) or the layout is not one this
@@ -88,9 +90,6 @@ fn same(a: &Value, b: &Value) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Rendering values.
 
-/// Characters that may not start a plain scalar.
-const INDICATORS: &str = "-?:,[]{}#&*!|>'\"%@`";
-
 /// The value as YAML text for one line: a scalar, or a flow list of scalars.
 fn render_value(value: &serde_json::Value) -> Option<String> {
     match value {
@@ -105,75 +104,11 @@ fn render_value(value: &serde_json::Value) -> Option<String> {
 
 fn render_scalar(value: &serde_json::Value, flow: bool) -> Option<String> {
     match value {
-        serde_json::Value::String(s) => Some(render_string(s, flow)),
+        serde_json::Value::String(s) => Some(scalar(s, flow)),
         serde_json::Value::Number(n) => Some(n.to_string()),
         serde_json::Value::Bool(b) => Some(b.to_string()),
         _ => None,
     }
-}
-
-/// A plain scalar when YAML reads it back as this very string, else double-quoted.
-fn render_string(s: &str, flow: bool) -> String {
-    if plain_ok(s, flow) {
-        s.to_owned()
-    } else {
-        crate::formats::yaml::double_quoted(s)
-    }
-}
-
-fn plain_ok(s: &str, flow: bool) -> bool {
-    let Some(first) = s.chars().next() else {
-        return false;
-    };
-    if INDICATORS.contains(first)
-        || first.is_ascii_digit()
-        || s.starts_with(' ')
-        || s.ends_with(' ')
-        || s.ends_with(':')
-        || s.contains(": ")
-        || s.contains(" #")
-        || s.chars().any(unprintable)
-    {
-        return false;
-    }
-    if flow && s.contains([',', '[', ']', '{', '}', ':']) {
-        return false;
-    }
-    // Other types under YAML 1.1 or 1.2: booleans, nulls, numbers, infinities.
-    let lower = s.to_ascii_lowercase();
-    if matches!(
-        lower.as_str(),
-        "y" | "n"
-            | "yes"
-            | "no"
-            | "on"
-            | "off"
-            | "true"
-            | "false"
-            | "null"
-            | "~"
-            | ".inf"
-            | "+.inf"
-            | ".nan"
-    ) {
-        return false;
-    }
-    if (first == '+' || first == '.') && s[1..].starts_with(|c: char| c.is_ascii_digit()) {
-        return false;
-    }
-    // Last word: the parser reads it back as the same string.
-    let probe = if flow { format!("[{s}]") } else { s.to_owned() };
-    match serde_yaml::from_str::<Value>(&probe) {
-        Ok(Value::String(t)) => !flow && t == s,
-        Ok(Value::Sequence(seq)) => {
-            flow && seq.len() == 1 && matches!(&seq[0], Value::String(t) if t == s)
-        }
-        _ => false,
-    }
-}
-
-fn unprintable(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -594,7 +529,7 @@ fn nested(parts: &[&str], col: usize, unit: usize, rendered: &str) -> Vec<String
     let mut out = Vec::with_capacity(parts.len());
     for (i, part) in parts.iter().enumerate() {
         let pad = " ".repeat(col + i * unit);
-        let key = render_string(part, false);
+        let key = scalar(part, false);
         if i + 1 == parts.len() {
             out.push(format!("{pad}{key}: {rendered}"));
         } else {

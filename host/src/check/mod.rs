@@ -9,7 +9,7 @@
 //! How each file is checked is [`plan::Role`]'s one decision: a translation a `target`
 //! template produces is checked against its source (`placeholders`, `translation-terms`)
 //! however it was reached, and a source and its named translation are checked once.
-//! `--diff-against REV` is [`diff`]: only the blocks that changed since REV, translations too.
+//! `--diff-against REV` is `diff`: only the blocks that changed since REV, translations too.
 
 mod diff;
 pub mod plan;

@@ -1,5 +1,5 @@
 //! What governs a text no file holds yet, and how it is read: the request every text service
-//! takes (`check_text`, `voice_check`, `voice_rewrite`, `term_check`), its [`Scope`], and the
+//! takes (`check_text`, `voice_check`, `voice_rewrite`, `term_check`), its `Scope`, and the
 //! block-at-a-time read and check they share.
 //!
 //! A text is bound at `context_path`, the intended project-relative destination (never read),
