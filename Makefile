@@ -49,9 +49,14 @@ e2e-hosts: build
 e2e-precommit:
 	bash scripts/e2e-precommit.sh
 
+## fmt, clippy, rustdoc (broken links and stray HTML are errors) and unused dependencies
+## (cargo-machete, installed on first use).
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
+	@command -v cargo-machete >/dev/null || $(CARGO) install --locked cargo-machete@0.9.2
+	cargo machete
 	CARGO_TARGET_DIR=$(CURDIR)/target $(CARGO) check --manifest-path fuzz/Cargo.toml
 
 fmt:
