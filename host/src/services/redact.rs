@@ -199,8 +199,25 @@ fn bearer_tokens(b: &[u8]) -> Vec<(usize, usize)> {
 }
 
 /// Values after `…key=`, `…token:`, `"…secret": "…"`: the value alone.
+/// A value that is not a secret may hold the next name (`key=abc/token=0123…`: `abc/token`
+/// is the first value, as base64 allows `/`), so the search goes on from the start of a
+/// value it passed over, not from its end. Each value is scanned at most twice.
 fn assigned_secrets(b: &[u8]) -> Vec<(usize, usize)> {
-    matches(&ASSIGNED, b, secret_value)
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(c) = ASSIGNED.captures_at(b, at) {
+        let (Some(whole), Some(value)) = (c.get(0), c.get(1)) else {
+            break;
+        };
+        if secret_value(b, value.start(), value.end()) {
+            out.push((value.start(), value.end()));
+            at = value.end();
+        } else {
+            // The name is at least three bytes, so the value starts past the match's start.
+            at = value.start().max(whole.start() + 1);
+        }
+    }
+    out
 }
 
 fn emails(b: &[u8]) -> Vec<(usize, usize)> {
@@ -436,6 +453,12 @@ mod tests {
                 "secret",
                 "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5",
             ),
+            // The first value (`abc/token`) is no secret; the name inside it names one.
+            (
+                "key=abc/token=0123456789abcdef0123 end",
+                "secret",
+                "0123456789abcdef0123",
+            ),
         ];
         for (text, kind, secret) in cases {
             let r = redact(text);
@@ -465,6 +488,7 @@ mod tests {
             "sk-a-".repeat(400_000),
             "Bearer Bearer ".repeat(150_000),
             "key=key=".repeat(250_000),
+            "key=a/token=b/".repeat(150_000),
             "eyJ.".repeat(500_000),
             "ghp_".repeat(500_000),
         ] {
