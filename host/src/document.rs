@@ -41,18 +41,7 @@ pub fn pick(path: &Path, declared: Option<&str>) -> Result<Option<&'static dyn F
         }
         return Ok(Some(format));
     }
-    let Some(ext) = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-    else {
-        return Ok(None);
-    };
-    let candidates: Vec<&'static dyn Format> = formats::all()
-        .iter()
-        .copied()
-        .filter(|f| f.info().extensions.contains(&ext.as_str()))
-        .collect();
+    let candidates: Vec<&'static dyn Format> = formats::by_extension(path).collect();
     match candidates.as_slice() {
         [] => Ok(None),
         // A `.xml` that is not a string resource (a drawable, a layout) is no format's file.
@@ -76,12 +65,9 @@ fn head(path: &Path) -> Vec<u8> {
 /// Why no format reads `path`, when a format that owns its extension can tell what the file
 /// is instead ("an Android `<vector>` resource, not strings").
 pub fn foreign(path: &Path) -> Option<String> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    path.extension()?;
     let head = head(path);
-    formats::all()
-        .iter()
-        .filter(|f| f.info().extensions.contains(&ext.as_str()))
-        .find_map(|f| f.foreign(&head))
+    formats::by_extension(path).find_map(|f| f.foreign(&head))
 }
 
 /// The error for a file no format reads, saying what it is when that is known.

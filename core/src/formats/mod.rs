@@ -903,16 +903,24 @@ pub fn by_id(id: &str) -> Option<&'static dyn Format> {
     all().iter().copied().find(|f| f.info().id == id)
 }
 
+/// The formats that own `path`'s extension (any case), in registry order; none when it has
+/// no extension.
+pub fn by_extension(path: &Path) -> impl Iterator<Item = &'static dyn Format> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    all().iter().copied().filter(move |f| {
+        ext.as_deref()
+            .is_some_and(|e| f.info().extensions.contains(&e))
+    })
+}
+
 /// The format for a file, by extension and then by [`Format::sniff`] over its first bytes
 /// when several formats share the extension.
 pub fn for_file(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     let head = &head[..head.len().min(4096)];
-    all()
-        .iter()
-        .copied()
-        .filter(|f| f.info().extensions.contains(&ext.as_str()))
-        .find(|f| f.sniff(head))
+    by_extension(path).find(|f| f.sniff(head))
 }
 
 /// The ids of every format, for error hints.

@@ -169,16 +169,7 @@ pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
         None => None,
     };
     let declared = crate::document::declared_format(project.as_ref(), collections.as_ref(), &abs);
-    let ext = abs
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let sharing = ext.as_deref().map_or(0, |ext| {
-        formats::all()
-            .iter()
-            .filter(|f| f.info().extensions.contains(&ext))
-            .count()
-    });
+    let sharing = formats::by_extension(&abs).count();
     let (format, by) = match (&declared, &p.content) {
         (Some(_), _) => (
             crate::document::pick(&abs, declared.as_deref())?,
