@@ -161,29 +161,19 @@ pub(crate) fn gated(pass: bool, failed: &[String], printer: &Printer) -> anyhow:
 impl Render for CheckReport {
     fn render(&self, out: &mut dyn Write, style: &Style) -> io::Result<()> {
         for f in &self.findings {
-            let location = if f.line == 0 {
-                match &f.block {
-                    Some(block) => format!("{} [{block}]", f.path),
-                    None => f.path.clone(),
-                }
-            } else {
-                format!("{}:{}:{}", f.path, f.line, f.column)
-            };
+            // `Finding::line`, painted: the same words as every other text output.
             let severity = match f.severity {
                 kapi_core::governance::Severity::Critical => style.paint("31;1", "critical"),
                 kapi_core::governance::Severity::Major => style.paint("31", "major"),
                 kapi_core::governance::Severity::Minor => style.paint("33", "minor"),
                 kapi_core::governance::Severity::Info => style.paint("36", "info"),
             };
-            let mut message = f.message.clone();
-            if let Some(s) = &f.suggestion {
-                message.push_str(&format!("; use `{s}`"));
-            }
             writeln!(
                 out,
-                "{} {severity} {} {message}",
-                style.bold(&location),
-                style.dim(&f.rule)
+                "{} {severity} {} {}",
+                style.bold(&f.location()),
+                style.dim(&f.rule),
+                f.advice()
             )?;
         }
         for stale in &self.stale {

@@ -44,15 +44,12 @@ pub fn render(report: &CheckReport) -> String {
             }
         }
         properties.push(format!("title={}", escape_property(&finding.rule)));
-        let mut message = finding.message.clone();
-        if let Some(suggestion) = &finding.suggestion {
-            let _ = write!(message, " (use instead: {suggestion})");
-        }
+        // The location is the command's own; the words are every text output's.
         let _ = writeln!(
             out,
             "::{command} {}::{}",
             properties.join(","),
-            escape_data(&message)
+            escape_data(&finding.advice())
         );
     }
     // A translation a changed source block left behind: pending work, a notice.

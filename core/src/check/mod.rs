@@ -99,6 +99,38 @@ pub struct Finding {
     pub suggestion: Option<String>,
 }
 
+impl Finding {
+    /// Where it is, as every text output names it: `path:line:column`, or for a finding with
+    /// no location `path [block]` (or the path alone).
+    pub fn location(&self) -> String {
+        match (self.line, &self.block) {
+            (0, Some(block)) => format!("{} [{block}]", self.path),
+            (0, None) => self.path.clone(),
+            (line, _) => format!("{}:{line}:{}", self.path, self.column),
+        }
+    }
+
+    /// The message and, when there is one, what to write instead: ``…; use `sign in` ``.
+    pub fn advice(&self) -> String {
+        match &self.suggestion {
+            Some(s) => format!("{}; use `{s}`", self.message),
+            None => self.message.clone(),
+        }
+    }
+
+    /// The one line every text output gives a finding (the CLI's text, the hook's reason,
+    /// MCP's text answers): `location severity rule advice`. The CLI adds colour only.
+    pub fn line(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.location(),
+            self.severity.as_str(),
+            self.rule,
+            self.advice()
+        )
+    }
+}
+
 /// One document to check.
 pub struct CheckInput<'a> {
     /// The path findings carry.
@@ -263,5 +295,37 @@ impl<'a> TranslationCheck<'a> {
             (a.line, a.column, a.rule.as_str()).cmp(&(b.line, b.column, b.rule.as_str()))
         });
         self.findings
+    }
+}
+
+#[cfg(test)]
+mod finding_line_tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_reads_as_one_line_with_or_without_a_location() {
+        let mut f = Finding {
+            rule: "terms.forbidden".into(),
+            severity: Severity::Major,
+            path: "docs/a.md".into(),
+            line: 3,
+            column: 7,
+            start: 20,
+            end: 27,
+            block: Some("s1/p".into()),
+            message: "`utilize` is forbidden here".into(),
+            matched: Some("utilize".into()),
+            suggestion: Some("use".into()),
+        };
+        assert_eq!(
+            f.line(),
+            "docs/a.md:3:7 major terms.forbidden `utilize` is forbidden here; use `use`"
+        );
+        f.line = 0;
+        f.suggestion = None;
+        assert_eq!(f.location(), "docs/a.md [s1/p]");
+        assert_eq!(f.advice(), "`utilize` is forbidden here");
+        f.block = None;
+        assert_eq!(f.location(), "docs/a.md");
     }
 }

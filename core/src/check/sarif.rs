@@ -56,7 +56,7 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
             let mut result = json!({
                 "ruleId": finding.rule,
                 "level": level(finding.severity),
-                "message": {"text": finding.message},
+                "message": {"text": finding.advice()},
                 "locations": [{"physicalLocation": physical}],
                 "properties": {"severity": finding.severity.as_str()},
             });

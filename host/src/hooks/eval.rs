@@ -192,18 +192,7 @@ fn failing_lines(report: &CheckReport) -> Vec<String> {
     let mut lines: Vec<String> = failing
         .iter()
         .take(MAX_LISTED)
-        .map(|f| {
-            let at = if f.line == 0 {
-                f.path.clone()
-            } else {
-                format!("{}:{}:{}", f.path, f.line, f.column)
-            };
-            let mut line = format!("  {at} {} {} {}", f.severity.as_str(), f.rule, f.message);
-            if let Some(s) = &f.suggestion {
-                line.push_str(&format!("; use `{s}`"));
-            }
-            line
-        })
+        .map(|f| format!("  {}", f.line()))
         .collect();
     if failing.len() > MAX_LISTED {
         lines.push(format!("  … and {} more", failing.len() - MAX_LISTED));

@@ -306,23 +306,10 @@ pub(crate) fn locate(prose: &Prose, range: &Range<usize>, text: &str) -> Option<
 pub(crate) mod render {
     use kapi_core::check::Finding;
 
+    /// One `- ` item per finding, [`Finding::line`] after it.
     pub fn findings(out: &mut String, findings: &[Finding]) {
         for f in findings {
-            let at = if f.line == 0 {
-                String::new()
-            } else {
-                format!("{}:{} ", f.line, f.column)
-            };
-            out.push_str(&format!(
-                "- {at}{} ({}): {}",
-                f.rule,
-                f.severity.as_str(),
-                f.message
-            ));
-            if let Some(s) = &f.suggestion {
-                out.push_str(&format!(" → use `{s}`"));
-            }
-            out.push('\n');
+            out.push_str(&format!("- {}\n", f.line()));
         }
     }
 
