@@ -53,9 +53,13 @@ pub fn pick(path: &Path, declared: Option<&str>) -> Result<Option<&'static dyn F
     }
 }
 
-/// The first 4 KB of a file (empty when it cannot be read: the read proper reports why).
+/// The first 4 KB of a regular file (empty when it cannot be read, or is a pipe or a device
+/// an open would wait on: the read proper reports why).
 fn head(path: &Path) -> Vec<u8> {
     let mut head = Vec::with_capacity(4096);
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return head;
+    }
     if let Ok(file) = std::fs::File::open(path) {
         let _ = file.take(4096).read_to_end(&mut head);
     }

@@ -9,7 +9,7 @@
 //! `kapi formats detect [PATH] [--stdin]`: the format kapi would read a file or a text with
 //! and how it knows (the detect service MCP's `detect_format` calls too). `PATH` alone is
 //! judged by the project's declarations, its extension and, where formats share it, its first
-//! bytes (it need not exist); `-` (or no PATH) reads a text on stdin and judges its content;
+//! bytes (it need not exist), named from the working folder as every verb's paths are; `-` (or no PATH) reads a text on stdin and judges its content;
 //! `PATH --stdin` judges that text as the file `PATH`. Exits 0 when a format reads it, 1 when
 //! none does (the result still says so), 2 on bad flags.
 
@@ -73,7 +73,7 @@ pub fn run(
         Some(FormatsCommand::Describe(args)) => {
             let request = DescribeRequest {
                 format: args.format.clone(),
-                path: args.path.clone(),
+                path: args.path.as_deref().map(|p| from_here(app, p)),
             };
             printer.emit(&Rendered(&describe(app, &request)?, Described::render))?;
             Ok(Outcome::Success)
@@ -82,12 +82,30 @@ pub fn run(
     }
 }
 
+/// A path as the user typed it, named from the working folder: in a project, the
+/// project-relative form the service and MCP take; outside one, as typed (the service
+/// resolves it from the working folder).
+fn from_here(app: &kapi_host::App, path: &str) -> String {
+    let Some(root) = app.project().ok().flatten().map(|p| p.root) else {
+        return path.to_owned();
+    };
+    let abs = kapi_host::app::normalize(&app.absolute(std::path::Path::new(path)));
+    match abs.strip_prefix(&root) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+        _ => abs.display().to_string(),
+    }
+}
+
 fn run_detect(
     args: &DetectArgs,
     app: &kapi_host::App,
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
-    let path = args.path.clone().filter(|p| p != "-");
+    let path = args
+        .path
+        .as_deref()
+        .filter(|p| *p != "-")
+        .map(|p| from_here(app, p));
     let content = if path.is_none() || args.stdin {
         Some(crate::input::text(std::path::Path::new("-"), app)?)
     } else {

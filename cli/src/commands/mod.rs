@@ -90,10 +90,13 @@ pub enum Command {
     Mcp(mcp::McpArgs),
     /// List the file formats kapi reads and what each can do
     ///
-    /// `kapi formats detect PATH` names the format kapi would read a file with and how it
-    /// knows (the collection's declared format, the extension, or the first bytes where formats
-    /// share it); `kapi formats detect -` judges a text on stdin by its content. The same
-    /// service as MCP's `detect_format`. Exits 0, or 1 when no format reads it.
+    /// `kapi formats describe FORMAT` (or `--path FILE`) gives one format in full: what it
+    /// can do and each change operation it takes (MCP's `describe_format`). `kapi formats
+    /// detect PATH` names the format kapi would read a file with and how it knows (the
+    /// collection's declared format, the extension, or the first bytes where formats share
+    /// it); `kapi formats detect -` judges a text on stdin by its content (MCP's
+    /// `detect_format`). Paths are named from the working folder. Exits 0, 1 when no format
+    /// has that id or reads the file, 2 on bad flags.
     Formats(formats::FormatsArgs),
     /// Mask emails, phone numbers, API keys and tokens as `[redacted:KIND]`
     ///

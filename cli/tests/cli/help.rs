@@ -105,6 +105,70 @@ fn formats_lists_markdown_and_text() {
     assert_eq!(json["formats"][0]["capabilities"]["editable"], true);
 }
 
+/// `kapi formats describe|detect`: a path is named from the working folder (a collection
+/// declares `notes/*.txt` as Markdown), an unread file says what it is instead, a pipe is
+/// judged by its name without waiting on it.
+#[test]
+fn formats_judge_a_path_from_the_working_folder() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: t\ncollections:\n  - path: \"notes/*.txt\"\n    format: markdown\n",
+    );
+    kapi.write("notes/a.txt", "# A\n");
+    let id = |run: &super::Run| run.json()["id"].as_str().map(str::to_owned);
+    let here = kapi.run_in(
+        "notes",
+        &["formats", "describe", "--path", "a.txt", "--json"],
+    );
+    assert_eq!(
+        id(&here).as_deref(),
+        Some("markdown"),
+        "{}",
+        here.transcript()
+    );
+    let root = kapi.run(&["formats", "describe", "--path", "a.txt", "--json"]);
+    assert_eq!(id(&root).as_deref(), Some("text"), "{}", root.transcript());
+    let detected = kapi.run_in("notes", &["formats", "detect", "a.txt", "--json"]);
+    assert_eq!(
+        detected.json()["by"],
+        "declared",
+        "{}",
+        detected.transcript()
+    );
+
+    kapi.write(
+        "res/drawable/icon.xml",
+        "<vector xmlns:android=\"http://schemas.android.com/apk/res/android\"/>\n",
+    );
+    let drawable = kapi.run(&["formats", "describe", "--path", "res/drawable/icon.xml"]);
+    assert_eq!(drawable.code, 1, "{}", drawable.transcript());
+    assert!(drawable.stderr.contains("<vector>"), "{}", drawable.stderr);
+    let unknown = kapi.run(&["formats", "describe", "nope"]);
+    assert!(
+        unknown.stderr.contains("`nope` in `FORMAT`"),
+        "{}",
+        unknown.stderr
+    );
+
+    #[cfg(unix)]
+    {
+        let made = std::process::Command::new("mkfifo")
+            .arg(kapi.path().join("pipe.xml"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        // A reader that opened the pipe would wait for a writer forever.
+        let run = kapi.run(&["formats", "detect", "pipe.xml", "--json"]);
+        assert_eq!(
+            run.json()["format"]["id"],
+            "android",
+            "{}",
+            run.transcript()
+        );
+    }
+}
+
 #[test]
 fn every_verb_help_is_snapshotted() {
     let kapi = Kapi::empty();

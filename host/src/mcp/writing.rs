@@ -323,7 +323,10 @@ impl KapiServer {
             path: p.path,
         };
         match describe(&app, &request) {
-            Ok(described) => answer(&described, None),
+            Ok(described) => {
+                let text = described.render();
+                answer(&described, Some(text))
+            }
             Err(e) => failure(e),
         }
     }

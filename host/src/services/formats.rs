@@ -107,7 +107,7 @@ pub fn describe(app: &App, request: &DescribeRequest) -> Result<Described, HostE
             .map(|f| FormatRow::new(*f.info()))
             .ok_or_else(|| HostError::UnknownFormatId {
                 format: id.to_owned(),
-                field: "format".into(),
+                field: app.surface.pick("FORMAT", "format"),
             })?,
         (None, Some(path)) => detect(
             app,
@@ -117,9 +117,13 @@ pub fn describe(app: &App, request: &DescribeRequest) -> Result<Described, HostE
             },
         )?
         .format
-        .ok_or_else(|| HostError::UnknownFormat {
-            path: path.into(),
-            what: None,
+        .ok_or_else(|| {
+            // Saying what the file is instead, where a format can tell (a drawable `.xml`).
+            let abs = match app.project() {
+                Ok(Some(p)) if std::path::Path::new(path).is_relative() => p.root.join(path),
+                _ => app.absolute(std::path::Path::new(path)),
+            };
+            crate::document::unknown_format(std::path::Path::new(path), &abs)
         })?,
         _ => {
             return Err(HostError::Usage {
