@@ -1968,38 +1968,42 @@ fn continuation(held: &str) -> Option<String> {
     Some(rest[..rest.len() - content.len()].to_owned())
 }
 
-/// Writes a front-matter value in the quoting style it was read in, quoting a plain value
-/// when the new text would not read back as the same string.
+/// Writes a front-matter value in the quoting style it was read in. A plain value stays plain
+/// where YAML (1.1 and 1.2, [`crate::yaml_text::plain_ok`]) and this reader both read it back
+/// as itself; else it is quoted the way this reader reads back too: double quotes when it
+/// holds no `"` or `\`, single quotes when it holds no `'`, and only past both YAML's escaped
+/// double quotes (valid YAML, though this reader then sees no text block there).
 fn yaml_value(value: &str, before: &str, out: &mut String) {
     let value = value.replace(['\r', '\n'], " ");
     if before.ends_with('\'') {
         out.push_str(&value.replace('\'', "''"));
         return;
     }
-    let quoted = before.ends_with('"');
-    let plain_ok = !quoted
-        && scalar_value(&format!(" {value}")).is_some_and(|s| s.text == value)
-        && serde_yaml::from_str::<serde_yaml::Value>(&value)
-            .ok()
-            .as_ref()
-            .and_then(serde_yaml::Value::as_str)
-            == Some(value.as_str());
-    if plain_ok {
-        out.push_str(&value);
+    // What a quoted scalar may hold as written: a tab, never another control character.
+    let raw = value
+        .chars()
+        .all(|c| c == '\t' || crate::yaml_text::printable(c));
+    let escaped = || {
+        let quoted = crate::yaml_text::quote(&value);
+        quoted[1..quoted.len() - 1].to_owned()
+    };
+    if before.ends_with('"') {
+        if raw && !value.contains(['"', '\\']) {
+            out.push_str(&value);
+        } else {
+            out.push_str(&escaped());
+        }
         return;
     }
-    if !quoted {
-        out.push('"');
-    }
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c => out.push(c),
-        }
-    }
-    if !quoted {
-        out.push('"');
+    let reads_back = || scalar_value(&format!(" {value}")).is_some_and(|s| s.text == value);
+    if crate::yaml_text::plain_ok(&value, false) && reads_back() {
+        out.push_str(&value);
+    } else if raw && !value.contains(['"', '\\']) {
+        out.push_str(&format!("\"{value}\""));
+    } else if raw && !value.contains('\'') {
+        out.push_str(&format!("'{value}'"));
+    } else {
+        out.push_str(&format!("\"{}\"", escaped()));
     }
 }
 
@@ -2797,6 +2801,49 @@ mod tests {
                 .source
                 .plain_text(),
             "Bonjour: monde"
+        );
+    }
+
+    #[test]
+    fn front_matter_values_are_written_as_yaml_and_this_reader_read_them_back() {
+        let source = "---\ntitle: Hello\n---\n\n# Hi\n";
+        // Each reads back as a text block: YAML would take `yes` and `12` for another type,
+        // `Say "hi"` and `a\tb` need quotes this reader reads.
+        for text in [
+            "2024 roadmap",
+            "yes",
+            "12",
+            "a: b",
+            "Say \"hi\"",
+            "a\tb",
+            "it's",
+        ] {
+            let mut parsed = read(source);
+            set_text(&mut parsed, "front/title", text);
+            let out = write(&parsed);
+            let again = read(&out);
+            let block = again
+                .document
+                .block("front/title")
+                .unwrap_or_else(|| panic!("the title is still a block in {out:?}"));
+            assert_eq!(block.source.plain_text(), text, "{out:?}");
+            let front = out.split("---\n").nth(1).unwrap_or_default();
+            let yaml: serde_yaml::Mapping = serde_yaml::from_str(front).expect("front matter");
+            assert_eq!(
+                yaml.get("title").and_then(|v| v.as_str()),
+                Some(text),
+                "{out:?}"
+            );
+        }
+        // Both quotes and a control character: YAML's escapes, still valid YAML.
+        let mut parsed = read(source);
+        set_text(&mut parsed, "front/title", "it's \"x\"\u{7}");
+        let out = write(&parsed);
+        let front = out.split("---\n").nth(1).unwrap_or_default();
+        let yaml: serde_yaml::Mapping = serde_yaml::from_str(front).expect("front matter");
+        assert_eq!(
+            yaml.get("title").and_then(|v| v.as_str()),
+            Some("it's \"x\"\u{7}")
         );
     }
 
