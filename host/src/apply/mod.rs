@@ -27,11 +27,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use kapi_core::change::edit::{self, Edited};
-use kapi_core::change::result::{
-    ActorStamp, ChangeResult, DocResult, OpResult, OpStatus, SetStatus,
-};
-use kapi_core::change::stage::{self, Fault, StagedFile};
-use kapi_core::change::{ChangeSet, GateMode, Operation, Outcome, RESULT_SCHEMA, gate};
+use kapi_core::change::result::{ChangeResult, OpResult, OpStatus, SetStatus};
+use kapi_core::change::stage::StagedFile;
+use kapi_core::change::{ChangeSet, GateMode, Operation, Outcome, gate};
 use kapi_core::check::FailOn;
 use kapi_core::check::edition::{self as edition_check, EditionFinding};
 use kapi_core::formats::{Format, Parsed};
@@ -53,8 +51,8 @@ use crate::policy;
 
 mod assets;
 mod diff;
+mod run;
 
-use assets::Prepared;
 use diff::diff;
 pub use diff::unified_diff;
 
@@ -150,13 +148,31 @@ struct Service<'a> {
     translations: HashMap<String, (String, String)>,
 }
 
+impl<'a> Service<'a> {
+    /// A service with nothing read yet, for the project (or the folder) at `root`.
+    fn new(app: &'a App, project: Option<Project>, root: PathBuf) -> Self {
+        Service {
+            app,
+            project,
+            root,
+            files: Vec::new(),
+            docs: HashMap::new(),
+            doc_list: Vec::new(),
+            langs: HashMap::new(),
+            blocks: HashMap::new(),
+            translations: HashMap::new(),
+        }
+    }
+}
+
 /// Applies a change set as the app's actor.
 pub fn apply(app: &App, request: &ApplyRequest) -> Result<ChangeResult, HostError> {
     let actor = app.actor();
     apply_as(app, &actor, request)
 }
 
-/// Applies a change set as `actor` (the MCP server stamps its client here).
+/// Applies a change set as `actor` (the MCP server stamps its client here): under the set's
+/// lock, each phase of [`run::Run`] in order.
 pub fn apply_as(
     app: &App,
     actor: &Actor,
@@ -167,370 +183,17 @@ pub fn apply_as(
         .as_ref()
         .map_or_else(|| app.cwd.clone(), |p| p.root.clone());
     let _lock = lock(&root, project.is_some())?;
-    let set = &request.set;
-    let mut svc = Service {
-        app,
-        project,
-        root,
-        files: Vec::new(),
-        docs: HashMap::new(),
-        doc_list: Vec::new(),
-        langs: HashMap::new(),
-        blocks: HashMap::new(),
-        translations: HashMap::new(),
-    };
-    let n = set.operations.len();
-    let mut results: Vec<Option<OpResult>> = vec![None; n];
-    let stamp = ActorStamp {
-        kind: actor.kind.clone(),
-        name: actor.name.clone(),
-        session: actor.session.clone(),
-    };
-
-    // 1. Policy.
-    for (i, op) in set.operations.iter().enumerate() {
-        if let Some(r) = policy::check(actor, op, set.gate, app.surface) {
-            let mut res = OpResult::new(i, op.name(), OpStatus::NotPermitted, r.message);
-            res.at = op.at().cloned();
-            res.instead = Some(r.instead);
-            results[i] = Some(res);
-        }
+    let mut run = run::Run::new(Service::new(app, project, root), actor, request);
+    run.policy();
+    run.content()?;
+    run.stage();
+    run.decisions();
+    run.commit_check()?;
+    run.assets()?;
+    match run.settle() {
+        run::Settled::Done(result) => Ok(result),
+        run::Settled::Write(result, operations) => Ok(run.write(result, operations)),
     }
-
-    // 2. Content operations, in memory. A translation file named as its own document is
-    // that language's edition of its source (check::plan), so it is opened through the source
-    // and held to the translation analyzers like any other translation.
-    svc.plan_translations(set)?;
-    for op in &set.operations {
-        let Some(at) = op.at() else { continue };
-        svc.blocks
-            .entry(at.doc.clone())
-            .or_default()
-            .insert(at.block.clone());
-        if at.edition != SOURCE {
-            svc.langs
-                .entry(at.doc.clone())
-                .or_default()
-                .insert(at.edition.clone());
-        }
-        if let Some((source, lang)) = svc.translations.get(&at.doc) {
-            svc.langs
-                .entry(source.clone())
-                .or_default()
-                .insert(lang.clone());
-        }
-    }
-    // Which ops touched which edition, for the commit check.
-    let mut touched: BTreeMap<Loc, Vec<usize>> = BTreeMap::new();
-    for (i, op) in set.operations.iter().enumerate() {
-        if results[i].is_some() || !op.is_content() {
-            continue;
-        }
-        let Some(at) = op.at() else { continue };
-        let res = match svc.content(op, at) {
-            Ok((loc, res)) => {
-                if res.status == OpStatus::Applied {
-                    touched.entry(loc).or_default().push(i);
-                }
-                res
-            }
-            Err(r) => refusal(i, op, r),
-        };
-        results[i] = Some(OpResult { index: i, ..res });
-    }
-
-    // 3. Every changed document rendered (staged) and read back: an edit lands as the next
-    // read will see it (text that spells a placeholder reads back as that placeholder), and
-    // the decisions, the commit check and the revs the result reports all use what was read.
-    let staged = if any_refused(&results) {
-        Vec::new()
-    } else {
-        svc.stage(set, &touched, &mut results)
-    };
-    let mut staged = staged;
-
-    // 4. Decisions: located and bound to the revision after the edits.
-    let mut decisions: Vec<(usize, Ref, String)> = Vec::new();
-    for (i, op) in set.operations.iter().enumerate() {
-        if results[i].is_some() {
-            continue;
-        }
-        if let Operation::Decide { at, if_match, .. } = op {
-            match svc.decide(at, if_match) {
-                Ok(rev) => decisions.push((i, at.clone(), rev)),
-                Err(r) => results[i] = Some(refusal(i, op, r)),
-            }
-        }
-    }
-
-    let mut fingerprints: BTreeSet<String> = BTreeSet::new();
-    let mut prepared = Prepared::default();
-    if !any_refused(&results) {
-        // 5. The commit check.
-        svc.commit_check(set, &touched, &mut results, &mut fingerprints)?;
-    }
-    if !any_refused(&results) {
-        // 6. Assets, prepared (validated) before anything is written.
-        prepared = svc.prepare_assets(set, actor, &mut results)?;
-    }
-    // A refused set writes nothing and lists no document.
-    if any_refused(&results) {
-        staged.clear();
-    }
-
-    // Fill every operation not refused and not yet answered.
-    let refused_any = any_refused(&results);
-    for (i, op) in set.operations.iter().enumerate() {
-        match &mut results[i] {
-            Some(r) if refused_any && !r.status.refuses() => {
-                r.status = OpStatus::NotApplied;
-                r.message = "not applied: another operation was refused".into();
-                r.rev = None;
-            }
-            Some(_) => {}
-            None => {
-                let mut r = if refused_any {
-                    OpResult::new(
-                        i,
-                        op.name(),
-                        OpStatus::NotApplied,
-                        "not applied: another operation was refused",
-                    )
-                } else {
-                    prepared.results.remove(&i).unwrap_or_else(|| {
-                        OpResult::new(i, op.name(), OpStatus::Applied, "applied")
-                    })
-                };
-                r.at = op.at().cloned();
-                results[i] = Some(r);
-            }
-        }
-    }
-    let mut operations: Vec<OpResult> = results.into_iter().flatten().collect();
-    for op in &mut operations {
-        if op.status.refuses() || op.status == OpStatus::NotApplied {
-            op.rev = None;
-        }
-    }
-    let fingerprint = combine(&fingerprints);
-
-    // Documents: a diff per changed file.
-    let mut documents: Vec<DocResult> = Vec::new();
-    for staged in &mut staged {
-        let file = &svc.files[staged.file];
-        documents.push(DocResult {
-            doc: file.doc.clone(),
-            written: false,
-            rev_before: file.read.rev(),
-            rev_after: Some(staged.rev.clone()),
-            diff: std::mem::take(&mut staged.diff),
-        });
-    }
-    let mut result = ChangeResult {
-        schema: RESULT_SCHEMA,
-        status: SetStatus::Applied,
-        dry_run: request.dry_run,
-        actor: stamp,
-        operations: Vec::new(),
-        documents,
-        fingerprint,
-        change: None,
-        error: None,
-    };
-    if refused_any {
-        for d in &mut result.documents {
-            d.rev_after = None;
-        }
-        result.status = SetStatus::Refused;
-        result.operations = operations;
-        return Ok(result);
-    }
-    let all_unchanged = operations.iter().all(|o| o.status == OpStatus::Unchanged);
-    if all_unchanged {
-        result.status = SetStatus::Unchanged;
-    }
-    if request.dry_run {
-        result.operations = operations;
-        return Ok(result);
-    }
-
-    // 7. Everything that can fail is checked or staged before the first document is written:
-    // the store opened, migrated and writable (when the change is recorded), and every asset
-    // rendered as a file of the same commit, renamed after the documents.
-    let store = if svc.project.is_some() && !all_unchanged {
-        match svc.writable_store() {
-            Ok(store) => store,
-            Err(e) => {
-                return Ok(nothing_landed(
-                    result,
-                    operations,
-                    format!("{}; nothing was written", describe(&e)),
-                    "not applied: the change could not be recorded, so nothing was written",
-                ));
-            }
-        }
-    } else {
-        None
-    };
-    // The rendered bytes move to the commit: a document is not held twice.
-    let mut files: Vec<StagedFile> = staged
-        .into_iter()
-        .map(|s| StagedFile {
-            doc: svc.files[s.file].doc.clone(),
-            path: svc.files[s.file].real.clone(),
-            bytes: s.bytes,
-        })
-        .collect();
-    let n_docs = files.len();
-    match svc.asset_files(&prepared) {
-        Ok(assets) => files.extend(assets),
-        Err(e) => {
-            return Ok(nothing_landed(
-                result,
-                operations,
-                format!("{}; nothing was written", describe(&e)),
-                "not applied: an asset could not be read, so nothing was written",
-            ));
-        }
-    }
-    // In a project, every folder is walked from its real root without following a link.
-    let real_root = svc.project.as_ref().map(|_| real_path(&svc.root));
-    let committed = stage::commit(
-        &files,
-        &stage::Control {
-            within: real_root.as_deref(),
-            fault: Fault {
-                fail_rename: app.env.fail_rename,
-                pause_rename: app.env.pause_rename,
-            },
-            stop: Some(app.stop.flag()),
-        },
-    );
-    for (d, landed) in result.documents.iter_mut().zip(&committed.landed) {
-        d.written = *landed;
-        if !*landed {
-            d.rev_after = None;
-        }
-    }
-    let landed_docs: Vec<&str> = files[..n_docs]
-        .iter()
-        .zip(&committed.landed)
-        .filter(|(_, l)| **l)
-        .map(|(f, _)| f.doc.as_str())
-        .collect();
-    if let Some((i, e)) = &committed.error {
-        let what = if committed.interrupted() {
-            format!("stopped by a signal before `{}` was written", files[*i].doc)
-        } else {
-            format!("writing `{}` failed: {e}", files[*i].doc)
-        };
-        if !committed.landed.iter().any(|l| *l) {
-            // Nothing landed: the set is refused, not partial, and there is no change to record.
-            return Ok(nothing_landed(
-                result,
-                operations,
-                format!("{what}; nothing was written"),
-                "not applied: the write failed before any document landed",
-            ));
-        }
-        let lost_assets: Vec<&str> = files[(*i).max(n_docs)..]
-            .iter()
-            .map(|f| f.doc.as_str())
-            .collect();
-        result.status = SetStatus::Partial;
-        result.error = Some(if *i < n_docs {
-            format!(
-                "{what}; landed: {} (no document after it and no asset was written)",
-                landed_docs.join(", ")
-            )
-        } else {
-            format!(
-                "{what}; every document landed ({}), but not {}",
-                landed_docs.join(", "),
-                lost_assets.join(", ")
-            )
-        });
-        for op in &mut operations {
-            let doc_lost = op
-                .at
-                .as_ref()
-                .is_some_and(|at| !doc_landed(&svc, &files[..n_docs], &committed.landed, at));
-            let asset_lost = op
-                .landed
-                .as_deref()
-                .is_some_and(|l| lost_assets.contains(&l))
-                || (!op_is_document(&set.operations[op.index]) && *i < n_docs);
-            if op.status == OpStatus::Applied && (doc_lost || asset_lost) {
-                op.status = OpStatus::NotApplied;
-                op.message = "not applied: the write was interrupted before it landed".into();
-                op.rev = None;
-            }
-        }
-        result.operations = operations;
-        if let Err(e) = svc.record(
-            store.as_ref(),
-            actor,
-            set,
-            &result,
-            &Prepared::default(),
-            "partial",
-            &[],
-        ) {
-            append_error(
-                &mut result,
-                &format!("the partial change was not recorded: {}", describe(&e)),
-            );
-        }
-        return Ok(result);
-    }
-
-    // 8. The record (with each edit as an agent signal for the suggestions that prefer what
-    // it wrote), then kept notes and the rules files. The documents and assets have landed:
-    // a failure from here on is a `partial` result that says what did not happen.
-    let edits = svc.edits(&touched);
-    result.operations = operations;
-    if svc.project.is_some() && !all_unchanged {
-        match svc.record(
-            store.as_ref(),
-            actor,
-            set,
-            &result,
-            &prepared,
-            "applied",
-            &edits,
-        ) {
-            Ok(id) => {
-                result.change = id;
-                if let Err(e) = svc.keep_notes(actor, &prepared, &mut result.operations) {
-                    result.status = SetStatus::Partial;
-                    append_error(
-                        &mut result,
-                        &format!(
-                            "every document and asset landed and the change is recorded, but the notes were not kept: {}",
-                            describe(&e)
-                        ),
-                    );
-                    for (i, _) in &prepared.notes {
-                        if let Some(r) = result.operations.iter_mut().find(|r| r.index == *i) {
-                            r.status = OpStatus::NotApplied;
-                            r.message = "not applied: the note could not be kept".into();
-                        }
-                    }
-                }
-            }
-            Err(e) => {
-                result.status = SetStatus::Partial;
-                append_error(
-                    &mut result,
-                    &format!(
-                        "every document and asset landed, but the change was not recorded: {}",
-                        describe(&e)
-                    ),
-                );
-            }
-        }
-    }
-    Ok(result)
 }
 
 /// The result of a set whose write failed before anything landed: refused, with `error`.
