@@ -230,9 +230,27 @@ fn each_tool_and_its_command_give_the_same_json() {
     let env = [("KAPI_SESSION", SESSION)];
     let (mut server, _) =
         Server::spawn_env(&dir, Bind::Discover, &["--all"], &env).initialize(PROTOCOL);
+    // Each tool's declared output schema pins the id its answers carry.
+    let declared: std::collections::BTreeMap<String, Value> = server
+        .tools()
+        .into_iter()
+        .filter_map(|t| {
+            let name = t["name"].as_str()?.to_owned();
+            Some((
+                name,
+                t["outputSchema"]["properties"]["schema"]["const"].clone(),
+            ))
+        })
+        .collect();
     for pair in pairs() {
         let tool = server.tool(pair.tool, pair.arguments.clone());
         assert!(!tool.is_error, "{}: {tool:#?}", pair.tool);
+        assert_eq!(
+            declared.get(pair.tool),
+            Some(&tool.structured["schema"]),
+            "{}: the output schema's id against the answer's",
+            pair.tool
+        );
         let mut command = pair.command.to_vec();
         command.push("--json");
         let out = cli_with(&dir, Bind::Discover, &env, &command, pair.stdin);

@@ -659,10 +659,13 @@ impl ServerHandler for KapiServer {
     }
 }
 
-/// A loose output schema naming the result's `schema` id.
+/// An output schema that pins the result's `schema` id (`const`, required), so a client
+/// validating `structuredContent` tells one answer kind from another. The fields past it
+/// are described by the id's documentation (`docs/`), not yet by the schema.
 pub(crate) fn output(schema: &str) -> Arc<serde_json::Map<String, serde_json::Value>> {
     let v = serde_json::json!({"type": "object", "description": format!("a `{schema}` document"),
-                               "properties": {"schema": {"type": "string"}}});
+                               "properties": {"schema": {"type": "string", "const": schema}},
+                               "required": ["schema"]});
     Arc::new(v.as_object().cloned().unwrap_or_default())
 }
 
