@@ -74,6 +74,7 @@
 //! longer balance the markup they replaced (an open code kept without its close, codes
 //! reordered) and characters XML 1.0 cannot hold.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{Cursor, Read, Write};
 use std::ops::Range;
@@ -83,6 +84,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use super::output::Output;
+use super::xml::{self, Token};
 use super::{
     Capabilities, Format, FormatInfo, Hole, KeyBudget, Parsed, ReadError, Skeleton, WriteError,
 };
@@ -264,220 +266,112 @@ fn decode_part(bytes: Vec<u8>) -> Result<String, ReadError> {
         )
     })?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    if body.starts_with("<?xml")
-        && let Some(end) = body.find("?>")
-        && let Some(label) = Attrs::new(&body[..end]).find(|(n, _)| *n == "encoding")
-        && !matches!(label.1.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
+    if let Some(label) = xml::declared_encoding(body.as_bytes())
+        && !matches!(label.to_ascii_lowercase().as_str(), "utf-8" | "utf8")
     {
         return Err(package_error(format!(
-            "`{DOCUMENT}` declares the encoding {:?}; kapi reads Word documents whose XML is \
-             UTF-8",
-            label.1
+            "`{DOCUMENT}` declares the encoding {label:?}; kapi reads Word documents whose XML \
+             is UTF-8"
         )));
     }
     Ok(text)
 }
 
 // ---------------------------------------------------------------------------------------
-// XML scanning
+// XML scanning: thin glue over the shared scanner (`super::xml`)
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TagKind {
-    Start,
-    End,
-    Empty,
-    /// A comment, processing instruction, CDATA section or declaration.
-    Other,
+/// The tokens of an XML text, in order, from [`xml::next_token`]; an error ends them.
+struct Tokens<'a> {
+    text: &'a str,
+    at: usize,
 }
 
-#[derive(Debug, Clone)]
-struct Tag {
-    kind: TagKind,
-    /// Byte range of the whole tag, `<` to `>` inclusive.
+impl<'a> Tokens<'a> {
+    fn new(text: &'a str) -> Self {
+        Self { text, at: 0 }
+    }
+}
+
+impl Iterator for Tokens<'_> {
+    type Item = Result<Token, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at >= self.text.len() {
+            return None;
+        }
+        match xml::next_token(self.text, self.at, self.text.len()) {
+            Ok((token, next)) => {
+                self.at = next.max(self.at + 1);
+                Some(Ok(token))
+            }
+            Err(e) => {
+                self.at = self.text.len();
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// A start tag (or empty-element tag) of `document.xml`: the whole tag and its name.
+struct StartTag {
     span: Range<usize>,
     name: Range<usize>,
 }
 
-/// Walks the tags of an XML text, skipping character data.
-struct Scanner<'a> {
-    text: &'a str,
-    at: usize,
-}
-
-fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    let rest = bytes.get(from..)?;
-    if needle.len() == 1 {
-        return rest.iter().position(|&b| b == needle[0]).map(|i| from + i);
-    }
-    rest.windows(needle.len())
-        .position(|w| w == needle)
-        .map(|i| from + i)
-}
-
-impl<'a> Scanner<'a> {
-    fn new(text: &'a str) -> Self {
-        Self { text, at: 0 }
-    }
-
-    fn error(&self, at: usize, message: impl Into<String>) -> ReadError {
-        ReadError::syntax_at(self.text, at, message)
-    }
-
-    /// The next tag, `None` at the end of the text.
-    fn next_tag(&mut self) -> Result<Option<Tag>, ReadError> {
-        let bytes = self.text.as_bytes();
-        let Some(start) = find(bytes, self.at, b"<") else {
-            self.at = bytes.len();
-            return Ok(None);
-        };
-        let rest = &bytes[start..];
-        let other = |this: &mut Self, open: &[u8], close: &[u8], what: &str| {
-            let end = find(bytes, start + open.len(), close)
-                .ok_or_else(|| this.error(start, format!("{what} is not closed")))?;
-            this.at = end + close.len();
-            Ok(Some(Tag {
-                kind: TagKind::Other,
-                span: start..this.at,
-                name: start..start,
-            }))
-        };
-        if rest.starts_with(b"<!--") {
-            return other(self, b"<!--", b"-->", "a comment");
+impl StartTag {
+    /// Refuses a name run into what follows it (`<w:t?xml:space="preserve">`): the shared
+    /// scanner ends a name at the first byte a name cannot hold and leaves the attributes
+    /// for [`xml::attributes`], which `document.xml` reads only where it needs them.
+    fn check_name_end(&self, text: &str) -> Result<(), ReadError> {
+        match text.as_bytes().get(self.name.end) {
+            Some(b) if b.is_ascii_whitespace() || matches!(b, b'/' | b'>') => Ok(()),
+            _ => Err(ReadError::syntax_at(
+                text,
+                self.name.end,
+                "expected whitespace before an attribute",
+            )),
         }
-        if rest.starts_with(b"<![CDATA[") {
-            return other(self, b"<![CDATA[", b"]]>", "a CDATA section");
-        }
-        if rest.starts_with(b"<?") {
-            return other(self, b"<?", b"?>", "a processing instruction");
-        }
-        if rest.starts_with(b"<!") {
-            return other(self, b"<!", b">", "a declaration");
-        }
-        let end_tag = rest.starts_with(b"</");
-        let name_start = start + if end_tag { 2 } else { 1 };
-        let mut i = name_start;
-        while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>') {
-            i += 1;
-        }
-        if i == name_start {
-            return Err(self.error(start, "expected an element name after `<`"));
-        }
-        let name = name_start..i;
-        // Find the closing `>`, skipping quoted attribute values.
-        let mut quote = None;
-        while i < bytes.len() {
-            match (quote, bytes[i]) {
-                (None, b'"' | b'\'') => quote = Some(bytes[i]),
-                (Some(q), b) if b == q => quote = None,
-                (None, b'<') => {
-                    return Err(self.error(i, "expected `>` to end the tag before `<`"));
-                }
-                (None, b'>') => break,
-                _ => {}
-            }
-            i += 1;
-        }
-        if i >= bytes.len() {
-            return Err(self.error(start, "the tag is not closed: expected `>`"));
-        }
-        self.at = i + 1;
-        let kind = if end_tag {
-            TagKind::End
-        } else if bytes[i - 1] == b'/' {
-            TagKind::Empty
-        } else {
-            TagKind::Start
-        };
-        Ok(Some(Tag {
-            kind,
-            span: start..i + 1,
-            name,
-        }))
     }
 }
 
-/// The attributes of a start tag's text, as written (values not unescaped).
-struct Attrs<'a> {
-    text: &'a str,
-    at: usize,
-}
-
-impl<'a> Attrs<'a> {
-    /// Over a tag (`<w:t xml:space="preserve">`); the element name is skipped.
-    fn new(tag: &'a str) -> Self {
-        let bytes = tag.as_bytes();
-        let mut at = usize::from(bytes.first() == Some(&b'<'));
-        while at < bytes.len() && !matches!(bytes[at], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>') {
-            at += 1;
-        }
-        Self { text: tag, at }
-    }
-}
-
-impl<'a> Iterator for Attrs<'a> {
-    type Item = (&'a str, &'a str);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let bytes = self.text.as_bytes();
-        let space = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-        while self.at < bytes.len() && space(bytes[self.at]) {
-            self.at += 1;
-        }
-        let name_start = self.at;
-        while self.at < bytes.len()
-            && !space(bytes[self.at])
-            && !matches!(bytes[self.at], b'=' | b'>' | b'/')
-        {
-            self.at += 1;
-        }
-        let name = self.text.get(name_start..self.at)?;
-        if name.is_empty() {
-            return None;
-        }
-        while self.at < bytes.len() && space(bytes[self.at]) {
-            self.at += 1;
-        }
-        if bytes.get(self.at) != Some(&b'=') {
-            return None;
-        }
-        self.at += 1;
-        while self.at < bytes.len() && space(bytes[self.at]) {
-            self.at += 1;
-        }
-        let quote = *bytes.get(self.at)?;
-        if quote != b'"' && quote != b'\'' {
-            return None;
-        }
-        let value_start = self.at + 1;
-        let value_end = find(bytes, value_start, &[quote])?;
-        self.at = value_end + 1;
-        Some((name, self.text.get(value_start..value_end)?))
-    }
-}
-
-fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    Attrs::new(tag).find(|(n, _)| *n == name).map(|(_, v)| v)
+/// The value, as written (not unescaped), of the first attribute of the start tag `span`
+/// (whose name ends at `name_end`) that `pick` takes by its qualified name. A malformed
+/// attribute ends the search.
+fn attr_value<'t>(
+    text: &'t str,
+    name_end: usize,
+    span: &Range<usize>,
+    pick: impl Fn(&str) -> bool,
+) -> Option<&'t str> {
+    xml::attributes(text, name_end, span)
+        .map_while(Result::ok)
+        .find(|a| text.get(a.name.clone()).is_some_and(&pick))
+        .and_then(|a| text.get(a.value))
 }
 
 /// The prefix the root element binds to WordprocessingML (`w` in every Word file; empty
 /// when it is the default namespace).
 fn w_prefix(text: &str) -> String {
-    let mut scanner = Scanner::new(text);
-    while let Ok(Some(tag)) = scanner.next_tag() {
-        if matches!(tag.kind, TagKind::Start | TagKind::Empty) {
-            let tag_text = text.get(tag.span).unwrap_or_default();
-            for (name, value) in Attrs::new(tag_text) {
-                if W_NAMESPACES.contains(&value) {
-                    if name == "xmlns" {
-                        return String::new();
-                    }
-                    if let Some(prefix) = name.strip_prefix("xmlns:") {
-                        return prefix.to_owned();
-                    }
+    for token in Tokens::new(text) {
+        let Ok(token) = token else {
+            break;
+        };
+        let Token::Start { span, name, .. } = token else {
+            continue;
+        };
+        for attr in xml::attributes(text, name.end, &span).map_while(Result::ok) {
+            let name = text.get(attr.name).unwrap_or_default();
+            let value = text.get(attr.value).unwrap_or_default();
+            if W_NAMESPACES.contains(&value) {
+                if name == "xmlns" {
+                    return String::new();
+                }
+                if let Some(prefix) = name.strip_prefix("xmlns:") {
+                    return prefix.to_owned();
                 }
             }
-            break;
         }
+        break;
     }
     "w".into()
 }
@@ -489,27 +383,6 @@ fn local<'a>(name: &'a str, w: &str) -> Option<&'a str> {
         return (!name.contains(':')).then_some(name);
     }
     name.strip_prefix(w)?.strip_prefix(':')
-}
-
-/// Decodes the five XML entities and character references; `Err` gives the offset of a
-/// reference that is not one.
-fn unescape(raw: &str) -> Result<String, usize> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    let mut at = 0;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let after = &rest[amp + 1..];
-        let semi = after.find(';').filter(|&s| s <= 10).ok_or(at + amp)?;
-        let name = &after[..semi];
-        let c = super::xml::reference(name).ok_or(at + amp)?;
-        out.push(c);
-        let used = amp + 1 + semi + 1;
-        at += used;
-        rest = &rest[used..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -525,32 +398,40 @@ struct StyleInfo {
 /// Paragraph styles by id, from `styles.xml`; a malformed part gives what was read so far.
 fn read_styles(text: &str) -> HashMap<String, StyleInfo> {
     let w = w_prefix(text);
+    let style_id = format!("{w}:styleId");
+    let w_val = format!("{w}:val");
     let mut styles = HashMap::new();
-    let mut scanner = Scanner::new(text);
     let mut current: Option<(String, StyleInfo, bool)> = None;
-    while let Ok(Some(tag)) = scanner.next_tag() {
-        let name = text.get(tag.name.clone()).unwrap_or_default();
-        let Some(name) = local(name, &w) else {
+    for token in Tokens::new(text) {
+        let Ok(token) = token else {
+            break;
+        };
+        let (span, name, kind) = match token {
+            Token::Start { span, name, empty } => (span, name, Some(empty)),
+            Token::End { span, name } => (span, name, None),
+            _ => continue,
+        };
+        let Some(local_name) = local(text.get(name.clone()).unwrap_or_default(), &w) else {
             continue;
         };
-        let tag_text = text.get(tag.span.clone()).unwrap_or_default();
-        match (tag.kind, name) {
-            (TagKind::Start, "style") => {
-                current = attr(tag_text, &format!("{w}:styleId"))
-                    .or_else(|| attr(tag_text, "styleId"))
+        let attr = |want: &str| attr_value(text, name.end, &span, |n| n == want);
+        match (kind, local_name) {
+            (Some(false), "style") => {
+                current = attr(&style_id)
+                    .or_else(|| attr("styleId"))
                     .map(|id| (id.to_owned(), StyleInfo::default(), false));
             }
-            (TagKind::End, "style") => {
+            (None, "style") => {
                 if let Some((id, info, _)) = current.take() {
                     styles.insert(id, info);
                 }
             }
-            (TagKind::Start | TagKind::Empty, _) => {
+            (Some(_), _) => {
                 let Some((_, info, numbered)) = current.as_mut() else {
                     continue;
                 };
-                let val = attr(tag_text, &format!("{w}:val")).or_else(|| attr(tag_text, "val"));
-                match name {
+                let val = attr(&w_val).or_else(|| attr("val"));
+                match local_name {
                     "name" => {
                         let lower = val.unwrap_or_default().to_ascii_lowercase();
                         if lower == "title" {
@@ -864,16 +745,15 @@ impl<'a> DocReader<'a> {
         key
     }
 
-    /// The `w:val` attribute of a property element.
-    fn val(&self, tag_text: &'a str) -> Option<&'a str> {
-        Attrs::new(tag_text)
-            .find(|(n, _)| local(n, &self.w) == Some("val") || *n == "val")
-            .map(|(_, v)| v)
+    /// The `w:val` attribute of a property element, as written.
+    fn val(&self, tag: &StartTag) -> Option<&'a str> {
+        attr_value(self.text, tag.name.end, &tag.span, |n| {
+            local(n, &self.w) == Some("val") || n == "val"
+        })
     }
 
     /// The frame a start tag opens, and its side effects on counters and properties.
-    fn open(&mut self, name: &str, tag: &Tag) -> Frame {
-        let tag_text = self.text.get(tag.span.clone()).unwrap_or_default();
+    fn open(&mut self, name: &str, tag: &StartTag) -> Frame {
         if self.skip > 0 {
             return Frame::Other;
         }
@@ -995,7 +875,7 @@ impl<'a> DocReader<'a> {
                 Frame::Link(self.elements.len() - 1)
             }
             _ => {
-                self.property(local, tag_text, parent);
+                self.property(local, tag, parent);
                 Frame::Other
             }
         }
@@ -1032,14 +912,14 @@ impl<'a> DocReader<'a> {
     }
 
     /// A property element (start or empty) inside a paragraph's or run's properties.
-    fn property(&mut self, local: &str, tag_text: &'a str, parent: Frame) {
+    fn property(&mut self, local: &str, tag: &StartTag, parent: Frame) {
         if !matches!(
             parent,
             Frame::ParaProps(_) | Frame::NumProps(_) | Frame::RunProps(_)
         ) {
             return;
         }
-        let val = self.val(tag_text);
+        let val = self.val(tag);
         match parent {
             Frame::ParaProps(p) => match local {
                 "pStyle" => self.paras[p].style = val.map(str::to_owned),
@@ -1162,27 +1042,27 @@ impl<'a> DocReader<'a> {
 
     fn scan(&mut self) -> Result<(), ReadError> {
         let text = self.text;
-        let mut scanner = Scanner::new(text);
-        while let Some(tag) = scanner.next_tag()? {
-            let name = text.get(tag.name.clone()).unwrap_or_default();
-            match tag.kind {
-                TagKind::Other => {}
-                TagKind::Empty => {
-                    // `<w:p/>` counts like `<w:p></w:p>`: keys are positions.
+        let mut tokens = Tokens::new(text);
+        while let Some(token) = tokens.next() {
+            match token? {
+                Token::Start { span, name, empty } => {
+                    let tag = StartTag { span, name };
+                    tag.check_name_end(text)?;
+                    let name = text.get(tag.name.clone()).unwrap_or_default();
                     let pieces = self.pieces.len();
                     let frame = self.open(name, &tag);
-                    if frame != Frame::Skip {
-                        self.close(frame, tag.span.end, pieces);
+                    if empty {
+                        // `<w:p/>` counts like `<w:p></w:p>`: keys are positions.
+                        if frame != Frame::Skip {
+                            self.close(frame, tag.span.end, pieces);
+                        }
+                        continue;
                     }
-                }
-                TagKind::Start => {
-                    let pieces = self.pieces.len();
-                    let frame = self.open(name, &tag);
                     if frame == Frame::Skip {
                         self.skip += 1;
                     }
                     if self.skip == 0 && local(name, &self.w) == Some("t") {
-                        self.text_piece(&mut scanner, &tag)?;
+                        self.text_piece(&mut tokens, &tag)?;
                         continue;
                     }
                     self.deeper(frame, tag.span.start)?;
@@ -1190,31 +1070,39 @@ impl<'a> DocReader<'a> {
                         self.open_tables += 1;
                     }
                     self.stack.push(Open {
-                        name: tag.name.clone(),
+                        name: tag.name,
                         start: tag.span.start,
                         frame,
                         pieces,
                     });
                 }
-                TagKind::End => {
+                Token::End { span, name } => {
+                    let name = text.get(name).unwrap_or_default();
                     let Some(open) = self.stack.pop() else {
-                        return Err(scanner.error(
-                            tag.span.start,
+                        return Err(ReadError::syntax_at(
+                            text,
+                            span.start,
                             format!("`</{name}>` closes an element that was never opened"),
                         ));
                     };
                     let open_name = text.get(open.name).unwrap_or_default();
                     if open_name != name {
-                        return Err(scanner.error(
-                            tag.span.start,
+                        return Err(ReadError::syntax_at(
+                            text,
+                            span.start,
                             format!(
                                 "expected `</{open_name}>` (opened at {}), found `</{name}>`",
                                 position(text, open.start)
                             ),
                         ));
                     }
-                    self.close(open.frame, tag.span.end, open.pieces);
+                    self.close(open.frame, span.end, open.pieces);
                 }
+                Token::Text(_)
+                | Token::CData { .. }
+                | Token::Comment(_)
+                | Token::Pi(_)
+                | Token::Doctype(_) => {}
             }
         }
         if let Some(open) = self.stack.last() {
@@ -1232,32 +1120,27 @@ impl<'a> DocReader<'a> {
     }
 
     /// Reads a `<w:t>`'s content and its end tag.
-    fn text_piece(&mut self, scanner: &mut Scanner<'_>, tag: &Tag) -> Result<(), ReadError> {
+    fn text_piece(&mut self, tokens: &mut Tokens<'_>, tag: &StartTag) -> Result<(), ReadError> {
         let text = self.text;
         let start = tag.span.end;
-        let end = find(text.as_bytes(), start, b"<").unwrap_or(text.len());
-        scanner.at = end;
-        let close = scanner.next_tag()?;
+        // The content is character data up to the next `<`, which must be the end tag.
+        let (end, close) = match tokens.next().transpose()? {
+            Some(Token::Text(span)) => (span.end, tokens.next().transpose()?),
+            other => (start, other),
+        };
         let name = text.get(tag.name.clone()).unwrap_or_default();
         match close {
-            Some(close)
-                if close.kind == TagKind::End && text.get(close.name.clone()) == Some(name) => {}
+            Some(Token::End { name: close, .. }) if text.get(close.clone()) == Some(name) => {}
             _ => {
-                return Err(scanner.error(
+                return Err(ReadError::syntax_at(
+                    text,
                     end,
                     format!("expected `</{name}>`: a `<{name}>` holds text only"),
                 ));
             }
         }
         let raw = text.get(start..end).unwrap_or_default();
-        if raw.contains('&')
-            && let Err(at) = unescape(raw)
-        {
-            return Err(scanner.error(
-                start + at,
-                "expected an entity (`&amp;`, `&lt;`, `&#NN;`…) after `&`",
-            ));
-        }
+        xml::check_references(text, raw, start)?;
         let Some(para) = self.innermost(|f| match f {
             Frame::Para(p) => Some(p),
             _ => None,
@@ -1467,42 +1350,32 @@ impl RunBuilder<'_> {
 
 /// How many bytes of `data` are end tags (with blanks between them) at its start.
 fn leading_end_tags(data: &str) -> usize {
-    let bytes = data.as_bytes();
-    let mut at = 0;
     let mut split = 0;
     loop {
-        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
-            at += 1;
-        }
-        if !bytes[at..].starts_with(b"</") {
-            return split;
-        }
-        match find(bytes, at, b">") {
-            Some(end) => {
-                at = end + 1;
-                split = at;
-            }
-            None => return split,
+        let blanks = data
+            .get(split..)
+            .unwrap_or_default()
+            .bytes()
+            .take_while(u8::is_ascii_whitespace)
+            .count();
+        match xml::next_token(data, split + blanks, data.len()) {
+            Ok((Token::End { .. }, next)) => split = next,
+            _ => return split,
         }
     }
 }
 
-/// The local names of the elements a code's data opens or holds.
-fn code_elements<'a>(data: &'a str, w: &'a str) -> impl Iterator<Item = (TagKind, &'a str)> + 'a {
-    let mut scanner = Scanner::new(data);
-    std::iter::from_fn(move || {
-        loop {
-            let tag = scanner.next_tag().ok()??;
-            if tag.kind == TagKind::Other {
-                continue;
-            }
-            let name = data.get(tag.name.clone())?;
-            if let Some(local) = local(name, w) {
-                return Some((tag.kind, local));
-            }
-            return Some((tag.kind, name));
-        }
-    })
+/// The local names of the elements a code's data opens, closes or holds.
+fn code_elements<'a>(data: &'a str, w: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    Tokens::new(data)
+        .map_while(Result::ok)
+        .filter_map(move |token| {
+            let (Token::Start { name, .. } | Token::End { name, .. }) = token else {
+                return None;
+            };
+            let name = data.get(name)?;
+            Some(local(name, w).unwrap_or(name))
+        })
 }
 
 /// Classes of standalone codes, most telling first, and whether each may be deleted.
@@ -1533,7 +1406,7 @@ fn inspect(data: &str, w: &str, kind: CodeKind, props_differ: bool) -> (&'static
     let mut best: Option<usize> = None;
     let mut proof = false;
     let mut link = false;
-    for (_, name) in code_elements(data, w) {
+    for name in code_elements(data, w) {
         match name {
             "proofErr" => proof = true,
             "hyperlink" => link = true,
@@ -1680,9 +1553,10 @@ fn read_blocks<'e>(
             }
             let raw = text.get(piece.text()).unwrap_or_default();
             if raw.contains('&') {
-                builder
-                    .runs
-                    .push(Run::text(unescape(raw).unwrap_or_default()));
+                let decoded = xml::unescape(text, raw, piece.text().start)
+                    .map(Cow::into_owned)
+                    .unwrap_or_default();
+                builder.runs.push(Run::text(decoded));
             } else {
                 builder.runs.push(Run::text_at(raw, piece.text().start));
             }
@@ -1814,24 +1688,26 @@ fn qualified(w: &str, name: &str) -> String {
 fn write_text(text: &str, w: &str, out: &mut String) {
     let t = qualified(w, "t");
     let mut previous = '\0';
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\t' => out.push_str(&format!(
-                "</{t}><{tab}/><{t} xml:space=\"preserve\">",
-                tab = qualified(w, "tab")
-            )),
-            '\n' if previous == '\r' => {}
-            '\n' | '\r' => out.push_str(&format!(
-                "</{t}><{br}/><{t} xml:space=\"preserve\">",
-                br = qualified(w, "br")
-            )),
-            c => out.push(c),
+    let mut at = 0;
+    for (i, c) in text.char_indices() {
+        if matches!(c, '\t' | '\n' | '\r') {
+            xml::escape_text(text.get(at..i).unwrap_or_default(), out);
+            at = i + 1;
+            match c {
+                '\t' => out.push_str(&format!(
+                    "</{t}><{tab}/><{t} xml:space=\"preserve\">",
+                    tab = qualified(w, "tab")
+                )),
+                '\n' if previous == '\r' => {}
+                _ => out.push_str(&format!(
+                    "</{t}><{br}/><{t} xml:space=\"preserve\">",
+                    br = qualified(w, "br")
+                )),
+            }
         }
         previous = c;
     }
+    xml::escape_text(text.get(at..).unwrap_or_default(), out);
 }
 
 fn render(
@@ -1927,21 +1803,24 @@ fn render(
 /// What a fragment of XML does to the element stack: the elements it closes that it did
 /// not open, and those it leaves open; `None` when it closes the wrong element.
 fn balance(fragment: &str) -> Option<(Vec<&str>, Vec<&str>)> {
-    let mut scanner = Scanner::new(fragment);
     let mut closes = Vec::new();
     let mut open: Vec<&str> = Vec::new();
-    while let Some(tag) = scanner.next_tag().ok()? {
-        let name = fragment.get(tag.name)?;
-        match tag.kind {
-            TagKind::Start => open.push(name),
-            TagKind::End => match open.last() {
-                Some(&top) if top == name => {
-                    open.pop();
+    for token in Tokens::new(fragment) {
+        match token.ok()? {
+            Token::Start {
+                name, empty: false, ..
+            } => open.push(fragment.get(name)?),
+            Token::End { name, .. } => {
+                let name = fragment.get(name)?;
+                match open.last() {
+                    Some(&top) if top == name => {
+                        open.pop();
+                    }
+                    Some(_) => return None,
+                    None => closes.push(name),
                 }
-                Some(_) => return None,
-                None => closes.push(name),
-            },
-            TagKind::Empty | TagKind::Other => {}
+            }
+            _ => {}
         }
     }
     Some((closes, open))
@@ -2640,7 +2519,7 @@ mod tests {
             ),
             (
                 "<w:document>\n<w:body><w:p><w:r><w:t>a &nope; b</w:t></w:r></w:p></w:body></w:document>",
-                "2:26: expected an entity",
+                "2:26: unknown entity `&nope;`",
             ),
             (
                 "<w:document>\n<w:body><w:p><w:r><w:t>a<w:b/></w:t></w:r></w:p></w:body></w:document>",
@@ -2656,9 +2535,9 @@ mod tests {
             ),
             (
                 "<w:document><w:body attr=\"x",
-                "1:13: the tag is not closed",
+                "1:13: a start tag is not closed",
             ),
-            ("<w:document><!-- open", "1:13: a comment is not closed"),
+            ("<w:document><!-- open", "1:13: a comment is never closed"),
         ];
         for (xml, want) in cases {
             let err = error(&zip_of(&[(DOCUMENT, xml.as_bytes())]));
