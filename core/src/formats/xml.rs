@@ -9,6 +9,13 @@
 //! Elements nest at most 256 deep ([`super::MAX_DEPTH`]): a deeper start tag is refused
 //! ([`ReadError::TooDeep`]) with its line and column, so the tree (40 bytes an element) and
 //! every walk over it stay linear in the file.
+//!
+//! One scanner, not `quick-xml`: a skeleton writer needs the exact byte span of every token
+//! and attribute value as written (quotes, references and whitespace kept), the reads must
+//! refuse what a round trip cannot keep with a line and column, and the depth bound must
+//! hold before a tree is built. Building that on `quick-xml`'s positions meant re-scanning
+//! each tag for its attribute spans, so the dependency was dropped; XLIFF, XLIFF 2, docx and
+//! Android all read through this module and its one reference decoder ([`reference`]).
 
 use std::borrow::Cow;
 use std::ops::Range;
