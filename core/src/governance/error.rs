@@ -308,27 +308,6 @@ pub(crate) fn list(values: &[impl AsRef<str>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml_text::locate;
-
-    const DOC: &str = "name: x\n# comment\ntone:\n  formality: neutral\nstyle:\n  prohibited_patterns:\n    - regex: 'a'\n    - description: d\n      regex: '('\nexamples:\n- before: a\n  after: b\n";
-
-    #[test]
-    fn locate_finds_nested_keys_and_list_items() {
-        let cases = [
-            ("name", Some((1, 1))),
-            ("tone.formality", Some((4, 3))),
-            ("style.prohibited_patterns", Some((6, 3))),
-            ("style.prohibited_patterns[0].regex", Some((7, 7))),
-            ("style.prohibited_patterns[1].regex", Some((9, 7))),
-            ("style.prohibited_patterns[1]", Some((8, 5))),
-            ("examples[0].after", Some((12, 3))),
-            ("style.constraints", None),
-            ("style.prohibited_patterns[2].regex", None),
-        ];
-        for (field, want) in cases {
-            assert_eq!(locate(DOC, field), want, "{field}");
-        }
-    }
 
     #[test]
     fn invalid_error_renders_location_first() {
