@@ -533,6 +533,7 @@ pub fn read_notes(root: &Path) -> Result<NotesFile, HostError> {
     }
 }
 
+/// kapi's one atomic write ([`kapi_core::change::stage::write_one`]), its error naming the file.
 pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), HostError> {
     kapi_core::change::stage::write_one(path, text.as_bytes()).map_err(|e| HostError::io(path, e))
 }

@@ -70,18 +70,15 @@ pub fn ensure_layout(root: &Path) -> Result<Vec<PathBuf>, LayoutError> {
     }
     let gitignore = root.join(GITIGNORE_FILE);
     if !gitignore.exists() {
-        write_atomic(&gitignore, GITIGNORE_CONTENT.as_bytes()).map_err(|source| LayoutError {
-            path: gitignore.clone(),
-            source,
-        })?;
+        crate::change::stage::write_one(&gitignore, GITIGNORE_CONTENT.as_bytes()).map_err(
+            |source| LayoutError {
+                path: gitignore.clone(),
+                source,
+            },
+        )?;
         created.push(gitignore);
     }
     Ok(created)
-}
-
-/// Writes `bytes` to `path` atomically (kapi's one write, [`crate::change::stage`]).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    crate::change::stage::write_one(path, bytes)
 }
 
 #[cfg(test)]
