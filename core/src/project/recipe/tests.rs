@@ -1,0 +1,326 @@
+use super::*;
+
+const FULL: &str = "\
+version: v1
+name: handbook
+x-extra: {keep: me}
+defaults:
+  source_language: en
+  target_languages: [fr, de]
+  voice: .kapi/voice.yaml
+  terms_source: .kapi/terms.yaml
+  exclude: [\"**/drafts/**\"]
+  custom_default: 3
+collections:
+  - path: README.md
+  - name: guides
+    base: docs
+    channel: handbook/docs
+    preview: {kind: web, url: x}
+    content:
+      - path: \"**/*.md\"
+        format: markdown
+        channel: handbook/blog
+        target: \"{lang}/{relpath}\"
+        note: kept
+profiles:
+  handbook:
+    channels: [docs, blog, {id: web, concept: web-site}]
+    voice: .kapi/profiles/handbook/voice.yaml
+    termstore: .kapi/profiles/handbook/terms.yaml
+    valid_from: 2026-01-01
+    valid_to: 2027-01-01
+    owner: docs-team
+gates:
+  fail_on: major
+  min_score: 80
+  ship:
+    fail_on: minor
+    min_score: 90
+";
+
+fn parse(text: &str) -> Result<Recipe, RecipeError> {
+    Recipe::parse(text, Path::new("kapi.yaml"))
+}
+
+fn err(text: &str) -> RecipeError {
+    match parse(text) {
+        Err(e) => e,
+        Ok(r) => panic!("expected an error, parsed {r:?}"),
+    }
+}
+
+#[test]
+fn full_recipe_parses_every_documented_key() {
+    let r = parse(FULL).unwrap();
+    assert_eq!(r.name.as_deref(), Some("handbook"));
+    assert_eq!(
+        r.defaults.target_languages,
+        Some(vec!["fr".into(), "de".into()])
+    );
+    assert_eq!(
+        r.defaults.voice.as_ref().unwrap().profile_file,
+        ".kapi/voice.yaml"
+    );
+    assert_eq!(r.collections.len(), 2);
+    assert!(r.collections[0].is_bare());
+    let g = &r.collections[1];
+    assert_eq!(g.base.as_deref(), Some("docs"));
+    assert_eq!(g.channel.as_ref().unwrap().to_string(), "handbook/docs");
+    assert_eq!(
+        g.content[0].channel.as_ref().unwrap().to_string(),
+        "handbook/blog"
+    );
+    assert_eq!(g.content[0].format.as_ref().unwrap().name, "markdown");
+    let p = r.profile("handbook").unwrap();
+    assert_eq!(p.channels.len(), 3);
+    assert_eq!(p.channels[2].concept.as_deref(), Some("web-site"));
+    assert_eq!(p.valid_to.as_ref().unwrap().render(), "2027-01-01");
+    let gates = r.gates();
+    assert_eq!(
+        gates.default,
+        GateSpec {
+            fail_on: Some(FailOn::Major),
+            min_score: Some(80)
+        }
+    );
+    assert_eq!(
+        gates.ship,
+        GateSpec {
+            fail_on: Some(FailOn::Minor),
+            min_score: Some(90)
+        }
+    );
+    assert_eq!(
+        r.qualified_channels(),
+        ["handbook/docs", "handbook/blog", "handbook/web"]
+    );
+}
+
+#[test]
+fn save_keeps_unknown_keys_and_key_order() {
+    let mut r = parse(FULL).unwrap();
+    r.name = Some("renamed".into());
+    let text = r.to_yaml().unwrap();
+    for kept in [
+        "x-extra",
+        "custom_default: 3",
+        "preview:",
+        "note: kept",
+        "owner: docs-team",
+    ] {
+        assert!(text.contains(kept), "{kept} lost in:\n{text}");
+    }
+    let pos = |k: &str| text.find(k).unwrap();
+    assert!(pos("version:") < pos("name: renamed"));
+    assert!(pos("name: renamed") < pos("x-extra"));
+    assert!(pos("x-extra") < pos("defaults:"));
+    let again = parse(&text).unwrap();
+    assert_eq!(again.collections, r.collections);
+    assert_eq!(again.profiles, r.profiles);
+    assert_eq!(again.gates(), r.gates());
+}
+
+#[test]
+fn save_writes_the_file_atomically_and_it_reloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kapi.yaml");
+    let r = parse(FULL).unwrap();
+    r.save(&path).unwrap();
+    let back = Recipe::load(&path).unwrap();
+    assert_eq!(back.defaults, r.defaults);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn missing_or_wrong_version_is_refused() {
+    assert!(matches!(
+        err("name: x\n"),
+        RecipeError::MissingVersion { .. }
+    ));
+    let e = err("version: v2\n");
+    assert!(matches!(e, RecipeError::UnsupportedVersion { .. }));
+    assert_eq!(
+        e.to_string(),
+        "kapi.yaml:1:1: unsupported recipe version `v2` in `version`"
+    );
+}
+
+#[test]
+fn retired_keys_name_their_replacement() {
+    let e = err("version: v1\ncontent: []\n");
+    assert!(e.hints()[0].contains("collections"), "{:?}", e.hints());
+    let e = err("version: v1\ncoordinates: {}\n");
+    assert!(e.hints()[0].contains("profiles"));
+}
+
+#[test]
+fn syntax_error_carries_line_and_column() {
+    let e = err("version: v1\nname: [unclosed\n");
+    let site = e.site().unwrap();
+    assert!(site.line.is_some() && site.column.is_some(), "{e}");
+}
+
+#[test]
+fn unknown_channel_lists_valid_qualified_forms_with_location() {
+    let text = "version: v1\nprofiles:\n  hb:\n    channels: [docs, blog]\ncollections:\n  - name: g\n    channel: hb/dcos\n    content:\n      - path: a.md\n";
+    let e = err(text);
+    assert_eq!(
+        e.to_string(),
+        "kapi.yaml:7:5: unknown channel `hb/dcos` in `collections[0].channel`"
+    );
+    let hints = e.hints();
+    assert_eq!(hints[0], "use `hb/docs`");
+    assert!(hints[1].contains("`hb/docs`, `hb/blog`"));
+}
+
+#[test]
+fn item_channel_errors_point_at_the_item() {
+    let text = "version: v1\nprofiles:\n  hb:\n    channels: [docs]\ncollections:\n  - path: x\n  - name: g\n    content:\n      - path: a.md\n        channel: docs\n";
+    let e = err(text);
+    assert!(matches!(e, RecipeError::UnqualifiedChannel { .. }));
+    assert_eq!(e.site().unwrap().key, "collections[1].content[0].channel");
+    assert_eq!(
+        (e.site().unwrap().line, e.site().unwrap().column),
+        (Some(10), Some(9))
+    );
+    assert_eq!(e.hints(), ["write the channel as `hb/docs`"]);
+    let e = err(
+        "version: v1\ncollections:\n  - name: g\n    channel: nope/docs\n    content: [{path: a}]\n",
+    );
+    assert!(matches!(e, RecipeError::UnknownProfile { .. }));
+}
+
+#[test]
+fn collection_shape_errors_are_fatal() {
+    let bare_channel = "version: v1\nprofiles: {p: {channels: [c]}}\ncollections:\n  - path: a\n    channel: p/c\n";
+    assert!(matches!(
+        err(bare_channel),
+        RecipeError::BareEntryKey { .. }
+    ));
+    assert!(matches!(
+        err("version: v1\ncollections:\n  - path: a\n    content: []\n"),
+        RecipeError::BareEntryKey { .. }
+    ));
+    assert!(matches!(
+        err("version: v1\ncollections:\n  - name: g\n    content: []\n"),
+        RecipeError::EmptyContent { .. }
+    ));
+    assert!(matches!(
+        err("version: v1\ncollections:\n  - name: g\n    path: x\n    content: [{path: a}]\n"),
+        RecipeError::NamedCollectionWithPath { .. }
+    ));
+    let e = err("version: v1\ncollections:\n  - name: g\n    content:\n      - format: json\n");
+    assert!(matches!(e, RecipeError::MissingKey { .. }));
+    assert_eq!(e.site().unwrap().key, "collections[0].content[0].path");
+    assert!(matches!(
+        err("version: v1\ncollections:\n  - format: md\n"),
+        RecipeError::MissingKey { .. }
+    ));
+}
+
+#[test]
+fn profile_errors_are_fatal() {
+    type Case = (&'static str, fn(&RecipeError) -> bool);
+    let cases: &[Case] = &[
+        ("profiles: {Hand_Book: {}}", |e| {
+            matches!(e, RecipeError::NotASlug { .. })
+        }),
+        ("profiles: {hb: {channels: [Docs]}}", |e| {
+            matches!(e, RecipeError::NotASlug { .. })
+        }),
+        ("profiles: {hb: {channels: [docs, docs]}}", |e| {
+            matches!(e, RecipeError::DuplicateChannel { .. })
+        }),
+        (
+            "profiles: {hb: {channels: [{id: d, concept: 'a b'}]}}",
+            |e| matches!(e, RecipeError::ConceptWhitespace { .. }),
+        ),
+        ("profiles: {hb: {concept: 'a b'}}", |e| {
+            matches!(e, RecipeError::ConceptWhitespace { .. })
+        }),
+        ("defaults: {voice: ''}", |e| {
+            matches!(e, RecipeError::VoiceSources { found: 0, .. })
+        }),
+        ("profiles: {hb: {voice: {}}}", |e| {
+            matches!(e, RecipeError::VoiceSources { found: 0, .. })
+        }),
+        ("profiles: {hb: {voice: {profile_file: a, pack: b}}}", |e| {
+            matches!(e, RecipeError::VoiceSources { found: 2, .. })
+        }),
+        ("profiles: {hb: {valid_from: soon}}", |e| {
+            matches!(e, RecipeError::BadDate { .. })
+        }),
+        (
+            "profiles: {hb: {valid_from: 2026-02-01, valid_to: 2026-01-01}}",
+            |e| matches!(e, RecipeError::EmptyWindow { .. }),
+        ),
+        (
+            "profiles: {hb: {valid_from: 2026-01-01, valid_to: 2026-01-01}}",
+            |e| matches!(e, RecipeError::EmptyWindow { .. }),
+        ),
+        ("gates: {fail_on: major2}", |e| {
+            matches!(e, RecipeError::BadFailOn { .. })
+        }),
+        ("gates: {ship: {min_score: 101}}", |e| {
+            matches!(e, RecipeError::MinScoreTooHigh { .. })
+        }),
+        ("collections: [{name: g, content: [{path: 'a/{b'}]}]", |e| {
+            matches!(e, RecipeError::BadGlob { .. })
+        }),
+        ("defaults: {exclude: ['[z']}", |e| {
+            matches!(e, RecipeError::BadGlob { .. })
+        }),
+    ];
+    for (body, check) in cases {
+        let e = err(&format!("version: v1\n{body}\n"));
+        assert!(check(&e), "{body}: {e:?}");
+        assert!(!e.hints().is_empty(), "{body}: no hint");
+    }
+}
+
+#[test]
+fn rfc3339_bounds_parse_and_render_as_instants() {
+    let b = Bound::parse("2026-03-01T09:30:00Z").unwrap();
+    assert_eq!(b.render(), "2026-03-01T09:30:00Z");
+    assert_eq!(
+        Bound::parse("2026-03-01T00:00:00Z").unwrap().render(),
+        "2026-03-01"
+    );
+    assert!(Bound::parse("March").is_none());
+}
+
+#[test]
+fn voice_map_form_and_format_map_form_survive_save() {
+    let text = "version: v1\ndefaults:\n  voice: {profile_file: v.yaml}\ncollections:\n  - path: a.json\n    format: {name: json, config: {indent: 2}}\n";
+    let r = parse(text).unwrap();
+    assert!(!r.defaults.voice.as_ref().unwrap().short);
+    let out = r.to_yaml().unwrap();
+    assert!(out.contains("profile_file: v.yaml"), "{out}");
+    assert!(out.contains("indent: 2"), "{out}");
+}
+
+#[test]
+fn a_recipe_built_in_code_saves_and_reloads() {
+    let mut r = Recipe::new(Some("site".into()));
+    r.defaults.voice = Some(VoiceRef::new(".kapi/voice.yaml"));
+    r.collections.push(Collection::bare("README.md"));
+    r.collections
+        .push(Collection::named("docs", vec![Item::new("docs/**/*.md")]));
+    let text = r.to_yaml().unwrap();
+    let back = parse(&text).unwrap();
+    assert_eq!(back.name.as_deref(), Some("site"));
+    assert_eq!(back.collections.len(), 2);
+    assert!(text.starts_with("version: v1\n"), "{text}");
+}
+
+#[test]
+fn empty_file_lacks_a_version() {
+    assert!(matches!(err(""), RecipeError::MissingVersion { .. }));
+    let e = err("- a\n");
+    assert!(matches!(e, RecipeError::WrongType { .. }));
+    assert_eq!(
+        e.to_string(),
+        "kapi.yaml: the document must be a mapping of recipe keys"
+    );
+}
