@@ -15,7 +15,7 @@
 //! refuse what a round trip cannot keep with a line and column, and the depth bound must
 //! hold before a tree is built. Building that on `quick-xml`'s positions meant re-scanning
 //! each tag for its attribute spans, so the dependency was dropped; XLIFF, XLIFF 2, docx and
-//! Android all read through this module and its one reference decoder ([`reference`]).
+//! Android all read through this module and its one reference decoder ([`reference()`]).
 
 use std::borrow::Cow;
 use std::ops::Range;
