@@ -172,7 +172,7 @@ pub fn apply(app: &App, request: &ApplyRequest) -> Result<ChangeResult, HostErro
 }
 
 /// Applies a change set as `actor` (the MCP server stamps its client here): under the set's
-/// lock, each phase of [`run::Run`] in order.
+/// lock, each phase of `run::Run` in order.
 pub fn apply_as(
     app: &App,
     actor: &Actor,
