@@ -1,6 +1,6 @@
 //! Android string resources (`res/values*/strings.xml`): each `<string>`, each item of a
 //! `<string-array>` and each `<plurals>` is a block, read with aapt2's rules for escapes,
-//! quotes and whitespace, and written back byte for byte through a hand-written scanner.
+//! quotes and whitespace, and written back byte for byte; the XML itself is scanned by [`super::xml`].
 //!
 //! # Blocks and keys
 //! - `<string name="k">` is a [`Role::Key`] block keyed `k`; a name that repeats (a
@@ -66,6 +66,7 @@ use std::ops::Range;
 use super::output::Output;
 use super::placeholders::{Ids, Syntaxes};
 use super::properties::Pieces;
+use super::xml::{self, Token, Tree};
 use super::{
     Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
 };
@@ -229,25 +230,6 @@ fn root_name(head: &[u8]) -> Option<String> {
     }
 }
 
-/// The legacy encoding an XML declaration names (`<?xml version="1.0"
-/// encoding="ISO-8859-1"?>`); `None` for UTF-8, UTF-16, an unknown label or no declaration.
-fn declared_encoding(bytes: &[u8]) -> Option<super::Encoding> {
-    let head = bytes.get(..bytes.len().min(256))?;
-    if !head.starts_with(b"<?xml") {
-        return None;
-    }
-    let end = head.windows(2).position(|w| w == b"?>")?;
-    let decl = std::str::from_utf8(&head[..end]).ok()?;
-    let at = decl.find("encoding")? + "encoding".len();
-    let rest = decl[at..].trim_start().strip_prefix('=')?.trim_start();
-    let quote = rest.chars().next().filter(|q| *q == '"' || *q == '\'')?;
-    let label = rest[1..].split(quote).next()?;
-    match super::Encoding::for_label(label)? {
-        super::Encoding::Utf8 | super::Encoding::Utf16Le | super::Encoding::Utf16Be => None,
-        legacy => Some(legacy),
-    }
-}
-
 /// The name of the element whose start tag ends just before `at` (for `<x .../>`).
 fn element_name_before(text: &str, at: usize) -> &str {
     let before = text.get(..at).unwrap_or_default();
@@ -265,330 +247,38 @@ fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
 }
 
-/// A start tag as written.
-#[derive(Debug)]
+/// An element of the tree, as the reader uses it.
+#[derive(Debug, Clone)]
 struct Tag {
-    start: usize,
+    index: usize,
+    /// The start tag (or the empty-element tag).
+    open: Range<usize>,
     name: Range<usize>,
-    /// Attribute names and decoded values.
-    attrs: Vec<(Range<usize>, String)>,
-    self_closing: bool,
-    /// Past the `>`.
+    /// Between the start tag and the end tag.
+    content: Range<usize>,
+    /// Past the end tag (past the start tag for an empty element).
     end: usize,
+    empty: bool,
 }
 
-/// A byte scanner over the decoded text.
-struct Scan<'t> {
-    text: &'t str,
-    pos: usize,
-}
-
-impl<'t> Scan<'t> {
-    fn err(&self, at: usize, message: impl Into<String>) -> ReadError {
-        ReadError::syntax_at(self.text, at, message)
-    }
-
-    fn rest(&self) -> &'t str {
-        self.text.get(self.pos..).unwrap_or_default()
-    }
-
-    fn starts(&self, s: &str) -> bool {
-        self.rest().starts_with(s)
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.pos).copied()
-    }
-
-    fn slice(&self, range: Range<usize>) -> &'t str {
-        self.text.get(range).unwrap_or_default()
-    }
-
-    fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
-            self.pos += 1;
-        }
-    }
-
-    /// Past `close`, which must come before the end; the range between.
-    fn until(&mut self, open: &str, close: &str, what: &str) -> Result<Range<usize>, ReadError> {
-        let start = self.pos;
-        let inner = start + open.len();
-        match self.text.get(inner..).and_then(|r| r.find(close)) {
-            Some(i) => {
-                self.pos = inner + i + close.len();
-                Ok(inner..inner + i)
-            }
-            None => Err(self.err(start, format!("{what} is never closed: expected `{close}`"))),
-        }
-    }
-
-    fn comment(&mut self) -> Result<Range<usize>, ReadError> {
-        self.until("<!--", "-->", "a comment")
-    }
-
-    fn cdata(&mut self) -> Result<Range<usize>, ReadError> {
-        self.until("<![CDATA[", "]]>", "a CDATA section")
-    }
-
-    fn pi(&mut self) -> Result<Range<usize>, ReadError> {
-        self.until("<?", "?>", "a processing instruction")
-    }
-
-    /// A `<!DOCTYPE …>`, with an internal subset in brackets.
-    fn doctype(&mut self) -> Result<(), ReadError> {
-        let start = self.pos;
-        let mut depth = 0usize;
-        for (i, b) in self.rest().bytes().enumerate() {
-            match b {
-                b'[' => depth += 1,
-                b']' => depth = depth.saturating_sub(1),
-                b'>' if depth == 0 => {
-                    self.pos += i + 1;
-                    return Ok(());
-                }
-                _ => {}
-            }
-        }
-        Err(self.err(start, "a `<!DOCTYPE` is never closed: expected `>`"))
-    }
-
-    fn name(&mut self) -> Option<Range<usize>> {
-        let start = self.pos;
-        let rest = self.rest();
-        let first = rest.chars().next()?;
-        if !is_name_char(first) || first.is_ascii_digit() || first == '-' || first == '.' {
-            return None;
-        }
-        let len = rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len());
-        self.pos += len;
-        Some(start..start + len)
-    }
-
-    /// A start tag at `<`.
-    fn start_tag(&mut self) -> Result<Tag, ReadError> {
-        let start = self.pos;
-        self.pos += 1;
-        let Some(name) = self.name() else {
-            return Err(self.err(self.pos, "expected an element name after `<`"));
-        };
-        let mut attrs = Vec::new();
-        loop {
-            let before = self.pos;
-            self.skip_ws();
-            if self.starts("/>") {
-                self.pos += 2;
-                return Ok(Tag {
-                    start,
-                    name,
-                    attrs,
-                    self_closing: true,
-                    end: self.pos,
-                });
-            }
-            match self.peek() {
-                Some(b'>') => {
-                    self.pos += 1;
-                    return Ok(Tag {
-                        start,
-                        name,
-                        attrs,
-                        self_closing: false,
-                        end: self.pos,
-                    });
-                }
-                None => {
-                    return Err(self.err(
-                        start,
-                        format!(
-                            "the tag `<{}` is never closed: expected `>`",
-                            self.slice(name)
-                        ),
-                    ));
-                }
-                _ => {}
-            }
-            let at = self.pos;
-            let attr = match self.name() {
-                Some(attr) if self.pos > at && before < at => attr,
-                _ => {
-                    return Err(self.err(
-                        at,
-                        format!(
-                            "expected an attribute, `>` or `/>` in `<{}`",
-                            self.slice(name.clone())
-                        ),
-                    ));
-                }
-            };
-            self.skip_ws();
-            if self.peek() != Some(b'=') {
-                return Err(self.err(
-                    self.pos,
-                    format!("expected `=` after the attribute `{}`", self.slice(attr)),
-                ));
-            }
-            self.pos += 1;
-            self.skip_ws();
-            let quote = match self.peek() {
-                Some(q @ (b'"' | b'\'')) => q as char,
-                _ => {
-                    return Err(self.err(
-                        self.pos,
-                        format!(
-                            "expected a quoted value for the attribute `{}`",
-                            self.slice(attr)
-                        ),
-                    ));
-                }
-            };
-            let value_start = self.pos + 1;
-            let Some(len) = self.text.get(value_start..).and_then(|r| r.find(quote)) else {
-                return Err(self.err(
-                    self.pos,
-                    format!(
-                        "the value of the attribute `{}` is never closed",
-                        self.slice(attr)
-                    ),
-                ));
-            };
-            let raw = value_start..value_start + len;
-            if let Some(i) = self.slice(raw.clone()).find('<') {
-                return Err(self.err(value_start + i, "`<` in an attribute value: write `&lt;`"));
-            }
-            let mut value = String::with_capacity(len);
-            let mut at = raw.start;
-            while at < raw.end {
-                if self.text.as_bytes().get(at) == Some(&b'&') {
-                    let (c, next) = self.entity(at)?;
-                    value.push(c);
-                    at = next;
-                } else {
-                    let Some(c) = self.text.get(at..).and_then(|s| s.chars().next()) else {
-                        break;
-                    };
-                    value.push(c);
-                    at += c.len_utf8();
-                }
-            }
-            attrs.push((attr, value));
-            self.pos = raw.end + 1;
-        }
-    }
-
-    /// An end tag at `</`: its name range, with `pos` past the `>`.
-    fn end_tag(&mut self) -> Result<Range<usize>, ReadError> {
-        let start = self.pos;
-        self.pos += 2;
-        let Some(name) = self.name() else {
-            return Err(self.err(self.pos, "expected an element name after `</`"));
-        };
-        self.skip_ws();
-        if self.peek() != Some(b'>') {
-            return Err(self.err(
-                start,
-                format!(
-                    "the end tag `</{}` is never closed: expected `>`",
-                    self.slice(name)
-                ),
-            ));
-        }
-        self.pos += 1;
-        Ok(name)
-    }
-
-    /// The entity or character reference at `at` (`&`): its character and the offset
-    /// past its `;`.
-    fn entity(&self, at: usize) -> Result<(char, usize), ReadError> {
-        let rest = self.text.get(at + 1..).unwrap_or_default();
-        let end = rest
-            .bytes()
-            .take(12)
-            .position(|b| b == b';')
-            .ok_or_else(|| self.err(at, "`&` starts no entity: write `&amp;` for an ampersand"))?;
-        let name = &rest[..end];
-        match super::xml::reference(name) {
-            Some(c) => Ok((c, at + 1 + end + 1)),
-            None => Err(self.err(
-                at,
-                format!(
-                    "unknown entity `&{name};`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, \
-                     `&apos;` or a character reference"
-                ),
-            )),
-        }
-    }
-
-    /// Past the content and end tag of the element `tag` (not self-closing), checking that
-    /// nested elements close in order.
-    fn skip_element(&mut self, tag: &Tag) -> Result<(), ReadError> {
-        let mut open: Vec<(Range<usize>, usize)> = vec![(tag.name.clone(), tag.start)];
-        while let Some((name, start)) = open.last().cloned() {
-            let Some(lt) = self.rest().find('<') else {
-                return Err(self.unclosed(name, start));
-            };
-            self.pos += lt;
-            if self.starts("</") {
-                let at = self.pos;
-                let end = self.end_tag()?;
-                if self.slice(end.clone()) != self.slice(name.clone()) {
-                    return Err(self.mismatch(at, end, name));
-                }
-                open.pop();
-            } else if self.starts("<!--") {
-                self.comment()?;
-            } else if self.starts("<![CDATA[") {
-                self.cdata()?;
-            } else if self.starts("<?") {
-                self.pi()?;
-            } else {
-                let inner = self.start_tag()?;
-                if !inner.self_closing {
-                    if open.len() + 1 >= super::MAX_DEPTH {
-                        return Err(self.too_deep(inner.start));
-                    }
-                    open.push((inner.name, inner.start));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Elements nested past [`super::MAX_DEPTH`] (`<resources>` included), at the start tag
-    /// that goes past it.
-    fn too_deep(&self, at: usize) -> ReadError {
-        ReadError::too_deep(self.text, at, "elements", super::MAX_DEPTH)
-    }
-
-    fn unclosed(&self, name: Range<usize>, start: usize) -> ReadError {
-        let name = self.slice(name);
-        self.err(
-            start,
-            format!("the element `<{name}>` is never closed: expected `</{name}>`"),
-        )
-    }
-
-    fn mismatch(&self, at: usize, found: Range<usize>, open: Range<usize>) -> ReadError {
-        self.err(
-            at,
-            format!(
-                "`</{}>` does not close the open element: expected `</{}>`",
-                self.slice(found),
-                self.slice(open)
-            ),
-        )
+impl Tag {
+    fn start(&self) -> usize {
+        self.open.start
     }
 }
 
-/// The file's text: as its XML declaration names it (unless a BOM says otherwise), else
-/// UTF-8 or UTF-16 by its first bytes.
+/// The file's text: as its XML declaration names a legacy encoding (unless a BOM says
+/// otherwise), else UTF-8 or UTF-16 by its BOM. Glue over [`xml::decode`], which refuses a
+/// label no encoding has and reads a BOM-less file declared UTF-16 as UTF-16: here both read
+/// as UTF-8, as they always have.
 fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, super::Encoding), ReadError> {
-    Ok(match declared_encoding(bytes) {
-        Some(encoding) if super::Encoding::sniff_bom(bytes).is_none() => {
-            (encoding.decode(bytes)?, encoding)
+    match xml::declared_encoding(bytes).and_then(|label| super::Encoding::for_label(&label)) {
+        None
+        | Some(super::Encoding::Utf8 | super::Encoding::Utf16Le | super::Encoding::Utf16Be) => {
+            super::decode_auto(bytes)
         }
-        _ => super::decode_auto(bytes)?,
-    })
+        Some(_) => xml::decode(bytes),
+    }
 }
 
 /// Reads `text` into `skeleton` (whose text is `text`), or hands each block to `each`.
@@ -597,8 +287,11 @@ fn read_text<'e>(
     skeleton: Skeleton,
     each: Option<super::Each<'e>>,
 ) -> Result<Output<'e>, ReadError> {
+    prolog(text)?;
+    let tree = parse(text)?;
     let mut reader = Reader {
-        scan: Scan { text, pos: 0 },
+        text,
+        tree,
         out: Output::new(INFO.id, skeleton, each),
         keys: Keys::new(text.len()),
     };
@@ -607,13 +300,181 @@ fn read_text<'e>(
         let values = text.matches("<string").count() + text.matches("<item").count();
         reader.out.reserve(values);
     }
-    reader.read()?;
+    let root = reader.tag(reader.tree.root);
+    if let Some(root) = &root {
+        reader.resources(root)?;
+    }
+    epilog(text, root.map_or(text.len(), |root| root.end))?;
     Ok(reader.out)
+}
+
+/// Checks what comes before the root element (a BOM, whitespace, the XML declaration,
+/// comments, processing instructions, a `<!DOCTYPE`) and that the root is `<resources>`,
+/// before the whole file is parsed.
+fn prolog(text: &str) -> Result<(), ReadError> {
+    let end = text.len();
+    let mut at = 0;
+    loop {
+        if at >= end {
+            return Err(ReadError::syntax_at(
+                text,
+                at,
+                "expected the root element `<resources>`, found the end of the file",
+            ));
+        }
+        let (token, next) = xml::next_token(text, at, end)?;
+        match token {
+            Token::Text(span) => {
+                let raw = text.get(span.clone()).unwrap_or_default();
+                let bom = if span.start == 0 && raw.starts_with('\u{feff}') {
+                    3
+                } else {
+                    0
+                };
+                if let Some(i) = raw
+                    .get(bom..)
+                    .and_then(|rest| rest.find(|c: char| !matches!(c, ' ' | '\t' | '\r' | '\n')))
+                {
+                    return Err(ReadError::syntax_at(
+                        text,
+                        span.start + bom + i,
+                        "expected the root element `<resources>`",
+                    ));
+                }
+            }
+            Token::Pi(_) | Token::Comment(_) => {}
+            Token::Doctype(span)
+                if text
+                    .get(span.clone())
+                    .is_some_and(|d| d.starts_with("<!DOCTYPE")) => {}
+            Token::Start { span, name, .. } => {
+                let name = text.get(name).unwrap_or_default();
+                if name != "resources" {
+                    return Err(ReadError::syntax_at(
+                        text,
+                        span.start,
+                        format!("the root element is `<{name}>`: expected `<resources>`"),
+                    ));
+                }
+                return Ok(());
+            }
+            Token::Doctype(_) | Token::CData { .. } | Token::End { .. } => {
+                return Err(ReadError::syntax_at(
+                    text,
+                    at,
+                    "expected the root element `<resources>`",
+                ));
+            }
+        }
+        if next <= at {
+            return Ok(());
+        }
+        at = next;
+    }
+}
+
+/// After `</resources>` (at `at`) only whitespace, comments and processing instructions.
+fn epilog(text: &str, mut at: usize) -> Result<(), ReadError> {
+    let end = text.len();
+    while at < end {
+        let (token, next) = xml::next_token(text, at, end)?;
+        let bad = match token {
+            Token::Text(span) => text
+                .get(span.clone())
+                .and_then(|raw| raw.find(|c: char| !matches!(c, ' ' | '\t' | '\r' | '\n')))
+                .map(|i| span.start + i),
+            Token::Pi(_) | Token::Comment(_) => None,
+            _ => Some(at),
+        };
+        if let Some(bad) = bad {
+            return Err(ReadError::syntax_at(
+                text,
+                bad,
+                "unexpected content after `</resources>`",
+            ));
+        }
+        if next <= at {
+            break;
+        }
+        at = next;
+    }
+    Ok(())
+}
+
+/// [`Tree::parse`], with one error worded as this reader always has: xml.rs ends a start tag
+/// at the first `<` it meets and, when that `<` is inside a quoted value, says just that.
+/// When the value's quote never comes back in the rest of the file, the value was never
+/// closed: the error names the attribute, at its opening quote.
+fn parse(text: &str) -> Result<Tree<'_>, ReadError> {
+    Tree::parse(text).map_err(|error| unclosed_value(text, &error).unwrap_or(error))
+}
+
+/// The unclosed attribute value behind `error`, if that is what it is (see [`parse`]).
+fn unclosed_value(text: &str, error: &ReadError) -> Option<ReadError> {
+    let place = |e: &ReadError| match e {
+        ReadError::Syntax { line, column, .. } => Some((*line, *column)),
+        _ => None,
+    };
+    let want = place(error)?;
+    // The token xml.rs stopped at, read as `Tree::parse` reads them.
+    let end = text.len();
+    let mut at = 0;
+    let failed = loop {
+        match xml::next_token(text, at, end) {
+            Ok((_, next)) if next > at && next < end => at = next,
+            Ok(_) => return None,
+            Err(failed) => break failed,
+        }
+    };
+    if place(&failed) != Some(want) {
+        return None;
+    }
+    let after_lt = text.get(at + 1..)?;
+    let name_end = at + 1 + after_lt.find(|c: char| !is_name_char(c))?;
+    let lt = name_end + text.get(name_end..)?.find('<')?;
+    if place(&ReadError::syntax_at(text, lt, "")) != Some(want) {
+        return None;
+    }
+    // The attributes that are whole before the `<`; the next one is the open value.
+    let after = xml::attributes(text, name_end, &(at..lt + 1))
+        .map_while(Result::ok)
+        .last()
+        .map_or(name_end, |attr| attr.value.end + 1);
+    let head = text.get(after..lt)?;
+    let quote_at = head.find(['"', '\''])?;
+    let quote = head.get(quote_at..quote_at + 1)?;
+    if text.get(lt..)?.contains(quote) {
+        return None;
+    }
+    let attr = head.get(..quote_at)?.trim_end().strip_suffix('=')?.trim();
+    Some(ReadError::syntax_at(
+        text,
+        after + quote_at,
+        format!("the value of the attribute `{attr}` is never closed"),
+    ))
+}
+
+/// The entity or character reference at `at` (`&`, before `end`): its character and the
+/// offset past its `;`. [`Tree::parse`] checked every reference already.
+fn reference_at(text: &str, at: usize, end: usize) -> Result<(char, usize), ReadError> {
+    let rest = text.get(at..end).unwrap_or_default();
+    if let Some(semi) = rest.bytes().take(12).position(|b| b == b';')
+        && let Some(c) = rest.get(1..semi).and_then(xml::reference)
+    {
+        return Ok((c, at + semi + 1));
+    }
+    xml::check_references(text, rest, at)?;
+    Err(ReadError::syntax_at(
+        text,
+        at,
+        "`&` starts no entity: write `&amp;` for a literal `&`",
+    ))
 }
 
 /// What the reader builds.
 struct Reader<'t, 'e> {
-    scan: Scan<'t>,
+    text: &'t str,
+    tree: Tree<'t>,
     out: Output<'e>,
     keys: Keys,
 }
@@ -625,139 +486,106 @@ struct Attrs {
     syntaxes: Syntaxes,
 }
 
-impl<'t> Reader<'t, '_> {
-    fn read(&mut self) -> Result<(), ReadError> {
-        if self.scan.text.starts_with('\u{feff}') {
-            self.scan.pos = 3;
-        }
-        // The prolog.
-        loop {
-            self.scan.skip_ws();
-            if self.scan.starts("<?") {
-                self.scan.pi()?;
-            } else if self.scan.starts("<!--") {
-                self.scan.comment()?;
-            } else if self.scan.starts("<!DOCTYPE") {
-                self.scan.doctype()?;
-            } else if self.scan.starts("<") && !self.scan.starts("<!") && !self.scan.starts("</") {
-                break;
-            } else if self.scan.peek().is_none() {
-                return Err(self.scan.err(
-                    self.scan.pos,
-                    "expected the root element `<resources>`, found the end of the file",
-                ));
-            } else {
-                return Err(self
-                    .scan
-                    .err(self.scan.pos, "expected the root element `<resources>`"));
-            }
-        }
-        let root = self.scan.start_tag()?;
-        if self.scan.slice(root.name.clone()) != "resources" {
-            return Err(self.scan.err(
-                root.start,
-                format!(
-                    "the root element is `<{}>`: expected `<resources>`",
-                    self.scan.slice(root.name.clone())
-                ),
-            ));
-        }
-        if !root.self_closing {
-            self.resources(&root)?;
-        }
-        // The epilog.
-        loop {
-            self.scan.skip_ws();
-            if self.scan.starts("<?") {
-                self.scan.pi()?;
-            } else if self.scan.starts("<!--") {
-                self.scan.comment()?;
-            } else if self.scan.peek().is_none() {
-                return Ok(());
-            } else {
-                return Err(self
-                    .scan
-                    .err(self.scan.pos, "unexpected content after `</resources>`"));
-            }
-        }
+impl Reader<'_, '_> {
+    fn tag(&self, index: usize) -> Option<Tag> {
+        let element = self.tree.get(index)?;
+        Some(Tag {
+            index,
+            open: element.open(),
+            name: element.name(),
+            content: element.content(),
+            end: element.span().end,
+            empty: element.empty(),
+        })
     }
 
-    /// The children of `<resources>`, through its end tag.
+    fn name(&self, tag: &Tag) -> &str {
+        self.text.get(tag.name.clone()).unwrap_or_default()
+    }
+
+    /// The children of `<resources>`.
     fn resources(&mut self, root: &Tag) -> Result<(), ReadError> {
-        let mut notes: Vec<String> = Vec::new();
-        loop {
-            let gap = self.skip_text(&mut notes);
-            if gap.is_none() {
-                return Err(self.scan.unclosed(root.name.clone(), root.start));
+        self.children(root, Vec::new(), true, |reader, tag, notes| {
+            match reader.name(tag) {
+                "string" => reader.string(tag, notes)?,
+                "string-array" | "array" => reader.array(tag, notes)?,
+                "plurals" => reader.plurals(tag, notes)?,
+                _ => {}
             }
-            if self.scan.starts("</") {
-                let at = self.scan.pos;
-                let end = self.scan.end_tag()?;
-                if self.scan.slice(end.clone()) != "resources" {
-                    return Err(self.scan.mismatch(at, end, root.name.clone()));
+            Ok(())
+        })
+    }
+
+    /// Walks the content of `parent`: calls `child` for each child element with the notes
+    /// above it (comments directly above, no blank line or other text between). A CDATA
+    /// section or a processing instruction ends the notes when `special_ends_notes`.
+    fn children(
+        &mut self,
+        parent: &Tag,
+        mut notes: Vec<String>,
+        special_ends_notes: bool,
+        mut child: impl FnMut(&mut Self, &Tag, Vec<String>) -> Result<(), ReadError>,
+    ) -> Result<(), ReadError> {
+        let text = self.text;
+        let kids: Vec<usize> = self.tree.children(parent.index).collect();
+        let mut kids = kids.into_iter();
+        let end = parent.content.end;
+        let mut at = parent.content.start;
+        while at < end {
+            let (token, mut next) = xml::next_token(text, at, end)?;
+            match token {
+                Token::Text(span) => {
+                    let gap = text.get(span).unwrap_or_default();
+                    if gap.bytes().filter(|&b| b == b'\n').count() > 1 || !gap.trim().is_empty() {
+                        notes.clear();
+                    }
                 }
-                return Ok(());
+                Token::Comment(span) => {
+                    let inner = span.start + 4..span.end.saturating_sub(3);
+                    notes.push(text.get(inner).unwrap_or_default().trim().to_owned());
+                }
+                Token::CData { .. } | Token::Pi(_) => {
+                    if special_ends_notes {
+                        notes.clear();
+                    }
+                }
+                Token::Doctype(span) => {
+                    return Err(ReadError::syntax_at(
+                        text,
+                        span.start,
+                        "unexpected `<!`: expected an element or a comment",
+                    ));
+                }
+                Token::Start { span, .. } => {
+                    let tag = kids.next().and_then(|index| self.tag(index));
+                    let Some(tag) = tag.filter(|tag| tag.start() == span.start) else {
+                        break;
+                    };
+                    next = tag.end;
+                    child(self, &tag, std::mem::take(&mut notes))?;
+                }
+                Token::End { .. } => {}
             }
-            if self.scan.starts("<!--") {
-                let inner = self.scan.comment()?;
-                notes.push(self.scan.slice(inner).trim().to_owned());
-                continue;
+            if next <= at {
+                break;
             }
-            if self.special()? {
-                notes.clear();
-                continue;
-            }
-            let tag = self.scan.start_tag()?;
-            let notes = std::mem::take(&mut notes);
-            match self.scan.slice(tag.name.clone()) {
-                "string" => self.string(&tag, notes)?,
-                "string-array" | "array" => self.array(&tag, notes)?,
-                "plurals" => self.plurals(&tag, notes)?,
-                _ if tag.self_closing => {}
-                _ => self.scan.skip_element(&tag)?,
-            }
+            at = next;
         }
-    }
-
-    /// Skips text up to the next `<`; `None` at the end of the file. Text other than
-    /// whitespace, or a blank line, ends the notes gathered so far.
-    fn skip_text(&mut self, notes: &mut Vec<String>) -> Option<()> {
-        let rest = self.scan.rest();
-        let len = rest.find('<').unwrap_or(rest.len());
-        let gap = &rest[..len];
-        if gap.bytes().filter(|&b| b == b'\n').count() > 1 || !gap.trim().is_empty() {
-            notes.clear();
-        }
-        self.scan.pos += len;
-        (len < rest.len()).then_some(())
-    }
-
-    /// Skips a CDATA section, a processing instruction or a stray `<!`; true if it did.
-    fn special(&mut self) -> Result<bool, ReadError> {
-        if self.scan.starts("<![CDATA[") {
-            self.scan.cdata()?;
-        } else if self.scan.starts("<?") {
-            self.scan.pi()?;
-        } else if self.scan.starts("<!") {
-            return Err(self.scan.err(
-                self.scan.pos,
-                "unexpected `<!`: expected an element or a comment",
-            ));
-        } else {
-            return Ok(false);
-        }
-        Ok(true)
+        Ok(())
     }
 
     fn attrs(&self, tag: &Tag) -> Attrs {
+        let text = self.text;
         let mut attrs = Attrs {
             name: None,
             translatable: true,
             syntaxes: Syntaxes::PRINTF,
         };
-        for (name, value) in &tag.attrs {
-            match self.scan.slice(name.clone()) {
-                "name" => attrs.name = Some(value.clone()),
+        for attr in xml::attributes(text, tag.name.end, &tag.open).map_while(Result::ok) {
+            let raw = text.get(attr.value.clone()).unwrap_or_default();
+            let value = xml::unescape(text, raw, attr.value.start).unwrap_or(raw.into());
+            match text.get(attr.name).unwrap_or_default() {
+                "name" => attrs.name = Some(value.into_owned()),
                 "translatable" => attrs.translatable = value.trim() != "false",
                 "formatted" if value.trim() == "false" => attrs.syntaxes = Syntaxes::NONE,
                 _ => {}
@@ -766,115 +594,119 @@ impl<'t> Reader<'t, '_> {
         attrs
     }
 
-    fn attr(&self, tag: &Tag, name: &str) -> Option<String> {
-        tag.attrs
-            .iter()
-            .find(|(n, _)| self.scan.slice(n.clone()) == name)
-            .map(|(_, v)| v.clone())
-    }
-
-    /// The content of a value element: its hole span and runs, with `pos` past its end
-    /// tag. A self-closing element's hole is its `/>`.
+    /// The content of a value element: its hole span and runs. An empty element's hole is
+    /// its `/>`.
     fn value(
         &mut self,
         tag: &Tag,
         syntaxes: Syntaxes,
         ids: &mut Ids,
     ) -> Result<(Range<usize>, Vec<Run>), ReadError> {
-        if tag.self_closing {
-            return Ok((tag.end - 2..tag.end, Vec::new()));
+        if tag.empty {
+            return Ok((tag.open.end.saturating_sub(2)..tag.open.end, Vec::new()));
         }
-        let scan = &mut self.scan;
-        let text = scan.text;
+        let text = self.text;
         let mut decoder = Decoder::new(text);
-        // Open inline elements: name and the item index of their open code.
-        let mut open: Vec<(Range<usize>, usize)> = Vec::new();
-        let start = scan.pos;
-        loop {
-            let at = scan.pos;
+        // The item index of the open code of each inline element open.
+        let mut open: Vec<usize> = Vec::new();
+        let end = tag.content.end;
+        let mut at = tag.content.start;
+        while at < end {
             if decoder.codes > super::MAX_CODES {
-                return Err(ReadError::too_dense(text, tag.start));
+                return Err(ReadError::too_dense(text, tag.start()));
             }
-            let Some(b) = scan.peek() else {
-                return Err(scan.unclosed(tag.name.clone(), tag.start));
-            };
-            if b == b'<' {
-                if scan.starts("</") {
-                    let end = scan.end_tag()?;
-                    match open.last() {
-                        None if scan.slice(end.clone()) == scan.slice(tag.name.clone()) => {
-                            let runs = decoder.finish(syntaxes, ids);
-                            return Ok((start..at, runs));
-                        }
-                        None => return Err(scan.mismatch(at, end, tag.name.clone())),
-                        Some((name, _)) if scan.slice(end.clone()) != scan.slice(name.clone()) => {
-                            return Err(scan.mismatch(at, end, name.clone()));
-                        }
-                        Some(&(_, item)) => {
-                            open.pop();
-                            decoder.code(CodeKind::Close, "", at..scan.pos, Some(item));
-                        }
-                    }
-                } else if scan.starts("<!--") {
-                    scan.comment()?;
-                    decoder.code(CodeKind::Standalone, "comment", at..scan.pos, None);
-                } else if scan.starts("<![CDATA[") {
-                    let inner = scan.cdata()?;
-                    let item = decoder.code(CodeKind::Open, "cdata", at..inner.start, None);
-                    for (i, c) in scan.slice(inner.clone()).char_indices() {
+            let (token, next) = xml::next_token(text, at, end)?;
+            match token {
+                Token::Text(span) => Self::chars(&mut decoder, text, span, tag.start())?,
+                Token::Comment(span) => {
+                    decoder.code(CodeKind::Standalone, "comment", span, None);
+                }
+                Token::CData { span, inner } => {
+                    let item = decoder.code(CodeKind::Open, "cdata", span.start..inner.start, None);
+                    let data = text.get(inner.clone()).unwrap_or_default();
+                    for (i, c) in data.char_indices() {
                         let from = inner.start + i;
                         decoder.char(c, from..from + c.len_utf8(), true);
                     }
-                    decoder.code(CodeKind::Close, "", inner.end..scan.pos, Some(item));
-                } else if scan.starts("<?") {
-                    scan.pi()?;
-                    decoder.code(CodeKind::Standalone, "pi", at..scan.pos, None);
-                } else if scan.starts("<!") {
-                    return Err(scan.err(at, "unexpected `<!` in a value"));
-                } else {
-                    let inner = scan.start_tag()?;
-                    let class = if scan.slice(inner.name.clone()) == "xliff:g" {
+                    decoder.code(CodeKind::Close, "", inner.end..span.end, Some(item));
+                }
+                Token::Pi(span) => {
+                    decoder.code(CodeKind::Standalone, "pi", span, None);
+                }
+                Token::Doctype(span) => {
+                    return Err(ReadError::syntax_at(
+                        text,
+                        span.start,
+                        "unexpected `<!` in a value",
+                    ));
+                }
+                Token::Start { span, name, empty } => {
+                    let class = if text.get(name) == Some("xliff:g") {
                         "xliff"
                     } else {
                         "tag"
                     };
-                    if inner.self_closing {
-                        decoder.code(CodeKind::Standalone, class, at..scan.pos, None);
-                    } else if open.len() + 2 >= super::MAX_DEPTH {
-                        return Err(scan.too_deep(at));
+                    if empty {
+                        decoder.code(CodeKind::Standalone, class, span, None);
                     } else {
-                        let item = decoder.code(CodeKind::Open, class, at..scan.pos, None);
-                        open.push((inner.name, item));
+                        open.push(decoder.code(CodeKind::Open, class, span, None));
                     }
                 }
-            } else if b == b'&' {
-                let (c, next) = scan.entity(at)?;
-                decoder.char(c, at..next, false);
-                scan.pos = next;
-            } else {
-                // Plain content up to the next special character, as one slice.
-                let rest = scan.rest();
-                let plain = rest
-                    .bytes()
-                    .position(|b| {
-                        matches!(
-                            b,
-                            b'<' | b'&' | b'\\' | b'"' | b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c
-                        )
-                    })
-                    .unwrap_or(rest.len());
-                if plain > 0 && decoder.is_settled() {
-                    decoder.content_str(&rest[..plain], at);
-                    scan.pos += plain;
-                    continue;
+                Token::End { span, .. } => {
+                    let item = open.pop();
+                    decoder.code(CodeKind::Close, "", span, item);
                 }
-                let Some(c) = rest.chars().next() else {
-                    return Err(scan.unclosed(tag.name.clone(), tag.start));
-                };
-                scan.pos += c.len_utf8();
-                decoder.char(c, at..scan.pos, true);
             }
+            if next <= at {
+                break;
+            }
+            at = next;
         }
+        let runs = decoder.finish(syntaxes, ids);
+        Ok((tag.content.clone(), runs))
+    }
+
+    /// The character data `span` of a value (the element starts at `start`).
+    fn chars(
+        decoder: &mut Decoder,
+        text: &str,
+        span: Range<usize>,
+        start: usize,
+    ) -> Result<(), ReadError> {
+        let mut at = span.start;
+        while at < span.end {
+            if decoder.codes > super::MAX_CODES {
+                return Err(ReadError::too_dense(text, start));
+            }
+            let rest = text.get(at..span.end).unwrap_or_default();
+            if rest.starts_with('&') {
+                let (c, next) = reference_at(text, at, span.end)?;
+                decoder.char(c, at..next, false);
+                at = next;
+                continue;
+            }
+            // Plain content up to the next special character, as one slice.
+            let plain = rest
+                .bytes()
+                .position(|b| {
+                    matches!(
+                        b,
+                        b'&' | b'\\' | b'"' | b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c
+                    )
+                })
+                .unwrap_or(rest.len());
+            if plain > 0 && decoder.is_settled() {
+                decoder.content_str(rest.get(..plain).unwrap_or_default(), at);
+                at += plain;
+                continue;
+            }
+            let Some(c) = rest.chars().next() else {
+                break;
+            };
+            decoder.char(c, at..at + c.len_utf8(), true);
+            at += c.len_utf8();
+        }
+        Ok(())
     }
 
     fn locked_block(key: String, runs: Vec<Run>, attrs: &Attrs, level: u32) -> Block {
@@ -892,15 +724,15 @@ impl<'t> Reader<'t, '_> {
         let (hole, runs) = self.value(tag, attrs.syntaxes, &mut Ids::default())?;
         let key = self.keys.key(
             attrs.name.as_deref().unwrap_or("string"),
-            self.scan.text,
-            tag.start,
+            self.text,
+            tag.start(),
         )?;
         let mut block = Self::locked_block(key, runs, &attrs, 0);
         block.notes = notes;
-        block.span = tag.start..self.scan.pos;
+        block.span = tag.start()..tag.end;
         let index = self.out.index();
         self.out.skeleton.hole(hole, index, &block.source);
-        self.out.push(self.scan.text, block);
+        self.out.push(self.text, block);
         Ok(())
     }
 
@@ -909,42 +741,15 @@ impl<'t> Reader<'t, '_> {
     fn items(
         &mut self,
         tag: &Tag,
-        mut notes: Vec<String>,
         mut item: impl FnMut(&mut Self, &Tag, Vec<String>) -> Result<(), ReadError>,
     ) -> Result<(), ReadError> {
-        if tag.self_closing {
-            return Ok(());
-        }
-        loop {
-            if self.skip_text(&mut notes).is_none() {
-                return Err(self.scan.unclosed(tag.name.clone(), tag.start));
-            }
-            if self.scan.starts("</") {
-                let at = self.scan.pos;
-                let end = self.scan.end_tag()?;
-                if self.scan.slice(end.clone()) != self.scan.slice(tag.name.clone()) {
-                    return Err(self.scan.mismatch(at, end, tag.name.clone()));
-                }
-                return Ok(());
-            }
-            if self.scan.starts("<!--") {
-                let inner = self.scan.comment()?;
-                notes.push(self.scan.slice(inner).trim().to_owned());
-                continue;
-            }
-            if self.special()? {
-                continue;
-            }
-            let child = self.scan.start_tag()?;
-            if self.scan.slice(child.name.clone()) == "item" {
-                item(self, &child, std::mem::take(&mut notes))?;
+        self.children(tag, Vec::new(), false, |reader, child, notes| {
+            if reader.name(child) == "item" {
+                item(reader, child, notes)
             } else {
-                notes.clear();
-                if !child.self_closing {
-                    self.scan.skip_element(&child)?;
-                }
+                Ok(())
             }
-        }
+        })
     }
 
     fn array(&mut self, tag: &Tag, notes: Vec<String>) -> Result<(), ReadError> {
@@ -952,19 +757,19 @@ impl<'t> Reader<'t, '_> {
         let name = attrs.name.clone().unwrap_or_else(|| "array".to_owned());
         let mut index = 0;
         let mut first_notes = Some(notes);
-        self.items(tag, Vec::new(), |reader, item, notes| {
+        self.items(tag, |reader, item, notes| {
             let (hole, runs) = reader.value(item, attrs.syntaxes, &mut Ids::default())?;
             let key = reader
                 .keys
-                .key(&format!("{name}[{index}]"), reader.scan.text, item.start)?;
+                .key(&format!("{name}[{index}]"), reader.text, item.start())?;
             index += 1;
             let mut block = Self::locked_block(key, runs, &attrs, 1);
             block.notes = first_notes.take().unwrap_or_default();
             block.notes.extend(notes);
-            block.span = item.start..reader.scan.pos;
+            block.span = item.start()..item.end;
             let index = reader.out.index();
             reader.out.skeleton.hole(hole, index, &block.source);
-            reader.out.push(reader.scan.text, block);
+            reader.out.push(reader.text, block);
             Ok(())
         })
     }
@@ -973,10 +778,11 @@ impl<'t> Reader<'t, '_> {
         let attrs = self.attrs(tag);
         let index = self.out.index();
         let mut branches: Vec<Branch> = Vec::new();
-        self.items(tag, Vec::new(), |reader, item, _| {
-            let Some(quantity) = reader.attr(item, "quantity") else {
-                return Err(reader.scan.err(
-                    item.start,
+        self.items(tag, |reader, item, _| {
+            let Some(quantity) = reader.tree.attr(item.index, "quantity") else {
+                return Err(ReadError::syntax_at(
+                    reader.text,
+                    item.start(),
                     "an `<item>` of `<plurals>` has no `quantity`: expected one of zero, one, \
                      two, few, many, other",
                 ));
@@ -1001,17 +807,17 @@ impl<'t> Reader<'t, '_> {
             branches,
             head: String::new(),
             tail: String::new(),
-            src: Some(tag.start),
+            src: Some(tag.start()),
         };
         let key = self.keys.key(
             attrs.name.as_deref().unwrap_or("plurals"),
-            self.scan.text,
-            tag.start,
+            self.text,
+            tag.start(),
         )?;
         let mut block = Self::locked_block(key, vec![Run::Switch(Box::new(switch))], &attrs, 0);
         block.notes = notes;
-        block.span = tag.start..self.scan.pos;
-        self.out.push(self.scan.text, block);
+        block.span = tag.start()..tag.end;
+        self.out.push(self.text, block);
         Ok(())
     }
 }
@@ -1775,27 +1581,27 @@ mod tests {
         let table: &[(&str, &str)] = &[
             (
                 "<resources>\n  <string name=\"a\">x</strin>\n</resources>",
-                "2:21: `</strin>` does not close the open element: expected `</string>`",
+                "2:21: `</strin>` closes `<string>` (opened at 2:3): expected `</string>`",
             ),
             (
                 "<resources>\n  <string name=\"a\">x",
-                "2:3: the element `<string>` is never closed: expected `</string>`",
+                "2:3: `<string>` is never closed: expected `</string>` before the end of the file",
             ),
             (
                 "<resources>\n  <string name=\"a\">a &nbsp; b</string></resources>",
-                "2:22: unknown entity `&nbsp;`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` or a character reference",
+                "2:22: unknown entity `&nbsp;`: expected `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;` or a character reference",
             ),
             (
                 "<resources>\n  <string name=\"a\">a &#X41; b</string></resources>",
-                "2:22: unknown entity `&#X41;`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` or a character reference",
+                "2:22: unknown entity `&#X41;`: expected `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;` or a character reference",
             ),
             (
                 "<resources>\n  <string name=\"a\">a &#0; b</string></resources>",
-                "2:22: unknown entity `&#0;`: expected `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` or a character reference",
+                "2:22: unknown entity `&#0;`: expected `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;` or a character reference",
             ),
             (
                 "<resources>\n  <string name=\"a\">a & b</string></resources>",
-                "2:22: `&` starts no entity: write `&amp;` for an ampersand",
+                "2:22: `&` starts no entity: write `&amp;` for a literal `&`",
             ),
             (
                 "<resources>\n  <!-- open\n</resources>",
@@ -1807,7 +1613,7 @@ mod tests {
             ),
             (
                 "<resources><string name=\"a\"",
-                "1:12: the tag `<string` is never closed: expected `>`",
+                "1:12: a start tag is not closed: expected `>` or `/>`",
             ),
             (
                 "<resources><string name=\"a\"><![CDATA[x</string></resources>",
@@ -1815,7 +1621,7 @@ mod tests {
             ),
             (
                 "<resources><string name=a>x</string></resources>",
-                "1:25: expected a quoted value for the attribute `name`",
+                "1:25: expected a quoted attribute value",
             ),
             (
                 "<manifest/>",
@@ -1823,7 +1629,7 @@ mod tests {
             ),
             (
                 "<resources/>\n<extra/>",
-                "2:1: unexpected content after `</resources>`",
+                "2:1: a second root element: a document has one",
             ),
             (
                 "",
@@ -1835,7 +1641,7 @@ mod tests {
             ),
             (
                 "<resources><b>x</i></b></resources>",
-                "1:16: `</i>` does not close the open element: expected `</b>`",
+                "1:16: `</i>` closes `<b>` (opened at 1:12): expected `</b>`",
             ),
         ];
         for (source, want) in table {
