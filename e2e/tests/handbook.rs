@@ -4,7 +4,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::process::Command;
 
 use common::{copy_dir, kapi_bin, workspace};
