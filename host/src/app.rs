@@ -196,6 +196,15 @@ impl App {
         }
     }
 
+    /// A path as a service takes it (MCP's `path`): a relative one against the bound project's
+    /// root, else against the working directory.
+    pub fn in_project(&self, path: &Path) -> PathBuf {
+        match self.project() {
+            Ok(Some(project)) if path.is_relative() => project.root.join(path),
+            _ => self.absolute(path),
+        }
+    }
+
     /// The caller as the command line sees it: `KAPI_ACTOR` (`kind` or `kind:name`), else the
     /// assistant host whose agent runs the command (`agent:claude-code`, from the host's own
     /// marker in the environment), default a person named `cli`. A kind kapi does not know is kept as written, so the change

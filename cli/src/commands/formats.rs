@@ -83,16 +83,16 @@ pub fn run(
 }
 
 /// A path as the user typed it, named from the working folder: in a project, the
-/// project-relative form the service and MCP take; outside one, as typed (the service
-/// resolves it from the working folder).
+/// project-relative form the service and MCP take (as every verb resolves one); outside
+/// one, or outside the project, absolute.
 fn from_here(app: &kapi_host::App, path: &str) -> String {
-    let Some(root) = app.project().ok().flatten().map(|p| p.root) else {
-        return path.to_owned();
-    };
-    let abs = kapi_host::app::normalize(&app.absolute(std::path::Path::new(path)));
-    match abs.strip_prefix(&root) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
-        _ => abs.display().to_string(),
+    let path = std::path::Path::new(path);
+    match app.project().ok().flatten() {
+        Some(project) => match app.project_relative(&project, path) {
+            Ok(rel) if !rel.is_empty() => rel,
+            _ => kapi_host::app::normalize(&app.absolute(path)).display().to_string(),
+        },
+        None => path.display().to_string(),
     }
 }
 

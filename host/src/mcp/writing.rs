@@ -100,11 +100,7 @@ pub(crate) struct DescribeFormatParams {
 }
 
 fn resolve(app: &crate::App, path: &str) -> PathBuf {
-    let p = PathBuf::from(path);
-    match app.project() {
-        Ok(Some(project)) if p.is_relative() => project.root.join(p),
-        _ => app.absolute(&p),
-    }
+    app.in_project(std::path::Path::new(path))
 }
 
 #[tool_router(router = writing_tools, vis = "pub(crate)")]

@@ -160,10 +160,7 @@ pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
         });
     };
     let project = app.project()?;
-    let abs = normalize(&match &project {
-        Some(project) if Path::new(path).is_relative() => project.root.join(path),
-        _ => app.absolute(Path::new(path)),
-    });
+    let abs = normalize(&app.in_project(Path::new(path)));
     let collections = match &project {
         Some(p) => Some(Collections::new(&p.recipe)?),
         None => None,

@@ -119,11 +119,8 @@ pub fn describe(app: &App, request: &DescribeRequest) -> Result<Described, HostE
         .format
         .ok_or_else(|| {
             // Saying what the file is instead, where a format can tell (a drawable `.xml`).
-            let abs = match app.project() {
-                Ok(Some(p)) if std::path::Path::new(path).is_relative() => p.root.join(path),
-                _ => app.absolute(std::path::Path::new(path)),
-            };
-            crate::document::unknown_format(std::path::Path::new(path), &abs)
+            let path = std::path::Path::new(path);
+            crate::document::unknown_format(path, &app.in_project(path))
         })?,
         _ => {
             return Err(HostError::Usage {
