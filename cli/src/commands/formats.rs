@@ -90,7 +90,9 @@ fn from_here(app: &kapi_host::App, path: &str) -> String {
     match app.project().ok().flatten() {
         Some(project) => match app.project_relative(&project, path) {
             Ok(rel) if !rel.is_empty() => rel,
-            _ => kapi_host::app::normalize(&app.absolute(path)).display().to_string(),
+            _ => kapi_host::app::normalize(&app.absolute(path))
+                .display()
+                .to_string(),
         },
         None => path.display().to_string(),
     }
