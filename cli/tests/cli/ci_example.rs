@@ -41,7 +41,7 @@ fn the_github_actions_example_installs_kapi_and_uploads_a_sarif_report() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/handbook"),
         tmp.path(),
     );
-    let bin = assert_cmd::cargo::cargo_bin!("kapi");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kapi"));
     let dir = bin.parent().expect("the binary's folder");
     let path = std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),

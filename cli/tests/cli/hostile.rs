@@ -411,7 +411,7 @@ fn a_file_that_is_one_long_list_is_read_a_piece_at_a_time() {
 fn bounded(kapi: &Kapi, limit_kb: u32, args: &str) -> std::process::Output {
     std::process::Command::new("sh")
         .args(["-c", &format!("ulimit -v {limit_kb} && exec \"$0\" {args}")])
-        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
+        .arg(std::path::Path::new(env!("CARGO_BIN_EXE_kapi")))
         .current_dir(kapi.path())
         .env("KAPI_NO_PROJECT", "1")
         .output()
@@ -780,7 +780,7 @@ fn check_text_over_mcp_reads_a_block_at_a_time() {
     // its session, and the calls still running with it.
     let mut server = std::process::Command::new("sh")
         .args(["-c", "ulimit -v 250000 && exec \"$0\" mcp --all"])
-        .arg(assert_cmd::cargo::cargo_bin!("kapi"))
+        .arg(std::path::Path::new(env!("CARGO_BIN_EXE_kapi")))
         .current_dir(kapi.path())
         .env("KAPI_NO_PROJECT", "1")
         .stdin(std::process::Stdio::piped())

@@ -126,7 +126,7 @@ impl Kapi {
 
     #[allow(clippy::disallowed_methods)]
     pub fn command(&self, args: &[&str]) -> std::process::Command {
-        let bin = assert_cmd::cargo::cargo_bin!("kapi");
+        let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kapi"));
         let mut cmd = std::process::Command::new(bin);
         cmd.current_dir(self.dir.path())
             .env_clear()
