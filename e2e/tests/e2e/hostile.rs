@@ -7,13 +7,12 @@
 //! rather than the 800,000: a check is linear in its input now, so the smaller line
 //! exercises the same path in a debug build in a few seconds (`make bench-hostile` measures the
 //! full sizes on a release build). No test asserts a duration.
-mod common;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use common::{Bind, PROTOCOL, Server, cli};
+use crate::common::{Bind, PROTOCOL, Server, cli};
 
 /// What a `kapi check` report holds at most (kapi-core's `MAX_FINDINGS`, the documented cap).
 const HELD: u64 = 10_000;
@@ -50,7 +49,7 @@ impl Project {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        common::write_file(&self.root, rel, text);
+        crate::common::write_file(&self.root, rel, text);
     }
 
     fn path(&self) -> &Path {

@@ -3,11 +3,9 @@
 //! agent is about to create as its project; outside a project, a ref `read_blocks` hands out
 //! is accepted back unchanged by `apply_edits`.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Bind, PROTOCOL, Server, cli, empty_dir, read_file, write_file};
+use crate::common::{Bind, PROTOCOL, Server, cli, empty_dir, read_file, write_file};
 use serde_json::{Value, json};
 
 const TERMS: &str = "version: v1

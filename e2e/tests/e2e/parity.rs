@@ -3,14 +3,12 @@
 //! `compared` gives the same JSON for the same input on a copy of the Kestrel fixture
 //! project. Only the binary is driven: `kapi mcp` over stdio and `kapi … --json`.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use common::{Bind, PROTOCOL, Server, cli_with, copy_dir, workspace};
+use crate::common::{Bind, PROTOCOL, Server, cli_with, copy_dir, workspace};
 
 /// The session both surfaces run in, so the session summary names the same one.
 const SESSION: &str = "parity-session";

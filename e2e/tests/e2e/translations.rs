@@ -21,15 +21,13 @@
 //!
 //! Every project is a fresh copy in a temporary folder; the fixtures are never touched.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-use common::{Bind, PROTOCOL, Server, cli, cli_with, workspace};
+use crate::common::{Bind, PROTOCOL, Server, cli, cli_with, workspace};
 
 // ---------------------------------------------------------------------------------------------
 // Projects
@@ -55,11 +53,11 @@ impl Project {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        common::write_file(&self.root, rel, text);
+        crate::common::write_file(&self.root, rel, text);
     }
 
     fn read(&self, rel: &str) -> String {
-        common::read_file(&self.root, rel)
+        crate::common::read_file(&self.root, rel)
     }
 
     fn bytes(&self, rel: &str) -> Vec<u8> {

@@ -16,19 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
+use crate::common::{kapi_bin, workspace};
 use serde_json::{Value, json};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-#[allow(clippy::disallowed_methods)]
-fn kapi_bin() -> PathBuf {
-    match std::env::var_os("KAPI_BIN") {
-        Some(bin) => PathBuf::from(bin),
-        None => workspace().join("target/debug/kapi"),
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Running kapi

@@ -5,22 +5,11 @@
 //! agent's session, and `kapi context sync --files-only` is idempotent.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use crate::common::kapi_bin;
 use serde_json::Value;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-#[allow(clippy::disallowed_methods)]
-fn kapi_bin() -> PathBuf {
-    match std::env::var_os("KAPI_BIN") {
-        Some(bin) => PathBuf::from(bin),
-        None => workspace().join("target/debug/kapi"),
-    }
-}
 
 struct Out {
     code: i32,

@@ -2,11 +2,9 @@
 //! whenever a file landed, whatever failed after it (`partial`, with `isError` as the CLI's
 //! exit 1), and a store that cannot record refuses before anything is written.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Bind, PROTOCOL, Server, empty_dir, read_file, write_file};
+use crate::common::{Bind, PROTOCOL, Server, empty_dir, read_file, write_file};
 use serde_json::{Value, json};
 
 const DOC: &str = "# Edit\n\nOpen the page to begin.\n";

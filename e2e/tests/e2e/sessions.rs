@@ -3,14 +3,13 @@
 //! moves it forward (`tools/list` and `ping` too), a note keeps the client's name on it, the
 //! 2026-07-28 lifecycle names the client from `_meta`, and a row that stopped moving ages out
 //! on the next write (deleted when nothing references it, else ended).
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::json;
 
-use common::{Bind, CLIENT, PROTOCOL, Server, empty_dir, write_file};
+use crate::common::{Bind, CLIENT, PROTOCOL, Server, empty_dir, write_file};
 
 const RECIPE: &str = "version: v1\nname: here\ncollections:\n  - path: \"docs/**/*.md\"\n";
 
@@ -21,7 +20,7 @@ fn project(store: bool) -> (tempfile::TempDir, PathBuf) {
     write_file(&root, "kapi.yaml", RECIPE);
     write_file(&root, "docs/a.md", "# A\n\nSign in to begin.\n");
     if store {
-        let noted = common::cli_with(
+        let noted = crate::common::cli_with(
             &root,
             Bind::Discover,
             &[("KAPI_SESSION", "setup")],
@@ -309,7 +308,7 @@ fn under_claude_code_the_server_and_the_shell_share_the_hosts_session() {
     );
     assert_eq!(server.close(), 0);
     // The assistant's shell, in the same Claude Code session, records under the same id.
-    let shell = common::cli_with(
+    let shell = crate::common::cli_with(
         &root,
         Bind::Discover,
         &host,
@@ -324,7 +323,7 @@ fn under_claude_code_the_server_and_the_shell_share_the_hosts_session() {
         None,
     );
     assert_eq!(shell.code, 0, "{}", shell.stderr);
-    let log = common::cli_with(
+    let log = crate::common::cli_with(
         &root,
         Bind::Discover,
         &host,

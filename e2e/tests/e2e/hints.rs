@@ -2,11 +2,9 @@
 //! and its field (`path`, `project`, `read_blocks`), never a CLI flag or command; the same
 //! refusal on the command line still names the flag.
 
-mod common;
-
 use std::path::Path;
 
-use common::{Bind, PROTOCOL, Server, cli, empty_dir, write_file};
+use crate::common::{Bind, PROTOCOL, Server, cli, empty_dir, write_file};
 use serde_json::{Value, json};
 
 fn project(root: &Path) {

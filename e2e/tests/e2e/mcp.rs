@@ -13,14 +13,13 @@
 //! blocking CI. `KAPI_NO_PROJECT=1` is set for every process except where a test means the
 //! project to be found from the working folder (the parity tests, which run the server the
 //! way an editor does, in the project, and the CLI the way a person does).
-mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use common::{Bind, CLIENT, PROTOCOL, Server, cli, cli_json, empty_dir};
+use crate::common::{Bind, CLIENT, PROTOCOL, Server, cli, cli_json, empty_dir};
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -113,11 +112,11 @@ impl Project {
     }
 
     fn write(&self, rel: &str, text: &str) {
-        common::write_file(&self.root, rel, text);
+        crate::common::write_file(&self.root, rel, text);
     }
 
     fn read(&self, rel: &str) -> String {
-        common::read_file(&self.root, rel)
+        crate::common::read_file(&self.root, rel)
     }
 
     fn path(&self) -> &str {
@@ -257,7 +256,7 @@ const SET_ARGS: &[(&str, &[&str])] = &[
 
 /// Each set's whole surface (every tool's name, description, input and output schemas and
 /// annotations, and the resource templates) is a reviewed golden file under
-/// `tests/snapshots/`. A change to a set's tools fails here until the new snapshot is
+/// `tests/e2e/snapshots/`. A change to a set's tools fails here until the new snapshot is
 /// reviewed: `INSTA_UPDATE=always make e2e` (or `cargo insta review`), then read the diff.
 #[test]
 fn tools_and_resource_templates_per_set_match_the_golden_snapshots() {
@@ -1053,14 +1052,14 @@ fn kapi_redact_and_the_redact_tool_give_the_same_report() {
         .collect();
     assert_eq!(kinds, ["email", "phone", "secret_key"]);
 
-    let out = common::cli_with(&dir, Bind::Explicit, &[], &["redact"], Some(text));
+    let out = crate::common::cli_with(&dir, Bind::Explicit, &[], &["redact"], Some(text));
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
         "Mail [redacted:email] or call [redacted:phone].\nkey [redacted:secret_key]\n"
     );
     assert_eq!(out.stderr, "redacted: 1 email, 1 phone, 1 secret_key\n");
-    let out = common::cli_with(
+    let out = crate::common::cli_with(
         &dir,
         Bind::Explicit,
         &[],
@@ -1120,7 +1119,7 @@ fn kapi_formats_detect_and_the_detect_format_tool_give_the_same_report() {
             .ok("detect_format");
         let mut argv = vec!["formats", "detect", "--json"];
         argv.extend_from_slice(args);
-        let out = common::cli_with(&dir, Bind::Explicit, &[], &argv, stdin);
+        let out = crate::common::cli_with(&dir, Bind::Explicit, &[], &argv, stdin);
         assert_eq!(out.code, code, "{argv:?}: {}", out.stderr);
         let report: Value = serde_json::from_str(&out.stdout)
             .unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}", out.stdout));
@@ -1306,7 +1305,7 @@ fn send_request(server: &mut Server, method: &str, params: Value) -> u64 {
 
 /// The ids of the responses read until every one of `until` has answered, in arrival order.
 fn responses_until(server: &mut Server, until: &[u64]) -> Vec<u64> {
-    let deadline = std::time::Instant::now() + common::TIMEOUT;
+    let deadline = std::time::Instant::now() + crate::common::TIMEOUT;
     let mut seen = Vec::new();
     while !until.iter().all(|id| seen.contains(id)) {
         let left = deadline.saturating_duration_since(std::time::Instant::now());

@@ -10,19 +10,12 @@
 //! arguments, and the universal safe mode.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::kapi_bin;
 use serde_json::{Value, json};
-
-#[allow(clippy::disallowed_methods)]
-fn kapi_bin() -> PathBuf {
-    match std::env::var_os("KAPI_BIN") {
-        Some(bin) => PathBuf::from(bin),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/kapi"),
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The project the hooks run in

@@ -1,12 +1,10 @@
 //! The sample project end to end, through the built binary only (`KAPI_BIN`, default
 //! `target/debug/kapi`): `kapi check` reports exactly the violations `EXPECTED.md` plants.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use common::{copy_dir, kapi_bin, workspace};
+use crate::common::{copy_dir, kapi_bin, workspace};
 
 /// `(path, line, column, rule)` for each row of EXPECTED.md's findings table.
 fn expected(markdown: &str) -> BTreeSet<(String, usize, usize, String)> {

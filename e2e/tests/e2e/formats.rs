@@ -2,20 +2,8 @@
 //! `kapi inspect --verify` writes each file back identical, `kapi inspect --json` reads it
 //! into `kapi.blocks/v1` with a ref and rev per block, and `kapi check` reads it.
 
-use std::path::{Path, PathBuf};
+use crate::common::{kapi_bin, workspace};
 use std::process::Command;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-#[allow(clippy::disallowed_methods)]
-fn kapi_bin() -> PathBuf {
-    match std::env::var_os("KAPI_BIN") {
-        Some(bin) => PathBuf::from(bin),
-        None => workspace().join("target/debug/kapi"),
-    }
-}
 
 fn kapi(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(kapi_bin())
