@@ -13,10 +13,10 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 
-use crate::common::{kapi_bin, workspace};
+use crate::common::{Bind, command, workspace};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -73,19 +73,16 @@ impl Out {
 }
 
 fn kapi(at: At<'_>, args: &[&str], stdin: Option<&str>) -> Out {
-    let mut cmd = Command::new(kapi_bin());
+    let bind = if at.project {
+        Bind::Discover
+    } else {
+        Bind::Explicit
+    };
+    let mut cmd = command(at.dir, bind);
     cmd.args(args)
-        .current_dir(at.dir)
-        .env("NO_COLOR", "1")
-        .env_remove("KAPI_ACTOR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if at.project {
-        cmd.env_remove("KAPI_NO_PROJECT");
-    } else {
-        cmd.env("KAPI_NO_PROJECT", "1");
-    }
     if let Some(actor) = at.actor {
         cmd.env("KAPI_ACTOR", actor);
     }

@@ -6,9 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
-use crate::common::kapi_bin;
+use crate::common::{Bind, command};
 use serde_json::Value;
 
 struct Out {
@@ -19,14 +18,10 @@ struct Out {
 
 /// Runs kapi in `dir`, bound to the project there, as `actor` in `session`.
 fn kapi(dir: &Path, actor: &str, session: &str, args: &[&str]) -> Out {
-    let out = Command::new(kapi_bin())
+    let out = command(dir, Bind::Discover)
         .args(args)
-        .current_dir(dir)
-        .env_remove("KAPI_NO_PROJECT")
-        .env_remove("KAPI_PROJECT")
         .env("KAPI_ACTOR", actor)
         .env("KAPI_SESSION", session)
-        .env("NO_COLOR", "1")
         .output()
         .expect("the kapi binary runs (build it first: cargo build --bin kapi)");
     Out {

@@ -2,15 +2,11 @@
 //! `kapi inspect --verify` writes each file back identical, `kapi inspect --json` reads it
 //! into `kapi.blocks/v1` with a ref and rev per block, and `kapi check` reads it.
 
-use crate::common::{kapi_bin, workspace};
-use std::process::Command;
+use crate::common::{Bind, command, workspace};
 
 fn kapi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(kapi_bin())
+    let out = command(&workspace(), Bind::Explicit)
         .args(args)
-        .env("KAPI_NO_PROJECT", "1")
-        .env("NO_COLOR", "1")
-        .current_dir(workspace())
         .output()
         .expect("the kapi binary runs (build it first: cargo build --bin kapi)");
     (

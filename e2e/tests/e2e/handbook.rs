@@ -2,9 +2,8 @@
 //! `target/debug/kapi`): `kapi check` reports exactly the violations `EXPECTED.md` plants.
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
-use crate::common::{copy_dir, kapi_bin, workspace};
+use crate::common::{Bind, command, copy_dir, workspace};
 
 /// `(path, line, column, rule)` for each row of EXPECTED.md's findings table.
 fn expected(markdown: &str) -> BTreeSet<(String, usize, usize, String)> {
@@ -40,12 +39,8 @@ fn sample_project_reports_exactly_its_planted_violations() {
         "EXPECTED.md lists the planted violations: {want:?}"
     );
 
-    let out = Command::new(kapi_bin())
+    let out = command(dir.path(), Bind::Discover)
         .args(["check", "--json"])
-        .current_dir(dir.path())
-        .env_remove("KAPI_NO_PROJECT")
-        .env_remove("KAPI_PROJECT")
-        .env("NO_COLOR", "1")
         .output()
         .expect("kapi runs (set KAPI_BIN or build target/debug/kapi)");
     assert_eq!(
@@ -85,10 +80,8 @@ fn clean_pages_of_the_sample_pass_every_gate() {
         &["check", "docs/install.md", "README.md"][..],
         &["check", "--ship", "docs/install.md", "README.md"][..],
     ] {
-        let out = Command::new(kapi_bin())
+        let out = command(dir.path(), Bind::Discover)
             .args(args)
-            .current_dir(dir.path())
-            .env_remove("KAPI_NO_PROJECT")
             .output()
             .expect("runs");
         assert_eq!(

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::kapi_bin;
+use crate::common::{Bind, cleared, command, kapi_bin};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -396,20 +396,12 @@ fn run_hook(
     envs: &[(&str, &str)],
     feed: Feed,
 ) -> Answer {
-    let mut cmd = Command::new(kapi_bin());
+    let mut cmd = command(dir, Bind::Discover);
     cmd.arg("hook").arg(hook);
     if let Some(h) = host {
         cmd.args(["--host", h.id()]);
     }
     cmd.args(extra)
-        .current_dir(dir)
-        .env_remove("KAPI_NO_PROJECT")
-        .env_remove("KAPI_PROJECT")
-        .env_remove("KAPI_SESSION")
-        .env_remove("KAPI_ACTOR")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("KKSS_PROJECT_ROOT")
-        .env_remove("KAPI_TEST_HOOK_PANIC")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in envs {
@@ -618,17 +610,13 @@ fn an_undeclared_rules_file_is_nothing_to_report() {
     }
     let p = project();
     std::fs::write(p.path().join("CLAUDE.md"), "Use the login page.\n").unwrap();
-    let walk = Command::new(kapi_bin())
-        .current_dir(p.path())
-        .env_remove("KAPI_NO_PROJECT")
+    let walk = command(p.path(), Bind::Discover)
         .args(["check", "."])
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&walk.stdout);
     assert!(!out.contains("CLAUDE.md"), "a folder walk skips it: {out}");
-    let named = Command::new(kapi_bin())
-        .current_dir(p.path())
-        .env_remove("KAPI_NO_PROJECT")
+    let named = command(p.path(), Bind::Discover)
         .args(["check", "CLAUDE.md"])
         .output()
         .unwrap();
@@ -1018,10 +1006,8 @@ fn bad_arguments_never_exit_with_a_usage_error() {
         &["hook", "pre-edit", "--host", "emacs"],
         &["hook", "pre-edit", "--frobnicate", "--deadline-ms", "soon"],
     ] {
-        let out = Command::new(kapi_bin())
+        let out = command(p.path(), Bind::Discover)
             .args(args)
-            .current_dir(p.path())
-            .env_remove("KAPI_NO_PROJECT")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -1040,7 +1026,7 @@ fn bad_arguments_never_exit_with_a_usage_error() {
         assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
     }
     // A bare `kapi` (a host that dropped the arguments) is not a usage error either.
-    let bare = Command::new(kapi_bin())
+    let bare = command(p.path(), Bind::Discover)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -1078,10 +1064,8 @@ fn with_no_host_told_the_answer_is_the_universal_safe_mode() {
 fn a_closed_stdout_loses_the_text_never_the_exit_code() {
     let p = project();
     let payload = Host::ClaudeCode.payload(Event::PreEdit, p.path(), "i18n/fr.json", false);
-    let mut child = Command::new(kapi_bin())
+    let mut child = command(p.path(), Bind::Discover)
         .args(["hook", "pre-edit", "--host", "claude-code"])
-        .current_dir(p.path())
-        .env_remove("KAPI_NO_PROJECT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -1102,12 +1086,9 @@ fn a_closed_stdout_loses_the_text_never_the_exit_code() {
 /// Runs a hook command as its host would: through `sh -c` (Claude Code, Codex, Kiki) or
 /// directly (KKSS), with `path` as PATH, in `dir`.
 fn run_configured(dir: &Path, program: &str, args: &[String], path: &str, body: &[u8]) -> Answer {
-    let mut child = Command::new(program)
+    let mut child = cleared(program, dir)
         .args(args)
-        .current_dir(dir)
         .env("PATH", path)
-        .env_remove("KAPI_NO_PROJECT")
-        .env_remove("KAPI_PROJECT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1188,10 +1169,8 @@ fn configured(dir: &Path, host: Host, event: Event) -> Option<(String, Vec<Strin
 #[test]
 fn the_hooks_init_writes_run_as_written() {
     let p = project();
-    let init = Command::new(kapi_bin())
+    let init = command(p.path(), Bind::Discover)
         .args(["init", "--agents", "all", "--no-rules-files"])
-        .current_dir(p.path())
-        .env_remove("KAPI_NO_PROJECT")
         .output()
         .unwrap();
     assert!(init.status.success(), "{init:?}");
@@ -1283,12 +1262,8 @@ fn signal_a_waiting_hook(
     host: Host,
     (name, number): (&str, u32),
 ) -> Answer {
-    let mut child = Command::new(kapi_bin())
+    let mut child = command(dir, Bind::Discover)
         .args(["hook", hook, "--host", host.id()])
-        .current_dir(dir)
-        .env_remove("KAPI_NO_PROJECT")
-        .env_remove("KAPI_PROJECT")
-        .env_remove("KAPI_TEST_HOOK_PANIC")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,13 +1,12 @@
-//! The harness every conformance test binary shares: the built `kapi` binary (`KAPI_BIN`,
-//! default `target/debug/kapi`) run in a clean environment, as a CLI (`cli`, `cli_json`,
-//! `cli_with` for standard input and extra variables) and as an MCP server over stdio spoken to
-//! in raw newline-delimited JSON-RPC (`Server`). Every wait has a timeout, so a hung process
-//! fails the test instead of blocking CI.
-//!
-//! Each test binary takes it with `mod common;` and uses what it needs.
+//! The harness every module of the conformance suite shares: the built `kapi` binary
+//! (`KAPI_BIN`, default `target/debug/kapi`) run in a cleared environment (`command`), as a CLI
+//! (`cli`, `cli_json`, `cli_with` for standard input and extra variables) and as an MCP server
+//! over stdio spoken to in raw newline-delimited JSON-RPC (`Server`). Every wait has a
+//! timeout, so a hung process fails the test instead of blocking CI.
 
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -64,35 +63,33 @@ pub enum Bind {
     Discover,
 }
 
-/// A kapi command in `dir` with a clean environment.
-pub fn command(dir: &Path, bind: Bind) -> Command {
-    let mut cmd = Command::new(kapi_bin());
-    cmd.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("KAPI_ACTOR")
-        .env_remove("KAPI_SESSION")
-        .env_remove("KAPI_PROJECT")
-        // What an assistant host sets for its hooks, never inherited from the test's shell.
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("KKSS_PROJECT_ROOT")
-        .env_remove("KAPI_TEST_HOOK_PANIC");
-    // An assistant host's markers make the actor its agent: never inherited from the test's shell.
-    for marker in [
-        "CLAUDECODE",
-        "CLAUDE_CODE_SESSION_ID",
-        "CODEX_THREAD_ID",
-        "CODEX_SESSION_ID",
-        "CURSOR_AGENT",
-        "CURSOR_EXTENSION_HOST_ROLE",
-        "COPILOT_AGENT",
-        "AI_AGENT",
-    ] {
-        cmd.env_remove(marker);
+/// What a run keeps of the test's own environment, when set: where programs are found, a home
+/// folder, a temporary folder. Everything else is cleared; a test that needs a variable passes it.
+const KEPT: [&str; 3] = ["PATH", "HOME", "TMPDIR"];
+
+/// `program` in `dir` with the environment cleared but for [`KEPT`], and `NO_COLOR=1`. The
+/// variant of [`command`] for what starts kapi itself (the hook command a host runs through
+/// `sh -c`, with the `PATH` the test chooses): every kapi process an e2e test starts begins
+/// here, so nothing in the test's shell (an assistant host's markers, `KAPI_*`) reaches it.
+#[allow(clippy::disallowed_methods)]
+pub fn cleared(program: impl AsRef<OsStr>, dir: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir).env_clear();
+    for name in KEPT {
+        if let Some(value) = std::env::var_os(name) {
+            cmd.env(name, value);
+        }
     }
-    match bind {
-        Bind::Explicit => cmd.env("KAPI_NO_PROJECT", "1"),
-        Bind::Discover => cmd.env_remove("KAPI_NO_PROJECT"),
-    };
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// A kapi command in `dir` with a cleared environment ([`cleared`]), bound as `bind` says.
+pub fn command(dir: &Path, bind: Bind) -> Command {
+    let mut cmd = cleared(kapi_bin(), dir);
+    if bind == Bind::Explicit {
+        cmd.env("KAPI_NO_PROJECT", "1");
+    }
     cmd
 }
 
