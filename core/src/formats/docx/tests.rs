@@ -1,6 +1,13 @@
+use std::io::{Cursor, Read, Write};
 use std::path::PathBuf;
 
+use zip::write::SimpleFileOptions;
+use zip::{ZipArchive, ZipWriter};
+
+use super::package::read_limited;
+use super::reader::MAX_TABLE_DEPTH;
 use super::*;
+use crate::model::{Block, CodeKind, Role, Run};
 use crate::formats::conformance;
 use crate::model::Edition;
 
