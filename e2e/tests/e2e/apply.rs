@@ -11,13 +11,13 @@
 //! declaration to the fixtures (no fixture of the format has it). What a format is declared
 //! to have must be found. No sub-case passes by doing nothing.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 
-use crate::common::{Bind, command, workspace};
 use serde_json::{Value, json};
+
+use crate::common::wire::{Blocks, ChangeResult, EditionView, Record, Ref, array_field, str_field};
+use crate::common::{Bind, Out, cli_with, workspace};
 
 // ---------------------------------------------------------------------------------------------
 // Running kapi
@@ -55,65 +55,27 @@ impl<'a> At<'a> {
     }
 }
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn json(&self, ctx: &str) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "{ctx}: stdout is not JSON ({e}), exit {}\nstdout: {}\nstderr: {}",
-                self.code, self.stdout, self.stderr
-            )
-        })
-    }
-}
-
+/// `kapi ARGS` at `at`, with `stdin` on standard input.
 fn kapi(at: At<'_>, args: &[&str], stdin: Option<&str>) -> Out {
     let bind = if at.project {
         Bind::Discover
     } else {
         Bind::Explicit
     };
-    let mut cmd = command(at.dir, bind);
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(actor) = at.actor {
-        cmd.env("KAPI_ACTOR", actor);
-    }
-    let mut child = cmd
-        .spawn()
-        .expect("the kapi binary runs (build it first: cargo build --bin kapi)");
-    {
-        let mut pipe = child.stdin.take().expect("stdin");
-        if let Some(input) = stdin {
-            pipe.write_all(input.as_bytes()).expect("write stdin");
-        }
-    }
-    let out = child.wait_with_output().expect("kapi finishes");
-    Out {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let actor: Vec<(&str, &str)> = at.actor.map(|a| ("KAPI_ACTOR", a)).into_iter().collect();
+    cli_with(at.dir, bind, &actor, args, stdin)
 }
 
 /// `kapi inspect DOC --json` (with `--editions`, when given): the `kapi.blocks/v1` document.
-fn read(at: At<'_>, doc: &str, editions: Option<&str>, ctx: &str) -> Value {
+fn read(at: At<'_>, doc: &str, editions: Option<&str>, ctx: &str) -> Blocks {
     let mut args = vec!["inspect", doc, "--json"];
     if let Some(langs) = editions {
         args.extend(["--editions", langs]);
     }
     let out = kapi(at, &args, None);
     assert_eq!(out.code, 0, "{ctx}: inspect {doc}: {}", out.stderr);
-    let read = out.json(ctx);
-    assert_eq!(read["schema"], "kapi.blocks/v1", "{ctx}: inspect {doc}");
-    assert!(read["next"].is_null(), "{ctx}: inspect {doc} paged");
+    let read = out.answer(ctx).blocks(&format!("{ctx}: inspect {doc}"));
+    assert!(read.next.is_none(), "{ctx}: inspect {doc} paged");
     read
 }
 
@@ -128,14 +90,9 @@ fn verify(at: At<'_>, doc: &str, ctx: &str) {
 }
 
 /// `kapi apply - --json` with `set` on standard input: the exit code and the result.
-fn apply(at: At<'_>, set: &Value, ctx: &str) -> (i32, Value) {
+fn apply(at: At<'_>, set: &Value, ctx: &str) -> (i32, ChangeResult) {
     let out = kapi(at, &["apply", "-", "--json"], Some(&set.to_string()));
-    let result = out.json(ctx);
-    assert_eq!(
-        result["schema"], "kapi.change-result/v1",
-        "{ctx}: {}",
-        out.stderr
-    );
+    let result = out.answer(ctx).change(&format!("{ctx}: {}", out.stderr));
     (out.code, result)
 }
 
@@ -143,22 +100,23 @@ fn change_set(operations: Vec<Value>) -> Value {
     json!({"schema": "kapi.change/v1", "operations": operations})
 }
 
-fn set_content(at: &Value, if_match: &Value, content: &str) -> Value {
+fn set_content(at: &Ref, if_match: &str, content: &str) -> Value {
     json!({"op": "set_content", "at": at, "if_match": if_match, "content": content})
 }
 
 /// Asserts the set's status, each operation's status and the exit code.
-fn expect(code: i32, result: &Value, set_status: &str, ops: &[&str], exit: i32, ctx: &str) {
-    let statuses: Vec<&str> = result["operations"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|o| o["status"].as_str()).collect())
-        .unwrap_or_default();
-    assert_eq!(statuses, ops, "{ctx}: operation statuses in {result:#}");
+fn expect(code: i32, result: &ChangeResult, set_status: &str, ops: &[&str], exit: i32, ctx: &str) {
+    let statuses: Vec<&str> = result
+        .operations
+        .iter()
+        .map(|o| o.status.as_str())
+        .collect();
+    assert_eq!(statuses, ops, "{ctx}: operation statuses in {result:#?}");
     assert_eq!(
-        result["status"], set_status,
-        "{ctx}: set status in {result:#}"
+        result.status, set_status,
+        "{ctx}: set status in {result:#?}"
     );
-    assert_eq!(code, exit, "{ctx}: exit code for {result:#}");
+    assert_eq!(code, exit, "{ctx}: exit code for {result:#?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,29 +149,43 @@ fn has_letters(text: &str) -> bool {
     untagged(text).chars().any(char::is_alphabetic)
 }
 
-fn text(block: &Value) -> &str {
-    block["text"].as_str().unwrap_or("")
+fn text(block: &Record) -> &str {
+    &block.text
 }
 
-fn key(block: &Value) -> &str {
-    block["ref"]["block"].as_str().unwrap_or("")
+fn key(block: &Record) -> &str {
+    &block.at.block
 }
 
-fn accepts(value: &Value, op: &str) -> bool {
-    value["accepts"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|o| o == op))
+fn accepts(accepts: &[String], op: &str) -> bool {
+    accepts.iter().any(|o| o == op)
 }
 
-fn blocks(read: &Value) -> &[Value] {
-    read["blocks"].as_array().map_or(&[], Vec::as_slice)
+fn blocks(read: &Blocks) -> &[Record] {
+    &read.blocks
 }
 
-fn block<'a>(read: &'a Value, key_: &str, ctx: &str) -> &'a Value {
+fn block<'a>(read: &'a Blocks, key_: &str, ctx: &str) -> &'a Record {
     blocks(read)
         .iter()
         .find(|b| key(b) == key_)
         .unwrap_or_else(|| panic!("{ctx}: block `{key_}` is gone after the edit"))
+}
+
+/// A block's `fr` edition; a block without one fails the test.
+fn fr_edition<'a>(block: &'a Record, ctx: &str) -> &'a EditionView {
+    block
+        .editions
+        .get("fr")
+        .unwrap_or_else(|| panic!("{ctx}: block {} has no fr edition", key(block)))
+}
+
+/// An edition's rev; an edition without one (its target lacks the block) fails the test.
+fn rev_of(edition: &EditionView, ctx: &str) -> String {
+    edition
+        .rev
+        .clone()
+        .unwrap_or_else(|| panic!("{ctx}: the edition has no rev: {edition:#?}"))
 }
 
 /// An edited text: a word appended before any trailing whitespace, every tag kept.
@@ -224,13 +196,12 @@ fn revised(text: &str, word: &str) -> String {
 
 /// The tag whose loss the code guard must refuse, and the code's id: a formatting pair's
 /// close tag alone (`pair`), or a placeholder (a standalone code that may not be deleted).
-fn droppable(block: &Value, pair: bool) -> Option<(String, String)> {
-    let codes = block["codes"].as_array()?;
-    codes.iter().find_map(|c| {
-        let id = c["id"].as_str()?;
-        let tag = match (pair, c["kind"].as_str()?) {
+fn droppable(block: &Record, pair: bool) -> Option<(String, String)> {
+    block.codes.iter().find_map(|c| {
+        let id = &c.id;
+        let tag = match (pair, c.kind.as_str()) {
             (true, "open") => format!("<x id=\"/{id}\"/>"),
-            (false, "standalone") if c["deletable"] == false => format!("<x id=\"{id}/\"/>"),
+            (false, "standalone") if !c.deletable => format!("<x id=\"{id}/\"/>"),
             _ => return None,
         };
         text(block).contains(&tag).then(|| (tag, id.to_owned()))
@@ -239,15 +210,13 @@ fn droppable(block: &Value, pair: bool) -> Option<(String, String)> {
 
 /// A block `set_content` may edit as flat text: it accepts the edit, has letters, and no
 /// plural or select.
-fn editable(block: &Value) -> bool {
-    accepts(block, "set_content")
-        && has_letters(text(block))
-        && block["branches"].as_array().is_none_or(Vec::is_empty)
+fn editable(block: &Record) -> bool {
+    accepts(&block.accepts, "set_content") && has_letters(text(block)) && block.branches.is_empty()
 }
 
 /// The block the loop edits: the first editable one with a droppable code when `codes`,
 /// else the first editable one.
-fn main_block(read: &Value, codes: bool) -> Option<&Value> {
+fn main_block(read: &Blocks, codes: bool) -> Option<&Record> {
     let mut editable = blocks(read).iter().filter(|b| editable(b));
     if codes {
         editable.find(|b| droppable(b, true).is_some() || droppable(b, false).is_some())
@@ -258,42 +227,37 @@ fn main_block(read: &Value, codes: bool) -> Option<&Value> {
 
 /// The first block with a plural or select that `set_content` accepts (one whose only code
 /// is its switch first).
-fn plural_block(read: &Value) -> Option<&Value> {
+fn plural_block(read: &Blocks) -> Option<&Record> {
     let plurals = || {
-        blocks(read).iter().filter(|b| {
-            accepts(b, "set_content") && b["branches"].as_array().is_some_and(|a| !a.is_empty())
-        })
+        blocks(read)
+            .iter()
+            .filter(|b| accepts(&b.accepts, "set_content") && !b.branches.is_empty())
     };
     plurals()
-        .find(|b| b["codes"].as_array().is_some_and(|c| c.len() == 1))
+        .find(|b| b.codes.len() == 1)
         .or_else(|| plurals().next())
 }
 
 /// The first read-only code block (its `accepts` empty because it is code, not prose).
-fn code_block(read: &Value) -> Option<&Value> {
+fn code_block(read: &Blocks) -> Option<&Record> {
     blocks(read)
         .iter()
-        .find(|b| b["role"] == "code" && b["accepts"].as_array().is_some_and(Vec::is_empty))
+        .find(|b| b.role == "code" && b.accepts.is_empty())
 }
 
 /// The first read-only block that is not code (`accepts` empty).
-fn read_only_block(read: &Value) -> Option<&Value> {
+fn read_only_block(read: &Blocks) -> Option<&Record> {
     blocks(read)
         .iter()
-        .find(|b| b["role"] != "code" && b["accepts"].as_array().is_some_and(Vec::is_empty))
+        .find(|b| b.role != "code" && b.accepts.is_empty())
 }
 
 /// Every block's rev by key, except `except`'s.
-fn revs_except(read: &Value, except: &str) -> Vec<(String, String)> {
+fn revs_except(read: &Blocks, except: &str) -> Vec<(String, String)> {
     blocks(read)
         .iter()
         .filter(|b| key(b) != except)
-        .map(|b| {
-            (
-                key(b).to_owned(),
-                b["rev"].as_str().unwrap_or("").to_owned(),
-            )
-        })
+        .map(|b| (key(b).to_owned(), b.rev.clone()))
         .collect()
 }
 
@@ -411,7 +375,7 @@ fn fixtures(format: &str) -> Vec<PathBuf> {
 }
 
 /// The first `n` fixtures (smallest first) whose read satisfies `pick`, read in place.
-fn pick_fixtures(format: &str, n: usize, pick: impl Fn(&Value) -> bool) -> Vec<PathBuf> {
+fn pick_fixtures(format: &str, n: usize, pick: impl Fn(&Blocks) -> bool) -> Vec<PathBuf> {
     let root = workspace();
     let mut out = Vec::new();
     for path in fixtures(format) {
@@ -422,7 +386,7 @@ fn pick_fixtures(format: &str, n: usize, pick: impl Fn(&Value) -> bool) -> Vec<P
             .to_string();
         let read = read(At::plain(&root), &rel, None, &format!("{format} {rel}"));
         assert_eq!(
-            read["format"], format,
+            read.format, format,
             "{format} {rel}: read as another format"
         );
         if pick(&read) {
@@ -523,15 +487,15 @@ fn edit_then_stale(spec: &Spec) {
     let k = key(b).to_owned();
     let ctx = format!("{ctx} block {k}");
     let new = revised(text(b), "Revised");
-    let set = change_set(vec![set_content(&b["ref"], &b["rev"], &new)]);
+    let set = change_set(vec![set_content(&b.at, &b.rev, &new)]);
 
     let (code, result) = apply(at, &set, &ctx);
     expect(code, &result, "applied", &["applied"], 0, &ctx);
-    assert_eq!(result["documents"][0]["written"], true, "{ctx}: {result:#}");
+    assert!(result.documents[0].written, "{ctx}: {result:#?}");
     let after = read(at, &doc, None, &ctx);
     let edited = block(&after, &k, &ctx);
     assert_eq!(text(edited), new, "{ctx}: the block's text after the edit");
-    assert_ne!(edited["rev"], b["rev"], "{ctx}: the rev moved");
+    assert_ne!(edited.rev, b.rev, "{ctx}: the rev moved");
     assert_eq!(
         revs_except(&after, &k),
         revs_except(&before, &k),
@@ -543,9 +507,12 @@ fn edit_then_stale(spec: &Spec) {
     let (code, result) = apply(at, &set, &ctx);
     let ctx = format!("{ctx} (the same set again)");
     expect(code, &result, "refused", &["stale"], 3, &ctx);
-    let current = &result["operations"][0]["current"];
-    assert_eq!(current["text"], new.as_str(), "{ctx}: current.text");
-    assert_eq!(current["rev"], edited["rev"], "{ctx}: current.rev");
+    let current = result.operations[0]
+        .current
+        .as_ref()
+        .unwrap_or_else(|| panic!("{ctx}: no current in {result:#?}"));
+    assert_eq!(current.text, new, "{ctx}: current.text");
+    assert_eq!(current.rev, edited.rev, "{ctx}: current.rev");
     assert_untouched(&path, &written, &ctx);
 }
 
@@ -560,18 +527,21 @@ fn result_rev(spec: &Spec) {
     let k = key(b).to_owned();
     let ctx = format!("{ctx} block {k}");
     let new = revised(text(b), "Revised");
-    let set = change_set(vec![set_content(&b["ref"], &b["rev"], &new)]);
+    let set = change_set(vec![set_content(&b.at, &b.rev, &new)]);
     let (code, result) = apply(at, &set, &ctx);
     expect(code, &result, "applied", &["applied"], 0, &ctx);
-    let rev = result["operations"][0]["rev"].clone();
+    let rev = result.operations[0]
+        .rev
+        .clone()
+        .unwrap_or_else(|| panic!("{ctx}: no rev in {result:#?}"));
     let after = read(at, &doc, None, &ctx);
     assert_eq!(
-        block(&after, &k, &ctx)["rev"],
+        block(&after, &k, &ctx).rev,
         rev,
         "{ctx}: the result's rev is the rev a read returns"
     );
     let ctx = format!("{ctx} (a second set on the result's rev)");
-    let set = change_set(vec![set_content(&b["ref"], &rev, &revised(&new, "Again"))]);
+    let set = change_set(vec![set_content(&b.at, &rev, &revised(&new, "Again"))]);
     let (code, result) = apply(at, &set, &ctx);
     expect(code, &result, "applied", &["applied"], 0, &ctx);
 }
@@ -579,7 +549,7 @@ fn result_rev(spec: &Spec) {
 /// 3. Dropping a pair's close tag alone, or a placeholder: guard, nothing written.
 fn drop_code(spec: &Spec) {
     needs(spec.codes, spec.format, "inline codes");
-    let dropping = |b: &Value, pair: bool| editable(b) && droppable(b, pair).is_some();
+    let dropping = |b: &Record, pair: bool| editable(b) && droppable(b, pair).is_some();
     let mut tried = 0;
     for (pair, what) in [(true, "a pair's close tag"), (false, "a placeholder")] {
         let found = pick_fixtures(spec.format, 1, |r| {
@@ -603,11 +573,14 @@ fn drop_code(spec: &Spec) {
         let ctx = format!("{ctx} block {} dropping {what} {tag}", key(b));
         let content = revised(text(b), "Revised").replacen(&tag, "", 1);
         let before = snapshot(&path);
-        let set = change_set(vec![set_content(&b["ref"], &b["rev"], &content)]);
+        let set = change_set(vec![set_content(&b.at, &b.rev, &content)]);
         let (code, result) = apply(at, &set, &ctx);
         expect(code, &result, "refused", &["guard"], 3, &ctx);
-        let guard = &result["operations"][0]["guard"];
-        assert_eq!(guard["code"], id.as_str(), "{ctx}: guard.code in {guard}");
+        let guard = result.operations[0]
+            .guard
+            .as_ref()
+            .unwrap_or_else(|| panic!("{ctx}: no guard in {result:#?}"));
+        assert_eq!(guard.code, id, "{ctx}: guard.code in {guard:?}");
         assert_untouched(&path, &before, &ctx);
     }
     assert!(
@@ -636,13 +609,13 @@ fn plural(spec: &Spec) {
         let ctx = format!("{ctx} block {k}");
 
         let untouched = snapshot(&path);
-        let flat = untagged(b["branches"][0]["text"].as_str().unwrap_or(""));
+        let flat = untagged(&b.branches[0].text);
         let flat = if has_letters(&flat) {
             flat
         } else {
             "Flat text".into()
         };
-        let set = change_set(vec![set_content(&b["ref"], &b["rev"], &flat)]);
+        let set = change_set(vec![set_content(&b.at, &b.rev, &flat)]);
         let (code, result) = apply(at, &set, &format!("{ctx} flattened"));
         expect(
             code,
@@ -652,42 +625,47 @@ fn plural(spec: &Spec) {
             3,
             &format!("{ctx} flattened to {flat:?}"),
         );
-        let codes = b["codes"].as_array().expect("codes");
+        let codes = &b.codes;
         if codes.len() == 1 {
-            let guard = &result["operations"][0]["guard"];
-            assert_eq!(guard["code"], codes[0]["id"], "{ctx}: guard.code");
-            assert_eq!(guard["kind"], codes[0]["kind"], "{ctx}: guard.kind");
+            let guard = result.operations[0]
+                .guard
+                .as_ref()
+                .unwrap_or_else(|| panic!("{ctx}: no guard in {result:#?}"));
+            assert_eq!(guard.code, codes[0].id, "{ctx}: guard.code");
+            assert_eq!(
+                guard.kind.as_deref(),
+                Some(codes[0].kind.as_str()),
+                "{ctx}: guard.kind"
+            );
         }
         assert_untouched(&path, &untouched, &format!("{ctx} flattened"));
 
-        let branches = b["branches"].as_array().expect("branches");
+        let branches = &b.branches;
         let branch = branches
             .iter()
-            .find(|br| has_letters(br["text"].as_str().unwrap_or("")))
+            .find(|br| has_letters(&br.text))
             .unwrap_or(&branches[0]);
-        let bpath = branch["path"].as_str().expect("branch path").to_owned();
+        let bpath = branch.path.clone();
         let ctx = format!("{ctx} branch {bpath}");
-        let new = revised(branch["text"].as_str().unwrap_or(""), "Revised");
-        let mut at_branch = b["ref"].clone();
-        at_branch["branch"] = json!(bpath);
-        let set = change_set(vec![set_content(&at_branch, &branch["rev"], &new)]);
+        let new = revised(&branch.text, "Revised");
+        let mut at_branch = b.at.clone();
+        at_branch.branch = Some(bpath.clone());
+        let set = change_set(vec![set_content(&at_branch, &branch.rev, &new)]);
         let (code, result) = apply(at, &set, &ctx);
         expect(code, &result, "applied", &["applied"], 0, &ctx);
         let after = read(at, &doc, None, &ctx);
         let edited = block(&after, &k, &ctx);
-        for (old, now) in branches
-            .iter()
-            .zip(edited["branches"].as_array().expect("branches"))
-        {
-            assert_eq!(old["path"], now["path"], "{ctx}: the branches moved");
-            if old["path"] == bpath.as_str() {
-                assert_eq!(now["text"], new.as_str(), "{ctx}: the branch's text");
+        for (old, now) in branches.iter().zip(&edited.branches) {
+            assert_eq!(old.path, now.path, "{ctx}: the branches moved");
+            if old.path == bpath {
+                assert_eq!(now.text, new, "{ctx}: the branch's text");
                 assert_eq!(
-                    now["rev"], result["operations"][0]["rev"],
+                    Some(&now.rev),
+                    result.operations[0].rev.as_ref(),
                     "{ctx}: the result's rev is the branch's new rev"
                 );
             } else {
-                assert_eq!(now["rev"], old["rev"], "{ctx}: another branch changed");
+                assert_eq!(now.rev, old.rev, "{ctx}: another branch changed");
             }
         }
         assert_eq!(
@@ -707,10 +685,10 @@ fn unknown_block(spec: &Spec) {
     let path = dir.path().join(&doc);
     let read = read(at, &doc, None, &ctx);
     let b = main_block(&read, matches!(spec.codes, Has::Yes)).expect("main block");
-    let mut missing = b["ref"].clone();
-    missing["block"] = json!("kapi-e2e/no-such-block#9");
+    let mut missing = b.at.clone();
+    missing.block = "kapi-e2e/no-such-block#9".to_owned();
     let before = snapshot(&path);
-    let set = change_set(vec![set_content(&missing, &b["rev"], "Anything")]);
+    let set = change_set(vec![set_content(&missing, &b.rev, "Anything")]);
     let (code, result) = apply(at, &set, &ctx);
     expect(code, &result, "refused", &["not_found"], 3, &ctx);
     assert_untouched(&path, &before, &ctx);
@@ -730,7 +708,7 @@ fn code_block_unsupported(spec: &Spec) {
     }
     // Another read-only block (an Android string marked translatable="false"), where a
     // fixture has one.
-    let read_only = |r: &Value| read_only_block(r).is_some();
+    let read_only = |r: &Blocks| read_only_block(r).is_some();
     cases.extend(
         pick_fixtures(spec.format, 1, read_only)
             .into_iter()
@@ -753,14 +731,11 @@ fn code_block_unsupported(spec: &Spec) {
         };
         let b = b.unwrap_or_else(|| panic!("{ctx}: the {what} found before"));
         let ctx = format!("{ctx} {what} {}", key(b));
-        assert!(
-            b["why"].is_string(),
-            "{ctx}: a read-only block says why: {b}"
-        );
+        assert!(b.why.is_some(), "{ctx}: a read-only block says why: {b:#?}");
         let before = snapshot(&path);
         let set = change_set(vec![set_content(
-            &b["ref"],
-            &b["rev"],
+            &b.at,
+            &b.rev,
             &revised(text(b), "Revised"),
         )]);
         let (code, result) = apply(at, &set, &ctx);
@@ -781,7 +756,7 @@ fn agent_term(spec: &Spec) {
     let ctx = format!("{ctx} block {} as agent:test", key(b));
     let before = snapshot(&path);
     let set = change_set(vec![
-        set_content(&b["ref"], &b["rev"], &revised(text(b), "Revised")),
+        set_content(&b.at, &b.rev, &revised(text(b), "Revised")),
         json!({"op": "term", "term": {"text": "sign in", "lang": "en", "status": "preferred"}}),
     ]);
     let (code, result) = apply(at.agent(), &set, &ctx);
@@ -793,8 +768,11 @@ fn agent_term(spec: &Spec) {
         3,
         &ctx,
     );
-    assert_eq!(result["actor"]["kind"], "agent", "{ctx}: actor");
-    let instead = result["operations"][1]["instead"].as_str().unwrap_or("");
+    assert_eq!(result.actor.kind, "agent", "{ctx}: actor");
+    let instead = result.operations[1]
+        .instead
+        .as_deref()
+        .unwrap_or_else(|| panic!("{ctx}: no `instead` in {result:#?}"));
     assert!(!instead.trim().is_empty(), "{ctx}: `instead` is empty");
     assert_untouched(&path, &before, &ctx);
 }
@@ -816,21 +794,19 @@ fn gate(spec: &Spec) {
     let k = key(b).to_owned();
     let ctx = format!("{ctx} block {k} in a project forbidding `utilize`");
     let new = revised(text(b), "Please utilize it.");
-    let op = set_content(&b["ref"], &b["rev"], &new);
+    let op = set_content(&b.at, &b.rev, &new);
     let before = snapshot(&path);
 
     let (code, result) = apply(at, &change_set(vec![op.clone()]), &ctx);
     expect(code, &result, "refused", &["gate_failed"], 3, &ctx);
-    let findings = result["operations"][0]["findings"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let findings = &result.operations[0].findings;
     assert!(
-        findings.iter().any(|f| f["matched"]
-            .as_str()
+        findings.iter().any(|f| f
+            .matched
+            .as_deref()
             .is_some_and(|m| m.eq_ignore_ascii_case("utilize"))
-            && f["introduced"] == true),
-        "{ctx}: the forbidden term is not among the findings: {result:#}"
+            && f.introduced),
+        "{ctx}: the forbidden term is not among the findings: {result:#?}"
     );
     assert_untouched(&path, &before, &ctx);
 
@@ -838,20 +814,19 @@ fn gate(spec: &Spec) {
     let actx = format!("{ctx} (report gate, as agent:test)");
     let (code, result) = apply(at.agent(), &report, &actx);
     expect(code, &result, "refused", &["not_permitted"], 3, &actx);
-    let instead = result["operations"][0]["instead"].as_str().unwrap_or("");
+    let instead = result.operations[0]
+        .instead
+        .as_deref()
+        .unwrap_or_else(|| panic!("{actx}: no `instead` in {result:#?}"));
     assert!(!instead.trim().is_empty(), "{actx}: `instead` is empty");
     assert_untouched(&path, &before, &actx);
 
     let pctx = format!("{ctx} (report gate, as a person)");
     let (code, result) = apply(at, &report, &pctx);
     expect(code, &result, "applied", &["applied"], 0, &pctx);
-    let findings = result["operations"][0]["findings"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
     assert!(
-        findings.iter().any(|f| f["introduced"] == true),
-        "{pctx}: the introduced finding is reported: {result:#}"
+        result.operations[0].findings.iter().any(|f| f.introduced),
+        "{pctx}: the introduced finding is reported: {result:#?}"
     );
     let after = read(at, &doc, None, &pctx);
     assert_eq!(
@@ -871,10 +846,14 @@ fn unchanged(spec: &Spec) {
     let b = main_block(&read, matches!(spec.codes, Has::Yes)).expect("main block");
     let ctx = format!("{ctx} block {}", key(b));
     let before = snapshot(&path);
-    let set = change_set(vec![set_content(&b["ref"], &b["rev"], text(b))]);
+    let set = change_set(vec![set_content(&b.at, &b.rev, text(b))]);
     let (code, result) = apply(at, &set, &ctx);
     expect(code, &result, "unchanged", &["unchanged"], 0, &ctx);
-    assert_eq!(result["operations"][0]["rev"], b["rev"], "{ctx}: rev");
+    assert_eq!(
+        result.operations[0].rev.as_ref(),
+        Some(&b.rev),
+        "{ctx}: rev"
+    );
     assert_untouched(&path, &before, &ctx);
 }
 
@@ -884,7 +863,7 @@ macro_rules! case {
         #[test]
         $(#[$attr])*
         fn $name() {
-            let format = module_path!().rsplit("::").next().unwrap_or_default();
+            let format = module_path!().rsplit("::").next().expect("a module path");
             super::$run(super::spec(format));
         }
     };
@@ -996,8 +975,8 @@ fn the_specs_cover_every_editable_format() {
     let formats = out.json("kapi formats --json");
     let mut editable = Vec::new();
     let mut read_only = Vec::new();
-    for f in formats["formats"].as_array().expect("formats") {
-        let id = f["id"].as_str().expect("id").to_owned();
+    for f in array_field(&formats, "formats") {
+        let id = str_field(f, "id").to_owned();
         if f["editable"] == true {
             editable.push(id);
         } else {
@@ -1013,7 +992,7 @@ fn the_specs_cover_every_editable_format() {
 }
 
 /// Whether a block (a `kapi.blocks/v1` record) holds a feature.
-type BlockHolds = fn(&Value) -> bool;
+type BlockHolds = fn(&Record) -> bool;
 
 /// What a format is declared not to have, no fixture of it has: no block with an inline
 /// code, a plural or select, or a code block. (Its module runs no sub-case that needs it.)
@@ -1022,13 +1001,11 @@ fn what_a_format_is_declared_without_no_fixture_has() {
     let mut checked = 0;
     for spec in SPECS {
         let features: [(Has, &str, BlockHolds); 3] = [
-            (spec.codes, "an inline code", |b| {
-                b["codes"].as_array().is_some_and(|c| !c.is_empty())
-            }),
+            (spec.codes, "an inline code", |b| !b.codes.is_empty()),
             (spec.plurals, "a plural or select", |b| {
-                b["branches"].as_array().is_some_and(|a| !a.is_empty())
+                !b.branches.is_empty()
             }),
-            (spec.code_blocks, "a code block", |b| b["role"] == "code"),
+            (spec.code_blocks, "a code block", |b| b.role == "code"),
         ];
         for (has, what, holds) in features {
             if let Has::No(why) = has {
@@ -1067,15 +1044,15 @@ fn the_result_names_the_document_as_the_set_did() {
     let b = main_block(&read, true).expect("main block");
     let ctx = format!("{ctx} block {} outside a project", key(b));
     let set = change_set(vec![set_content(
-        &b["ref"],
-        &b["rev"],
+        &b.at,
+        &b.rev,
         &revised(text(b), "Revised"),
     )]);
     let (code, result) = apply(at, &set, &ctx);
     expect(code, &result, "applied", &["applied"], 0, &ctx);
-    let written = &result["documents"][0];
-    assert_eq!(written["doc"], doc.as_str(), "{ctx}: documents[0].doc");
-    let diff = written["diff"].as_str().unwrap_or("");
+    let written = &result.documents[0];
+    assert_eq!(written.doc, doc, "{ctx}: documents[0].doc");
+    let diff = &written.diff;
     assert!(
         diff.starts_with(&format!("--- a/{doc}\n+++ b/{doc}\n")),
         "{ctx}: the diff's header: {diff}"
@@ -1103,13 +1080,13 @@ fn a_format_kapi_does_not_edit_is_unsupported() {
             .expect("a block");
         let ctx = format!("{ctx} block {}", key(b));
         assert!(
-            !accepts(b, "set_content"),
+            !accepts(&b.accepts, "set_content"),
             "{ctx}: a non-editable format's block accepts set_content"
         );
         let before = snapshot(&path);
         let set = change_set(vec![set_content(
-            &b["ref"],
-            &b["rev"],
+            &b.at,
+            &b.rev,
             &revised(text(b), "Revised"),
         )]);
         let (code, result) = apply(at, &set, &ctx);
@@ -1157,27 +1134,30 @@ fn a_catalog_translation_is_edited_in_its_own_file() {
         let doc = "locales/en.json";
         let before = read(at, doc, Some("fr"), &ctx);
         // The first block whose fr edition takes an edit and holds letters and a placeholder.
+        // (A block whose fr edition is missing, or has no text, is not one.)
         let Some(b) = blocks(&before).iter().find(|b| {
-            let fr = &b["editions"]["fr"];
-            let t = fr["text"].as_str().unwrap_or("");
-            accepts(fr, "set_content")
-                && has_letters(t)
-                && tags(t).iter().any(|tag| tag.ends_with("/\"/>"))
+            b.editions.get("fr").is_some_and(|fr| {
+                fr.text.as_deref().is_some_and(|t| {
+                    accepts(&fr.accepts, "set_content")
+                        && has_letters(t)
+                        && tags(t).iter().any(|tag| tag.ends_with("/\"/>"))
+                })
+            })
         }) else {
             continue;
         };
         tested = true;
         let k = key(b).to_owned();
         let ctx = format!("{ctx} block {k} (fr)");
-        let edition = &b["editions"]["fr"];
+        let edition = fr_edition(b, &ctx);
         assert_eq!(
-            edition["doc"], "locales/fr.json",
+            edition.doc, "locales/fr.json",
             "{ctx}: the fr edition's doc"
         );
-        let fr_text = edition["text"].as_str().expect("fr text").to_owned();
+        let fr_text = edition.text.clone().expect("fr text");
         let new = revised(&fr_text, "Révisé");
-        let mut at_fr = b["ref"].clone();
-        at_fr["edition"] = json!("fr");
+        let mut at_fr = b.at.clone();
+        at_fr.edition = "fr".to_owned();
         let en_path = dir.path().join("locales/en.json");
         let fr_path = dir.path().join("locales/fr.json");
         let en_before = snapshot(&en_path);
@@ -1185,19 +1165,16 @@ fn a_catalog_translation_is_edited_in_its_own_file() {
 
         let (code, result) = apply(
             at,
-            &change_set(vec![set_content(&at_fr, &edition["rev"], &new)]),
+            &change_set(vec![set_content(&at_fr, &rev_of(edition, &ctx), &new)]),
             &ctx,
         );
         expect(code, &result, "applied", &["applied"], 0, &ctx);
-        let written: Vec<&str> = result["documents"]
-            .as_array()
-            .map(|d| {
-                d.iter()
-                    .filter(|d| d["written"] == true)
-                    .filter_map(|d| d["doc"].as_str())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let written: Vec<&str> = result
+            .documents
+            .iter()
+            .filter(|d| d.written)
+            .map(|d| d.doc.as_str())
+            .collect();
         assert_eq!(written, ["locales/fr.json"], "{ctx}: documents written");
         assert_untouched(&en_path, &en_before, &format!("{ctx}: locales/en.json"));
         assert!(
@@ -1207,21 +1184,24 @@ fn a_catalog_translation_is_edited_in_its_own_file() {
         let after = read(at, doc, Some("fr"), &ctx);
         let edited = block(&after, &k, &ctx);
         assert_eq!(
-            edited["editions"]["fr"]["text"],
-            new.as_str(),
+            fr_edition(edited, &ctx).text.as_deref(),
+            Some(new.as_str()),
             "{ctx}: fr text"
         );
-        assert_eq!(edited["rev"], b["rev"], "{ctx}: the source edition moved");
+        assert_eq!(edited.rev, b.rev, "{ctx}: the source edition moved");
         assert_eq!(
             revs_except(&after, &k),
             revs_except(&before, &k),
             "{ctx}: a source block changed"
         );
-        let fr_revs = |read: &Value| -> Vec<(String, Value)> {
+        let fr_revs = |read: &Blocks| -> Vec<(String, Option<Option<String>>)> {
             blocks(read)
                 .iter()
                 .filter(|b| key(b) != k)
-                .map(|b| (key(b).to_owned(), b["editions"]["fr"]["rev"].clone()))
+                .map(|b| {
+                    let rev = b.editions.get("fr").map(|fr| fr.rev.clone());
+                    (key(b).to_owned(), rev)
+                })
                 .collect()
         };
         assert_eq!(
@@ -1232,7 +1212,7 @@ fn a_catalog_translation_is_edited_in_its_own_file() {
         verify(at, "locales/fr.json", &ctx);
 
         // A placeholder dropped from the fr text: guard, nothing written.
-        let edition = &edited["editions"]["fr"];
+        let edition = fr_edition(edited, &ctx);
         let placeholder = tags(&new)
             .into_iter()
             .find(|t| t.ends_with("/\"/>"))
@@ -1243,7 +1223,7 @@ fn a_catalog_translation_is_edited_in_its_own_file() {
         let fr_now = snapshot(&fr_path);
         let (code, result) = apply(
             at,
-            &change_set(vec![set_content(&at_fr, &edition["rev"], &content)]),
+            &change_set(vec![set_content(&at_fr, &rev_of(edition, &gctx), &content)]),
             &gctx,
         );
         expect(code, &result, "refused", &["guard"], 3, &gctx);

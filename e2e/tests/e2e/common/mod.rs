@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod wire;
+
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -15,7 +17,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
 use serde_json::{Value, json};
+
+use wire::Answer;
 
 /// The longest a test waits for one answer, or for the server to exit.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -197,29 +202,29 @@ pub fn cli_with(
 }
 
 impl Out {
-    /// Standard output as JSON; anything else fails the test, naming `ctx`.
+    /// Standard output as JSON, checked against its typed shape ([`wire::decode`]); anything
+    /// else fails the test, naming `ctx`.
     pub fn json(&self, ctx: &str) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+        let value = serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
                 "{ctx}: stdout is not JSON ({e}), exit {}\nstdout: {}\nstderr: {}",
                 self.code, self.stdout, self.stderr
             )
-        })
+        });
+        wire::decode(&value, ctx);
+        value
+    }
+
+    /// Standard output decoded by its `schema` ([`wire::decode`]).
+    pub fn answer(&self, ctx: &str) -> Answer {
+        wire::decode(&self.json(ctx), ctx)
     }
 }
 
-/// `kapi ARGS --json` in `dir`: the JSON it prints (any exit code).
+/// `kapi ARGS --json` in `dir`: the JSON it prints (any exit code), checked against its typed
+/// shape ([`wire::decode`]).
 pub fn cli_json(dir: &Path, args: &[&str]) -> Value {
-    let out = cli(dir, Bind::Discover, args);
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "kapi {}: stdout is not JSON ({e}), exit {}\nstdout: {}\nstderr: {}",
-            args.join(" "),
-            out.code,
-            out.stdout,
-            out.stderr
-        )
-    })
+    cli(dir, Bind::Discover, args).json(&format!("kapi {}", args.join(" ")))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -235,15 +240,35 @@ pub struct Server {
     pub ctx: String,
 }
 
-/// What a `tools/call` returned.
+/// What a `tools/call` returned: its envelope decoded as [`wire::ToolCall`], its structured
+/// content as JSON and typed by its `schema` ([`wire::decode`]).
 #[derive(Debug)]
 pub struct ToolResult {
     pub is_error: bool,
     pub structured: Value,
+    pub answer: Answer,
     pub text: String,
+    pub ctx: String,
 }
 
 impl ToolResult {
+    /// The structured answer as a `kapi.check/v1` report; another shape fails the test.
+    pub fn check(&self) -> wire::CheckReport {
+        self.answer.clone().check(&self.ctx)
+    }
+    /// The structured answer as a `kapi.blocks/v1` read; another shape fails the test.
+    pub fn blocks(&self) -> wire::Blocks {
+        self.answer.clone().blocks(&self.ctx)
+    }
+    /// The structured answer as a `kapi.change-result/v1`; another shape fails the test.
+    pub fn change(&self) -> wire::ChangeResult {
+        self.answer.clone().change(&self.ctx)
+    }
+    /// The structured answer as an error; another shape fails the test.
+    pub fn error(&self) -> wire::ErrorAnswer {
+        self.answer.clone().error(&self.ctx)
+    }
+
     pub fn ok(self, ctx: &str) -> Self {
         assert!(!self.is_error, "{ctx}: an error result: {self:#?}");
         self
@@ -446,20 +471,23 @@ impl Server {
     /// `tools/call NAME ARGUMENTS`.
     pub fn tool(&mut self, name: &str, arguments: Value) -> ToolResult {
         let result = self.result("tools/call", json!({"name": name, "arguments": arguments}));
-        let text = result["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c["text"].as_str())
+        let ctx = format!("{}: tools/call {name}", self.ctx);
+        let call = wire::ToolCall::deserialize(&result).unwrap_or_else(|e| {
+            panic!("{ctx}: the result does not decode as a tool result ({e}): {result:#}")
+        });
+        let text = call
+            .content
+            .iter()
+            .map(|c| c.text.as_str())
             .collect::<Vec<_>>()
             .join("\n");
+        let structured = call.structured.unwrap_or(Value::Null);
         ToolResult {
-            is_error: result["isError"] == true,
-            structured: result
-                .get("structuredContent")
-                .cloned()
-                .unwrap_or(Value::Null),
+            is_error: call.is_error,
+            answer: wire::decode(&structured, &ctx),
+            structured,
             text,
+            ctx,
         }
     }
 
@@ -468,27 +496,25 @@ impl Server {
         let read = self
             .tool("read_blocks", json!({"doc": doc}))
             .ok("read_blocks");
-        read.structured["blocks"]
-            .as_array()
-            .and_then(|b| b.iter().find(|b| b["role"] == "paragraph"))
+        wire::array_field(&read.structured, "blocks")
+            .iter()
+            .find(|b| b["role"] == "paragraph")
             .cloned()
             .unwrap_or_else(|| panic!("no paragraph in {:#}", read.structured))
     }
 
     /// The served tools, sorted by name.
     pub fn tools(&mut self) -> Vec<Value> {
-        let mut tools = self.result("tools/list", json!({}))["tools"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        let listed = self.result("tools/list", json!({}));
+        let mut tools = wire::array_field(&listed, "tools").to_vec();
+        tools.sort_by(|a, b| wire::str_field(a, "name").cmp(wire::str_field(b, "name")));
         tools
     }
 
     pub fn tool_names(&mut self) -> Vec<String> {
         self.tools()
             .iter()
-            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .map(|t| wire::str_field(t, "name").to_owned())
             .collect()
     }
 
