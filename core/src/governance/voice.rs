@@ -376,6 +376,15 @@ impl VoiceProfile {
         {
             let _ = write!(out, "\n{d}\n");
         }
+        section(&mut out, "## Tone", &self.guide_tone());
+        section(&mut out, "## Style Rules", &self.guide_style());
+        self.guide_vocabulary(&mut out);
+        self.guide_examples(&mut out);
+        out
+    }
+
+    /// The guide's `## Tone` lines: tone settings, then the locale's notes.
+    fn guide_tone(&self) -> Vec<String> {
         let t = &self.tone;
         let mut tone = Vec::new();
         if !t.personality.is_empty() {
@@ -406,8 +415,11 @@ impl VoiceProfile {
         {
             tone.push(format!("Locale notes: {v}"));
         }
-        section(&mut out, "## Tone", &tone);
+        tone
+    }
 
+    /// The guide's `## Style Rules` lines: style settings, patterns and constraints.
+    fn guide_style(&self) -> Vec<String> {
         let s = &self.style;
         let mut style = Vec::new();
         if s.active_voice == Some(true) {
@@ -450,52 +462,55 @@ impl VoiceProfile {
                 style.push(format!("Paragraphs of at most {n} sentences ({sev})"));
             }
         }
-        section(&mut out, "## Style Rules", &style);
+        style
+    }
 
+    /// The guide's `## Vocabulary` section (preferred, forbidden, competitor), when any is set.
+    fn guide_vocabulary(&self, out: &mut String) {
         let v = &self.vocabulary;
-        if !v.is_empty() {
-            out.push_str("\n## Vocabulary\n");
-            let preferred: Vec<String> = v
-                .preferred
-                .iter()
-                .map(|r| with_note(format!("**{}**", r.term), r))
-                .collect();
-            section(&mut out, "### Preferred", &preferred);
-            let avoid = |rules: &[TermRule]| -> Vec<String> {
-                rules
-                    .iter()
-                    .map(|r| {
-                        let mut line = format!("~~{}~~", r.term);
-                        if let Some(x) = r.replacement.as_deref().filter(|x| !x.trim().is_empty()) {
-                            let _ = write!(line, " → use **{x}**");
-                        }
-                        with_note(line, r)
-                    })
-                    .collect()
-            };
-            section(&mut out, "### Forbidden", &avoid(&v.forbidden));
-            section(
-                &mut out,
-                "### Competitor terms to avoid",
-                &avoid(&v.competitor),
-            );
+        if v.is_empty() {
+            return;
         }
+        out.push_str("\n## Vocabulary\n");
+        let preferred: Vec<String> = v
+            .preferred
+            .iter()
+            .map(|r| with_note(format!("**{}**", r.term), r))
+            .collect();
+        section(out, "### Preferred", &preferred);
+        let avoid = |rules: &[TermRule]| -> Vec<String> {
+            rules
+                .iter()
+                .map(|r| {
+                    let mut line = format!("~~{}~~", r.term);
+                    if let Some(x) = r.replacement.as_deref().filter(|x| !x.trim().is_empty()) {
+                        let _ = write!(line, " → use **{x}**");
+                    }
+                    with_note(line, r)
+                })
+                .collect()
+        };
+        section(out, "### Forbidden", &avoid(&v.forbidden));
+        section(out, "### Competitor terms to avoid", &avoid(&v.competitor));
+    }
 
-        if !self.examples.is_empty() {
-            out.push_str("\n## Examples\n\n");
-            for (i, e) in self.examples.iter().enumerate() {
-                let _ = write!(out, "{}. ", i + 1);
-                if let Some(c) = e.category {
-                    let _ = write!(out, "({}) ", c.as_str());
-                }
-                let _ = writeln!(out, "Before: \"{}\"", one_line(&e.before));
-                let _ = writeln!(out, "   After: \"{}\"", one_line(&e.after));
-                if let Some(x) = e.explanation.as_deref().filter(|x| !x.trim().is_empty()) {
-                    let _ = writeln!(out, "   Why: {}", one_line(x));
-                }
+    /// The guide's numbered `## Examples` (before, after, why), when any is given.
+    fn guide_examples(&self, out: &mut String) {
+        if self.examples.is_empty() {
+            return;
+        }
+        out.push_str("\n## Examples\n\n");
+        for (i, e) in self.examples.iter().enumerate() {
+            let _ = write!(out, "{}. ", i + 1);
+            if let Some(c) = e.category {
+                let _ = write!(out, "({}) ", c.as_str());
+            }
+            let _ = writeln!(out, "Before: \"{}\"", one_line(&e.before));
+            let _ = writeln!(out, "   After: \"{}\"", one_line(&e.after));
+            if let Some(x) = e.explanation.as_deref().filter(|x| !x.trim().is_empty()) {
+                let _ = writeln!(out, "   Why: {}", one_line(x));
             }
         }
-        out
     }
 
     /// Every piece of guidance in force that no analyzer checks, in a fixed order; only what is
