@@ -1,4 +1,7 @@
+use super::plan::slug;
 use super::*;
+use crate::suggest::is_slug;
+use crate::yaml_text::scalar;
 
 const PATH: &str = ".kapi/terms.yaml";
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::error::Hint;
 
 const FULL: &str = "\
 version: v1
