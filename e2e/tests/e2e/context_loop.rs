@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::common::wire::{self, array_field, str_field};
 use crate::common::{Bind, command};
 use serde_json::Value;
 
@@ -48,8 +49,11 @@ fn ok(out: &Out, what: &str) -> String {
     out.stdout.clone()
 }
 
+/// Standard output of a run that succeeded, as JSON checked against its typed shape.
 fn json(out: &Out, what: &str) -> Value {
-    serde_json::from_str(&ok(out, what)).unwrap_or_else(|e| panic!("{what}: {e}"))
+    let value = serde_json::from_str(&ok(out, what)).unwrap_or_else(|e| panic!("{what}: {e}"));
+    wire::decode(&value, what);
+    value
 }
 
 /// Every file under `dir` but kapi's machine state, with its bytes.
@@ -153,12 +157,7 @@ fn the_growing_context_loop() {
         ),
         "note 3",
     );
-    let id = |v: &Value| {
-        v["suggestion"]["id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let id = |v: &Value| str_field(&v["suggestion"], "id").to_owned();
     let (n1, n2, n3) = (id(&n1), id(&n2), id(&n3));
 
     // It tries to keep one: refused, nothing changes.
@@ -248,17 +247,14 @@ fn the_growing_context_loop() {
         &agent(dir, &["context", "log", "--session", "this", "--json"]),
         "log",
     );
-    let entries = log["entries"].as_array().cloned().unwrap_or_default();
+    let entries = array_field(&log, "entries");
     assert_eq!(entries.len(), 3, "{log}");
     assert!(
         entries
             .iter()
             .all(|e| e["session"] == "s-agent" && e["actor"] == "agent:test")
     );
-    let statuses: Vec<&str> = entries
-        .iter()
-        .filter_map(|e| e["status"].as_str())
-        .collect();
+    let statuses: Vec<&str> = entries.iter().map(|e| str_field(e, "status")).collect();
     assert_eq!(statuses, ["kept", "dropped", "kept"], "{log}");
 
     // Sync is idempotent: a second run changes no byte.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::{Bind, command, copy_dir, workspace};
+use crate::common::{Bind, command, copy_dir, wire, workspace};
 
 /// `(path, line, column, rule)` for each row of EXPECTED.md's findings table.
 fn expected(markdown: &str) -> BTreeSet<(String, usize, usize, String)> {
@@ -50,17 +50,16 @@ fn sample_project_reports_exactly_its_planted_violations() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
-    assert_eq!(report["schema"], "kapi.check/v1");
-    let got: BTreeSet<(String, usize, usize, String)> = report["findings"]
-        .as_array()
-        .expect("findings")
+    let report = wire::decode(&report, "kapi check --json").check("kapi check --json");
+    let got: BTreeSet<(String, usize, usize, String)> = report
+        .findings
         .iter()
         .map(|f| {
             (
-                f["path"].as_str().unwrap_or_default().to_owned(),
-                f["line"].as_u64().unwrap_or_default() as usize,
-                f["column"].as_u64().unwrap_or_default() as usize,
-                f["rule"].as_str().unwrap_or_default().to_owned(),
+                f.path.clone(),
+                f.line as usize,
+                f.column as usize,
+                f.rule.clone(),
             )
         })
         .collect();

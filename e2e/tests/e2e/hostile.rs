@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
+use crate::common::wire::CheckReport;
 use crate::common::{Bind, PROTOCOL, Server, cli};
 
 /// What a `kapi check` report holds at most (kapi-core's `MAX_FINDINGS`, the documented cap).
@@ -69,13 +70,11 @@ fn expected(n: usize) -> u64 {
     (n + n / 2 + 1) as u64
 }
 
-fn held_and_truncated(report: &Value, ctx: &str) -> (u64, u64, u64) {
-    let total = report["summary"]["findings"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{ctx}: no summary: {report:.500}"));
-    let held = report["findings"].as_array().map_or(0, Vec::len) as u64;
-    let truncated = report["truncated"].as_u64().unwrap_or(0);
-    (total, held, truncated)
+/// The findings the summary counts, the ones the report holds, and the ones it counts
+/// without holding (`truncated`, absent when none).
+fn held_and_truncated(report: &CheckReport) -> (u64, u64, u64) {
+    let held = report.findings.len() as u64;
+    (report.summary.findings, held, report.truncated)
 }
 
 #[test]
@@ -93,22 +92,19 @@ fn one_line_of_200k_repeated_words_is_checked_with_every_finding_counted() {
         "minor findings pass the gate\nstderr: {}",
         out.stderr
     );
-    let report = out.json("kapi check --json docs/one.txt");
-    let (total, held, truncated) = held_and_truncated(&report, "kapi check");
+    let ctx = "kapi check --json docs/one.txt";
+    let report = out.answer(ctx).check(ctx);
+    let (total, held, truncated) = held_and_truncated(&report);
     assert_eq!(total, expected(words));
-    assert_eq!(report["summary"]["minor"], total);
-    assert_eq!(report["summary"]["score"], 0);
+    assert_eq!(report.summary.minor, total);
+    assert_eq!(report.summary.score, 0);
     assert_eq!((held, truncated), (HELD, total - HELD));
     // The first findings of the line are the ones held, located by byte and character.
-    let findings = report["findings"].as_array().cloned().unwrap_or_default();
-    assert_eq!(findings[0]["column"], 1);
-    for f in &findings {
-        assert_eq!(f["line"], 1, "{f}");
-        assert_eq!(
-            f["column"].as_u64(),
-            f["start"].as_u64().map(|s| s + 1),
-            "{f}"
-        );
+    let findings = &report.findings;
+    assert_eq!(findings[0].column, 1);
+    for f in findings {
+        assert_eq!(f.line, 1, "{f:?}");
+        assert_eq!(f.column, f.start + 1, "{f:?}");
     }
 
     let text = cli(p.path(), Bind::Discover, &["check", "docs/one.txt"]);
@@ -134,7 +130,7 @@ fn check_text_of_4_mb_over_mcp_answers_with_every_finding_counted() {
     let result = server
         .tool("check_text", json!({"text": one_line(words)}))
         .ok("check_text of 4 MB");
-    let (total, held, truncated) = held_and_truncated(&result.structured, "check_text");
+    let (total, held, truncated) = held_and_truncated(&result.check());
     assert_eq!(total, expected(words));
     assert_eq!((held, truncated), (HELD_MCP, total - HELD_MCP));
     assert!(

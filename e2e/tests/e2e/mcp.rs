@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::common::wire::{self, array_field, str_field};
 use crate::common::{Bind, CLIENT, PROTOCOL, Server, cli, cli_json, empty_dir};
 
 // ---------------------------------------------------------------------------------------------
@@ -124,18 +125,16 @@ impl Project {
     }
 }
 
-/// The rules of each finding: `rule matched`.
+/// The rules of each finding of a `kapi.check/v1` report (decoded typed, so a renamed field
+/// fails): `rule matched`, or `rule ` for a finding that matched no text (`matched: null`).
 fn findings(report: &Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|f| {
-            format!(
-                "{} {}",
-                f["rule"].as_str().unwrap_or(""),
-                f["matched"].as_str().unwrap_or("")
-            )
+    let report = wire::decode(report, "a check report").check("a check report");
+    report
+        .findings
+        .iter()
+        .map(|f| match &f.matched {
+            Some(matched) => format!("{} {matched}", f.rule),
+            None => format!("{} ", f.rule),
         })
         .collect()
 }
@@ -209,7 +208,7 @@ fn initialize_echoes_both_protocol_versions_with_instructions_naming_only_served
             assert_eq!(init["protocolVersion"], version, "{ctx}: {init:#}");
             assert_eq!(init["serverInfo"]["name"], "kapi", "{ctx}: {init:#}");
             assert!(init["capabilities"]["tools"].is_object(), "{ctx}: {init:#}");
-            let text = init["instructions"].as_str().unwrap_or_default();
+            let text = str_field(&init, "instructions");
             let words = text.split_whitespace().count();
             assert!(
                 (1..160).contains(&words),
@@ -515,30 +514,29 @@ fn the_edit_contract_as_an_agent_drives_it() {
     }]});
 
     let applied = server.tool("apply_edits", set.clone()).ok("apply");
-    let result = &applied.structured;
-    assert_eq!(result["schema"], "kapi.change-result/v1", "{result:#}");
-    assert_eq!(result["status"], "applied", "{result:#}");
+    let result = applied.change();
+    assert_eq!(result.status, "applied", "{result:#?}");
     assert_eq!(
         p.read("docs/edit.md"),
         "# Edit\n\nOpen the page to start.\n",
         "the file changed"
     );
-    assert_eq!(result["actor"]["kind"], "agent", "{result:#}");
-    assert_eq!(result["actor"]["name"], CLIENT, "{result:#}");
-    let session = result["actor"]["session"].as_str().unwrap_or_default();
-    assert!(!session.is_empty(), "{result:#}");
+    assert_eq!(result.actor.kind, "agent", "{result:#?}");
+    assert_eq!(result.actor.name, CLIENT, "{result:#?}");
+    let session = result.actor.session.as_str();
+    assert!(!session.is_empty(), "{result:#?}");
 
     // The same set again: refused whole as stale, with the text the block holds now.
     let before = p.read("docs/edit.md");
     let stale = server.tool("apply_edits", set).err("the same set again");
-    let result = &stale.structured;
-    assert_eq!(result["schema"], "kapi.change-result/v1", "{result:#}");
-    assert_eq!(result["status"], "refused", "{result:#}");
-    let op = &result["operations"][0];
-    assert_eq!(op["status"], "stale", "{result:#}");
+    let result = stale.change();
+    assert_eq!(result.status, "refused", "{result:#?}");
+    let op = &result.operations[0];
+    assert_eq!(op.status, "stale", "{result:#?}");
     assert_eq!(
-        op["current"]["text"], "Open the page to start.",
-        "{result:#}"
+        op.current.as_ref().map(|c| c.text.as_str()),
+        Some("Open the page to start."),
+        "{result:#?}"
     );
     assert_eq!(
         p.read("docs/edit.md"),
@@ -559,12 +557,9 @@ fn the_edit_contract_as_an_agent_drives_it() {
             }]}),
         )
         .err("decide establish");
-    let result = &decide.structured;
-    assert_eq!(result["status"], "refused", "{result:#}");
-    assert_eq!(
-        result["operations"][0]["status"], "not_permitted",
-        "{result:#}"
-    );
+    let result = decide.change();
+    assert_eq!(result.status, "refused", "{result:#?}");
+    assert_eq!(result.operations[0].status, "not_permitted", "{result:#?}");
     assert_eq!(
         p.read("docs/edit.md"),
         before,
@@ -595,14 +590,8 @@ fn notes_are_the_agents_in_one_session_per_server_process() {
         assert_eq!(s["suggestion"]["actor_kind"], "agent", "{s:#}");
         assert_eq!(s["suggestion"]["actor_name"], CLIENT, "{s:#}");
         (
-            s["suggestion"]["id"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-            s["suggestion"]["session"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
+            str_field(&s["suggestion"], "id").to_owned(),
+            str_field(&s["suggestion"], "session").to_owned(),
         )
     };
 
@@ -623,9 +612,9 @@ fn notes_are_the_agents_in_one_session_per_server_process() {
     let s = &summary.structured;
     assert_eq!(s["session"], s1.as_str(), "{s:#}");
     assert_eq!(s["recorded"], json!([n1, n2]), "{s:#}");
-    let entries = s["entries"].as_array().cloned().unwrap_or_default();
+    let entries = array_field(s, "entries");
     assert_eq!(entries.len(), 2, "{s:#}");
-    for e in &entries {
+    for e in entries {
         assert_eq!(e["actor"], format!("agent:{CLIENT}"), "{s:#}");
         assert_eq!(e["session"], s1.as_str(), "{s:#}");
     }
@@ -634,16 +623,9 @@ fn notes_are_the_agents_in_one_session_per_server_process() {
 
     // The CLI's log reads the same actor and session.
     let log = cli_json(&p.root, &["context", "log", "--json"]);
-    let actors: Vec<(&str, &str)> = log["entries"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            (
-                e["actor"].as_str().unwrap_or(""),
-                e["session"].as_str().unwrap_or(""),
-            )
-        })
+    let actors: Vec<(&str, &str)> = array_field(&log, "entries")
+        .iter()
+        .map(|e| (str_field(e, "actor"), str_field(e, "session")))
         .collect();
     let agent = format!("agent:{CLIENT}");
     assert_eq!(
@@ -1121,14 +1103,18 @@ fn kapi_formats_detect_and_the_detect_format_tool_give_the_same_report() {
         argv.extend_from_slice(args);
         let out = crate::common::cli_with(&dir, Bind::Explicit, &[], &argv, stdin);
         assert_eq!(out.code, code, "{argv:?}: {}", out.stderr);
-        let report: Value = serde_json::from_str(&out.stdout)
-            .unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}", out.stdout));
+        let report = out.json(&format!("{argv:?}"));
         assert_eq!(
             report, tool.structured,
             "{argv:?} vs detect_format {arguments}"
         );
         assert_eq!(report["schema"], "kapi.detect-format/v1");
-        let found = report["format"]["id"].as_str().unwrap_or_default();
+        // `format` is `null` where nothing was detected (the empty id above).
+        let found = match report.get("format") {
+            Some(Value::Null) => "",
+            Some(format) => str_field(format, "id"),
+            None => panic!("{argv:?}: no `format` field in {report:#}"),
+        };
         assert_eq!(found, id, "{argv:?}");
     }
     assert_eq!(server.close(), 0);
@@ -1213,10 +1199,7 @@ fn every_content_check_tool_has_a_passing_and_a_failing_text() {
         )
         .ok("voice_rewrite");
     assert!(
-        !rewrite.structured["text"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("utilize"),
+        !str_field(&rewrite.structured, "text").contains("utilize"),
         "{}",
         rewrite.text
     );
@@ -1226,7 +1209,7 @@ fn every_content_check_tool_has_a_passing_and_a_failing_text() {
             json!({"text": "Mail ana@example.com, key AKIAIOSFODNN7EXAMPLE."}),
         )
         .ok("redact");
-    let text = redacted.structured["text"].as_str().unwrap_or_default();
+    let text = str_field(&redacted.structured, "text");
     assert!(
         !text.contains("ana@example.com") && !text.contains("AKIA"),
         "{text}"
@@ -1381,7 +1364,8 @@ fn a_cancelled_check_text_is_never_answered_and_the_server_keeps_serving() {
     while let Some(left) = late.checked_duration_since(std::time::Instant::now()) {
         match server.lines.recv_timeout(left) {
             Ok(line) => {
-                let message: Value = serde_json::from_str(&line).unwrap_or_default();
+                let message: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line:.300}"));
                 assert_ne!(
                     message["id"],
                     json!(slow),

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::common::wire::str_field;
 use crate::common::{Bind, PROTOCOL, Server, cli_with, copy_dir, workspace};
 
 /// The session both surfaces run in, so the session summary names the same one.
@@ -366,7 +367,7 @@ fn the_text_and_translation_commands_refuse_with_their_codes() {
         Some(DRAFT),
     )
     .json("kapi rewrite --json");
-    assert_eq!(rewrite.stdout, swapped["text"].as_str().unwrap_or_default());
+    assert_eq!(rewrite.stdout, str_field(&swapped, "text"));
     assert!(
         rewrite.stderr.contains("replacement(s)"),
         "{}",

@@ -27,6 +27,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::common::wire::{self, Finding, array_field, str_field};
 use crate::common::{Bind, PROTOCOL, Server, cli, cli_with, workspace};
 
 // ---------------------------------------------------------------------------------------------
@@ -137,12 +138,10 @@ fn copy_tree(from: &Path, to: &Path) {
 /// A finding as the entry points are compared: rule, project-relative path, block key.
 type Found = (String, String, String);
 
-fn all_findings(report: &Value) -> Vec<&Value> {
-    report["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .collect()
+fn all_findings(report: &Value) -> Vec<Finding> {
+    wire::decode(report, "a check report")
+        .check("a check report")
+        .findings
 }
 
 /// The `placeholders.*` findings of a report, with the path made project-relative (an MCP
@@ -150,17 +149,12 @@ fn all_findings(report: &Value) -> Vec<&Value> {
 fn placeholders(report: &Value, root: &Path) -> BTreeSet<Found> {
     all_findings(report)
         .into_iter()
-        .filter(|f| {
-            f["rule"]
-                .as_str()
-                .is_some_and(|r| r.starts_with("placeholders."))
-        })
+        .filter(|f| f.rule.starts_with("placeholders."))
         .map(|f| {
-            (
-                f["rule"].as_str().unwrap_or_default().to_owned(),
-                relative(f["path"].as_str().unwrap_or_default(), root),
-                f["block"].as_str().unwrap_or_default().to_owned(),
-            )
+            // `block` is always written (the decode checks it): `null` for a finding in no
+            // one block, read as no key.
+            let block = f.block.as_deref().map_or_else(String::new, str::to_owned);
+            (f.rule.clone(), relative(&f.path, root), block)
         })
         .collect()
 }
@@ -169,18 +163,14 @@ fn placeholders(report: &Value, root: &Path) -> BTreeSet<Found> {
 fn placeholder_lines(report: &Value, root: &Path) -> BTreeSet<String> {
     all_findings(report)
         .into_iter()
-        .filter(|f| {
-            f["rule"]
-                .as_str()
-                .is_some_and(|r| r.starts_with("placeholders."))
-        })
+        .filter(|f| f.rule.starts_with("placeholders."))
         .map(|f| {
             format!(
                 "{} {}:{}:{}",
-                f["rule"].as_str().unwrap_or_default(),
-                relative(f["path"].as_str().unwrap_or_default(), root),
-                f["line"],
-                f["column"]
+                f.rule,
+                relative(&f.path, root),
+                f.line,
+                f.column
             )
         })
         .collect()
@@ -191,11 +181,16 @@ fn placeholder_lines(report: &Value, root: &Path) -> BTreeSet<String> {
 fn failing_lines(report: &Value, root: &Path) -> BTreeSet<String> {
     const ORDER: [&str; 4] = ["info", "minor", "major", "critical"];
     let rank = |s: &str| ORDER.iter().position(|o| *o == s);
-    let bar = report["gate"]["fail_on"].as_str().and_then(rank);
+    let bar = rank(
+        &wire::decode(report, "a check report")
+            .check("a check report")
+            .gate
+            .fail_on,
+    );
     let mut failing = report.clone();
     if let Some(findings) = failing["findings"].as_array_mut() {
         findings.retain(|f| {
-            let severity = f["severity"].as_str().and_then(rank);
+            let severity = rank(str_field(f, "severity"));
             bar.is_some_and(|bar| severity.is_some_and(|s| s >= bar))
         });
     }
@@ -249,12 +244,12 @@ fn assert_translation_only(report: &Value, ctx: &str) {
         );
     }
     for f in all_findings(report) {
-        let rule = f["rule"].as_str().unwrap_or_default();
+        let rule = f.rule.as_str();
         assert!(
             TRANSLATION_ANALYZERS
                 .iter()
                 .any(|a| rule.starts_with(&format!("{a}."))),
-            "{ctx}: a `{rule}` finding on a translation target: {f:#}"
+            "{ctx}: a `{rule}` finding on a translation target: {f:#?}"
         );
     }
 }
@@ -350,10 +345,8 @@ fn edition_of(p: &Project, doc: &str, block: &str, lang: &str) -> Value {
     );
     assert_eq!(out.code, 0, "inspect {doc}: {}", out.stderr);
     let read = out.json("inspect");
-    read["blocks"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    array_field(&read, "blocks")
+        .iter()
         .find(|b| b["ref"]["block"] == block)
         .map(|b| b["editions"][lang].clone())
         .unwrap_or_else(|| panic!("no block `{block}` in {read:#}"))
@@ -408,11 +401,9 @@ impl Via {
 }
 
 fn statuses(result: &Value) -> Vec<&str> {
-    result["operations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o["status"].as_str())
+    array_field(result, "operations")
+        .iter()
+        .map(|o| str_field(o, "status"))
         .collect()
 }
 
@@ -659,7 +650,7 @@ fn a_target_named_directly_gets_only_the_translation_analyzers() {
     assert!(
         all_findings(&report)
             .iter()
-            .any(|f| f["rule"] == "voice.prohibited-pattern" && f["path"] == "locales/en.json"),
+            .any(|f| f.rule == "voice.prohibited-pattern" && f.path == "locales/en.json"),
         "the voice checks the source: {report:#}"
     );
     assert_eq!(code, 3, "{report:#}");
@@ -829,7 +820,7 @@ fn a_literal_placeholder_typed_into_any_catalogs_translation_is_gated() {
             }
             ["applied"] => {
                 let after = edition_of(&p, source, block, "fr");
-                let now = after["text"].as_str().unwrap_or_default();
+                let now = str_field(&after, "text");
                 if now.matches("<x id=").count() != codes || !now.contains(literal) {
                     failures.push(format!(
                         "{ctx}: applied, and {} reads back as `{now}` (a placeholder invented \
@@ -986,9 +977,9 @@ fn assert_paired(p: &Project, doc: &str, lang: &str, file: &str, ctx: &str) {
     );
     assert_eq!(out.code, 0, "{ctx}: inspect {doc}: {}", out.stderr);
     let read = out.json(ctx);
-    let blocks = read["blocks"].as_array().cloned().unwrap_or_default();
+    let blocks = array_field(&read, "blocks");
     assert!(blocks.len() >= 3, "{ctx}: {read:#}");
-    for b in &blocks {
+    for b in blocks {
         let edition = &b["editions"][lang];
         assert!(
             edition["text"].is_string(),
