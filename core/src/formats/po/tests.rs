@@ -1,10 +1,21 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use super::blocks::syntaxes;
+use super::codes::split_at;
+use super::parser::{Flow, parse};
+use super::writer::{file_wraps, render};
 use super::*;
-use crate::formats::placeholders;
+use crate::formats::Hole;
+use crate::formats::placeholders::{self, Ids, Syntaxes};
 use crate::model::CodeKind;
 use crate::model::Document;
+use crate::model::{Edition, Run};
+
+/// The scanner as the tests call it: a text with no code is one text run.
+fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
+    split_at(text, src, syntaxes, ids, false)
+}
 
 fn fixtures() -> Vec<(String, Vec<u8>)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/formats/po");

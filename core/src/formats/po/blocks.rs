@@ -1,0 +1,320 @@
+//! The blocks of a catalog: the header's language, each message's key, source and target
+//! editions (plural switches included), state and notes.
+
+use super::INFO;
+use super::codes::runs_of;
+use super::parser::{Comments, Flow, parse};
+use super::writer::push_escaped;
+use crate::formats::output::Output;
+use crate::formats::placeholders::{Ids, Syntaxes};
+use crate::formats::{ReadError, Skeleton};
+use crate::model::{Block, Branch, Edition, KeyDeduper, Role, Run, Switch, SwitchKind};
+
+/// What the header says about the file.
+#[derive(Debug, Default)]
+struct Header {
+    language: Option<String>,
+}
+
+/// The header: the first message with an empty `msgid` and no context (read up to it, so
+/// a file with its header first, as gettext writes them, costs one message).
+fn header(text: &str) -> Result<Header, ReadError> {
+    let mut found = None;
+    parse(text, &mut |entry| {
+        if entry.is_header() {
+            found = entry.strs.into_iter().next().map(|s| s.text);
+            return Ok(Flow::Stop);
+        }
+        Ok(Flow::Go)
+    })?;
+    Ok(header_of(found.as_deref()))
+}
+
+fn header_of(text: Option<&str>) -> Header {
+    let mut out = Header::default();
+    let Some(text) = text else {
+        return out;
+    };
+    for line in text.lines() {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        if name.trim().eq_ignore_ascii_case("language") {
+            let value = value.trim();
+            if !value.is_empty() {
+                out.language = Some(value.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// A gettext locale name as a language tag: `zh_CN` → `zh-CN`, `sr@latin` → `sr-Latn`.
+fn language_tag(locale: &str) -> String {
+    let (base, modifier) = locale.split_once('@').unwrap_or((locale, ""));
+    let mut tag = base.replace('_', "-");
+    match modifier.to_ascii_lowercase().as_str() {
+        "" => {}
+        "latin" => tag.push_str("-Latn"),
+        "cyrillic" => tag.push_str("-Cyrl"),
+        other => {
+            tag.push_str("-x-");
+            tag.push_str(other);
+        }
+    }
+    tag
+}
+
+/// The CLDR categories of `forms` plural forms in gettext's order for `language` (a locale
+/// or tag), when the number of forms matches the built-in table.
+pub fn plural_categories(language: &str, forms: usize) -> Option<&'static [&'static str]> {
+    let lang = language
+        .split(['_', '-', '@', '.'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let lang = lang.as_str();
+    Some(match forms {
+        1 => &["other"],
+        2 => &["one", "other"],
+        3 => match lang {
+            "ru" | "uk" | "be" | "pl" | "sr" | "hr" | "bs" | "sh" => &["one", "few", "many"],
+            "cs" | "sk" | "lt" | "ro" | "mo" => &["one", "few", "other"],
+            "lv" | "prg" => &["zero", "one", "other"],
+            "he" | "iw" => &["one", "two", "other"],
+            "fr" | "es" | "it" | "pt" | "ca" => &["one", "many", "other"],
+            _ => return None,
+        },
+        4 => match lang {
+            "ru" | "uk" | "be" | "pl" | "lt" | "cs" | "sk" | "mt" => {
+                &["one", "few", "many", "other"]
+            }
+            "sl" | "gd" | "dsb" | "hsb" | "cy" => &["one", "two", "few", "other"],
+            "he" | "iw" => &["one", "two", "many", "other"],
+            _ => return None,
+        },
+        5 => match lang {
+            "ga" | "br" => &["one", "two", "few", "many", "other"],
+            _ => return None,
+        },
+        6 => &["zero", "one", "two", "few", "many", "other"],
+        _ => return None,
+    })
+}
+
+/// The placeholder syntaxes a message's flags call for.
+pub(super) fn syntaxes(comments: &Comments) -> Syntaxes {
+    const PRINTF_FLAGS: &[&str] = &[
+        "c-format",
+        "objc-format",
+        "python-format",
+        "javascript-format",
+        "php-format",
+        "perl-format",
+        "lua-format",
+        "gcc-internal-format",
+        "gfc-internal-format",
+        "awk-format",
+        "tcl-format",
+        "scheme-format",
+        "elisp-format",
+        "librep-format",
+        "ruby-format",
+    ];
+    const BRACE_FLAGS: &[&str] = &[
+        "python-brace-format",
+        "java-format",
+        "java-printf-format",
+        "csharp-format",
+        "perl-brace-format",
+        "rust-format",
+    ];
+    let mut printf = false;
+    let mut brace = false;
+    let mut any = false;
+    for flag in &comments.flags {
+        if PRINTF_FLAGS.contains(flag) {
+            printf = true;
+            any = true;
+        } else if BRACE_FLAGS.contains(flag) {
+            // `java-printf-format` is printf in Java's syntax.
+            if *flag == "java-printf-format" {
+                printf = true;
+            } else {
+                brace = true;
+            }
+            any = true;
+        } else if flag.ends_with("-format") && !flag.starts_with("no-") {
+            any = true;
+        }
+    }
+    if !any {
+        printf = true;
+        brace = true;
+    }
+    for flag in &comments.flags {
+        if let Some(name) = flag.strip_prefix("no-") {
+            if PRINTF_FLAGS.contains(&name) {
+                printf = false;
+            }
+            if BRACE_FLAGS.contains(&name) {
+                brace = false;
+            }
+        }
+    }
+    Syntaxes {
+        printf,
+        brace,
+        ..Syntaxes::NONE
+    }
+}
+
+/// Appends `s` as a key part: PO escapes, and `|` as `\|`.
+fn push_key_part(s: &str, out: &mut String) {
+    // Every character that takes an escape is ASCII: copy the runs between them whole.
+    let mut chunk = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if b < 0x20 || matches!(b, b'|' | b'"' | b'\\' | 0x7f) {
+            out.push_str(s.get(chunk..i).unwrap_or_default());
+            if b == b'|' {
+                out.push_str("\\|");
+            } else {
+                push_escaped(char::from(b), out);
+            }
+            chunk = i + 1;
+        }
+    }
+    out.push_str(s.get(chunk..).unwrap_or_default());
+}
+
+/// The document of `text`, its holes in `skeleton` (whose text is `text`, or is given it
+/// after).
+/// Reads `text` into `skeleton` (whose text is `text`, or is given it after), or hands each
+/// block to `each` ([`Format::read_each`]).
+pub(super) fn read_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<crate::formats::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    let header = header(text)?;
+    let lang = header
+        .language
+        .as_deref()
+        .map_or_else(|| "target".to_owned(), language_tag);
+    let mut out = Output::new(INFO.id, skeleton, each);
+    let mut keys = KeyDeduper::default();
+    let mut key = String::new();
+    parse(text, &mut |mut entry| {
+        let entry = &mut entry;
+        // Blocks and holes grow with the file read so far, not by doubling.
+        out.make_room(2 + entry.strs.len(), entry.end(), text.len());
+        let translated = entry.strs.iter().any(|s| !s.text.is_empty());
+        let Some(id) = entry.id.as_mut() else {
+            return Ok(Flow::Go);
+        };
+        if entry.ctx.is_none() && id.text.is_empty() {
+            // The header.
+            return Ok(Flow::Go);
+        }
+        let index = out.index();
+        key.clear();
+        if let Some(ctx) = &entry.ctx {
+            push_key_part(&ctx.text, &mut key);
+            key.push('|');
+        }
+        push_key_part(&id.text, &mut key);
+        let syntaxes = syntaxes(&entry.comments);
+
+        // Source: the msgid, or a switch of msgid and msgid_plural.
+        let source = match &mut entry.plural {
+            None => {
+                let runs = runs_of(id, syntaxes, &mut Ids::default());
+                out.skeleton.push(id.span.clone(), index, None, None, &runs);
+                runs
+            }
+            Some(plural) => {
+                let one = runs_of(id, syntaxes, &mut Ids::default());
+                let other = runs_of(plural, syntaxes, &mut Ids::default());
+                out.skeleton
+                    .push(id.span.clone(), index, None, Some("n:one"), &one);
+                out.skeleton
+                    .push(plural.span.clone(), index, None, Some("n:other"), &other);
+                vec![switch(vec![
+                    Branch::new("one", one),
+                    Branch::new("other", other),
+                ])]
+            }
+        };
+
+        // Target: the msgstr, or a switch of msgstr[0..N].
+        let target = if entry.plural.is_none() {
+            let mut runs = Vec::new();
+            if let Some(s) = entry.strs.first_mut() {
+                runs = runs_of(s, syntaxes, &mut Ids::default());
+                out.skeleton
+                    .push(s.span.clone(), index, Some(&lang), None, &runs);
+            }
+            runs
+        } else {
+            let names = header
+                .language
+                .as_deref()
+                .and_then(|l| plural_categories(l, entry.strs.len()))
+                .or_else(|| plural_categories("", entry.strs.len()));
+            let mut branches = Vec::with_capacity(entry.strs.len());
+            for (i, s) in entry.strs.iter_mut().enumerate() {
+                let case = names
+                    .and_then(|n| n.get(i))
+                    .map_or_else(|| format!("form{i}"), |c| (*c).to_owned());
+                let runs = runs_of(s, syntaxes, &mut Ids::default());
+                let path = format!("n:{case}");
+                out.skeleton
+                    .push(s.span.clone(), index, Some(&lang), Some(&path), &runs);
+                branches.push(Branch::new(case, runs));
+            }
+            vec![switch(branches)]
+        };
+        let state = if entry.comments.has_flag("fuzzy") {
+            Some("fuzzy".to_owned())
+        } else if translated {
+            Some("translated".to_owned())
+        } else {
+            None
+        };
+
+        let mut block = Block::new(keys.key(&key), Role::Key, source);
+        block.targets.insert(
+            lang.clone(),
+            Edition {
+                runs: target,
+                state: state.map(String::into_boxed_str),
+            },
+        );
+        for lines in [&entry.comments.translator, &entry.comments.extracted] {
+            if lines.is_empty() {
+                continue;
+            }
+            let note = lines.join("\n");
+            let note = note.trim_end();
+            if !note.is_empty() {
+                block.notes.push(note.to_owned());
+            }
+        }
+        block.span = entry.start..entry.end();
+        out.push(text, block);
+        Ok(Flow::Go)
+    })?;
+    Ok(out)
+}
+
+fn switch(branches: Vec<Branch>) -> Run {
+    Run::Switch(Box::new(Switch {
+        id: "1".into(),
+        kind: SwitchKind::Plural,
+        pivot: "n".into(),
+        branches,
+        head: String::new(),
+        tail: String::new(),
+        src: None,
+    }))
+}
