@@ -110,63 +110,81 @@ pub fn next_token(text: &str, at: usize, end: usize) -> Result<(Token, usize), R
         return Ok((Token::Pi(at..close + 2), close + 2));
     }
     if rest.starts_with(b"<!") {
-        // A DOCTYPE, with an internal subset in brackets that may hold `>`.
-        let mut depth = 0usize;
-        let mut quote = 0u8;
-        for (i, &b) in rest.iter().enumerate().skip(2) {
-            if quote != 0 {
-                if b == quote {
-                    quote = 0;
-                }
-                continue;
+        return doctype(text, at, rest);
+    }
+    if rest.get(1) == Some(&b'/') {
+        return end_tag(text, at, end);
+    }
+    start_tag(text, at, end)
+}
+
+/// The `<!` declaration (a DOCTYPE) at `at`, whose bytes up to the scan's end are `rest`.
+fn doctype(text: &str, at: usize, rest: &[u8]) -> Result<(Token, usize), ReadError> {
+    // A DOCTYPE, with an internal subset in brackets that may hold `>`.
+    let mut depth = 0usize;
+    let mut quote = 0u8;
+    for (i, &b) in rest.iter().enumerate().skip(2) {
+        if quote != 0 {
+            if b == quote {
+                quote = 0;
             }
-            match b {
-                b'"' | b'\'' => quote = b,
-                b'[' => depth += 1,
-                b']' => depth = depth.saturating_sub(1),
-                b'>' if depth == 0 => return Ok((Token::Doctype(at..at + i + 1), at + i + 1)),
-                _ => {}
-            }
+            continue;
         }
+        match b {
+            b'"' | b'\'' => quote = b,
+            b'[' => depth += 1,
+            b']' => depth = depth.saturating_sub(1),
+            b'>' if depth == 0 => return Ok((Token::Doctype(at..at + i + 1), at + i + 1)),
+            _ => {}
+        }
+    }
+    Err(ReadError::syntax_at(
+        text,
+        at,
+        "a `<!` declaration is never closed: expected `>`",
+    ))
+}
+
+/// The end tag at `at` (`</name>`, blanks allowed before the `>`).
+fn end_tag(text: &str, at: usize, end: usize) -> Result<(Token, usize), ReadError> {
+    let bytes = text.as_bytes();
+    let name_start = at + 2;
+    let mut i = name_start;
+    while i < end && bytes.get(i).is_some_and(|&b| is_name_byte(b)) {
+        i += 1;
+    }
+    if i == name_start {
         return Err(ReadError::syntax_at(
             text,
             at,
-            "a `<!` declaration is never closed: expected `>`",
+            "an end tag has no name: expected `</name>`",
         ));
     }
-    if rest.get(1) == Some(&b'/') {
-        let name_start = at + 2;
-        let mut i = name_start;
-        while i < end && bytes.get(i).is_some_and(|&b| is_name_byte(b)) {
-            i += 1;
-        }
-        if i == name_start {
-            return Err(ReadError::syntax_at(
-                text,
-                at,
-                "an end tag has no name: expected `</name>`",
-            ));
-        }
-        let name = name_start..i;
-        while i < end && bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        if i >= end || bytes.get(i) != Some(&b'>') {
-            return Err(ReadError::syntax_at(
-                text,
-                i.min(end),
-                "an end tag is not closed: expected `>`",
-            ));
-        }
-        return Ok((
-            Token::End {
-                span: at..i + 1,
-                name,
-            },
-            i + 1,
+    let name = name_start..i;
+    while i < end && bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    if i >= end || bytes.get(i) != Some(&b'>') {
+        return Err(ReadError::syntax_at(
+            text,
+            i.min(end),
+            "an end tag is not closed: expected `>`",
         ));
     }
-    // A start tag: the name, then attributes up to `>` outside quotes.
+    Ok((
+        Token::End {
+            span: at..i + 1,
+            name,
+        },
+        i + 1,
+    ))
+}
+
+/// The start tag (or empty-element tag) at `at`: the name, then attributes up to `>`
+/// outside quotes.
+fn start_tag(text: &str, at: usize, end: usize) -> Result<(Token, usize), ReadError> {
+    let bytes = text.as_bytes();
+    let rest = bytes.get(at..end).unwrap_or_default();
     let name_start = at + 1;
     if !rest.get(1).is_some_and(|&b| is_name_start(b)) {
         return Err(ReadError::syntax_at(
@@ -573,42 +591,15 @@ impl<'t> Tree<'t> {
                 message: "the XML text is larger than 4 GB".into(),
             });
         }
-        let narrow = |offset: usize| u32::try_from(offset).unwrap_or(NONE);
-        // Room for the elements, reserved once, so the vector never grows by doubling (a file
-        // dense with elements peaked at the old and the new vector together); when the room
-        // cannot be had, it grows as it goes.
-        let mut elements: Vec<Element> = Vec::new();
-        let _ = elements.try_reserve_exact(start_tags(text));
-        let mut stack: Vec<usize> = Vec::new();
-        // The last child seen of each open element (parallel to `stack`), and of the top.
-        let mut last_child: Vec<Option<usize>> = Vec::new();
-        let mut last_top: Option<usize> = None;
-        let mut root = None;
+        let mut builder = TreeBuilder::new(text);
         let mut at = 0;
         let end = text.len();
         while at < end {
             let (token, next) = next_token(text, at, end)?;
             match token {
-                Token::Text(span) => {
-                    let raw = text.get(span.clone()).unwrap_or_default();
-                    if stack.is_empty() {
-                        if let Some(i) = raw
-                            .char_indices()
-                            .find(|&(_, c)| !c.is_whitespace() && c != '\u{feff}')
-                            .map(|(i, _)| i)
-                        {
-                            return Err(ReadError::syntax_at(
-                                text,
-                                span.start + i,
-                                "text outside the root element: expected a tag",
-                            ));
-                        }
-                    } else {
-                        check_references(text, raw, span.start)?;
-                    }
-                }
+                Token::Text(span) => builder.text(span)?,
                 Token::CData { span, .. } => {
-                    if stack.is_empty() {
+                    if builder.stack.is_empty() {
                         return Err(ReadError::syntax_at(
                             text,
                             span.start,
@@ -617,128 +608,12 @@ impl<'t> Tree<'t> {
                     }
                 }
                 Token::Comment(_) | Token::Pi(_) | Token::Doctype(_) => {}
-                Token::Start { span, name, empty } => {
-                    if stack.is_empty() && root.is_some() {
-                        return Err(ReadError::syntax_at(
-                            text,
-                            span.start,
-                            "a second root element: a document has one",
-                        ));
-                    }
-                    for attr in attributes(text, name.end, &span) {
-                        let attr = attr?;
-                        let raw = text.get(attr.value.clone()).unwrap_or_default();
-                        check_references(text, raw, attr.value.start)?;
-                    }
-                    let index = elements.len();
-                    let parent = stack.last().copied();
-                    match parent {
-                        Some(_) => {
-                            if let Some(Some(prev)) = last_child.last().copied()
-                                && let Some(p) = elements.get_mut(prev)
-                            {
-                                p.next_sibling = narrow(index);
-                            } else if let Some(p) = parent.and_then(|p| elements.get_mut(p)) {
-                                p.first_child = narrow(index);
-                            }
-                            if let Some(slot) = last_child.last_mut() {
-                                *slot = Some(index);
-                            }
-                        }
-                        None => {
-                            root = Some(index);
-                            last_top = Some(index);
-                        }
-                    }
-                    if !empty && stack.len() >= super::MAX_DEPTH {
-                        return Err(ReadError::too_deep(
-                            text,
-                            span.start,
-                            "elements",
-                            super::MAX_DEPTH,
-                        ));
-                    }
-                    debug_assert_eq!(name.start, span.start + 1);
-                    elements.push(Element {
-                        open: narrow(span.start)..narrow(span.end),
-                        name_end: narrow(name.end),
-                        close: narrow(span.end)..narrow(span.end),
-                        empty,
-                        parent: parent.map_or(NONE, narrow),
-                        depth: narrow(stack.len()),
-                        subtree_end: narrow(index + 1),
-                        first_child: NONE,
-                        next_sibling: NONE,
-                    });
-                    if !empty {
-                        stack.push(index);
-                        last_child.push(None);
-                    }
-                }
-                Token::End { span, name } => {
-                    let Some(open) = stack.pop() else {
-                        return Err(ReadError::syntax_at(
-                            text,
-                            span.start,
-                            format!(
-                                "`</{}>` closes no open element",
-                                text.get(name).unwrap_or_default()
-                            ),
-                        ));
-                    };
-                    last_child.pop();
-                    let count = elements.len();
-                    let Some(element) = elements.get_mut(open) else {
-                        continue;
-                    };
-                    let open_name = text.get(element.name()).unwrap_or_default();
-                    let close_name = text.get(name).unwrap_or_default();
-                    if open_name != close_name {
-                        let opened = ReadError::syntax_at(text, element.open().start, "");
-                        let (line, column) = match opened {
-                            ReadError::Syntax { line, column, .. } => (line, column),
-                            _ => (0, 0),
-                        };
-                        return Err(ReadError::syntax_at(
-                            text,
-                            span.start,
-                            format!(
-                                "`</{close_name}>` closes `<{open_name}>` (opened at {line}:{column}): expected `</{open_name}>`"
-                            ),
-                        ));
-                    }
-                    element.close = narrow(span.start)..narrow(span.end);
-                    element.subtree_end = narrow(count);
-                }
+                Token::Start { span, name, empty } => builder.start(span, name, empty)?,
+                Token::End { span, name } => builder.end(span, name)?,
             }
             at = next;
         }
-        if let Some(&open) = stack.last() {
-            let (start, name) = elements
-                .get(open)
-                .map(|e| (e.open().start, text.get(e.name()).unwrap_or_default()))
-                .unwrap_or((0, ""));
-            return Err(ReadError::syntax_at(
-                text,
-                start,
-                format!(
-                    "`<{name}>` is never closed: expected `</{name}>` before the end of the file"
-                ),
-            ));
-        }
-        let _ = last_top;
-        let Some(root) = root else {
-            return Err(ReadError::syntax_at(
-                text,
-                text.len(),
-                "no root element: the file holds no XML element",
-            ));
-        };
-        Ok(Tree {
-            text,
-            elements,
-            root,
-        })
+        builder.finish()
     }
 
     pub fn get(&self, index: usize) -> Option<&Element> {
@@ -819,6 +694,195 @@ impl<'t> Tree<'t> {
             at = next.max(at + 1);
         }
         out
+    }
+}
+
+/// An offset as a tree holds it (the text is at most 4 GB: [`Tree::parse`] checks).
+fn narrow(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(NONE)
+}
+
+/// The state of [`Tree::parse`]: the elements so far and the open ones.
+struct TreeBuilder<'t> {
+    text: &'t str,
+    elements: Vec<Element>,
+    stack: Vec<usize>,
+    /// The last child seen of each open element (parallel to `stack`).
+    last_child: Vec<Option<usize>>,
+    root: Option<usize>,
+}
+
+impl<'t> TreeBuilder<'t> {
+    fn new(text: &'t str) -> Self {
+        // Room for the elements, reserved once, so the vector never grows by doubling (a file
+        // dense with elements peaked at the old and the new vector together); when the room
+        // cannot be had, it grows as it goes.
+        let mut elements: Vec<Element> = Vec::new();
+        let _ = elements.try_reserve_exact(start_tags(text));
+        Self {
+            text,
+            elements,
+            stack: Vec::new(),
+            last_child: Vec::new(),
+            root: None,
+        }
+    }
+
+    /// Character data: only blanks outside the root, and well-formed references inside it.
+    fn text(&self, span: Range<usize>) -> Result<(), ReadError> {
+        let text = self.text;
+        let raw = text.get(span.clone()).unwrap_or_default();
+        if self.stack.is_empty() {
+            if let Some(i) = raw
+                .char_indices()
+                .find(|&(_, c)| !c.is_whitespace() && c != '\u{feff}')
+                .map(|(i, _)| i)
+            {
+                return Err(ReadError::syntax_at(
+                    text,
+                    span.start + i,
+                    "text outside the root element: expected a tag",
+                ));
+            }
+        } else {
+            check_references(text, raw, span.start)?;
+        }
+        Ok(())
+    }
+
+    /// A start tag (or empty-element tag): a new element, linked to its parent and its
+    /// previous sibling.
+    fn start(
+        &mut self,
+        span: Range<usize>,
+        name: Range<usize>,
+        empty: bool,
+    ) -> Result<(), ReadError> {
+        let text = self.text;
+        if self.stack.is_empty() && self.root.is_some() {
+            return Err(ReadError::syntax_at(
+                text,
+                span.start,
+                "a second root element: a document has one",
+            ));
+        }
+        for attr in attributes(text, name.end, &span) {
+            let attr = attr?;
+            let raw = text.get(attr.value.clone()).unwrap_or_default();
+            check_references(text, raw, attr.value.start)?;
+        }
+        let index = self.elements.len();
+        let parent = self.stack.last().copied();
+        match parent {
+            Some(_) => {
+                if let Some(Some(prev)) = self.last_child.last().copied()
+                    && let Some(p) = self.elements.get_mut(prev)
+                {
+                    p.next_sibling = narrow(index);
+                } else if let Some(p) = parent.and_then(|p| self.elements.get_mut(p)) {
+                    p.first_child = narrow(index);
+                }
+                if let Some(slot) = self.last_child.last_mut() {
+                    *slot = Some(index);
+                }
+            }
+            None => self.root = Some(index),
+        }
+        if !empty && self.stack.len() >= super::MAX_DEPTH {
+            return Err(ReadError::too_deep(
+                text,
+                span.start,
+                "elements",
+                super::MAX_DEPTH,
+            ));
+        }
+        debug_assert_eq!(name.start, span.start + 1);
+        self.elements.push(Element {
+            open: narrow(span.start)..narrow(span.end),
+            name_end: narrow(name.end),
+            close: narrow(span.end)..narrow(span.end),
+            empty,
+            parent: parent.map_or(NONE, narrow),
+            depth: narrow(self.stack.len()),
+            subtree_end: narrow(index + 1),
+            first_child: NONE,
+            next_sibling: NONE,
+        });
+        if !empty {
+            self.stack.push(index);
+            self.last_child.push(None);
+        }
+        Ok(())
+    }
+
+    /// An end tag: it closes the innermost open element, which must have its name.
+    fn end(&mut self, span: Range<usize>, name: Range<usize>) -> Result<(), ReadError> {
+        let text = self.text;
+        let Some(open) = self.stack.pop() else {
+            return Err(ReadError::syntax_at(
+                text,
+                span.start,
+                format!(
+                    "`</{}>` closes no open element",
+                    text.get(name).unwrap_or_default()
+                ),
+            ));
+        };
+        self.last_child.pop();
+        let count = self.elements.len();
+        let Some(element) = self.elements.get_mut(open) else {
+            return Ok(());
+        };
+        let open_name = text.get(element.name()).unwrap_or_default();
+        let close_name = text.get(name).unwrap_or_default();
+        if open_name != close_name {
+            let opened = ReadError::syntax_at(text, element.open().start, "");
+            let (line, column) = match opened {
+                ReadError::Syntax { line, column, .. } => (line, column),
+                _ => (0, 0),
+            };
+            return Err(ReadError::syntax_at(
+                text,
+                span.start,
+                format!(
+                    "`</{close_name}>` closes `<{open_name}>` (opened at {line}:{column}): expected `</{open_name}>`"
+                ),
+            ));
+        }
+        element.close = narrow(span.start)..narrow(span.end);
+        element.subtree_end = narrow(count);
+        Ok(())
+    }
+
+    /// The tree, once every element is closed and there is a root.
+    fn finish(self) -> Result<Tree<'t>, ReadError> {
+        let text = self.text;
+        if let Some(&open) = self.stack.last() {
+            let (start, name) = self
+                .elements
+                .get(open)
+                .map(|e| (e.open().start, text.get(e.name()).unwrap_or_default()))
+                .unwrap_or((0, ""));
+            return Err(ReadError::syntax_at(
+                text,
+                start,
+                format!(
+                    "`<{name}>` is never closed: expected `</{name}>` before the end of the file"
+                ),
+            ));
+        }
+        let Some(root) = self.root else {
+            return Err(ReadError::syntax_at(
+                text,
+                text.len(),
+                "no root element: the file holds no XML element",
+            ));
+        };
+        Ok(Tree {
+            text,
+            elements: self.elements,
+            root,
+        })
     }
 }
 
