@@ -118,55 +118,19 @@ fn read_text<'e>(
             continue;
         }
         let file = ancestor(&tree, unit, |i| is(i, "file"));
-        let mut source = None;
-        let mut target = None;
-        let mut notes = Vec::new();
-        for child in tree.children(unit) {
-            if is(child, "source") {
-                if source.is_some() {
-                    return Err(at(
-                        &tree,
-                        child,
-                        "a second `<source>` in a `<trans-unit>`: a unit holds one",
-                    ));
-                }
-                source = Some(child);
-            } else if is(child, "target") {
-                if target.is_some() {
-                    return Err(at(
-                        &tree,
-                        child,
-                        "a second `<target>` in a `<trans-unit>`: a unit holds one",
-                    ));
-                }
-                target = Some(child);
-            } else if is(child, "note") {
-                notes.push(tree.text_content(child));
-            }
-        }
-        let Some(source) = source else {
-            return Err(at(
-                &tree,
-                unit,
-                "a `<trans-unit>` has no `<source>`: expected one",
-            ));
-        };
+        let UnitParts {
+            source,
+            target,
+            notes,
+        } = unit_parts(&tree, unit, &is)?;
         let id = tree
             .attr(unit, "id")
             .or_else(|| tree.attr(unit, "resname"))
             .map_or_else(|| "trans-unit".to_owned(), |id| id.into_owned());
         let (name, lang) = match file {
-            Some(file) => &*per_file.entry(file).or_insert_with(|| {
-                let name = tree.attr(file, "original").map_or_else(
-                    || format!("file{}", files.binary_search(&file).unwrap_or(0) + 1),
-                    |o| o.into_owned(),
-                );
-                let lang = tree
-                    .attr(file, "target-language")
-                    .filter(|l| !l.trim().is_empty())
-                    .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
-                (name, lang)
-            }),
+            Some(file) => &*per_file
+                .entry(file)
+                .or_insert_with(|| file_names(&tree, file, &files)),
             None => &no_file,
         };
         let lang = lang.clone();
@@ -207,6 +171,74 @@ fn read_text<'e>(
         out.push(text, block);
     }
     Ok(out)
+}
+
+/// A `<trans-unit>`'s `<source>`, `<target>` and the text of its notes.
+struct UnitParts {
+    source: usize,
+    target: Option<usize>,
+    notes: Vec<String>,
+}
+
+/// The parts of `unit` among its children (`is` tells an element by local name in the
+/// document's namespace); a unit holds one `<source>` and at most one `<target>`.
+fn unit_parts(
+    tree: &Tree,
+    unit: usize,
+    is: &dyn Fn(usize, &str) -> bool,
+) -> Result<UnitParts, ReadError> {
+    let mut source = None;
+    let mut target = None;
+    let mut notes = Vec::new();
+    for child in tree.children(unit) {
+        if is(child, "source") {
+            if source.is_some() {
+                return Err(at(
+                    tree,
+                    child,
+                    "a second `<source>` in a `<trans-unit>`: a unit holds one",
+                ));
+            }
+            source = Some(child);
+        } else if is(child, "target") {
+            if target.is_some() {
+                return Err(at(
+                    tree,
+                    child,
+                    "a second `<target>` in a `<trans-unit>`: a unit holds one",
+                ));
+            }
+            target = Some(child);
+        } else if is(child, "note") {
+            notes.push(tree.text_content(child));
+        }
+    }
+    let Some(source) = source else {
+        return Err(at(
+            tree,
+            unit,
+            "a `<trans-unit>` has no `<source>`: expected one",
+        ));
+    };
+    Ok(UnitParts {
+        source,
+        target,
+        notes,
+    })
+}
+
+/// What a `<file>` gives its units: its name in their keys (`original`, else `fileN` by
+/// its place among `files`) and the target language (`target` when it names none).
+fn file_names(tree: &Tree, file: usize, files: &[usize]) -> (String, String) {
+    let name = tree.attr(file, "original").map_or_else(
+        || format!("file{}", files.binary_search(&file).unwrap_or(0) + 1),
+        |o| o.into_owned(),
+    );
+    let lang = tree
+        .attr(file, "target-language")
+        .filter(|l| !l.trim().is_empty())
+        .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
+    (name, lang)
 }
 
 /// Refuses a document whose root is not `<xliff>` of this major version.
@@ -418,19 +450,21 @@ pub(super) fn read_inline(
     classify: &dyn Fn(&Tree, usize) -> Inline,
 ) -> Vec<Run> {
     let text = tree.text;
-    let mut runs = Vec::new();
     let Some(range) = tree.get(element).map(xml::Element::content) else {
-        return runs;
+        return Vec::new();
     };
-    let mut ids = Ids::default();
-    let mut pending = Pending::default();
-    // Open pairs: (code id, deletable).
-    let mut open: Vec<(String, bool)> = Vec::new();
-    // Begins waiting for their finish, by key, latest last: (run index, deletable).
-    let mut begins: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
-    let mut next_element = element + 1;
+    let mut reader = InlineReader {
+        tree,
+        classify,
+        runs: Vec::new(),
+        ids: Ids::default(),
+        pending: Pending::default(),
+        open: Vec::new(),
+        begins: HashMap::new(),
+        next_element: element + 1,
+    };
     let mut at = range.start;
-    while at < range.end && !ids.full() {
+    while at < range.end && !reader.ids.full() {
         let Ok((token, next)) = xml::next_token(text, at, range.end) else {
             break;
         };
@@ -439,134 +473,148 @@ pub(super) fn read_inline(
             Token::Text(span) => {
                 let raw = text.get(span.clone()).unwrap_or_default();
                 match xml::unescape(text, raw, span.start) {
-                    Ok(std::borrow::Cow::Borrowed(raw)) => pending.push(raw, Some(span.start)),
-                    Ok(std::borrow::Cow::Owned(decoded)) => pending.push(&decoded, None),
-                    Err(_) => pending.push(raw, None),
+                    Ok(std::borrow::Cow::Borrowed(raw)) => {
+                        reader.pending.push(raw, Some(span.start));
+                    }
+                    Ok(std::borrow::Cow::Owned(decoded)) => reader.pending.push(&decoded, None),
+                    Err(_) => reader.pending.push(raw, None),
                 }
             }
             Token::CData { inner, .. } => {
-                pending.push(
+                reader.pending.push(
                     text.get(inner.clone()).unwrap_or_default(),
                     Some(inner.start),
                 );
             }
-            Token::Comment(_) | Token::Pi(_) | Token::Doctype(_) => {
-                pending.flush(&mut runs, &mut ids);
-                let class = if matches!(token, Token::Comment(_)) {
-                    "comment"
-                } else {
-                    "pi"
-                };
-                let span = token.span();
-                let data = text.get(span.clone()).unwrap_or_default();
-                runs.push(Run::Code(Box::new(
-                    Code::new(ids.next(), CodeKind::Standalone, class, data, false).at(span.start),
-                )));
-            }
-            Token::Start { span, empty, .. } => {
-                pending.flush(&mut runs, &mut ids);
-                let index = next_element;
-                let Some(el) = tree.get(index) else { break };
-                let whole = el.span();
-                match classify(tree, index) {
-                    Inline::Pair { deletable } if !empty => {
-                        let id = ids.next();
-                        runs.push(Run::Code(Box::new(code_at(
-                            tree,
-                            index,
-                            id.clone(),
-                            CodeKind::Open,
-                            span,
-                            deletable,
-                        ))));
-                        open.push((id, deletable));
-                        next_element = index + 1;
-                    }
-                    Inline::Pair { .. } | Inline::Standalone => {
-                        runs.push(Run::Code(Box::new(code_at(
-                            tree,
-                            index,
-                            ids.next(),
-                            CodeKind::Standalone,
-                            whole.clone(),
-                            false,
-                        ))));
-                        next_element = el.subtree_end();
-                        after = whole.end;
-                    }
-                    Inline::Begin { key, deletable } => {
-                        begins.entry(key).or_default().push((runs.len(), deletable));
-                        runs.push(Run::Code(Box::new(code_at(
-                            tree,
-                            index,
-                            ids.next(),
-                            CodeKind::Standalone,
-                            whole.clone(),
-                            false,
-                        ))));
-                        next_element = el.subtree_end();
-                        after = whole.end;
-                    }
-                    Inline::Finish { key } => {
-                        let matched = begins.get_mut(&key).and_then(Vec::pop);
-                        let code = match matched {
-                            Some((run, deletable)) => match runs.get_mut(run) {
-                                Some(Run::Code(begin)) => {
-                                    begin.kind = CodeKind::Open;
-                                    begin.deletable = deletable;
-                                    let id = begin.id.clone();
-                                    code_at(
-                                        tree,
-                                        index,
-                                        id,
-                                        CodeKind::Close,
-                                        whole.clone(),
-                                        deletable,
-                                    )
-                                }
-                                _ => code_at(
-                                    tree,
-                                    index,
-                                    ids.next(),
-                                    CodeKind::Standalone,
-                                    whole.clone(),
-                                    false,
-                                ),
-                            },
-                            None => code_at(
-                                tree,
-                                index,
-                                ids.next(),
-                                CodeKind::Standalone,
-                                whole.clone(),
-                                false,
-                            ),
-                        };
-                        runs.push(Run::Code(Box::new(code)));
-                        next_element = el.subtree_end();
-                        after = whole.end;
-                    }
-                }
-            }
-            Token::End { span, .. } => {
-                pending.flush(&mut runs, &mut ids);
-                let (id, kind, deletable) = match open.pop() {
-                    Some((id, deletable)) => (id, CodeKind::Close, deletable),
-                    None => (ids.next(), CodeKind::Standalone, false),
-                };
-                let data = text.get(span.clone()).unwrap_or_default();
-                // The class of a close code is its element's local name.
-                let name = data.trim_start_matches("</").trim_end_matches('>').trim();
-                let local = name.rsplit(':').next().unwrap_or(name);
-                runs.push(Run::Code(Box::new(
-                    Code::new(id, kind, local, data, deletable).at(span.start),
-                )));
-            }
+            Token::Comment(_) | Token::Pi(_) | Token::Doctype(_) => reader.markup(&token),
+            Token::Start { span, empty, .. } => match reader.start(span, empty) {
+                Some(Some(end)) => after = end,
+                Some(None) => {}
+                None => break,
+            },
+            Token::End { span, .. } => reader.end(span),
         }
         at = after.max(at + 1);
     }
-    pending.flush(&mut runs, &mut ids);
-    runs
+    reader.flush();
+    reader.runs
+}
+
+/// The state of [`read_inline`]: the runs so far, the text not yet split, and the codes
+/// waiting for their close.
+struct InlineReader<'r, 't> {
+    tree: &'r Tree<'t>,
+    classify: &'r dyn Fn(&Tree, usize) -> Inline,
+    runs: Vec<Run>,
+    ids: Ids,
+    pending: Pending,
+    /// Open pairs: (code id, deletable).
+    open: Vec<(String, bool)>,
+    /// Begins waiting for their finish, by key, latest last: (run index, deletable).
+    begins: HashMap<String, Vec<(usize, bool)>>,
+    /// The index of the element the next start tag opens.
+    next_element: usize,
+}
+
+impl InlineReader<'_, '_> {
+    fn flush(&mut self) {
+        self.pending.flush(&mut self.runs, &mut self.ids);
+    }
+
+    fn push_code(&mut self, code: Code) {
+        self.runs.push(Run::Code(Box::new(code)));
+    }
+
+    /// A standalone code holding the whole element `index`, whose span is `whole`.
+    fn standalone(&mut self, index: usize, whole: std::ops::Range<usize>) -> Code {
+        let id = self.ids.next();
+        code_at(self.tree, index, id, CodeKind::Standalone, whole, false)
+    }
+
+    /// A comment, processing instruction or declaration: a standalone code.
+    fn markup(&mut self, token: &Token) {
+        self.flush();
+        let class = if matches!(token, Token::Comment(_)) {
+            "comment"
+        } else {
+            "pi"
+        };
+        let span = token.span();
+        let data = self.tree.text.get(span.clone()).unwrap_or_default();
+        let code = Code::new(self.ids.next(), CodeKind::Standalone, class, data, false);
+        self.push_code(code.at(span.start));
+    }
+
+    /// A start tag: an open code, or a code for the whole element. Gives where the walk
+    /// goes on (`Some(None)` after the tag, `Some(Some(end))` after the element), `None`
+    /// when the tree has no such element.
+    fn start(&mut self, span: std::ops::Range<usize>, empty: bool) -> Option<Option<usize>> {
+        self.flush();
+        let tree = self.tree;
+        let index = self.next_element;
+        let el = tree.get(index)?;
+        let whole = el.span();
+        match (self.classify)(tree, index) {
+            Inline::Pair { deletable } if !empty => {
+                let id = self.ids.next();
+                let code = code_at(tree, index, id.clone(), CodeKind::Open, span, deletable);
+                self.push_code(code);
+                self.open.push((id, deletable));
+                self.next_element = index + 1;
+                return Some(None);
+            }
+            Inline::Pair { .. } | Inline::Standalone => {
+                let code = self.standalone(index, whole.clone());
+                self.push_code(code);
+            }
+            Inline::Begin { key, deletable } => {
+                self.begins
+                    .entry(key)
+                    .or_default()
+                    .push((self.runs.len(), deletable));
+                let code = self.standalone(index, whole.clone());
+                self.push_code(code);
+            }
+            Inline::Finish { key } => {
+                let code = self.finish(index, whole.clone(), &key);
+                self.push_code(code);
+            }
+        }
+        self.next_element = el.subtree_end();
+        Some(Some(whole.end))
+    }
+
+    /// The element that finishes the pair a begin with `key` opened: that begin becomes
+    /// its Open code and this its Close, or it stands alone when no begin waits.
+    fn finish(&mut self, index: usize, whole: std::ops::Range<usize>, key: &str) -> Code {
+        let matched = self.begins.get_mut(key).and_then(Vec::pop);
+        match matched {
+            Some((run, deletable)) => match self.runs.get_mut(run) {
+                Some(Run::Code(begin)) => {
+                    begin.kind = CodeKind::Open;
+                    begin.deletable = deletable;
+                    let id = begin.id.clone();
+                    code_at(self.tree, index, id, CodeKind::Close, whole, deletable)
+                }
+                _ => self.standalone(index, whole),
+            },
+            None => self.standalone(index, whole),
+        }
+    }
+
+    /// An end tag: it closes the innermost open pair, or stands alone.
+    fn end(&mut self, span: std::ops::Range<usize>) {
+        self.flush();
+        let (id, kind, deletable) = match self.open.pop() {
+            Some((id, deletable)) => (id, CodeKind::Close, deletable),
+            None => (self.ids.next(), CodeKind::Standalone, false),
+        };
+        let data = self.tree.text.get(span.clone()).unwrap_or_default();
+        // The class of a close code is its element's local name.
+        let name = data.trim_start_matches("</").trim_end_matches('>').trim();
+        let local = name.rsplit(':').next().unwrap_or(name);
+        self.push_code(Code::new(id, kind, local, data, deletable).at(span.start));
+    }
 }
 
 /// Fills the skeleton: an edited edition is written with its text escaped and its codes as
