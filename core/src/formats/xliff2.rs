@@ -132,43 +132,10 @@ fn read_text<'e>(
             |i| is(i, "unit") || is(i, "group") || is(i, "file"),
             &mut translates,
         );
-        let mut notes = Vec::new();
-        for child in tree.children(unit).filter(|&c| is(c, "notes")) {
-            for note in tree.children(child).filter(|&n| is(n, "note")) {
-                notes.push(tree.text_content(note));
-            }
-        }
+        let notes = unit_notes(&tree, unit, &is);
         let segments: Vec<usize> = tree.children(unit).filter(|&c| is(c, "segment")).collect();
         for (position, &segment) in segments.iter().enumerate() {
-            let mut source = None;
-            let mut target = None;
-            for child in tree.children(segment) {
-                let slot = if is(child, "source") {
-                    &mut source
-                } else if is(child, "target") {
-                    &mut target
-                } else {
-                    continue;
-                };
-                if slot.is_some() {
-                    return Err(xliff::at(
-                        &tree,
-                        child,
-                        format!(
-                            "a second `<{}>` in a `<segment>`: a segment holds one",
-                            tree.qname(child)
-                        ),
-                    ));
-                }
-                *slot = Some(child);
-            }
-            let Some(source) = source else {
-                return Err(xliff::at(
-                    &tree,
-                    segment,
-                    "a `<segment>` has no `<source>`: expected one",
-                ));
-            };
+            let (source, target) = segment_parts(&tree, segment, &is)?;
             let key = if segments.len() > 1 {
                 let segment_id = tree
                     .attr(segment, "id")
@@ -210,6 +177,56 @@ fn read_text<'e>(
         }
     }
     Ok(out)
+}
+
+/// The text of a unit's notes, in order (`is` tells an element by local name in the
+/// document's namespace).
+fn unit_notes(tree: &Tree, unit: usize, is: &dyn Fn(usize, &str) -> bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    for child in tree.children(unit).filter(|&c| is(c, "notes")) {
+        for note in tree.children(child).filter(|&n| is(n, "note")) {
+            notes.push(tree.text_content(note));
+        }
+    }
+    notes
+}
+
+/// A `<segment>`'s `<source>` and `<target>`: it holds one source and at most one target.
+fn segment_parts(
+    tree: &Tree,
+    segment: usize,
+    is: &dyn Fn(usize, &str) -> bool,
+) -> Result<(usize, Option<usize>), ReadError> {
+    let mut source = None;
+    let mut target = None;
+    for child in tree.children(segment) {
+        let slot = if is(child, "source") {
+            &mut source
+        } else if is(child, "target") {
+            &mut target
+        } else {
+            continue;
+        };
+        if slot.is_some() {
+            return Err(xliff::at(
+                tree,
+                child,
+                format!(
+                    "a second `<{}>` in a `<segment>`: a segment holds one",
+                    tree.qname(child)
+                ),
+            ));
+        }
+        *slot = Some(child);
+    }
+    let Some(source) = source else {
+        return Err(xliff::at(
+            tree,
+            segment,
+            "a `<segment>` has no `<source>`: expected one",
+        ));
+    };
+    Ok((source, target))
 }
 
 /// XLIFF 2 inline elements.
