@@ -1,5 +1,8 @@
+use super::blocks::{is_string, push_segment};
 use super::*;
 use crate::model::Edition;
+use crate::model::{Run, SwitchKind};
+use crate::yaml_text::{is_symbol, resolves_to_non_string};
 
 fn read(text: &str) -> Parsed {
     Yaml.read(text.as_bytes())
