@@ -1,8 +1,9 @@
 use std::fmt::Write as _;
 
+use super::reader::LET_GO;
 use super::*;
-use crate::formats::conformance;
-use crate::model::Edition;
+use crate::formats::{Hole, conformance};
+use crate::model::{CodeKind, Document, Edition, Role, Run};
 
 fn read(text: &str) -> Parsed {
     Html.read(text.as_bytes()).unwrap()
