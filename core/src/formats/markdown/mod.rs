@@ -76,9 +76,11 @@ use super::{
 use crate::model::{Block, Code, CodeKind, Edition, KeyDeduper, Role, Run};
 
 mod pieces;
+mod plan;
 mod write;
 pub use pieces::pieces_agree;
 use pieces::*;
+use plan::plan;
 use write::*;
 
 pub const INFO: FormatInfo = FormatInfo {
@@ -518,14 +520,11 @@ impl<'a> Reader<'a, '_> {
     }
     /// Inline events to runs, without recursion (nesting in malformed input can be deep).
     fn runs(&self, items: Range<usize>) -> Vec<Run> {
-        let mut runs: Vec<Run> = Vec::new();
-        let mut next_id = 0u32;
-        let mut id = || {
-            next_id += 1;
-            next_id.to_string()
+        let mut out = InlineRuns {
+            runs: Vec::new(),
+            next_id: 0,
+            open: Vec::new(),
         };
-        // Open pairs: (index of the End event, id, close data, close offset).
-        let mut open: Vec<(usize, String, &'a str, usize)> = Vec::new();
         // Whether the last run is text that the next verbatim slice may extend.
         let mut mergeable = false;
         let mut k = items.start;
@@ -535,28 +534,12 @@ impl<'a> Reader<'a, '_> {
             let mut next = k + 1;
             let mut merge_next = false;
             match &self.events[k].0 {
-                Event::Text(t) => {
-                    if raw == t.as_ref() {
-                        match runs.last_mut() {
-                            Some(Run::Text { text, src: Some(s) })
-                                if mergeable && *s + text.len() == range.start =>
-                            {
-                                text.push_str(raw);
-                            }
-                            _ => runs.push(Run::text_at(raw, range.start)),
-                        }
-                        merge_next = true;
-                    } else if raw.starts_with('&') && raw.ends_with(';') {
-                        runs.push(standalone(id(), "entity", raw, true, range.start));
-                    } else {
-                        runs.push(Run::text(t.as_ref()));
-                    }
-                }
+                Event::Text(t) => merge_next = out.text(t, raw, range.start, mergeable),
                 Event::SoftBreak => {
                     if raw.ends_with('\n') {
-                        runs.push(Run::text_at("\n", range.end - 1));
+                        out.runs.push(Run::text_at("\n", range.end - 1));
                     } else {
-                        runs.push(Run::text("\n"));
+                        out.runs.push(Run::text("\n"));
                     }
                 }
                 Event::HardBreak => {
@@ -566,122 +549,109 @@ impl<'a> Reader<'a, '_> {
                         .filter(|_| k + 1 < items.end)
                         .map_or(range.end, |(_, r)| r.start);
                     let data = self.slice(range.start..to.max(range.end));
-                    runs.push(standalone(id(), "break", data, true, range.start));
+                    out.standalone("break", data, true, range.start);
                 }
-                Event::Code(_) => runs.push(standalone(id(), "code", raw, false, range.start)),
+                Event::Code(_) => out.standalone("code", raw, false, range.start),
                 Event::InlineHtml(_) | Event::Html(_) => {
-                    runs.push(standalone(id(), "html", raw, false, range.start))
+                    out.standalone("html", raw, false, range.start)
                 }
-                Event::TaskListMarker(_) => {
-                    runs.push(standalone(id(), "task", raw, false, range.start))
-                }
-                Event::Start(tag) => {
-                    let end = self.end_of(k);
-                    let class = match tag {
-                        Tag::Emphasis => "emphasis",
-                        Tag::Strong => "strong",
-                        Tag::Strikethrough => "strikethrough",
-                        Tag::Superscript => "superscript",
-                        Tag::Subscript => "subscript",
-                        Tag::Link { .. } => "link",
-                        Tag::Image { .. } => "image",
-                        _ => "other",
-                    };
-                    let whole = matches!(
-                        tag,
-                        Tag::Image { .. }
-                            | Tag::Link {
-                                link_type: LinkType::Autolink | LinkType::Email,
-                                ..
-                            }
-                    );
-                    let inner = self
-                        .events
-                        .get(k + 1)
-                        .map(|(_, r)| r.start)
-                        .filter(|_| end > k + 1);
-                    let inner_end = self
-                        .events
-                        .get(end.wrapping_sub(1))
-                        .map(|(_, r)| r.end)
-                        .filter(|_| end > k + 1);
-                    let pair = match (inner, inner_end) {
-                        (Some(a), Some(b))
-                            if !whole && range.start <= a && a <= b && b <= range.end =>
-                        {
-                            self.text
-                                .get(range.start..a)
-                                .zip(self.text.get(b..range.end))
-                                .map(|(o, c)| (o, c, b))
-                        }
-                        _ => None,
-                    };
-                    // A link's or image's target and title, for a reader of the codes.
-                    let mut attrs = std::collections::BTreeMap::new();
-                    if let Tag::Link {
-                        dest_url, title, ..
-                    }
-                    | Tag::Image {
-                        dest_url, title, ..
-                    } = tag
-                    {
-                        let name = if matches!(tag, Tag::Image { .. }) {
-                            "src"
-                        } else {
-                            "href"
-                        };
-                        attrs.insert(name.to_owned(), dest_url.to_string());
-                        if !title.is_empty() {
-                            attrs.insert("title".to_owned(), title.to_string());
-                        }
-                    }
-                    match pair {
-                        Some((open_data, close_data, close_at)) => {
-                            let deletable = class != "link";
-                            let code_id = id();
-                            runs.push(Run::Code(Box::new(Code {
-                                id: code_id.clone(),
-                                kind: CodeKind::Open,
-                                class: class.into(),
-                                data: open_data.into(),
-                                deletable,
-                                attrs,
-                                src: Some(range.start),
-                            })));
-                            open.push((end, code_id, close_data, close_at));
-                        }
-                        None => {
-                            let deletable = !matches!(class, "link" | "image");
-                            let mut code = standalone(id(), class, raw, deletable, range.start);
-                            if let Run::Code(c) = &mut code {
-                                c.attrs = attrs;
-                            }
-                            runs.push(code);
-                            next = end + 1;
-                        }
-                    }
-                }
-                Event::End(end_tag) => {
-                    if open.last().is_some_and(|&(end, ..)| end == k)
-                        && let Some((_, code_id, data, at)) = open.pop()
-                    {
-                        runs.push(Run::Code(Box::new(Code {
-                            id: code_id,
-                            kind: CodeKind::Close,
-                            class: close_class(end_tag).into(),
-                            data: data.into(),
-                            deletable: !matches!(end_tag, TagEnd::Link),
-                            attrs: Default::default(),
-                            src: Some(at),
-                        })));
-                    }
-                }
-                _ => runs.push(standalone(id(), "other", raw, false, range.start)),
+                Event::TaskListMarker(_) => out.standalone("task", raw, false, range.start),
+                Event::Start(tag) => next = self.inline_start(&mut out, k, tag),
+                Event::End(end_tag) => out.close(k, end_tag),
+                _ => out.standalone("other", raw, false, range.start),
             }
             mergeable = merge_next;
             k = next;
         }
-        runs
+        out.runs
+    }
+
+    /// The code of the inline element whose `Start` is event `k`: an open code (its close
+    /// to come at its `End`), or, for an image, an autolink or an element with nothing
+    /// inside, one standalone code of the whole. Returns the next event to read.
+    fn inline_start(&self, out: &mut InlineRuns<'a>, k: usize, tag: &Tag<'_>) -> usize {
+        let range = self.events[k].1.clone();
+        let raw = self.slice(range.clone());
+        let end = self.end_of(k);
+        let class = match tag {
+            Tag::Emphasis => "emphasis",
+            Tag::Strong => "strong",
+            Tag::Strikethrough => "strikethrough",
+            Tag::Superscript => "superscript",
+            Tag::Subscript => "subscript",
+            Tag::Link { .. } => "link",
+            Tag::Image { .. } => "image",
+            _ => "other",
+        };
+        let whole = matches!(
+            tag,
+            Tag::Image { .. }
+                | Tag::Link {
+                    link_type: LinkType::Autolink | LinkType::Email,
+                    ..
+                }
+        );
+        let pair = if whole {
+            None
+        } else {
+            self.pair_edges(k, end, &range)
+        };
+        let attrs = link_attrs(tag);
+        match pair {
+            Some((open_data, close_data, close_at)) => {
+                let deletable = class != "link";
+                let code_id = out.id();
+                out.runs.push(Run::Code(Box::new(Code {
+                    id: code_id.clone(),
+                    kind: CodeKind::Open,
+                    class: class.into(),
+                    data: open_data.into(),
+                    deletable,
+                    attrs,
+                    src: Some(range.start),
+                })));
+                out.open.push((end, code_id, close_data, close_at));
+                k + 1
+            }
+            None => {
+                let deletable = !matches!(class, "link" | "image");
+                let mut code = standalone(out.id(), class, raw, deletable, range.start);
+                if let Run::Code(c) = &mut code {
+                    c.attrs = attrs;
+                }
+                out.runs.push(code);
+                end + 1
+            }
+        }
+    }
+
+    /// The open and close data of the inline element whose `Start` is event `k` and `End`
+    /// event `end` (what its span holds before and after its content), and where the close
+    /// starts; `None` when it holds no content within its span.
+    fn pair_edges(
+        &self,
+        k: usize,
+        end: usize,
+        range: &Range<usize>,
+    ) -> Option<(&'a str, &'a str, usize)> {
+        let inner = self
+            .events
+            .get(k + 1)
+            .map(|(_, r)| r.start)
+            .filter(|_| end > k + 1);
+        let inner_end = self
+            .events
+            .get(end.wrapping_sub(1))
+            .map(|(_, r)| r.end)
+            .filter(|_| end > k + 1);
+        match (inner, inner_end) {
+            (Some(a), Some(b)) if range.start <= a && a <= b && b <= range.end => self
+                .text
+                .get(range.start..a)
+                .zip(self.text.get(b..range.end))
+                .map(|(o, c)| (o, c, b)),
+            _ => None,
+        }
     }
 
     /// A code or HTML block: one text run of the raw content.
@@ -776,6 +746,88 @@ fn standalone(id: String, class: &str, data: &str, deletable: bool, src: usize) 
         attrs: Default::default(),
         src: Some(src),
     }))
+}
+
+/// A link's or image's target and title, for a reader of the codes.
+fn link_attrs(tag: &Tag<'_>) -> std::collections::BTreeMap<String, String> {
+    let mut attrs = std::collections::BTreeMap::new();
+    if let Tag::Link {
+        dest_url, title, ..
+    }
+    | Tag::Image {
+        dest_url, title, ..
+    } = tag
+    {
+        let name = if matches!(tag, Tag::Image { .. }) {
+            "src"
+        } else {
+            "href"
+        };
+        attrs.insert(name.to_owned(), dest_url.to_string());
+        if !title.is_empty() {
+            attrs.insert("title".to_owned(), title.to_string());
+        }
+    }
+    attrs
+}
+
+/// A block's runs as [`Reader::runs`] makes them.
+struct InlineRuns<'a> {
+    runs: Vec<Run>,
+    /// The last code id handed out.
+    next_id: u32,
+    /// Open pairs: (index of the End event, id, close data, close offset).
+    open: Vec<(usize, String, &'a str, usize)>,
+}
+
+impl InlineRuns<'_> {
+    fn id(&mut self) -> String {
+        self.next_id += 1;
+        self.next_id.to_string()
+    }
+
+    fn standalone(&mut self, class: &str, data: &str, deletable: bool, src: usize) {
+        let id = self.id();
+        self.runs.push(standalone(id, class, data, deletable, src));
+    }
+
+    /// A text event `t` written as `raw` at `at`: a verbatim slice extends the text run
+    /// before it when `mergeable`; an entity is a code. Returns whether the next verbatim
+    /// slice may extend it.
+    fn text(&mut self, t: &str, raw: &str, at: usize, mergeable: bool) -> bool {
+        if raw == t {
+            match self.runs.last_mut() {
+                Some(Run::Text { text, src: Some(s) }) if mergeable && *s + text.len() == at => {
+                    text.push_str(raw);
+                }
+                _ => self.runs.push(Run::text_at(raw, at)),
+            }
+            true
+        } else if raw.starts_with('&') && raw.ends_with(';') {
+            self.standalone("entity", raw, true, at);
+            false
+        } else {
+            self.runs.push(Run::text(t));
+            false
+        }
+    }
+
+    /// The `End` event `k`: the close of the innermost open pair when it is that pair's.
+    fn close(&mut self, k: usize, end_tag: &TagEnd) {
+        if self.open.last().is_some_and(|&(end, ..)| end == k)
+            && let Some((_, code_id, data, at)) = self.open.pop()
+        {
+            self.runs.push(Run::Code(Box::new(Code {
+                id: code_id,
+                kind: CodeKind::Close,
+                class: close_class(end_tag).into(),
+                data: data.into(),
+                deletable: !matches!(end_tag, TagEnd::Link),
+                attrs: Default::default(),
+                src: Some(at),
+            })));
+        }
+    }
 }
 
 /// A front-matter value as written on its line: the verbatim text and its offset after
