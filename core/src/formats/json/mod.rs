@@ -257,136 +257,13 @@ impl<'a> Scanner<'a> {
             return Err(self.error(self.pos, "the file is empty: expected a JSON value"));
         }
         let mut stack: Vec<Frame> = Vec::new();
-        'value: loop {
-            self.skip_ws();
-            let start = self.pos;
-            match self.bytes.get(start) {
-                Some(b'{') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.bytes.get(self.pos) == Some(&b'}') {
-                        self.pos += 1;
-                    } else {
-                        self.deeper(&stack, start)?;
-                        let path_len = self.path.len();
-                        self.member_key(path_len, false)?;
-                        stack.push(Frame::Object {
-                            path_len,
-                            siblings: Vec::new(),
-                        });
-                        continue 'value;
-                    }
-                }
-                Some(b'[') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.bytes.get(self.pos) == Some(&b']') {
-                        self.pos += 1;
-                    } else {
-                        self.deeper(&stack, start)?;
-                        let path_len = self.path.len();
-                        self.push_index(path_len, 0);
-                        stack.push(Frame::Array { path_len, index: 0 });
-                        continue 'value;
-                    }
-                }
-                Some(b'"') => {
-                    let (token, decoded) = self.string()?;
-                    self.keys.charge(self.path.len(), self.text, start)?;
-                    let index = self.entries.len();
-                    let sibling = self.sibling.take();
-                    if sibling.is_some()
-                        && let Some(Frame::Object { siblings, .. }) = stack.last_mut()
-                    {
-                        siblings.push(index);
-                    }
-                    self.entries.push(Entry {
-                        key: if self.path.is_empty() {
-                            ".".into()
-                        } else {
-                            self.path.clone()
-                        },
-                        depth: u32::try_from(stack.len().saturating_sub(1)).unwrap_or(u32::MAX),
-                        token,
-                        decoded: decoded.map(Box::new),
-                        sibling,
-                        group: None,
-                    });
-                }
-                Some(b'-' | b'0'..=b'9') => self.number()?,
-                Some(b't' | b'f' | b'n') => self.literal()?,
-                Some(b']') if matches!(stack.last(), Some(Frame::Array { .. })) => {
-                    return Err(self.error(
-                        start,
-                        "expected a value after `,`, found `]` (JSON allows no trailing comma)",
-                    ));
-                }
-                _ => {
-                    return Err(self.error(
-                        start,
-                        format!(
-                            "expected a value (an object, array, string, number, `true`, `false` or `null`), found {}",
-                            self.found(start)
-                        ),
-                    ));
-                }
+        loop {
+            if self.value(&mut stack)? {
+                continue;
             }
             self.sibling = None;
-            // After a value: close frames until one continues with `,`.
-            loop {
-                self.skip_ws();
-                let at = self.pos;
-                match stack.last_mut() {
-                    None => break 'value,
-                    Some(Frame::Object { path_len, .. }) => match self.bytes.get(at) {
-                        Some(b',') => {
-                            self.pos += 1;
-                            let path_len = *path_len;
-                            self.member_key(path_len, true)?;
-                            continue 'value;
-                        }
-                        Some(b'}') => {
-                            self.pos += 1;
-                            if let Some(Frame::Object { path_len, siblings }) = stack.pop() {
-                                self.path.truncate(path_len);
-                                self.group(siblings);
-                            }
-                        }
-                        _ => {
-                            return Err(self.error(
-                                at,
-                                format!(
-                                    "expected `,` or `}}` after an object member, found {}",
-                                    self.found(at)
-                                ),
-                            ));
-                        }
-                    },
-                    Some(Frame::Array { path_len, index }) => match self.bytes.get(at) {
-                        Some(b',') => {
-                            self.pos += 1;
-                            *index += 1;
-                            let (path_len, index) = (*path_len, *index);
-                            self.push_index(path_len, index);
-                            continue 'value;
-                        }
-                        Some(b']') => {
-                            self.pos += 1;
-                            let path_len = *path_len;
-                            stack.pop();
-                            self.path.truncate(path_len);
-                        }
-                        _ => {
-                            return Err(self.error(
-                                at,
-                                format!(
-                                    "expected `,` or `]` after an array item, found {}",
-                                    self.found(at)
-                                ),
-                            ));
-                        }
-                    },
-                }
+            if !self.after_value(&mut stack)? {
+                break;
             }
         }
         self.skip_ws();
@@ -403,6 +280,151 @@ impl<'a> Scanner<'a> {
             entries: self.entries,
             groups: self.groups,
         })
+    }
+
+    /// Reads the value at `pos`: a scalar or an empty collection whole, else the opening of
+    /// an object or array (its frame pushed, its first key or index taken). Returns whether
+    /// a collection was opened.
+    fn value(&mut self, stack: &mut Vec<Frame>) -> Result<bool, ReadError> {
+        self.skip_ws();
+        let start = self.pos;
+        match self.bytes.get(start) {
+            Some(b'{') => {
+                self.pos += 1;
+                self.skip_ws();
+                if self.bytes.get(self.pos) == Some(&b'}') {
+                    self.pos += 1;
+                } else {
+                    self.deeper(stack, start)?;
+                    let path_len = self.path.len();
+                    self.member_key(path_len, false)?;
+                    stack.push(Frame::Object {
+                        path_len,
+                        siblings: Vec::new(),
+                    });
+                    return Ok(true);
+                }
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                self.skip_ws();
+                if self.bytes.get(self.pos) == Some(&b']') {
+                    self.pos += 1;
+                } else {
+                    self.deeper(stack, start)?;
+                    let path_len = self.path.len();
+                    self.push_index(path_len, 0);
+                    stack.push(Frame::Array { path_len, index: 0 });
+                    return Ok(true);
+                }
+            }
+            Some(b'"') => self.string_entry(stack, start)?,
+            Some(b'-' | b'0'..=b'9') => self.number()?,
+            Some(b't' | b'f' | b'n') => self.literal()?,
+            Some(b']') if matches!(stack.last(), Some(Frame::Array { .. })) => {
+                return Err(self.error(
+                    start,
+                    "expected a value after `,`, found `]` (JSON allows no trailing comma)",
+                ));
+            }
+            _ => {
+                return Err(self.error(
+                    start,
+                    format!(
+                        "expected a value (an object, array, string, number, `true`, `false` or `null`), found {}",
+                        self.found(start)
+                    ),
+                ));
+            }
+        }
+        Ok(false)
+    }
+
+    /// The string value at `start`: an entry at the current path (a plural sibling's
+    /// noted in its object's frame).
+    fn string_entry(&mut self, stack: &mut [Frame], start: usize) -> Result<(), ReadError> {
+        let (token, decoded) = self.string()?;
+        self.keys.charge(self.path.len(), self.text, start)?;
+        let index = self.entries.len();
+        let sibling = self.sibling.take();
+        if sibling.is_some()
+            && let Some(Frame::Object { siblings, .. }) = stack.last_mut()
+        {
+            siblings.push(index);
+        }
+        self.entries.push(Entry {
+            key: if self.path.is_empty() {
+                ".".into()
+            } else {
+                self.path.clone()
+            },
+            depth: u32::try_from(stack.len().saturating_sub(1)).unwrap_or(u32::MAX),
+            token,
+            decoded: decoded.map(Box::new),
+            sibling,
+            group: None,
+        });
+        Ok(())
+    }
+
+    /// After a value: closes frames until one goes on with `,` (its next key or index
+    /// taken). Returns false once the root value has ended.
+    fn after_value(&mut self, stack: &mut Vec<Frame>) -> Result<bool, ReadError> {
+        loop {
+            self.skip_ws();
+            let at = self.pos;
+            match stack.last_mut() {
+                None => return Ok(false),
+                Some(Frame::Object { path_len, .. }) => match self.bytes.get(at) {
+                    Some(b',') => {
+                        self.pos += 1;
+                        let path_len = *path_len;
+                        self.member_key(path_len, true)?;
+                        return Ok(true);
+                    }
+                    Some(b'}') => {
+                        self.pos += 1;
+                        if let Some(Frame::Object { path_len, siblings }) = stack.pop() {
+                            self.path.truncate(path_len);
+                            self.group(siblings);
+                        }
+                    }
+                    _ => {
+                        return Err(self.error(
+                            at,
+                            format!(
+                                "expected `,` or `}}` after an object member, found {}",
+                                self.found(at)
+                            ),
+                        ));
+                    }
+                },
+                Some(Frame::Array { path_len, index }) => match self.bytes.get(at) {
+                    Some(b',') => {
+                        self.pos += 1;
+                        *index += 1;
+                        let (path_len, index) = (*path_len, *index);
+                        self.push_index(path_len, index);
+                        return Ok(true);
+                    }
+                    Some(b']') => {
+                        self.pos += 1;
+                        let path_len = *path_len;
+                        stack.pop();
+                        self.path.truncate(path_len);
+                    }
+                    _ => {
+                        return Err(self.error(
+                            at,
+                            format!(
+                                "expected `,` or `]` after an array item, found {}",
+                                self.found(at)
+                            ),
+                        ));
+                    }
+                },
+            }
+        }
     }
 
     fn deeper(&self, stack: &[Frame], at: usize) -> Result<(), ReadError> {
