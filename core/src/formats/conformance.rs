@@ -3,10 +3,14 @@
 //! block's key and rev, and an edit of each kind of block keeps every key, so the edit sent
 //! again is refused `stale` with the current rev and text.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::{Format, Parsed};
-use crate::model::{Run, SOURCE};
+use crate::change::Operation;
+use crate::change::edit::{self, Edited as EditOutcome};
+use crate::model::{Block, Ref, Role, Run, SOURCE, rev_runs};
+use crate::projection;
 
 /// Every file under `testdata/formats/<dir>` (relative to the workspace root), sorted.
 pub fn fixtures(dir: &str) -> Vec<PathBuf> {
@@ -126,53 +130,13 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
         .read(bytes)
         .unwrap_or_else(|e| panic!("{name}: read failed: {e}"));
     let bilingual = format.info().capabilities.bilingual;
-    // Choose a hole whose runs hold a text run.
-    let mut chosen = None;
-    for (index, hole) in parsed.skeleton.holes.iter().enumerate() {
-        let Some(block) = parsed.document.blocks.get(hole.block) else {
-            continue;
-        };
-        if !block.translatable {
-            continue;
-        }
-        if bilingual && hole.edition().is_none() && !block.targets.is_empty() {
-            continue;
-        }
-        let Some(runs) = super::hole_runs(&parsed.document, hole) else {
-            continue;
-        };
-        if runs
-            .iter()
-            .any(|r| matches!(r, Run::Text { text, .. } if text.chars().any(char::is_alphabetic)))
-        {
-            chosen = Some(index);
-            break;
-        }
-    }
-    let index = chosen?;
+    let index = first_editable_hole(&parsed, bilingual)?;
     let hole = parsed.skeleton.holes[index].clone();
     let before: Vec<Revs> = revs(&parsed);
     let block = &mut parsed.document.blocks[hole.block];
     let key = block.key.clone();
     let edition_name = hole.edition().unwrap_or(SOURCE).to_owned();
-    let mark = |block: &mut crate::model::Block| {
-        let edition = block
-            .edition_mut(&edition_name)
-            .unwrap_or_else(|| panic!("{name}: hole names a missing edition"));
-        let runs = edition
-            .branch_mut(hole.branch().unwrap_or(""))
-            .unwrap_or_else(|| panic!("{name}: hole names a missing branch"));
-        for run in runs.iter_mut() {
-            if let Run::Text { text, src } = run
-                && text.chars().any(char::is_alphabetic)
-            {
-                text.push(' ');
-                text.push_str(MARK);
-                *src = None;
-                break;
-            }
-        }
-    };
+    let mark = |block: &mut Block| mark_text(block, &edition_name, hole.branch(), MARK, name);
     mark(block);
     let written = format
         .write(&parsed)
@@ -190,25 +154,10 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
         "{name}: editing `{key}` held alone writes other bytes than with every block held"
     );
     // The change must lie inside the hole (compared in decoded text).
-    let old = parsed.skeleton.text().to_owned();
     let reread = format
         .read(&written)
         .unwrap_or_else(|e| panic!("{name}: re-read after edit failed: {e}"));
-    let new = reread.skeleton.text().to_owned();
-    let prefix = old
-        .bytes()
-        .zip(new.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let suffix = old
-        .bytes()
-        .rev()
-        .zip(new.bytes().rev())
-        .take_while(|(a, b)| a == b)
-        .count()
-        .min(old.len() - prefix)
-        .min(new.len() - prefix);
-    let changed = prefix..old.len() - suffix;
+    let changed = changed_span(parsed.skeleton.text(), reread.skeleton.text());
     assert!(
         changed.start >= hole.span.start && changed.end <= hole.span.end,
         "{name}: editing `{key}` changed bytes {changed:?} outside its hole {:?}",
@@ -243,6 +192,73 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
         edition: edition_name,
         branch: hole.branch().map(str::to_owned),
     })
+}
+
+/// The index of the first hole [`assert_edits_one_block`] may edit: a translatable
+/// block's, whose runs hold a text run with a letter (for a bilingual format with
+/// targets, a target's hole).
+fn first_editable_hole(parsed: &Parsed, bilingual: bool) -> Option<usize> {
+    for (index, hole) in parsed.skeleton.holes.iter().enumerate() {
+        let Some(block) = parsed.document.blocks.get(hole.block) else {
+            continue;
+        };
+        if !block.translatable {
+            continue;
+        }
+        if bilingual && hole.edition().is_none() && !block.targets.is_empty() {
+            continue;
+        }
+        let Some(runs) = super::hole_runs(&parsed.document, hole) else {
+            continue;
+        };
+        if runs
+            .iter()
+            .any(|r| matches!(r, Run::Text { text, .. } if text.chars().any(char::is_alphabetic)))
+        {
+            return Some(index);
+        }
+    }
+    None
+}
+
+/// Appends ` {mark}` to the first text run with a letter of `block`'s edition `edition`
+/// (in `branch`), which then comes from no offset of the file.
+fn mark_text(block: &mut Block, edition: &str, branch: Option<&str>, mark: &str, name: &str) {
+    let edition = block
+        .edition_mut(edition)
+        .unwrap_or_else(|| panic!("{name}: hole names a missing edition"));
+    let runs = edition
+        .branch_mut(branch.unwrap_or(""))
+        .unwrap_or_else(|| panic!("{name}: hole names a missing branch"));
+    for run in runs.iter_mut() {
+        if let Run::Text { text, src } = run
+            && text.chars().any(char::is_alphabetic)
+        {
+            text.push(' ');
+            text.push_str(mark);
+            *src = None;
+            break;
+        }
+    }
+}
+
+/// The bytes of `old` that `new` replaces: what lies between their common prefix and
+/// suffix.
+fn changed_span(old: &str, new: &str) -> Range<usize> {
+    let prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(old.len() - prefix)
+        .min(new.len() - prefix);
+    prefix..old.len() - suffix
 }
 
 type Revs = (String, String, Vec<(String, String)>);
@@ -298,11 +314,6 @@ pub fn run_corpus(format: &dyn Format, dir: &str) -> usize {
 /// apply` answers `unsupported`), so no written file could move a key, and their keys are
 /// the catalog's ids, which no edit of a text reaches.
 pub fn assert_keys_survive_edits(format: &dyn Format, name: &str, bytes: &[u8]) -> usize {
-    use crate::change::Operation;
-    use crate::change::edit::{self, Edited};
-    use crate::model::{Ref, Role, rev_runs};
-    use crate::projection;
-
     const MARK: &str = "Zq again";
     if format.info().capabilities.bilingual || !format.info().capabilities.editable {
         // Skipped, not passed: XLIFF and PO take no edit (`kapi apply` answers
@@ -319,7 +330,50 @@ pub fn assert_keys_survive_edits(format: &dyn Format, name: &str, bytes: &[u8]) 
         .iter()
         .map(|b| b.key.clone())
         .collect();
-    // One operation per role, built from the read as an assistant builds it.
+    let ops = one_edit_per_role(&parsed, name, MARK);
+    for op in &ops {
+        let at = op.at().expect("a content operation");
+        let block = parsed
+            .document
+            .block_mut(&at.block)
+            .expect("the block just read");
+        let outcome = edit::apply(&mut block.source, op, None);
+        assert!(
+            matches!(outcome, EditOutcome::Applied { .. }),
+            "{name}: editing `{}` gave {outcome:?}",
+            at.block
+        );
+    }
+    let written = format
+        .write(&parsed)
+        .unwrap_or_else(|e| panic!("{name}: write after the edits failed: {e}"));
+    let reread = format
+        .read(&written)
+        .unwrap_or_else(|e| panic!("{name}: re-read after the edits failed: {e}"));
+    let again: Vec<String> = reread
+        .document
+        .blocks
+        .iter()
+        .map(|b| b.key.clone())
+        .collect();
+    assert_eq!(
+        again,
+        keys,
+        "{name}: keys moved after editing {:?}",
+        ops.iter()
+            .filter_map(|o| o.at().map(|a| a.block.as_str()))
+            .collect::<Vec<_>>()
+    );
+    for op in &ops {
+        assert_landed_once(&reread, op, name, MARK);
+    }
+    ops.len()
+}
+
+/// One operation per role, built from the read as an assistant builds it: a `set_content`
+/// of the first editable block of each role, at the rev read, with ` {mark}` appended to
+/// its first text run with a letter.
+fn one_edit_per_role(parsed: &Parsed, name: &str, mark: &str) -> Vec<Operation> {
     let mut roles: Vec<Role> = Vec::new();
     let mut ops: Vec<Operation> = Vec::new();
     for hole in &parsed.skeleton.holes {
@@ -362,7 +416,7 @@ pub fn assert_keys_survive_edits(format: &dyn Format, name: &str, bytes: &[u8]) 
             .find(|r| matches!(r, Run::Text { text, .. } if text.chars().any(char::is_alphabetic)))
         {
             text.push(' ');
-            text.push_str(MARK);
+            text.push_str(mark);
             *src = None;
         }
         roles.push(block.role);
@@ -380,67 +434,37 @@ pub fn assert_keys_survive_edits(format: &dyn Format, name: &str, bytes: &[u8]) 
             content: projection::render(&edited).0,
         });
     }
-    for op in &ops {
-        let at = op.at().expect("a content operation");
-        let block = parsed
-            .document
-            .block_mut(&at.block)
-            .expect("the block just read");
-        let outcome = edit::apply(&mut block.source, op, None);
-        assert!(
-            matches!(outcome, Edited::Applied { .. }),
-            "{name}: editing `{}` gave {outcome:?}",
-            at.block
-        );
-    }
-    let written = format
-        .write(&parsed)
-        .unwrap_or_else(|e| panic!("{name}: write after the edits failed: {e}"));
-    let reread = format
-        .read(&written)
-        .unwrap_or_else(|e| panic!("{name}: re-read after the edits failed: {e}"));
-    let again: Vec<String> = reread
+    ops
+}
+
+/// Asserts that `op` landed in `reread` (its block reads back with `mark`), and that sent
+/// again it is refused stale with what the block holds now, changing nothing.
+fn assert_landed_once(reread: &Parsed, op: &Operation, name: &str, mark: &str) {
+    let at = op.at().expect("a content operation");
+    let block = reread
         .document
-        .blocks
-        .iter()
-        .map(|b| b.key.clone())
-        .collect();
-    assert_eq!(
-        again,
-        keys,
-        "{name}: keys moved after editing {:?}",
-        ops.iter()
-            .filter_map(|o| o.at().map(|a| a.block.as_str()))
-            .collect::<Vec<_>>()
+        .block(&at.block)
+        .unwrap_or_else(|| panic!("{name}: `{}` is gone after its edit", at.block));
+    let now = edit::current(&block.source, at.branch.as_deref())
+        .unwrap_or_else(|| panic!("{name}: `{}` lost its branch", at.block));
+    assert!(
+        now.text.contains(mark),
+        "{name}: `{}` reads back as {:?}, without the edit",
+        at.block,
+        now.text
     );
-    for op in &ops {
-        let at = op.at().expect("a content operation");
-        let block = reread
-            .document
-            .block(&at.block)
-            .unwrap_or_else(|| panic!("{name}: `{}` is gone after its edit", at.block));
-        let now = edit::current(&block.source, at.branch.as_deref())
-            .unwrap_or_else(|| panic!("{name}: `{}` lost its branch", at.block));
-        assert!(
-            now.text.contains(MARK),
-            "{name}: `{}` reads back as {:?}, without the edit",
-            at.block,
-            now.text
-        );
-        // Sent again after it landed: stale, with what the block holds now.
-        let mut resent = block.source.clone();
-        match edit::apply(&mut resent, op, Some(&now.rev)) {
-            Edited::Stale(current) => assert_eq!(current, now, "{name}: `{}`", at.block),
-            other => panic!(
-                "{name}: `{}` sent again gave {other:?}, not stale",
-                at.block
-            ),
-        }
-        assert_eq!(
-            resent, block.source,
-            "{name}: a stale edit changed `{}`",
+    // Sent again after it landed: stale, with what the block holds now.
+    let mut resent = block.source.clone();
+    match edit::apply(&mut resent, op, Some(&now.rev)) {
+        EditOutcome::Stale(current) => assert_eq!(current, now, "{name}: `{}`", at.block),
+        other => panic!(
+            "{name}: `{}` sent again gave {other:?}, not stale",
             at.block
-        );
+        ),
     }
-    ops.len()
+    assert_eq!(
+        resent, block.source,
+        "{name}: a stale edit changed `{}`",
+        at.block
+    );
 }
