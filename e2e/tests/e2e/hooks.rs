@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Bind, cleared, command, kapi_bin};
+use crate::common::{Bind, TIMEOUT, cleared, command, kapi_bin};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -1233,15 +1233,17 @@ const SIGNALS: [(&str, u32); 12] = [
     ("IO", 29),
 ];
 
-/// Waits (5 s at most) until process `pid` catches signal `number`, read from `SigCgt` in
-/// `/proc/PID/status`; where there is no `/proc`, a fixed pause instead.
+/// Waits until process `pid` catches signal `number`: its readiness, read from `SigCgt` in
+/// `/proc/PID/status` (the hook prints no line when its handlers are in, and a signal sent
+/// before would end it the default way). Never a fixed pause: a hook that is not ready within
+/// [`TIMEOUT`], or a system without `/proc/PID/status` to read it from, fails the test.
 fn wait_until_caught(pid: u32, number: u32) {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(5) {
-        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
-            std::thread::sleep(Duration::from_millis(500));
-            return;
-        };
+    let deadline = Instant::now() + TIMEOUT;
+    let path = format!("/proc/{pid}/status");
+    loop {
+        let status = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!("{path}: {e} (the hook's readiness to catch signal {number} is read there)")
+        });
         let caught = status
             .lines()
             .find_map(|l| l.strip_prefix("SigCgt:"))
@@ -1250,6 +1252,10 @@ fn wait_until_caught(pid: u32, number: u32) {
         if caught {
             return;
         }
+        assert!(
+            Instant::now() < deadline,
+            "the hook (pid {pid}) did not catch signal {number} within {TIMEOUT:?}"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
