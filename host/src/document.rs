@@ -344,21 +344,9 @@ pub fn load_holding(
     let format = pick(&abs, declared.as_deref())?.ok_or_else(|| unknown_format(path, &abs))?;
     let doc = rel.clone().unwrap_or_else(|| path.display().to_string());
     let bilingual = format.info().capabilities.bilingual;
-    let target_paths: Vec<(String, String)> = match (&collections, &rel) {
-        (Some(collections), Some(rel)) if !bilingual && *editions != Editions::Source => {
-            collections.matches(rel).map_or_else(Vec::new, |item| {
-                item.target_paths(rel)
-                    .into_iter()
-                    .filter(|(lang, _)| editions.wants(lang))
-                    .collect()
-            })
-        }
+    let target_paths = match (&collections, &rel) {
+        (Some(collections), Some(rel)) if !bilingual => target_paths(collections, rel, editions),
         _ => Vec::new(),
-    };
-    let wanted = |block: &mut Block| {
-        if bilingual {
-            block.targets.retain(|lang, _| editions.wants(lang));
-        }
     };
     let hold = if target_paths.is_empty() {
         hold
@@ -366,21 +354,97 @@ pub fn load_holding(
         Hold::All
     };
     let streamed = matches!(hold, Hold::Each(_));
-    let (read, mut parsed, total, first, picked) = match hold {
+    let wanted = |block: &mut Block| {
+        if bilingual {
+            block.targets.retain(|lang, _| editions.wants(lang));
+        }
+    };
+    let mut held = read_held(&abs, &doc, format, hold, &wanted)?;
+    let targets = match &project {
+        Some(project) => read_targets(project, target_paths, format, &mut held.parsed)?,
+        None => Vec::new(),
+    };
+    Ok(Loaded {
+        abs,
+        doc,
+        format,
+        read: held.read,
+        parsed: held.parsed,
+        total: held.total,
+        first: held.first,
+        picked: held.picked,
+        targets,
+        in_project: project.is_some(),
+        streamed,
+    })
+}
+
+/// The translation files of the monolingual project file `rel` that `editions` wants: its
+/// collection item's `target` template, per language (language, project-relative path).
+fn target_paths(
+    collections: &Collections,
+    rel: &str,
+    editions: &Editions,
+) -> Vec<(String, String)> {
+    if *editions == Editions::Source {
+        return Vec::new();
+    }
+    collections.matches(rel).map_or_else(Vec::new, |item| {
+        item.target_paths(rel)
+            .into_iter()
+            .filter(|(lang, _)| editions.wants(lang))
+            .collect()
+    })
+}
+
+/// What a read held of a file's blocks, and where they sit in it.
+struct Held {
+    read: FileRead,
+    parsed: Parsed,
+    /// How many blocks the file holds.
+    total: usize,
+    /// The index in the file of `parsed`'s first block.
+    first: usize,
+    /// Under [`Hold::Keys`], the index in the file of each block held.
+    picked: Option<Vec<usize>>,
+}
+
+/// Reads `abs` with `format`, holding the blocks `hold` names, each passed through `wanted`
+/// (which drops the target editions a load does not want).
+fn read_held(
+    abs: &Path,
+    doc: &str,
+    format: &dyn Format,
+    hold: Hold<'_>,
+    wanted: &dyn Fn(&mut Block),
+) -> Result<Held, HostError> {
+    Ok(match hold {
         Hold::All => {
-            let (read, mut parsed) = parse(&abs, &doc, format)?;
+            let (read, mut parsed) = parse(abs, doc, format)?;
             parsed.document.blocks.iter_mut().for_each(wanted);
             let total = parsed.document.blocks.len();
-            (read, parsed, total, 0, None)
+            Held {
+                read,
+                parsed,
+                total,
+                first: 0,
+                picked: None,
+            }
         }
         Hold::Keys(keys) => {
-            let (read, mut picked) = parse_picked(&abs, &doc, format, keys)?;
+            let (read, mut picked) = parse_picked(abs, doc, format, keys)?;
             picked.parsed.document.blocks.iter_mut().for_each(wanted);
-            (read, picked.parsed, picked.total, 0, Some(picked.indices))
+            Held {
+                read,
+                parsed: picked.parsed,
+                total: picked.total,
+                first: 0,
+                picked: Some(picked.indices),
+            }
         }
         Hold::Window(window) => {
             let (mut kept, mut total) = (Vec::new(), 0);
-            let (read, mut parsed) = parse_each(&abs, &doc, format, &mut |_, mut block, _| {
+            let (read, mut parsed) = parse_each(abs, doc, format, &mut |_, mut block, _| {
                 if window.contains(&total) {
                     wanted(&mut block);
                     kept.push(block);
@@ -388,55 +452,63 @@ pub fn load_holding(
                 total += 1;
             })?;
             parsed.document.blocks = kept;
-            (read, parsed, total, window.start, None)
+            Held {
+                read,
+                parsed,
+                total,
+                first: window.start,
+                picked: None,
+            }
         }
         Hold::Each(each) => {
             let mut total = 0;
-            let (read, parsed) = parse_each(&abs, &doc, format, &mut |_, mut block, _| {
+            let (read, parsed) = parse_each(abs, doc, format, &mut |_, mut block, _| {
                 wanted(&mut block);
                 each(total, block);
                 total += 1;
             })?;
-            (read, parsed, total, total, None)
-        }
-    };
-    let mut targets = Vec::new();
-    if let Some(project) = &project {
-        for (lang, target_rel) in target_paths {
-            let target_abs = normalize(&project.root.join(&target_rel));
-            let doc = relative_to(&target_abs, &project.root).unwrap_or(target_rel);
-            let (read, parsed_target) = if target_abs.is_file() {
-                stay_inside(Path::new(&doc), &target_abs, &project.root)?;
-                let (read, parsed) = parse(&target_abs, &doc, format)?;
-                (Some(read), Some(parsed))
-            } else {
-                (None, None)
-            };
-            if let Some(target) = &parsed_target {
-                join_target(&mut parsed, &lang, target);
-            }
-            targets.push(TargetFile {
-                lang,
-                abs: target_abs,
-                doc,
-                parsed: parsed_target,
+            Held {
                 read,
-            });
+                parsed,
+                total,
+                first: total,
+                picked: None,
+            }
         }
-    }
-    Ok(Loaded {
-        abs,
-        doc,
-        format,
-        read,
-        parsed,
-        total,
-        first,
-        picked,
-        targets,
-        in_project: project.is_some(),
-        streamed,
     })
+}
+
+/// Reads each translation file in `target_paths` that exists (refusing one that leads out
+/// of the project) with the source's `format`, and joins its blocks to `parsed`'s.
+fn read_targets(
+    project: &Project,
+    target_paths: Vec<(String, String)>,
+    format: &dyn Format,
+    parsed: &mut Parsed,
+) -> Result<Vec<TargetFile>, HostError> {
+    let mut targets = Vec::new();
+    for (lang, target_rel) in target_paths {
+        let target_abs = normalize(&project.root.join(&target_rel));
+        let doc = relative_to(&target_abs, &project.root).unwrap_or(target_rel);
+        let (read, parsed_target) = if target_abs.is_file() {
+            stay_inside(Path::new(&doc), &target_abs, &project.root)?;
+            let (read, parsed) = parse(&target_abs, &doc, format)?;
+            (Some(read), Some(parsed))
+        } else {
+            (None, None)
+        };
+        if let Some(target) = &parsed_target {
+            join_target(parsed, &lang, target);
+        }
+        targets.push(TargetFile {
+            lang,
+            abs: target_abs,
+            doc,
+            parsed: parsed_target,
+            read,
+        });
+    }
+    Ok(targets)
 }
 
 /// Copies each target file block's edition into its source block ([`kapi_core::model::align`]:
@@ -453,6 +525,36 @@ pub fn join_target(source: &mut Parsed, lang: &str, target: &Parsed) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_holds_its_blocks_and_counts_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.md");
+        std::fs::write(&path, "# A\n\nOne.\n\nTwo.\n\nThree.\n").unwrap();
+        let format = formats::by_id("markdown").unwrap();
+        let all = read_held(&path, "page.md", format, Hold::All, &|_| {}).unwrap();
+        assert_eq!((all.total, all.first), (4, 0));
+        assert_eq!(all.parsed.document.blocks.len(), 4);
+        let window = 1..3;
+        let held = read_held(&path, "page.md", format, Hold::Window(&window), &|_| {}).unwrap();
+        assert_eq!((held.total, held.first), (4, 1));
+        let keys: Vec<&str> = held
+            .parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| b.key.as_str())
+            .collect();
+        let all_keys: Vec<&str> = all
+            .parsed
+            .document
+            .blocks
+            .iter()
+            .map(|b| b.key.as_str())
+            .collect();
+        assert_eq!(keys, all_keys[1..3]);
+        assert!(held.picked.is_none());
+    }
 
     #[test]
     fn a_file_over_the_limit_is_refused_before_it_is_read() {

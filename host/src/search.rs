@@ -168,9 +168,44 @@ pub fn search(app: &App, request: &SearchRequest) -> Result<SearchAnswer, HostEr
     };
     answer.scope = "project";
     let q = fold(&query);
-    let remarks = &mut answer.notes_text;
-
     let sources = sources(&project);
+    let mut found = find_terms(&sources, &q, &mut answer.notes_text);
+    found.sort_by_key(|f| f.rank);
+    answer.terms_total = found.len();
+    let mut used: Vec<usize> = Vec::new();
+    for f in &found {
+        if !used.contains(&f.source) {
+            used.push(f.source);
+        }
+    }
+    used.sort_unstable();
+    answer.terms = found.into_iter().take(limit).map(|f| f.term).collect();
+    for index in used {
+        answer.in_force.extend(in_force(&sources[index]));
+    }
+    let notes_total = add_kept_notes(&mut answer, &project.root, &q, limit);
+    let pending_total = add_pending(&mut answer, &project.root, &q, limit);
+    let remarks = &mut answer.notes_text;
+    for (what, shown, total) in [
+        ("terms", answer.terms.len(), answer.terms_total),
+        ("kept notes", answer.notes.len(), notes_total),
+        ("pending suggestions", answer.pending.len(), pending_total),
+    ] {
+        if shown < total {
+            remarks.push(format!("showing {shown} of {total} {what}"));
+        }
+    }
+    if answer.terms_total == 0 && notes_total == 0 && pending_total == 0 {
+        remarks.push(format!(
+            "the project knows nothing about \"{query}\": no term, kept note or pending suggestion mentions it"
+        ));
+    }
+    Ok(answer)
+}
+
+/// The term rules of every source that match the folded query `q`, unsorted; a source that
+/// cannot be read or parsed is a remark (a conventional one that is missing, nothing).
+fn find_terms(sources: &[Source], q: &str, remarks: &mut Vec<String>) -> Vec<Found> {
     let mut found: Vec<Found> = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         let text = match std::fs::read_to_string(&source.path) {
@@ -190,8 +225,8 @@ pub fn search(app: &App, request: &SearchRequest) -> Result<SearchAnswer, HostEr
             }
         };
         let terms = match source.kind {
-            Kind::Terms => TermsFile::parse(&text, &source.shown).map(|f| terms_hits(&f, &q)),
-            Kind::Voice => VoiceProfile::parse(&text, &source.shown).map(|v| voice_hits(&v, &q)),
+            Kind::Terms => TermsFile::parse(&text, &source.shown).map(|f| terms_hits(&f, q)),
+            Kind::Voice => VoiceProfile::parse(&text, &source.shown).map(|v| voice_hits(&v, q)),
         };
         match terms {
             Ok(terms) => found.extend(terms.into_iter().map(|(rank, mut term)| {
@@ -209,38 +244,35 @@ pub fn search(app: &App, request: &SearchRequest) -> Result<SearchAnswer, HostEr
             )),
         }
     }
-    found.sort_by_key(|f| f.rank);
-    answer.terms_total = found.len();
-    let mut used: Vec<usize> = Vec::new();
-    for f in &found {
-        if !used.contains(&f.source) {
-            used.push(f.source);
-        }
-    }
-    used.sort_unstable();
-    answer.terms = found.into_iter().take(limit).map(|f| f.term).collect();
-    for index in used {
-        let source = &sources[index];
-        for b in &source.bindings {
-            let what = match source.kind {
-                Kind::Terms => "terms file",
-                Kind::Voice => "voice",
-            };
-            let how = if b.field == source.shown {
+    found
+}
+
+/// Where a source that matched is in force: one entry per binding that names it.
+fn in_force(source: &Source) -> Vec<InForce> {
+    let what = match source.kind {
+        Kind::Terms => "terms file",
+        Kind::Voice => "voice",
+    };
+    source
+        .bindings
+        .iter()
+        .map(|b| InForce {
+            path: b.profile.is_none().then(String::new),
+            profile: b.profile.clone(),
+            how: if b.field == source.shown {
                 format!("{what} `{}` (by convention)", source.shown)
             } else {
                 format!("{what} `{}` (`{}`)", source.shown, b.field)
-            };
-            answer.in_force.push(InForce {
-                path: b.profile.is_none().then(String::new),
-                profile: b.profile.clone(),
-                how,
-            });
-        }
-    }
+            },
+        })
+        .collect()
+}
 
-    let kept = read_kept_notes(&project.root, remarks);
-    let notes: Vec<&KeptNote> = kept.notes.iter().filter(|n| mentions_kept(n, &q)).collect();
+/// Adds the kept notes that mention `q` (at most `limit`, each also where it is in force);
+/// returns how many mention it.
+fn add_kept_notes(answer: &mut SearchAnswer, root: &Path, q: &str, limit: usize) -> usize {
+    let kept = read_kept_notes(root, &mut answer.notes_text);
+    let notes: Vec<&KeptNote> = kept.notes.iter().filter(|n| mentions_kept(n, q)).collect();
     for n in &notes {
         answer.in_force.push(InForce {
             path: Some(kapi_core::governance::notes::normal_path(&n.path)),
@@ -248,7 +280,7 @@ pub fn search(app: &App, request: &SearchRequest) -> Result<SearchAnswer, HostEr
             how: format!("kept note {}", n.id),
         });
     }
-    let notes_total = notes.len();
+    let total = notes.len();
     answer.notes = notes
         .into_iter()
         .take(limit)
@@ -258,30 +290,19 @@ pub fn search(app: &App, request: &SearchRequest) -> Result<SearchAnswer, HostEr
             line: n.rule_line(),
         })
         .collect();
-    let pending: Vec<PendingLine> = read_pending(&project.root, remarks)
+    total
+}
+
+/// Adds the pending suggestions that mention `q` (at most `limit`); returns how many do.
+fn add_pending(answer: &mut SearchAnswer, root: &Path, q: &str, limit: usize) -> usize {
+    let pending: Vec<PendingLine> = read_pending(root, &mut answer.notes_text)
         .iter()
-        .filter(|s| mentions_pending(s, &q))
+        .filter(|s| mentions_pending(s, q))
         .map(PendingLine::from_suggestion)
         .collect();
-    let pending_total = pending.len();
+    let total = pending.len();
     answer.pending = pending.into_iter().take(limit).collect();
-
-    let remarks = &mut answer.notes_text;
-    for (what, shown, total) in [
-        ("terms", answer.terms.len(), answer.terms_total),
-        ("kept notes", answer.notes.len(), notes_total),
-        ("pending suggestions", answer.pending.len(), pending_total),
-    ] {
-        if shown < total {
-            remarks.push(format!("showing {shown} of {total} {what}"));
-        }
-    }
-    if answer.terms_total == 0 && notes_total == 0 && pending_total == 0 {
-        remarks.push(format!(
-            "the project knows nothing about \"{query}\": no term, kept note or pending suggestion mentions it"
-        ));
-    }
-    Ok(answer)
+    total
 }
 
 /// Every terms file and voice the project binds: the defaults', then each profile's, each
@@ -740,6 +761,42 @@ notes:
                 },
             )
             .unwrap();
+    }
+
+    #[test]
+    fn a_source_is_in_force_once_per_binding() {
+        let source = Source {
+            kind: Kind::Terms,
+            path: PathBuf::from("/p/.kapi/terms.yaml"),
+            shown: ".kapi/terms.yaml".into(),
+            conventional: true,
+            bindings: vec![
+                Binding {
+                    profile: None,
+                    field: ".kapi/terms.yaml".into(),
+                },
+                Binding {
+                    profile: Some("docs".into()),
+                    field: "profiles.docs.terms".into(),
+                },
+            ],
+        };
+        let in_force = in_force(&source);
+        assert_eq!(
+            in_force,
+            vec![
+                InForce {
+                    path: Some(String::new()),
+                    profile: None,
+                    how: "terms file `.kapi/terms.yaml` (by convention)".into(),
+                },
+                InForce {
+                    path: None,
+                    profile: Some("docs".into()),
+                    how: "terms file `.kapi/terms.yaml` (`profiles.docs.terms`)".into(),
+                },
+            ]
+        );
     }
 
     #[test]

@@ -497,6 +497,16 @@ fn real_path(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// Whether `path` has a source-code extension ([`CODE_EXTENSIONS`]).
+fn is_code(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    CODE_EXTENSIONS.contains(&ext.as_str())
+}
+
 fn any_refused(results: &[Option<OpResult>]) -> bool {
     results.iter().flatten().any(|r| r.status.refuses())
 }
@@ -604,23 +614,52 @@ impl Service<'_> {
     }
 
     fn open_uncached(&mut self, doc: &str) -> Result<usize, Refused> {
-        if let Some((source, lang)) = self.translations.get(doc).cloned() {
-            // The translation file as its source's `lang` edition: the same file, reached
-            // through the source, so the commit check holds it to the translation analyzers.
-            let d = self.open(&source)?;
-            if let Some((Some(file), _, _)) = self.doc_list[d].targets.get(&lang) {
-                let file = *file;
-                self.doc_list.push(Doc {
-                    file,
-                    targets: BTreeMap::new(),
-                    in_project: self.doc_list[d].in_project,
-                });
-                return Ok(self.doc_list.len() - 1);
-            }
+        if let Some(d) = self.open_as_translation(doc)? {
+            return Ok(d);
         }
+        let abs = self.admit(doc)?;
+        let langs: Vec<String> = self
+            .langs
+            .get(doc)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default();
+        let no_keys = BTreeSet::new();
+        let (editions, hold) = if langs.is_empty() {
+            let keys = self.blocks.get(doc).unwrap_or(&no_keys);
+            (Editions::Source, Hold::Keys(keys))
+        } else {
+            (Editions::Some(langs), Hold::All)
+        };
+        let loaded = crate::document::load_holding(self.app, &abs, &editions, None, hold)
+            .map_err(|e| self.load_refusal(doc, &abs, e))?;
+        Ok(self.hold_loaded(doc, loaded))
+    }
+
+    /// A catalog's translation file the set names, opened as its source's `lang` edition: the
+    /// same file, reached through the source, so the commit check holds it to the translation
+    /// analyzers. `None` when `doc` is no such file, or the source has no file for `lang`.
+    fn open_as_translation(&mut self, doc: &str) -> Result<Option<usize>, Refused> {
+        let Some((source, lang)) = self.translations.get(doc).cloned() else {
+            return Ok(None);
+        };
+        let d = self.open(&source)?;
+        let Some((Some(file), _, _)) = self.doc_list[d].targets.get(&lang) else {
+            return Ok(None);
+        };
+        let file = *file;
+        self.doc_list.push(Doc {
+            file,
+            targets: BTreeMap::new(),
+            in_project: self.doc_list[d].in_project,
+        });
+        Ok(Some(self.doc_list.len() - 1))
+    }
+
+    /// The file `doc` names, when the set may open it: inside the project (by its path and
+    /// through every link), and a file that exists. Outside a project there is no boundary:
+    /// a file is named as `read_blocks` named it (absolute), and accepted back unchanged.
+    fn admit(&self, doc: &str) -> Result<PathBuf, Refused> {
         let abs = normalize(&self.root.join(doc));
-        // Outside a project there is no boundary: a file is named as `read_blocks` named it
-        // (absolute), and accepted back unchanged.
         if self.project.is_some() && relative_to(&abs, &self.root).is_none() {
             return Err(refused(
                 OpStatus::NotPermitted,
@@ -644,54 +683,41 @@ impl Service<'_> {
                 instead: Some("edit the file where it lives, inside its own project".into()),
             });
         }
-        let ext = abs
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
-        let langs: Vec<String> = self
-            .langs
-            .get(doc)
-            .map(|l| l.iter().cloned().collect())
-            .unwrap_or_default();
-        let no_keys = BTreeSet::new();
-        let (editions, hold) = if langs.is_empty() {
-            let keys = self.blocks.get(doc).unwrap_or(&no_keys);
-            (Editions::Source, Hold::Keys(keys))
-        } else {
-            (Editions::Some(langs), Hold::All)
-        };
-        let loaded = crate::document::load_holding(self.app, &abs, &editions, None, hold);
-        let loaded: Loaded = match loaded {
-            Ok(l) => l,
-            Err(HostError::UnknownFormat { .. }) if CODE_EXTENSIONS.contains(&ext.as_str()) => {
-                return Err(refused(
-                    OpStatus::Unsupported,
-                    format!(
-                        "`{doc}` is source code: editing code comments through a change set is not supported yet"
-                    ),
-                ));
+        Ok(abs)
+    }
+
+    /// Why the document `doc` (at `abs`) could not be read, as a refusal of the operation.
+    fn load_refusal(&self, doc: &str, abs: &Path, e: HostError) -> Refused {
+        match e {
+            HostError::UnknownFormat { .. } if is_code(abs) => refused(
+                OpStatus::Unsupported,
+                format!(
+                    "`{doc}` is source code: editing code comments through a change set is not supported yet"
+                ),
+            ),
+            HostError::UnknownFormat { .. } => refused(
+                OpStatus::Unsupported,
+                format!(
+                    "no format reads `{doc}` ({})",
+                    self.app.surface.pick(
+                        "`kapi formats` lists them",
+                        crate::services::formats::reads()
+                    )
+                ),
+            ),
+            e @ (HostError::Read { .. } | HostError::TooLarge { .. }) => {
+                refused(OpStatus::Unsupported, e.to_string())
             }
-            Err(HostError::UnknownFormat { .. }) => {
-                return Err(refused(
-                    OpStatus::Unsupported,
-                    format!(
-                        "no format reads `{doc}` ({})",
-                        self.app.surface.pick(
-                            "`kapi formats` lists them",
-                            crate::services::formats::reads()
-                        )
-                    ),
-                ));
+            e @ (HostError::LeavesProject { .. } | HostError::OutsideProject { .. }) => {
+                refused(OpStatus::NotPermitted, e.to_string())
             }
-            Err(e @ (HostError::Read { .. } | HostError::TooLarge { .. })) => {
-                return Err(refused(OpStatus::Unsupported, e.to_string()));
-            }
-            Err(e @ (HostError::LeavesProject { .. } | HostError::OutsideProject { .. })) => {
-                return Err(refused(OpStatus::NotPermitted, e.to_string()));
-            }
-            Err(e) => return Err(refused(OpStatus::NotFound, e.to_string())),
-        };
+            e => refused(OpStatus::NotFound, e.to_string()),
+        }
+    }
+
+    /// Keeps a loaded document as the set's files (the source, then each target file that
+    /// exists) and one more doc; returns the doc's index.
+    fn hold_loaded(&mut self, doc: &str, loaded: Loaded) -> usize {
         let file = self.files.len();
         let mut targets = BTreeMap::new();
         let mut target_files = Vec::new();
@@ -749,7 +775,7 @@ impl Service<'_> {
             targets,
             in_project: loaded.in_project,
         });
-        Ok(self.doc_list.len() - 1)
+        self.doc_list.len() - 1
     }
 
     /// Locates the edition `at` names.

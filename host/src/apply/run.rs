@@ -41,6 +41,29 @@ pub(super) enum Settled {
     Write(ChangeResult, Vec<OpResult>),
 }
 
+/// The files of one commit: the documents first (`docs` of them), then the assets.
+struct CommitFiles {
+    all: Vec<StagedFile>,
+    docs: usize,
+}
+
+/// The error of a commit that stopped after some files landed: at a document (`at_document`:
+/// no document after it and no asset was written), or at an asset once every document had.
+fn partial_error(what: &str, at_document: bool, landed: &[&str], lost_assets: &[&str]) -> String {
+    if at_document {
+        format!(
+            "{what}; landed: {} (no document after it and no asset was written)",
+            landed.join(", ")
+        )
+    } else {
+        format!(
+            "{what}; every document landed ({}), but not {}",
+            landed.join(", "),
+            lost_assets.join(", ")
+        )
+    }
+}
+
 impl<'a> Run<'a> {
     pub(super) fn new(svc: Service<'a>, actor: &'a Actor, request: &'a ApplyRequest) -> Self {
         Run {
@@ -264,12 +287,12 @@ impl<'a> Run<'a> {
     pub(super) fn write(
         mut self,
         mut result: ChangeResult,
-        mut operations: Vec<OpResult>,
+        operations: Vec<OpResult>,
     ) -> ChangeResult {
         let all_unchanged = result.status == SetStatus::Unchanged;
-        let svc = &self.svc;
-        let store = if svc.project.is_some() && !all_unchanged {
-            match svc.writable_store() {
+        let recorded = self.svc.project.is_some() && !all_unchanged;
+        let store = if recorded {
+            match self.svc.writable_store() {
                 Ok(store) => store,
                 Err(e) => {
                     return nothing_landed(
@@ -283,18 +306,8 @@ impl<'a> Run<'a> {
         } else {
             None
         };
-        // The rendered bytes move to the commit: a document is not held twice.
-        let mut files: Vec<StagedFile> = std::mem::take(&mut self.staged)
-            .into_iter()
-            .map(|s| StagedFile {
-                doc: svc.files[s.file].doc.clone(),
-                path: svc.files[s.file].real.clone(),
-                bytes: s.bytes,
-            })
-            .collect();
-        let n_docs = files.len();
-        match svc.asset_files(&self.prepared) {
-            Ok(assets) => files.extend(assets),
+        let files = match self.commit_files() {
+            Ok(files) => files,
             Err(e) => {
                 return nothing_landed(
                     result,
@@ -303,12 +316,49 @@ impl<'a> Run<'a> {
                     "not applied: an asset could not be read, so nothing was written",
                 );
             }
+        };
+        let committed = self.commit(&files.all);
+        for (d, landed) in result.documents.iter_mut().zip(&committed.landed) {
+            d.written = *landed;
+            if !*landed {
+                d.rev_after = None;
+            }
         }
-        // In a project, every folder is walked from its real root without following a link.
+        if let Some((i, e)) = &committed.error {
+            return self.interrupted(result, operations, &files, &committed, (*i, e), store);
+        }
+        result.operations = operations;
+        if recorded {
+            self.record(store.as_ref(), &mut result);
+        }
+        result
+    }
+
+    /// The files of the commit: the rendered documents (their bytes move here, so a document
+    /// is not held twice), then the assets.
+    fn commit_files(&mut self) -> Result<CommitFiles, HostError> {
+        let svc = &self.svc;
+        let mut all: Vec<StagedFile> = std::mem::take(&mut self.staged)
+            .into_iter()
+            .map(|s| StagedFile {
+                doc: svc.files[s.file].doc.clone(),
+                path: svc.files[s.file].real.clone(),
+                bytes: s.bytes,
+            })
+            .collect();
+        let docs = all.len();
+        all.extend(svc.asset_files(&self.prepared)?);
+        Ok(CommitFiles { all, docs })
+    }
+
+    /// Writes the files as one commit. In a project, every folder is walked from its real root
+    /// without following a link.
+    fn commit(&self, files: &[StagedFile]) -> stage::Committed {
+        let svc = &self.svc;
         let real_root = svc.project.as_ref().map(|_| real_path(&svc.root));
         let app = svc.app;
-        let committed = stage::commit(
-            &files,
+        stage::commit(
+            files,
             &stage::Control {
                 within: real_root.as_deref(),
                 fault: Fault {
@@ -317,88 +367,84 @@ impl<'a> Run<'a> {
                 },
                 stop: Some(app.stop.flag()),
             },
-        );
-        for (d, landed) in result.documents.iter_mut().zip(&committed.landed) {
-            d.written = *landed;
-            if !*landed {
-                d.rev_after = None;
-            }
-        }
+        )
+    }
+
+    /// A commit that stopped at file `failed` (a failed rename, or a signal): refused when
+    /// nothing landed; else a `partial` result naming what landed, each operation whose file
+    /// was not written marked `not_applied`, and recorded as such.
+    fn interrupted(
+        &self,
+        mut result: ChangeResult,
+        mut operations: Vec<OpResult>,
+        files: &CommitFiles,
+        committed: &stage::Committed,
+        (i, e): (usize, &std::io::Error),
+        store: Option<super::assets::StoreHandle>,
+    ) -> ChangeResult {
+        let svc = &self.svc;
         let set = &self.request.set;
-        if let Some((i, e)) = &committed.error {
-            let what = if committed.interrupted() {
-                format!("stopped by a signal before `{}` was written", files[*i].doc)
-            } else {
-                format!("writing `{}` failed: {e}", files[*i].doc)
-            };
-            if !committed.landed.iter().any(|l| *l) {
-                // Nothing landed: the set is refused, not partial, and no change to record.
-                return nothing_landed(
-                    result,
-                    operations,
-                    format!("{what}; nothing was written"),
-                    "not applied: the write failed before any document landed",
-                );
+        let what = if committed.interrupted() {
+            format!(
+                "stopped by a signal before `{}` was written",
+                files.all[i].doc
+            )
+        } else {
+            format!("writing `{}` failed: {e}", files.all[i].doc)
+        };
+        if !committed.landed.iter().any(|l| *l) {
+            // Nothing landed: the set is refused, not partial, and no change to record.
+            return nothing_landed(
+                result,
+                operations,
+                format!("{what}; nothing was written"),
+                "not applied: the write failed before any document landed",
+            );
+        }
+        let n_docs = files.docs;
+        let documents = &files.all[..n_docs];
+        let landed_docs: Vec<&str> = documents
+            .iter()
+            .zip(&committed.landed)
+            .filter(|(_, l)| **l)
+            .map(|(f, _)| f.doc.as_str())
+            .collect();
+        let lost_assets: Vec<&str> = files.all[i.max(n_docs)..]
+            .iter()
+            .map(|f| f.doc.as_str())
+            .collect();
+        result.status = SetStatus::Partial;
+        result.error = Some(partial_error(&what, i < n_docs, &landed_docs, &lost_assets));
+        for op in &mut operations {
+            let doc_lost = op
+                .at
+                .as_ref()
+                .is_some_and(|at| !doc_landed(svc, documents, &committed.landed, at));
+            let asset_lost = op
+                .landed
+                .as_deref()
+                .is_some_and(|l| lost_assets.contains(&l))
+                || (!op_is_document(&set.operations[op.index]) && i < n_docs);
+            if op.status == OpStatus::Applied && (doc_lost || asset_lost) {
+                op.status = OpStatus::NotApplied;
+                op.message = "not applied: the write was interrupted before it landed".into();
+                op.rev = None;
             }
-            let landed_docs: Vec<&str> = files[..n_docs]
-                .iter()
-                .zip(&committed.landed)
-                .filter(|(_, l)| **l)
-                .map(|(f, _)| f.doc.as_str())
-                .collect();
-            let lost_assets: Vec<&str> = files[(*i).max(n_docs)..]
-                .iter()
-                .map(|f| f.doc.as_str())
-                .collect();
-            result.status = SetStatus::Partial;
-            result.error = Some(if *i < n_docs {
-                format!(
-                    "{what}; landed: {} (no document after it and no asset was written)",
-                    landed_docs.join(", ")
-                )
-            } else {
-                format!(
-                    "{what}; every document landed ({}), but not {}",
-                    landed_docs.join(", "),
-                    lost_assets.join(", ")
-                )
-            });
-            for op in &mut operations {
-                let doc_lost = op
-                    .at
-                    .as_ref()
-                    .is_some_and(|at| !doc_landed(svc, &files[..n_docs], &committed.landed, at));
-                let asset_lost = op
-                    .landed
-                    .as_deref()
-                    .is_some_and(|l| lost_assets.contains(&l))
-                    || (!op_is_document(&set.operations[op.index]) && *i < n_docs);
-                if op.status == OpStatus::Applied && (doc_lost || asset_lost) {
-                    op.status = OpStatus::NotApplied;
-                    op.message = "not applied: the write was interrupted before it landed".into();
-                    op.rev = None;
-                }
-            }
-            result.operations = operations;
-            if let Err(e) = svc.record(
-                store.as_ref(),
-                self.actor,
-                set,
-                &result,
-                &Prepared::default(),
-                "partial",
-                &[],
-            ) {
-                append_error(
-                    &mut result,
-                    &format!("the partial change was not recorded: {}", describe(&e)),
-                );
-            }
-            return result;
         }
         result.operations = operations;
-        if svc.project.is_some() && !all_unchanged {
-            self.record(store.as_ref(), &mut result);
+        if let Err(e) = svc.record(
+            store.as_ref(),
+            self.actor,
+            set,
+            &result,
+            &Prepared::default(),
+            "partial",
+            &[],
+        ) {
+            append_error(
+                &mut result,
+                &format!("the partial change was not recorded: {}", describe(&e)),
+            );
         }
         result
     }
@@ -544,6 +590,28 @@ mod tests {
 
     fn status(run: &Run<'_>, i: usize) -> Option<OpStatus> {
         run.results[i].as_ref().map(|r| r.status)
+    }
+
+    #[test]
+    fn a_partial_error_names_what_landed_and_what_did_not() {
+        assert_eq!(
+            partial_error(
+                "writing `b.md` failed: boom",
+                true,
+                &["a.md"],
+                &[".kapi/terms.yaml"]
+            ),
+            "writing `b.md` failed: boom; landed: a.md (no document after it and no asset was written)"
+        );
+        assert_eq!(
+            partial_error(
+                "writing `.kapi/terms.yaml` failed: boom",
+                false,
+                &["a.md", "b.md"],
+                &[".kapi/terms.yaml", ".kapi/decisions.jsonl"]
+            ),
+            "writing `.kapi/terms.yaml` failed: boom; every document landed (a.md, b.md), but not .kapi/terms.yaml, .kapi/decisions.jsonl"
+        );
     }
 
     #[test]

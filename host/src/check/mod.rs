@@ -17,7 +17,7 @@ mod run;
 mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -141,79 +141,18 @@ pub fn check(
         &request.paths,
     )?;
     let specs = specs(app, project.as_ref(), files, &mut notes);
-
-    // Resolve every file's point and load each distinct governance once.
-    let resolver = project.as_ref().map(|p| Resolver::new(p, app.now));
-    let mut governances: Vec<Arc<Governance>> = Vec::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let scope = Scope {
+        app,
+        project: project.as_ref(),
+        collections: collections.as_ref(),
+        resolver: project.as_ref().map(|p| Resolver::new(p, app.now)),
+    };
+    let mut governances = Governances::default();
     let mut jobs = Vec::with_capacity(specs.len());
     for (abs, spec) in specs {
-        let point = match (&resolver, &project) {
-            (Some(resolver), Some(project)) => {
-                let rel = relative_to(&abs, &project.root).unwrap_or_default();
-                resolver.resolve_path(&rel)
-            }
-            _ => Point {
-                source_language: "en".into(),
-                ..Point::default()
-            },
-        };
-        if let Some(fallback) = &point.fallback {
-            let note = fallback.note();
-            if !notes.contains(&note) {
-                notes.push(note);
-            }
-        }
-        let mut load = |lang: &str| -> Result<usize, HostError> {
-            let key = format!("{}|{lang}", governance_key(&point));
-            Ok(match by_key.get(&key) {
-                Some(&i) => i,
-                None => {
-                    let governance = match &project {
-                        Some(project) => governance_load::load(&project.root, &point, lang)?,
-                        None => Governance::empty(),
-                    };
-                    governances.push(Arc::new(governance));
-                    by_key.insert(key, governances.len() - 1);
-                    governances.len() - 1
-                }
-            })
-        };
-        let index = load(&point.source_language)?;
-        let mut target_governance = Vec::new();
-        for lang in &point.target_languages {
-            target_governance.push((lang.clone(), load(lang)?));
-        }
-        let mut targets = Vec::new();
-        if let (Some(project), Some(collections)) = (&project, &collections)
-            && !spec.format.info().capabilities.bilingual
-            && let Some(rel) = relative_to(&abs, &project.root)
-            && let Some(item) = collections.matches(&rel)
-        {
-            for (lang, target_rel) in item.target_paths(&rel) {
-                if spec.langs.as_ref().is_some_and(|l| !l.contains(&lang)) {
-                    continue;
-                }
-                let abs = normalize(&project.root.join(&target_rel));
-                if abs.is_file() {
-                    targets.push(TargetJob {
-                        display: display_path(app, &abs),
-                        lang,
-                        abs,
-                    });
-                }
-            }
-        }
-        jobs.push(Job {
-            abs,
-            display: spec.display,
-            format: spec.format,
-            source_checks: spec.source_checks,
-            governance: index,
-            target_governance,
-            targets,
-        });
+        jobs.push(scope.job(&mut governances, &mut notes, abs, spec)?);
     }
+    let governances = governances.list;
 
     let changed = match &request.diff_against {
         Some(rev) => Some(diff::changed(app, rev, &jobs)?),
@@ -230,50 +169,7 @@ pub fn check(
         progress,
         request.cancel.as_deref(),
     )?;
-
-    let mut findings = Findings::default();
-    let mut stale = Vec::new();
-    let mut coverage = Coverage::default();
-    let mut fingerprints = Vec::new();
-    let mut blocks = 0;
-    let mut ran: Vec<&str> = Vec::new();
-    for (job, result) in jobs.iter().zip(results) {
-        let governance = &governances[job.governance];
-        blocks += result.blocks;
-        findings.append(result.findings);
-        stale.extend(result.stale);
-        if job.source_checks {
-            coverage.add(&job.display, &governance.unassessed);
-            fingerprints.push(governance.fingerprint.clone());
-            ran.push("hygiene");
-            if !governance.terms.is_empty() {
-                ran.push("terms");
-            }
-            if governance.voice.is_some() {
-                ran.push("voice");
-            }
-        }
-        if job.format.info().capabilities.bilingual || !job.targets.is_empty() {
-            ran.push("placeholders");
-            let mut terms = !governance.terms.is_empty();
-            for (lang, i) in &job.target_governance {
-                let checked = job.format.info().capabilities.bilingual
-                    || job.targets.iter().any(|t| &t.lang == lang);
-                if checked {
-                    fingerprints.push(governances[*i].fingerprint.clone());
-                    terms |= !governances[*i].terms.is_empty();
-                }
-            }
-            if terms {
-                ran.push("translation-terms");
-            }
-        }
-    }
-    coverage.ran = check::ANALYZERS
-        .iter()
-        .filter(|a| ran.contains(a))
-        .map(|a| (*a).to_owned())
-        .collect();
+    let tally = Tally::of(&jobs, &governances, results);
 
     let gate = gate_for(
         project.as_ref(),
@@ -281,7 +177,205 @@ pub fn check(
         request.min_score,
         request.ship,
     );
-    let target = Target {
+    let target = target(app, request, &jobs, tally.blocks);
+    let mut report = CheckReport::build(
+        target,
+        tally.findings,
+        gate,
+        tally.coverage,
+        tally.fingerprints,
+    );
+    let mut stale = tally.stale;
+    stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
+    report.stale = stale;
+    Ok(CheckRun { report, notes })
+}
+
+/// The governances a check loads, each distinct one once (keyed by what it is built from
+/// and its language).
+#[derive(Default)]
+struct Governances {
+    list: Vec<Arc<Governance>>,
+    by_key: HashMap<String, usize>,
+}
+
+impl Governances {
+    /// The index of the governance at `point` in `lang`, loaded on first use (the empty
+    /// governance outside a project).
+    fn load(
+        &mut self,
+        project: Option<&Project>,
+        point: &Point,
+        lang: &str,
+    ) -> Result<usize, HostError> {
+        let key = format!("{}|{lang}", governance_key(point));
+        if let Some(&i) = self.by_key.get(&key) {
+            return Ok(i);
+        }
+        let governance = match project {
+            Some(project) => governance_load::load(&project.root, point, lang)?,
+            None => Governance::empty(),
+        };
+        self.list.push(Arc::new(governance));
+        self.by_key.insert(key, self.list.len() - 1);
+        Ok(self.list.len() - 1)
+    }
+}
+
+/// What every job of a check is built from: the app, and the project with its collections
+/// and its resolver, when one binds the call.
+struct Scope<'a> {
+    app: &'a App,
+    project: Option<&'a Project>,
+    collections: Option<&'a Collections>,
+    resolver: Option<Resolver<'a>>,
+}
+
+impl Scope<'_> {
+    /// The job for one source file: its point resolved (a fallback is a note), its governance
+    /// and its target languages' loaded, and its translation files that exist.
+    fn job(
+        &self,
+        governances: &mut Governances,
+        notes: &mut Vec<String>,
+        abs: PathBuf,
+        spec: Spec,
+    ) -> Result<Job, HostError> {
+        let point = match (&self.resolver, self.project) {
+            (Some(resolver), Some(project)) => {
+                let rel = relative_to(&abs, &project.root).unwrap_or_default();
+                resolver.resolve_path(&rel)
+            }
+            _ => Point {
+                source_language: "en".into(),
+                ..Point::default()
+            },
+        };
+        if let Some(fallback) = &point.fallback {
+            let note = fallback.note();
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        let governance = governances.load(self.project, &point, &point.source_language)?;
+        let mut target_governance = Vec::new();
+        for lang in &point.target_languages {
+            target_governance.push((lang.clone(), governances.load(self.project, &point, lang)?));
+        }
+        let targets = match (self.project, self.collections) {
+            (Some(project), Some(collections)) if !spec.format.info().capabilities.bilingual => {
+                target_jobs(self.app, project, collections, &abs, spec.langs.as_ref())
+            }
+            _ => Vec::new(),
+        };
+        Ok(Job {
+            abs,
+            display: spec.display,
+            format: spec.format,
+            source_checks: spec.source_checks,
+            governance,
+            target_governance,
+            targets,
+        })
+    }
+}
+
+/// The translation files of the monolingual catalog `abs` that exist, from its collection
+/// item's `target` template (only the languages in `langs`, when it names some).
+fn target_jobs(
+    app: &App,
+    project: &Project,
+    collections: &Collections,
+    abs: &Path,
+    langs: Option<&BTreeSet<String>>,
+) -> Vec<TargetJob> {
+    let Some(rel) = relative_to(abs, &project.root) else {
+        return Vec::new();
+    };
+    let Some(item) = collections.matches(&rel) else {
+        return Vec::new();
+    };
+    let mut targets = Vec::new();
+    for (lang, target_rel) in item.target_paths(&rel) {
+        if langs.is_some_and(|l| !l.contains(&lang)) {
+            continue;
+        }
+        let abs = normalize(&project.root.join(&target_rel));
+        if abs.is_file() {
+            targets.push(TargetJob {
+                display: display_path(app, &abs),
+                lang,
+                abs,
+            });
+        }
+    }
+    targets
+}
+
+/// What the checked jobs add up to: their findings, stale translations, blocks, the
+/// governances' fingerprints and coverage, and which analyzers ran.
+struct Tally {
+    findings: Findings,
+    stale: Vec<kapi_core::check::StaleTranslation>,
+    coverage: Coverage,
+    fingerprints: Vec<String>,
+    blocks: usize,
+}
+
+impl Tally {
+    fn of(jobs: &[Job], governances: &[Arc<Governance>], results: Vec<run::FileResult>) -> Self {
+        let mut tally = Tally {
+            findings: Findings::default(),
+            stale: Vec::new(),
+            coverage: Coverage::default(),
+            fingerprints: Vec::new(),
+            blocks: 0,
+        };
+        let mut ran: Vec<&str> = Vec::new();
+        for (job, result) in jobs.iter().zip(results) {
+            let governance = &governances[job.governance];
+            tally.blocks += result.blocks;
+            tally.findings.append(result.findings);
+            tally.stale.extend(result.stale);
+            if job.source_checks {
+                tally.coverage.add(&job.display, &governance.unassessed);
+                tally.fingerprints.push(governance.fingerprint.clone());
+                ran.push("hygiene");
+                if !governance.terms.is_empty() {
+                    ran.push("terms");
+                }
+                if governance.voice.is_some() {
+                    ran.push("voice");
+                }
+            }
+            let bilingual = job.format.info().capabilities.bilingual;
+            if bilingual || !job.targets.is_empty() {
+                ran.push("placeholders");
+                let mut terms = !governance.terms.is_empty();
+                for (lang, i) in &job.target_governance {
+                    if bilingual || job.targets.iter().any(|t| &t.lang == lang) {
+                        tally.fingerprints.push(governances[*i].fingerprint.clone());
+                        terms |= !governances[*i].terms.is_empty();
+                    }
+                }
+                if terms {
+                    ran.push("translation-terms");
+                }
+            }
+        }
+        tally.coverage.ran = check::ANALYZERS
+            .iter()
+            .filter(|a| ran.contains(a))
+            .map(|a| (*a).to_owned())
+            .collect();
+        tally
+    }
+}
+
+/// What the report says was checked: a diff, the project, or the files named (as the
+/// findings name files: from the working folder, whichever surface asked).
+fn target(app: &App, request: &CheckRequest, jobs: &[Job], blocks: usize) -> Target {
+    Target {
         kind: if request.diff_against.is_some() {
             "diff".into()
         } else if request.paths.is_empty() {
@@ -289,7 +383,6 @@ pub fn check(
         } else {
             "files".into()
         },
-        // As the findings name files: from the working folder, whichever surface asked.
         paths: request
             .paths
             .iter()
@@ -301,11 +394,7 @@ pub fn check(
             .sum(),
         blocks,
         diff_against: request.diff_against.clone(),
-    };
-    let mut report = CheckReport::build(target, findings, gate, coverage, fingerprints);
-    stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
-    report.stale = stale;
-    Ok(CheckRun { report, notes })
+    }
 }
 
 /// Gathers the chosen files into one check per source file: a source reached as itself is
@@ -386,4 +475,31 @@ pub(crate) fn gate_for(
         gate.min_score = min_score;
     }
     gate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_distinct_governance_is_loaded_once() {
+        let mut governances = Governances::default();
+        let point = Point {
+            source_language: "en".into(),
+            ..Point::default()
+        };
+        let en = governances.load(None, &point, "en").expect("en");
+        let fr = governances.load(None, &point, "fr").expect("fr");
+        assert_ne!(en, fr);
+        assert_eq!(governances.load(None, &point, "en").expect("en again"), en);
+        let other = Point {
+            source_language: "de".into(),
+            ..Point::default()
+        };
+        assert_ne!(
+            governances.load(None, &other, "en").expect("another point"),
+            en
+        );
+        assert_eq!(governances.list.len(), 3);
+    }
 }

@@ -295,24 +295,10 @@ fn check_translations(
     parsed: &formats::Parsed,
     change: Option<&Changed>,
 ) -> Result<Translations, HostError> {
-    let source_gov: &Governance = &governances[job.governance];
-    let empty = Governance::empty();
-    let target_gov = |lang: &str| target_governance(job, governances, lang).unwrap_or(&empty);
     let mut out = Translations {
         findings: Vec::new(),
         stale: Vec::new(),
         blocks: 0,
-    };
-    let stale = |key: &str, lang: &str, target: &str, has: bool| StaleTranslation {
-        path: job.display.clone(),
-        block: key.to_owned(),
-        lang: lang.to_owned(),
-        target: target.to_owned(),
-        message: if has {
-            format!("its `{lang}` translation in {target} was not updated with it")
-        } else {
-            format!("{target} has no `{lang}` translation of it yet")
-        },
     };
     if job.format.info().capabilities.bilingual {
         let langs: BTreeSet<&String> = parsed
@@ -321,93 +307,156 @@ fn check_translations(
             .iter()
             .flat_map(|b| b.targets.keys())
             .collect();
-        let text = parsed.skeleton.text();
         for lang in langs {
-            let selection = Selection::of(change, lang);
-            // Findings point at the target's own text (its first hole), else the block.
-            let mut starts: HashMap<usize, usize> = HashMap::new();
-            for hole in &parsed.skeleton.holes {
-                if hole.edition() == Some(lang.as_str()) {
-                    let at = starts.entry(hole.block).or_insert(hole.span.start);
-                    *at = (*at).min(hole.span.start);
-                }
-            }
-            let mut pairs = Vec::new();
-            for (i, b) in parsed.document.blocks.iter().enumerate() {
-                if !b.translatable {
-                    continue;
-                }
-                if selection.stale(&b.key) {
-                    out.stale.push(stale(
-                        &b.key,
-                        lang,
-                        &job.display,
-                        b.targets.contains_key(lang),
-                    ));
-                }
-                let Some(target) = b.targets.get(lang) else {
-                    continue;
-                };
-                if selection.checks(&b.key) {
-                    pairs.push(check::Pair {
-                        key: &b.key,
-                        source: &b.source,
-                        target,
-                        at: starts.get(&i).copied().unwrap_or(b.span.start),
-                    });
-                }
-            }
-            out.blocks += pairs.len();
-            out.findings
-                .extend(check::check_translations(&check::TranslationInput {
-                    path: &job.display,
-                    text,
-                    lang,
-                    pairs,
-                    source_governance: source_gov,
-                    target_governance: target_gov(lang),
-                }));
+            check_own_edition(job, governances, parsed, change, lang, &mut out);
         }
         return Ok(out);
     }
     for target in &job.targets {
-        let selection = Selection::of(change, &target.lang);
-        let (_, translated) = crate::document::parse(&target.abs, &target.display, job.format)?;
-        let aligned = kapi_core::model::align(&parsed.document, &translated.document);
-        let mut pairs = Vec::new();
-        for (source, pair) in parsed.document.blocks.iter().zip(aligned) {
-            if !source.translatable {
-                continue;
-            }
-            let translation = pair.and_then(|p| translated.document.blocks.get(p));
-            if selection.stale(&source.key) {
-                out.stale.push(stale(
-                    &source.key,
-                    &target.lang,
-                    &target.display,
-                    translation.is_some(),
-                ));
-            }
-            let Some(t) = translation else { continue };
-            if selection.checks(&t.key) {
-                pairs.push(check::Pair {
-                    key: &t.key,
-                    source: &source.source,
-                    target: &t.source,
-                    at: t.span.start,
-                });
-            }
-        }
-        out.blocks += pairs.len();
-        out.findings
-            .extend(check::check_translations(&check::TranslationInput {
-                path: &target.display,
-                text: translated.skeleton.text(),
-                lang: &target.lang,
-                pairs,
-                source_governance: source_gov,
-                target_governance: target_gov(&target.lang),
-            }));
+        check_target_file(job, governances, parsed, change, target, &mut out)?;
     }
     Ok(out)
+}
+
+/// A changed source block's translation reported stale: `target` (the file that holds it)
+/// has it but did not update it (`has`), or does not have it yet.
+fn stale(path: &str, key: &str, lang: &str, target: &str, has: bool) -> StaleTranslation {
+    StaleTranslation {
+        path: path.to_owned(),
+        block: key.to_owned(),
+        lang: lang.to_owned(),
+        target: target.to_owned(),
+        message: if has {
+            format!("its `{lang}` translation in {target} was not updated with it")
+        } else {
+            format!("{target} has no `{lang}` translation of it yet")
+        },
+    }
+}
+
+/// Checks a bilingual file's own `lang` edition against its source blocks.
+fn check_own_edition(
+    job: &Job,
+    governances: &[Arc<Governance>],
+    parsed: &formats::Parsed,
+    change: Option<&Changed>,
+    lang: &str,
+    out: &mut Translations,
+) {
+    let empty = Governance::empty();
+    let selection = Selection::of(change, lang);
+    // Findings point at the target's own text (its first hole), else the block.
+    let mut starts: HashMap<usize, usize> = HashMap::new();
+    for hole in &parsed.skeleton.holes {
+        if hole.edition() == Some(lang) {
+            let at = starts.entry(hole.block).or_insert(hole.span.start);
+            *at = (*at).min(hole.span.start);
+        }
+    }
+    let mut pairs = Vec::new();
+    for (i, b) in parsed.document.blocks.iter().enumerate() {
+        if !b.translatable {
+            continue;
+        }
+        if selection.stale(&b.key) {
+            out.stale.push(stale(
+                &job.display,
+                &b.key,
+                lang,
+                &job.display,
+                b.targets.contains_key(lang),
+            ));
+        }
+        let Some(target) = b.targets.get(lang) else {
+            continue;
+        };
+        if selection.checks(&b.key) {
+            pairs.push(check::Pair {
+                key: &b.key,
+                source: &b.source,
+                target,
+                at: starts.get(&i).copied().unwrap_or(b.span.start),
+            });
+        }
+    }
+    out.blocks += pairs.len();
+    out.findings
+        .extend(check::check_translations(&check::TranslationInput {
+            path: &job.display,
+            text: parsed.skeleton.text(),
+            lang,
+            pairs,
+            source_governance: &governances[job.governance],
+            target_governance: target_governance(job, governances, lang).unwrap_or(&empty),
+        }));
+}
+
+/// Checks one of a catalog's translation files against the source blocks it aligns with
+/// (findings name the translation file).
+fn check_target_file(
+    job: &Job,
+    governances: &[Arc<Governance>],
+    parsed: &formats::Parsed,
+    change: Option<&Changed>,
+    target: &super::TargetJob,
+    out: &mut Translations,
+) -> Result<(), HostError> {
+    let empty = Governance::empty();
+    let selection = Selection::of(change, &target.lang);
+    let (_, translated) = crate::document::parse(&target.abs, &target.display, job.format)?;
+    let aligned = kapi_core::model::align(&parsed.document, &translated.document);
+    let mut pairs = Vec::new();
+    for (source, pair) in parsed.document.blocks.iter().zip(aligned) {
+        if !source.translatable {
+            continue;
+        }
+        let translation = pair.and_then(|p| translated.document.blocks.get(p));
+        if selection.stale(&source.key) {
+            out.stale.push(stale(
+                &job.display,
+                &source.key,
+                &target.lang,
+                &target.display,
+                translation.is_some(),
+            ));
+        }
+        let Some(t) = translation else { continue };
+        if selection.checks(&t.key) {
+            pairs.push(check::Pair {
+                key: &t.key,
+                source: &source.source,
+                target: &t.source,
+                at: t.span.start,
+            });
+        }
+    }
+    out.blocks += pairs.len();
+    out.findings
+        .extend(check::check_translations(&check::TranslationInput {
+            path: &target.display,
+            text: translated.skeleton.text(),
+            lang: &target.lang,
+            pairs,
+            source_governance: &governances[job.governance],
+            target_governance: target_governance(job, governances, &target.lang).unwrap_or(&empty),
+        }));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stale_translation_says_whether_the_target_has_one() {
+        let updated = stale("en.json", "hello", "fr", "fr.json", true);
+        assert_eq!(updated.path, "en.json");
+        assert_eq!(updated.target, "fr.json");
+        assert_eq!(
+            updated.message,
+            "its `fr` translation in fr.json was not updated with it"
+        );
+        let missing = stale("en.json", "hello", "fr", "fr.json", false);
+        assert_eq!(missing.message, "fr.json has no `fr` translation of it yet");
+    }
 }

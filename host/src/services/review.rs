@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::translation::{self, Unreadable};
 use crate::app::App;
-use crate::document::{self, Editions};
+use crate::document::{self, Editions, Loaded};
 use crate::error::HostError;
 
 use kapi_core::project::layout::DECISIONS_FILE;
@@ -441,68 +441,12 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
                 hint: Some("`review_queue` or `read_blocks` gives the block keys".into()),
             })?;
     let bilingual = loaded.format.info().capabilities.bilingual;
-    let (edition, target_doc) = if at.edition == SOURCE {
-        (&block.source, loaded.doc.clone())
-    } else if bilingual {
-        let e = block
-            .targets
-            .get(&at.edition)
-            .ok_or_else(|| HostError::Usage {
-                message: format!(
-                    "`{}` block `{}` has no `{}` edition",
-                    loaded.doc, at.block, at.edition
-                ),
-                hint: Some(format!(
-                    "its editions: {}",
-                    block.targets.keys().cloned().collect::<Vec<_>>().join(", ")
-                )),
-            })?;
-        (e, loaded.doc.clone())
-    } else {
-        let Some(target) = loaded.targets.iter().find(|t| t.lang == at.edition) else {
-            let langs: Vec<&str> = loaded.targets.iter().map(|t| t.lang.as_str()).collect();
-            return Err(HostError::Usage {
-                message: format!(
-                    "`{}` is not a target language of `{}`",
-                    at.edition, loaded.doc
-                ),
-                hint: Some(if langs.is_empty() {
-                    "the document's collection item has no `target` template or no target languages"
-                        .into()
-                } else {
-                    format!("its target languages: {}", langs.join(", "))
-                }),
-            });
-        };
-        let Some(e) = block.targets.get(&at.edition) else {
-            return Err(HostError::Usage {
-                message: if target.parsed.is_none() {
-                    format!(
-                        "`{}` does not exist yet: there is nothing to review",
-                        target.doc
-                    )
-                } else {
-                    format!(
-                        "`{}` has no `{}`: there is nothing to review",
-                        target.doc, at.block
-                    )
-                },
-                hint: Some("`up_plan` lists what each target language lacks".into()),
-            });
-        };
-        (e, target.doc.clone())
-    };
+    let (edition, target_doc) = reviewed_edition(&loaded, block, at)?;
     let (runs, rev) = part(edition, at.branch.as_deref(), &loaded.doc, &at.block)?;
     let (source_runs, source_rev) = if at.edition == SOURCE {
         (runs, rev.clone())
     } else {
-        match at.branch.as_deref() {
-            Some(path) => match block.source.branch(path) {
-                Some(r) => (r, rev_runs(r)),
-                None => (block.source.runs.as_slice(), block.source.rev()),
-            },
-            None => (block.source.runs.as_slice(), block.source.rev()),
-        }
+        source_part(block, at.branch.as_deref())
     };
     let at_ref = Ref {
         doc: loaded.doc.clone(),
@@ -520,16 +464,7 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
         Some(_) => mine.iter().any(|d| d.decides() && d.rev == rev),
         None => decided(&all_decisions, &at_ref, other_doc, edition),
     };
-    let decisions_out = mine
-        .iter()
-        .map(|d| {
-            let mut v = serde_json::to_value(d).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert("current".into(), (d.rev == rev).into());
-            }
-            v
-        })
-        .collect();
+    let decisions_out = mine.iter().map(|d| with_current(d, &rev)).collect();
     let advice_out: Vec<Advice> = advice(&project.root)?
         .into_iter()
         .filter(|a| names(&at_ref, other_doc, &a.at))
@@ -541,27 +476,9 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
     let findings = if at.edition == SOURCE {
         Vec::new()
     } else {
-        kapi_core::check::placeholders::compare(&block.source, edition)
-            .into_iter()
-            .map(|m| Finding {
-                rule: m.rule.id.to_owned(),
-                message: m.message,
-            })
-            .collect()
+        placeholder_findings(block, edition)
     };
-    let (accepts, why) = if !translation::translatable(block) {
-        (
-            Vec::new(),
-            Some(
-                block
-                    .locked
-                    .clone()
-                    .unwrap_or_else(|| "the file marks this block as not translatable".into()),
-            ),
-        )
-    } else {
-        (vec!["decide"], None)
-    };
+    let (accepts, why) = accepts(block);
     let at_json = serde_json::to_string(&at_ref).unwrap_or_default();
     let hint = format!(
         "A person decides (outcome establish, reject or withdraw). An agent may only pre-review: call `apply_edits` with {{\"operations\": [{{\"op\": \"decide\", \"at\": {at_json}, \"if_match\": \"{rev}\", \"outcome\": \"advise\", \"score\": 0-100, \"reasons\": [\"…\"]}}]}}; the advice is bound to this rev."
@@ -585,9 +502,119 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
         decisions: decisions_out,
         advice: advice_out,
         accepts,
-        why: why.map(String::from),
+        why,
         hint,
     })
+}
+
+/// The edition `at` names in `block`, with the document that holds it: the source, a
+/// bilingual file's own edition, or a catalog's translation file's (which must exist and
+/// hold the block).
+fn reviewed_edition<'b>(
+    loaded: &'b Loaded,
+    block: &'b Block,
+    at: &AtParam,
+) -> Result<(&'b Edition, String), HostError> {
+    if at.edition == SOURCE {
+        return Ok((&block.source, loaded.doc.clone()));
+    }
+    if loaded.format.info().capabilities.bilingual {
+        let e = block
+            .targets
+            .get(&at.edition)
+            .ok_or_else(|| HostError::Usage {
+                message: format!(
+                    "`{}` block `{}` has no `{}` edition",
+                    loaded.doc, at.block, at.edition
+                ),
+                hint: Some(format!(
+                    "its editions: {}",
+                    block.targets.keys().cloned().collect::<Vec<_>>().join(", ")
+                )),
+            })?;
+        return Ok((e, loaded.doc.clone()));
+    }
+    let Some(target) = loaded.targets.iter().find(|t| t.lang == at.edition) else {
+        let langs: Vec<&str> = loaded.targets.iter().map(|t| t.lang.as_str()).collect();
+        return Err(HostError::Usage {
+            message: format!(
+                "`{}` is not a target language of `{}`",
+                at.edition, loaded.doc
+            ),
+            hint: Some(if langs.is_empty() {
+                "the document's collection item has no `target` template or no target languages"
+                    .into()
+            } else {
+                format!("its target languages: {}", langs.join(", "))
+            }),
+        });
+    };
+    let Some(e) = block.targets.get(&at.edition) else {
+        return Err(HostError::Usage {
+            message: if target.parsed.is_none() {
+                format!(
+                    "`{}` does not exist yet: there is nothing to review",
+                    target.doc
+                )
+            } else {
+                format!(
+                    "`{}` has no `{}`: there is nothing to review",
+                    target.doc, at.block
+                )
+            },
+            hint: Some("`up_plan` lists what each target language lacks".into()),
+        });
+    };
+    Ok((e, target.doc.clone()))
+}
+
+/// The source runs and rev a target edition (or its `branch`) is reviewed against: the
+/// source's same branch when it has one, else the whole source.
+fn source_part<'b>(
+    block: &'b Block,
+    branch: Option<&str>,
+) -> (&'b [kapi_core::model::Run], String) {
+    match branch.and_then(|path| block.source.branch(path)) {
+        Some(r) => (r, rev_runs(r)),
+        None => (block.source.runs.as_slice(), block.source.rev()),
+    }
+}
+
+/// A decision as `review_block` shows it: with `current`, whether it is at `rev`.
+fn with_current(d: &Decision, rev: &str) -> serde_json::Value {
+    let mut v = serde_json::to_value(d).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("current".into(), (d.rev == rev).into());
+    }
+    v
+}
+
+/// The placeholder mismatches between a block's source and its target `edition`.
+fn placeholder_findings(block: &Block, edition: &Edition) -> Vec<Finding> {
+    kapi_core::check::placeholders::compare(&block.source, edition)
+        .into_iter()
+        .map(|m| Finding {
+            rule: m.rule.id.to_owned(),
+            message: m.message,
+        })
+        .collect()
+}
+
+/// What a block accepts: `decide`, or nothing with why (the file locks it).
+fn accepts(block: &Block) -> (Vec<&'static str>, Option<String>) {
+    if translation::translatable(block) {
+        return (vec!["decide"], None);
+    }
+    (
+        Vec::new(),
+        Some(
+            block
+                .locked
+                .clone()
+                .unwrap_or_else(|| "the file marks this block as not translatable".into())
+                .into(),
+        ),
+    )
 }
 
 impl ReviewItem {
@@ -658,6 +685,42 @@ mod tests {
             edition: "fr".into(),
             branch: None,
         }
+    }
+
+    #[test]
+    fn a_locked_block_accepts_nothing_and_says_why() {
+        use kapi_core::model::{Role, Run};
+        let mut block = Block::new("hello", Role::Paragraph, vec![Run::text("Hello")]);
+        assert_eq!(accepts(&block), (vec!["decide"], None));
+        block.locked = Some("a brand name".into());
+        assert_eq!(
+            accepts(&block),
+            (Vec::new(), Some("a brand name".to_owned()))
+        );
+        let (runs, rev) = source_part(&block, None);
+        assert_eq!(runs, block.source.runs.as_slice());
+        assert_eq!(rev, block.source.rev());
+    }
+
+    #[test]
+    fn a_decision_shows_whether_it_is_at_the_current_rev() {
+        let d = Decision {
+            at: Ref {
+                doc: "en.json".into(),
+                block: "hello".into(),
+                edition: "fr".into(),
+                branch: None,
+            },
+            rev: "r1".into(),
+            outcome: "establish".into(),
+            score: None,
+            reasons: Vec::new(),
+            by: None,
+            decided_at: None,
+        };
+        assert_eq!(with_current(&d, "r1")["current"], true);
+        assert_eq!(with_current(&d, "r2")["current"], false);
+        assert_eq!(with_current(&d, "r2")["outcome"], "establish");
     }
 
     #[test]
