@@ -235,25 +235,145 @@ impl App {
     /// `path` as a project-relative path: relative paths are read against the working folder
     /// when it is inside the project, else against the root. A path outside is an error.
     pub fn project_relative(&self, project: &Project, path: &Path) -> Result<String, HostError> {
-        let base = if self.cwd.starts_with(&project.root) {
-            self.cwd.clone()
-        } else {
-            project.root.clone()
-        };
-        let abs = normalize(&if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            base.join(path)
-        });
+        let abs = normalize(&self.project_base(project).join(path));
         relative_to(&abs, &project.root).ok_or_else(|| HostError::OutsideProject {
             path: path.to_path_buf(),
             root: project.root.clone(),
         })
     }
 
+    /// What a relative path inside `project` is read against: the working folder when it is
+    /// inside the project, else the project's root.
+    fn project_base(&self, project: &Project) -> PathBuf {
+        if self.cwd.starts_with(&project.root) {
+            self.cwd.clone()
+        } else {
+            project.root.clone()
+        }
+    }
+
+    /// A path the user named (`kapi check PATH`, `kapi inspect FILE`), resolved once: a
+    /// relative one against the working folder. See [`ResolvedPath`] for what it proves.
+    pub fn resolve(
+        &self,
+        project: Option<&Project>,
+        path: &Path,
+    ) -> Result<ResolvedPath, HostError> {
+        self.resolve_against(&self.cwd, project, path)
+    }
+
+    /// [`App::resolve`] for a path a service names inside `project` (a `ref.doc`): a relative
+    /// one against the working folder when it is inside the project, else against the root.
+    pub fn resolve_in(&self, project: &Project, path: &Path) -> Result<ResolvedPath, HostError> {
+        self.resolve_against(&self.project_base(project), Some(project), path)
+    }
+
+    /// The one constructor of [`ResolvedPath`]: `base.join(path)` normalized, then proven to
+    /// exist (else [`HostError::NoSuchPath`]), then, under a project, inside it by its path
+    /// ([`HostError::OutsideProject`]) and through every link ([`HostError::LeavesProject`]).
+    fn resolve_against(
+        &self,
+        base: &Path,
+        project: Option<&Project>,
+        path: &Path,
+    ) -> Result<ResolvedPath, HostError> {
+        let abs = normalize(&base.join(path));
+        let meta = std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath {
+            path: path.to_path_buf(),
+        })?;
+        let rel = match project {
+            Some(project) => {
+                let rel =
+                    relative_to(&abs, &project.root).ok_or_else(|| HostError::OutsideProject {
+                        path: path.to_path_buf(),
+                        root: project.root.clone(),
+                    })?;
+                crate::document::stay_inside(path, &abs, &project.root)?;
+                Some(rel)
+            }
+            None => None,
+        };
+        Ok(ResolvedPath {
+            display: self.display_path(&abs),
+            given: path.to_path_buf(),
+            abs,
+            rel,
+            meta,
+        })
+    }
+
+    /// A path as reports show it: relative to the working directory (`../README.md` for a
+    /// file beside it), `.` for the working directory itself, or absolute when the two share
+    /// nothing but the root.
+    pub fn display_path(&self, abs: &Path) -> String {
+        if let Some(rel) = relative_to(abs, &self.cwd) {
+            return if rel.is_empty() { ".".into() } else { rel };
+        }
+        let cwd: Vec<_> = self.cwd.components().collect();
+        let target: Vec<_> = abs.components().collect();
+        let common = cwd.iter().zip(&target).take_while(|(a, b)| a == b).count();
+        if common <= 1 {
+            return abs.display().to_string();
+        }
+        let mut parts: Vec<String> = vec!["..".to_owned(); cwd.len() - common];
+        parts.extend(
+            target[common..]
+                .iter()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+        );
+        parts.join("/")
+    }
+
     /// The current instant as RFC 3339, for records.
     pub fn timestamp(&self) -> String {
         jiff::Timestamp::now().to_string()
+    }
+}
+
+/// A path a user named, resolved once at the surface ([`App::resolve`], [`App::resolve_in`]
+/// are its only constructors): absolute and normalized, proven to exist, and — when a project
+/// binds the call — proven inside it, by its path and through every link, with its
+/// project-relative form. Every layer after the surface takes this, never the raw path.
+#[derive(Debug, Clone)]
+pub struct ResolvedPath {
+    given: PathBuf,
+    abs: PathBuf,
+    rel: Option<String>,
+    display: String,
+    meta: std::fs::Metadata,
+}
+
+impl ResolvedPath {
+    /// The path as the user named it (errors name it so).
+    pub fn given(&self) -> &Path {
+        &self.given
+    }
+
+    /// Absolute, normalized (links not resolved).
+    pub fn abs(&self) -> &Path {
+        &self.abs
+    }
+
+    /// Project-relative with `/` separators (`""` for the root), under a project.
+    pub fn rel(&self) -> Option<&str> {
+        self.rel.as_deref()
+    }
+
+    /// As reports show it: from the working folder ([`App::display_path`]).
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// What the file system said of it when it was resolved.
+    pub fn meta(&self) -> &std::fs::Metadata {
+        &self.meta
+    }
+
+    /// As a `ref.doc` names it: project-relative inside a project, else as given.
+    pub fn doc(&self) -> String {
+        self.rel
+            .clone()
+            .unwrap_or_else(|| self.given.display().to_string())
     }
 }
 
@@ -283,4 +403,66 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app(cwd: &Path) -> App {
+        App::new(Env::default(), cwd.to_path_buf(), None)
+    }
+
+    #[test]
+    fn a_path_resolves_once_with_its_relative_and_display_forms() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(root.join("docs")).expect("mkdir");
+        std::fs::write(root.join("README.md"), "# R\n").expect("write");
+        std::fs::write(root.join("kapi.yaml"), "version: v1\n").expect("recipe");
+        let project = Project::load(&root.join("kapi.yaml")).expect("project");
+        let app = app(&root.join("docs"));
+        let path = app
+            .resolve(Some(&project), Path::new("../docs/./../README.md"))
+            .expect("inside");
+        assert_eq!(path.abs(), root.join("README.md"));
+        assert_eq!(path.rel(), Some("README.md"));
+        assert_eq!(path.display(), "../README.md");
+        assert_eq!(path.doc(), "README.md");
+        assert_eq!(path.given(), Path::new("../docs/./../README.md"));
+        assert!(path.meta().is_file());
+        // From the working folder inside the project, else from the root.
+        let from_root = App::new(Env::default(), std::env::temp_dir(), None)
+            .resolve_in(&project, Path::new("README.md"))
+            .expect("from the root");
+        assert_eq!(from_root.rel(), Some("README.md"));
+    }
+
+    #[test]
+    fn a_missing_path_is_named_before_one_outside_the_project() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::write(root.join("kapi.yaml"), "version: v1\n").expect("recipe");
+        let project = Project::load(&root.join("kapi.yaml")).expect("project");
+        let app = app(&root);
+        assert!(matches!(
+            app.resolve(Some(&project), Path::new("../nope.md")),
+            Err(HostError::NoSuchPath { .. })
+        ));
+        let outside = tempfile::tempdir().expect("outside");
+        std::fs::write(outside.path().join("x.md"), "x").expect("write");
+        assert!(matches!(
+            app.resolve(Some(&project), &outside.path().join("x.md")),
+            Err(HostError::OutsideProject { .. })
+        ));
+        // With no project there is no boundary.
+        let free = app
+            .resolve(None, &outside.path().join("x.md"))
+            .expect("free");
+        assert_eq!(free.rel(), None);
+        assert_eq!(
+            free.doc(),
+            outside.path().join("x.md").display().to_string()
+        );
+    }
 }

@@ -19,7 +19,7 @@ use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
 use sha2::Digest;
 
-use crate::app::{App, normalize, relative_to};
+use crate::app::{App, ResolvedPath, normalize, relative_to};
 use crate::error::HostError;
 
 /// The largest file kapi reads: 100 MB (the readers' own limit, which a .docx's parts count
@@ -89,8 +89,12 @@ pub fn declared_format(
     abs: &Path,
 ) -> Option<String> {
     let (project, collections) = (project?, collections?);
-    let rel = relative_to(abs, &project.root)?;
-    collections.matches(&rel).and_then(|m| m.format)
+    declared_at(collections, &relative_to(abs, &project.root)?)
+}
+
+/// The format the collections declare for the project-relative `rel`, if any.
+fn declared_at(collections: &Collections, rel: &str) -> Option<String> {
+    collections.matches(rel).and_then(|m| m.format)
 }
 
 /// Refuses a path inside `root` that resolves (through a symlink) to a place outside it.
@@ -307,44 +311,50 @@ pub fn load_holding(
     hold: Hold<'_>,
 ) -> Result<Loaded, HostError> {
     let project = app.project()?;
-    let abs = normalize(&app.absolute(path));
-    let meta = std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath {
-        path: path.to_path_buf(),
-    })?;
-    if let Some(e) = HostError::special_file(path, &meta) {
+    let path = app.resolve(project.as_ref(), path)?;
+    load_resolved(app, project.as_ref(), &path, editions, format_id, hold)
+}
+
+/// [`load_holding`] for a path already resolved against `project` (the project it was
+/// resolved under, [`App::resolve`]): refused when it is a folder or not a regular file.
+pub fn load_resolved(
+    app: &App,
+    project: Option<&Project>,
+    path: &ResolvedPath,
+    editions: &Editions,
+    format_id: Option<&str>,
+    hold: Hold<'_>,
+) -> Result<Loaded, HostError> {
+    if let Some(e) = HostError::special_file(path.given(), path.meta()) {
         return Err(e);
     }
-    if meta.is_dir() {
+    if path.meta().is_dir() {
         return Err(HostError::Usage {
-            message: format!("`{}` is a folder; name a file", path.display()),
+            message: format!("`{}` is a folder; name a file", path.given().display()),
             hint: Some(app.surface.pick(
                 "list the files with `ls`, then `kapi inspect FILE`",
                 "name one of its files in `path`",
             )),
         });
     }
-    let collections = match &project {
+    let collections = match project {
         Some(p) => Some(Collections::new(&p.recipe)?),
         None => None,
     };
-    let rel = project.as_ref().and_then(|p| relative_to(&abs, &p.root));
-    if let Some(project) = &project {
-        if rel.is_none() {
-            return Err(HostError::OutsideProject {
-                path: path.to_path_buf(),
-                root: project.root.clone(),
-            });
-        }
-        stay_inside(path, &abs, &project.root)?;
-    }
+    let abs = path.abs().to_path_buf();
+    let rel = path.rel();
     let declared = match format_id {
         Some(id) => Some(id.to_owned()),
-        None => declared_format(project.as_ref(), collections.as_ref(), &abs),
+        None => collections
+            .as_ref()
+            .zip(rel)
+            .and_then(|(c, rel)| declared_at(c, rel)),
     };
-    let format = pick(&abs, declared.as_deref())?.ok_or_else(|| unknown_format(path, &abs))?;
-    let doc = rel.clone().unwrap_or_else(|| path.display().to_string());
+    let format =
+        pick(&abs, declared.as_deref())?.ok_or_else(|| unknown_format(path.given(), &abs))?;
+    let doc = path.doc();
     let bilingual = format.info().capabilities.bilingual;
-    let target_paths = match (&collections, &rel) {
+    let target_paths = match (&collections, rel) {
         (Some(collections), Some(rel)) if !bilingual => target_paths(collections, rel, editions),
         _ => Vec::new(),
     };
@@ -360,7 +370,7 @@ pub fn load_holding(
         }
     };
     let mut held = read_held(&abs, &doc, format, hold, &wanted)?;
-    let targets = match &project {
+    let targets = match project {
         Some(project) => read_targets(project, target_paths, format, &mut held.parsed)?,
         None => Vec::new(),
     };

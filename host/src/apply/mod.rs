@@ -43,7 +43,7 @@ use kapi_core::store::{
     AdviceRow, ChangeRecord, MemoryRow, NewOp, NewSuggestion, SessionRow, TermRow,
 };
 
-use crate::app::{Actor, App, normalize, relative_to};
+use crate::app::{Actor, App, ResolvedPath, normalize, relative_to};
 use crate::check::plan::{Planner, Role};
 use crate::document::{Editions, Hold, Loaded};
 use crate::error::HostError;
@@ -617,7 +617,7 @@ impl Service<'_> {
         if let Some(d) = self.open_as_translation(doc)? {
             return Ok(d);
         }
-        let abs = self.admit(doc)?;
+        let path = self.admit(doc)?;
         let langs: Vec<String> = self
             .langs
             .get(doc)
@@ -630,8 +630,15 @@ impl Service<'_> {
         } else {
             (Editions::Some(langs), Hold::All)
         };
-        let loaded = crate::document::load_holding(self.app, &abs, &editions, None, hold)
-            .map_err(|e| self.load_refusal(doc, &abs, e))?;
+        let loaded = crate::document::load_resolved(
+            self.app,
+            self.project.as_ref(),
+            &path,
+            &editions,
+            None,
+            hold,
+        )
+        .map_err(|e| self.load_refusal(doc, path.abs(), e))?;
         Ok(self.hold_loaded(doc, loaded))
     }
 
@@ -655,35 +662,39 @@ impl Service<'_> {
         Ok(Some(self.doc_list.len() - 1))
     }
 
-    /// The file `doc` names, when the set may open it: inside the project (by its path and
-    /// through every link), and a file that exists. Outside a project there is no boundary:
-    /// a file is named as `read_blocks` named it (absolute), and accepted back unchanged.
-    fn admit(&self, doc: &str) -> Result<PathBuf, Refused> {
-        let abs = normalize(&self.root.join(doc));
-        if self.project.is_some() && relative_to(&abs, &self.root).is_none() {
-            return Err(refused(
-                OpStatus::NotPermitted,
-                format!("`{doc}` is outside the project"),
-            ));
-        }
-        if !abs.is_file() {
-            return Err(refused(OpStatus::NotFound, format!("no document `{doc}`")));
-        }
-        if let Some(Err(HostError::LeavesProject { target, .. })) = self
-            .project
-            .as_ref()
-            .map(|_| crate::document::stay_inside(Path::new(doc), &abs, &self.root))
+    /// The file `doc` names, when the set may open it: a file that exists, inside the project
+    /// (by its path and through every link), resolved once ([`App::resolve`]). Outside a
+    /// project there is no boundary: a file is named as `read_blocks` named it (absolute), and
+    /// accepted back unchanged.
+    fn admit(&self, doc: &str) -> Result<ResolvedPath, Refused> {
+        let no_document = || refused(OpStatus::NotFound, format!("no document `{doc}`"));
+        let path = match self
+            .app
+            .resolve(self.project.as_ref(), &self.root.join(doc))
         {
-            return Err(Refused {
-                status: OpStatus::NotPermitted,
-                message: format!(
-                    "`{doc}` leads outside the project (to `{}`)",
-                    target.display()
-                ),
-                instead: Some("edit the file where it lives, inside its own project".into()),
-            });
+            Ok(path) => path,
+            Err(HostError::OutsideProject { .. }) => {
+                return Err(refused(
+                    OpStatus::NotPermitted,
+                    format!("`{doc}` is outside the project"),
+                ));
+            }
+            Err(HostError::LeavesProject { target, .. }) => {
+                return Err(Refused {
+                    status: OpStatus::NotPermitted,
+                    message: format!(
+                        "`{doc}` leads outside the project (to `{}`)",
+                        target.display()
+                    ),
+                    instead: Some("edit the file where it lives, inside its own project".into()),
+                });
+            }
+            Err(_) => return Err(no_document()),
+        };
+        if !path.meta().is_file() {
+            return Err(no_document());
         }
-        Ok(abs)
+        Ok(path)
     }
 
     /// Why the document `doc` (at `abs`) could not be read, as a refusal of the operation.

@@ -17,7 +17,7 @@ mod run;
 mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -28,7 +28,7 @@ use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project};
 
-use crate::app::{App, normalize, relative_to};
+use crate::app::{App, normalize};
 use crate::error::HostError;
 
 pub use walk::display_path;
@@ -98,6 +98,8 @@ struct TargetJob {
 /// A file chosen for checking, and how.
 struct Chosen {
     abs: PathBuf,
+    /// Project-relative, under a project.
+    rel: Option<String>,
     display: String,
     format: &'static dyn Format,
     role: plan::Role,
@@ -105,6 +107,8 @@ struct Chosen {
 
 /// What the check of one source file covers, gathered from every path that reached it.
 struct Spec {
+    /// Project-relative, under a project.
+    rel: Option<String>,
     display: String,
     format: &'static dyn Format,
     source_checks: bool,
@@ -133,7 +137,7 @@ pub fn check(
         (Some(p), Some(c)) => Some(plan::Planner::new(p, c)),
         _ => None,
     };
-    let files = walk::collect_files(
+    let (files, named) = walk::collect_files(
         app,
         project.as_ref(),
         collections.as_ref(),
@@ -177,7 +181,7 @@ pub fn check(
         request.min_score,
         request.ship,
     );
-    let target = target(app, request, &jobs, tally.blocks);
+    let target = target(request, named, &jobs, tally.blocks);
     let mut report = CheckReport::build(
         target,
         tally.findings,
@@ -241,12 +245,9 @@ impl Scope<'_> {
         abs: PathBuf,
         spec: Spec,
     ) -> Result<Job, HostError> {
-        let point = match (&self.resolver, self.project) {
-            (Some(resolver), Some(project)) => {
-                let rel = relative_to(&abs, &project.root).unwrap_or_default();
-                resolver.resolve_path(&rel)
-            }
-            _ => Point {
+        let point = match &self.resolver {
+            Some(resolver) => resolver.resolve_path(spec.rel.as_deref().unwrap_or_default()),
+            None => Point {
                 source_language: "en".into(),
                 ..Point::default()
             },
@@ -264,7 +265,13 @@ impl Scope<'_> {
         }
         let targets = match (self.project, self.collections) {
             (Some(project), Some(collections)) if !spec.format.info().capabilities.bilingual => {
-                target_jobs(self.app, project, collections, &abs, spec.langs.as_ref())
+                target_jobs(
+                    self.app,
+                    project,
+                    collections,
+                    spec.rel.as_deref(),
+                    spec.langs.as_ref(),
+                )
             }
             _ => Vec::new(),
         };
@@ -280,23 +287,24 @@ impl Scope<'_> {
     }
 }
 
-/// The translation files of the monolingual catalog `abs` that exist, from its collection
-/// item's `target` template (only the languages in `langs`, when it names some).
+/// The translation files of the monolingual catalog at the project-relative `rel` that exist,
+/// from its collection item's `target` template (only the languages in `langs`, when it names
+/// some).
 fn target_jobs(
     app: &App,
     project: &Project,
     collections: &Collections,
-    abs: &Path,
+    rel: Option<&str>,
     langs: Option<&BTreeSet<String>>,
 ) -> Vec<TargetJob> {
-    let Some(rel) = relative_to(abs, &project.root) else {
+    let Some(rel) = rel else {
         return Vec::new();
     };
-    let Some(item) = collections.matches(&rel) else {
+    let Some(item) = collections.matches(rel) else {
         return Vec::new();
     };
     let mut targets = Vec::new();
-    for (lang, target_rel) in item.target_paths(&rel) {
+    for (lang, target_rel) in item.target_paths(rel) {
         if langs.is_some_and(|l| !l.contains(&lang)) {
             continue;
         }
@@ -372,9 +380,9 @@ impl Tally {
     }
 }
 
-/// What the report says was checked: a diff, the project, or the files named (as the
-/// findings name files: from the working folder, whichever surface asked).
-fn target(app: &App, request: &CheckRequest, jobs: &[Job], blocks: usize) -> Target {
+/// What the report says was checked: a diff, the project, or the files named (`named`, as
+/// the findings name files: from the working folder, whichever surface asked).
+fn target(request: &CheckRequest, named: Vec<String>, jobs: &[Job], blocks: usize) -> Target {
     Target {
         kind: if request.diff_against.is_some() {
             "diff".into()
@@ -383,11 +391,7 @@ fn target(app: &App, request: &CheckRequest, jobs: &[Job], blocks: usize) -> Tar
         } else {
             "files".into()
         },
-        paths: request
-            .paths
-            .iter()
-            .map(|p| display_path(app, &normalize(&app.absolute(p))))
-            .collect(),
+        paths: named,
         files: jobs
             .iter()
             .map(|j| usize::from(j.source_checks) + j.targets.len())
@@ -411,6 +415,7 @@ fn specs(
         match file.role {
             plan::Role::Source => {
                 let spec = specs.entry(file.abs).or_insert(Spec {
+                    rel: file.rel,
                     display: file.display,
                     format: file.format,
                     source_checks: true,
@@ -423,6 +428,7 @@ fn specs(
                 let Some(project) = project else { continue };
                 let abs = normalize(&project.root.join(&source));
                 let spec = specs.entry(abs.clone()).or_insert_with(|| Spec {
+                    rel: Some(source),
                     display: display_path(app, &abs),
                     format: file.format,
                     source_checks: false,

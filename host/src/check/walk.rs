@@ -11,7 +11,7 @@ use kapi_core::project::collections::Collections;
 
 use super::Chosen;
 use super::plan::{Planner, Role};
-use crate::app::{App, normalize, relative_to};
+use crate::app::{App, ResolvedPath, relative_to};
 use crate::document::declared_format;
 use crate::error::HostError;
 
@@ -19,125 +19,146 @@ use crate::error::HostError;
 /// only where a collection declares them.
 const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
 
+/// The files a check covers, and the named paths as the report shows them: with no path,
+/// every file the collections declare; else each named file, and every file a named folder
+/// holds. Each named path is resolved once ([`App::resolve`]), and proven inside the project.
 pub(super) fn collect_files(
     app: &App,
     project: Option<&Project>,
     collections: Option<&Collections>,
     mut planner: Option<&mut Planner>,
     paths: &[PathBuf],
-) -> Result<Vec<Chosen>, HostError> {
+) -> Result<(Vec<Chosen>, Vec<String>), HostError> {
     let mut chosen: BTreeMap<PathBuf, Chosen> = BTreeMap::new();
     if paths.is_empty() {
         let (Some(project), Some(collections)) = (project, collections) else {
             return Err(HostError::NothingToCheck);
         };
-        let declared = collections
-            .declared_files(&project.root)
-            .map_err(|e| HostError::io(&project.root, e))?;
-        if declared.is_empty() {
-            return Err(HostError::NoContent);
-        }
-        for file in declared {
-            let format = crate::document::pick(&file.abs, file.format.as_deref())?;
-            let Some(format) = format else { continue };
-            let display = display_path(app, &file.abs);
-            chosen.insert(
-                file.abs.clone(),
-                Chosen {
-                    abs: file.abs,
-                    display,
-                    format,
-                    role: Role::Source,
-                },
-            );
-        }
-        return Ok(chosen.into_values().collect());
+        return Ok((declared_files(app, project, collections)?, Vec::new()));
     }
+    let mut named = Vec::with_capacity(paths.len());
     for path in paths {
-        let abs = normalize(&app.absolute(path));
-        let meta =
-            std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath { path: path.clone() })?;
-        if let Some(project) = project
-            && !abs.starts_with(&project.root)
-        {
-            return Err(HostError::OutsideProject {
-                path: path.clone(),
-                root: project.root.clone(),
-            });
-        }
-        if let Some(project) = project {
-            crate::document::stay_inside(path, &abs, &project.root)?;
-        }
-        if let Some(e) = HostError::special_file(path, &meta) {
+        let path = app.resolve(project, path)?;
+        if let Some(e) = HostError::special_file(path.given(), path.meta()) {
             return Err(e);
         }
-        if !meta.is_dir() {
-            let role = role_of(project, planner.as_deref_mut(), &abs)?;
-            let format = match format_for(project, collections, &abs, &role)? {
+        if path.meta().is_dir() {
+            walk_folder(
+                app,
+                project,
+                collections,
+                planner.as_deref_mut(),
+                &path,
+                &mut chosen,
+            )?;
+        } else {
+            let role = role_of(path.rel(), planner.as_deref_mut())?;
+            let format = match format_for(project, collections, path.abs(), &role)? {
                 Some(format) => format,
-                None => return Err(crate::document::unknown_format(path, &abs)),
+                None => return Err(crate::document::unknown_format(path.given(), path.abs())),
             };
             chosen.insert(
-                abs.clone(),
+                path.abs().to_path_buf(),
                 Chosen {
-                    display: display_path(app, &abs),
-                    abs,
-                    format,
-                    role,
-                },
-            );
-            continue;
-        }
-        let before = chosen.len();
-        let mut walk = ignore::WalkBuilder::new(&abs);
-        walk.hidden(true)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(true)
-            .require_git(false)
-            .parents(true);
-        walk.filter_entry(|e| e.file_name() != kapi_core::project::layout::KAPI_DIR);
-        for entry in walk.build() {
-            let entry = entry.map_err(|e| HostError::Io {
-                path: path.clone(),
-                source: std::io::Error::other(e.to_string()),
-            })?;
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let file = entry.into_path();
-            let Some((format, role)) =
-                walk_entry(project, collections, planner.as_deref_mut(), &file)?
-            else {
-                continue;
-            };
-            chosen.insert(
-                file.clone(),
-                Chosen {
-                    display: display_path(app, &file),
-                    abs: file,
+                    abs: path.abs().to_path_buf(),
+                    rel: path.rel().map(str::to_owned),
+                    display: path.display().to_owned(),
                     format,
                     role,
                 },
             );
         }
-        if chosen.len() == before {
-            return Err(HostError::NoFilesMatched {
-                paths: format!("`{}`", path.display()),
-            });
-        }
+        named.push(path.display().to_owned());
+    }
+    Ok((chosen.into_values().collect(), named))
+}
+
+/// Every file the collections declare that a format reads, as a source.
+fn declared_files(
+    app: &App,
+    project: &Project,
+    collections: &Collections,
+) -> Result<Vec<Chosen>, HostError> {
+    let declared = collections
+        .declared_files(&project.root)
+        .map_err(|e| HostError::io(&project.root, e))?;
+    if declared.is_empty() {
+        return Err(HostError::NoContent);
+    }
+    let mut chosen: BTreeMap<PathBuf, Chosen> = BTreeMap::new();
+    for file in declared {
+        let format = crate::document::pick(&file.abs, file.format.as_deref())?;
+        let Some(format) = format else { continue };
+        let display = display_path(app, &file.abs);
+        chosen.insert(
+            file.abs.clone(),
+            Chosen {
+                abs: file.abs,
+                rel: Some(file.rel),
+                display,
+                format,
+                role: Role::Source,
+            },
+        );
     }
     Ok(chosen.into_values().collect())
 }
 
-/// How `abs` is checked: [`Role::Source`] outside a project.
-fn role_of(
+/// Adds the files a named folder holds that a walk checks ([`walk_entry`]), honouring
+/// `.gitignore`; a folder that adds none is an error.
+fn walk_folder(
+    app: &App,
     project: Option<&Project>,
-    planner: Option<&mut Planner>,
-    abs: &Path,
-) -> Result<Role, HostError> {
-    match (project.and_then(|p| relative_to(abs, &p.root)), planner) {
-        (Some(rel), Some(planner)) => planner.role(&rel),
+    collections: Option<&Collections>,
+    mut planner: Option<&mut Planner>,
+    folder: &ResolvedPath,
+    chosen: &mut BTreeMap<PathBuf, Chosen>,
+) -> Result<(), HostError> {
+    let before = chosen.len();
+    let mut walk = ignore::WalkBuilder::new(folder.abs());
+    walk.hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .parents(true);
+    walk.filter_entry(|e| e.file_name() != kapi_core::project::layout::KAPI_DIR);
+    for entry in walk.build() {
+        let entry = entry.map_err(|e| HostError::Io {
+            path: folder.given().to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let file = entry.into_path();
+        let Some((format, role)) = walk_entry(project, collections, planner.as_deref_mut(), &file)?
+        else {
+            continue;
+        };
+        chosen.insert(
+            file.clone(),
+            Chosen {
+                rel: project.and_then(|p| relative_to(&file, &p.root)),
+                display: display_path(app, &file),
+                abs: file,
+                format,
+                role,
+            },
+        );
+    }
+    if chosen.len() == before {
+        return Err(HostError::NoFilesMatched {
+            paths: format!("`{}`", folder.given().display()),
+        });
+    }
+    Ok(())
+}
+
+/// How the project-relative `rel` is checked: [`Role::Source`] outside a project.
+fn role_of(rel: Option<&str>, planner: Option<&mut Planner>) -> Result<Role, HostError> {
+    match (rel, planner) {
+        (Some(rel), Some(planner)) => planner.role(rel),
         _ => Ok(Role::Source),
     }
 }
@@ -168,11 +189,11 @@ pub(crate) fn walk_entry(
     planner: Option<&mut Planner>,
     abs: &Path,
 ) -> Result<Option<(&'static dyn Format, Role)>, HostError> {
-    let role = role_of(project, planner, abs)?;
+    let rel = project.and_then(|p| relative_to(abs, &p.root));
+    let role = role_of(rel.as_deref(), planner)?;
     let format = match role {
-        Role::Source => walk_format(project, collections, abs)?,
+        Role::Source => walk_format(project, collections, abs, rel.as_deref())?,
         _ => {
-            let rel = project.and_then(|p| relative_to(abs, &p.root));
             if collections
                 .zip(rel)
                 .is_some_and(|(c, rel)| c.is_excluded(&rel))
@@ -193,9 +214,9 @@ fn walk_format(
     project: Option<&Project>,
     collections: Option<&Collections>,
     abs: &Path,
+    rel: Option<&str>,
 ) -> Result<Option<&'static dyn Format>, HostError> {
-    let rel = project.and_then(|p| relative_to(abs, &p.root));
-    if let (Some(collections), Some(rel)) = (collections, &rel)
+    if let (Some(collections), Some(rel)) = (collections, rel)
         && collections.is_excluded(rel)
     {
         return Ok(None);
@@ -205,14 +226,14 @@ fn walk_format(
         return Ok(None);
     };
     let in_collection = collections
-        .zip(rel.as_deref())
+        .zip(rel)
         .is_some_and(|(collections, rel)| declares(collections, rel));
     if WALK_SKIPS.contains(&format.info().id) && !in_collection {
         return Ok(None);
     }
     // An AGENTS.md or CLAUDE.md holds kapi's rules section (never checked): the person's
     // text around it is content only where a collection declares the file.
-    if !in_collection && rel.as_deref().is_some_and(crate::rules::rules_file) {
+    if !in_collection && rel.is_some_and(crate::rules::rules_file) {
         return Ok(None);
     }
     Ok(Some(format))
@@ -226,24 +247,7 @@ pub(crate) fn declares(collections: &Collections, rel: &str) -> bool {
         && !collections.is_target(rel)
 }
 
-/// A path as reports show it: relative to the working directory (`../README.md` for a file
-/// beside it), `.` for the working directory itself, or absolute when the two share nothing
-/// but the root.
+/// A path as reports show it ([`App::display_path`]).
 pub fn display_path(app: &App, abs: &Path) -> String {
-    if let Some(rel) = relative_to(abs, &app.cwd) {
-        return if rel.is_empty() { ".".into() } else { rel };
-    }
-    let cwd: Vec<_> = app.cwd.components().collect();
-    let target: Vec<_> = abs.components().collect();
-    let common = cwd.iter().zip(&target).take_while(|(a, b)| a == b).count();
-    if common <= 1 {
-        return abs.display().to_string();
-    }
-    let mut parts: Vec<String> = vec!["..".to_owned(); cwd.len() - common];
-    parts.extend(
-        target[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
+    app.display_path(abs)
 }

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use super::translation::{self, Unreadable};
 use crate::app::App;
-use crate::document::{self, Editions, Loaded};
+use crate::document::{self, Editions, Hold, Loaded};
 use crate::error::HostError;
 
 use kapi_core::project::layout::DECISIONS_FILE;
@@ -424,13 +424,13 @@ fn part<'e>(
 /// The `review_block` answer.
 pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
     let project = app.require_project()?;
-    let rel = app.project_relative(&project, Path::new(&at.doc))?;
+    let path = app.resolve_in(&project, Path::new(&at.doc))?;
     let editions = if at.edition == SOURCE {
         Editions::Source
     } else {
         Editions::All
     };
-    let loaded = document::load(app, &project.root.join(&rel), &editions, None)?;
+    let loaded = document::load_resolved(app, Some(&project), &path, &editions, None, Hold::All)?;
     let block: &Block =
         loaded
             .parsed
