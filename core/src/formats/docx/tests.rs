@@ -7,9 +7,9 @@ use zip::{ZipArchive, ZipWriter};
 use super::package::read_limited;
 use super::reader::MAX_TABLE_DEPTH;
 use super::*;
-use crate::model::{Block, CodeKind, Role, Run};
 use crate::formats::conformance;
 use crate::model::Edition;
+use crate::model::{Block, CodeKind, Role, Run};
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
