@@ -146,7 +146,7 @@ impl<'a> Fields<'a> {
             "at",
             "send the `ref` a read gave: {\"doc\", \"block\", \"edition\"}",
         )?;
-        f.known_in(&["doc", "block", "edition", "branch"], "at.")?;
+        f.known_in(&super::shape::AT.names(), "at.")?;
         let doc = f.string_in("doc", "at.")?;
         check_doc(&doc).map_err(|(message, hint)| {
             self.ctx

@@ -8,6 +8,7 @@
 
 mod fields;
 mod operations;
+pub(crate) mod shape;
 
 use serde_json::{Map, Value};
 
@@ -15,6 +16,7 @@ use super::{ChangeSet, GateMode, SCHEMA};
 use fields::{Ctx, unknown_fields};
 pub use operations::MAX_NOTE_CHARS;
 use operations::operation;
+pub(crate) use operations::KINDS;
 
 /// The most operations one change set may hold.
 pub const MAX_OPERATIONS: usize = 10_000;
@@ -170,7 +172,7 @@ fn document(line: usize, map: &Map<String, Value>) -> Result<ChangeSet, DecodeEr
         index: None,
         line: Some(line),
     };
-    let gate = header(map, &ctx, &["schema", "gate", "operations"])?;
+    let gate = header(map, &ctx, &shape::DOCUMENT.names())?;
     let ops = match map.get("operations") {
         Some(Value::Array(ops)) => ops,
         Some(_) => return Err(ctx.err(Some("operations".into()), "must be an array")),
@@ -217,7 +219,7 @@ fn json_lines(values: &[(usize, Value)]) -> Result<ChangeSet, DecodeError> {
             index: None,
             line: Some(*line),
         };
-        gate = header(map, &ctx, &["schema", "gate"])?;
+        gate = header(map, &ctx, &shape::LINES_HEADER.names())?;
         rest = &rest[1..];
     }
     if rest.len() > MAX_OPERATIONS {

@@ -4,19 +4,54 @@
 use serde_json::Value;
 
 use super::fields::{Ctx, Fields, check_doc};
+use super::shape::{self, Shape};
 use super::{DecodeError, RECIPE_FIELDS};
 use crate::change::{MatchMode, MemoryPair, NoteOp, Operation, Outcome};
 use crate::governance::terms_edit::TermUpsert;
 
-const OPS: &[&str] = &[
-    "set_content",
-    "replace_text",
-    "decide",
-    "term",
-    "memory",
-    "note",
-    "recipe",
+/// An operation kind: its fields and its decoder, which reads an object holding no others.
+pub struct Kind {
+    pub shape: &'static Shape,
+    decode: fn(&Fields) -> Result<Operation, DecodeError>,
+}
+
+/// Every operation kind a change set may hold, in the order the schema lists them.
+pub const KINDS: &[Kind] = &[
+    Kind {
+        shape: &shape::SET_CONTENT,
+        decode: set_content,
+    },
+    Kind {
+        shape: &shape::REPLACE_TEXT,
+        decode: replace_text,
+    },
+    Kind {
+        shape: &shape::DECIDE,
+        decode: decide,
+    },
+    Kind {
+        shape: &shape::TERM_OP,
+        decode: term,
+    },
+    Kind {
+        shape: &shape::MEMORY,
+        decode: memory,
+    },
+    Kind {
+        shape: &shape::NOTE_OP,
+        decode: note,
+    },
+    Kind {
+        shape: &shape::RECIPE,
+        decode: recipe,
+    },
 ];
+
+/// The operations' names, for a hint.
+fn op_names() -> String {
+    let names: Vec<&str> = KINDS.iter().filter_map(|k| k.shape.op).collect();
+    names.join(", ")
+}
 
 /// The longest note field, in characters (as `kapi context note`).
 pub const MAX_NOTE_CHARS: usize = 500;
@@ -33,30 +68,24 @@ pub(super) fn operation(value: &Value, ctx: &Ctx) -> Result<Operation, DecodeErr
             return Err(ctx.hinted(
                 Some("op".into()),
                 "missing",
-                format!("name the operation: {}", OPS.join(", ")),
+                format!("name the operation: {}", op_names()),
             ));
         }
     };
-    let f = Fields { map, ctx };
-    match op {
-        "set_content" => set_content(&f),
-        "replace_text" => replace_text(&f),
-        "decide" => decide(&f),
-        "term" => term(&f),
-        "memory" => memory(&f),
-        "note" => note(&f),
-        "recipe" => recipe(&f),
-        other => Err(ctx.hinted(
+    let Some(kind) = KINDS.iter().find(|k| k.shape.op == Some(op)) else {
+        return Err(ctx.hinted(
             Some("op".into()),
-            format!("unknown operation `{other}`"),
-            format!("operations: {}", OPS.join(", ")),
-        )),
-    }
+            format!("unknown operation `{op}`"),
+            format!("operations: {}", op_names()),
+        ));
+    };
+    let f = Fields { map, ctx };
+    f.known(&kind.shape.names())?;
+    (kind.decode)(&f)
 }
 
 /// `set_content`: an edition's whole text.
 fn set_content(f: &Fields) -> Result<Operation, DecodeError> {
-    f.known(&["op", "at", "if_match", "content"])?;
     Ok(Operation::SetContent {
         at: f.at()?,
         if_match: f.if_match()?,
@@ -67,7 +96,6 @@ fn set_content(f: &Fields) -> Result<Operation, DecodeError> {
 /// `replace_text`: a non-empty `find`, its `replace`, the match mode and an optional count.
 fn replace_text(f: &Fields) -> Result<Operation, DecodeError> {
     let ctx = f.ctx;
-    f.known(&["op", "at", "if_match", "find", "replace", "match", "count"])?;
     let find = f.string("find")?;
     if find.is_empty() {
         return Err(ctx.err(Some("find".into()), "must not be empty"));
@@ -105,7 +133,6 @@ fn replace_text(f: &Fields) -> Result<Operation, DecodeError> {
 /// `decide`: an outcome; an `advise` (and only an `advise`) carries a score and reasons.
 fn decide(f: &Fields) -> Result<Operation, DecodeError> {
     let ctx = f.ctx;
-    f.known(&["op", "at", "if_match", "outcome", "score", "reasons"])?;
     let outcome = match f.string("outcome")?.as_str() {
         "establish" => Outcome::Establish,
         "reject" => Outcome::Reject,
@@ -183,7 +210,6 @@ fn decide_reasons(f: &Fields) -> Result<Vec<String>, DecodeError> {
 /// `term`: a [`TermUpsert`] (read by serde, which refuses unknown fields) with a text and lang.
 fn term(f: &Fields) -> Result<Operation, DecodeError> {
     let ctx = f.ctx;
-    f.known(&["op", "term"])?;
     let Some(term) = f.map.get("term") else {
         return Err(ctx.hinted(
             Some("term".into()),
@@ -205,15 +231,11 @@ fn term(f: &Fields) -> Result<Operation, DecodeError> {
 /// `memory`: one content-memory `pair` with a non-empty source and target.
 fn memory(f: &Fields) -> Result<Operation, DecodeError> {
     let ctx = f.ctx;
-    f.known(&["op", "pair"])?;
     let p = f.object(
         "pair",
         "give the pair as {\"source\", \"target\", \"target_lang\"}",
     )?;
-    p.known_in(
-        &["source", "target", "source_lang", "target_lang", "status"],
-        "pair.",
-    )?;
+    p.known_in(&shape::PAIR.names(), "pair.")?;
     let status = p.opt_string_in("status", "pair.")?;
     if let Some(s) = &status
         && s != "reviewed"
@@ -244,12 +266,11 @@ fn memory(f: &Fields) -> Result<Operation, DecodeError> {
 /// `note`: a `path` and either `text`, or `from` and `to` (with an optional `suggest`).
 fn note(f: &Fields) -> Result<Operation, DecodeError> {
     let ctx = f.ctx;
-    f.known(&["op", "note"])?;
     let n = f.object(
         "note",
         "give the note as {\"path\", \"text\"} or {\"path\", \"from\", \"to\"}",
     )?;
-    n.known_in(&["path", "text", "from", "to", "suggest"], "note.")?;
+    n.known_in(&shape::NOTE.names(), "note.")?;
     let path = n.string_in("path", "note.")?;
     check_doc(if path.trim().is_empty() { "." } else { &path })
         .map_err(|(m, h)| ctx.hinted(Some("note.path".into()), m, h.to_owned()))?;
@@ -300,7 +321,6 @@ fn note_text(n: &Fields, name: &str) -> Result<Option<String>, DecodeError> {
 /// `recipe`: one allowlisted field ([`RECIPE_FIELDS`]) and a value of the type it takes.
 fn recipe(f: &Fields) -> Result<Operation, DecodeError> {
     let ctx = f.ctx;
-    f.known(&["op", "field", "value"])?;
     let field = f.string("field")?;
     let Some((_, kind)) = RECIPE_FIELDS.iter().find(|(name, _)| *name == field) else {
         let names: Vec<&str> = RECIPE_FIELDS.iter().map(|(n, _)| *n).collect();
