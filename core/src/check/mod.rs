@@ -1,4 +1,5 @@
-//! Checks: the deterministic analyzers (one per file), their findings, the score and the gate.
+//! Checks: the deterministic analyzers ([`analyzers`], one per file), their findings, the score
+//! and the gate, and the report's renderings for other tools ([`render`]).
 //! `check_document` runs every analyzer over one read document under the governance in force.
 //!
 //! Cost: a check is linear in its input. Analyzers hand each hit to a [`Sink`] as they find
@@ -7,18 +8,16 @@
 //! of a million slips nor one long line costs more than its size. A caller may stop a check
 //! from another thread with [`CheckInput::cancel`]; it is polled between blocks and hits.
 
+pub mod analyzers;
 pub mod document;
 pub mod edition;
 pub mod findings;
-pub mod github;
-pub mod hygiene;
-pub mod placeholders;
+pub mod render;
 pub mod report;
-pub mod rule;
-pub mod sarif;
-pub mod terms;
-pub mod translation_terms;
-pub mod voice;
+
+// The analyzers and renderings at the paths they had before they were grouped.
+pub use analyzers::{hygiene, placeholders, rule, terms, translation_terms, voice};
+pub use render::{github, sarif};
 
 use std::collections::HashSet;
 use std::ops::Range;

@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-use super::Sink;
 use super::rule::declare_rule;
+use crate::check::Sink;
 use crate::governance::Severity;
 use crate::text::CODE_MARK;
 
@@ -554,14 +554,14 @@ mod tests {
     #[test]
     fn clean_fixture_has_no_hits() {
         assert_eq!(
-            ids(include_str!("../../../testdata/check/hygiene/clean.txt")),
+            ids(include_str!("../../../../testdata/check/hygiene/clean.txt")),
             Vec::<&str>::new()
         );
     }
 
     #[test]
     fn fixture_has_one_hit_per_rule() {
-        let text = include_str!("../../../testdata/check/hygiene/slips.txt");
+        let text = include_str!("../../../../testdata/check/hygiene/slips.txt");
         let mut found = ids(text);
         found.dedup();
         assert_eq!(

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::report::CheckReport;
+use crate::check::report::CheckReport;
 use crate::governance::Severity;
 
 /// Renders the report as GitHub Actions workflow commands, one line each.

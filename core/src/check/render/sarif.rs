@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::report::CheckReport;
-use super::rule;
+use crate::check::report::CheckReport;
+use crate::check::rule;
 use crate::governance::Severity;
 
 /// The SARIF schema the output follows.

@@ -46,7 +46,7 @@ declare_rule! {
 /// A term problem in a translation, in offsets of the target's prose view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TermGap {
-    pub rule: &'static super::Rule,
+    pub rule: &'static crate::check::Rule,
     pub severity: Severity,
     /// Byte range in the target's prose view (empty for a missing term).
     pub range: std::ops::Range<usize>,

@@ -213,7 +213,7 @@ pub struct Positions {
 /// A problem found between a source and its translation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
-    pub rule: &'static super::Rule,
+    pub rule: &'static crate::check::Rule,
     /// The native form as written where it was found (source for missing, target for extra).
     pub data: String,
     pub message: String,

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::Hit;
+use crate::check::Hit;
 use crate::governance::Severity;
 
 /// A rule an analyzer reports under.

@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-use super::Sink;
 use super::rule::declare_rule;
+use crate::check::Sink;
 use crate::governance::{Governance, PatternRule, Severity};
 use crate::model::Role;
 use crate::text::CODE_MARK;
@@ -462,7 +462,7 @@ mod tests {
 
     #[test]
     fn fixture_paragraph_breaks_both_limits() {
-        let text = include_str!("../../../testdata/check/voice/long.txt");
+        let text = include_str!("../../../../testdata/check/voice/long.txt");
         let gov = limits(Some(30), Some(3));
         let rows = block(&gov, Role::Paragraph, text.trim_end());
         let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();

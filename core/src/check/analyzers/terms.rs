@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::rule::{Rule, declare_rule};
-use super::{Hit, Sink};
+use crate::check::{Hit, Sink};
 use crate::governance::{Governance, Severity, TermEntry, TermStatus};
 
 declare_rule! {

@@ -1,0 +1,6 @@
+//! Renderings of a finished [`crate::check::CheckReport`] for other tools: GitHub Actions
+//! workflow commands ([`github`]) and SARIF 2.1.0 ([`sarif`]). The report's own JSON is its
+//! `Serialize` (`kapi.check/v1`).
+
+pub mod github;
+pub mod sarif;
