@@ -14,9 +14,9 @@ use serde_json::{Map, Value};
 
 use super::{ChangeSet, GateMode, SCHEMA};
 use fields::{Ctx, unknown_fields};
+pub(crate) use operations::KINDS;
 pub use operations::MAX_NOTE_CHARS;
 use operations::operation;
-pub(crate) use operations::KINDS;
 
 /// The most operations one change set may hold.
 pub const MAX_OPERATIONS: usize = 10_000;
