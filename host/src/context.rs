@@ -25,6 +25,7 @@ use kapi_core::governance::notes::{KeptNote, NotesFile, applies, normal_path};
 use kapi_core::governance::{Governance, TermEntry, load as governance_load};
 use kapi_core::project::layout::STORE_FILE;
 use kapi_core::project::resolve::{Resolver, Window};
+use kapi_core::project::{Point, Project};
 use kapi_core::store::{Store, Suggestion, SuggestionFilter};
 use serde::Serialize;
 
@@ -129,61 +130,13 @@ pub struct ContextAnswer {
 
 /// Answers what governs a path or a profile.
 pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, HostError> {
-    let project = app.project()?;
     let limit = request.limit.unwrap_or(25);
     let mut notes = Vec::new();
-    let Some(project) = project else {
-        if request.profile.is_some() {
-            return Err(HostError::NoProject {
-                searched: app.cwd.clone(),
-            });
-        }
-        let path = request.path.as_ref().map(|p| p.display().to_string());
-        notes.push("no kapi project here: only the hygiene rules apply; run `kapi init` to give this folder a voice and terms".to_owned());
-        let empty = Governance::empty();
-        return Ok(ContextAnswer {
-            surface: app.surface,
-            schema: "kapi.context/v1",
-            scope: "none",
-            point: PointView {
-                path,
-                profile: None,
-                channel: None,
-                collection: None,
-                default: true,
-                reference: "default".into(),
-                language: request.locale.clone().unwrap_or_else(|| "en".into()),
-            },
-            voice: None,
-            terms: TermsView::default(),
-            terms_total: 0,
-            windows: Vec::new(),
-            fingerprint: empty.fingerprint,
-            kept_notes: Vec::new(),
-            pending: Vec::new(),
-            notes,
-        });
+    let Some(project) = app.project()? else {
+        return no_project(app, request);
     };
     let resolver = Resolver::new(&project, app.now);
-    let point = match (&request.profile, &request.path) {
-        (Some(profile), _) => resolver.resolve_profile(profile)?,
-        (None, Some(path)) => {
-            let rel = app.project_relative(&project, path)?;
-            resolver.resolve_path(&rel)
-        }
-        (None, None) => {
-            return Err(HostError::Usage {
-                message: app.surface.pick(
-                    "name a PATH or a `--profile`",
-                    "name a `path` or a `profile`",
-                ),
-                hint: Some(app.surface.pick(
-                    "run `kapi context docs/intro.md` or `kapi context --profile NAME`",
-                    "`{\"path\": \"docs/intro.md\"}` or `{\"profile\": \"NAME\"}`",
-                )),
-            });
-        }
-    };
+    let point = resolve_point(app, &project, &resolver, request)?;
     let language = request
         .locale
         .clone()
@@ -205,6 +158,103 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
             None
         }
     };
+    let (terms, total) = terms_view(&governance, limit, &mut notes);
+    // A profile named directly has no location: only what is kept for the whole project.
+    let at = point.path.as_deref().map(normal_path).unwrap_or_default();
+    let kept = read_kept_notes(&project.root, &mut notes);
+    let kept_notes = kept_lines(&kept, &at);
+    let pending = pending_here(&project.root, &at, limit, &mut notes);
+    Ok(ContextAnswer {
+        surface: app.surface,
+        schema: "kapi.context/v1",
+        scope: "project",
+        point: PointView {
+            path: point.path.clone(),
+            profile: point.profile.clone(),
+            channel: point.channel.clone(),
+            collection: point.collection.clone(),
+            default: point.default,
+            reference: point.reference(),
+            language,
+        },
+        voice,
+        terms,
+        terms_total: total,
+        windows: resolver.windows(),
+        fingerprint: governance.fingerprint.clone(),
+        kept_notes,
+        pending,
+        notes,
+    })
+}
+
+/// The brief where no project is: hygiene only (a profile named directly has nothing to name).
+fn no_project(app: &App, request: &ContextRequest) -> Result<ContextAnswer, HostError> {
+    if request.profile.is_some() {
+        return Err(HostError::NoProject {
+            searched: app.cwd.clone(),
+        });
+    }
+    let path = request.path.as_ref().map(|p| p.display().to_string());
+    let notes = vec!["no kapi project here: only the hygiene rules apply; run `kapi init` to give this folder a voice and terms".to_owned()];
+    let empty = Governance::empty();
+    Ok(ContextAnswer {
+        surface: app.surface,
+        schema: "kapi.context/v1",
+        scope: "none",
+        point: PointView {
+            path,
+            profile: None,
+            channel: None,
+            collection: None,
+            default: true,
+            reference: "default".into(),
+            language: request.locale.clone().unwrap_or_else(|| "en".into()),
+        },
+        voice: None,
+        terms: TermsView::default(),
+        terms_total: 0,
+        windows: Vec::new(),
+        fingerprint: empty.fingerprint,
+        kept_notes: Vec::new(),
+        pending: Vec::new(),
+        notes,
+    })
+}
+
+/// The point the request names: its profile, or the point its path resolves to.
+fn resolve_point(
+    app: &App,
+    project: &Project,
+    resolver: &Resolver,
+    request: &ContextRequest,
+) -> Result<Point, HostError> {
+    match (&request.profile, &request.path) {
+        (Some(profile), _) => Ok(resolver.resolve_profile(profile)?),
+        (None, Some(path)) => {
+            let rel = app.project_relative(project, path)?;
+            Ok(resolver.resolve_path(&rel))
+        }
+        (None, None) => Err(HostError::Usage {
+            message: app.surface.pick(
+                "name a PATH or a `--profile`",
+                "name a `path` or a `profile`",
+            ),
+            hint: Some(app.surface.pick(
+                "run `kapi context docs/intro.md` or `kapi context --profile NAME`",
+                "`{\"path\": \"docs/intro.md\"}` or `{\"profile\": \"NAME\"}`",
+            )),
+        }),
+    }
+}
+
+/// The terms in force, ranked, at most `limit` in each group, and how many there are; a note
+/// when there are none or some are left out.
+fn terms_view(
+    governance: &Governance,
+    limit: usize,
+    notes: &mut Vec<String>,
+) -> (TermsView, usize) {
     let mut terms = TermsView::default();
     let mut sorted: Vec<&TermEntry> = governance.terms.iter().collect();
     sorted.sort_by(|a, b| {
@@ -229,13 +279,14 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
             "showing {shown} of {total} terms; ask `kapi context search WORD` for one"
         ));
     }
-    // A profile named directly has no location: only what is kept for the whole project.
-    let at = point.path.as_deref().map(normal_path).unwrap_or_default();
-    let kept = read_kept_notes(&project.root, &mut notes);
-    let kept_notes = kept_lines(&kept, &at);
-    let mut pending: Vec<PendingLine> = read_pending(&project.root, &mut notes)
+    (terms, total)
+}
+
+/// The pending suggestions that would apply at `at`, shallowest first, at most `limit`.
+fn pending_here(root: &Path, at: &str, limit: usize, notes: &mut Vec<String>) -> Vec<PendingLine> {
+    let mut pending: Vec<PendingLine> = read_pending(root, notes)
         .iter()
-        .filter(|s| applies(&s.path, &at))
+        .filter(|s| applies(&s.path, at))
         .map(PendingLine::from_suggestion)
         .collect();
     pending.sort_by_key(|p| depth(&p.path));
@@ -246,28 +297,7 @@ pub fn context(app: &App, request: &ContextRequest) -> Result<ContextAnswer, Hos
         ));
         pending.truncate(limit);
     }
-    Ok(ContextAnswer {
-        surface: app.surface,
-        schema: "kapi.context/v1",
-        scope: "project",
-        point: PointView {
-            path: point.path.clone(),
-            profile: point.profile.clone(),
-            channel: point.channel.clone(),
-            collection: point.collection.clone(),
-            default: point.default,
-            reference: point.reference(),
-            language,
-        },
-        voice,
-        terms,
-        terms_total: total,
-        windows: resolver.windows(),
-        fingerprint: governance.fingerprint.clone(),
-        kept_notes,
-        pending,
-        notes,
-    })
+    pending
 }
 
 /// Reads the kept notes (`.kapi/notes.yaml`): none when the file is missing; a file that does
@@ -442,6 +472,34 @@ impl ContextAnswer {
     /// The markdown brief (the bytes `context://PATH` serves).
     pub fn markdown(&self) -> String {
         let mut out = String::new();
+        self.point_markdown(&mut out);
+        self.terms_markdown(&mut out);
+        if !self.windows.is_empty() {
+            out.push_str("## Governance windows\n\n");
+            for w in &self.windows {
+                let mut line = format!("- `{}`", w.profile);
+                if let Some(from) = &w.valid_from {
+                    line.push_str(&format!(" from {from}"));
+                }
+                if let Some(to) = &w.valid_to {
+                    line.push_str(&format!(" until {to}"));
+                }
+                line.push_str(&format!(" ({})", w.state));
+                out.push_str(&line);
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        self.notes_markdown(&mut out);
+        out.push_str(&self.surface.pick(
+            "Check your changes with `kapi check PATH`.\n",
+            "Check your changes with `check_file`.\n",
+        ));
+        out
+    }
+
+    /// The title, the point, the language and fingerprint, and the voice guide.
+    fn point_markdown(&self, out: &mut String) {
         let title = self
             .point
             .path
@@ -491,6 +549,10 @@ impl ContextAnswer {
             }
         }
         out.push('\n');
+    }
+
+    /// The terms to avoid, then the terms to use.
+    fn terms_markdown(&self, out: &mut String) {
         if !self.terms.avoid.is_empty() {
             out.push_str("## Terms to avoid\n\n");
             for t in &self.terms.avoid {
@@ -522,22 +584,10 @@ impl ContextAnswer {
             }
             out.push('\n');
         }
-        if !self.windows.is_empty() {
-            out.push_str("## Governance windows\n\n");
-            for w in &self.windows {
-                let mut line = format!("- `{}`", w.profile);
-                if let Some(from) = &w.valid_from {
-                    line.push_str(&format!(" from {from}"));
-                }
-                if let Some(to) = &w.valid_to {
-                    line.push_str(&format!(" until {to}"));
-                }
-                line.push_str(&format!(" ({})", w.state));
-                out.push_str(&line);
-                out.push('\n');
-            }
-            out.push('\n');
-        }
+    }
+
+    /// The kept notes, the pending suggestions and the answer's own notes.
+    fn notes_markdown(&self, out: &mut String) {
         if !self.kept_notes.is_empty() {
             let at = self
                 .point
@@ -565,11 +615,6 @@ impl ContextAnswer {
             }
             out.push('\n');
         }
-        out.push_str(&self.surface.pick(
-            "Check your changes with `kapi check PATH`.\n",
-            "Check your changes with `check_file`.\n",
-        ));
-        out
     }
 }
 

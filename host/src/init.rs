@@ -63,28 +63,57 @@ pub fn init(
         agents: Vec::new(),
         kapi_not_on_path: !crate::env::on_path(app.env.path.as_deref(), "kapi"),
     };
+    write_recipe(&root, &recipe, &mut report)?;
+    write_layout(&root, &mut report)?;
+    record_init(app, &root, &mut report)?;
+    report.created.sort();
+    report.created.dedup();
+    report.kept.sort();
+    let project = kapi_core::project::Project::load(&recipe)?;
+    if rules_files {
+        report.rules_files = crate::notes::refresh_rules(app, &project)?;
+    }
+    let skill = skill_input();
+    report.agents = crate::wiring::wire(&root, &project.recipe, agents, &skill)?.hosts;
+    // The PATH note matters only where an entry stands (written now, or already there).
+    report.kapi_not_on_path &= report
+        .agents
+        .iter()
+        .any(|h| h.status != crate::wiring::WiringStatus::Refused);
+    Ok(report)
+}
+
+/// Validates an existing recipe (a broken one is reported, nothing written) or writes a new one
+/// declaring the Markdown trees and the source language found under `root`.
+fn write_recipe(root: &Path, recipe: &Path, report: &mut InitReport) -> Result<(), HostError> {
     if report.existing {
         // Validate before touching anything: a broken recipe is reported, nothing written.
-        kapi_core::project::Project::load(&recipe)?;
+        kapi_core::project::Project::load(recipe)?;
         report.kept.push("kapi.yaml".into());
     } else {
-        let (globs, language) = detect(&root);
+        let (globs, language) = detect(root);
         let name = slug(
             root.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
-        write_new(&recipe, &recipe_text(&name, &globs, &language))?;
+        write_new(recipe, &recipe_text(&name, &globs, &language))?;
         report.created.push("kapi.yaml".into());
         report.collections = globs;
         report.source_language = Some(language);
     }
-    for created in layout::ensure_layout(&root).map_err(|e| HostError::io(e.path, e.source))? {
+    Ok(())
+}
+
+/// The `.kapi/` layout, and for a new project the starter voice and empty terms (an existing
+/// project's own files are kept).
+fn write_layout(root: &Path, report: &mut InitReport) -> Result<(), HostError> {
+    for created in layout::ensure_layout(root).map_err(|e| HostError::io(e.path, e.source))? {
         report
             .created
-            .push(relative_to(&created, &root).unwrap_or_else(|| created.display().to_string()));
+            .push(relative_to(&created, root).unwrap_or_else(|| created.display().to_string()));
     }
-    let name = report_name(&root);
+    let name = report_name(root);
     for (file, text) in [
         (layout::VOICE_FILE, starter_voice(&name)),
         (layout::TERMS_FILE, STARTER_TERMS.to_owned()),
@@ -97,6 +126,11 @@ pub fn init(
             report.created.push(file.to_owned());
         }
     }
+    Ok(())
+}
+
+/// Opens (or creates) the store, touches the session and records the `init` operation.
+fn record_init(app: &App, root: &Path, report: &mut InitReport) -> Result<(), HostError> {
     let store_path = root.join(layout::STORE_FILE);
     let store_existed = store_path.exists();
     let handle = app.store(&store_path)?;
@@ -125,16 +159,14 @@ pub fn init(
     if !store_existed {
         report.created.push(layout::STORE_FILE.to_owned());
     }
-    report.created.sort();
-    report.created.dedup();
-    report.kept.sort();
-    let project = kapi_core::project::Project::load(&recipe)?;
-    if rules_files {
-        report.rules_files = crate::notes::refresh_rules(app, &project)?;
-    }
-    // SKILL.md alone goes into each skill folder; the references beside it in `skills/kapi/`
-    // are served by `kapi help <topic>` (the plugin bundle carries them), so a copy an earlier
-    // kapi left there is removed when it is one of them or in the closed retired list.
+    Ok(())
+}
+
+/// The skill as wiring takes it. SKILL.md alone goes into each skill folder; the references
+/// beside it in `skills/kapi/` are served by `kapi help <topic>` (the plugin bundle carries
+/// them), so a copy an earlier kapi left there is removed when it is one of them or in the
+/// closed retired list.
+fn skill_input() -> WiringInput {
     let mut retired = Vec::new();
     let mut skill_files = Vec::new();
     let mut served = Vec::new();
@@ -152,18 +184,11 @@ pub fn init(
             served.push((path.to_owned(), bytes.to_vec()));
         }
     }
-    let skill = WiringInput {
+    WiringInput {
         skill_files,
         served,
         retired,
-    };
-    report.agents = crate::wiring::wire(&root, &project.recipe, agents, &skill)?.hosts;
-    // The PATH note matters only where an entry stands (written now, or already there).
-    report.kapi_not_on_path &= report
-        .agents
-        .iter()
-        .any(|h| h.status != crate::wiring::WiringStatus::Refused);
-    Ok(report)
+    }
 }
 
 fn report_name(root: &Path) -> String {

@@ -802,7 +802,39 @@ enum Action {
 pub fn sync(root: &Path, plan: &RulesPlan) -> Result<SyncReport, HostError> {
     let root_real = std::fs::canonicalize(root).map_err(|e| HostError::io(root, e))?;
     let tracked = read_tracked(root);
+    let wanted = wanted_sections(plan);
 
+    let mut candidates: BTreeSet<String> = BTreeSet::new();
+    for folder in wanted.keys() {
+        candidates.insert(join(folder, AGENTS));
+        candidates.insert(join(folder, CLAUDE));
+    }
+    candidates.extend(tracked.iter().cloned());
+    candidates.extend(marked_files(root));
+
+    let mut syncing = Syncing {
+        root,
+        root_real,
+        tracked: &tracked,
+        report: SyncReport::default(),
+        actions: Vec::new(),
+        owners: HashMap::new(),
+        planned: HashMap::new(),
+    };
+    for rel in &candidates {
+        let folder = rel.rsplit_once('/').map_or("", |(f, _)| f);
+        syncing.candidate(rel, wanted.get(folder).copied())?;
+    }
+    let Syncing {
+        report, actions, ..
+    } = syncing;
+    apply_actions(root, &tracked, actions)?;
+    Ok(report)
+}
+
+/// The body each folder's section should hold (`""` for the root): the plan's non-empty ones,
+/// for folders inside the project.
+fn wanted_sections(plan: &RulesPlan) -> BTreeMap<String, &[String]> {
     let mut wanted: BTreeMap<String, &[String]> = BTreeMap::new();
     if !plan.root.is_empty() {
         wanted.insert(String::new(), &plan.root);
@@ -814,149 +846,203 @@ pub fn sync(root: &Path, plan: &RulesPlan) -> Result<SyncReport, HostError> {
         }
         wanted.insert(folder, body);
     }
+    wanted
+}
 
-    let mut candidates: BTreeSet<String> = BTreeSet::new();
-    for folder in wanted.keys() {
-        candidates.insert(join(folder, AGENTS));
-        candidates.insert(join(folder, CLAUDE));
+/// A sync while its files are read and validated: what it will do, and what it reports.
+struct Syncing<'a> {
+    root: &'a Path,
+    root_real: PathBuf,
+    tracked: &'a BTreeSet<String>,
+    report: SyncReport,
+    actions: Vec<Action>,
+    /// Which candidate holds each real file, so a link or a hard link is written once.
+    owners: HashMap<String, String>,
+    /// The files this sync creates, by path (as named and as resolved).
+    planned: HashMap<PathBuf, String>,
+}
+
+impl Syncing<'_> {
+    /// Notes a file left without a section, when it should have had one.
+    fn skip(&mut self, rel: &str, body: Option<&[String]>, why: String) {
+        if body.is_some() {
+            self.report.skipped.push((rel.to_owned(), why));
+        }
     }
-    candidates.extend(tracked.iter().cloned());
-    candidates.extend(marked_files(root));
 
-    let mut report = SyncReport::default();
-    let mut actions: Vec<Action> = Vec::new();
-    // Which candidate holds each real file, so a link or a hard link is written once.
-    let mut owners: HashMap<String, String> = HashMap::new();
-    let mut planned: HashMap<PathBuf, String> = HashMap::new();
-
-    for rel in &candidates {
+    /// Plans one candidate file: its section set to `body` (None: removed).
+    fn candidate(&mut self, rel: &String, body: Option<&[String]>) -> Result<(), HostError> {
         let (folder, name) = match rel.rsplit_once('/') {
-            Some((f, n)) => (f.to_owned(), n),
-            None => (String::new(), rel.as_str()),
+            Some((f, n)) => (f, n),
+            None => ("", rel.as_str()),
         };
-        let body = wanted.get(&folder).copied();
-        let abs = root.join(rel);
-        let skip = |report: &mut SyncReport, why: String| {
-            if body.is_some() {
-                report.skipped.push((rel.clone(), why));
-            }
-        };
+        let abs = self.root.join(rel);
         let meta = match std::fs::symlink_metadata(&abs) {
             Ok(meta) => meta,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let Some(body) = body else { continue };
-                let dir = root.join(&folder);
-                match std::fs::canonicalize(&dir) {
-                    Ok(real) if !real.starts_with(&root_real) => {
-                        skip(&mut report, "the folder leads outside the project".into());
-                    }
-                    Ok(real) if real.is_dir() => {
-                        let path = real.join(name);
-                        if let Some(other) = planned.get(&path) {
-                            skip(&mut report, format!("the same file as {other}"));
-                            continue;
-                        }
-                        planned.insert(normalize(&abs), rel.clone());
-                        planned.insert(path.clone(), rel.clone());
-                        actions.push(Action::Write {
-                            path,
-                            text: set_section("", Some(body)).map_err(|e| e.in_file(rel))?,
-                            created: Some(rel.clone()),
-                        });
-                        report.written.push(rel.clone());
-                    }
-                    _ => skip(&mut report, "the folder does not exist".into()),
+                if let Some(body) = body {
+                    self.create(rel, folder, name, &abs, body)?;
                 }
-                continue;
+                return Ok(());
             }
             Err(e) => return Err(HostError::io(&abs, e)),
         };
-        let real = match std::fs::canonicalize(&abs) {
-            Ok(real) => real,
-            Err(_) => {
-                // A link to a file not there yet: the same file as one this sync creates?
-                let target = std::fs::read_link(&abs)
-                    .ok()
-                    .map(|t| normalize(&abs.parent().unwrap_or(root).join(t)));
-                match target.and_then(|t| planned.get(&t)) {
-                    Some(other) => skip(&mut report, format!("the same file as {other}")),
-                    None => skip(&mut report, "a link that leads nowhere".into()),
-                }
-                continue;
-            }
+        let Some(real) = self.real_file(rel, &abs, body) else {
+            return Ok(());
         };
-        if !real.starts_with(&root_real) {
-            skip(&mut report, "a link that leads outside the project".into());
-            continue;
-        }
-        if !real.is_file() {
-            skip(&mut report, "not a file".into());
-            continue;
-        }
-        let id = file_id(&real);
-        if let Some(other) = owners.get(&id) {
-            skip(&mut report, format!("the same file as {other}"));
-            continue;
-        }
-        owners.insert(id, rel.clone());
         let text = match std::fs::read_to_string(&real) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                skip(&mut report, "not UTF-8 text".into());
-                continue;
+                self.skip(rel, body, "not UTF-8 text".into());
+                return Ok(());
             }
             Err(e) => return Err(HostError::io(&abs, e)),
         };
         if name == CLAUDE && imports_agents(&text) {
-            let new = set_section(&text, None).map_err(|e| e.in_file(rel))?;
-            let had = new != text;
-            if body.is_some() || had {
-                report
-                    .skipped
-                    .push((rel.clone(), "imports @AGENTS.md".into()));
-            }
-            if had {
-                report.removed.push(rel.clone());
-                actions.push(Action::Write {
-                    path: real,
-                    text: new,
-                    created: None,
-                });
-            }
-            continue;
+            return self.imports_agents(rel, real, &text, body);
         }
         let new = set_section(&text, body).map_err(|e| e.in_file(rel))?;
         if new == text {
             if body.is_some() {
-                report.unchanged.push(rel.clone());
+                self.report.unchanged.push(rel.clone());
             }
-            continue;
+            return Ok(());
         }
+        // A section removed from a file kapi created, leaving nothing: the file goes too.
+        let delete =
+            body.is_none() && self.tracked.contains(rel) && new.trim().is_empty() && meta.is_file();
         if body.is_some() {
-            report.written.push(rel.clone());
-            actions.push(Action::Write {
+            self.report.written.push(rel.clone());
+        } else {
+            self.report.removed.push(rel.clone());
+            if delete {
+                self.report.deleted.push(rel.clone());
+            }
+        }
+        self.actions.push(if delete {
+            Action::Delete {
+                path: abs,
+                rel: rel.clone(),
+            }
+        } else {
+            Action::Write {
+                path: real,
+                text: new,
+                created: None,
+            }
+        });
+        Ok(())
+    }
+
+    /// A file that is not there yet: created with the section, when its folder is a folder
+    /// inside the project and no other candidate creates the same file.
+    fn create(
+        &mut self,
+        rel: &String,
+        folder: &str,
+        name: &str,
+        abs: &Path,
+        body: &[String],
+    ) -> Result<(), HostError> {
+        let dir = self.root.join(folder);
+        match std::fs::canonicalize(&dir) {
+            Ok(real) if !real.starts_with(&self.root_real) => {
+                self.skip(
+                    rel,
+                    Some(body),
+                    "the folder leads outside the project".into(),
+                );
+            }
+            Ok(real) if real.is_dir() => {
+                let path = real.join(name);
+                if let Some(other) = self.planned.get(&path) {
+                    let why = format!("the same file as {other}");
+                    self.skip(rel, Some(body), why);
+                    return Ok(());
+                }
+                self.planned.insert(normalize(abs), rel.clone());
+                self.planned.insert(path.clone(), rel.clone());
+                self.actions.push(Action::Write {
+                    path,
+                    text: set_section("", Some(body)).map_err(|e| e.in_file(rel))?,
+                    created: Some(rel.clone()),
+                });
+                self.report.written.push(rel.clone());
+            }
+            _ => self.skip(rel, Some(body), "the folder does not exist".into()),
+        }
+        Ok(())
+    }
+
+    /// The real file behind a candidate that exists, when it is a file inside the project that
+    /// no other candidate holds; otherwise the candidate is skipped.
+    fn real_file(&mut self, rel: &String, abs: &Path, body: Option<&[String]>) -> Option<PathBuf> {
+        let real = match std::fs::canonicalize(abs) {
+            Ok(real) => real,
+            Err(_) => {
+                // A link to a file not there yet: the same file as one this sync creates?
+                let target = std::fs::read_link(abs)
+                    .ok()
+                    .map(|t| normalize(&abs.parent().unwrap_or(self.root).join(t)));
+                let why = match target.and_then(|t| self.planned.get(&t)) {
+                    Some(other) => format!("the same file as {other}"),
+                    None => "a link that leads nowhere".into(),
+                };
+                self.skip(rel, body, why);
+                return None;
+            }
+        };
+        if !real.starts_with(&self.root_real) {
+            self.skip(rel, body, "a link that leads outside the project".into());
+            return None;
+        }
+        if !real.is_file() {
+            self.skip(rel, body, "not a file".into());
+            return None;
+        }
+        let id = file_id(&real);
+        if let Some(other) = self.owners.get(&id) {
+            let why = format!("the same file as {other}");
+            self.skip(rel, body, why);
+            return None;
+        }
+        self.owners.insert(id, rel.clone());
+        Some(real)
+    }
+
+    /// A `CLAUDE.md` that imports `@AGENTS.md` gets no section: one it holds is removed.
+    fn imports_agents(
+        &mut self,
+        rel: &String,
+        real: PathBuf,
+        text: &str,
+        body: Option<&[String]>,
+    ) -> Result<(), HostError> {
+        let new = set_section(text, None).map_err(|e| e.in_file(rel))?;
+        let had = new != text;
+        if body.is_some() || had {
+            self.report
+                .skipped
+                .push((rel.clone(), "imports @AGENTS.md".into()));
+        }
+        if had {
+            self.report.removed.push(rel.clone());
+            self.actions.push(Action::Write {
                 path: real,
                 text: new,
                 created: None,
             });
-        } else {
-            report.removed.push(rel.clone());
-            if tracked.contains(rel) && new.trim().is_empty() && meta.is_file() {
-                report.deleted.push(rel.clone());
-                actions.push(Action::Delete {
-                    path: abs,
-                    rel: rel.clone(),
-                });
-            } else {
-                actions.push(Action::Write {
-                    path: real,
-                    text: new,
-                    created: None,
-                });
-            }
         }
+        Ok(())
     }
+}
 
+/// Carries out the planned writes and deletions, then records the files kapi created.
+fn apply_actions(
+    root: &Path,
+    tracked: &BTreeSet<String>,
+    actions: Vec<Action>,
+) -> Result<(), HostError> {
     let mut now_tracked = tracked.clone();
     for action in actions {
         match action {
@@ -975,8 +1061,7 @@ pub fn sync(root: &Path, plan: &RulesPlan) -> Result<SyncReport, HostError> {
         }
     }
     now_tracked.retain(|rel| std::fs::symlink_metadata(root.join(rel)).is_ok());
-    write_tracked(root, &now_tracked)?;
-    Ok(report)
+    write_tracked(root, &now_tracked)
 }
 
 fn join(folder: &str, name: &str) -> String {

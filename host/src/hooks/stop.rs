@@ -7,12 +7,14 @@
 //! person then gets a warning that the gates are still red instead. On KKSS (whose TurnEnd only
 //! observes) the verdict is a report, and no count is kept.
 
+use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
 
 use super::Protocol;
 use super::eval::{self, Ctx};
 use super::protocol::Verdict;
 use super::state;
+use crate::app::App;
 use crate::check::{CheckRequest, check};
 use crate::error::HostError;
 
@@ -51,50 +53,16 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     let app = ctx.app(&project);
 
     ctx.phase.set("running the ship gates");
-    let mut sections = Vec::new();
-    let mut did_not_run = None;
-    let ship = CheckRequest {
-        ship: true,
-        ..CheckRequest::default()
-    };
-    match check(&app, &ship, &()) {
-        Ok(run) if run.report.pass => {}
-        Ok(run) => sections.push(format!(
-            "The project's ship gate is not met {}",
-            eval::failure(&run.report)
-        )),
-        Err(HostError::NoContent) => {
-            did_not_run = Some(
-                "the recipe's collections declare no content file, so the ship gate had nothing to check"
-                    .to_owned(),
-            );
-        }
-        Err(e) => did_not_run = Some(e.to_string()),
-    }
-
-    // Files this session's edits left failing that the ship gate does not cover; the ones
-    // that are gone, covered or passing now are cleared.
-    let mut cleared = Vec::new();
-    for (rel, edit) in pending {
-        let abs = project.root.join(&rel);
-        let declared = crate::check::declares(&collections, &rel) && !collections.is_excluded(&rel);
-        if !abs.is_file() || (declared && did_not_run.is_none()) {
-            cleared.push((rel, edit));
-            continue;
-        }
-        ctx.phase.set(format!("checking {rel}"));
-        let request = CheckRequest {
-            paths: vec![abs.clone()],
-            ..CheckRequest::default()
-        };
-        match check(&app, &request, &()) {
-            Ok(run) if !run.report.pass => sections.push(format!(
-                "{rel}, which this session edited, does not pass {}",
-                eval::failure(&run.report)
-            )),
-            _ => cleared.push((rel, edit)),
-        }
-    }
+    let (mut sections, did_not_run) = ship_gate(&app);
+    let cleared = edited_files(
+        ctx,
+        &app,
+        &project,
+        &collections,
+        pending,
+        did_not_run.is_none(),
+        &mut sections,
+    );
     let clear = |s: &mut state::SessionState| s.clear(&cleared);
 
     if sections.is_empty() {
@@ -118,6 +86,80 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             reason: format!("{report}\n`kapi check --ship` runs the same gates."),
         };
     }
+    block_or_let_through(ctx, &project, &session, clear, &report)
+}
+
+/// The project's ship gate: a section when it is not met, or why it did not run.
+fn ship_gate(app: &App) -> (Vec<String>, Option<String>) {
+    let mut sections = Vec::new();
+    let mut did_not_run = None;
+    let ship = CheckRequest {
+        ship: true,
+        ..CheckRequest::default()
+    };
+    match check(app, &ship, &()) {
+        Ok(run) if run.report.pass => {}
+        Ok(run) => sections.push(format!(
+            "The project's ship gate is not met {}",
+            eval::failure(&run.report)
+        )),
+        Err(HostError::NoContent) => {
+            did_not_run = Some(
+                "the recipe's collections declare no content file, so the ship gate had nothing to check"
+                    .to_owned(),
+            );
+        }
+        Err(e) => did_not_run = Some(e.to_string()),
+    }
+    (sections, did_not_run)
+}
+
+/// Files this session's edits left failing that the ship gate does not cover (`gate_ran`: it
+/// ran, so it covers the declared ones): a section each. Returns the ones that are gone,
+/// covered or passing now, to clear.
+fn edited_files(
+    ctx: &Ctx,
+    app: &App,
+    project: &Project,
+    collections: &Collections,
+    pending: Vec<(String, u64)>,
+    gate_ran: bool,
+    sections: &mut Vec<String>,
+) -> Vec<(String, u64)> {
+    let mut cleared = Vec::new();
+    for (rel, edit) in pending {
+        let abs = project.root.join(&rel);
+        let declared = crate::check::declares(collections, &rel) && !collections.is_excluded(&rel);
+        if !abs.is_file() || (declared && gate_ran) {
+            cleared.push((rel, edit));
+            continue;
+        }
+        ctx.phase.set(format!("checking {rel}"));
+        let request = CheckRequest {
+            paths: vec![abs.clone()],
+            ..CheckRequest::default()
+        };
+        match check(app, &request, &()) {
+            Ok(run) if !run.report.pass => sections.push(format!(
+                "{rel}, which this session edited, does not pass {}",
+                eval::failure(&run.report)
+            )),
+            _ => cleared.push((rel, edit)),
+        }
+    }
+    cleared
+}
+
+/// Blocks the stop with `report`, unless the loop guard lets it through with a notice: a stop
+/// that already follows a continuation, too many blocks in a row or in the session, or a count
+/// kapi cannot record.
+fn block_or_let_through(
+    ctx: &Ctx,
+    project: &Project,
+    session: &str,
+    clear: impl Fn(&mut state::SessionState),
+    report: &str,
+) -> Verdict {
     let still = |why: &str| Verdict::Notice {
         message: format!(
             "the assistant stopped with the ship gates not met; {why}.\n{report}\nRun `kapi check --ship` to see them."
@@ -125,7 +167,7 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     };
     let active = ctx.payload.stop_hook_active();
     // Decided and counted under the state lock, so two stops never both take the last block.
-    let decided = state::update(&project.root, &session, |s| {
+    let decided = state::update(&project.root, session, |s| {
         clear(s);
         if active {
             Err("this stop already follows a stop-hook continuation, so kapi does not block it again".to_owned())
