@@ -10,9 +10,9 @@ use kapi_core::project::layout;
 use kapi_core::store::{NewOp, SessionRow};
 use serde::Serialize;
 
+use crate::agents::{Agents, WiringInput};
 use crate::app::{App, relative_to};
 use crate::error::HostError;
-use crate::wiring::{Agents, WiringInput};
 
 /// What `kapi init` did, file by file.
 #[derive(Debug, Clone, Serialize)]
@@ -32,7 +32,7 @@ pub struct InitReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules_files: Vec<String>,
     /// The agent hosts wired, each with the step a person still has to take.
-    pub agents: Vec<crate::wiring::HostWiring>,
+    pub agents: Vec<crate::agents::HostWiring>,
     /// No `kapi` on PATH: every entry init wrote runs `kapi` from PATH, so none would start.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub kapi_not_on_path: bool,
@@ -40,7 +40,7 @@ pub struct InitReport {
 
 /// Initializes the folder `dir` (absolute).
 /// With `rules_files`, writes the project's rules into AGENTS.md and CLAUDE.md sections; then
-/// wires the agent hosts `agents` names (see [`crate::wiring`]), with SKILL.md alone in each
+/// wires the agent hosts `agents` names (see [`crate::agents`]), with SKILL.md alone in each
 /// skill folder and the references left to `kapi help <topic>`.
 pub fn init(
     app: &App,
@@ -74,12 +74,12 @@ pub fn init(
         report.rules_files = crate::notes::refresh_rules(app, &project)?;
     }
     let skill = skill_input();
-    report.agents = crate::wiring::wire(&root, &project.recipe, agents, &skill)?.hosts;
+    report.agents = crate::agents::wire(&root, &project.recipe, agents, &skill)?.hosts;
     // The PATH note matters only where an entry stands (written now, or already there).
     report.kapi_not_on_path &= report
         .agents
         .iter()
-        .any(|h| h.status != crate::wiring::WiringStatus::Refused);
+        .any(|h| h.status != crate::agents::WiringStatus::Refused);
     Ok(report)
 }
 
@@ -170,7 +170,7 @@ fn skill_input() -> WiringInput {
     let mut retired = Vec::new();
     let mut skill_files = Vec::new();
     let mut served = Vec::new();
-    for (path, bytes) in crate::skills::files() {
+    for (path, bytes) in crate::agents::skills::files() {
         if path == "retired.sha256" {
             retired = String::from_utf8_lossy(bytes)
                 .lines()

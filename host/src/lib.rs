@@ -1,6 +1,7 @@
 //! kapi-host: the runtime every surface shares — project resolution per call, the actor,
 //! check, context and init — so the CLI, the MCP server and hooks give the same answers.
 
+pub mod agents;
 pub mod app;
 pub mod apply;
 pub mod check;
@@ -14,13 +15,14 @@ pub mod inspect;
 pub mod mcp;
 pub mod notes;
 pub mod policy;
-pub mod rules;
 pub mod search;
 pub mod services;
-pub mod skills;
 pub mod surface;
-pub mod wiring;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};
 pub use surface::Surface;
+
+pub use agents as wiring;
+pub use agents::rules_files as rules;
+pub use agents::skills;

@@ -21,7 +21,9 @@ pub mod pre_edit;
 pub mod protocol;
 pub mod state;
 pub mod stop;
-pub mod wiring;
+
+/// The hook entries `kapi init` writes, at their old path (a compatibility alias).
+pub use crate::agents::hook_entries as wiring;
 
 use std::io::Read;
 use std::path::PathBuf;

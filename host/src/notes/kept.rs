@@ -66,7 +66,7 @@ pub fn keep(app: &App, project: &Project, kept: Vec<KeptNote>) -> Result<Vec<Str
 /// Rewrites the rules files from the kept state; returns the files written or removed.
 pub fn refresh_rules(app: &App, project: &Project) -> Result<Vec<String>, HostError> {
     let notes = read_notes(&project.root)?;
-    let plan = crate::rules::plan(app, project, &notes)?;
-    let report = crate::rules::sync(&project.root, &plan)?;
+    let plan = crate::agents::rules_files::plan(app, project, &notes)?;
+    let report = crate::agents::rules_files::sync(&project.root, &plan)?;
     Ok(report.written.into_iter().chain(report.removed).collect())
 }

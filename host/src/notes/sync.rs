@@ -14,7 +14,7 @@ use crate::error::HostError;
 #[derive(Debug, Serialize)]
 pub struct Sync {
     pub schema: &'static str,
-    pub report: crate::rules::SyncReport,
+    pub report: crate::agents::rules_files::SyncReport,
     /// Kept notes the store held that `.kapi/notes.yaml` lacked, written back (not with
     /// `--files-only`).
     pub restored: Vec<String>,
@@ -52,8 +52,8 @@ pub fn sync(app: &App, files_only: bool) -> Result<Sync, HostError> {
             write_notes(&project.root, &mut notes)?;
         }
     }
-    let plan = crate::rules::plan(app, &project, &notes)?;
-    let report = crate::rules::sync(&project.root, &plan)?;
+    let plan = crate::agents::rules_files::plan(app, &project, &notes)?;
+    let report = crate::agents::rules_files::sync(&project.root, &plan)?;
     Ok(Sync {
         schema: "kapi.sync/v1",
         report,

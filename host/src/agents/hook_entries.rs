@@ -1,0 +1,536 @@
+//! The hook entries `kapi init` writes per host, merged into what the person keeps there
+//! (`design/background/agent-hosts.md` §1.3, §1.4, §2.3, §5):
+//!
+//! - Claude Code: the `hooks` of `.claude/settings.json`, from the canonical
+//!   `host/hooks/claude-code.json` (also the plugin bundle's `hooks/hooks.json`);
+//! - Codex: `.codex/hooks.json`, the same Claude-compatible shape with `--host codex`;
+//! - KKSS: kapi's named entries in the `hooks` list of `.kkss/assistant/hooks.json`;
+//! - Kiki: legacy command hooks in `.kiki/hooks.toml` (`[[hooks]]`, or `[[hooks.legacy]]` in a
+//!   v2 document), edited in place so comments and layout stay.
+//!
+//! Every other key, group and entry the file holds is kept, in its order. The JSON files are
+//! read as JSONC and edited in place (`jsonc::JsonFile`): kapi's groups and entries
+//! are appended in the file's own indentation, and every other byte (comments, trailing commas,
+//! the person's layout) stays; a file that needs nothing is not written. An entry that runs a
+//! kapi hook but differs from what kapi writes is the person's now: read, left alone and named
+//! in a warning. A file kapi cannot read (bad JSON or TOML, a value of the wrong type) refuses
+//! the host with the file, its line and column, and how to fix it.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::host_files::read_existing;
+use super::jsonc::{JsonFile, cst_value, json_position, json_prop, line_col, unreadable};
+use super::{HostId, HostWiring};
+use crate::hooks::{HookName, Protocol};
+
+/// kapi's Claude Code hooks, in the plugin-bundle format: `{"description", "hooks"}`.
+pub const CLAUDE_CODE_HOOKS: &str = include_str!("../../hooks/claude-code.json");
+
+/// The tools Claude Code edits files with.
+pub const CLAUDE_CODE_MATCHER: &str = "Edit|Write|MultiEdit";
+/// The tools Codex edits files with.
+pub const CODEX_MATCHER: &str = "apply_patch|Edit|Write";
+/// KKSS's edit tools are not documented: a glob on the full tool name the person may change.
+pub const KKSS_MATCH: &str = "*__write_file";
+/// The tools Kiki edits files with (a regex).
+pub const KIKI_MATCHER: &str = "^(Write|Edit)$";
+
+pub const CLAUDE_CODE_FILE: &str = ".claude/settings.json";
+pub const CODEX_FILE: &str = ".codex/hooks.json";
+pub const KKSS_FILE: &str = ".kkss/assistant/hooks.json";
+pub const KIKI_FILE: &str = ".kiki/hooks.toml";
+
+/// The event a hook runs on, in the Claude-compatible protocols (Claude Code, Codex, Kiki).
+pub fn claude_event(hook: HookName) -> &'static str {
+    match hook {
+        HookName::PreEdit => "PreToolUse",
+        HookName::PostEdit => "PostToolUse",
+        HookName::Stop => "Stop",
+    }
+}
+
+/// The event a hook runs on in KKSS (the end of a turn is `TurnEnd`).
+pub fn kkss_event(hook: HookName) -> &'static str {
+    match hook {
+        HookName::PreEdit => "PreToolUse",
+        HookName::PostEdit => "PostToolUse",
+        HookName::Stop => "TurnEnd",
+    }
+}
+
+/// The name of kapi's KKSS entry for a hook.
+pub fn kkss_name(hook: HookName) -> &'static str {
+    match hook {
+        HookName::PreEdit => "kapi-pre-edit",
+        HookName::PostEdit => "kapi-post-edit",
+        HookName::Stop => "kapi-turn-end",
+    }
+}
+
+/// Plans the hook file of `host` (Claude Code, Codex, KKSS, Kiki; no other host has hooks):
+/// its new bytes go to `writes` when they differ from the file's.
+pub(crate) fn plan(
+    root: &Path,
+    host: HostId,
+    writes: &mut Vec<(String, Vec<u8>)>,
+    wiring: &mut HostWiring,
+) -> Result<(), String> {
+    let (rel, merge): (&str, Merge) = match host {
+        HostId::ClaudeCode => (CLAUDE_CODE_FILE, merge_claude_code),
+        HostId::Codex => (CODEX_FILE, merge_codex),
+        HostId::Kkss => (KKSS_FILE, merge_kkss),
+        HostId::Kiki => (KIKI_FILE, merge_kiki),
+        HostId::Cursor | HostId::VsCode | HostId::Agents => return Ok(()),
+    };
+    let existing = read_existing(root, rel)?;
+    let merged = merge(rel, existing.as_deref())?;
+    wiring.warnings.extend(merged.kept);
+    if let Some(text) = merged.text {
+        writes.push((rel.to_owned(), text.into_bytes()));
+    }
+    Ok(())
+}
+
+/// Merges kapi's entries into a hook file's text (`None`: no file yet), named `rel`.
+pub type Merge = fn(&str, Option<&str>) -> Result<Merged, String>;
+
+/// A hook file after kapi's entries are merged in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    /// The new text; `None` when the file already holds what kapi writes.
+    pub text: Option<String>,
+    /// A warning per entry that runs a kapi hook but is the person's, left alone.
+    pub kept: Vec<String>,
+}
+
+/// The matcher groups kapi writes for a Claude-compatible host (Claude Code, Codex): per event,
+/// one group with one command handler.
+pub fn claude_style_hooks(protocol: Protocol, matcher: &str) -> Value {
+    let mut hooks = Map::new();
+    for hook in HookName::ALL {
+        let mut group = Map::new();
+        if hook != HookName::Stop {
+            group.insert("matcher".into(), json!(matcher));
+        }
+        group.insert(
+            "hooks".into(),
+            json!([{
+                "type": "command",
+                "command": protocol.hook_command(hook),
+                "timeout": protocol.timeout_secs(hook),
+            }]),
+        );
+        hooks.insert(claude_event(hook).into(), json!([group]));
+    }
+    Value::Object(hooks)
+}
+
+/// The `hooks` of the canonical Claude Code file.
+fn claude_code_hooks() -> Result<Value, String> {
+    let file: Value = serde_json::from_str(CLAUDE_CODE_HOOKS)
+        .map_err(|e| format!("kapi's built-in Claude Code hooks are not JSON: {e}"))?;
+    file.get("hooks")
+        .filter(|h| h.is_object())
+        .cloned()
+        .ok_or_else(|| "kapi's built-in Claude Code hooks have no `hooks` object".to_owned())
+}
+
+/// `.claude/settings.json`: the canonical file's groups merged into the person's settings.
+pub fn merge_claude_code(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    merge_claude_style(rel, existing, Protocol::ClaudeCode, &claude_code_hooks()?)
+}
+
+/// `.codex/hooks.json`: the Claude-compatible groups with Codex's edit tools.
+pub fn merge_codex(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    merge_claude_style(
+        rel,
+        existing,
+        Protocol::Codex,
+        &claude_style_hooks(Protocol::Codex, CODEX_MATCHER),
+    )
+}
+
+/// True when a Claude-style handler runs kapi's `hook` (as a shell line or in exec form).
+fn runs_claude_hook(handler: &Value, hook: HookName) -> bool {
+    let shell = format!("kapi hook {}", hook.id());
+    let command = handler.get("command").and_then(Value::as_str);
+    if command.is_some_and(|c| c.contains(&shell)) {
+        return true;
+    }
+    let args: Vec<&str> = handler
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    command.is_some_and(is_kapi_program) && args.starts_with(&["hook", hook.id()])
+}
+
+/// `kapi`, or a path to it.
+fn is_kapi_program(command: &str) -> bool {
+    let name = command.rsplit(['/', '\\']).next().unwrap_or(command);
+    name == "kapi" || name == "kapi.exe"
+}
+
+/// Merges kapi's groups (`ours`: event → `[group]`) into a Claude-compatible hooks file, in
+/// place: a group is appended to its event's list, every other byte stays.
+fn merge_claude_style(
+    rel: &str,
+    existing: Option<&str>,
+    protocol: Protocol,
+    ours: &Value,
+) -> Result<Merged, String> {
+    let text = existing.unwrap_or_default();
+    let file = JsonFile::parse(rel, existing)?;
+    let top = file.object(
+        rel,
+        "the top level is not a JSON object (`{ \"hooks\": … }`)",
+    )?;
+    let mut kept = Vec::new();
+    let hooks = match json_prop(&top, "hooks") {
+        Some(prop) => prop.value().and_then(|v| v.as_object()),
+        None => {
+            top.append("hooks", cst_value(&json!({})));
+            top.object_value("hooks")
+        }
+    };
+    let Some(hooks) = hooks else {
+        return Err(unreadable(
+            rel,
+            json_position(text, &["hooks"]),
+            "`hooks` is not an object of event names to lists of matcher groups",
+        ));
+    };
+    for hook in HookName::ALL {
+        let event = claude_event(hook);
+        let Some(group) = ours.get(event).and_then(|g| g.get(0)) else {
+            return Err(format!(
+                "kapi's {} hooks have no `{event}` group",
+                protocol.id()
+            ));
+        };
+        let Some(prop) = json_prop(&hooks, event) else {
+            hooks.append(event, cst_value(&json!([group])));
+            continue;
+        };
+        let Some(list) = prop.value().and_then(|v| v.as_array()) else {
+            return Err(unreadable(
+                rel,
+                json_position(text, &["hooks", event]),
+                &format!("`hooks.{event}` is not a list of matcher groups"),
+            ));
+        };
+        let groups: Vec<Value> = list
+            .elements()
+            .iter()
+            .filter_map(|g| g.to_serde_value())
+            .collect();
+        if groups.contains(group) {
+            continue;
+        }
+        let theirs = groups.iter().any(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|hs| hs.iter().any(|h| runs_claude_hook(h, hook)))
+        });
+        if theirs {
+            kept.push(format!(
+                "{rel}: kept the {event} hook that runs `kapi hook {}`: it differs from kapi's, so it is yours and kapi leaves it alone",
+                hook.id()
+            ));
+        } else {
+            list.append(cst_value(group));
+        }
+    }
+    Ok(Merged {
+        text: file.finish(rel)?,
+        kept,
+    })
+}
+
+/// kapi's KKSS entry for a hook. `match` only on tool events, `modelOutput` only on
+/// PostToolUse: KKSS drops an entry with a field its event does not allow.
+///
+/// The command is `kapi` itself, with no `sh -c` guard like Kiki's: KKSS starts a hook without
+/// a shell, and a desktop host may run on Windows, where a missing `sh` would make every
+/// PreToolUse hook fail to start, which KKSS reads as a deny. A bare `kapi` works wherever
+/// kapi is on the PATH KKSS passes; `kapi init`'s next step for KKSS says to keep it there.
+pub fn kkss_entry(hook: HookName) -> Value {
+    let protocol = Protocol::Kkss;
+    let mut entry = Map::new();
+    entry.insert("name".into(), json!(kkss_name(hook)));
+    entry.insert("event".into(), json!(kkss_event(hook)));
+    if hook != HookName::Stop {
+        entry.insert("match".into(), json!(KKSS_MATCH));
+    }
+    entry.insert("command".into(), json!("kapi"));
+    entry.insert("args".into(), json!(protocol.hook_args(hook)));
+    entry.insert(
+        "timeoutMs".into(),
+        json!(protocol.timeout_secs(hook) * 1000),
+    );
+    if hook == HookName::PostEdit {
+        entry.insert("modelOutput".into(), json!(true));
+    }
+    Value::Object(entry)
+}
+
+/// True when a KKSS entry carries kapi's name for `hook` or runs kapi's `hook`.
+fn is_about_kkss_hook(entry: &Value, hook: HookName) -> bool {
+    if entry.get("name").and_then(Value::as_str) == Some(kkss_name(hook)) {
+        return true;
+    }
+    let args: Vec<&str> = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    entry
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(is_kapi_program)
+        && args.starts_with(&["hook", hook.id()])
+}
+
+/// `.kkss/assistant/hooks.json`: kapi's entries appended to the person's, theirs kept in order
+/// and every other byte as it was.
+pub fn merge_kkss(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    let text = existing.unwrap_or_default();
+    let file = JsonFile::parse(rel, existing)?;
+    let top = file.object(
+        rel,
+        "the top level is not a JSON object (`{ \"hooks\": … }`)",
+    )?;
+    let mut kept = Vec::new();
+    let list = match json_prop(&top, "hooks") {
+        Some(prop) => prop.value().and_then(|v| v.as_array()),
+        None => {
+            top.append("hooks", cst_value(&json!([])));
+            top.array_value("hooks")
+        }
+    };
+    let Some(list) = list else {
+        return Err(unreadable(
+            rel,
+            json_position(text, &["hooks"]),
+            "`hooks` is not a list of hook entries",
+        ));
+    };
+    let mut entries: Vec<Value> = list
+        .elements()
+        .iter()
+        .filter_map(|e| e.to_serde_value())
+        .collect();
+    for hook in HookName::ALL {
+        let ours = kkss_entry(hook);
+        if entries.contains(&ours) {
+            continue;
+        }
+        if let Some(theirs) = entries.iter().find(|e| is_about_kkss_hook(e, hook)) {
+            let name = theirs
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("(unnamed)");
+            kept.push(format!(
+                "{rel}: kept the hook `{name}`: it differs from kapi's `{}` (its `match`, say), so it is yours and kapi leaves it alone",
+                kkss_name(hook)
+            ));
+        } else {
+            list.append(cst_value(&ours));
+            entries.push(ours);
+        }
+    }
+    Ok(Merged {
+        text: file.finish(rel)?,
+        kept,
+    })
+}
+
+/// The command kapi's Kiki entry runs: through Kiki's shell, guarded so a missing `kapi` allows
+/// (a 127 would fail closed and block every edit and every stop).
+pub fn kiki_command(hook: HookName) -> String {
+    format!(
+        "command -v kapi >/dev/null 2>&1 || exit 0; {}",
+        Protocol::Kiki.hook_command(hook)
+    )
+}
+
+/// kapi's Kiki entry for a hook: the four fields a legacy hook allows, in order.
+pub fn kiki_entry(hook: HookName) -> Vec<(&'static str, toml_edit::Value)> {
+    let mut fields = vec![("event", claude_event(hook).into())];
+    if hook != HookName::Stop {
+        fields.push(("matcher", KIKI_MATCHER.into()));
+    }
+    fields.push(("command", kiki_command(hook).into()));
+    let timeout = i64::try_from(Protocol::Kiki.timeout_secs(hook)).unwrap_or(i64::MAX);
+    fields.push(("timeout", timeout.into()));
+    fields
+}
+
+/// True when a Kiki table holds exactly kapi's entry for `hook`.
+fn is_kiki_entry(t: &dyn toml_edit::TableLike, hook: HookName) -> bool {
+    let ours = kiki_entry(hook);
+    t.len() == ours.len()
+        && ours.iter().all(
+            |(k, v)| match (t.get(k).and_then(toml_edit::Item::as_value), v) {
+                (Some(toml_edit::Value::String(a)), toml_edit::Value::String(b)) => {
+                    a.value() == b.value()
+                }
+                (Some(toml_edit::Value::Integer(a)), toml_edit::Value::Integer(b)) => {
+                    a.value() == b.value()
+                }
+                _ => false,
+            },
+        )
+}
+
+/// True when a Kiki table runs kapi's `hook` for Kiki.
+fn runs_kiki_hook(t: &dyn toml_edit::TableLike, hook: HookName) -> bool {
+    let shell = Protocol::Kiki.hook_command(hook);
+    t.get("command")
+        .and_then(|c| c.as_str())
+        .is_some_and(|c| c.contains(&shell))
+}
+
+/// A list of legacy hook tables: `[[hooks]]` or an inline `hooks = [{…}]`.
+enum KikiList<'a> {
+    Tables(&'a mut toml_edit::ArrayOfTables),
+    Inline(&'a mut toml_edit::Array),
+}
+
+impl KikiList<'_> {
+    fn entries(&self) -> Vec<&dyn toml_edit::TableLike> {
+        match self {
+            KikiList::Tables(a) => a.iter().map(|t| t as &dyn toml_edit::TableLike).collect(),
+            KikiList::Inline(a) => a
+                .iter()
+                .filter_map(|v| v.as_inline_table())
+                .map(|t| t as &dyn toml_edit::TableLike)
+                .collect(),
+        }
+    }
+
+    fn push(&mut self, fields: Vec<(&'static str, toml_edit::Value)>) {
+        match self {
+            KikiList::Tables(a) => {
+                let mut t = toml_edit::Table::new();
+                for (k, v) in fields {
+                    t.insert(k, toml_edit::Item::Value(v));
+                }
+                a.push(t);
+            }
+            KikiList::Inline(a) => {
+                let mut t = toml_edit::InlineTable::new();
+                for (k, v) in fields {
+                    t.insert(k, v);
+                }
+                a.push(t);
+            }
+        }
+    }
+}
+
+/// The list an item holds (`None` becomes an empty one: inline inside an inline table).
+fn kiki_list<'a>(
+    item: &'a mut toml_edit::Item,
+    inline: bool,
+    rel: &str,
+    key: &str,
+    at: Option<(usize, usize)>,
+) -> Result<KikiList<'a>, String> {
+    if item.is_none() {
+        *item = if inline {
+            toml_edit::Item::Value(toml_edit::Value::Array(toml_edit::Array::new()))
+        } else {
+            toml_edit::Item::ArrayOfTables(toml_edit::ArrayOfTables::new())
+        };
+    }
+    match item {
+        toml_edit::Item::ArrayOfTables(a) => Ok(KikiList::Tables(a)),
+        toml_edit::Item::Value(toml_edit::Value::Array(a)) => Ok(KikiList::Inline(a)),
+        _ if key == "hooks" => Err(unreadable(
+            rel,
+            at,
+            "`hooks` is neither a list of [[hooks]] tables (legacy commands) nor a [hooks] table (a v2 document)",
+        )),
+        _ => Err(unreadable(
+            rel,
+            at,
+            &format!("`{key}` is not a list of [[{key}]] tables (legacy commands)"),
+        )),
+    }
+}
+
+/// `.kiki/hooks.toml`: kapi's legacy command hooks appended with `toml_edit`, keeping comments
+/// and layout. A legacy file (absent, or `hooks` an array of tables) gets `[[hooks]]`; a v2
+/// document (a `[hooks]` table) gets `[[hooks.legacy]]`: TOML cannot hold both.
+pub fn merge_kiki(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    let text = existing.unwrap_or_default();
+    let parsed = toml_edit::Document::parse(text).map_err(|e| {
+        let at = line_col(text, e.span().map_or(0, |s| s.start));
+        unreadable(
+            rel,
+            Some(at),
+            &format!("not valid TOML ({})", e.message().trim_end()),
+        )
+    })?;
+    let at = |item: Option<&toml_edit::Item>| -> Option<(usize, usize)> {
+        let span = item?.span()?;
+        Some(line_col(text, span.start))
+    };
+    let hooks_at = at(parsed.get("hooks"));
+    let legacy_at = at(parsed
+        .get("hooks")
+        .and_then(toml_edit::Item::as_table_like)
+        .and_then(|h| h.get("legacy")));
+    let mut doc = parsed.into_mut();
+    let v2 = doc.get("hooks").is_some_and(toml_edit::Item::is_table_like);
+    let inline_v2 = matches!(
+        doc.get("hooks"),
+        Some(toml_edit::Item::Value(toml_edit::Value::InlineTable(_)))
+    );
+    let (mut list, key) = if v2 {
+        let Some(table) = doc
+            .get_mut("hooks")
+            .and_then(toml_edit::Item::as_table_like_mut)
+        else {
+            return Err(unreadable(rel, hooks_at, "`hooks` is not a table"));
+        };
+        let legacy = table.entry("legacy").or_insert(toml_edit::Item::None);
+        (
+            kiki_list(legacy, inline_v2, rel, "hooks.legacy", legacy_at)?,
+            "hooks.legacy",
+        )
+    } else {
+        let hooks = doc.entry("hooks").or_insert(toml_edit::Item::None);
+        (kiki_list(hooks, false, rel, "hooks", hooks_at)?, "hooks")
+    };
+    let mut kept = Vec::new();
+    let mut changed = false;
+    for hook in HookName::ALL {
+        let entries = list.entries();
+        if entries.iter().any(|t| is_kiki_entry(*t, hook)) {
+            continue;
+        }
+        if entries.iter().any(|t| runs_kiki_hook(*t, hook)) {
+            kept.push(format!(
+                "{rel}: kept the [[{key}]] entry that runs `{}`: it differs from kapi's, so it is yours and kapi leaves it alone",
+                Protocol::Kiki.hook_command(hook)
+            ));
+        } else {
+            list.push(kiki_entry(hook));
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(Merged { text: None, kept });
+    }
+    Ok(Merged {
+        text: Some(doc.to_string()),
+        kept,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,443 @@
+//! Wiring the agent hosts: every file `wire` writes follows its host's rules, keeps the
+//! person's bytes, refuses what it cannot read, and a second run changes nothing.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::skill_folders::sha256_hex;
+use super::*;
+
+fn recipe(targets: bool) -> Recipe {
+    let mut r = Recipe::default();
+    if targets {
+        r.defaults.target_languages = Some(vec!["fr".into()]);
+    }
+    r
+}
+
+fn skill() -> WiringInput {
+    WiringInput {
+            skill_files: vec![(
+                "SKILL.md".into(),
+                b"---\nname: kapi\ndescription: \"Use when editing prose: kapi checks it.\"\n---\n# kapi\n\nBody.\n".to_vec(),
+            )],
+            served: Vec::new(),
+            retired: Vec::new(),
+        }
+}
+
+fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap()
+}
+
+/// Every file `wire` writes, parsed with its host's rules.
+#[test]
+fn every_file_written_follows_its_hosts_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let report = wire(root, &recipe(true), &Agents::All, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let args = json!([
+        "mcp",
+        "--project",
+        "kapi.yaml",
+        "--tools",
+        "writing,translation"
+    ]);
+    for (rel, key) in [
+        (".mcp.json", "mcpServers"),
+        (".cursor/mcp.json", "mcpServers"),
+        (".kiki/mcp.json", "mcpServers"),
+        (".vscode/mcp.json", "servers"),
+    ] {
+        let v: Value = serde_json::from_str(&read(root, rel)).unwrap();
+        let top: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(top, [key], "{rel}");
+        let entry = v[key]["kapi"].as_object().unwrap();
+        assert_eq!(entry["command"], "kapi", "{rel}");
+        assert_eq!(entry["args"], args, "{rel}");
+        let fields: BTreeSet<&str> = entry.keys().map(String::as_str).collect();
+        if key == "servers" {
+            // VS Code requires `type`.
+            assert_eq!(entry["type"], "stdio");
+            assert_eq!(fields, ["args", "command", "type"].into());
+        } else {
+            assert_eq!(fields, ["args", "command"].into(), "{rel}");
+        }
+        // Claude Code names: letters, digits, `-`, `_`.
+        assert!(
+            "kapi"
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+        );
+    }
+    // Kiki: only the fields its mcpServers schema knows.
+    let kiki: Value = serde_json::from_str(&read(root, ".kiki/mcp.json")).unwrap();
+    let allowed = [
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "startupTimeoutMs",
+        "enabled",
+        "enabledTools",
+        "disabledTools",
+    ];
+    for k in kiki["mcpServers"]["kapi"].as_object().unwrap().keys() {
+        assert!(allowed.contains(&k.as_str()), "{k}");
+    }
+    // KKSS: an id of lowercase letters, digits and hyphens, up to 32, a letter first, no
+    // `__`, not reserved.
+    let kkss: Value = serde_json::from_str(&read(root, ".kkss/assistant/mcp.json")).unwrap();
+    let servers = kkss["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1);
+    let id = servers[0]["id"].as_str().unwrap();
+    assert!(id.len() <= 32 && id.starts_with(|c: char| c.is_ascii_lowercase()));
+    assert!(
+        id.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    );
+    assert!(!id.contains("__") && !KKSS_RESERVED_IDS.contains(&id));
+    assert_eq!(servers[0]["command"], "kapi");
+    assert_eq!(servers[0]["args"], args);
+    assert!(servers[0].get("env").is_none());
+    // Codex: TOML with only fields RawMcpServerConfig knows, env_vars naming variables.
+    let codex: toml_edit::DocumentMut = read(root, ".codex/config.toml").parse().unwrap();
+    let t = codex["mcp_servers"]["kapi"].as_table().unwrap();
+    let keys: BTreeSet<&str> = t.iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        keys,
+        ["args", "command", "env_vars", "startup_timeout_sec"].into()
+    );
+    assert_eq!(t["command"].as_str(), Some("kapi"));
+    let vars: Vec<&str> = t["env_vars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(vars, ROOT_ENV_VARS);
+    // Skills: name = folder, [a-z0-9-], no reserved words; description quoted, one line,
+    // ≤ 1024; KKSS's header is name and description only.
+    for dir in [
+        ".claude/skills/kapi",
+        ".agents/skills/kapi",
+        ".kkss/assistant/skills/kapi",
+    ] {
+        let text = read(root, &format!("{dir}/SKILL.md"));
+        let (front, body) = split_frontmatter(&text).unwrap();
+        assert!(body.starts_with("# kapi"), "{dir}");
+        let name = front
+            .lines()
+            .find_map(|l| l.strip_prefix("name: "))
+            .unwrap();
+        assert_eq!(name, dir.rsplit('/').next().unwrap());
+        assert!(
+            name.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        );
+        assert!(!name.contains("claude") && !name.contains("anthropic"));
+        let desc = front
+            .lines()
+            .find_map(|l| l.strip_prefix("description: "))
+            .unwrap();
+        assert!(desc.starts_with('"') && desc.ends_with('"') && desc.len() <= 1024);
+        if dir.starts_with(".kkss") {
+            assert_eq!(front.lines().count(), 2, "{front}");
+        }
+    }
+    let instructions = read(root, ".kkss/assistant/instructions.md");
+    assert!(instructions.starts_with(KKSS_BEGIN));
+    assert!(instructions.find(KKSS_END).unwrap() < 800);
+}
+
+#[test]
+fn codex_keeps_comments_layout_and_other_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mine = "# my codex settings\nmodel = \"o5\"  # fast\n\n[mcp_servers.other]\ncommand = \"other\" # theirs\n";
+    std::fs::create_dir_all(root.join(".codex")).unwrap();
+    std::fs::write(root.join(".codex/config.toml"), mine).unwrap();
+    let list = Agents::List(vec![HostId::Codex]);
+    wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    let text = read(root, ".codex/config.toml");
+    assert!(text.starts_with(mine), "{text}");
+    assert!(text.contains("[mcp_servers.kapi]\ncommand = \"kapi\"\nargs = [\"mcp\", \"--project\", \"kapi.yaml\"]\nenv_vars = [\"KAPI_PROJECT\", \"KAPI_NO_PROJECT\"]\nstartup_timeout_sec = 30\n"), "{text}");
+    // The recipe gains target languages: only the args follow.
+    wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+    let text = read(root, ".codex/config.toml");
+    assert!(text.starts_with(mine), "{text}");
+    assert!(
+        text.contains(
+            "args = [\"mcp\", \"--project\", \"kapi.yaml\", \"--tools\", \"writing,translation\"]\n"
+        ),
+        "{text}"
+    );
+    let again = wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+}
+
+#[test]
+fn kkss_block_goes_on_top_and_is_replaced_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
+    std::fs::write(
+        root.join(".kkss/assistant/instructions.md"),
+        "Units are SI.\n",
+    )
+    .unwrap();
+    let list = Agents::List(vec![HostId::Kkss]);
+    wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    let text = read(root, ".kkss/assistant/instructions.md");
+    assert!(text.starts_with(KKSS_BEGIN), "{text}");
+    assert!(
+        text.ends_with("<!-- kapi:end -->\n\nUnits are SI.\n"),
+        "{text}"
+    );
+    let again = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+    std::fs::write(
+        root.join(".kkss/assistant/instructions.md"),
+        "Mine.\n<!-- kapi:begin -->\nold\n",
+    )
+    .unwrap();
+    let refused = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    assert_eq!(refused.hosts[0].status, WiringStatus::Refused);
+    assert!(
+        refused.hosts[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("line 2")
+    );
+}
+
+/// Property 5: the skill folder holds what this binary ships: SKILL.md alone, a reference
+/// an earlier kapi copied removed by content, a changed copy and anything else named.
+#[test]
+fn the_skill_folder_holds_what_this_binary_ships() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let old_reference = b"# edit\n\nAn earlier kapi's reference.\n";
+    let served_edit = b"# edit\n\nThis kapi's reference, served by `kapi help edit`.\n";
+    let served_react = b"# React\n\nA playbook.\n";
+    let mut input = skill();
+    input.retired = vec![sha256_hex(old_reference).to_uppercase()];
+    input.served = vec![
+        ("references/edit.md".into(), served_edit.to_vec()),
+        ("references/i18n/react.md".into(), served_react.to_vec()),
+    ];
+    for skill_dir in [".claude/skills/kapi", ".agents/skills/kapi"] {
+        let d = root.join(skill_dir);
+        std::fs::create_dir_all(d.join("references/i18n")).unwrap();
+        std::fs::write(d.join("SKILL.md"), "stale").unwrap();
+        std::fs::write(d.join("references/old.md"), old_reference).unwrap();
+        std::fs::write(d.join("references/i18n/react.md"), served_react).unwrap();
+        std::fs::write(d.join("notes.md"), "mine").unwrap();
+    }
+    // The Claude Code copy of the edit reference was changed by someone; the other is
+    // this kapi's.
+    std::fs::write(
+        root.join(".claude/skills/kapi/references/edit.md"),
+        "# edit\n\nWith my own notes.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".agents/skills/kapi/references/edit.md"),
+        served_edit,
+    )
+    .unwrap();
+    let list = Agents::List(vec![HostId::ClaudeCode, HostId::Agents]);
+    let report = wire(root, &recipe(false), &list, &input).unwrap();
+    let claude = &report.hosts[0];
+    let agents = &report.hosts[1];
+    for (h, skill_dir) in [
+        (claude, ".claude/skills/kapi"),
+        (agents, ".agents/skills/kapi"),
+    ] {
+        assert_eq!(h.status, WiringStatus::Wired, "{h:?}");
+        assert_eq!(
+            std::fs::read(root.join(skill_dir).join("SKILL.md")).unwrap(),
+            input.skill_files[0].1
+        );
+        assert!(!root.join(skill_dir).join("references/i18n").exists());
+        assert_eq!(read(root, &format!("{skill_dir}/notes.md")), "mine");
+    }
+    assert_eq!(
+        claude.removed,
+        [
+            ".claude/skills/kapi/references/i18n/react.md",
+            ".claude/skills/kapi/references/old.md"
+        ]
+    );
+    assert_eq!(
+        claude.foreign,
+        [
+            ".claude/skills/kapi/notes.md",
+            ".claude/skills/kapi/references/edit.md"
+        ]
+    );
+    assert_eq!(
+        read(root, ".claude/skills/kapi/references/edit.md"),
+        "# edit\n\nWith my own notes.\n"
+    );
+    assert_eq!(claude.warnings.len(), 1, "{:?}", claude.warnings);
+    assert!(
+            claude.warnings[0].starts_with(".claude/skills/kapi/references/edit.md: an earlier kapi copied this reference here and it was changed since")
+                && claude.warnings[0].contains("`kapi help edit`"),
+            "{:?}",
+            claude.warnings
+        );
+    assert_eq!(
+        agents.removed,
+        [
+            ".agents/skills/kapi/references/edit.md",
+            ".agents/skills/kapi/references/i18n/react.md",
+            ".agents/skills/kapi/references/old.md"
+        ]
+    );
+    assert_eq!(agents.foreign, [".agents/skills/kapi/notes.md"]);
+    assert!(agents.warnings.is_empty(), "{:?}", agents.warnings);
+    // Emptied folders went with their last file.
+    assert!(!root.join(".agents/skills/kapi/references").exists());
+    // Again: nothing written, the foreign files still named.
+    let again = wire(root, &recipe(false), &list, &input).unwrap();
+    for h in &again.hosts {
+        assert_eq!(h.status, WiringStatus::Unchanged, "{h:?}");
+        assert!(h.written.is_empty() && h.removed.is_empty());
+    }
+    assert_eq!(again.hosts[0].foreign.len(), 2);
+    assert_eq!(again.hosts[1].foreign.len(), 1);
+    // No skill shipped: no skill folder written.
+    let bare = tempfile::tempdir().unwrap();
+    wire(
+        bare.path(),
+        &recipe(false),
+        &Agents::All,
+        &WiringInput::default(),
+    )
+    .unwrap();
+    assert!(!bare.path().join(".claude/skills").exists());
+    assert!(!bare.path().join(".agents").exists());
+}
+
+/// A JSONC MCP file (comments, trailing commas, four-space indentation) gains kapi's entry
+/// in the person's style; every other byte stays.
+#[test]
+fn a_jsonc_mcp_file_gains_kapis_entry_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let theirs = "// VS Code's MCP servers\n{\n    \"servers\": {\n        \"db\": {\"command\": \"db\"}, // pinned\n    },\n    /* keep */ \"inputs\": [],\n}\n";
+    std::fs::create_dir_all(root.join(".vscode")).unwrap();
+    std::fs::write(root.join(".vscode/mcp.json"), theirs).unwrap();
+    let list = Agents::List(vec![HostId::VsCode]);
+    let report = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    assert_eq!(report.hosts[0].status, WiringStatus::Wired, "{report:?}");
+    let kapi = "        \"kapi\": {\n            \"type\": \"stdio\",\n            \"command\": \"kapi\",\n            \"args\": [\"mcp\", \"--project\", \"kapi.yaml\"],\n        },\n";
+    let want = theirs.replace("// pinned\n", &format!("// pinned\n{kapi}"));
+    assert_eq!(read(root, ".vscode/mcp.json"), want);
+    // The recipe gains target languages: only kapi's `args` follow.
+    wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+    let tools = want.replace(
+        "\"kapi.yaml\"]",
+        "\"kapi.yaml\", \"--tools\", \"writing,translation\"]",
+    );
+    assert_eq!(read(root, ".vscode/mcp.json"), tools);
+    let again = wire(root, &recipe(true), &list, &WiringInput::default()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+    // A new file is pretty JSON.
+    let fresh = tempfile::tempdir().unwrap();
+    wire(fresh.path(), &recipe(false), &list, &WiringInput::default()).unwrap();
+    assert_eq!(
+        read(fresh.path(), ".vscode/mcp.json"),
+        "{\n  \"servers\": {\n    \"kapi\": {\n      \"type\": \"stdio\",\n      \"command\": \"kapi\",\n      \"args\": [\n        \"mcp\",\n        \"--project\",\n        \"kapi.yaml\"\n      ]\n    }\n  }\n}\n"
+    );
+}
+
+#[test]
+fn kkss_servers_in_jsonc_keep_their_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let theirs = "{\n\t// lab tools\n\t\"servers\": [\n\t\t{\"id\": \"acme\", \"command\": \"acme\"},\n\t],\n}\n";
+    std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
+    std::fs::write(root.join(".kkss/assistant/mcp.json"), theirs).unwrap();
+    let list = Agents::List(vec![HostId::Kkss]);
+    wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    let text = read(root, ".kkss/assistant/mcp.json");
+    let kapi = "\t\t{\n\t\t\t\"id\": \"kapi\",\n\t\t\t\"command\": \"kapi\",\n\t\t\t\"args\": [\"mcp\", \"--project\", \"kapi.yaml\"],\n\t\t},\n";
+    assert_eq!(
+        text,
+        theirs.replace("\"acme\"},\n", &format!("\"acme\"}},\n{kapi}"))
+    );
+    let again = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged);
+}
+
+#[test]
+fn a_json_file_kapi_cannot_read_names_line_column_and_fix() {
+    for (text, want) in [
+        (
+            "{\n  \"mcpServers\": {\n    \"x\": 1,\n  ]\n}\n",
+            ".mcp.json: line 4, column 3: not valid JSON (unexpected token in object)",
+        ),
+        (
+            "// mine\n{\"mcpServers\": {\n",
+            ".mcp.json: line 2, column 16: not valid JSON (the object that opens here is never closed)",
+        ),
+        (
+            "{'mcpServers': {}}",
+            ".mcp.json: line 1, column 2: not valid JSON (single-quoted strings are not allowed)",
+        ),
+        (
+            "/* mine */\n  [1]\n",
+            ".mcp.json: line 2, column 3: the top level is not a JSON object",
+        ),
+        (
+            "{\n  // c\n  \"mcpServers\": []\n}",
+            ".mcp.json: line 3, column 17: `mcpServers` is not an object",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".mcp.json"), text).unwrap();
+        let list = Agents::List(vec![HostId::ClaudeCode]);
+        let report = wire(dir.path(), &recipe(false), &list, &WiringInput::default()).unwrap();
+        let error = report.hosts[0].error.as_deref().unwrap();
+        assert!(error.starts_with(want), "{error}");
+        assert!(
+            error.ends_with("fix it and run `kapi init` again"),
+            "{error}"
+        );
+        assert_eq!(read(dir.path(), ".mcp.json"), text);
+    }
+}
+
+#[test]
+fn a_kapi_entry_someone_else_wrote_in_kkss_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let theirs = "{\"servers\": [{\"id\": \"kapi\", \"command\": \"/opt/other\"}, {\"id\": \"acme\", \"command\": \"acme\"}]}";
+    std::fs::create_dir_all(root.join(".kkss/assistant")).unwrap();
+    std::fs::write(root.join(".kkss/assistant/mcp.json"), theirs).unwrap();
+    let list = Agents::List(vec![HostId::Kkss]);
+    let report = wire(root, &recipe(false), &list, &WiringInput::default()).unwrap();
+    assert_eq!(
+        report.hosts[0].kept_entry.as_deref(),
+        Some(".kkss/assistant/mcp.json")
+    );
+    assert_eq!(read(root, ".kkss/assistant/mcp.json"), theirs);
+}
+
+#[test]
+fn agents_parse() {
+    assert_eq!(Agents::parse("all").unwrap(), Agents::All);
+    assert_eq!(Agents::parse("none").unwrap(), Agents::None);
+    assert_eq!(
+        Agents::parse("cursor,codex").unwrap(),
+        Agents::List(vec![HostId::Cursor, HostId::Codex])
+    );
+    let err = Agents::parse("cursor,emacs").unwrap_err();
+    assert!(err.to_string().contains("emacs"));
+    assert!(kapi_core::Hint::hints(&err)[0].contains("claude-code, cursor, vscode"));
+}
