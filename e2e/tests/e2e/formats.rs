@@ -2,7 +2,7 @@
 //! `kapi inspect --verify` writes each file back identical, `kapi inspect --json` reads it
 //! into `kapi.blocks/v1` with a ref and rev per block, and `kapi check` reads it.
 
-use crate::common::{Bind, command, workspace};
+use crate::common::{Bind, command, wire, workspace};
 
 fn kapi(args: &[&str]) -> (i32, String, String) {
     let out = command(&workspace(), Bind::Explicit)
@@ -60,8 +60,7 @@ fn every_fixture_writes_back_byte_for_byte_through_the_binary() {
         }
         args.extend(files.iter().map(String::as_str));
         let (code, stdout, stderr) = kapi(&args);
-        let report: serde_json::Value = serde_json::from_str(&stdout)
-            .unwrap_or_else(|e| panic!("{dir}: {e}\n{stdout}\n{stderr}"));
+        let report = wire::parse(&stdout, &format!("{dir}\n{stderr}"));
         for file in report["files"].as_array().expect("files") {
             assert_eq!(file["status"], "identical", "{dir}: {file}");
             if format.is_none() {
@@ -87,8 +86,7 @@ fn every_fixture_reads_into_blocks_with_refs_and_revs() {
             }
             let (code, stdout, stderr) = kapi(&args);
             assert_eq!(code, 0, "{file}: {stderr}");
-            let doc: serde_json::Value =
-                serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let doc = wire::parse(&stdout, &file);
             assert_eq!(doc["schema"], "kapi.blocks/v1");
             let blocks = doc["blocks"].as_array().expect("blocks");
             assert_eq!(doc["total"].as_u64(), Some(blocks.len() as u64), "{file}");
@@ -122,8 +120,7 @@ fn every_fixture_is_checked_without_an_error() {
         args.extend(files.iter().map(String::as_str));
         let (code, stdout, stderr) = kapi(&args);
         assert_eq!(code, 0, "{dir}: {stderr}");
-        let report: serde_json::Value =
-            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        let report = wire::parse(&stdout, dir);
         assert_eq!(
             report["target"]["files"].as_u64(),
             Some(files.len() as u64),

@@ -49,8 +49,9 @@ fn sample_project_reports_exactly_its_planted_violations() {
         "the gate fails: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
-    let report = wire::decode(&report, "kapi check --json").check("kapi check --json");
+    let ctx = "kapi check --json";
+    let report = wire::parse(&String::from_utf8_lossy(&out.stdout), ctx);
+    let report = wire::decode(&report, ctx).check(ctx);
     let got: BTreeSet<(String, usize, usize, String)> = report
         .findings
         .iter()

@@ -331,11 +331,9 @@ fn under_claude_code_the_server_and_the_shell_share_the_hosts_session() {
         None,
     );
     assert_eq!(log.code, 0, "{}", log.stderr);
-    let entries: serde_json::Value = serde_json::from_str(&log.stdout).expect("the log's JSON");
-    let notes = entries["entries"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let entries = log.json("the log's JSON");
+    let notes = crate::common::wire::array_field(&entries, "entries")
+        .iter()
         .filter(|e| e["kind"] == "note" && e["session"] == session)
         .count();
     assert_eq!(notes, 2, "both notes in the host's session: {entries:#}");

@@ -410,6 +410,15 @@ impl Answer {
     }
 }
 
+/// `text` as JSON, checked against its typed shape ([`decode`]); text that is not JSON, or
+/// JSON of a schema that does not decode, fails the test, naming `ctx`.
+pub fn parse(text: &str, ctx: &str) -> Value {
+    let value = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{ctx}: not JSON ({e}): {text:.2000}"));
+    decode(&value, ctx);
+    value
+}
+
 // ---------------------------------------------------------------------------------------------
 // Failing accessors for what stays untyped
 
