@@ -1,7 +1,7 @@
 //! The JSON Schema of `kapi.change/v1` (draft 2020-12), published by `kapi schema change` and
 //! used as the input schema of the MCP `apply_edits` tool, so both surfaces take one shape.
-//! It is built from the decoder's own field lists ([`super::decode::shape`], one per object,
-//! and [`super::decode::KINDS`], the operation kinds), so a field the decoder takes is a
+//! It is built from the decoder's own field lists (`decode::shape`, one per object,
+//! and `decode::KINDS`, the operation kinds), so a field the decoder takes is a
 //! field the schema declares. The decoder is stricter than the schema in one place only: a
 //! recipe `value` must have the type its `field` takes.
 

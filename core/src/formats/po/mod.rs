@@ -18,7 +18,7 @@
 //! else none. The writer does not change flags: a state set on an edited edition is not
 //! written back.
 //!
-//! A plural message is one [`Switch`] per edition (kind plural, pivot `n`): the source has
+//! A plural message is one [`Switch`](crate::model::Switch) per edition (kind plural, pivot `n`): the source has
 //! branches `one` (`msgid`) and `other` (`msgid_plural`); the target has one branch per
 //! `msgstr[i]`, named by the language's CLDR categories in gettext's order when the number
 //! of forms matches a built-in table ([`plural_categories`]: one form is `other`, two are

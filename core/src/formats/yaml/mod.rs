@@ -6,7 +6,7 @@
 //! keys above it (`activerecord.errors.messages.blank`); a sequence item adds its 0-based
 //! index (`date.day_names.0`, `date.day_names.1`). In a key segment a `.`, a `#` and a
 //! backslash are escaped with a backslash (`"a.b": x` is `a\.b`), so a path is unambiguous
-//! and no segment ends in something that reads as a [`KeyDeduper`] suffix. A plain key is
+//! and no segment ends in something that reads as a [`KeyDeduper`](crate::model::KeyDeduper) suffix. A plain key is
 //! used as written (`1`, `true`); a flow collection used as a key is its source text.
 //! Repeats (a duplicate key, a later document of a `---` stream) are numbered
 //! `key#2`. The level is the path depth minus one. Comment lines just above a key whose
@@ -29,7 +29,7 @@
 //! order, and one skeleton hole per branch (`count:one`, `count:other`).
 //!
 //! # Codes
-//! Placeholders and markup become inline codes through [`placeholders::split`]: Ruby
+//! Placeholders and markup become inline codes through [`placeholders::split`](crate::formats::placeholders::split): Ruby
 //! `%{x}` and `%<x>s`, `{{x}}`, `{x}`, printf (`%s`, `%1$d`, `%d` of a date format) and
 //! HTML tags and entities. Text runs carry file offsets when the value is a verbatim slice
 //! of the file (one-line plain, or quoted without escapes).
