@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use kapi_core::check::placeholders;
+use kapi_core::check::analyzers::placeholders;
 
 use kapi_core::formats;
 

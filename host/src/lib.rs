@@ -22,7 +22,3 @@ pub mod surface;
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};
 pub use surface::Surface;
-
-pub use agents as wiring;
-pub use agents::rules_files as rules;
-pub use agents::skills;

@@ -134,9 +134,10 @@ pub(crate) fn emit_report(
     match format {
         FormatArg::Text => printer.emit_as(report, false)?,
         FormatArg::Json => printer.emit_as(report, true)?,
-        FormatArg::Github => printer.raw(&kapi_core::check::github::render(report))?,
+        FormatArg::Github => printer.raw(&kapi_core::check::render::github::render(report))?,
         FormatArg::Sarif => {
-            let mut text = serde_json::to_string_pretty(&kapi_core::check::sarif::render(report))?;
+            let mut text =
+                serde_json::to_string_pretty(&kapi_core::check::render::sarif::render(report))?;
             text.push('\n');
             printer.raw(&text)?;
         }

@@ -2,7 +2,7 @@
 //! (`exit-codes`, `environment`, `files`, `changes`, `hooks`, `rules [ID]`, and the skill's references:
 //! `skill`, `edit`, `i18n/react`, …). Exits 0, or 2 for an unknown topic.
 //!
-//! The skill topics come from the tree embedded in kapi-host (`kapi_host::skills`), with links
+//! The skill topics come from the tree embedded in kapi-host (`kapi_host::agents::skills`), with links
 //! between references rewritten as the `kapi help` command that serves each. A name that is both
 //! a command and a reference (`check`, `context`) prints the command's help, then the reference.
 
@@ -106,7 +106,7 @@ pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow
         "rules" => rules_text(args.id.as_deref())?,
         verb => {
             let mut command = crate::Cli::command();
-            let reference = kapi_host::skills::topic(verb);
+            let reference = kapi_host::agents::skills::topic(verb);
             match (command.find_subcommand_mut(verb), reference) {
                 (Some(sub), reference) => {
                     let mut sub = sub.clone().bin_name(format!("kapi {verb}"));
@@ -124,7 +124,7 @@ pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow
                         .flat_map(|(_, v)| v.iter().map(|v| (*v).to_owned()))
                         .collect();
                     valid.extend(TOPICS.iter().map(|(t, _)| (*t).to_owned()));
-                    for (topic, _) in kapi_host::skills::topics() {
+                    for (topic, _) in kapi_host::agents::skills::topics() {
                         if !valid.contains(&topic) {
                             valid.push(topic);
                         }
@@ -160,7 +160,7 @@ What is checked where:
 ";
 
 fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
-    let rules = kapi_core::check::rule::all();
+    let rules = kapi_core::check::analyzers::rule::all();
     match id {
         None => {
             let mut text =
@@ -171,7 +171,7 @@ fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
             text.push_str(CHECKED_WHERE);
             Ok(text)
         }
-        Some(id) => match kapi_core::check::rule::find(id) {
+        Some(id) => match kapi_core::check::analyzers::rule::find(id) {
             Some(rule) => Ok(format!(
                 "{} (default severity {})\n\n{}",
                 rule.id,
@@ -212,7 +212,7 @@ pub fn print_overview(printer: &mut Printer) -> io::Result<()> {
         text.push_str(&format!("  {topic:<12} {about}\n"));
     }
     text.push_str("\nSkill topics (`kapi help TOPIC`: how an assistant works with kapi):\n");
-    for (topic, about) in kapi_host::skills::topics() {
+    for (topic, about) in kapi_host::agents::skills::topics() {
         text.push_str(&format!("  {topic:<16} {about}\n"));
     }
     text.push_str(

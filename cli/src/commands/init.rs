@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
+use kapi_host::agents::{Agents, WiringStatus};
 use kapi_host::init::{InitReport, init};
-use kapi_host::wiring::{Agents, WiringStatus};
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Style};

@@ -82,7 +82,7 @@ fn skill_md_frontmatter_names_kapi_with_a_quoted_one_line_description() {
         assert!(["name", "description"].contains(&key), "field {key}");
     }
     // The same values as the binary parses.
-    let (name, desc) = kapi_host::skills::frontmatter(&text).expect("frontmatter parses");
+    let (name, desc) = kapi_host::agents::skills::frontmatter(&text).expect("frontmatter parses");
     assert_eq!((name.as_str(), desc.as_str()), ("kapi", inner));
 }
 
@@ -364,7 +364,7 @@ fn help_overview_snapshot() {
 
 #[test]
 fn the_embedded_tree_matches_skills_kapi() {
-    let embedded: Vec<(String, Vec<u8>)> = kapi_host::skills::files()
+    let embedded: Vec<(String, Vec<u8>)> = kapi_host::agents::skills::files()
         .into_iter()
         .map(|(p, b)| (p.to_owned(), b.to_vec()))
         .collect();

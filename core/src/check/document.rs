@@ -9,7 +9,8 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{CheckInput, Each, Finding, Findings, Hit, Rule, hygiene, terms, voice};
+use super::analyzers::{hygiene, terms, voice};
+use super::{CheckInput, Each, Finding, Findings, Hit, Rule};
 use crate::governance::Governance;
 use crate::model::{Block, Edition, Run};
 use crate::text::{CODE_MARK, LineIndex, Prose};

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::{Hit, hygiene, placeholders, terms, translation_terms, voice};
+use super::Hit;
+use super::analyzers::{hygiene, placeholders, terms, translation_terms, voice};
 use crate::governance::{Governance, Severity};
 use crate::model::{Edition, Role};
 use crate::text::Prose;

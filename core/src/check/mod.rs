@@ -15,10 +15,6 @@ pub mod findings;
 pub mod render;
 pub mod report;
 
-// The analyzers and renderings at the paths they had before they were grouped.
-pub use analyzers::{hygiene, placeholders, rule, terms, translation_terms, voice};
-pub use render::{github, sarif};
-
 use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::atomic::AtomicBool;
@@ -27,13 +23,14 @@ use serde::Serialize;
 
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
+use analyzers::{placeholders, translation_terms};
 
+pub use analyzers::rule::Rule;
 pub use document::DocumentCheck;
 pub use findings::{Findings, MAX_FINDINGS};
 pub use report::{
     CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
 };
-pub use rule::Rule;
 
 /// The analyzers `kapi check` runs, in order.
 pub const ANALYZERS: &[&str] = &[

@@ -615,7 +615,7 @@ mod tests {
             Ok(parsed) => parsed,
             Err(e) => panic!("{path}: {e}"),
         };
-        let mut gov = crate::check::terms::tests::handbook();
+        let mut gov = crate::check::analyzers::terms::tests::handbook();
         gov.prohibited
             .push(pattern(r"(?i)\bsimply\b", Severity::Minor));
         gov.required.push(pattern("(?i)support", Severity::Minor));

@@ -43,8 +43,8 @@
 //! ```
 use std::ops::Range;
 
+use super::inline::placeholders::{self, Ids, Syntaxes};
 use super::output::Output;
-use super::placeholders::{self, Ids, Syntaxes};
 use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
 };

@@ -45,8 +45,8 @@
 
 use std::collections::HashMap;
 
+use super::inline::placeholders::{self, Ids, Syntaxes};
 use super::output::Output;
-use super::placeholders::{self, Ids, Syntaxes};
 use super::xml::{self, Token, Tree};
 use super::{
     Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,

@@ -31,7 +31,6 @@ use kapi_core::project::{Point, Project};
 use crate::app::{App, normalize};
 use crate::error::HostError;
 
-pub use walk::display_path;
 pub(crate) use walk::{declares, walk_entry};
 
 /// What to check and how to gate it.
@@ -311,7 +310,7 @@ fn target_jobs(
         let abs = normalize(&project.root.join(&target_rel));
         if abs.is_file() {
             targets.push(TargetJob {
-                display: display_path(app, &abs),
+                display: app.display_path(&abs),
                 lang,
                 abs,
             });
@@ -429,7 +428,7 @@ fn specs(
                 let abs = normalize(&project.root.join(&source));
                 let spec = specs.entry(abs.clone()).or_insert_with(|| Spec {
                     rel: Some(source),
-                    display: display_path(app, &abs),
+                    display: app.display_path(&abs),
                     format: file.format,
                     source_checks: false,
                     langs: Some(BTreeSet::new()),

@@ -89,7 +89,7 @@ fn declared_files(
     for file in declared {
         let format = crate::document::pick(&file.abs, file.format.as_deref())?;
         let Some(format) = format else { continue };
-        let display = display_path(app, &file.abs);
+        let display = app.display_path(&file.abs);
         chosen.insert(
             file.abs.clone(),
             Chosen {
@@ -140,7 +140,7 @@ fn walk_folder(
             file.clone(),
             Chosen {
                 rel: project.and_then(|p| relative_to(&file, &p.root)),
-                display: display_path(app, &file),
+                display: app.display_path(&file),
                 abs: file,
                 format,
                 role,
@@ -233,7 +233,7 @@ fn walk_format(
     }
     // An AGENTS.md or CLAUDE.md holds kapi's rules section (never checked): the person's
     // text around it is content only where a collection declares the file.
-    if !in_collection && rel.is_some_and(crate::rules::rules_file) {
+    if !in_collection && rel.is_some_and(crate::agents::rules_files::rules_file) {
         return Ok(None);
     }
     Ok(Some(format))
@@ -245,9 +245,4 @@ pub(crate) fn declares(collections: &Collections, rel: &str) -> bool {
     rel != kapi_core::project::layout::RECIPE_FILE
         && collections.matches(rel).is_some()
         && !collections.is_target(rel)
-}
-
-/// A path as reports show it ([`App::display_path`]).
-pub fn display_path(app: &App, abs: &Path) -> String {
-    app.display_path(abs)
 }

@@ -22,9 +22,6 @@ pub mod protocol;
 pub mod state;
 pub mod stop;
 
-/// The hook entries `kapi init` writes, at their old path (a compatibility alias).
-pub use crate::agents::hook_entries as wiring;
-
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::mpsc;

@@ -100,7 +100,7 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
     let outcome = match check(&app, &request, &()) {
         Ok(run) if run.report.pass => Outcome::Pass,
         Ok(run) => {
-            let shown = crate::check::display_path(&app, abs);
+            let shown = app.display_path(abs);
             Outcome::Fail(format!(
                 "kapi check: {shown} does not pass the project's gate {}\nFix these in {shown} before you report done; `kapi check {shown}` runs the same check, and `kapi context {shown}` gives the voice and terms that apply.",
                 eval::failure(&run.report)

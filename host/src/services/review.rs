@@ -591,7 +591,7 @@ fn with_current(d: &Decision, rev: &str) -> serde_json::Value {
 
 /// The placeholder mismatches between a block's source and its target `edition`.
 fn placeholder_findings(block: &Block, edition: &Edition) -> Vec<Finding> {
-    kapi_core::check::placeholders::compare(&block.source, edition)
+    kapi_core::check::analyzers::placeholders::compare(&block.source, edition)
         .into_iter()
         .map(|m| Finding {
             rule: m.rule.id.to_owned(),

@@ -9,7 +9,7 @@
 //! - **missing** when the target file does not exist or lacks the block's key;
 //! - **stale** when it exists but is not a translation of the current source: its text is the
 //!   source text (an untranslated copy), or its placeholders differ from the source's
-//!   (`kapi_core::check::placeholders::compare`: a variable lost or invented, a tag lost).
+//!   (`kapi_core::check::analyzers::placeholders::compare`: a variable lost or invented, a tag lost).
 //!   kapi keeps no record of the source revision a translation was made from, so a target
 //!   that was translated from an older wording and still keeps the placeholders is not seen
 //!   as stale;
@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kapi_core::check::placeholders;
+use kapi_core::check::analyzers::placeholders;
 use kapi_core::model::{Block, Edition};
 use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;

@@ -2,7 +2,7 @@
 //! cased like the words it replaces; deterministic, never rephrases, leaves code alone.
 //! MCP's `voice_rewrite` and `kapi rewrite`.
 
-use kapi_core::check::terms::rule_for;
+use kapi_core::check::analyzers::terms::rule_for;
 use kapi_core::governance::TermStatus;
 use kapi_core::text::Prose;
 use serde::Serialize;

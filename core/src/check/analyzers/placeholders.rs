@@ -29,7 +29,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::rule::declare_rule;
-use crate::formats::placeholders::ProseTags;
+use crate::formats::inline::placeholders::ProseTags;
 use crate::governance::Severity;
 use crate::model::{CodeKind, Edition, Run};
 
@@ -607,7 +607,7 @@ pub fn compare(source: &Edition, target: &Edition) -> Vec<Mismatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::placeholders::{Ids, Syntaxes, split};
+    use crate::formats::inline::placeholders::{Ids, Syntaxes, split};
 
     fn ed(text: &str) -> Edition {
         Edition::new(split(text, None, Syntaxes::ALL, &mut Ids::default()))

@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
+use crate::check::analyzers::rule;
 use crate::check::report::CheckReport;
-use crate::check::rule;
 use crate::governance::Severity;
 
 /// The SARIF schema the output follows.
@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn a_report_becomes_a_sarif_log() {
-        let log = render_with_version(&crate::check::github::tests::sample(), "0.0.0-test");
+        let log = render_with_version(&crate::check::render::github::tests::sample(), "0.0.0-test");
         // The rule descriptors are the registry's; keep the snapshot to the results.
         let rules = log["runs"][0]["tool"]["driver"]["rules"]
             .as_array()
@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn the_default_version_is_this_build() {
-        let log = render(&crate::check::github::tests::sample());
+        let log = render(&crate::check::render::github::tests::sample());
         assert_eq!(
             log["runs"][0]["tool"]["driver"]["version"],
             env!("CARGO_PKG_VERSION")
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn a_truncated_report_counts_what_it_holds_no_result_for() {
-        let mut report = crate::check::github::tests::sample();
+        let mut report = crate::check::render::github::tests::sample();
         assert!(render(&report)["runs"][0].get("properties").is_none());
         report.truncated = 7;
         assert_eq!(render(&report)["runs"][0]["properties"]["truncated"], 7);

@@ -63,8 +63,8 @@
 //! ```
 use std::ops::Range;
 
+use super::inline::placeholders::{Ids, Syntaxes};
 use super::output::Output;
-use super::placeholders::{Ids, Syntaxes};
 use super::properties::Pieces;
 use super::xml::{self, Token, Tree};
 use super::{

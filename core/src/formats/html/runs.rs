@@ -7,7 +7,7 @@ use std::ops::Range;
 use super::elements::{CODE_INLINE, FORMATTING, INLINE_VOID, tag_class};
 use super::lexer::{Kind, Token, entity_end, slice};
 use super::reader::Reader;
-use crate::formats::placeholders::Ids;
+use crate::formats::inline::placeholders::Ids;
 use crate::model::{Code, CodeKind, Run};
 
 impl Reader<'_, '_> {

@@ -65,9 +65,9 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::icu::{self, Piece};
+use super::inline::icu::{self, Piece};
+use super::inline::placeholders::{Ids, Syntaxes};
 use super::output::Output;
-use super::placeholders::{Ids, Syntaxes};
 use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, KeyBudget, Parsed, ReadError, Skeleton,
     WriteError,

@@ -71,7 +71,8 @@ use unicase::UniCase;
 
 use super::output::Output;
 use super::{
-    Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError, placeholders,
+    Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError,
+    inline::placeholders,
 };
 use crate::model::{Block, Code, CodeKind, Edition, KeyDeduper, Role, Run};
 

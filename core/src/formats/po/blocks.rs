@@ -5,8 +5,8 @@ use super::INFO;
 use super::codes::runs_of;
 use super::parser::{Comments, Flow, parse};
 use super::writer::push_escaped;
+use crate::formats::inline::placeholders::{Ids, Syntaxes};
 use crate::formats::output::Output;
-use crate::formats::placeholders::{Ids, Syntaxes};
 use crate::formats::{ReadError, Skeleton};
 use crate::model::{Block, Branch, Edition, KeyDeduper, Role, Run, Switch, SwitchKind};
 

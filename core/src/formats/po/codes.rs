@@ -1,8 +1,8 @@
 //! The placeholder codes of a message: a byte scanner for printf and brace placeholders
-//! that gives what `formats::placeholders::split` gives for those two syntaxes.
+//! that gives what `formats::inline::placeholders::split` gives for those two syntaxes.
 
 use super::parser::Str;
-use crate::formats::placeholders::{Ids, Syntaxes};
+use crate::formats::inline::placeholders::{Ids, Syntaxes};
 use crate::model::Run;
 
 /// The runs of `s`, taking its text (a message with no placeholder becomes one run that
@@ -24,7 +24,7 @@ fn split_owned(text: String, src: Option<usize>, syntaxes: Syntaxes, ids: &mut I
 /// Splits a message into text and placeholder codes: printf (`%s`, `%1$d`, `%.2f`, `%S`, `%%`,
 /// `%(name)s`) when `syntaxes.printf`, and brace (`{name}`, `{0}`, `{}`, `{:>10}`, `{0,number}`,
 /// `{name!r}`, `{value:>10}`; `{{` and `}}` are literal braces) when `syntaxes.brace`.
-/// The codes are those [`crate::formats::placeholders::split`] gives, found by a byte scanner: it is
+/// The codes are those [`crate::formats::inline::placeholders::split`] gives, found by a byte scanner: it is
 /// several times faster on catalogs, and a placeholder inside HTML in the message
 /// (`<a href="%(url)s">`) is still a code.
 /// With `leave_whole`, a text with no code gives no run (the caller moves it in).

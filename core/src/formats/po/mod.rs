@@ -33,7 +33,7 @@
 //! printf-like flags give printf codes; `python-brace-format`, `java-format` and
 //! `csharp-format` give brace codes (`{name}`, `{0}`, `{}`); a message with no format flag reads
 //! both printf and brace placeholders, and a `no-…-format` flag turns its syntax off. Codes
-//! are found by a byte scanner that gives what [`super::placeholders::split`] gives for those two
+//! are found by a byte scanner that gives what [`super::inline::placeholders::split`] gives for those two
 //! syntaxes, except that a placeholder inside HTML (`<a href="%(url)s">`) is still a code;
 //! HTML itself is text: PO strings hold an application's text, not markup of this file.
 //! `{{` and `}}` are literal braces. Translator comments (`#`) and extracted comments

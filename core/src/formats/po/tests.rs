@@ -7,7 +7,7 @@ use super::parser::{Flow, parse};
 use super::writer::{file_wraps, render};
 use super::*;
 use crate::formats::Hole;
-use crate::formats::placeholders::{self, Ids, Syntaxes};
+use crate::formats::inline::placeholders::{self, Ids, Syntaxes};
 use crate::model::CodeKind;
 use crate::model::Document;
 use crate::model::{Edition, Run};

@@ -7,8 +7,8 @@ use std::ops::Range;
 
 use super::tree::{Entry, Node, Scalar, Style};
 use super::{INFO, SYNTAXES, parse};
+use crate::formats::inline::placeholders::{self, Ids};
 use crate::formats::output::Output;
-use crate::formats::placeholders::{self, Ids};
 use crate::formats::{KeyBudget, ReadError, Skeleton};
 use crate::model::{Block, Branch, KeyDeduper, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind};
 use crate::yaml_text::{is_symbol, resolves_to_non_string};

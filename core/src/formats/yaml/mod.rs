@@ -29,7 +29,7 @@
 //! order, and one skeleton hole per branch (`count:one`, `count:other`).
 //!
 //! # Codes
-//! Placeholders and markup become inline codes through [`placeholders::split`](crate::formats::placeholders::split): Ruby
+//! Placeholders and markup become inline codes through [`placeholders::split`](crate::formats::inline::placeholders::split): Ruby
 //! `%{x}` and `%<x>s`, `{{x}}`, `{x}`, printf (`%s`, `%1$d`, `%d` of a date format) and
 //! HTML tags and entities. Text runs carry file offsets when the value is a verbatim slice
 //! of the file (one-line plain, or quoted without escapes).
@@ -76,7 +76,7 @@ mod write;
 
 use std::collections::{HashMap, HashSet};
 
-use super::placeholders::Syntaxes;
+use super::inline::placeholders::Syntaxes;
 use super::{Capabilities, Format, FormatInfo, Parsed, ReadError, WriteError};
 use blocks::read_text;
 use scanner::{Harvest, Parser};

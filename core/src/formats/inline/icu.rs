@@ -78,7 +78,7 @@ pub fn parse(
     };
     let mut trial = ids.clone();
     let Some(runs) = parser.message(&mut trial, false, false) else {
-        if parser.made > super::MAX_CODES {
+        if parser.made > crate::formats::MAX_CODES {
             // Too many to read: the edition is full, and its block is refused.
             ids.fill();
         }
@@ -102,7 +102,7 @@ pub fn render(runs: &[Run], out: &mut String) {
     if has_switch(runs) {
         render_level(runs, false, None, out);
     } else {
-        super::render_runs(runs, out, &mut |text, out| out.push_str(text));
+        crate::formats::render_runs(runs, out, &mut |text, out| out.push_str(text));
     }
 }
 
@@ -228,7 +228,7 @@ struct Parser<'a> {
     depth: usize,
     switches: usize,
     /// Branches and the codes and switches in them so far, each once: past
-    /// [`super::MAX_CODES`] the text is not read, [`Ids::fill`] marks its edition full, and
+    /// [`crate::formats::MAX_CODES`] the text is not read, [`Ids::fill`] marks its edition full, and
     /// the reader refuses the block.
     made: usize,
 }
@@ -487,7 +487,7 @@ impl Parser<'_> {
                 .filter(|r| !matches!(r, Run::Text { .. }))
                 .count();
             self.made += 1 + level;
-            if self.made > super::MAX_CODES {
+            if self.made > crate::formats::MAX_CODES {
                 return None;
             }
             self.pos += 1;

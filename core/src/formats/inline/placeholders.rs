@@ -99,13 +99,13 @@ impl Ids {
     /// Marks the edition full: a reader that stopped for a reason of its own (too many ICU
     /// branches to read) leaves its block to be refused, as [`Ids::full`] tells.
     pub fn fill(&mut self) {
-        self.issued = self.issued.max(super::MAX_CODES + 1);
+        self.issued = self.issued.max(crate::formats::MAX_CODES + 1);
     }
 
-    /// More ids handed out than one edition may hold codes ([`super::MAX_CODES`]): the reader
-    /// may stop making codes for this block, which [`super::output::Output::push`] refuses.
+    /// More ids handed out than one edition may hold codes ([`crate::formats::MAX_CODES`]): the reader
+    /// may stop making codes for this block, which [`crate::formats::output::Output::push`] refuses.
     pub fn full(&self) -> bool {
-        self.issued > super::MAX_CODES
+        self.issued > crate::formats::MAX_CODES
     }
 }
 
