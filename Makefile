@@ -49,10 +49,12 @@ e2e-hosts: build
 e2e-precommit:
 	bash scripts/e2e-precommit.sh
 
-## fmt, clippy, rustdoc (broken links and stray HTML are errors) and unused dependencies
-## (cargo-machete, installed on first use).
+## fmt, clippy, rustdoc (broken links and stray HTML are errors), unused dependencies
+## (cargo-machete, installed on first use) and the size limits (no function over 120 lines, no
+## file over 1,200 lines of non-test code: scripts/size-limits.py).
 lint:
 	$(CARGO) fmt --all -- --check
+	python3 scripts/size-limits.py
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	@command -v cargo-machete >/dev/null || $(CARGO) install --locked cargo-machete@0.9.2
