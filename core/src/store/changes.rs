@@ -5,7 +5,7 @@
 use rusqlite::params;
 use serde::Serialize;
 
-use super::{NewOp, Store, StoreError};
+use super::{NewOp, Store, StoreError, insert_op, json_text, json_value};
 
 /// A term as the store mirrors `.kapi/terms.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -79,12 +79,7 @@ impl Store {
     pub fn record_change(&mut self, rec: &ChangeRecord) -> Result<i64, StoreError> {
         let path = self.path.clone();
         let sql = |source| StoreError::sqlite(&path, source);
-        let json = |v: &serde_json::Value| {
-            serde_json::to_string(v).map_err(|source| StoreError::Payload {
-                path: path.clone(),
-                source,
-            })
-        };
+        let json = |v: &serde_json::Value| json_text(&path, v);
         let tx = self.write_tx()?;
         tx.execute(
             "INSERT INTO changes (actor_kind, actor_name, session, status, fingerprint, operations, documents, created_at)
@@ -103,21 +98,7 @@ impl Store {
         .map_err(sql)?;
         let id = tx.last_insert_rowid();
         for op in &rec.ops {
-            tx.execute(
-                "INSERT INTO context_ops (kind, actor_kind, actor_name, session, path, payload, status, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    op.kind,
-                    op.actor_kind,
-                    op.actor_name,
-                    op.session,
-                    op.path,
-                    json(&op.payload)?,
-                    op.status,
-                    op.created_at
-                ],
-            )
-            .map_err(sql)?;
+            insert_op(&tx, &path, op)?;
         }
         for t in &rec.terms {
             tx.execute(
@@ -213,12 +194,7 @@ impl Store {
         for row in rows {
             let (id, actor_kind, actor_name, session, status, fingerprint, ops, docs, created_at) =
                 row.map_err(|e| self.sql(e))?;
-            let parse = |t: &str| {
-                serde_json::from_str(t).map_err(|source| StoreError::Payload {
-                    path: self.path.clone(),
-                    source,
-                })
-            };
+            let parse = |t: &str| json_value(&self.path, t);
             out.push(ChangeRow {
                 id,
                 actor_kind,

@@ -400,6 +400,37 @@ pub struct NewOp {
     pub created_at: String,
 }
 
+/// Appends `op` to `context_ops` through `conn` (the store's connection or an open
+/// transaction), its payload as JSON text; returns the new row's id.
+fn insert_op(conn: &Connection, path: &Path, op: &NewOp) -> Result<i64, StoreError> {
+    let payload = json_text(path, &op.payload)?;
+    conn.execute(
+        "INSERT INTO context_ops (kind, actor_kind, actor_name, session, path, payload, status, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![op.kind, op.actor_kind, op.actor_name, op.session, op.path, payload, op.status, op.created_at],
+    )
+    .map_err(|e| StoreError::sqlite(path, e))?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A value as the text a JSON column holds (payloads, operations, documents, reasons);
+/// `path` names the store in the error.
+fn json_text(path: &Path, value: &serde_json::Value) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|source| StoreError::Payload {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// A JSON column's text read back as a value; `path` names the store when the text is not
+/// JSON.
+fn json_value(path: &Path, text: &str) -> Result<serde_json::Value, StoreError> {
+    serde_json::from_str(text).map_err(|source| StoreError::Payload {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// A recorded context operation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpRow {
@@ -608,18 +639,7 @@ impl Store {
 
     /// Records an operation; its session must exist. Returns the new id.
     pub fn record_op(&self, op: &NewOp) -> Result<i64, StoreError> {
-        let payload = serde_json::to_string(&op.payload).map_err(|source| StoreError::Payload {
-            path: self.path.clone(),
-            source,
-        })?;
-        self.conn
-            .execute(
-                "INSERT INTO context_ops (kind, actor_kind, actor_name, session, path, payload, status, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![op.kind, op.actor_kind, op.actor_name, op.session, op.path, payload, op.status, op.created_at],
-            )
-            .map_err(|e| self.sql(e))?;
-        Ok(self.conn.last_insert_rowid())
+        insert_op(&self.conn, &self.path, op)
     }
 
     /// Operations matching `filter`, oldest first.
@@ -654,10 +674,7 @@ impl Store {
         for row in rows {
             let (id, kind, actor_kind, actor_name, session, path, payload, status, created_at) =
                 row.map_err(|e| self.sql(e))?;
-            let payload = serde_json::from_str(&payload).map_err(|source| StoreError::Payload {
-                path: self.path.clone(),
-                source,
-            })?;
+            let payload = json_value(&self.path, &payload)?;
             out.push(OpRow {
                 id,
                 kind,
@@ -714,6 +731,41 @@ mod tests {
             status: "open".into(),
             created_at: at.into(),
         }
+    }
+
+    #[test]
+    fn insert_op_appends_through_a_connection_or_a_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("store.db")).unwrap();
+        store
+            .touch_session(&session("s1", "2026-01-01T00:00:00Z"))
+            .unwrap();
+        let path = store.path.clone();
+        let first = insert_op(
+            &store.conn,
+            &path,
+            &op("s1", "note", "2026-01-01T00:00:01Z"),
+        );
+        let tx = store.write_tx().unwrap();
+        let second = insert_op(&tx, &path, &op("s1", "keep", "2026-01-01T00:00:02Z")).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(second, first.unwrap() + 1);
+        let rows = store.ops(&OpFilter::default()).unwrap();
+        let kinds: Vec<_> = rows.iter().map(|r| r.kind.as_str()).collect();
+        assert_eq!(kinds, ["note", "keep"]);
+        assert_eq!(rows[1].payload, op("s1", "keep", "").payload);
+    }
+
+    #[test]
+    fn json_columns_round_trip_and_bad_text_names_the_store() {
+        let path = Path::new("/p/store.db");
+        let value = serde_json::json!({"a": [1, "two"]});
+        let text = json_text(path, &value).unwrap();
+        assert_eq!(json_value(path, &text).unwrap(), value);
+        let err = json_value(path, "{not json").unwrap_err();
+        assert!(
+            matches!(err, StoreError::Payload { ref path, .. } if path == Path::new("/p/store.db"))
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 
-use super::{NewOp, Store, StoreError};
+use super::{NewOp, Store, StoreError, insert_op};
 
 /// A suggestion to record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,16 +165,7 @@ impl Store {
             map.insert("suggestion".into(), format!("n{id}").into());
             map.insert("new".into(), new.into());
         }
-        let payload = serde_json::to_string(&op.payload).map_err(|source| StoreError::Payload {
-            path: path.clone(),
-            source,
-        })?;
-        tx.execute(
-            "INSERT INTO context_ops (kind, actor_kind, actor_name, session, path, payload, status, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![op.kind, op.actor_kind, op.actor_name, op.session, op.path, payload, op.status, op.created_at],
-        )
-        .map_err(sql)?;
+        insert_op(&tx, &path, &op)?;
         let suggestion = tx
             .query_row(
                 &format!("SELECT {COLUMNS} FROM suggestions WHERE id = ?1"),
@@ -233,10 +224,6 @@ impl Store {
         };
         let spath = self.path.clone();
         let sql = |source| StoreError::sqlite(&spath, source);
-        let payload = serde_json::to_string(&op.payload).map_err(|source| StoreError::Payload {
-            path: spath.clone(),
-            source,
-        })?;
         let tx = self.write_tx()?;
         let changed = tx
             .execute(
@@ -248,12 +235,7 @@ impl Store {
         if changed == 0 {
             return Ok(false);
         }
-        tx.execute(
-            "INSERT INTO context_ops (kind, actor_kind, actor_name, session, path, payload, status, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![op.kind, op.actor_kind, op.actor_name, op.session, op.path, payload, op.status, op.created_at],
-        )
-        .map_err(sql)?;
+        insert_op(&tx, &spath, op)?;
         tx.commit().map_err(sql)?;
         Ok(true)
     }
@@ -300,10 +282,6 @@ impl Store {
     pub fn clear_pending(&mut self, by: &str, at: &str, op: &NewOp) -> Result<usize, StoreError> {
         let spath = self.path.clone();
         let sql = |source| StoreError::sqlite(&spath, source);
-        let payload = serde_json::to_string(&op.payload).map_err(|source| StoreError::Payload {
-            path: spath.clone(),
-            source,
-        })?;
         let tx = self.write_tx()?;
         let n = tx
             .execute(
@@ -311,12 +289,7 @@ impl Store {
                 params![by, at],
             )
             .map_err(sql)?;
-        tx.execute(
-            "INSERT INTO context_ops (kind, actor_kind, actor_name, session, path, payload, status, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![op.kind, op.actor_kind, op.actor_name, op.session, op.path, payload, op.status, op.created_at],
-        )
-        .map_err(sql)?;
+        insert_op(&tx, &spath, op)?;
         tx.commit().map_err(sql)?;
         Ok(n)
     }
