@@ -305,9 +305,32 @@ pub(crate) fn list(values: &[impl AsRef<str>]) -> String {
         .join(", ")
 }
 
+/// The problem with a governance file's `version` (notes, terms) when it is not `v1`, the
+/// only version this kapi reads; none when it is.
+pub(crate) fn version_problem(version: &str) -> Option<Problem> {
+    (version != "v1").then(|| {
+        Problem::new("version", format!("unsupported version `{version}`"))
+            .with_hint("set `version: v1`")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_v1_is_a_version_without_a_problem() {
+        assert_eq!(version_problem("v1"), None);
+        let p = version_problem("v2").unwrap();
+        assert_eq!(
+            (p.field.as_str(), p.message.as_str(), p.hint.as_deref()),
+            (
+                "version",
+                "unsupported version `v2`",
+                Some("set `version: v1`")
+            )
+        );
+    }
 
     #[test]
     fn invalid_error_renders_location_first() {

@@ -116,12 +116,7 @@ impl NotesFile {
     /// Every problem: the version, a note with no id or nothing to say, a repeated id.
     pub fn validate(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
-        if self.version != "v1" {
-            problems.push(
-                Problem::new("version", format!("unsupported version `{}`", self.version))
-                    .with_hint("set `version: v1`"),
-            );
-        }
+        problems.extend(error::version_problem(&self.version));
         let mut seen = std::collections::HashSet::new();
         for (i, note) in self.notes.iter().enumerate() {
             let at = format!("notes[{i}]");

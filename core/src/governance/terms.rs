@@ -75,12 +75,7 @@ impl TermsFile {
     /// text twice for one language.
     pub fn validate(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
-        if self.version != "v1" {
-            problems.push(
-                Problem::new("version", format!("unsupported version `{}`", self.version))
-                    .with_hint("set `version: v1`"),
-            );
-        }
+        problems.extend(error::version_problem(&self.version));
         let mut ids: HashSet<&str> = HashSet::new();
         let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
         for (c, concept) in self.concepts.iter().enumerate() {
