@@ -216,9 +216,10 @@ fn parse_defaults(ctx: &Ctx<'_>, m: &Mapping) -> Result<Defaults, RecipeError> {
     for (i, pattern) in exclude.iter().enumerate() {
         check_glob(ctx, pattern, &format!("defaults.exclude[{i}]"))?;
     }
+    let (source_language, target_languages) = parse_languages(ctx, m, "defaults")?;
     Ok(Defaults {
-        source_language: ctx.string(get(m, "source_language"), "defaults.source_language")?,
-        target_languages: ctx.strings(get(m, "target_languages"), "defaults.target_languages")?,
+        source_language,
+        target_languages,
         voice: match get(m, "voice") {
             Some(v) => parse_voice(ctx, v, "defaults.voice")?,
             None => None,
@@ -429,19 +430,34 @@ fn parse_item(
     let path = ctx
         .string(get(m, "path"), &pk)?
         .ok_or_else(|| RecipeError::MissingKey { at: ctx.site(&pk) })?;
+    let format = parse_format(ctx, get(m, "format"), &format!("{key}.format"))?;
+    let target = ctx.string(get(m, "target"), &format!("{key}.target"))?;
+    let channel = parse_channel_ref(ctx, m, &format!("{key}.channel"), profiles)?;
+    let (source_language, target_languages) = parse_languages(ctx, m, key)?;
     Ok(Item {
         path,
-        format: parse_format(ctx, get(m, "format"), &format!("{key}.format"))?,
-        target: ctx.string(get(m, "target"), &format!("{key}.target"))?,
-        channel: parse_channel_ref(ctx, m, &format!("{key}.channel"), profiles)?,
-        source_language: ctx
-            .string(get(m, "source_language"), &format!("{key}.source_language"))?,
-        target_languages: ctx.strings(
-            get(m, "target_languages"),
-            &format!("{key}.target_languages"),
-        )?,
+        format,
+        target,
+        channel,
+        source_language,
+        target_languages,
         raw: m.clone(),
     })
+}
+
+/// The `source_language` and `target_languages` of the mapping at `key` (the defaults, a
+/// collection or an item: each may set both).
+fn parse_languages(
+    ctx: &Ctx<'_>,
+    m: &Mapping,
+    key: &str,
+) -> Result<(Option<String>, Option<Vec<String>>), RecipeError> {
+    let source = ctx.string(get(m, "source_language"), &format!("{key}.source_language"))?;
+    let targets = ctx.strings(
+        get(m, "target_languages"),
+        &format!("{key}.target_languages"),
+    )?;
+    Ok((source, targets))
 }
 
 fn parse_collection(
@@ -499,16 +515,14 @@ fn parse_collection(
             &format!("{ck}[{j}].path"),
         )?;
     }
+    let channel = parse_channel_ref(ctx, m, &format!("{key}.channel"), profiles)?;
+    let (source_language, target_languages) = parse_languages(ctx, m, &key)?;
     Ok(Collection {
         name: Some(name),
         base,
-        channel: parse_channel_ref(ctx, m, &format!("{key}.channel"), profiles)?,
-        source_language: ctx
-            .string(get(m, "source_language"), &format!("{key}.source_language"))?,
-        target_languages: ctx.strings(
-            get(m, "target_languages"),
-            &format!("{key}.target_languages"),
-        )?,
+        channel,
+        source_language,
+        target_languages,
         content,
         raw: m.clone(),
     })

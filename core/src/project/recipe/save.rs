@@ -25,6 +25,13 @@ fn set(m: &mut Mapping, key: &str, value: Option<Value>) {
     }
 }
 
+/// Sets `source_language` and `target_languages` as [`set`] does each: the defaults, a
+/// collection and an item all carry the pair.
+fn set_languages(m: &mut Mapping, source: Option<&str>, targets: Option<&[String]>) {
+    set(m, "source_language", source.map(s));
+    set(m, "target_languages", targets.map(strs));
+}
+
 impl VoiceRef {
     fn to_value(&self) -> Value {
         if self.short && self.raw.is_empty() {
@@ -39,15 +46,10 @@ impl VoiceRef {
 impl Defaults {
     fn to_mapping(&self) -> Mapping {
         let mut m = self.raw.clone();
-        set(
+        set_languages(
             &mut m,
-            "source_language",
-            self.source_language.as_deref().map(s),
-        );
-        set(
-            &mut m,
-            "target_languages",
-            self.target_languages.as_deref().map(strs),
+            self.source_language.as_deref(),
+            self.target_languages.as_deref(),
         );
         set(&mut m, "voice", self.voice.as_ref().map(VoiceRef::to_value));
         set(&mut m, "terms_source", self.terms_source.as_deref().map(s));
@@ -79,11 +81,10 @@ impl Item {
             "channel",
             self.channel.as_ref().map(|c| s(&c.to_string())),
         );
-        set(m, "source_language", self.source_language.as_deref().map(s));
-        set(
+        set_languages(
             m,
-            "target_languages",
-            self.target_languages.as_deref().map(strs),
+            self.source_language.as_deref(),
+            self.target_languages.as_deref(),
         );
     }
 }
@@ -108,15 +109,10 @@ impl Collection {
             "channel",
             self.channel.as_ref().map(|c| s(&c.to_string())),
         );
-        set(
+        set_languages(
             &mut m,
-            "source_language",
-            self.source_language.as_deref().map(s),
-        );
-        set(
-            &mut m,
-            "target_languages",
-            self.target_languages.as_deref().map(strs),
+            self.source_language.as_deref(),
+            self.target_languages.as_deref(),
         );
         let items = self
             .content

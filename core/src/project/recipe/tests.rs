@@ -325,3 +325,38 @@ fn empty_file_lacks_a_version() {
         "kapi.yaml: the document must be a mapping of recipe keys"
     );
 }
+
+#[test]
+fn languages_read_and_save_at_every_level() {
+    let text = "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - name: g\n    target_languages: [fr]\n    content:\n      - path: a.md\n        source_language: de\n        target_languages: [it, es]\n";
+    let mut r = parse(text).unwrap();
+    assert_eq!(r.defaults.source_language.as_deref(), Some("en"));
+    assert_eq!(r.defaults.target_languages, None);
+    let g = &r.collections[0];
+    assert_eq!(
+        (g.source_language.as_deref(), g.target_languages.clone()),
+        (None, Some(vec!["fr".into()]))
+    );
+    let item = &g.content[0];
+    assert_eq!(item.source_language.as_deref(), Some("de"));
+    assert_eq!(item.target_languages, Some(vec!["it".into(), "es".into()]));
+    r.defaults.target_languages = Some(vec!["ja".into()]);
+    r.collections[0].target_languages = None;
+    r.collections[0].content[0].source_language = None;
+    let again = parse(&r.to_yaml().unwrap()).unwrap();
+    let languages = |r: &Recipe| {
+        let g = &r.collections[0];
+        let item = &g.content[0];
+        [
+            (
+                r.defaults.source_language.clone(),
+                r.defaults.target_languages.clone(),
+            ),
+            (g.source_language.clone(), g.target_languages.clone()),
+            (item.source_language.clone(), item.target_languages.clone()),
+        ]
+    };
+    assert_eq!(languages(&again), languages(&r));
+    let e = err("version: v1\ncollections:\n  - path: a.md\n    target_languages: {fr: 1}\n");
+    assert_eq!(e.site().unwrap().key, "collections[0].target_languages");
+}
