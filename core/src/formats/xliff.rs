@@ -144,33 +144,67 @@ fn read_text<'e>(
             |i| is(i, "trans-unit") || is(i, "group"),
             &mut translates,
         );
-        let index = out.index();
-        let runs = read_inline(&tree, source, &classify);
         let key = keys.key(&base, text, tree.get(unit).map_or(0, |e| e.open().start))?;
-        let mut block = Block::new(key, Role::Key, runs);
-        block.notes = notes;
-        block.span = tree.get(unit).map_or(0..0, xml::Element::span);
-        if translate.as_deref() == Some("no") {
-            block.translatable = false;
-            block.locked = Some("translate=\"no\"".into());
-        }
-        out.skeleton
-            .hole(edition_span(&tree, source), index, &block.source);
-        if let Some(target) = target {
-            let mut edition = Edition::new(read_inline(&tree, target, &classify));
-            edition.state = tree.attr(target, "state").map(|s| Box::from(s.as_ref()));
-            out.skeleton.push(
-                edition_span(&tree, target),
-                index,
-                Some(&lang),
-                None,
-                &edition.runs,
-            );
-            block.targets.insert(lang, edition);
-        }
-        out.push(text, block);
+        let found = Found {
+            key,
+            element: unit,
+            source,
+            target,
+            state: target.and_then(|t| tree.attr(t, "state")),
+            notes,
+            translate,
+        };
+        push_found(&mut out, &tree, &lang, &classify, found);
     }
     Ok(out)
+}
+
+/// One block as both XLIFF readers find it: its key, the element it spans (a 1.2
+/// `<trans-unit>`, a 2 `<segment>`), its `<source>`, `<target>` and the target's `state`.
+pub(super) struct Found<'t> {
+    pub key: String,
+    pub element: usize,
+    pub source: usize,
+    pub target: Option<usize>,
+    pub state: Option<std::borrow::Cow<'t, str>>,
+    pub notes: Vec<String>,
+    /// The `translate` in force (`no` locks the block).
+    pub translate: Option<String>,
+}
+
+/// Reads `found` into a block, with the skeleton's holes for its source and its target (the
+/// target filed under `lang`), and pushes it to `out`.
+pub(super) fn push_found(
+    out: &mut Output<'_>,
+    tree: &Tree,
+    lang: &str,
+    classify: &dyn Fn(&Tree, usize) -> Inline,
+    found: Found<'_>,
+) {
+    let index = out.index();
+    let runs = read_inline(tree, found.source, classify);
+    let mut block = Block::new(found.key, Role::Key, runs);
+    block.notes = found.notes;
+    block.span = tree.get(found.element).map_or(0..0, xml::Element::span);
+    if found.translate.as_deref() == Some("no") {
+        block.translatable = false;
+        block.locked = Some("translate=\"no\"".into());
+    }
+    out.skeleton
+        .hole(edition_span(tree, found.source), index, &block.source);
+    if let Some(target) = found.target {
+        let mut edition = Edition::new(read_inline(tree, target, classify));
+        edition.state = found.state.map(|s| Box::from(s.as_ref()));
+        out.skeleton.push(
+            edition_span(tree, target),
+            index,
+            Some(lang),
+            None,
+            &edition.runs,
+        );
+        block.targets.insert(lang.to_owned(), edition);
+    }
+    out.push(tree.text, block);
 }
 
 /// A `<trans-unit>`'s `<source>`, `<target>` and the text of its notes.
@@ -665,6 +699,44 @@ pub(crate) mod tests {
         Xliff
             .read(text.as_bytes())
             .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn push_found_fills_the_block_and_both_holes() {
+        let text = "<u><source>Hi <g id=\"1\">you</g></source><target/></u>";
+        let tree = Tree::parse(text).unwrap();
+        let (source, target) = (1, 3);
+        assert_eq!(
+            (tree.local(source), tree.local(target)),
+            ("source", "target")
+        );
+        let mut out = Output::new(INFO.id, Skeleton::over(text), None);
+        let found = Found {
+            key: "u".into(),
+            element: tree.root,
+            source,
+            target: Some(target),
+            state: Some("final".into()),
+            notes: vec!["N".into()],
+            translate: Some("no".into()),
+        };
+        push_found(&mut out, &tree, "fr", &classify, found);
+        let block = &out.document.blocks[0];
+        assert_eq!(
+            (block.key.as_str(), shape(&block.source.runs)),
+            ("u", "Hi [o1:<g id=\"1\">]you[c1:</g>]".to_owned())
+        );
+        assert_eq!(
+            (block.notes.clone(), block.span.clone()),
+            (vec!["N".to_owned()], 0..text.len())
+        );
+        assert!(!block.translatable && block.locked.is_some());
+        assert_eq!(block.targets["fr"].state.as_deref(), Some("final"));
+        let spans: Vec<_> = out.skeleton.holes.iter().map(|h| h.span.clone()).collect();
+        let target_at = text.find("/>").unwrap();
+        let source_at = text.find("Hi").unwrap();
+        let source_end = text.find("</source>").unwrap();
+        assert_eq!(spans, [source_at..source_end, target_at..target_at + 2]);
     }
 
     /// The runs as a compact string: text, `{kind id: data}` codes.

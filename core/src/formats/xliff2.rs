@@ -42,7 +42,6 @@ use super::output::Output;
 use super::xliff::{self, Inline};
 use super::xml::{self, Tree};
 use super::{Capabilities, Format, FormatInfo, Keys, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{Block, Edition, Role};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "xliff2",
@@ -144,36 +143,22 @@ fn read_text<'e>(
             } else {
                 base.clone()
             };
-            let index = out.index();
-            let runs = xliff::read_inline(&tree, source, &classify);
             let at = tree.get(segment).map_or(0, |e| e.open().start);
             let key = keys.key(&key, text, at)?;
             // Every segment of a unit carries the unit's notes: they count like keys.
             if position > 0 {
                 keys.charge(notes.iter().map(String::len).sum(), text, at)?;
             }
-            let mut block = Block::new(key, Role::Key, runs);
-            block.notes = notes.clone();
-            block.span = tree.get(segment).map_or(0..0, xml::Element::span);
-            if translate.as_deref() == Some("no") {
-                block.translatable = false;
-                block.locked = Some("translate=\"no\"".into());
-            }
-            out.skeleton
-                .hole(xliff::edition_span(&tree, source), index, &block.source);
-            if let Some(target) = target {
-                let mut edition = Edition::new(xliff::read_inline(&tree, target, &classify));
-                edition.state = tree.attr(segment, "state").map(|s| Box::from(s.as_ref()));
-                out.skeleton.push(
-                    xliff::edition_span(&tree, target),
-                    index,
-                    Some(&lang),
-                    None,
-                    &edition.runs,
-                );
-                block.targets.insert(lang.clone(), edition);
-            }
-            out.push(text, block);
+            let found = xliff::Found {
+                key,
+                element: segment,
+                source,
+                target,
+                state: tree.attr(segment, "state"),
+                notes: notes.clone(),
+                translate: translate.clone(),
+            };
+            xliff::push_found(&mut out, &tree, &lang, &classify, found);
         }
     }
     Ok(out)
