@@ -18,6 +18,7 @@
 
 use std::path::Path;
 
+use jsonc_parser::cst::CstNode;
 use serde_json::{Map, Value, json};
 
 use super::host_files::read_existing;
@@ -173,6 +174,33 @@ fn is_kapi_program(command: &str) -> bool {
     name == "kapi" || name == "kapi.exe"
 }
 
+/// Opens a JSON hooks file for merging: the file and its top-level `hooks` member, added as
+/// `empty` when missing and read by `read`; `what` says what it should be when it is not.
+fn hooks_member<T>(
+    rel: &str,
+    existing: Option<&str>,
+    empty: &Value,
+    read: impl Fn(&CstNode) -> Option<T>,
+    what: &str,
+) -> Result<(JsonFile, T), String> {
+    let file = JsonFile::parse(rel, existing)?;
+    let top = file.object(
+        rel,
+        "the top level is not a JSON object (`{ \"hooks\": … }`)",
+    )?;
+    if json_prop(&top, "hooks").is_none() {
+        top.append("hooks", cst_value(empty));
+    }
+    let member = json_prop(&top, "hooks")
+        .and_then(|prop| prop.value())
+        .and_then(|v| read(&v));
+    let Some(member) = member else {
+        let text = existing.unwrap_or_default();
+        return Err(unreadable(rel, json_position(text, &["hooks"]), what));
+    };
+    Ok((file, member))
+}
+
 /// Merges kapi's groups (`ours`: event → `[group]`) into a Claude-compatible hooks file, in
 /// place: a group is appended to its event's list, every other byte stays.
 fn merge_claude_style(
@@ -182,26 +210,14 @@ fn merge_claude_style(
     ours: &Value,
 ) -> Result<Merged, String> {
     let text = existing.unwrap_or_default();
-    let file = JsonFile::parse(rel, existing)?;
-    let top = file.object(
+    let (file, hooks) = hooks_member(
         rel,
-        "the top level is not a JSON object (`{ \"hooks\": … }`)",
+        existing,
+        &json!({}),
+        CstNode::as_object,
+        "`hooks` is not an object of event names to lists of matcher groups",
     )?;
     let mut kept = Vec::new();
-    let hooks = match json_prop(&top, "hooks") {
-        Some(prop) => prop.value().and_then(|v| v.as_object()),
-        None => {
-            top.append("hooks", cst_value(&json!({})));
-            top.object_value("hooks")
-        }
-    };
-    let Some(hooks) = hooks else {
-        return Err(unreadable(
-            rel,
-            json_position(text, &["hooks"]),
-            "`hooks` is not an object of event names to lists of matcher groups",
-        ));
-    };
     for hook in HookName::ALL {
         let event = claude_event(hook);
         let Some(group) = ours.get(event).and_then(|g| g.get(0)) else {
@@ -296,27 +312,14 @@ fn is_about_kkss_hook(entry: &Value, hook: HookName) -> bool {
 /// `.kkss/assistant/hooks.json`: kapi's entries appended to the person's, theirs kept in order
 /// and every other byte as it was.
 pub fn merge_kkss(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
-    let text = existing.unwrap_or_default();
-    let file = JsonFile::parse(rel, existing)?;
-    let top = file.object(
+    let (file, list) = hooks_member(
         rel,
-        "the top level is not a JSON object (`{ \"hooks\": … }`)",
+        existing,
+        &json!([]),
+        CstNode::as_array,
+        "`hooks` is not a list of hook entries",
     )?;
     let mut kept = Vec::new();
-    let list = match json_prop(&top, "hooks") {
-        Some(prop) => prop.value().and_then(|v| v.as_array()),
-        None => {
-            top.append("hooks", cst_value(&json!([])));
-            top.array_value("hooks")
-        }
-    };
-    let Some(list) = list else {
-        return Err(unreadable(
-            rel,
-            json_position(text, &["hooks"]),
-            "`hooks` is not a list of hook entries",
-        ));
-    };
     let mut entries: Vec<Value> = list
         .elements()
         .iter()

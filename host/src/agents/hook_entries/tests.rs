@@ -476,3 +476,44 @@ fn json_position_finds_a_nested_value() {
     assert_eq!(json_position(jsonc, &[]), Some((2, 1)));
     assert_eq!(json_position(jsonc, &["b"]), Some((2, 26)));
 }
+
+#[test]
+fn hooks_member_adds_a_missing_member_and_refuses_one_of_another_type() {
+    let what = "`hooks` is not a list";
+    let (file, list) = hooks_member(
+        "h.json",
+        Some("{\"a\": 1}"),
+        &json!([]),
+        CstNode::as_array,
+        what,
+    )
+    .unwrap();
+    assert!(list.elements().is_empty());
+    assert_eq!(
+        json(&file.finish("h.json").unwrap().unwrap()),
+        json!({"a": 1, "hooks": []})
+    );
+    let (_, hooks) = hooks_member(
+        "h.json",
+        Some("{\"hooks\": {}, \"hooks\": {\"Stop\": []}}"),
+        &json!({}),
+        CstNode::as_object,
+        what,
+    )
+    .unwrap();
+    assert_eq!(
+        hooks.properties().len(),
+        1,
+        "the last `hooks` is the one read"
+    );
+    let err = hooks_member(
+        "h.json",
+        Some("{\n  \"hooks\": 3\n}"),
+        &json!([]),
+        CstNode::as_array,
+        what,
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert!(err.contains("h.json: line 2, column 12") && err.contains(what), "{err}");
+}
