@@ -456,6 +456,24 @@ fn plural(n: i64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Appends a markdown section of the context and search answers: `## title`, each item's
+/// line (`line` ends it with a newline), a blank line; nothing when `items` is empty.
+pub(crate) fn push_section<T>(
+    out: &mut String,
+    title: &str,
+    items: &[T],
+    line: impl Fn(&T) -> String,
+) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!("## {title}\n\n"));
+    for item in items {
+        out.push_str(&line(item));
+    }
+    out.push('\n');
+}
+
 fn rank(entry: &TermEntry) -> u8 {
     use kapi_core::governance::TermStatus::*;
     match entry.status {
@@ -588,33 +606,22 @@ impl ContextAnswer {
 
     /// The kept notes, the pending suggestions and the answer's own notes.
     fn notes_markdown(&self, out: &mut String) {
-        if !self.kept_notes.is_empty() {
-            let at = self
-                .point
-                .path
-                .as_deref()
-                .map(normal_path)
-                .unwrap_or_default();
-            out.push_str("## Notes kept for this location\n\n");
-            for n in &self.kept_notes {
-                out.push_str(&n.markdown(&at));
-            }
-            out.push('\n');
-        }
-        if !self.pending.is_empty() {
-            out.push_str("## Pending suggestions (not established)\n\n");
-            for p in &self.pending {
-                out.push_str(&p.markdown());
-            }
-            out.push('\n');
-        }
-        if !self.notes.is_empty() {
-            out.push_str("## Notes\n\n");
-            for n in &self.notes {
-                out.push_str(&format!("- {n}\n"));
-            }
-            out.push('\n');
-        }
+        let at = self
+            .point
+            .path
+            .as_deref()
+            .map(normal_path)
+            .unwrap_or_default();
+        push_section(out, "Notes kept for this location", &self.kept_notes, |n| {
+            n.markdown(&at)
+        });
+        push_section(
+            out,
+            "Pending suggestions (not established)",
+            &self.pending,
+            PendingLine::markdown,
+        );
+        push_section(out, "Notes", &self.notes, |n| format!("- {n}\n"));
     }
 }
 
@@ -638,6 +645,15 @@ fn demote(markdown: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_section_writes_a_titled_list_or_nothing() {
+        let mut out = String::new();
+        push_section(&mut out, "Empty", &[] as &[&str], |n| format!("- {n}\n"));
+        assert_eq!(out, "");
+        push_section(&mut out, "Notes", &["a", "b"], |n| format!("- {n}\n"));
+        assert_eq!(out, "## Notes\n\n- a\n- b\n\n");
+    }
 
     #[test]
     fn demote_adds_one_level_outside_fences() {

@@ -32,7 +32,7 @@ use kapi_core::store::Suggestion;
 use serde::Serialize;
 
 use crate::app::App;
-use crate::context::{NoteLine, PendingLine, read_kept_notes, read_pending};
+use crate::context::{NoteLine, PendingLine, push_section, read_kept_notes, read_pending};
 use crate::error::HostError;
 
 /// What to search for.
@@ -579,44 +579,29 @@ impl SearchAnswer {
             }
             out.push('\n');
         }
-        if !self.notes.is_empty() {
-            out.push_str("## Notes kept\n\n");
-            for n in &self.notes {
-                let whose = if n.path.is_empty() {
-                    "kept for the whole project".to_owned()
-                } else {
-                    format!("kept for `{}`", n.path)
-                };
-                out.push_str(&format!("- {} ({whose}): {}\n", n.id, n.line));
-            }
-            out.push('\n');
-        }
-        if !self.pending.is_empty() {
-            out.push_str("## Pending suggestions (not established)\n\n");
-            for p in &self.pending {
-                out.push_str(&p.markdown());
-            }
-            out.push('\n');
-        }
-        if !self.in_force.is_empty() {
-            out.push_str("## In force\n\n");
-            for f in &self.in_force {
-                let at = match (&f.profile, &f.path) {
-                    (Some(p), _) => format!("profile `{p}`"),
-                    (None, Some(p)) if !p.is_empty() => format!("`{p}` and below"),
-                    _ => "the whole project".to_owned(),
-                };
-                out.push_str(&format!("- {at}: {}\n", f.how));
-            }
-            out.push('\n');
-        }
-        if !self.notes_text.is_empty() {
-            out.push_str("## Notes\n\n");
-            for n in &self.notes_text {
-                out.push_str(&format!("- {n}\n"));
-            }
-            out.push('\n');
-        }
+        push_section(&mut out, "Notes kept", &self.notes, |n| {
+            let whose = if n.path.is_empty() {
+                "kept for the whole project".to_owned()
+            } else {
+                format!("kept for `{}`", n.path)
+            };
+            format!("- {} ({whose}): {}\n", n.id, n.line)
+        });
+        push_section(
+            &mut out,
+            "Pending suggestions (not established)",
+            &self.pending,
+            PendingLine::markdown,
+        );
+        push_section(&mut out, "In force", &self.in_force, |f| {
+            let at = match (&f.profile, &f.path) {
+                (Some(p), _) => format!("profile `{p}`"),
+                (None, Some(p)) if !p.is_empty() => format!("`{p}` and below"),
+                _ => "the whole project".to_owned(),
+            };
+            format!("- {at}: {}\n", f.how)
+        });
+        push_section(&mut out, "Notes", &self.notes_text, |n| format!("- {n}\n"));
         out.push_str(&self.surface.pick(
             "Check your changes with `kapi check PATH`.\n",
             "Check your changes with `check_file`.\n",
