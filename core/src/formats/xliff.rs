@@ -90,9 +90,8 @@ fn read_text<'e>(
     skeleton: Skeleton,
     each: Option<super::Each<'e>>,
 ) -> Result<Output<'e>, ReadError> {
-    let tree = Tree::parse(text)?;
+    let tree = parse_tree(text, 1)?;
     let root = tree.root;
-    expect_root(&tree, 1)?;
     let ns = tree.prefix(root);
     let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
     let files: Vec<usize> = tree.children(root).filter(|&i| is(i, "file")).collect();
@@ -268,15 +267,27 @@ fn file_names(tree: &Tree, file: usize, files: &[usize]) -> (String, String) {
         || format!("file{}", files.binary_search(&file).unwrap_or(0) + 1),
         |o| o.into_owned(),
     );
-    let lang = tree
-        .attr(file, "target-language")
+    (name, target_language(tree, file, "target-language"))
+}
+
+/// The target language `attr` of `element` names, trimmed; `target` when it names none
+/// (XLIFF 1.2's `<file target-language>`, XLIFF 2's `<xliff trgLang>`).
+pub(super) fn target_language(tree: &Tree, element: usize, attr: &str) -> String {
+    tree.attr(element, attr)
         .filter(|l| !l.trim().is_empty())
-        .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
-    (name, lang)
+        .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned())
+}
+
+/// Parses `text` as an XLIFF document of version `major` (1 or 2): another root or version
+/// is refused, naming the format that reads it.
+pub(super) fn parse_tree(text: &str, major: u8) -> Result<Tree<'_>, ReadError> {
+    let tree = Tree::parse(text)?;
+    expect_root(&tree, major)?;
+    Ok(tree)
 }
 
 /// Refuses a document whose root is not `<xliff>` of this major version.
-pub(super) fn expect_root(tree: &Tree, major: u8) -> Result<(), ReadError> {
+fn expect_root(tree: &Tree, major: u8) -> Result<(), ReadError> {
     if tree.local(tree.root) != "xliff" {
         return Err(at(
             tree,
@@ -699,6 +710,24 @@ pub(crate) mod tests {
         Xliff
             .read(text.as_bytes())
             .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn parse_tree_takes_its_version_and_target_language_falls_back() {
+        let v2 = "<xliff version=\"2.0\" trgLang=\" fr \"/>";
+        let tree = parse_tree(v2, 2).unwrap();
+        assert_eq!(target_language(&tree, tree.root, "trgLang"), "fr");
+        assert_eq!(
+            target_language(&tree, tree.root, "target-language"),
+            "target"
+        );
+        let e = parse_tree(v2, 1).map(|_| ()).unwrap_err();
+        assert!(
+            e.to_string().contains("read it with format `xliff2`"),
+            "{e}"
+        );
+        let e = parse_tree("<doc/>", 1).map(|_| ()).unwrap_err();
+        assert!(e.to_string().contains("expected `<xliff>`"), "{e}");
     }
 
     #[test]

@@ -79,16 +79,12 @@ fn read_text<'e>(
     skeleton: Skeleton,
     each: Option<super::Each<'e>>,
 ) -> Result<Output<'e>, ReadError> {
-    let tree = Tree::parse(text)?;
+    let tree = xliff::parse_tree(text, 2)?;
     let root = tree.root;
-    xliff::expect_root(&tree, 2)?;
     let ns = tree.prefix(root);
     let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
     let several = tree.children(root).filter(|&i| is(i, "file")).count() > 1;
-    let lang = tree
-        .attr(root, "trgLang")
-        .filter(|l| !l.trim().is_empty())
-        .map_or_else(|| "target".to_owned(), |l| l.trim().to_owned());
+    let lang = xliff::target_language(&tree, root, "trgLang");
     let mut out = Output::new(INFO.id, skeleton, each);
     let segments = (0..tree.elements.len())
         .filter(|&i| is(i, "segment"))
