@@ -64,20 +64,8 @@ impl Lexer<'_> {
                     })
                     .unwrap_or(len);
                 self.text(text_from, i);
-                let Some(gt) = self.find(name_end, b'>') else {
-                    // The file ends inside the tag: the rest is markup.
-                    self.token(Kind::Decl, i..len);
-                    return Some(len);
-                };
                 let name = slice(self.text, &(i + 2..name_end)).to_ascii_lowercase();
-                self.tokens.push(Token {
-                    kind: Kind::End,
-                    span: i..gt + 1,
-                    name,
-                    attrs: 0..0,
-                    self_closing: false,
-                });
-                Some(gt + 1)
+                Some(self.end_token(i, name_end, name))
             }
             Some(b'>') => {
                 self.text(text_from, i);
@@ -143,7 +131,14 @@ impl Lexer<'_> {
             return len;
         };
         self.text_and_entities(end, at);
-        let Some(gt) = self.find(at, b'>') else {
+        self.end_token(at, at, name)
+    }
+
+    /// The end tag at `at` named `name`, closed by the first `>` from `from`: its token, or
+    /// the rest as markup when the file ends inside it. Returns the offset after it.
+    fn end_token(&mut self, at: usize, from: usize, name: String) -> usize {
+        let len = self.b.len();
+        let Some(gt) = self.find(from, b'>') else {
             self.token(Kind::Decl, at..len);
             return len;
         };
@@ -225,5 +220,29 @@ impl Lexer<'_> {
                 value,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn end_token_is_an_end_tag_or_the_rest_as_markup() {
+        let mut lexer = Lexer::new("</b >x</i");
+        assert_eq!(lexer.end_token(0, 3, "b".into()), 5);
+        assert_eq!(lexer.end_token(6, 8, "i".into()), 9);
+        let got: Vec<_> = lexer
+            .tokens
+            .iter()
+            .map(|t| (t.kind.clone(), t.span.clone(), t.name.as_str()))
+            .collect();
+        assert!(
+            matches!(
+                got.as_slice(),
+                [(Kind::End, s1, "b"), (Kind::Decl, s2, "")] if *s1 == (0..5) && *s2 == (6..9)
+            ),
+            "{got:?}"
+        );
     }
 }
