@@ -631,60 +631,43 @@ impl<'a> Scanner<'a> {
     }
 
     fn number(&mut self) -> Result<(), ReadError> {
-        let digit = |s: &Self, at: usize| s.bytes.get(at).is_some_and(u8::is_ascii_digit);
         let mut at = self.pos;
         if self.bytes.get(at) == Some(&b'-') {
             at += 1;
         }
-        match self.bytes.get(at) {
-            Some(b'0') => at += 1,
-            Some(b'1'..=b'9') => {
-                while digit(self, at) {
-                    at += 1;
-                }
-            }
-            _ => {
-                return Err(self.error(
-                    at,
-                    format!("invalid number: expected a digit, found {}", self.found(at)),
-                ));
-            }
-        }
+        at = match self.bytes.get(at) {
+            Some(b'0') => at + 1,
+            _ => self.digits(at, "")?,
+        };
         if self.bytes.get(at) == Some(&b'.') {
-            at += 1;
-            if !digit(self, at) {
-                return Err(self.error(
-                    at,
-                    format!(
-                        "invalid number: expected a digit after `.`, found {}",
-                        self.found(at)
-                    ),
-                ));
-            }
-            while digit(self, at) {
-                at += 1;
-            }
+            at = self.digits(at + 1, " after `.`")?;
         }
         if matches!(self.bytes.get(at), Some(b'e' | b'E')) {
             at += 1;
             if matches!(self.bytes.get(at), Some(b'+' | b'-')) {
                 at += 1;
             }
-            if !digit(self, at) {
-                return Err(self.error(
-                    at,
-                    format!(
-                        "invalid number: expected a digit in the exponent, found {}",
-                        self.found(at)
-                    ),
-                ));
-            }
-            while digit(self, at) {
-                at += 1;
-            }
+            at = self.digits(at, " in the exponent")?;
         }
         self.pos = at;
         Ok(())
+    }
+
+    /// The end of the run of digits at `at`, which must hold one: a number's integer part,
+    /// fraction and exponent; `place` (` after `.``) says which in the error.
+    fn digits(&self, at: usize, place: &str) -> Result<usize, ReadError> {
+        let rest = self.bytes.get(at..).unwrap_or_default();
+        let count = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if count == 0 {
+            return Err(self.error(
+                at,
+                format!(
+                    "invalid number: expected a digit{place}, found {}",
+                    self.found(at)
+                ),
+            ));
+        }
+        Ok(at + count)
     }
 
     fn literal(&mut self) -> Result<(), ReadError> {

@@ -563,3 +563,17 @@ fn throughput_on_a_large_catalog() {
         }
     }
 }
+
+#[test]
+fn digits_ends_a_run_of_digits_and_refuses_none() {
+    let scanner = Scanner::new("12.5e+07x");
+    assert_eq!(scanner.digits(0, "").unwrap(), 2);
+    assert_eq!(scanner.digits(3, " after `.`").unwrap(), 4);
+    assert_eq!(scanner.digits(6, " in the exponent").unwrap(), 8);
+    let e = scanner.digits(8, " in the exponent").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("invalid number: expected a digit in the exponent, found `x`"),
+        "{e}"
+    );
+}
