@@ -188,12 +188,33 @@ impl<'a> Prose<'a> {
             Some(file)
         }
     }
+
+    /// The text at `range`, as a finding quotes what it matched: none when the range is empty
+    /// or does not fall on character boundaries.
+    pub fn matched(&self, range: std::ops::Range<usize>) -> Option<String> {
+        self.text
+            .get(range)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{Code, CodeKind};
+
+    #[test]
+    fn matched_quotes_a_non_empty_range_on_char_boundaries() {
+        let prose = Prose {
+            text: "ça va".into(),
+            ..Prose::default()
+        };
+        assert_eq!(prose.matched(0..2).as_deref(), Some("ç"));
+        assert_eq!(prose.matched(3..3), None);
+        assert_eq!(prose.matched(0..1), None, "inside `ç`");
+        assert_eq!(prose.matched(4..9), None, "past the end");
+    }
 
     #[test]
     fn positions_are_one_based_and_count_characters() {

@@ -30,11 +30,7 @@ fn from_hit(prose: &Prose, hit: Hit) -> EditionFinding {
     EditionFinding {
         rule: hit.rule.id.to_owned(),
         severity: hit.severity,
-        matched: prose
-            .text
-            .get(hit.range.clone())
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned),
+        matched: prose.matched(hit.range),
         message: hit.message,
         suggestion: hit.suggestion,
         fails: false,
@@ -78,11 +74,7 @@ pub fn translation(
         out.push(EditionFinding {
             rule: gap.rule.id.to_owned(),
             severity: gap.severity,
-            matched: prose
-                .text
-                .get(gap.range.clone())
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
+            matched: prose.matched(gap.range),
             message: gap.message,
             suggestion: gap.suggestion,
             fails: false,

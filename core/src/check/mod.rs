@@ -269,11 +269,7 @@ impl<'a> TranslationCheck<'a> {
             pair.source,
             pair.target,
         ) {
-            let matched = prose
-                .text
-                .get(gap.range.clone())
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned);
+            let matched = prose.matched(gap.range.clone());
             push(
                 gap.rule,
                 gap.severity,
