@@ -559,55 +559,73 @@ pub fn compare(source: &Edition, target: &Edition) -> Vec<Mismatch> {
         map
     };
     let (s, t) = (count(&src), count(&tgt));
-    // A name may be used fewer or more times in a translation (`{name}` once where the
-    // source says it twice); printf directives and tags are counted.
-    let counted = |token: &Token| !matches!(token, Token::Named(_));
     let mut out = Vec::new();
-    for (token, (n, data)) in &s {
-        let have = t.get(token).map_or(0, |(m, _)| *m);
-        let short = if plural || !counted(token) {
+    surplus(&s, &t, plural, &MISSING, &mut out, |what| {
+        format!("the translation lacks {what}, which the source has")
+    });
+    surplus(&t, &s, plural, &EXTRA, &mut out, |what| {
+        format!("the translation has {what}, which the source does not")
+    });
+    out
+}
+
+/// Each token `more` holds more times than `fewer` (any at all, in a plural or for a name)
+/// is a mismatch: [`TAGS`] for a tag, else `rule`; its message is what `says` of the token.
+fn surplus(
+    more: &BTreeMap<Token, (usize, String)>,
+    fewer: &BTreeMap<Token, (usize, String)>,
+    plural: bool,
+    rule: &'static crate::check::Rule,
+    out: &mut Vec<Mismatch>,
+    says: impl Fn(&str) -> String,
+) {
+    for (token, (n, data)) in more {
+        let have = fewer.get(token).map_or(0, |(m, _)| *m);
+        // A name may be used fewer or more times in a translation (`{name}` once where the
+        // source says it twice); printf directives and tags are counted.
+        let counted = !matches!(token, Token::Named(_));
+        let over = if plural || !counted {
             have == 0
         } else {
             have < *n
         };
-        if short {
-            let rule = if token.is_tag() { &TAGS } else { &MISSING };
-            out.push(Mismatch {
-                rule,
-                data: data.clone(),
-                message: format!(
-                    "the translation lacks {}, which the source has",
-                    describe(token, data)
-                ),
-            });
-        }
-    }
-    for (token, (n, data)) in &t {
-        let have = s.get(token).map_or(0, |(m, _)| *m);
-        let over = if plural || !counted(token) {
-            have == 0
-        } else {
-            *n > have
-        };
         if over {
-            let rule = if token.is_tag() { &TAGS } else { &EXTRA };
             out.push(Mismatch {
-                rule,
+                rule: if token.is_tag() { &TAGS } else { rule },
                 data: data.clone(),
-                message: format!(
-                    "the translation has {}, which the source does not",
-                    describe(token, data)
-                ),
+                message: says(&describe(token, data)),
             });
         }
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::formats::inline::placeholders::{Ids, Syntaxes, split};
+
+    #[test]
+    fn surplus_counts_printf_and_tags_but_only_the_presence_of_a_name() {
+        let counts = |list: &[(Token, usize)]| -> BTreeMap<Token, (usize, String)> {
+            list.iter()
+                .map(|(t, n)| (t.clone(), (*n, "d".to_owned())))
+                .collect()
+        };
+        let printf = Token::Printf(0, "s".into());
+        let name = Token::Named("n".into());
+        let tag = Token::Tag("b".into(), "<", String::new());
+        let more = counts(&[(printf.clone(), 2), (name.clone(), 2), (tag.clone(), 1)]);
+        let fewer = counts(&[(printf.clone(), 1), (name.clone(), 1)]);
+        let rules = |plural: bool| {
+            let mut out = Vec::new();
+            surplus(&more, &fewer, plural, &MISSING, &mut out, |what| {
+                what.to_owned()
+            });
+            out.iter().map(|m| m.rule.id).collect::<Vec<_>>()
+        };
+        assert_eq!(rules(false), [MISSING.id, TAGS.id]);
+        assert_eq!(rules(true), [TAGS.id], "a plural counts presence only");
+    }
 
     fn ed(text: &str) -> Edition {
         Edition::new(split(text, None, Syntaxes::ALL, &mut Ids::default()))
