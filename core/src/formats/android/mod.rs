@@ -868,11 +868,17 @@ impl<'t> Decoder<'t> {
     }
 
     fn push_text(&mut self, c: char, at: Option<usize>) {
+        self.add_text(|pieces| pieces.push(c, at));
+    }
+
+    /// Adds to the text item the content ends with (`add` writes into it), opening one when
+    /// the last item is not text.
+    fn add_text(&mut self, add: impl FnOnce(&mut Pieces)) {
         if let Some(Item::Text(pieces)) = self.items.last_mut() {
-            pieces.push(c, at);
+            add(pieces);
         } else {
             let mut pieces = Pieces::default();
-            pieces.push(c, at);
+            add(&mut pieces);
             self.items.push(Item::Text(pieces));
         }
     }
@@ -884,13 +890,7 @@ impl<'t> Decoder<'t> {
 
     /// Plain content read verbatim at `at` (no escapes, quotes or whitespace in it).
     fn content_str(&mut self, text: &str, at: usize) {
-        if let Some(Item::Text(pieces)) = self.items.last_mut() {
-            pieces.push_str(text, at);
-        } else {
-            let mut pieces = Pieces::default();
-            pieces.push_str(text, at);
-            self.items.push(Item::Text(pieces));
-        }
+        self.add_text(|pieces| pieces.push_str(text, at));
         self.started = true;
         self.last_space = false;
         self.trailing = false;

@@ -586,3 +586,31 @@ fn truncated_and_garbled_input_never_panics() {
         }
     }
 }
+
+#[test]
+fn add_text_extends_the_last_text_item_or_opens_one() {
+    let mut decoder = Decoder::new("ab");
+    decoder.add_text(|p| p.push('a', Some(0)));
+    decoder.add_text(|p| p.push_str("b", 1));
+    decoder.items.push(Item::Code(
+        crate::model::Code::new("1", crate::model::CodeKind::Standalone, "x", "<x/>", true),
+        None,
+    ));
+    decoder.add_text(|p| p.push('c', None));
+    let texts: Vec<_> = decoder
+        .items
+        .iter()
+        .map(|item| match item {
+            Item::Text(p) => p.pieces.clone(),
+            Item::Code(..) => Vec::new(),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            vec![("ab".to_owned(), Some(0))],
+            Vec::new(),
+            vec![("c".to_owned(), None)]
+        ]
+    );
+}
