@@ -157,15 +157,22 @@ pub fn merge_codex(rel: &str, existing: Option<&str>) -> Result<Merged, String> 
 fn runs_claude_hook(handler: &Value, hook: HookName) -> bool {
     let shell = format!("kapi hook {}", hook.id());
     let command = handler.get("command").and_then(Value::as_str);
-    if command.is_some_and(|c| c.contains(&shell)) {
-        return true;
-    }
-    let args: Vec<&str> = handler
+    command.is_some_and(|c| c.contains(&shell)) || execs_kapi_hook(handler, hook)
+}
+
+/// True when an exec-form entry runs kapi's `hook`: its `command` is `kapi` (or a path to
+/// it) and its `args` begin `hook <id>`.
+fn execs_kapi_hook(entry: &Value, hook: HookName) -> bool {
+    let args: Vec<&str> = entry
         .get("args")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    command.is_some_and(is_kapi_program) && args.starts_with(&["hook", hook.id()])
+    entry
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(is_kapi_program)
+        && args.starts_with(&["hook", hook.id()])
 }
 
 /// `kapi`, or a path to it.
@@ -294,19 +301,8 @@ pub fn kkss_entry(hook: HookName) -> Value {
 
 /// True when a KKSS entry carries kapi's name for `hook` or runs kapi's `hook`.
 fn is_about_kkss_hook(entry: &Value, hook: HookName) -> bool {
-    if entry.get("name").and_then(Value::as_str) == Some(kkss_name(hook)) {
-        return true;
-    }
-    let args: Vec<&str> = entry
-        .get("args")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    entry
-        .get("command")
-        .and_then(Value::as_str)
-        .is_some_and(is_kapi_program)
-        && args.starts_with(&["hook", hook.id()])
+    entry.get("name").and_then(Value::as_str) == Some(kkss_name(hook))
+        || execs_kapi_hook(entry, hook)
 }
 
 /// `.kkss/assistant/hooks.json`: kapi's entries appended to the person's, theirs kept in order

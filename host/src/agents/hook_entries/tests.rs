@@ -515,5 +515,30 @@ fn hooks_member_adds_a_missing_member_and_refuses_one_of_another_type() {
     )
     .map(|_| ())
     .unwrap_err();
-    assert!(err.contains("h.json: line 2, column 12") && err.contains(what), "{err}");
+    assert!(
+        err.contains("h.json: line 2, column 12") && err.contains(what),
+        "{err}"
+    );
+}
+
+#[test]
+fn execs_kapi_hook_reads_the_exec_form_only() {
+    let hook = HookName::Stop;
+    let id = hook.id();
+    assert!(execs_kapi_hook(
+        &json!({"command": "/usr/bin/kapi", "args": ["hook", id, "--x"]}),
+        hook
+    ));
+    assert!(!execs_kapi_hook(
+        &json!({"command": "kapi", "args": ["hook"]}),
+        hook
+    ));
+    assert!(!execs_kapi_hook(
+        &json!({"command": "other", "args": ["hook", id]}),
+        hook
+    ));
+    assert!(!execs_kapi_hook(
+        &json!({"command": format!("kapi hook {id}")}),
+        hook
+    ));
 }
