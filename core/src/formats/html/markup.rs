@@ -235,7 +235,7 @@ mod tests {
         let got: Vec<_> = lexer
             .tokens
             .iter()
-            .map(|t| (t.kind.clone(), t.span.clone(), t.name.as_str()))
+            .map(|t| (t.kind, t.span.clone(), t.name.as_str()))
             .collect();
         assert!(
             matches!(
