@@ -12,6 +12,21 @@ use crate::change::edit::{self, Edited as EditOutcome};
 use crate::model::{Block, Ref, Role, Run, SOURCE, rev_runs};
 use crate::projection;
 
+/// How many cut points a truncation test tries per fixture: enough to end inside every kind
+/// of construct a fixture holds; the depth (every byte, every mutation) is the fuzz targets'
+/// (`scripts/fuzz.sh`), so `make test` stays fast.
+pub const CUTS: usize = 64;
+
+/// The lengths a truncation test cuts `len` bytes at: the first 32 (a file that ends in its
+/// first token) and [`CUTS`] evenly spaced ones, ascending, each below `len`.
+pub fn cuts(len: usize) -> Vec<usize> {
+    let step = (len / CUTS).max(1);
+    let mut cuts: Vec<usize> = (0..len.min(32)).chain((0..len).step_by(step)).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
+}
+
 /// Every file under `testdata/formats/<dir>` (relative to the workspace root), sorted.
 pub fn fixtures(dir: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -839,8 +839,7 @@ mod tests {
     fn truncated_and_garbled_input_never_panics() {
         let mut inputs: Vec<Vec<u8>> = Vec::new();
         for (_, bytes) in fixtures() {
-            let step = (bytes.len() / 150).max(1);
-            for cut in (0..bytes.len()).step_by(step) {
+            for cut in crate::formats::conformance::cuts(bytes.len()) {
                 inputs.push(bytes[..cut].to_vec());
             }
             inputs.push(

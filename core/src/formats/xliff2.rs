@@ -433,8 +433,7 @@ mod tests {
         for dir in ["xliff2", "xliff2-invalid"] {
             for path in conformance::fixtures(dir) {
                 let bytes = std::fs::read(&path).unwrap();
-                let step = (bytes.len() / 150).max(1);
-                for cut in (0..bytes.len()).step_by(step) {
+                for cut in conformance::cuts(bytes.len()) {
                     if let Ok(mut parsed) = Xliff2.read(&bytes[..cut]) {
                         for block in &mut parsed.document.blocks {
                             block.source.runs.push(Run::text("<&>"));

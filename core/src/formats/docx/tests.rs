@@ -684,11 +684,11 @@ fn malformed_xml_is_reported_at_its_position() {
 fn truncated_packages_and_parts_never_panic() {
     for name in ["basic.docx", "fields.docx", "lists.docx", "table.docx"] {
         let bytes = fixture(name);
-        let step = (bytes.len() / 150).max(1);
-        for cut in (0..bytes.len()).step_by(step) {
+        for cut in crate::formats::conformance::cuts(bytes.len()) {
             let _ = Docx.read(&bytes[..cut]);
         }
         // A damaged byte in the middle of the archive.
+        let step = (bytes.len() / crate::formats::conformance::CUTS).max(1);
         for at in (0..bytes.len()).step_by(step * 3) {
             let mut damaged = bytes.clone();
             damaged[at] ^= 0x5A;
@@ -697,8 +697,7 @@ fn truncated_packages_and_parts_never_panic() {
             }
         }
         let xml = document_xml(&bytes);
-        let step = (xml.len() / 200).max(1);
-        for cut in (0..xml.len()).step_by(step) {
+        for cut in crate::formats::conformance::cuts(xml.len()) {
             let Some(prefix) = xml.get(..cut) else {
                 continue;
             };

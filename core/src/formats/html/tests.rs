@@ -511,7 +511,8 @@ fn undecodable_input_is_an_error_with_its_position() {
 fn malformed_and_truncated_input_never_panics() {
     let mut inputs: Vec<Vec<u8>> = Vec::new();
     for (_, bytes) in fixtures() {
-        let cuts = (0..bytes.len().min(6000)).step_by(29);
+        // Every construct of a page's head and first markup, then three ends deep in it.
+        let cuts = (0..bytes.len().min(6000)).step_by(6000 / crate::formats::conformance::CUTS);
         for cut in cuts.chain([bytes.len() / 3, bytes.len() / 2, bytes.len() - 1]) {
             inputs.push(bytes[..cut].to_vec());
         }
@@ -532,14 +533,14 @@ fn malformed_and_truncated_input_never_panics() {
     inputs.push("<div>x".repeat(5_000).into_bytes());
     inputs.push("<a b=\"".repeat(5_000).into_bytes());
     inputs.push("<p>&#".repeat(5_000).into_bytes());
-    // Shapes that would be quadratic in a naive scanner.
+    // Shapes that would be quadratic in a naive scanner (a scanner that is quadratic hangs the
+    // test until nextest's slow-timeout in `.config/nextest.toml` ends it; no timing is asserted).
     let n = 20_000;
     inputs.push("<a<a".repeat(n).into_bytes());
     inputs.push(format!("{}{}", "<div>x".repeat(n), "<body>y".repeat(n)).into_bytes());
     inputs.push(format!("<p>{}{}", "<div>".repeat(n), "</p>x".repeat(n)).into_bytes());
     inputs.push(format!("<p>{}{}", "<b>".repeat(n), "</i>x".repeat(n)).into_bytes());
     inputs.push(format!("<ul>{}", "<li><div>x".repeat(n)).into_bytes());
-    let start = std::time::Instant::now();
     for input in inputs {
         if let Ok(mut parsed) = Html.read(&input) {
             assert_eq!(Html.write(&parsed).unwrap(), input);
@@ -549,7 +550,6 @@ fn malformed_and_truncated_input_never_panics() {
             let _ = Html.write(&parsed).unwrap();
         }
     }
-    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
 }
 
 #[test]

@@ -572,10 +572,7 @@ fn malformed_input_reports_its_position() {
 #[test]
 fn truncated_and_garbled_input_never_panics() {
     for (name, bytes) in fixtures() {
-        let step = (bytes.len() / 300).max(1);
-        let mut cuts: Vec<usize> = (0..bytes.len()).step_by(step).collect();
-        cuts.extend(1..bytes.len().min(64));
-        for cut in cuts {
+        for cut in crate::formats::conformance::cuts(bytes.len()) {
             let input = &bytes[..cut];
             if let Ok(mut parsed) = Po.read(input) {
                 assert_eq!(Po.write(&parsed).unwrap(), input, "{name} cut at {cut}");
