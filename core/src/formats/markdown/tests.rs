@@ -251,7 +251,11 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
         }
     }
     book.sort();
-    assert!(book.len() > 400, "the Rust book in bench/data has {} chapters", book.len());
+    assert!(
+        book.len() > 400,
+        "the Rust book in bench/data has {} chapters",
+        book.len()
+    );
     for path in book.into_iter().step_by(10) {
         let bytes = std::fs::read(&path).unwrap();
         out.push((path.display().to_string(), bytes));
