@@ -23,33 +23,58 @@ pub fn set_field(
     let before = recipe.to_yaml().map_err(|e| invalid(e.to_string()))?;
     let mut root: Value = serde_yaml::from_str(&before).map_err(|e| invalid(e.to_string()))?;
     let new: Value = serde_yaml::to_value(value).map_err(|e| invalid(e.to_string()))?;
-    let mut at = &mut root;
     let parts: Vec<&str> = field.split('.').collect();
-    for (i, part) in parts.iter().enumerate() {
-        if !matches!(at, Value::Mapping(_)) {
-            *at = Value::Mapping(Mapping::new());
-        }
-        let Value::Mapping(map) = at else {
-            return Err(invalid(format!("`{field}` cannot be set")));
-        };
-        let key = Value::String((*part).to_owned());
-        if i + 1 == parts.len() {
-            map.insert(key, new);
-            break;
-        }
-        at = map
-            .entry(key)
-            .or_insert_with(|| Value::Mapping(Mapping::new()));
-    }
+    set_path(&mut root, &parts, new);
     let text = serde_yaml::to_string(&root).map_err(|e| invalid(e.to_string()))?;
     let updated = Recipe::parse(&text, path)?;
     let after = updated.to_yaml().map_err(|e| invalid(e.to_string()))?;
     Ok((after != before).then_some(updated))
 }
 
+/// Sets the dotted path `parts` in `root` to `new`: missing or non-mapping parents become
+/// mappings, an existing key keeps its position, a new key goes last ([`set_field`], and the
+/// structure `recipe_text` checks its text edit against).
+pub(super) fn set_path(root: &mut Value, parts: &[&str], new: Value) {
+    let mut at = root;
+    for (i, part) in parts.iter().enumerate() {
+        if !matches!(at, Value::Mapping(_)) {
+            *at = Value::Mapping(Mapping::new());
+        }
+        let Value::Mapping(map) = at else {
+            return;
+        };
+        let key = Value::String((*part).to_owned());
+        if i + 1 == parts.len() {
+            map.insert(key, new);
+            return;
+        }
+        at = map
+            .entry(key)
+            .or_insert_with(|| Value::Mapping(Mapping::new()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_path_keeps_key_order_and_makes_missing_parents() {
+        let mut root: Value = serde_yaml::from_str(
+            "a: 1
+b: {c: 2}
+d: x
+",
+        )
+        .unwrap();
+        set_path(&mut root, &["b", "c"], Value::from(3));
+        set_path(&mut root, &["d", "e"], Value::from(4));
+        set_path(&mut root, &["f"], Value::from(5));
+        assert_eq!(
+            serde_yaml::to_string(&root).unwrap(),
+            "a: 1\nb:\n  c: 3\nd:\n  e: 4\nf: 5\n"
+        );
+    }
 
     #[test]
     fn a_field_is_set_validated_and_unchanged_when_equal() {

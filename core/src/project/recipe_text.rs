@@ -9,8 +9,9 @@
 //!
 //! [`Recipe::save`]: super::Recipe::save
 
-use serde_yaml::{Mapping, Value};
+use serde_yaml::Value;
 
+use super::recipe_field::set_path;
 use crate::yaml_text::{INDICATORS, scalar};
 
 /// `text` with the dotted `field` (`gates.ship.min_score`) set to `value`, every other byte
@@ -47,28 +48,6 @@ pub fn set_in_text(text: &str, field: &str, value: &serde_json::Value) -> Option
 
 // ---------------------------------------------------------------------------------------------
 // The structural side: the intended document and a strict comparison.
-
-/// Sets `parts` in `root` as `recipe_field::set_field` does: missing or non-mapping parents
-/// become mappings, an existing key keeps its position, a new key goes last.
-fn set_path(root: &mut Value, parts: &[&str], new: Value) {
-    let mut at = root;
-    for (i, part) in parts.iter().enumerate() {
-        if !matches!(at, Value::Mapping(_)) {
-            *at = Value::Mapping(Mapping::new());
-        }
-        let Value::Mapping(map) = at else {
-            return;
-        };
-        let key = Value::String((*part).to_owned());
-        if i + 1 == parts.len() {
-            map.insert(key, new);
-            return;
-        }
-        at = map
-            .entry(key)
-            .or_insert_with(|| Value::Mapping(Mapping::new()));
-    }
-}
 
 /// Structural equality that also holds mapping key order.
 fn same(a: &Value, b: &Value) -> bool {
