@@ -31,9 +31,8 @@ pub fn set_field(
     Ok((after != before).then_some(updated))
 }
 
-/// Sets the dotted path `parts` in `root` to `new`: missing or non-mapping parents become
-/// mappings, an existing key keeps its position, a new key goes last ([`set_field`], and the
-/// structure `recipe_text` checks its text edit against).
+/// Sets the dotted path `parts` in `root` to `new` (for [`set_field`] and `recipe_text`): missing
+/// or non-mapping parents become mappings, an existing key keeps its place, a new one goes last.
 pub(super) fn set_path(root: &mut Value, parts: &[&str], new: Value) {
     let mut at = root;
     for (i, part) in parts.iter().enumerate() {
