@@ -1,5 +1,7 @@
 //! `App`: what every verb and surface starts from — the environment, the working directory,
-//! the `-p` flag, the instant governance resolves at, and the project those resolve to.
+//! the `-p` flag, the instant governance resolves at, and the project those resolve to —
+//! and [`ResolvedPath`], a user's path resolved once against it, the only place a path is
+//! normalized, made project-relative and proven inside the project.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -196,15 +198,6 @@ impl App {
         }
     }
 
-    /// A path as a service takes it (MCP's `path`): a relative one against the bound project's
-    /// root, else against the working directory.
-    pub fn in_project(&self, path: &Path) -> PathBuf {
-        match self.project() {
-            Ok(Some(project)) if path.is_relative() => project.root.join(path),
-            _ => self.absolute(path),
-        }
-    }
-
     /// The caller as the command line sees it: `KAPI_ACTOR` (`kind` or `kind:name`), else the
     /// assistant host whose agent runs the command (`agent:claude-code`, from the host's own
     /// marker in the environment), default a person named `cli`. A kind kapi does not know is kept as written, so the change
@@ -232,23 +225,14 @@ impl App {
         }
     }
 
-    /// `path` as a project-relative path: relative paths are read against the working folder
-    /// when it is inside the project, else against the root. A path outside is an error.
-    pub fn project_relative(&self, project: &Project, path: &Path) -> Result<String, HostError> {
-        let abs = normalize(&self.project_base(project).join(path));
-        relative_to(&abs, &project.root).ok_or_else(|| HostError::OutsideProject {
-            path: path.to_path_buf(),
-            root: project.root.clone(),
-        })
-    }
-
-    /// What a relative path inside `project` is read against: the working folder when it is
-    /// inside the project, else the project's root.
-    fn project_base(&self, project: &Project) -> PathBuf {
-        if self.cwd.starts_with(&project.root) {
-            self.cwd.clone()
-        } else {
-            project.root.clone()
+    /// What a relative path is read against ([`Base`]); `project` is the one the call binds.
+    fn base_dir(&self, base: Base, project: Option<&Project>) -> PathBuf {
+        match (base, project) {
+            (Base::Project, Some(project)) if !self.cwd.starts_with(&project.root) => {
+                project.root.clone()
+            }
+            (Base::Root, Some(project)) => project.root.clone(),
+            _ => self.cwd.clone(),
         }
     }
 
@@ -259,40 +243,81 @@ impl App {
         project: Option<&Project>,
         path: &Path,
     ) -> Result<ResolvedPath, HostError> {
-        self.resolve_against(&self.cwd, project, path)
+        self.resolve_from(Base::WorkingFolder, project, path)
     }
 
     /// [`App::resolve`] for a path a service names inside `project` (a `ref.doc`): a relative
     /// one against the working folder when it is inside the project, else against the root.
     pub fn resolve_in(&self, project: &Project, path: &Path) -> Result<ResolvedPath, HostError> {
-        self.resolve_against(&self.project_base(project), Some(project), path)
+        self.resolve_from(Base::Project, Some(project), path)
     }
 
-    /// The one constructor of [`ResolvedPath`]: `base.join(path)` normalized, then proven to
-    /// exist (else [`HostError::NoSuchPath`]), then, under a project, inside it by its path
-    /// ([`HostError::OutsideProject`]) and through every link ([`HostError::LeavesProject`]).
-    fn resolve_against(
+    /// [`App::resolve`] with a relative path read against `base`: a path that exists.
+    pub fn resolve_from(
         &self,
-        base: &Path,
+        base: Base,
         project: Option<&Project>,
         path: &Path,
     ) -> Result<ResolvedPath, HostError> {
-        let abs = normalize(&base.join(path));
-        let meta = std::fs::metadata(&abs).map_err(|_| HostError::NoSuchPath {
-            path: path.to_path_buf(),
-        })?;
-        let rel = match project {
-            Some(project) => {
-                let rel =
-                    relative_to(&abs, &project.root).ok_or_else(|| HostError::OutsideProject {
+        self.resolve_against(base, project, path, Need::Exists)
+    }
+
+    /// A path that need not exist yet, resolved once as [`App::resolve_from`] resolves one
+    /// (the text of `check_text`'s `path` not written yet, a file `detect_format` names, the
+    /// file a hook's edit is about to create): proven inside the project by its path, and
+    /// through every link of the part of it that exists; [`ResolvedPath::meta`] says whether
+    /// it exists.
+    pub fn resolve_target(
+        &self,
+        base: Base,
+        project: Option<&Project>,
+        path: &Path,
+    ) -> Result<ResolvedPath, HostError> {
+        self.resolve_against(base, project, path, Need::Nothing)
+    }
+
+    /// The one constructor of [`ResolvedPath`], the one mechanism every other one shares: the
+    /// path read against `base` and normalized; then, under a project, proven inside it by its
+    /// path ([`HostError::OutsideProject`], whether or not it exists: the policy answer comes
+    /// first); then proven to exist when `need` says so ([`HostError::NoSuchPath`]); then,
+    /// under a project, proven inside through every link of what exists
+    /// ([`HostError::LeavesProject`]).
+    fn resolve_against(
+        &self,
+        base: Base,
+        project: Option<&Project>,
+        path: &Path,
+        need: Need,
+    ) -> Result<ResolvedPath, HostError> {
+        let abs = normalize(&self.base_dir(base, project).join(path));
+        let rel =
+            match project {
+                Some(project) => Some(relative_to(&abs, &project.root).ok_or_else(|| {
+                    HostError::OutsideProject {
                         path: path.to_path_buf(),
                         root: project.root.clone(),
-                    })?;
-                crate::document::stay_inside(path, &abs, &project.root)?;
-                Some(rel)
+                    }
+                })?),
+                None => None,
+            };
+        let meta = match (std::fs::metadata(&abs), need) {
+            (Ok(meta), _) => Some(meta),
+            (Err(_), Need::Nothing) => None,
+            (Err(_), Need::Exists) => {
+                return Err(HostError::NoSuchPath {
+                    path: path.to_path_buf(),
+                });
             }
-            None => None,
         };
+        if let Some(project) = project {
+            // What exists of it: the path, else its nearest folder that does.
+            let existing = abs
+                .ancestors()
+                .find(|a| a.starts_with(&project.root) && std::fs::symlink_metadata(a).is_ok());
+            if let Some(existing) = existing {
+                crate::document::stay_inside(path, existing, &project.root)?;
+            }
+        }
         Ok(ResolvedPath {
             display: self.display_path(&abs),
             given: path.to_path_buf(),
@@ -330,17 +355,39 @@ impl App {
     }
 }
 
-/// A path a user named, resolved once at the surface ([`App::resolve`], [`App::resolve_in`]
-/// are its only constructors): absolute and normalized, proven to exist, and — when a project
-/// binds the call — proven inside it, by its path and through every link, with its
-/// project-relative form. Every layer after the surface takes this, never the raw path.
+/// What a relative path a user names is read against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// The working folder: a path typed in a shell (`kapi check PATH`, `kapi inspect FILE`).
+    WorkingFolder,
+    /// The working folder when it is inside the project, else the project's root: a path a
+    /// service names inside the project (a `ref.doc`, a note's `path`, `context_read`'s).
+    Project,
+    /// The project's root, else the working folder: a tool's `path` over MCP, whose caller
+    /// has no working folder of its own.
+    Root,
+}
+
+/// Whether a resolved path must exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Need {
+    Exists,
+    Nothing,
+}
+
+/// A path a user named, resolved once at the surface ([`App::resolve`], [`App::resolve_in`],
+/// [`App::resolve_from`] and, for one that need not exist yet, [`App::resolve_target`] are
+/// its only constructors, all one mechanism): absolute and normalized and — when a project
+/// binds the call — proven inside it by its path (whether or not it exists) and through every
+/// link of what exists, with its project-relative form; proven to exist unless it came from
+/// [`App::resolve_target`]. Every layer after the surface takes this, never the raw path.
 #[derive(Debug, Clone)]
 pub struct ResolvedPath {
     given: PathBuf,
     abs: PathBuf,
     rel: Option<String>,
     display: String,
-    meta: std::fs::Metadata,
+    meta: Option<std::fs::Metadata>,
 }
 
 impl ResolvedPath {
@@ -364,9 +411,17 @@ impl ResolvedPath {
         &self.display
     }
 
-    /// What the file system said of it when it was resolved.
-    pub fn meta(&self) -> &std::fs::Metadata {
-        &self.meta
+    /// What the file system said of it when it was resolved; [`HostError::NoSuchPath`] (naming
+    /// it as given) when it did not exist (only a [`App::resolve_target`] path may not).
+    pub fn meta(&self) -> Result<&std::fs::Metadata, HostError> {
+        self.meta.as_ref().ok_or_else(|| HostError::NoSuchPath {
+            path: self.given.clone(),
+        })
+    }
+
+    /// Whether it existed when it was resolved.
+    pub fn exists(&self) -> bool {
+        self.meta.is_some()
     }
 
     /// As a `ref.doc` names it: project-relative inside a project, else as given.
@@ -430,7 +485,7 @@ mod tests {
         assert_eq!(path.display(), "../README.md");
         assert_eq!(path.doc(), "README.md");
         assert_eq!(path.given(), Path::new("../docs/./../README.md"));
-        assert!(path.meta().is_file());
+        assert!(path.meta().is_ok_and(|m| m.is_file()));
         // From the working folder inside the project, else from the root.
         let from_root = App::new(Env::default(), std::env::temp_dir(), None)
             .resolve_in(&project, Path::new("README.md"))
@@ -439,14 +494,25 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_path_is_named_before_one_outside_the_project() {
+    fn a_path_outside_the_project_is_refused_as_outside_whether_or_not_it_exists() {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().canonicalize().expect("canonical");
         std::fs::write(root.join("kapi.yaml"), "version: v1\n").expect("recipe");
         let project = Project::load(&root.join("kapi.yaml")).expect("project");
         let app = app(&root);
+        // The policy answer comes first: a missing file outside is outside, not missing.
+        for base in [Base::WorkingFolder, Base::Project, Base::Root] {
+            assert!(matches!(
+                app.resolve_from(base, Some(&project), Path::new("../nope.md")),
+                Err(HostError::OutsideProject { .. })
+            ));
+            assert!(matches!(
+                app.resolve_target(base, Some(&project), Path::new("../nope.md")),
+                Err(HostError::OutsideProject { .. })
+            ));
+        }
         assert!(matches!(
-            app.resolve(Some(&project), Path::new("../nope.md")),
+            app.resolve(Some(&project), Path::new("nope.md")),
             Err(HostError::NoSuchPath { .. })
         ));
         let outside = tempfile::tempdir().expect("outside");
@@ -464,5 +530,35 @@ mod tests {
             free.doc(),
             outside.path().join("x.md").display().to_string()
         );
+    }
+
+    #[test]
+    fn a_target_need_not_exist_but_stays_inside_through_its_links() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(root.join("docs")).expect("mkdir");
+        std::fs::write(root.join("kapi.yaml"), "version: v1\n").expect("recipe");
+        let project = Project::load(&root.join("kapi.yaml")).expect("project");
+        let app = app(&root.join("docs"));
+        let new = app
+            .resolve_target(Base::Project, Some(&project), Path::new("new/page.md"))
+            .expect("a target");
+        assert!(!new.exists());
+        assert_eq!(new.rel(), Some("docs/new/page.md"));
+        assert!(matches!(new.meta(), Err(HostError::NoSuchPath { .. })));
+        // A relative tool path reads from the root.
+        let tool = app
+            .resolve_target(Base::Root, Some(&project), Path::new("page.md"))
+            .expect("from the root");
+        assert_eq!(tool.rel(), Some("page.md"));
+        #[cfg(unix)]
+        {
+            let outside = tempfile::tempdir().expect("outside");
+            std::os::unix::fs::symlink(outside.path(), root.join("out")).expect("link");
+            assert!(matches!(
+                app.resolve_target(Base::Root, Some(&project), Path::new("out/new.md")),
+                Err(HostError::LeavesProject { .. })
+            ));
+        }
     }
 }

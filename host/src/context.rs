@@ -29,7 +29,7 @@ use kapi_core::project::{Point, Project};
 use kapi_core::store::{Store, Suggestion, SuggestionFilter};
 use serde::Serialize;
 
-use crate::app::App;
+use crate::app::{App, Base};
 use crate::error::HostError;
 
 /// What to brief.
@@ -232,8 +232,8 @@ fn resolve_point(
     match (&request.profile, &request.path) {
         (Some(profile), _) => Ok(resolver.resolve_profile(profile)?),
         (None, Some(path)) => {
-            let rel = app.project_relative(project, path)?;
-            Ok(resolver.resolve_path(&rel))
+            let path = app.resolve_target(Base::Project, Some(project), path)?;
+            Ok(resolver.resolve_path(path.rel().unwrap_or_default()))
         }
         (None, None) => Err(HostError::Usage {
             message: app.surface.pick(

@@ -325,10 +325,11 @@ pub fn load_resolved(
     format_id: Option<&str>,
     hold: Hold<'_>,
 ) -> Result<Loaded, HostError> {
-    if let Some(e) = HostError::special_file(path.given(), path.meta()) {
+    let meta = path.meta()?;
+    if let Some(e) = HostError::special_file(path.given(), meta) {
         return Err(e);
     }
-    if path.meta().is_dir() {
+    if meta.is_dir() {
         return Err(HostError::Usage {
             message: format!("`{}` is a folder; name a file", path.given().display()),
             hint: Some(app.surface.pick(

@@ -20,14 +20,16 @@ use kapi_core::model::{Block, Edition, Ref, Role, SOURCE, rev_runs};
 use kapi_core::projection::{self, CodeInfo};
 use serde::Serialize;
 
-use crate::app::App;
+use crate::app::{App, ResolvedPath};
 use crate::document::{self, Editions, Loaded};
 use crate::error::HostError;
 
 /// What to read.
 #[derive(Debug, Clone)]
 pub struct InspectRequest {
-    pub path: PathBuf,
+    /// The file, resolved once at the surface ([`App::resolve`] on the command line,
+    /// [`App::resolve_from`] from the project's root over MCP).
+    pub path: ResolvedPath,
     pub editions: Editions,
     pub limit: Option<usize>,
     pub cursor: Option<String>,
@@ -118,13 +120,7 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
         Some(limit) => start..start.saturating_add(limit.max(1)),
         None => start..usize::MAX,
     };
-    let loaded = document::load_holding(
-        app,
-        &request.path,
-        &request.editions,
-        request.format.as_deref(),
-        document::Hold::Window(&window),
-    )?;
+    let loaded = load(app, request, document::Hold::Window(&window))?;
     let file_rev = loaded.read.rev();
     if let Some(cursor) = &request.cursor {
         parse_cursor(cursor, &file_rev)?;
@@ -183,7 +179,7 @@ pub fn inspect_each(
     request: &InspectRequest,
     each: &mut dyn FnMut(Part<'_>),
 ) -> Result<(), HostError> {
-    let small = std::fs::metadata(app.absolute(&request.path)).is_ok_and(|m| m.len() < HELD_BELOW);
+    let small = request.path.meta().is_ok_and(|m| m.len() < HELD_BELOW);
     if small {
         let whole = InspectRequest {
             limit: None,
@@ -199,13 +195,7 @@ pub fn inspect_each(
         let label = block.label.as_deref().map_or(0, |l| l.chars().count());
         label_width = label_width.max(label);
     };
-    let first = document::load_holding(
-        app,
-        &request.path,
-        &request.editions,
-        request.format.as_deref(),
-        document::Hold::Each(&mut measure),
-    )?;
+    let first = load(app, request, document::Hold::Each(&mut measure))?;
     let text = first.parsed.skeleton.text();
     let lines = kapi_core::text::LineIndex::new(text);
     let mut head = Blocks {
@@ -231,20 +221,31 @@ pub fn inspect_each(
     }));
     let mut made =
         |_, block: Block| each(Part::Record(Box::new(record(&first, &block, text, &lines))));
-    let second = document::load_holding(
-        app,
-        &request.path,
-        &request.editions,
-        request.format.as_deref(),
-        document::Hold::Each(&mut made),
-    )?;
+    let second = load(app, request, document::Hold::Each(&mut made))?;
     if second.read.digest != first.read.digest {
         return Err(HostError::Io {
-            path: request.path.clone(),
+            path: request.path.given().to_path_buf(),
             source: std::io::Error::other("the file changed while it was read; read it again"),
         });
     }
     Ok(())
+}
+
+/// Reads the request's file, in the project the call binds ([`document::load_resolved`]).
+fn load(
+    app: &App,
+    request: &InspectRequest,
+    hold: document::Hold<'_>,
+) -> Result<Loaded, HostError> {
+    let project = app.project()?;
+    document::load_resolved(
+        app,
+        project.as_ref(),
+        &request.path,
+        &request.editions,
+        request.format.as_deref(),
+        hold,
+    )
 }
 
 /// Hands a held answer's outline, then its records, to `each`.

@@ -16,8 +16,9 @@
 use std::io::{self, Write};
 
 use clap::{Args, Subcommand};
-use kapi_host::services::detect_format::{DetectRequest, Detected, detect};
-use kapi_host::services::formats::{DescribeRequest, Described, FormatList, describe};
+use kapi_host::app::Base;
+use kapi_host::services::detect_format::{Detected, detect_at, judged};
+use kapi_host::services::formats::{Described, FormatList, describe_at};
 
 use crate::exit::Outcome;
 use crate::printer::{Printer, Render, Rendered, Style};
@@ -71,31 +72,26 @@ pub fn run(
             Ok(Outcome::Success)
         }
         Some(FormatsCommand::Describe(args)) => {
-            let request = DescribeRequest {
-                format: args.format.clone(),
-                path: args.path.as_deref().map(|p| from_here(app, p)),
+            let path = match &args.path {
+                Some(path) => Some(from_here(app, path)?),
+                None => None,
             };
-            printer.emit(&Rendered(&describe(app, &request)?, Described::render))?;
+            let described = describe_at(app, args.format.as_deref(), path.as_ref())?;
+            printer.emit(&Rendered(&described, Described::render))?;
             Ok(Outcome::Success)
         }
         Some(FormatsCommand::Detect(args)) => run_detect(args, app, printer),
     }
 }
 
-/// A path as the user typed it, named from the working folder: in a project, the
-/// project-relative form the service and MCP take (as every verb resolves one); outside
-/// one, or outside the project, absolute.
-fn from_here(app: &kapi_host::App, path: &str) -> String {
-    let path = std::path::Path::new(path);
-    match app.project().ok().flatten() {
-        Some(project) => match app.project_relative(&project, path) {
-            Ok(rel) if !rel.is_empty() => rel,
-            _ => kapi_host::app::normalize(&app.absolute(path))
-                .display()
-                .to_string(),
-        },
-        None => path.display().to_string(),
-    }
+/// A path as the user typed it, resolved once from the working folder as a path a service
+/// names inside the project is ([`Base::Project`]; it need not exist, and one outside the
+/// project is judged by its name alone).
+fn from_here(
+    app: &kapi_host::App,
+    path: &str,
+) -> Result<kapi_host::app::ResolvedPath, kapi_host::HostError> {
+    judged(app, Base::Project, path)
 }
 
 fn run_detect(
@@ -103,17 +99,16 @@ fn run_detect(
     app: &kapi_host::App,
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
-    let path = args
-        .path
-        .as_deref()
-        .filter(|p| *p != "-")
-        .map(|p| from_here(app, p));
+    let path = match args.path.as_deref().filter(|p| *p != "-") {
+        Some(path) => Some(from_here(app, path)?),
+        None => None,
+    };
     let content = if path.is_none() || args.stdin {
         Some(crate::input::text(std::path::Path::new("-"), app)?)
     } else {
         None
     };
-    let detected = detect(app, &DetectRequest { path, content })?;
+    let detected = detect_at(app, path.as_ref(), content.as_deref())?;
     let found = detected.format.is_some();
     printer.emit(&Rendered(&detected, Detected::render))?;
     Ok(if found {

@@ -67,7 +67,7 @@ pub fn run(
         ),
     };
     let request = InspectRequest {
-        path: path.clone(),
+        path: app.resolve(app.project()?.as_ref(), path)?,
         editions,
         limit: args.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         cursor: args.cursor.clone(),

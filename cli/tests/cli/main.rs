@@ -15,6 +15,7 @@ mod identity;
 mod init;
 mod inspect;
 mod landing;
+mod outside;
 mod pofilter;
 mod skill;
 mod store;

@@ -931,6 +931,64 @@ fn a_path_escaping_the_project_is_an_error() {
     assert_eq!(server.close(), 0);
 }
 
+/// A file outside the project that does not exist is refused as outside the project, never
+/// as missing: the policy answer comes first, whether or not the file is there (every tool
+/// that takes a path, in each set).
+#[test]
+fn a_missing_file_outside_the_project_is_refused_as_outside() {
+    let p = Project::new("alpha", "utilize");
+    let (_tmp, outside) = empty_dir();
+    let abs = outside.join("gone.md").display().to_string();
+    let up = "../kapi-no-such-folder/gone.md";
+    assert!(!p.root.join(up).exists(), "{up}");
+    let apply = |doc: &str| {
+        json!({"operations": [{"op": "set_content", "at": {"doc": doc, "block": "x/p"},
+            "if_match": "r0000000000000000", "content": "Y"}]})
+    };
+    let sets = [
+        (
+            "writing",
+            vec![
+                ("check_file", json!({"path": up})),
+                ("check_file", json!({"path": abs})),
+                ("read_blocks", json!({"doc": up})),
+                ("read_blocks", json!({"doc": abs})),
+                ("context_read", json!({"path": up})),
+                ("context_note", json!({"path": up, "text": "Outside"})),
+                // (A `..` in a doc is refused as the set decodes.)
+                ("apply_edits", apply(&abs)),
+            ],
+        ),
+        (
+            "review",
+            vec![(
+                "review_block",
+                json!({"at": {"doc": up, "block": "x", "edition": "fr"}}),
+            )],
+        ),
+        (
+            "content",
+            vec![("check_text", json!({"text": "Hello.", "context_path": up}))],
+        ),
+        ("translation", vec![("stats", json!({"doc": up}))]),
+    ];
+    for (set, cases) in sets {
+        let mut server = Server::start(&p.root, &["--project", p.path(), "--tools", set]);
+        for (tool, arguments) in cases {
+            let text = error_text(&mut server, tool, arguments.clone());
+            assert!(
+                text.contains("outside the project"),
+                "{tool} {arguments}: {text}"
+            );
+            assert!(
+                !text.contains("no such file") && !text.contains("no document"),
+                "{tool} {arguments}: {text}"
+            );
+        }
+        assert_eq!(server.close(), 0);
+    }
+}
+
 #[test]
 fn garbage_between_requests_leaves_the_server_serving() {
     let (_tmp, dir) = empty_dir();

@@ -43,7 +43,7 @@ use kapi_core::store::{
     AdviceRow, ChangeRecord, MemoryRow, NewOp, NewSuggestion, SessionRow, TermRow,
 };
 
-use crate::app::{Actor, App, ResolvedPath, normalize, relative_to};
+use crate::app::{Actor, App, Base, ResolvedPath, relative_to};
 use crate::check::plan::{Planner, Role};
 use crate::document::{Editions, Hold, Loaded};
 use crate::error::HostError;
@@ -602,11 +602,16 @@ impl Service<'_> {
             if self.translations.contains_key(&at.doc) {
                 continue;
             }
-            let abs = normalize(&self.root.join(&at.doc));
-            let Some(rel) = relative_to(&abs, &self.root) else {
+            // A doc outside the project (or gone through a link) is not a translation: its
+            // admission refuses it.
+            let Ok(path) = self
+                .app
+                .resolve_target(Base::Root, Some(project), Path::new(&at.doc))
+            else {
                 continue;
             };
-            if let Role::Translation { source, lang } = planner.role(&rel)? {
+            let Some(rel) = path.rel() else { continue };
+            if let Role::Translation { source, lang } = planner.role(rel)? {
                 self.translations.insert(at.doc.clone(), (source, lang));
             }
         }
@@ -662,15 +667,16 @@ impl Service<'_> {
         Ok(Some(self.doc_list.len() - 1))
     }
 
-    /// The file `doc` names, when the set may open it: a file that exists, inside the project
-    /// (by its path and through every link), resolved once ([`App::resolve`]). Outside a
-    /// project there is no boundary: a file is named as `read_blocks` named it (absolute), and
-    /// accepted back unchanged.
+    /// The file `doc` names, when the set may open it: inside the project (by its path and
+    /// through every link), then a file that exists, resolved once from the project's root
+    /// ([`App::resolve_from`]): a doc outside the project is refused as outside whether or not
+    /// it exists. Outside a project there is no boundary: a file is named as `read_blocks`
+    /// named it (absolute), and accepted back unchanged.
     fn admit(&self, doc: &str) -> Result<ResolvedPath, Refused> {
         let no_document = || refused(OpStatus::NotFound, format!("no document `{doc}`"));
         let path = match self
             .app
-            .resolve(self.project.as_ref(), &self.root.join(doc))
+            .resolve_from(Base::Root, self.project.as_ref(), Path::new(doc))
         {
             Ok(path) => path,
             Err(HostError::OutsideProject { .. }) => {
@@ -691,7 +697,7 @@ impl Service<'_> {
             }
             Err(_) => return Err(no_document()),
         };
-        if !path.meta().is_file() {
+        if !path.meta().is_ok_and(std::fs::Metadata::is_file) {
             return Err(no_document());
         }
         Ok(path)

@@ -39,10 +39,11 @@ pub(super) fn collect_files(
     let mut named = Vec::with_capacity(paths.len());
     for path in paths {
         let path = app.resolve(project, path)?;
-        if let Some(e) = HostError::special_file(path.given(), path.meta()) {
+        let meta = path.meta()?;
+        if let Some(e) = HostError::special_file(path.given(), meta) {
             return Err(e);
         }
-        if path.meta().is_dir() {
+        if meta.is_dir() {
             walk_folder(
                 app,
                 project,

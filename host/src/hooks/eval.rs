@@ -13,7 +13,7 @@ use kapi_core::project::layout::KAPI_DIR;
 use super::Protocol;
 use super::payload::{Payload, is_edit_tool};
 use super::protocol::Verdict;
-use crate::app::{App, relative_to};
+use crate::app::{App, ResolvedPath};
 use crate::check::plan::{Planner, Role};
 use crate::env::Env;
 use crate::error::HostError;
@@ -152,9 +152,9 @@ pub fn guarded_paths(ctx: &Ctx, touched: bool) -> Result<Vec<String>, Verdict> {
 pub fn is_content(
     project: &Project,
     collections: &Collections,
-    abs: &Path,
+    path: &ResolvedPath,
 ) -> Result<bool, HostError> {
-    let Some(rel) = relative_to(abs, &project.root) else {
+    let Some(rel) = path.rel() else {
         return Ok(false);
     };
     if rel == KAPI_DIR || rel.starts_with(&format!("{KAPI_DIR}/")) {
@@ -162,10 +162,13 @@ pub fn is_content(
     }
     // A target with no source is nothing an edit hook reports (the check would only note it).
     let mut planner = Planner::new(project, collections);
-    Ok(
-        crate::check::walk_entry(Some(project), Some(collections), Some(&mut planner), abs)?
-            .is_some_and(|(_, role)| role != Role::Orphan),
-    )
+    Ok(crate::check::walk_entry(
+        Some(project),
+        Some(collections),
+        Some(&mut planner),
+        path.abs(),
+    )?
+    .is_some_and(|(_, role)| role != Role::Orphan))
 }
 
 /// A failed report as a reason reads it: `(why the gate failed):` and the findings that fail

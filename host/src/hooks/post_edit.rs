@@ -13,8 +13,9 @@ use kapi_core::project::collections::Collections;
 use super::eval::{self, Ctx};
 use super::protocol::Verdict;
 use super::state;
-use crate::app::relative_to;
+use crate::app::Base;
 use crate::check::{CheckRequest, check};
+use crate::error::HostError;
 
 enum Outcome {
     Skip,
@@ -75,24 +76,29 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
         Ok(None) => return Outcome::Skip,
         Err(e) => return Outcome::CouldNot(e.to_string()),
     };
-    let Some(rel) = relative_to(abs, &project.root) else {
-        return Outcome::Skip;
+    let app = ctx.app(&project);
+    // Resolved once, whether or not the edit left it there: outside the project is nothing
+    // to report.
+    let path = match app.resolve_target(Base::WorkingFolder, Some(&project), abs) {
+        Ok(path) => path,
+        Err(HostError::OutsideProject { .. }) => return Outcome::Skip,
+        Err(e) => return Outcome::DidNotRun(e.to_string()),
     };
+    let rel = path.rel().unwrap_or_default().to_owned();
     let collections = match Collections::new(&project.recipe) {
         Ok(c) => c,
         Err(e) => return Outcome::CouldNot(e.to_string()),
     };
-    if !abs.exists() {
+    if !path.exists() {
         return Outcome::CouldNot(format!("{rel}, the file the edit names, does not exist"));
     }
     // A translation target is checked against its source: `check` decides how (check::plan).
-    match eval::is_content(&project, &collections, abs) {
+    match eval::is_content(&project, &collections, &path) {
         Ok(true) => {}
         Ok(false) => return Outcome::Skip,
         Err(e) => return Outcome::CouldNot(e.to_string()),
     }
     ctx.phase.set(format!("checking {rel}"));
-    let app = ctx.app(&project);
     let request = CheckRequest {
         paths: vec![abs.to_path_buf()],
         ..CheckRequest::default()

@@ -8,7 +8,7 @@ use kapi_core::project::collections::Collections;
 
 use super::eval::{self, Ctx};
 use super::protocol::Verdict;
-use crate::app::relative_to;
+use crate::app::Base;
 use crate::check::plan::Role;
 
 pub fn evaluate(ctx: &Ctx) -> Verdict {
@@ -36,14 +36,15 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
                 };
             }
         };
-        let root = project
-            .root
-            .canonicalize()
-            .unwrap_or_else(|_| project.root.clone());
-        let Some(rel) = relative_to(&abs, &root).or_else(|| relative_to(&abs, &project.root))
+        // The file the edit writes, resolved once (it need not exist yet): one outside the
+        // project is none of its business.
+        let Ok(target) =
+            ctx.app(&project)
+                .resolve_target(Base::WorkingFolder, Some(&project), &abs)
         else {
             continue;
         };
+        let rel = target.rel().unwrap_or_default().to_owned();
         // Named as the edit names it, and what it resolves to when that is a link.
         let named = if unlinked.as_ref() == Some(&abs) {
             rel.clone()

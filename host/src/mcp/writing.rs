@@ -99,8 +99,15 @@ pub(crate) struct DescribeFormatParams {
     pub project: Option<String>,
 }
 
-fn resolve(app: &crate::App, path: &str) -> PathBuf {
-    app.in_project(std::path::Path::new(path))
+/// A tool's `path`, resolved once ([`crate::App::resolve_from`]): a relative one from the
+/// project's root (else the server's folder), a file that exists, inside the project.
+fn resolve(app: &crate::App, path: &str) -> Result<crate::app::ResolvedPath, HostError> {
+    let project = app.project()?;
+    app.resolve_from(
+        crate::app::Base::Root,
+        project.as_ref(),
+        std::path::Path::new(path),
+    )
 }
 
 #[tool_router(router = writing_tools, vis = "pub(crate)")]
@@ -215,9 +222,12 @@ impl KapiServer {
         meta: RequestMetaObject,
     ) -> CallToolResult {
         let app = self.app_with(&peer, Some(&meta), p.project.as_deref());
-        let path = resolve(&app, &p.path);
+        let path = match resolve(&app, &p.path) {
+            Ok(path) => path,
+            Err(e) => return failure(e),
+        };
         let request = crate::check::CheckRequest {
-            paths: vec![path],
+            paths: vec![path.abs().to_path_buf()],
             cancel: super::calls::cancel_flag(),
             ..Default::default()
         };
@@ -244,8 +254,12 @@ impl KapiServer {
             Some(list) if list.iter().any(|l| l == "*") => crate::document::Editions::All,
             Some(list) => crate::document::Editions::Some(list.to_vec()),
         };
+        let path = match resolve(&app, &p.doc) {
+            Ok(path) => path,
+            Err(e) => return failure(e),
+        };
         let request = crate::inspect::InspectRequest {
-            path: resolve(&app, &p.doc),
+            path,
             editions,
             limit: Some(p.limit.unwrap_or(100)),
             cursor: p.cursor,

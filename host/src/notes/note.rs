@@ -85,10 +85,8 @@ pub fn note(app: &App, request: &NoteRequest) -> Result<NoteAnswer, HostError> {
             ),
         ));
     };
-    let rel = normal_path(&app.project_relative(&project, path)?);
-    if !project.root.join(&rel).exists() {
-        return Err(HostError::NoSuchPath { path: path.clone() });
-    }
+    // Inside the project (whether or not it exists), then a path that exists.
+    let rel = normal_path(app.resolve_in(&project, path)?.rel().unwrap_or_default());
     let text = field(s, "text", &request.text)?;
     let from = field(s, "from", &request.from)?;
     let to = field(s, "to", &request.to)?;

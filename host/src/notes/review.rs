@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::kept::{as_note, read_notes, refresh_rules, write_atomic, write_notes};
 use super::{NOTES_FILE, op, open_store, person_only, shown, usage};
-use crate::app::{Actor, App};
+use crate::app::{Actor, App, Base};
 use crate::error::HostError;
 
 /// `kapi context review` decisions.
@@ -172,7 +172,8 @@ fn check_named(
 
 /// The folder `p` names, project-relative, when it lies above the suggestion's path.
 fn widened_to(app: &App, project: &Project, s: &Suggestion, p: &str) -> Result<String, HostError> {
-    let wider = normal_path(&app.project_relative(project, Path::new(p))?);
+    let wider = app.resolve_target(Base::Project, Some(project), Path::new(p))?;
+    let wider = normal_path(wider.rel().unwrap_or_default());
     if !kapi_core::governance::notes::applies(&wider, &s.path) || wider == s.path {
         return Err(usage(
             format!(

@@ -1,6 +1,8 @@
 //! `detect_format`: the format kapi would read a path or a text with (a collection's declared
 //! format, else the extension, else the first bytes; for a text alone, its content), and
-//! what that format can do. MCP's `detect_format` and `kapi formats detect`.
+//! what that format can do. MCP's `detect_format` and `kapi formats detect`. A path is
+//! resolved once ([`judged`]): it need not exist, and one outside the project is judged by its
+//! name alone.
 
 use std::path::Path;
 
@@ -8,7 +10,7 @@ use kapi_core::formats::{self, Format};
 use kapi_core::project::collections::Collections;
 use serde::Serialize;
 
-use crate::app::{App, normalize};
+use crate::app::{App, Base, ResolvedPath};
 use crate::error::HostError;
 
 /// What to detect: a path (it need not exist; its collection's declared format wins), its
@@ -128,11 +130,36 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     by("text").map(|f| (f, "content"))
 }
 
-/// The format kapi reads `request`'s path or content with, and how it was found.
+/// The format kapi reads `request`'s path (a tool's: from the project's root,
+/// [`Base::Root`]) or content with, and how it was found.
 pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
     let path = p.path.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    let Some(path) = path else {
-        let Some(content) = p.content.as_deref() else {
+    let path = match path {
+        Some(path) => Some(judged(app, Base::Root, path)?),
+        None => None,
+    };
+    detect_at(app, path.as_ref(), p.content.as_deref())
+}
+
+/// A path detect judges, resolved once ([`App::resolve_target`]: it need not exist), inside
+/// the project the call binds; one outside it is judged by its name alone (no collection
+/// declares it), as it is with no project.
+pub fn judged(app: &App, base: Base, path: &str) -> Result<ResolvedPath, HostError> {
+    let project = app.project()?;
+    match app.resolve_target(base, project.as_ref(), Path::new(path)) {
+        Err(HostError::OutsideProject { .. }) => app.resolve_target(base, None, Path::new(path)),
+        resolved => resolved,
+    }
+}
+
+/// [`detect`] for a path already resolved ([`judged`]) and the content, either or both.
+pub fn detect_at(
+    app: &App,
+    path: Option<&ResolvedPath>,
+    content: Option<&str>,
+) -> Result<Detected, HostError> {
+    let Some(resolved) = path else {
+        let Some(content) = content else {
             return Err(HostError::Usage {
                 message: "name a `path`, a `content`, or both".into(),
                 hint: Some("`{\"path\": \"docs/intro.md\"}`".into()),
@@ -160,38 +187,44 @@ pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
         });
     };
     let project = app.project()?;
-    let abs = normalize(&app.in_project(Path::new(path)));
+    let abs = resolved.abs();
+    // Project-relative inside the project; else absolute under a project, as given with none.
+    let path = match (resolved.rel(), &project) {
+        (Some(rel), _) if !rel.is_empty() => rel.to_owned(),
+        (_, Some(_)) => abs.display().to_string(),
+        (_, None) => resolved.given().display().to_string(),
+    };
     let collections = match &project {
         Some(p) => Some(Collections::new(&p.recipe)?),
         None => None,
     };
-    let declared = crate::document::declared_format(project.as_ref(), collections.as_ref(), &abs);
-    let sharing = formats::by_extension(&abs).count();
-    let (format, by) = match (&declared, &p.content) {
-        (Some(_), _) => (
-            crate::document::pick(&abs, declared.as_deref())?,
-            "declared",
-        ),
+    let declared = collections
+        .as_ref()
+        .zip(resolved.rel())
+        .and_then(|(c, rel)| c.matches(rel).and_then(|m| m.format));
+    let sharing = formats::by_extension(abs).count();
+    let (format, by) = match (&declared, content) {
+        (Some(_), _) => (crate::document::pick(abs, declared.as_deref())?, "declared"),
         (None, Some(content)) => (
-            formats::for_file(&abs, content.as_bytes()),
+            formats::for_file(abs, content.as_bytes()),
             if sharing > 1 { "sniff" } else { "extension" },
         ),
         (None, None) => (
-            crate::document::pick(&abs, None)?,
+            crate::document::pick(abs, None)?,
             if sharing > 1 { "sniff" } else { "extension" },
         ),
     };
     Ok(match format {
         Some(f) => Detected {
             schema: "kapi.detect-format/v1",
-            path: Some(path.to_owned()),
+            path: Some(path.clone()),
             by: Some(by),
             format: Some(crate::services::formats::FormatRow::new(*f.info())),
             note: None,
         },
         None => Detected {
             schema: "kapi.detect-format/v1",
-            path: Some(path.to_owned()),
+            path: Some(path.clone()),
             by: None,
             format: None,
             note: Some(format!(

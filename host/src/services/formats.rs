@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use kapi_core::formats::{self, FormatInfo};
 use serde::Serialize;
 
-use super::detect_format::{DetectRequest, detect};
-use crate::app::App;
+use super::detect_format::{detect_at, judged};
+use crate::app::{App, Base, ResolvedPath};
 use crate::error::HostError;
 
 /// `kapi.formats/v1`.
@@ -96,31 +96,33 @@ pub struct DescribeRequest {
     pub path: Option<String>,
 }
 
-/// The format `request` names. A path is judged as [`detect`] judges it: its collection's
-/// declared format, else its extension, else its first bytes (it need not exist).
+/// The format `request` names. A path (a tool's: from the project's root, [`Base::Root`]) is
+/// judged as [`detect`](super::detect_format::detect) judges it: its collection's declared format, else its extension,
+/// else its first bytes (it need not exist).
 pub fn describe(app: &App, request: &DescribeRequest) -> Result<Described, HostError> {
-    let row = match (
-        given(request.format.as_deref()),
-        given(request.path.as_deref()),
-    ) {
+    let path = match given(request.path.as_deref()) {
+        Some(path) => Some(judged(app, Base::Root, path)?),
+        None => None,
+    };
+    describe_at(app, given(request.format.as_deref()), path.as_ref())
+}
+
+/// [`describe`] for a format id or a path already resolved ([`judged`]): one of the two.
+pub fn describe_at(
+    app: &App,
+    format: Option<&str>,
+    path: Option<&ResolvedPath>,
+) -> Result<Described, HostError> {
+    let row = match (given(format), path) {
         (Some(id), None) => formats::by_id(id)
             .map(|f| FormatRow::new(*f.info()))
             .ok_or_else(|| HostError::UnknownFormatId {
                 format: id.to_owned(),
                 field: app.surface.pick("FORMAT", "format"),
             })?,
-        (None, Some(path)) => detect(
-            app,
-            &DetectRequest {
-                path: Some(path.to_owned()),
-                content: None,
-            },
-        )?
-        .format
-        .ok_or_else(|| {
+        (None, Some(path)) => detect_at(app, Some(path), None)?.format.ok_or_else(|| {
             // Saying what the file is instead, where a format can tell (a drawable `.xml`).
-            let path = std::path::Path::new(path);
-            crate::document::unknown_format(path, &app.in_project(path))
+            crate::document::unknown_format(path.given(), path.abs())
         })?,
         _ => {
             return Err(HostError::Usage {

@@ -851,7 +851,7 @@ mod tests {
         let direct = crate::inspect::inspect(
             &person,
             &crate::inspect::InspectRequest {
-                path: root.join("locales/fr.json"),
+                path: person.resolve(None, &root.join("locales/fr.json")).unwrap(),
                 editions: Editions::Source,
                 limit: None,
                 cursor: None,

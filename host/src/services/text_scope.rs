@@ -2,8 +2,9 @@
 //! takes (`check_text`, `voice_check`, `voice_rewrite`, `term_check`), its `Scope`, and the
 //! block-at-a-time read and check they share.
 //!
-//! A text is bound at `context_path`, the intended project-relative destination (never read),
-//! or under an explicit `profile` for an unscoped snippet (never both), else at the project's
+//! A text is bound at `context_path`, the intended project-relative destination (never read;
+//! resolved once, [`crate::App::resolve_target`]: it need not exist, and one outside the
+//! project is refused), or under an explicit `profile` for an unscoped snippet (never both), else at the project's
 //! default point, else, outside a project, to hygiene alone.
 
 use std::ops::Range;
@@ -19,7 +20,7 @@ use kapi_core::project::Project;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::text::Prose;
 
-use crate::app::{App, normalize, relative_to};
+use crate::app::{App, Base};
 use crate::error::HostError;
 
 /// The seed's words for a `context_path` and a `profile` named together.
@@ -156,10 +157,12 @@ pub(crate) fn scope(app: &App, request: &TextRequest) -> Result<Scope, HostError
     let mut notes = Vec::new();
     let (point, display, format) = match (context_path, profile) {
         (Some(path), _) => {
-            let (abs, rel) = destination(&project, path)?;
+            let (abs, rel) = destination(app, &project, path)?;
             let point = resolver.resolve_path(&rel);
-            let declared =
-                crate::document::declared_format(Some(&project), resolver.collections(), &abs);
+            let declared = resolver
+                .collections()
+                .and_then(|c| c.matches(&rel))
+                .and_then(|m| m.format);
             let format = match (explicit, declared) {
                 (Some(f), _) => Some(f),
                 (None, Some(id)) => Some(by_id(&id, "collections")?),
@@ -203,23 +206,13 @@ fn no_markdown() -> HostError {
     }
 }
 
-/// The destination made absolute and project-relative: relative paths are read against the
-/// project root; a path outside the project (or led out by a symlink) is an error naming it.
-fn destination(project: &Project, path: &str) -> Result<(PathBuf, String), HostError> {
-    let named = Path::new(path);
-    let abs = normalize(&if named.is_absolute() {
-        named.to_path_buf()
-    } else {
-        project.root.join(named)
-    });
-    let Some(rel) = relative_to(&abs, &project.root) else {
-        return Err(HostError::OutsideProject {
-            path: named.to_path_buf(),
-            root: project.root.clone(),
-        });
-    };
-    crate::document::stay_inside(named, &abs, &project.root)?;
-    Ok((abs, rel))
+/// The destination, resolved once ([`App::resolve_target`]: the text is not written yet):
+/// a relative path is read against the project root; a path outside the project (or led out
+/// by a symlink) is an error naming it as given. Absolute and project-relative.
+fn destination(app: &App, project: &Project, path: &str) -> Result<(PathBuf, String), HostError> {
+    let resolved = app.resolve_target(Base::Root, Some(project), Path::new(path))?;
+    let rel = resolved.rel().unwrap_or_default().to_owned();
+    Ok((resolved.abs().to_path_buf(), rel))
 }
 
 /// Reads the text and runs the analyzers over it a block at a time, as `kapi check` reads a

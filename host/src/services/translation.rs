@@ -29,7 +29,7 @@ use kapi_core::project::collections::Collections;
 use kapi_core::projection;
 use serde::Serialize;
 
-use crate::app::App;
+use crate::app::{App, Base};
 use crate::document::{self, Editions, Loaded, TargetFile};
 use crate::error::HostError;
 
@@ -85,7 +85,9 @@ pub fn catalogs(app: &App, doc: Option<&str>, lang: Option<&str>) -> Result<Cata
     let collections = Collections::new(&out.project.recipe)?;
     let wanted = match doc.map(str::trim).filter(|d| !d.is_empty()) {
         Some(d) => {
-            let rel = app.project_relative(&out.project, Path::new(d))?;
+            // Resolved once; a document not written yet is named as one no collection holds.
+            let path = app.resolve_target(Base::Project, Some(&out.project), Path::new(d))?;
+            let rel = path.rel().unwrap_or_default().to_owned();
             if collections.is_target(&rel) {
                 return Err(HostError::Usage {
                     message: format!("`{rel}` is a translation a `target` template produces"),
