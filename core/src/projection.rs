@@ -20,7 +20,7 @@ static TAG: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A code as a read lists it beside the text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CodeInfo {
     /// The id in the tag (`1`).
     pub id: String,

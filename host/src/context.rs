@@ -44,7 +44,7 @@ pub struct ContextRequest {
 }
 
 /// The point as the brief reports it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PointView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -61,7 +61,7 @@ pub struct PointView {
 }
 
 /// The voice in force.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VoiceView {
     pub name: String,
     pub source: String,
@@ -71,7 +71,7 @@ pub struct VoiceView {
 }
 
 /// Terms to use and to avoid at the point.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct TermsView {
     #[serde(rename = "use")]
     pub use_: Vec<TermEntry>,
@@ -83,7 +83,7 @@ pub const NOTES_FILE: &str = kapi_core::project::layout::NOTES_FILE;
 
 /// A kept note as a rule line: the note's id, the path it was kept for, and the line that
 /// holds at the location asked about (its rule, or that the old wording stays).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct NoteLine {
     pub id: String,
     pub path: String,
@@ -91,7 +91,7 @@ pub struct NoteLine {
 }
 
 /// A pending suggestion: recorded, not yet established by a person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PendingLine {
     pub id: String,
     pub path: String,
@@ -103,7 +103,7 @@ pub struct PendingLine {
 }
 
 /// The brief: `kapi.context/v1`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ContextAnswer {
     /// The surface asking, for the closing line's command or tool.
     #[serde(skip)]

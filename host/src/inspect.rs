@@ -38,7 +38,7 @@ pub struct InspectRequest {
 }
 
 /// `kapi.blocks/v1`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Blocks {
     pub schema: &'static str,
     pub doc: String,
@@ -53,7 +53,7 @@ pub struct Blocks {
 }
 
 /// One block's read record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Record {
     #[serde(rename = "ref")]
     pub at: Ref,
@@ -81,7 +81,7 @@ pub struct Record {
 }
 
 /// One leaf branch of a switch.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BranchView {
     pub path: String,
     pub text: String,
@@ -89,7 +89,7 @@ pub struct BranchView {
 }
 
 /// A target edition beside the source.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct EditionView {
     /// The document that holds this edition (a target file, or the same bilingual file).
     pub doc: String,

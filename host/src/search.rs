@@ -44,7 +44,7 @@ pub struct SearchRequest {
 }
 
 /// One term rule that matched, with the verdict for writing it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SearchTerm {
     pub text: String,
     /// BCP 47 tag; `*` for a voice's base vocabulary, which holds in every language.
@@ -67,7 +67,7 @@ pub struct SearchTerm {
 }
 
 /// Where what was found is in force: at a path (`""` = the whole project) or under a profile.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct InForce {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -78,7 +78,7 @@ pub struct InForce {
 }
 
 /// The answer: `kapi.search/v1`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SearchAnswer {
     /// The surface asking, for the closing line's command or tool.
     #[serde(skip)]

@@ -27,14 +27,14 @@ pub enum Edited {
 }
 
 /// The edition as it is now, for a sender to rebase on without another read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Current {
     pub rev: String,
     pub text: String,
 }
 
 /// Why the code guard refused an edit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Guard {
     /// `lost`, `invented`, `repeated` or `unbalanced`.
     pub problem: &'static str,

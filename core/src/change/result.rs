@@ -17,7 +17,7 @@ use crate::check::edition::EditionFinding;
 use crate::model::Ref;
 
 /// The set as a whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SetStatus {
     /// Every operation applied or was already in place, and everything was written (or, under
@@ -32,7 +32,7 @@ pub enum SetStatus {
 }
 
 /// One operation's outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OpStatus {
     Applied,
@@ -70,7 +70,7 @@ impl OpStatus {
 }
 
 /// Who the set was applied as.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ActorStamp {
     /// `person`, `agent` or `tool` (or what the transport named, when it is none of those).
     pub kind: String,
@@ -79,7 +79,7 @@ pub struct ActorStamp {
 }
 
 /// One operation's entry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OpResult {
     pub index: usize,
     pub op: &'static str,
@@ -136,7 +136,7 @@ impl OpResult {
 }
 
 /// One document the set touched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DocResult {
     pub doc: String,
     pub written: bool,
@@ -150,7 +150,7 @@ pub struct DocResult {
 }
 
 /// The whole result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ChangeResult {
     pub schema: &'static str,
     pub status: SetStatus,

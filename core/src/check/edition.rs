@@ -11,7 +11,7 @@ use crate::model::{Edition, Role};
 use crate::text::Prose;
 
 /// One finding on an edition, located by the text it matched rather than a file position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct EditionFinding {
     pub rule: String,
     pub severity: Severity,

@@ -74,7 +74,7 @@ impl<F: FnMut(Hit)> Sink for Each<F> {
 }
 
 /// One finding, located in its file. Field names are the `kapi.check/v1` contract.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// Stable rule id, `analyzer.kebab-name` (`terms.forbidden`).
     pub rule: String,

@@ -22,7 +22,9 @@ use super::{Finding, Findings};
 use crate::governance::{Severity, Unassessed};
 
 /// The lowest severity that fails a gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Critical,
@@ -68,7 +70,7 @@ impl Default for Gate {
 }
 
 /// The gate and whether it held.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct GateResult {
     pub fail_on: FailOn,
     pub min_score: Option<u32>,
@@ -78,7 +80,7 @@ pub struct GateResult {
 }
 
 /// Counts by severity and the score: 100 − 25·critical − 5·major − 1·minor, floored at 0.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub findings: usize,
     pub critical: usize,
@@ -125,7 +127,7 @@ impl Summary {
 }
 
 /// What was checked.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Target {
     /// `files`, `project` (every declared file) or `diff` (`--diff-against`).
     pub kind: String,
@@ -138,7 +140,7 @@ pub struct Target {
 }
 
 /// Guidance that no analyzer implements, with the files it applied to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct UnassessedEntry {
     pub guidance: String,
     pub value: String,
@@ -146,7 +148,7 @@ pub struct UnassessedEntry {
 }
 
 /// Which analyzers ran, and which guidance in force none of them implements.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Coverage {
     pub ran: Vec<String>,
     pub unassessed: Vec<UnassessedEntry>,
@@ -177,7 +179,7 @@ impl Coverage {
 }
 
 /// The whole report. `schema` is always `kapi.check/v1`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
     pub schema: &'static str,
     pub pass: bool,
@@ -205,7 +207,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// A source block that changed while its translation into `lang` did not.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StaleTranslation {
     /// The source file, as the report names it.
     pub path: String,

@@ -31,7 +31,7 @@ use crate::error::Hint;
 use crate::model::{Block, Document, Edition, KeyDeduper, Run, fingerprint_runs};
 
 /// What a format can do, as `kapi formats` prints it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Capabilities {
     /// Has a reader and a writer, and is not a bilingual interchange format.
     pub editable: bool,
@@ -44,7 +44,7 @@ pub struct Capabilities {
 }
 
 /// A format's identity: the id used in `kapi.yaml`, its extensions and its capabilities.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct FormatInfo {
     pub id: &'static str,
     pub name: &'static str,

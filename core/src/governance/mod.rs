@@ -17,7 +17,18 @@ pub use matcher::{TermMatch, TermMatcher};
 
 /// How much a finding weighs. Penalties: critical 25, major 5, minor 1, info 0.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -48,7 +59,19 @@ impl Severity {
 }
 
 /// A term's standing in the project.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum TermStatus {
     Preferred,
@@ -81,7 +104,7 @@ impl TermStatus {
 }
 
 /// Where a term in force came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TermOrigin {
     /// `.kapi/terms.yaml` (or a profile's termstore).
@@ -91,7 +114,7 @@ pub enum TermOrigin {
 }
 
 /// One term in force at a point, for one language, ready for the matcher.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct TermEntry {
     pub text: String,
     pub lang: String,
@@ -154,7 +177,7 @@ pub struct Constraints {
 
 /// A piece of guidance in force that no analyzer implements (tone "warm", active voice…):
 /// listed in the report's coverage, never silently passed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Unassessed {
     /// The field that states it (`tone.emotion`).
     pub guidance: String,

@@ -18,7 +18,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 /// What a block is in its document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     Paragraph,
@@ -515,7 +515,9 @@ fn leaves_into<'a>(runs: &'a [Run], prefix: &str, out: &mut Vec<(String, &'a [Ru
 pub const SOURCE: &str = "source";
 
 /// Where an edition (or one branch of it) lives: what a read hands out and an edit names.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Ref {
     /// Project-relative path, or the path as given outside a project.
     pub doc: String,

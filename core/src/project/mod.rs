@@ -50,7 +50,7 @@ impl Project {
 }
 
 /// A voice file bound at a point, and the recipe field that bound it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct VoiceBinding {
     /// Absolute path of the voice file.
     #[serde(skip)]

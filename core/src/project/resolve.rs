@@ -11,7 +11,7 @@ use super::recipe::{Bound, ChannelRef, Profile, RecipeError, Site, VoiceRef};
 use super::{Fallback, Point, Project, VoiceBinding};
 
 /// A profile's validity window and its state at the resolver's instant.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Window {
     pub profile: String,
     #[serde(skip_serializing_if = "Option::is_none")]

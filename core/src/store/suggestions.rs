@@ -51,7 +51,7 @@ impl NewSuggestion {
 }
 
 /// A recorded suggestion.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Suggestion {
     /// `n` and the row number.
     pub id: String,

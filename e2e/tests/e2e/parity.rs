@@ -265,6 +265,80 @@ fn each_tool_and_its_command_give_the_same_json() {
     assert_eq!(server.close(), 0);
 }
 
+/// Every tool `kapi mcp --all` serves answers at least once, and (as every call through
+/// [`Server::tool`] is) its `structuredContent` conforms to the `outputSchema` tools/list
+/// declared for it: the pairs above, then the three tools no command pairs (`read_blocks`,
+/// `apply_edits`, `context_note`), on the Kestrel copy.
+#[test]
+fn every_tool_answers_as_its_output_schema_declares() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = kestrel(tmp.path());
+    let env = [("KAPI_SESSION", SESSION)];
+    let (mut server, _) =
+        Server::spawn_env(&dir, Bind::Discover, &["--all"], &env).initialize(PROTOCOL);
+    let served: BTreeSet<String> = server.tool_names().into_iter().collect();
+    let mut answered = BTreeSet::new();
+    let mut call = |server: &mut Server, tool: &str, arguments: Value| {
+        let answer = server.tool(tool, arguments).ok(tool);
+        answered.insert(tool.to_owned());
+        answer
+    };
+    for pair in pairs() {
+        call(&mut server, pair.tool, pair.arguments.clone());
+    }
+    let doc = "docs/guides/boarding.md";
+    let read = call(&mut server, "read_blocks", json!({"doc": doc}));
+    let block = read.structured["blocks"][0].clone();
+    let applied = call(
+        &mut server,
+        "apply_edits",
+        json!({"operations": [{
+            "op": "set_content", "at": block["ref"], "if_match": block["rev"],
+            "content": "Boarding the shuttle"
+        }]}),
+    );
+    assert_eq!(
+        applied.structured["status"], "applied",
+        "{:#}",
+        applied.structured
+    );
+    call(
+        &mut server,
+        "context_note",
+        json!({"path": "docs", "text": "Gates are written as words"}),
+    );
+    // After a note and a change, the summary has entries to describe.
+    call(&mut server, "context_session_summary", json!({}));
+    // An agent's advice and a person's decision, so `review_block` lists one of each.
+    let hello = json!({"at": {"doc": "app/i18n/en-US.json", "block": "hello", "edition": "de"}});
+    let item = call(&mut server, "review_block", hello.clone());
+    let (at, rev) = (&item.structured["ref"], &item.structured["rev"]);
+    call(
+        &mut server,
+        "apply_edits",
+        json!({"operations": [{"op": "decide", "at": at, "if_match": rev,
+                               "outcome": "advise", "score": 80, "reasons": ["clear"]}]}),
+    );
+    let decide = json!({"schema": "kapi.change/v1", "operations": [
+        {"op": "decide", "at": at, "if_match": rev, "outcome": "establish"}]});
+    let person = [("KAPI_ACTOR", "person:ana")];
+    let out = cli_with(
+        &dir,
+        Bind::Discover,
+        &person,
+        &["apply", "-", "--json"],
+        Some(&decide.to_string()),
+    );
+    assert_eq!(out.code, 0, "a decision: {}{}", out.stdout, out.stderr);
+    let item = call(&mut server, "review_block", hello);
+    for listed in ["decisions", "advice"] {
+        let count = item.structured[listed].as_array().map_or(0, Vec::len);
+        assert_eq!(count, 1, "{listed}: {:#}", item.structured);
+    }
+    assert_eq!(answered, served, "tools answered against tools served");
+    assert_eq!(server.close(), 0);
+}
+
 /// The new commands' refusals and exit codes: a failing text exits 3, bad flag pairs 2, no
 /// project 1; `kapi rewrite` prints the text alone and what it swapped on stderr.
 #[test]

@@ -175,15 +175,13 @@ impl KapiServer {
 /// Sets what the macros cannot: every content tool declares an output schema. server.rs
 /// calls it beside `writing::adjust`.
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    let outputs = [
-        ("check_text", "kapi.check/v1"),
-        ("voice_check", "kapi.voice-check/v1"),
-        ("voice_rewrite", "kapi.voice-rewrite/v1"),
-        ("term-check", "kapi.term-check/v1"),
-        ("detect_format", "kapi.detect-format/v1"),
-        ("redact", "kapi.redact/v1"),
-    ];
-    super::server::set_outputs(router, &outputs);
+    use super::server::set_output;
+    set_output::<kapi_core::check::CheckReport>(router, "check_text", "kapi.check/v1");
+    set_output::<VoiceCheck>(router, "voice_check", "kapi.voice-check/v1");
+    set_output::<Rewrite>(router, "voice_rewrite", "kapi.voice-rewrite/v1");
+    set_output::<TermCheck>(router, "term-check", "kapi.term-check/v1");
+    set_output::<Detected>(router, "detect_format", "kapi.detect-format/v1");
+    set_output::<crate::services::redact::Redacted>(router, "redact", "kapi.redact/v1");
 }
 
 #[cfg(test)]

@@ -75,12 +75,12 @@ impl KapiServer {
 
 /// Declares the output schemas of the listing helpers.
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    super::server::set_outputs(
+    use super::server::set_output;
+    set_output::<crate::services::formats::FormatList>(router, "list_formats", "kapi.formats/v1");
+    set_output::<crate::services::recipe::Profiles>(router, "list_profiles", "kapi.profiles/v1");
+    set_output::<crate::services::recipe::CollectionList>(
         router,
-        &[
-            ("list_formats", "kapi.formats/v1"),
-            ("list_profiles", "kapi.profiles/v1"),
-            ("list_collections", "kapi.collections/v1"),
-        ],
+        "list_collections",
+        "kapi.collections/v1",
     );
 }

@@ -80,11 +80,8 @@ impl KapiServer {
 
 /// Declares the output schemas of `review_queue` and `review_block`.
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    super::server::set_outputs(
-        router,
-        &[
-            ("review_queue", "kapi.review-queue/v1"),
-            ("review_block", "kapi.review-item/v1"),
-        ],
-    );
+    use super::server::set_output;
+    use crate::services::review::{Queue, ReviewItem};
+    set_output::<Queue>(router, "review_queue", "kapi.review-queue/v1");
+    set_output::<ReviewItem>(router, "review_block", "kapi.review-item/v1");
 }

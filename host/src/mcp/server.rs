@@ -1,11 +1,13 @@
 //! The server: its state (one per process), the per-call `App` (project, actor, session),
-//! tool results, instructions and the `context://` resources. Each tool call runs on a
-//! thread of its own, cancellable ([`super::calls`]).
+//! tool results and their output schemas (each derived from the report type the answer is
+//! written from, [`set_output`]), instructions and the `context://` resources. Each tool call
+//! runs on a thread of its own, cancellable ([`super::calls`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
@@ -659,21 +661,136 @@ impl ServerHandler for KapiServer {
     }
 }
 
-/// An output schema that pins the result's `schema` id (`const`, required), so a client
-/// validating `structuredContent` tells one answer kind from another. The fields past it
-/// are described by the id's documentation (`docs/`), not yet by the schema.
-pub(crate) fn output(schema: &str) -> Arc<serde_json::Map<String, serde_json::Value>> {
-    let v = serde_json::json!({"type": "object", "description": format!("a `{schema}` document"),
-                               "properties": {"schema": {"type": "string", "const": schema}},
-                               "required": ["schema"]});
-    Arc::new(v.as_object().cloned().unwrap_or_default())
+/// A tool's output schema: the JSON schema of `T` as serde writes it (draft 2020-12, the
+/// settings rmcp uses for a tool's declared output, [`schema_for_output`]), with the
+/// result's `schema` id pinned (`const`, required), so a client validating
+/// `structuredContent` tells one answer kind from another and knows every field past it.
+/// The types' doc comments are left out ([`undocumented`]): they are written for the code's
+/// reader, and the fields are documented under `docs/` by the id.
+pub(crate) fn output_schema<T: schemars::JsonSchema + 'static>(
+    schema: &str,
+) -> Arc<serde_json::Map<String, serde_json::Value>> {
+    let mut object = schema_for_output::<T>().as_ref().clone();
+    undocumented(&mut object);
+    object.insert(
+        "description".into(),
+        format!("a `{schema}` document").into(),
+    );
+    let properties = object
+        .entry("properties")
+        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+    if let Some(properties) = properties.as_object_mut() {
+        properties.insert(
+            "schema".into(),
+            serde_json::json!({"type": "string", "const": schema}),
+        );
+    }
+    let required = object
+        .entry("required")
+        .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    if let Some(required) = required.as_array_mut()
+        && !required.iter().any(|r| r == "schema")
+    {
+        required.insert(0, "schema".into());
+    }
+    Arc::new(object)
 }
 
-/// Sets each named tool's output schema (a tool the selection removed is skipped).
-pub(crate) fn set_outputs(router: &mut ToolRouter<KapiServer>, outputs: &[(&str, &str)]) {
-    for (name, schema) in outputs {
-        if let Some(route) = router.map.get_mut(*name) {
-            route.attr.output_schema = Some(output(schema));
+/// Removes every `description` from a schema and its subschemas (a property named
+/// `description` stays: the names under `properties` and `$defs` are not keywords).
+fn undocumented(schema: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::Value;
+    schema.remove("description");
+    for (keyword, value) in schema.iter_mut() {
+        match (keyword.as_str(), value) {
+            // Values, not schemas.
+            ("const" | "enum" | "default" | "examples", _) => {}
+            ("properties" | "$defs" | "patternProperties", Value::Object(named)) => {
+                for sub in named.values_mut() {
+                    if let Value::Object(sub) = sub {
+                        undocumented(sub);
+                    }
+                }
+            }
+            (_, Value::Object(sub)) => undocumented(sub),
+            (_, Value::Array(subs)) => {
+                for sub in subs {
+                    if let Value::Object(sub) = sub {
+                        undocumented(sub);
+                    }
+                }
+            }
+            _ => {}
         }
+    }
+}
+
+/// Declares `name`'s output schema: `T`'s, its `schema` id pinned ([`output_schema`]). A
+/// tool the selection removed is skipped.
+pub(crate) fn set_output<T: schemars::JsonSchema + 'static>(
+    router: &mut ToolRouter<KapiServer>,
+    name: &str,
+    schema: &str,
+) {
+    if let Some(route) = router.map.get_mut(name) {
+        route.attr.output_schema = Some(output_schema::<T>(schema));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No placeholder left: every tool `kapi mcp --all` serves declares an output schema that
+    /// pins its id and describes the fields past it.
+    #[test]
+    fn every_tool_of_all_declares_a_real_output_schema() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let env = Env {
+            no_project: true,
+            ..Default::default()
+        };
+        let selection = super::super::sets::select(None, false, true).expect("--all");
+        let server = KapiServer::new(env, dir.path().to_path_buf(), None, selection);
+        let tools = server.tool_router.list_all();
+        assert!(tools.len() >= 17, "{} tools", tools.len());
+        for tool in tools {
+            let name = &tool.name;
+            let schema = tool
+                .output_schema
+                .as_ref()
+                .unwrap_or_else(|| panic!("{name}: no output schema"));
+            let id = &schema["properties"]["schema"];
+            assert!(
+                id["const"].as_str().is_some_and(|s| s.starts_with("kapi.")),
+                "{name}: {id}"
+            );
+            let required = schema["required"].as_array();
+            assert!(
+                required.is_some_and(|r| r.iter().any(|f| f == "schema")),
+                "{name}: `schema` is not required"
+            );
+            let fields = schema["properties"].as_object().map_or(0, |p| p.len());
+            assert!(fields > 1, "{name}: nothing past `schema` is described");
+        }
+    }
+
+    #[test]
+    fn undocumented_keeps_a_property_named_description() {
+        let mut schema = serde_json::json!({
+            "description": "the type",
+            "properties": {"description": {"type": "string", "description": "its field"}},
+            "$defs": {"A": {"description": "a", "oneOf": [{"const": "x", "description": "x"}]}}
+        });
+        if let Some(object) = schema.as_object_mut() {
+            undocumented(object);
+        }
+        assert_eq!(
+            schema,
+            serde_json::json!({
+                "properties": {"description": {"type": "string"}},
+                "$defs": {"A": {"oneOf": [{"const": "x"}]}}
+            })
+        );
     }
 }

@@ -76,11 +76,8 @@ impl KapiServer {
 
 /// Declares the output schemas of `stats` and `up_plan`.
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    super::server::set_outputs(
-        router,
-        &[
-            ("stats", "kapi.translation-stats/v1"),
-            ("up_plan", "kapi.up-plan/v1"),
-        ],
-    );
+    use super::server::set_output;
+    use crate::services::translation::{Stats, UpPlan};
+    set_output::<Stats>(router, "stats", "kapi.translation-stats/v1");
+    set_output::<UpPlan>(router, "up_plan", "kapi.up-plan/v1");
 }

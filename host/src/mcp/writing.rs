@@ -345,17 +345,23 @@ impl KapiServer {
 /// Sets what the macros cannot: `apply_edits` takes the change-set schema plus `project`, and
 /// every tool declares an output schema.
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
-    let outputs = [
-        ("context_read", "kapi.context/v1"),
-        ("context_search", "kapi.search/v1"),
-        ("context_note", "kapi.note/v1"),
-        ("context_session_summary", "kapi.session-summary/v1"),
-        ("check_file", "kapi.check/v1"),
-        ("read_blocks", "kapi.blocks/v1"),
-        ("apply_edits", "kapi.change-result/v1"),
-        ("describe_format", "kapi.format/v1"),
-    ];
-    super::server::set_outputs(router, &outputs);
+    use super::server::set_output;
+    set_output::<crate::context::ContextAnswer>(router, "context_read", "kapi.context/v1");
+    set_output::<crate::search::SearchAnswer>(router, "context_search", "kapi.search/v1");
+    set_output::<crate::notes::NoteAnswer>(router, "context_note", "kapi.note/v1");
+    set_output::<crate::services::session_summary::SessionSummary>(
+        router,
+        "context_session_summary",
+        "kapi.session-summary/v1",
+    );
+    set_output::<kapi_core::check::CheckReport>(router, "check_file", "kapi.check/v1");
+    set_output::<crate::inspect::Blocks>(router, "read_blocks", "kapi.blocks/v1");
+    set_output::<kapi_core::change::result::ChangeResult>(
+        router,
+        "apply_edits",
+        "kapi.change-result/v1",
+    );
+    set_output::<crate::services::formats::Described>(router, "describe_format", "kapi.format/v1");
     if let Some(route) = router.map.get_mut("apply_edits") {
         let mut schema = kapi_core::change::schema::change();
         if let Some(obj) = schema.as_object_mut() {

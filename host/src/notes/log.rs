@@ -20,7 +20,7 @@ pub struct LogRequest {
 }
 
 /// One logged operation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LogEntry {
     pub id: i64,
     pub kind: String,

@@ -26,7 +26,7 @@ pub struct NoteRequest {
 }
 
 /// What a note call did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NoteAnswer {
     pub schema: &'static str,
     /// `recorded` (a new suggestion), `evidence` (the same observation again) or `withdrawn`.

@@ -22,7 +22,7 @@ pub struct DetectRequest {
 }
 
 /// `kapi.detect-format/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Detected {
     pub schema: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]

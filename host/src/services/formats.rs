@@ -12,14 +12,14 @@ use crate::app::{App, Base, ResolvedPath};
 use crate::error::HostError;
 
 /// `kapi.formats/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct FormatList {
     pub schema: &'static str,
     pub formats: Vec<FormatRow>,
 }
 
 /// One format, resolved from its declaration alone (no file is read).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct FormatRow {
     #[serde(flatten)]
     pub info: FormatInfo,
@@ -82,7 +82,7 @@ pub fn list() -> FormatList {
 }
 
 /// `kapi.format/v1`: one format and what it can do.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Described {
     pub schema: &'static str,
     #[serde(flatten)]

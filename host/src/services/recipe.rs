@@ -10,7 +10,7 @@ use crate::app::App;
 use crate::error::HostError;
 
 /// `kapi.profiles/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Profiles {
     pub schema: &'static str,
     /// The instant windows were judged at (RFC 3339).
@@ -18,7 +18,7 @@ pub struct Profiles {
     pub profiles: Vec<ProfileRow>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ProfileRow {
     pub name: String,
     pub channels: Vec<ChannelRow>,
@@ -37,7 +37,7 @@ pub struct ProfileRow {
     pub state: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ChannelRow {
     pub id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,7 +112,7 @@ impl Profiles {
 }
 
 /// `kapi.collections/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct CollectionList {
     pub schema: &'static str,
     pub collections: Vec<CollectionRow>,
@@ -120,7 +120,7 @@ pub struct CollectionList {
     pub files: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct CollectionRow {
     /// `null` for a bare entry (`- path: …`).
     pub name: Option<String>,
@@ -137,7 +137,7 @@ pub struct CollectionRow {
     pub files: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ItemRow {
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]

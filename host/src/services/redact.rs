@@ -58,7 +58,7 @@ pub const DETECTORS: &[Detector] = &[
 ];
 
 /// One masked span, in byte offsets of the text given.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Redaction {
     pub kind: &'static str,
     pub start: usize,
@@ -66,7 +66,7 @@ pub struct Redaction {
 }
 
 /// A detector, as the report lists it (its scan aside).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Detector {
     pub name: &'static str,
     pub description: &'static str,
@@ -75,7 +75,7 @@ pub struct Detector {
 }
 
 /// `kapi.redact/v1`: the text with every find masked, each find, and every detector run.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Redacted {
     pub schema: &'static str,
     pub text: String,

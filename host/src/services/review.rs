@@ -50,7 +50,7 @@ pub struct AtParam {
 }
 
 /// One line of `.kapi/decisions.jsonl`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 pub struct Decision {
     pub at: Ref,
     pub rev: String,
@@ -100,7 +100,7 @@ pub fn decisions(root: &Path) -> Result<(Vec<Decision>, usize), HostError> {
 }
 
 /// An agent's pre-review of one edition revision.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Advice {
     #[serde(skip)]
     pub at: Ref,
@@ -193,7 +193,7 @@ fn decided(decisions: &[Decision], at: &Ref, target_doc: Option<&str>, edition: 
 }
 
 /// One queued target edition.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Item {
     #[serde(rename = "ref")]
     pub at: Ref,
@@ -210,7 +210,7 @@ pub struct Item {
 }
 
 /// `kapi.review-queue/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Queue {
     pub schema: &'static str,
     /// Editions awaiting review (all of them, before `limit`).
@@ -341,7 +341,7 @@ impl Queue {
 }
 
 /// One edition's text as a reviewer reads it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Text {
     pub text: String,
     pub rev: String,
@@ -352,14 +352,14 @@ pub struct Text {
 }
 
 /// A placeholder problem between the source and the target.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     pub rule: String,
     pub message: String,
 }
 
 /// `kapi.review-item/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ReviewItem {
     pub schema: &'static str,
     #[serde(rename = "ref")]
@@ -376,6 +376,7 @@ pub struct ReviewItem {
     /// Whether a person decided this edition at its current rev.
     pub decided: bool,
     /// Every decision recorded for the edition, each with `current`.
+    #[schemars(with = "Vec<CurrentDecision>")]
     pub decisions: Vec<serde_json::Value>,
     /// Every advice recorded for the edition, each with `current`.
     pub advice: Vec<Advice>,
@@ -581,6 +582,16 @@ fn source_part<'b>(
 }
 
 /// A decision as `review_block` shows it: with `current`, whether it is at `rev`.
+/// What [`with_current`] writes, for [`ReviewItem`]'s output schema: the decision and
+/// whether it was made at the current rev.
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+struct CurrentDecision {
+    #[serde(flatten)]
+    decision: Decision,
+    current: bool,
+}
+
 fn with_current(d: &Decision, rev: &str) -> serde_json::Value {
     let mut v = serde_json::to_value(d).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {

@@ -9,7 +9,7 @@ use crate::error::HostError;
 use crate::notes::{LogEntry, LogRequest, log};
 
 /// `kapi.session-summary/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SessionSummary {
     pub schema: &'static str,
     pub session: String,

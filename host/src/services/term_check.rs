@@ -11,7 +11,7 @@ use crate::app::App;
 use crate::error::HostError;
 
 /// One term of the project found in the text, whatever its status.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FoundTerm {
     /// As written in the text.
     pub text: String,
@@ -32,7 +32,7 @@ pub struct FoundTerm {
 }
 
 /// `kapi.term-check/v1`: the terms analyzer's findings and every term found.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TermCheck {
     pub schema: &'static str,
     pub lang: String,

@@ -34,7 +34,7 @@ use crate::document::{self, Editions, Loaded, TargetFile};
 use crate::error::HostError;
 
 /// A declared document that could not be read; the others are still answered.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Unreadable {
     pub doc: String,
     pub error: String,
@@ -191,7 +191,7 @@ pub fn standing(block: &Block, target: &TargetFile) -> Standing {
 }
 
 /// One document in one target language.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LangSurvey {
     pub doc: String,
     pub lang: String,
@@ -246,7 +246,7 @@ pub fn survey(catalogs: &Catalogs) -> Vec<LangSurvey> {
 }
 
 /// `kapi.translation-stats/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Stats {
     pub schema: &'static str,
     pub documents: Vec<DocStats>,
@@ -258,14 +258,14 @@ pub struct Stats {
     pub remark: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct DocStats {
     pub doc: String,
     pub format: &'static str,
     pub languages: Vec<DocLang>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct DocLang {
     pub lang: String,
     pub target_doc: String,
@@ -274,7 +274,7 @@ pub struct DocLang {
     pub counts: Counts,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Counts {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub lang: String,
@@ -377,7 +377,7 @@ impl Stats {
 }
 
 /// `kapi.up-plan/v1`: what each target language lacks or has stale.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct UpPlan {
     pub schema: &'static str,
     /// Only the (document, language) pairs with something to do.

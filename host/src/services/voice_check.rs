@@ -10,7 +10,7 @@ use crate::app::App;
 use crate::error::HostError;
 
 /// The voice in force, as a report names it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct VoiceRef {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -18,7 +18,7 @@ pub struct VoiceRef {
 }
 
 /// `kapi.voice-check/v1`: the voice analyzer's findings alone.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct VoiceCheck {
     pub schema: &'static str,
     /// The voice in force; `null` when none is bound (nothing to check against).

@@ -12,7 +12,7 @@ use crate::app::App;
 use crate::error::HostError;
 
 /// One swap made, in offsets of the text given.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Replacement {
     pub from: String,
     pub to: String,
@@ -22,7 +22,7 @@ pub struct Replacement {
 }
 
 /// A discouraged term left as it was, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Unchanged {
     /// As written in the text.
     pub text: String,
@@ -36,7 +36,7 @@ pub struct Unchanged {
 }
 
 /// `kapi.voice-rewrite/v1`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Rewrite {
     pub schema: &'static str,
     pub text: String,

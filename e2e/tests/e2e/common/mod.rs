@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod schema;
 pub mod wire;
 
 use std::ffi::OsStr;
@@ -238,6 +239,8 @@ pub struct Server {
     pub stderr: Arc<Mutex<String>>,
     pub next: u64,
     pub ctx: String,
+    /// Each tool's `outputSchema`, from the first `tools/list` [`Server::tool`] asked for.
+    pub output_schemas: Option<std::collections::BTreeMap<String, Value>>,
 }
 
 /// What a `tools/call` returned: its envelope decoded as [`wire::ToolCall`], its structured
@@ -314,6 +317,7 @@ impl Server {
             stderr,
             next: 1,
             ctx: format!("kapi mcp {}", args.join(" ")),
+            output_schemas: None,
         }
     }
 
@@ -468,10 +472,13 @@ impl Server {
         }
     }
 
-    /// `tools/call NAME ARGUMENTS`.
+    /// `tools/call NAME ARGUMENTS`. Its `structuredContent` is checked against the
+    /// `outputSchema` `tools/list` declares for the tool ([`schema::validate`]): every
+    /// success, and a refusal that carries the tool's own answer (`apply_edits`).
     pub fn tool(&mut self, name: &str, arguments: Value) -> ToolResult {
         let result = self.result("tools/call", json!({"name": name, "arguments": arguments}));
         let ctx = format!("{}: tools/call {name}", self.ctx);
+        self.conforms(name, &result, &ctx);
         let call = wire::ToolCall::deserialize(&result).unwrap_or_else(|e| {
             panic!("{ctx}: the result does not decode as a tool result ({e}): {result:#}")
         });
@@ -488,6 +495,41 @@ impl Server {
             structured,
             text,
             ctx,
+        }
+    }
+
+    /// `tool`'s `structuredContent` in `result` against its declared `outputSchema`: a tool
+    /// that answers structured content declares one, a success conforms to it, and so does an
+    /// error whose content carries the schema's pinned id.
+    fn conforms(&mut self, tool: &str, result: &Value, ctx: &str) {
+        let Some(structured) = result.get("structuredContent") else {
+            return;
+        };
+        if self.output_schemas.is_none() {
+            let schemas = self
+                .tools()
+                .into_iter()
+                .filter_map(|t| {
+                    let name = t.get("name")?.as_str()?.to_owned();
+                    Some((name, t.get("outputSchema")?.clone()))
+                })
+                .collect();
+            self.output_schemas = Some(schemas);
+        }
+        let Some(declared) = self.output_schemas.as_ref().and_then(|s| s.get(tool)) else {
+            panic!("{ctx}: answers structured content, but tools/list declares no outputSchema");
+        };
+        let is_error = result.get("isError") == Some(&Value::Bool(true));
+        let pinned = &declared["properties"]["schema"]["const"];
+        if is_error && structured.get("schema") != Some(pinned) {
+            return;
+        }
+        if let Err(errors) = schema::validate(declared, structured) {
+            panic!(
+                "{ctx}: structuredContent does not conform to the declared outputSchema:\n  {}\n\
+                 content: {structured:#}",
+                errors.join("\n  ")
+            );
         }
     }
 
