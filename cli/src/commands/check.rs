@@ -108,6 +108,7 @@ pub fn run(
         ship: args.ship,
         diff_against: args.diff_against.clone(),
         cancel: None,
+        resolved: Vec::new(),
     };
     let bar = Bar::new(!printer.quiet && io::stderr().is_terminal());
     let run = check(app, &request, &bar);

@@ -952,6 +952,30 @@ fn a_path_escaping_the_project_is_an_error() {
 /// A file outside the project that does not exist is refused as outside the project, never
 /// as missing: the policy answer comes first, whether or not the file is there (every tool
 /// that takes a path, in each set).
+/// `check_file` resolves its path once, against the project root, and hands the check that
+/// resolved path: a named pipe is refused naming it as the caller did (`docs/pipe.md`), not
+/// as an absolute path a second resolution would have made of it.
+#[test]
+#[cfg(unix)]
+fn check_file_names_a_refused_path_as_the_caller_gave_it() {
+    let p = Project::new("alpha", "utilize");
+    let pipe = p.root.join("docs/pipe.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let mut server = Server::start(&p.root, &["--project", p.path()]);
+    let text = error_text(&mut server, "check_file", json!({"path": "docs/pipe.md"}));
+    assert!(
+        text.contains("`docs/pipe.md` is not a regular file (it is a named pipe)"),
+        "{text}"
+    );
+    let root = p.root.display().to_string();
+    assert!(!text.contains(&root), "names the absolute path: {text}");
+    assert_eq!(server.close(), 0);
+}
+
 #[test]
 fn a_missing_file_outside_the_project_is_refused_as_outside() {
     let p = Project::new("alpha", "utilize");

@@ -28,7 +28,7 @@ use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project};
 
-use crate::app::{App, normalize};
+use crate::app::{App, ResolvedPath, normalize};
 use crate::error::HostError;
 
 pub(crate) use walk::{declares, walk_entry};
@@ -36,8 +36,13 @@ pub(crate) use walk::{declares, walk_entry};
 /// What to check and how to gate it.
 #[derive(Debug, Clone, Default)]
 pub struct CheckRequest {
-    /// Files or folders; empty means every file the project declares.
+    /// Files or folders as a person named them, read from the working folder: the check
+    /// resolves each once ([`App::resolve`]). With `resolved` also empty: every file the
+    /// project declares.
     pub paths: Vec<PathBuf>,
+    /// Files or folders a surface has resolved already (a tool's path read against the
+    /// project root, the file a hook's edit names): checked as they are, never resolved again.
+    pub resolved: Vec<ResolvedPath>,
     /// Overrides the recipe's gate.
     pub fail_on: Option<FailOn>,
     /// Overrides the recipe's minimum score.
@@ -142,6 +147,7 @@ pub fn check(
         collections.as_ref(),
         planner.as_mut(),
         &request.paths,
+        &request.resolved,
     )?;
     let specs = specs(app, project.as_ref(), files, &mut notes);
     let scope = Scope {
@@ -385,7 +391,7 @@ fn target(request: &CheckRequest, named: Vec<String>, jobs: &[Job], blocks: usiz
     Target {
         kind: if request.diff_against.is_some() {
             "diff".into()
-        } else if request.paths.is_empty() {
+        } else if request.paths.is_empty() && request.resolved.is_empty() {
             "project".into()
         } else {
             "files".into()

@@ -21,24 +21,27 @@ const WALK_SKIPS: &[&str] = &["json", "yaml", "android"];
 
 /// The files a check covers, and the named paths as the report shows them: with no path,
 /// every file the collections declare; else each named file, and every file a named folder
-/// holds. Each named path is resolved once ([`App::resolve`]), and proven inside the project.
+/// holds. Each named path is resolved once ([`App::resolve`]), and proven inside the project;
+/// the `resolved` ones a surface resolved are taken as they are.
 pub(super) fn collect_files(
     app: &App,
     project: Option<&Project>,
     collections: Option<&Collections>,
     mut planner: Option<&mut Planner>,
     paths: &[PathBuf],
+    resolved: &[ResolvedPath],
 ) -> Result<(Vec<Chosen>, Vec<String>), HostError> {
     let mut chosen: BTreeMap<PathBuf, Chosen> = BTreeMap::new();
-    if paths.is_empty() {
+    if paths.is_empty() && resolved.is_empty() {
         let (Some(project), Some(collections)) = (project, collections) else {
             return Err(HostError::NothingToCheck);
         };
         return Ok((declared_files(app, project, collections)?, Vec::new()));
     }
-    let mut named = Vec::with_capacity(paths.len());
-    for path in paths {
-        let path = app.resolve(project, path)?;
+    let mut named = Vec::with_capacity(paths.len() + resolved.len());
+    let named_here = paths.iter().map(|path| app.resolve(project, path));
+    for path in resolved.iter().cloned().map(Ok).chain(named_here) {
+        let path = path?;
         let meta = path.meta()?;
         if let Some(e) = HostError::special_file(path.given(), meta) {
             return Err(e);

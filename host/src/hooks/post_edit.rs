@@ -100,7 +100,7 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
     }
     ctx.phase.set(format!("checking {rel}"));
     let request = CheckRequest {
-        paths: vec![abs.to_path_buf()],
+        resolved: vec![path],
         ..CheckRequest::default()
     };
     let outcome = match check(&app, &request, &()) {

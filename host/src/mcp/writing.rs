@@ -227,7 +227,7 @@ impl KapiServer {
             Err(e) => return failure(e),
         };
         let request = crate::check::CheckRequest {
-            paths: vec![path.abs().to_path_buf()],
+            resolved: vec![path],
             cancel: super::calls::cancel_flag(),
             ..Default::default()
         };
