@@ -97,20 +97,21 @@ def measure(src):
                 elif toks[j][0] == "ident":
                     words.append(toks[j][1])
                 j += 1
-            if words[:2] == ["cfg", "test"]:
+            # `#[cfg(test)]`, `#[cfg(all(test, unix))]`: test code (not `not(test)`).
+            if words[:1] == ["cfg"] and "test" in words and "not" not in words:
                 pending_test = True
             i = j + 1
             continue
         if kind == "ident" and text == "fn" and i + 1 < len(toks) and toks[i + 1][0] == "ident":
             pending_fn = (toks[i + 1][1], line)
         elif kind == ";":
-            if pending_fn and not any(s[0] == "paren" for s in stack):
-                pending_fn = None
+            # A `;` inside parentheses or brackets (`-> [u8; 4]`) ends no item.
             if not any(s[0] == "paren" for s in stack):
+                pending_fn = None
                 pending_test = False
-        elif kind == "(":
+        elif kind in "([":
             stack.append(("paren", None, line, False, False))
-        elif kind == ")":
+        elif kind in ")]":
             if stack and stack[-1][0] == "paren":
                 stack.pop()
         elif kind == "{":

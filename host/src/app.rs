@@ -1,7 +1,8 @@
 //! `App`: what every verb and surface starts from — the environment, the working directory,
 //! the `-p` flag, the instant governance resolves at, and the project those resolve to —
-//! and [`ResolvedPath`], a user's path resolved once against it, the only place a path is
-//! normalized, made project-relative and proven inside the project.
+//! and [`ResolvedPath`], a user's path resolved once against it: the one place a path a
+//! person or a tool named is made project-relative and proven inside the project (paths kapi
+//! builds itself, a walk's entries, a target template's, are normalized where they are built).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -274,6 +275,20 @@ impl App {
         path: &Path,
     ) -> Result<ResolvedPath, HostError> {
         self.resolve_against(base, project, path, Need::Nothing)
+    }
+
+    /// A path judged by its name alone (`kapi formats detect`, `detect_format`): read against
+    /// `base` as [`App::resolve_target`] reads it under `project`, but proven neither inside
+    /// the project nor to exist; project-relative when its path is inside the project.
+    pub fn resolve_name(&self, base: Base, project: Option<&Project>, path: &Path) -> ResolvedPath {
+        let abs = normalize(&self.base_dir(base, project).join(path));
+        ResolvedPath {
+            display: self.display_path(&abs),
+            given: path.to_path_buf(),
+            rel: project.and_then(|p| relative_to(&abs, &p.root)),
+            meta: std::fs::metadata(&abs).ok(),
+            abs,
+        }
     }
 
     /// The one constructor of [`ResolvedPath`], the one mechanism every other one shares: the

@@ -89,3 +89,34 @@ fn apply_refuses_a_missing_document_outside_as_outside() {
     let run = apply(&kapi, &change, &["--json"]);
     assert_eq!(statuses(&run), ["not_found"], "{}", run.stdout);
 }
+
+/// A path that leads out of the project through a link is refused as such by every verb that
+/// reads or binds a file there (`check`, `context`, `stats`), as `check` always refused it;
+/// `kapi formats detect` judges it by its name alone, as it judges a path outside the project.
+#[cfg(unix)]
+#[test]
+fn a_path_through_a_link_out_of_the_project_is_refused_but_detect_judges_its_name() {
+    let kapi = shop();
+    let outside = tempfile::tempdir().expect("temp dir");
+    std::fs::write(outside.path().join("guide.md"), "# Guide\n\nOpen it.\n").expect("written");
+    std::os::unix::fs::symlink(outside.path(), kapi.path().join("docs/shared")).expect("linked");
+    for args in [
+        vec!["check", "docs/shared/guide.md"],
+        vec!["context", "docs/shared/guide.md"],
+        vec!["stats", "docs/shared/guide.md"],
+    ] {
+        let run = kapi.run(&args);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.transcript());
+        assert!(
+            run.stderr
+                .contains("`docs/shared/guide.md` leads outside the project"),
+            "{args:?}: {}",
+            run.transcript()
+        );
+    }
+    let detect = kapi.run(&["formats", "detect", "--json", "docs/shared/guide.md"]);
+    assert_eq!(detect.code, 0, "{}", detect.transcript());
+    let report: serde_json::Value = serde_json::from_str(&detect.stdout).expect("JSON");
+    assert_eq!(report["format"]["id"], "markdown", "{report}");
+    assert_eq!(report["path"], "docs/shared/guide.md", "{report}");
+}

@@ -17,8 +17,9 @@ use crate::projection;
 /// (`scripts/fuzz.sh`), so `make test` stays fast.
 pub const CUTS: usize = 64;
 
-/// The lengths a truncation test cuts `len` bytes at: the first 32 (a file that ends in its
-/// first token) and [`CUTS`] evenly spaced ones, ascending, each below `len`.
+/// The lengths a truncation test cuts `len` bytes at, ascending, each below `len`: the first
+/// 32 (a file that ends in its first token), then every `len / CUTS`-th (at least every one):
+/// about [`CUTS`] for a large fixture, every length for one under `2 * CUTS` bytes.
 pub fn cuts(len: usize) -> Vec<usize> {
     let step = (len / CUTS).max(1);
     let mut cuts: Vec<usize> = (0..len.min(32)).chain((0..len).step_by(step)).collect();

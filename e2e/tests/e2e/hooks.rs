@@ -699,6 +699,39 @@ fn an_edit_through_a_link_to_a_generated_target_is_refused() {
     }
 }
 
+/// A file reached through a link out of the project lives outside it: the hooks find the
+/// project from where the file really is, so an edit of it is nothing to report (no warning),
+/// as an edit outside the project is, whether or not its path by name is one the project
+/// declares (`docs/**/*.md` through `docs/shared`) or not (`vendor/lib.rs`).
+#[cfg(unix)]
+#[test]
+fn an_edit_through_a_link_out_of_the_project_is_nothing_to_report() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("lib.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(outside.path().join("guide.md"), "Use the login page.\n").unwrap();
+    for host in HOSTS {
+        let p = project();
+        std::os::unix::fs::symlink(outside.path(), p.path().join("vendor")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), p.path().join("docs/shared")).unwrap();
+        for file in ["vendor/lib.rs", "docs/shared/guide.md"] {
+            for event in [Event::PreEdit, Event::PostEdit] {
+                let what = format!("{host:?} {event:?} {file}");
+                let (seen, answer) = fire(p.path(), host, true, event, file, false);
+                assert_eq!(seen, Seen::Allow, "{what}: {answer:?}");
+                assert!(answer.stderr.is_empty(), "{what}: no warning: {answer:?}");
+            }
+        }
+        // The same text inside the project fails post-edit: the project's gate holds there.
+        // (Kiki allows and says it on stderr; the others answer with feedback.)
+        let (seen, answer) = fire(p.path(), host, true, Event::PostEdit, "docs/bad.md", false);
+        let said = format!("{seen:?} {}", answer.stderr);
+        assert!(
+            said.contains("does not pass"),
+            "{host:?} docs/bad.md: {said}"
+        );
+    }
+}
+
 #[test]
 fn no_project_is_nothing_to_report() {
     let plain = tempfile::tempdir().unwrap();

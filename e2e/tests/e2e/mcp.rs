@@ -952,6 +952,34 @@ fn a_path_escaping_the_project_is_an_error() {
 /// A file outside the project that does not exist is refused as outside the project, never
 /// as missing: the policy answer comes first, whether or not the file is there (every tool
 /// that takes a path, in each set).
+/// A tool's path is read against the project's root, also when it leads outside the project
+/// and `detect_format`/`describe_format` judge it by its name alone: from a server started
+/// two folders away, `../shared/x.json` is the file beside the project, not one beside the
+/// server's folder.
+#[test]
+fn detect_format_reads_a_path_outside_the_project_against_its_root() {
+    let p = Project::new("alpha", "utilize");
+    let (_tmp, dir) = empty_dir();
+    let away = dir.join("a/b");
+    std::fs::create_dir_all(&away).expect("a folder away");
+    let beside = p
+        .root
+        .parent()
+        .expect("the project has a parent")
+        .join("shared/x.json");
+    let mut server = Server::start(&away, &["--project", p.path(), "--tools", "content"]);
+    let detected = server
+        .tool("detect_format", json!({"path": "../shared/x.json"}))
+        .ok("detect_format")
+        .structured;
+    assert_eq!(
+        str_field(&detected, "path"),
+        beside.display().to_string(),
+        "{detected}"
+    );
+    assert_eq!(server.close(), 0);
+}
+
 /// `check_file` resolves its path once, against the project root, and hands the check that
 /// resolved path: a named pipe is refused naming it as the caller did (`docs/pipe.md`), not
 /// as an absolute path a second resolution would have made of it.

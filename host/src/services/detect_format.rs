@@ -142,12 +142,15 @@ pub fn detect(app: &App, p: &DetectRequest) -> Result<Detected, HostError> {
 }
 
 /// A path detect judges, resolved once ([`App::resolve_target`]: it need not exist), inside
-/// the project the call binds; one outside it is judged by its name alone (no collection
-/// declares it), as it is with no project.
+/// the project the call binds; one outside it, by its path or through a link, is judged by
+/// its name alone ([`App::resolve_name`], read against the same base: no collection declares
+/// it), as it is with no project.
 pub fn judged(app: &App, base: Base, path: &str) -> Result<ResolvedPath, HostError> {
     let project = app.project()?;
     match app.resolve_target(base, project.as_ref(), Path::new(path)) {
-        Err(HostError::OutsideProject { .. }) => app.resolve_target(base, None, Path::new(path)),
+        Err(HostError::OutsideProject { .. } | HostError::LeavesProject { .. }) => {
+            Ok(app.resolve_name(base, project.as_ref(), Path::new(path)))
+        }
         resolved => resolved,
     }
 }

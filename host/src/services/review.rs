@@ -376,8 +376,7 @@ pub struct ReviewItem {
     /// Whether a person decided this edition at its current rev.
     pub decided: bool,
     /// Every decision recorded for the edition, each with `current`.
-    #[schemars(with = "Vec<CurrentDecision>")]
-    pub decisions: Vec<serde_json::Value>,
+    pub decisions: Vec<CurrentDecision>,
     /// Every advice recorded for the edition, each with `current`.
     pub advice: Vec<Advice>,
     pub accepts: Vec<&'static str>,
@@ -581,23 +580,21 @@ fn source_part<'b>(
     }
 }
 
-/// A decision as `review_block` shows it: with `current`, whether it is at `rev`.
-/// What [`with_current`] writes, for [`ReviewItem`]'s output schema: the decision and
-/// whether it was made at the current rev.
-#[derive(schemars::JsonSchema)]
-#[allow(dead_code)]
-struct CurrentDecision {
+/// A decision as `review_block` shows it: the decision's line, and `current`, whether it
+/// was made at the edition's current rev.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CurrentDecision {
     #[serde(flatten)]
-    decision: Decision,
-    current: bool,
+    pub decision: Decision,
+    pub current: bool,
 }
 
-fn with_current(d: &Decision, rev: &str) -> serde_json::Value {
-    let mut v = serde_json::to_value(d).unwrap_or_default();
-    if let Some(o) = v.as_object_mut() {
-        o.insert("current".into(), (d.rev == rev).into());
+/// `d` as `review_block` shows it at `rev` ([`CurrentDecision`]).
+fn with_current(d: &Decision, rev: &str) -> CurrentDecision {
+    CurrentDecision {
+        decision: d.clone(),
+        current: d.rev == rev,
     }
-    v
 }
 
 /// The placeholder mismatches between a block's source and its target `edition`.
@@ -729,9 +726,10 @@ mod tests {
             by: None,
             decided_at: None,
         };
-        assert_eq!(with_current(&d, "r1")["current"], true);
-        assert_eq!(with_current(&d, "r2")["current"], false);
-        assert_eq!(with_current(&d, "r2")["outcome"], "establish");
+        let shown = |rev: &str| serde_json::to_value(with_current(&d, rev)).unwrap();
+        assert_eq!(shown("r1")["current"], true);
+        assert_eq!(shown("r2")["current"], false);
+        assert_eq!(shown("r2")["outcome"], "establish");
     }
 
     #[test]
@@ -829,8 +827,8 @@ mod tests {
         let again = review_block(&person, &at("thanks")).unwrap();
         assert!(again.decided);
         assert_eq!(again.decisions.len(), 1);
-        assert_eq!(again.decisions[0]["outcome"], "reject");
-        assert_eq!(again.decisions[0]["current"], true);
+        assert_eq!(again.decisions[0].decision.outcome, "reject");
+        assert!(again.decisions[0].current);
         assert_eq!(again.advice.len(), 1);
         assert_eq!(again.advice[0].current, Some(true));
         assert!(again.text().contains("decided"));

@@ -533,9 +533,11 @@ fn malformed_and_truncated_input_never_panics() {
     inputs.push("<div>x".repeat(5_000).into_bytes());
     inputs.push("<a b=\"".repeat(5_000).into_bytes());
     inputs.push("<p>&#".repeat(5_000).into_bytes());
-    // Shapes that would be quadratic in a naive scanner (a scanner that is quadratic hangs the
-    // test until nextest's slow-timeout in `.config/nextest.toml` ends it; no timing is asserted).
-    let n = 20_000;
+    // Shapes that would be quadratic in a naive scanner, large enough that one is caught with
+    // no timing asserted: read linearly they take about a second in a debug build; quadratic,
+    // some 10^10 steps, far past nextest's slow-timeout (`.config/nextest.toml`), which ends
+    // and fails the test.
+    let n = 100_000;
     inputs.push("<a<a".repeat(n).into_bytes());
     inputs.push(format!("{}{}", "<div>x".repeat(n), "<body>y".repeat(n)).into_bytes());
     inputs.push(format!("<p>{}{}", "<div>".repeat(n), "</p>x".repeat(n)).into_bytes());

@@ -22,7 +22,11 @@ use serde_json::{Map, Value};
 /// JSON pointer, else `Ok`.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
-    Validator { root: schema }.check(schema, value, "", &mut errors);
+    Validator {
+        root: schema,
+        enclosing: Default::default(),
+    }
+    .check(schema, value, "", &mut errors);
     if errors.is_empty() {
         Ok(())
     } else {
@@ -47,6 +51,10 @@ const ANNOTATIONS: &[&str] = &[
 
 struct Validator<'a> {
     root: &'a Value,
+    /// The property names an object schema with branches knows (its `properties` and every
+    /// branch's), by the value's pointer: a branch checked against that same value admits
+    /// them too, as the whole object does.
+    enclosing: std::cell::RefCell<Vec<(String, std::collections::BTreeSet<String>)>>,
 }
 
 impl Validator<'_> {
@@ -57,6 +65,32 @@ impl Validator<'_> {
             Value::Object(object) => object,
             other => return errors.push(format!("{at}: the schema is not a schema: {other}")),
         };
+        let branched = ["anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| object.contains_key(*k));
+        if branched && value.is_object() {
+            let mut names = std::collections::BTreeSet::new();
+            self.branch_properties(object, &mut names, 0);
+            let mut names: std::collections::BTreeSet<String> =
+                names.into_iter().map(str::to_owned).collect();
+            if let Some(props) = object.get("properties").and_then(Value::as_object) {
+                names.extend(props.keys().cloned());
+            }
+            self.enclosing.borrow_mut().push((at.to_owned(), names));
+        }
+        self.check_keywords(object, value, at, errors);
+        if branched && value.is_object() {
+            self.enclosing.borrow_mut().pop();
+        }
+    }
+
+    fn check_keywords(
+        &self,
+        object: &Map<String, Value>,
+        value: &Value,
+        at: &str,
+        errors: &mut Vec<String>,
+    ) {
         for (keyword, rule) in object {
             match keyword.as_str() {
                 "type" => self.check_type(rule, value, at, errors),
@@ -143,11 +177,19 @@ impl Validator<'_> {
         errors: &mut Vec<String>,
     ) {
         let properties = schema.get("properties").and_then(Value::as_object);
-        // Beside `anyOf`/`oneOf`/`allOf` a branch may name the other properties: then only
-        // the standard rule holds (a property no one names is allowed).
-        let combined = ["anyOf", "oneOf", "allOf"]
+        // Beside `anyOf`/`oneOf`/`allOf` (a flattened enum) a branch names the other
+        // properties: a property is known when `properties`, any branch, or (checking a
+        // branch) the object around it names it.
+        let mut named = std::collections::BTreeSet::new();
+        self.branch_properties(schema, &mut named, 0);
+        let around: std::collections::BTreeSet<String> = self
+            .enclosing
+            .borrow()
             .iter()
-            .any(|k| schema.contains_key(*k));
+            .filter(|(pointer, _)| pointer == at)
+            .flat_map(|(_, names)| names.iter().cloned())
+            .collect();
+        let around = |name: &str| around.contains(name);
         if let Some(required) = schema.get("required") {
             match required.as_array() {
                 Some(names) => {
@@ -169,10 +211,47 @@ impl Validator<'_> {
             ) {
                 (Some(property), _) => self.check(property, field, &here, errors),
                 (None, Some(additional)) => self.check(additional, field, &here, errors),
-                (None, None) if properties.is_some() && !combined => errors.push(format!(
-                    "{here}: written, but the schema names no such property"
-                )),
+                (None, None)
+                    if properties.is_some() && !named.contains(name.as_str()) && !around(name) =>
+                {
+                    errors.push(format!(
+                        "{here}: written, but the schema names no such property"
+                    ))
+                }
                 (None, None) => {}
+            }
+        }
+    }
+
+    /// The property names `schema`'s `anyOf`/`oneOf`/`allOf` branches name, through `$ref`s
+    /// and nested branches (`depth` bounds a `$ref` cycle).
+    fn branch_properties<'s>(
+        &'s self,
+        schema: &'s Map<String, Value>,
+        named: &mut std::collections::BTreeSet<&'s str>,
+        depth: usize,
+    ) {
+        if depth > 16 {
+            return;
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            for branch in schema
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let branch = match branch.get("$ref") {
+                    Some(rule) => self.resolve(rule),
+                    None => Some(branch),
+                };
+                let Some(Value::Object(branch)) = branch else {
+                    continue;
+                };
+                if let Some(props) = branch.get("properties").and_then(Value::as_object) {
+                    named.extend(props.keys().map(String::as_str));
+                }
+                self.branch_properties(branch, named, depth + 1);
             }
         }
     }
@@ -292,5 +371,24 @@ mod tests {
         }
         let unknown = json!({"type": "string", "pattern": "^a"});
         assert!(validate(&unknown, &json!("a")).is_err());
+        // A flattened enum: properties beside `oneOf`, whose branches name the others; a
+        // property neither names is refused.
+        let flattened = json!({
+            "type": "object",
+            "properties": {"schema": {"const": "kapi.x/v1"}},
+            "oneOf": [
+                {"properties": {"file": {"type": "string"}}, "required": ["file"]},
+                {"$ref": "#/$defs/Text"}
+            ],
+            "$defs": {"Text": {"properties": {"text": {"type": "string"}}, "required": ["text"]}}
+        });
+        for good in [
+            json!({"schema": "kapi.x/v1", "file": "a.md"}),
+            json!({"schema": "kapi.x/v1", "text": "Hi"}),
+        ] {
+            assert_eq!(validate(&flattened, &good), Ok(()), "{good}");
+        }
+        let stray = json!({"schema": "kapi.x/v1", "file": "a.md", "stray": 1});
+        assert!(validate(&flattened, &stray).is_err(), "{stray} passed");
     }
 }
