@@ -59,7 +59,13 @@ fn cli_spelling(text: &str) -> Option<&'static str> {
 fn refusal(server: &mut Server, tool: &str, arguments: Value) -> String {
     let answer = server.tool(tool, arguments.clone());
     let mut all = Vec::new();
-    strings(&answer.structured, &mut all);
+    // A tool error's JSON is its text (no structured content): its strings, unescaped.
+    let shown = if answer.structured.is_null() {
+        serde_json::from_str(&answer.text).unwrap_or(Value::Null)
+    } else {
+        answer.structured.clone()
+    };
+    strings(&shown, &mut all);
     all.push(answer.text.clone());
     let refused = answer.is_error
         || answer.structured["operations"]

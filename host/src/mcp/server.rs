@@ -388,7 +388,17 @@ pub(crate) fn refusal<T: Serialize>(value: &T) -> CallToolResult {
 }
 
 fn failure_message(message: &str, code: &str) -> CallToolResult {
-    CallToolResult::structured_error(serde_json::json!({"error": message, "code": code}))
+    error_result(serde_json::json!({"error": message, "code": code}))
+}
+
+/// A tool error (`isError: true`): its `{"error", "code", "hints"}` as JSON text, and no
+/// `structuredContent`. Structured content is validated against the tool's declared output
+/// schema by clients that follow the protocol (the TypeScript SDK, Claude Code) even in an
+/// error result; an error shape there would be refused as a protocol error and the model
+/// would never read the message and its fix. A refusal that carries the tool's own report
+/// ([`refusal`]) is structured, since it conforms.
+pub(crate) fn error_result(error: serde_json::Value) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(error.to_string())])
 }
 
 /// A host error as a tool error naming what went wrong and the fix.
@@ -399,7 +409,7 @@ pub(crate) fn failure(error: HostError) -> CallToolResult {
         crate::error::ErrorKind::Refused => "not_permitted",
     };
     let hints = error.hints_on(crate::Surface::Mcp);
-    CallToolResult::structured_error(
+    error_result(
         serde_json::json!({"error": error.message_on(crate::Surface::Mcp), "code": code, "hints": hints}),
     )
 }
@@ -536,7 +546,7 @@ impl ServerHandler for KapiServer {
         });
         let shape = request.arguments.as_ref().map(shape).unwrap_or_default();
         if size > limit {
-            return Ok(CallToolResult::structured_error(serde_json::json!({
+            return Ok(error_result(serde_json::json!({
                 "error": format!("{name}: the arguments are {size} bytes; a call takes at most {limit}"),
                 "code": "usage",
                 "hints": ["send less at once: a file's path instead of its text, or several calls"],
@@ -564,9 +574,7 @@ impl ServerHandler for KapiServer {
                 .map(|t| t.text.clone())
                 .unwrap_or_default();
             let message = format!("{name}: {what} ({detail})");
-            result = CallToolResult::structured_error(
-                serde_json::json!({"error": message, "code": "usage"}),
-            );
+            result = error_result(serde_json::json!({"error": message, "code": "usage"}));
         }
         Ok(result.into())
     }

@@ -489,9 +489,18 @@ impl Server {
             .collect::<Vec<_>>()
             .join("\n");
         let structured = call.structured.unwrap_or(Value::Null);
+        // A tool error is its JSON as text and no structured content (docs/mcp.md): the
+        // answer is read from the text; a refusal with a report of its own is structured.
+        let answered = if structured.is_null() && call.is_error {
+            serde_json::from_str(&text).unwrap_or_else(|e| {
+                panic!("{ctx}: an error result whose text is not its JSON ({e}): {text}")
+            })
+        } else {
+            structured.clone()
+        };
         ToolResult {
             is_error: call.is_error,
-            answer: wire::decode(&structured, &ctx),
+            answer: wire::decode(&answered, &ctx),
             structured,
             text,
             ctx,
@@ -499,8 +508,9 @@ impl Server {
     }
 
     /// `tool`'s `structuredContent` in `result` against its declared `outputSchema`: a tool
-    /// that answers structured content declares one, a success conforms to it, and so does an
-    /// error whose content carries the schema's pinned id.
+    /// that answers structured content declares one, and every structured answer conforms to
+    /// it, an error result's too (a client that validates would refuse it otherwise), so a
+    /// tool error carries no structured content at all.
     fn conforms(&mut self, tool: &str, result: &Value, ctx: &str) {
         let Some(structured) = result.get("structuredContent") else {
             return;
@@ -519,11 +529,6 @@ impl Server {
         let Some(declared) = self.output_schemas.as_ref().and_then(|s| s.get(tool)) else {
             panic!("{ctx}: answers structured content, but tools/list declares no outputSchema");
         };
-        let is_error = result.get("isError") == Some(&Value::Bool(true));
-        let pinned = &declared["properties"]["schema"]["const"];
-        if is_error && structured.get("schema") != Some(pinned) {
-            return;
-        }
         if let Err(errors) = schema::validate(declared, structured) {
             panic!(
                 "{ctx}: structuredContent does not conform to the declared outputSchema:\n  {}\n\
