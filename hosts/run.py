@@ -549,6 +549,20 @@ def sc_mcp_subfolder(ctx, env):
     return run
 
 
+def sc_mcp_error(ctx, env):
+    host, project = ctx.host, env["project"]
+    run = env["run"](project, "Check docs/missing.md.", [host.mcp("check_file", {"path": "docs/missing.md"})])
+    if not common_checks(ctx, run):
+        return run
+    fb = run.feedback(0)
+    # A tool error is kapi's JSON as text with no structuredContent: a host that validates
+    # structured content against the declared outputSchema hands the model kapi's message,
+    # not "Structured content does not match the tool's output schema".
+    ok = "no such file" in fb and "docs/missing.md" in fb and "output schema" not in fb
+    ctx.expect("a tool error reaches the model as kapi's message", ok, _clip(fb))
+    return run
+
+
 def sc_post_edit(ctx, env):
     host, project = ctx.host, env["project"]
     run = env["run"](project, "Write docs/new.md.",
@@ -761,6 +775,7 @@ def sc_codex_untrusted_hooks(ctx, env):
 SCENARIOS = {
     "mcp-root": ("(a) MCP connected; check_file from the project root", sc_mcp_root),
     "mcp-subfolder": ("(b) check_file from a session started in docs/api", sc_mcp_subfolder),
+    "mcp-error": ("(b2) a tool error (check_file of a missing file) reaches the model as kapi's message", sc_mcp_error),
     "post-edit": ("(c) the post-edit hook's block reaches the model", sc_post_edit),
     "pre-edit": ("(d) the pre-edit hook denies a generated target's edit", sc_pre_edit),
     "listing": ("(e) the skill, the rules section and the MCP instructions reach the model", sc_listing),

@@ -392,10 +392,10 @@ fn failure_message(message: &str, code: &str) -> CallToolResult {
 }
 
 /// A tool error (`isError: true`): its `{"error", "code", "hints"}` as JSON text, and no
-/// `structuredContent`. Structured content is validated against the tool's declared output
-/// schema by clients that follow the protocol (the TypeScript SDK, Claude Code) even in an
-/// error result; an error shape there would be refused as a protocol error and the model
-/// would never read the message and its fix. A refusal that carries the tool's own report
+/// `structuredContent`. A client may validate structured content against the tool's declared
+/// output schema in an error result too (the TypeScript SDK's `callTool` does whenever it is
+/// present); an error shape there would be refused as a protocol error and the model would
+/// never read the message and its fix. A refusal that carries the tool's own report
 /// ([`refusal`]) is structured, since it conforms.
 pub(crate) fn error_result(error: serde_json::Value) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(error.to_string())])
