@@ -864,6 +864,8 @@ def main():
                     print(f"{'':21}note: {c.note}")
             checks.extend(ctx.checks)
 
+    if not args.host and not args.scenario:
+        checks.extend(sdk_client_checks(kapi, kapi_dir))
     print_research(research)
     (WORK / "report.json").write_text(json.dumps(
         {"checks": [c.__dict__ for c in checks], "research": research}, indent=1, ensure_ascii=False))
@@ -872,6 +874,35 @@ def main():
           f"{time.monotonic() - t0:.0f}s; details in hosts/work/report.json")
     print(f"e2e-hosts: {n[PASS]} passed, {n[FAIL]} failed")
     sys.exit(1 if n[FAIL] else 0)
+
+
+def sdk_client_checks(kapi: Path, kapi_dir: Path) -> list:
+    """The official MCP TypeScript SDK's client against `kapi mcp` (hosts/sdk_client.mjs): its
+    `callTool` validates structuredContent against the declared outputSchema, in error results
+    too, and throws on a mismatch."""
+    print("== the MCP TypeScript SDK client (@modelcontextprotocol/sdk)", flush=True)
+    project = WORK / "sdk" / "project"
+    rc, init_out = make_project(project, kapi, kapi_dir)
+    if rc != 0:
+        return [Check("sdk", "client", "kapi init", FAIL, f"exit {rc}: {_clip(init_out)}")]
+    env = base_env(kapi_dir, project.parent / "init-home")
+    rc, out, err, timed_out, _ = run_bounded(
+        ["node", str(HERE / "sdk_client.mjs"), str(kapi), str(project)], cwd=HERE, env=env, timeout=120)
+    checks = []
+    for line in out.splitlines():
+        try:
+            c = json.loads(line)
+        except ValueError:
+            continue
+        checks.append(Check("sdk", "client", c["name"], PASS if c["ok"] else FAIL, str(c["detail"])))
+    if rc != 0 or timed_out or not checks:
+        checks.append(Check("sdk", "client", "the SDK client ran", FAIL,
+                            f"exit {rc}{' (timed out)' if timed_out else ''}: {_clip(err)}"))
+    for c in checks:
+        print(f"    {c.status:<16} {c.name}")
+        if c.status == FAIL:
+            print(f"{'':21}{_clip(c.detail, 400)}")
+    return checks
 
 
 def print_research(research):
