@@ -22,6 +22,10 @@ pub const KAPI_TEST_FAIL_RECORD: &str = "KAPI_TEST_FAIL_RECORD";
 /// Test hook, honoured by debug builds only: non-empty makes `kapi hook` panic mid-evaluation,
 /// to prove a panic still ends in the fail-open answer.
 pub const KAPI_TEST_HOOK_PANIC: &str = "KAPI_TEST_HOOK_PANIC";
+/// Test hook, honoured by debug builds only: non-empty makes `kapi hook` write the line
+/// `kapi hook: ready` to stderr once its signal handlers are in, so a test signals it then
+/// and not after a guessed pause.
+pub const KAPI_TEST_HOOK_READY: &str = "KAPI_TEST_HOOK_READY";
 /// Claude Code's project root, exported to its hook processes; a hook whose payload names no
 /// `cwd` resolves against it.
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
@@ -166,6 +170,8 @@ pub struct Env {
     pub fail_record: bool,
     /// [`KAPI_TEST_HOOK_PANIC`] (debug builds only).
     pub hook_panic: bool,
+    /// [`KAPI_TEST_HOOK_READY`] (debug builds only).
+    pub hook_ready: bool,
     /// `PATH`, to tell whether the `kapi` every host entry runs can be found.
     pub path: Option<std::ffi::OsString>,
     /// The assistant host whose agent runs this command ([`HOST_MARKERS`], [`AI_AGENT`]).
@@ -200,6 +206,7 @@ impl Env {
             },
             fail_record: cfg!(debug_assertions) && non_empty(KAPI_TEST_FAIL_RECORD).is_some(),
             hook_panic: cfg!(debug_assertions) && non_empty(KAPI_TEST_HOOK_PANIC).is_some(),
+            hook_ready: cfg!(debug_assertions) && non_empty(KAPI_TEST_HOOK_READY).is_some(),
             path: non_empty("PATH"),
             host_agent: host_agent(&|name| {
                 non_empty(name).map(|v| v.to_string_lossy().into_owned())

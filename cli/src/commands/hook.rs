@@ -84,6 +84,10 @@ pub fn main(args: &[OsString]) -> u8 {
             .collect();
         let inv = Invocation::parse(&args);
         let env = kapi_host::env::Env::read();
+        if env.hook_ready {
+            // The handlers went in above: a signal from now on is answered in the protocol.
+            let _ = std::io::stderr().write_all(b"kapi hook: ready\n");
+        }
         let cwd = std::env::current_dir().unwrap_or_default();
         let stdin = if stdin_is_device() {
             Stdin::Device

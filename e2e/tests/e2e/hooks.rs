@@ -1266,35 +1266,14 @@ const SIGNALS: [(&str, u32); 12] = [
     ("IO", 29),
 ];
 
-/// Waits until process `pid` catches signal `number`: its readiness, read from `SigCgt` in
-/// `/proc/PID/status` (the hook prints no line when its handlers are in, and a signal sent
-/// before would end it the default way). Never a fixed pause: a hook that is not ready within
-/// [`TIMEOUT`], or a system without `/proc/PID/status` to read it from, fails the test.
-fn wait_until_caught(pid: u32, number: u32) {
-    let deadline = Instant::now() + TIMEOUT;
-    let path = format!("/proc/{pid}/status");
-    loop {
-        let status = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!("{path}: {e} (the hook's readiness to catch signal {number} is read there)")
-        });
-        let caught = status
-            .lines()
-            .find_map(|l| l.strip_prefix("SigCgt:"))
-            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-            .is_some_and(|mask| mask & (1 << (number - 1)) != 0);
-        if caught {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the hook (pid {pid}) did not catch signal {number} within {TIMEOUT:?}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
+/// The line a debug build's hook writes to stderr once its signal handlers are in, asked
+/// for with `KAPI_TEST_HOOK_READY` (a signal before it would end the hook the default way).
+const READY: &str = "kapi hook: ready\n";
 
 /// Starts `hook` for `host` with half a payload on a stdin that stays open, so the hook
-/// waits; once it catches the signal, sends it `kill -s NAME` and reads the answer.
+/// waits; once it says it is ready ([`READY`], never a fixed pause: a hook not ready within
+/// [`TIMEOUT`] fails the test), sends it `kill -s NAME` and reads the answer (its stderr
+/// without the readiness line).
 fn signal_a_waiting_hook(
     dir: &Path,
     hook: &str,
@@ -1302,6 +1281,7 @@ fn signal_a_waiting_hook(
     (name, number): (&str, u32),
 ) -> Answer {
     let mut child = command(dir, Bind::Discover)
+        .env("KAPI_TEST_HOOK_READY", "1")
         .args(["hook", hook, "--host", host.id()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -1317,12 +1297,25 @@ fn signal_a_waiting_hook(
         let _ = out.read_to_string(&mut s);
         s
     });
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
+        let mut err = std::io::BufReader::new(err);
+        let mut first = String::new();
+        let _ = std::io::BufRead::read_line(&mut err, &mut first);
+        let _ = ready_tx.send(first == READY);
+        let mut s = if first == READY { String::new() } else { first };
         let _ = err.read_to_string(&mut s);
         s
     });
-    wait_until_caught(child.id(), number);
+    let ready = ready_rx.recv_timeout(TIMEOUT);
+    if ready != Ok(true) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "{hook} ({host:?}) did not say {READY:?} within {TIMEOUT:?} (signal {name}, {number}): {ready:?}; stderr: {:?}",
+            err_reader.join()
+        );
+    }
     let sent = Command::new("kill")
         .args(["-s", name, &child.id().to_string()])
         .status()
