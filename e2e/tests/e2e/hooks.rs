@@ -1291,7 +1291,7 @@ fn signal_a_waiting_hook(
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"{\"cwd\": ").unwrap();
     let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
+    let err = child.stderr.take().unwrap();
     let out_reader = std::thread::spawn(move || {
         let mut s = String::new();
         let _ = out.read_to_string(&mut s);
