@@ -71,9 +71,10 @@ impl Printer {
         self.emit_as(value, self.json)
     }
 
-    /// Prints a result as JSON or text whatever `--json` said (a verb's `--format` chose).
+    /// Prints a result as JSON or text whatever `--json` said (a verb's `--format` chose),
+    /// through one buffer: stdout alone writes a line at a time, a `write` each.
     pub fn emit_as<T: Render>(&mut self, value: &T, json: bool) -> io::Result<()> {
-        let mut out = self.out.lock();
+        let mut out = io::BufWriter::with_capacity(64 << 10, self.out.lock());
         let written = if json {
             serde_json::to_writer(&mut out, value)
                 .map_err(io::Error::from)
