@@ -93,7 +93,7 @@ pub fn declared_format(
 }
 
 /// The format the collections declare for the project-relative `rel`, if any.
-fn declared_at(collections: &Collections, rel: &str) -> Option<String> {
+pub(crate) fn declared_at(collections: &Collections, rel: &str) -> Option<String> {
     collections.matches(rel).and_then(|m| m.format)
 }
 

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use kapi_core::formats::Format;
 use kapi_core::model::{Block, Edition, Ref, Role, SOURCE, rev_runs};
+use kapi_core::project::Project;
 use kapi_core::projection::{self, CodeInfo};
 use serde::Serialize;
 
@@ -120,7 +121,13 @@ pub fn inspect(app: &App, request: &InspectRequest) -> Result<Blocks, HostError>
         Some(limit) => start..start.saturating_add(limit.max(1)),
         None => start..usize::MAX,
     };
-    let loaded = load(app, request, document::Hold::Window(&window))?;
+    let project = app.project()?;
+    let loaded = load(
+        app,
+        project.as_ref(),
+        request,
+        document::Hold::Window(&window),
+    )?;
     let file_rev = loaded.read.rev();
     if let Some(cursor) = &request.cursor {
         parse_cursor(cursor, &file_rev)?;
@@ -195,7 +202,14 @@ pub fn inspect_each(
         let label = block.label.as_deref().map_or(0, |l| l.chars().count());
         label_width = label_width.max(label);
     };
-    let first = load(app, request, document::Hold::Each(&mut measure))?;
+    // One project for both reads.
+    let project = app.project()?;
+    let first = load(
+        app,
+        project.as_ref(),
+        request,
+        document::Hold::Each(&mut measure),
+    )?;
     let text = first.parsed.skeleton.text();
     let lines = kapi_core::text::LineIndex::new(text);
     let mut head = Blocks {
@@ -221,7 +235,12 @@ pub fn inspect_each(
     }));
     let mut made =
         |_, block: Block| each(Part::Record(Box::new(record(&first, &block, text, &lines))));
-    let second = load(app, request, document::Hold::Each(&mut made))?;
+    let second = load(
+        app,
+        project.as_ref(),
+        request,
+        document::Hold::Each(&mut made),
+    )?;
     if second.read.digest != first.read.digest {
         return Err(HostError::Io {
             path: request.path.given().to_path_buf(),
@@ -231,16 +250,17 @@ pub fn inspect_each(
     Ok(())
 }
 
-/// Reads the request's file, in the project the call binds ([`document::load_resolved`]).
+/// Reads the request's file in `project`, the one the call binds
+/// ([`document::load_resolved`]).
 fn load(
     app: &App,
+    project: Option<&Project>,
     request: &InspectRequest,
     hold: document::Hold<'_>,
 ) -> Result<Loaded, HostError> {
-    let project = app.project()?;
     document::load_resolved(
         app,
-        project.as_ref(),
+        project,
         &request.path,
         &request.editions,
         request.format.as_deref(),

@@ -99,19 +99,17 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
         Err(e) => return Outcome::CouldNot(e.to_string()),
     }
     ctx.phase.set(format!("checking {rel}"));
+    let shown = path.display().to_owned();
     let request = CheckRequest {
         resolved: vec![path],
         ..CheckRequest::default()
     };
     let outcome = match check(&app, &request, &()) {
         Ok(run) if run.report.pass => Outcome::Pass,
-        Ok(run) => {
-            let shown = app.display_path(abs);
-            Outcome::Fail(format!(
-                "kapi check: {shown} does not pass the project's gate {}\nFix these in {shown} before you report done; `kapi check {shown}` runs the same check, and `kapi context {shown}` gives the voice and terms that apply.",
-                eval::failure(&run.report)
-            ))
-        }
+        Ok(run) => Outcome::Fail(format!(
+            "kapi check: {shown} does not pass the project's gate {}\nFix these in {shown} before you report done; `kapi check {shown}` runs the same check, and `kapi context {shown}` gives the voice and terms that apply.",
+            eval::failure(&run.report)
+        )),
         Err(e) => Outcome::DidNotRun(format!("{rel}: {e}")),
     };
     record(ctx, &project.root, &rel, &outcome);

@@ -204,7 +204,7 @@ pub fn detect_at(
     let declared = collections
         .as_ref()
         .zip(resolved.rel())
-        .and_then(|(c, rel)| c.matches(rel).and_then(|m| m.format));
+        .and_then(|(c, rel)| crate::document::declared_at(c, rel));
     let sharing = formats::by_extension(abs).count();
     let (format, by) = match (&declared, content) {
         (Some(_), _) => (crate::document::pick(abs, declared.as_deref())?, "declared"),

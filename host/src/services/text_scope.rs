@@ -161,8 +161,7 @@ pub(crate) fn scope(app: &App, request: &TextRequest) -> Result<Scope, HostError
             let point = resolver.resolve_path(&rel);
             let declared = resolver
                 .collections()
-                .and_then(|c| c.matches(&rel))
-                .and_then(|m| m.format);
+                .and_then(|c| crate::document::declared_at(c, &rel));
             let format = match (explicit, declared) {
                 (Some(f), _) => Some(f),
                 (None, Some(id)) => Some(by_id(&id, "collections")?),
