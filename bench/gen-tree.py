@@ -3,6 +3,7 @@
 
   gen-tree.py single OUT_DIR        one ~10 KB Markdown file: OUT_DIR/doc.md
   gen-tree.py tree OUT_DIR [COUNT]  COUNT (default 10000) files of 1-3 KB in 100 folders
+  gen-tree.py small OUT_DIR [COUNT] COUNT (default 5000) files of about 1 KB (0.8-1.2 KB)
 
 Deterministic: the same corpus gives byte-identical output (fixed seed, sorted input).
 Blocks (paragraphs, lists, fenced code blocks, tables) are taken whole from the book,
@@ -70,14 +71,16 @@ def single(out):
     print(f"single: {best.relative_to(CORPUS)} ({best.stat().st_size} bytes) -> {out / 'doc.md'}")
 
 
-def tree(out, count):
+def tree(out, count, low=1000, high=3000, block_max=None):
     headings, body = load_corpus()
+    if block_max:
+        body = [b for b in body if len(b) <= block_max]
     rng = random.Random(SEED)
     total = 0
     for i in range(count):
         folder = out / f"part-{i // 100:02d}" / f"chapter-{(i // 10) % 10}"
         folder.mkdir(parents=True, exist_ok=True)
-        target = rng.randint(1000, 3000)
+        target = rng.randint(low, high)
         parts = [f"# {rng.choice(headings)}"]
         size = len(parts[0])
         while size < target:
@@ -94,11 +97,13 @@ def tree(out, count):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("single", "tree"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("single", "tree", "small"):
         sys.exit(__doc__)
     out = Path(sys.argv[2])
     if sys.argv[1] == "single":
         single(out)
+    elif sys.argv[1] == "small":
+        tree(out, int(sys.argv[3]) if len(sys.argv) > 3 else 5000, 700, 1000, 300)
     else:
         tree(out, int(sys.argv[3]) if len(sys.argv) > 3 else 10000)
 

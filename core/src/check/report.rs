@@ -16,6 +16,8 @@
 //! Past [`super::MAX_FINDINGS`] findings, `findings` holds the most severe and a top-level
 //! `"truncated": N` says how many more the summary counts (absent otherwise).
 
+use std::collections::{HashMap, HashSet};
+
 use serde::Serialize;
 
 use super::{Finding, Findings};
@@ -157,22 +159,61 @@ pub struct Coverage {
 impl Coverage {
     /// Adds one file's unassessed guidance, merging entries with the same guidance and value.
     pub fn add(&mut self, path: &str, items: &[Unassessed]) {
-        for item in items {
-            match self
-                .unassessed
-                .iter_mut()
-                .find(|e| e.guidance == item.guidance && e.value == item.value)
-            {
-                Some(entry) => {
-                    if !entry.paths.iter().any(|p| p == path) {
-                        entry.paths.push(path.to_owned());
-                    }
+        self.add_files([(path, items)]);
+    }
+
+    /// [`Coverage::add`] for many files at once, in their order: linear in the files and
+    /// their items (a check of 10,000 files must not compare every path with every other).
+    /// Files that share one governance share its `items` slice, matched to entries once.
+    pub fn add_files<'a>(&mut self, files: impl IntoIterator<Item = (&'a str, &'a [Unassessed])>) {
+        let mut index: HashMap<(&str, &str), usize> = HashMap::new();
+        let mut known: HashSet<String> = self
+            .unassessed
+            .iter()
+            .flat_map(|e| e.paths.iter().cloned())
+            .collect();
+        let mut slots: Vec<usize> = Vec::new();
+        let mut last: Option<*const Unassessed> = None;
+        for (path, items) in files {
+            if items.is_empty() {
+                continue;
+            }
+            if last != Some(items.as_ptr()) {
+                last = Some(items.as_ptr());
+                slots.clear();
+                for item in items {
+                    let key = (item.guidance.as_str(), item.value.as_str());
+                    let at = match index.get(&key) {
+                        Some(&at) => at,
+                        None => {
+                            let at = self
+                                .unassessed
+                                .iter()
+                                .position(|e| e.guidance == item.guidance && e.value == item.value);
+                            let at = at.unwrap_or_else(|| {
+                                self.unassessed.push(UnassessedEntry {
+                                    guidance: item.guidance.clone(),
+                                    value: item.value.clone(),
+                                    paths: Vec::new(),
+                                });
+                                self.unassessed.len() - 1
+                            });
+                            index.insert(key, at);
+                            at
+                        }
+                    };
+                    slots.push(at);
                 }
-                None => self.unassessed.push(UnassessedEntry {
-                    guidance: item.guidance.clone(),
-                    value: item.value.clone(),
-                    paths: vec![path.to_owned()],
-                }),
+                slots.sort_unstable();
+                slots.dedup();
+            }
+            // A path not met before is in no entry: no entry's paths need searching.
+            let new = known.insert(path.to_owned());
+            for &at in &slots {
+                let paths = &mut self.unassessed[at].paths;
+                if new || !paths.iter().any(|p| p == path) {
+                    paths.push(path.to_owned());
+                }
             }
         }
     }
@@ -302,6 +343,46 @@ impl CheckReport {
 
 #[cfg(test)]
 mod tests {
+
+    fn item(guidance: &str, value: &str) -> Unassessed {
+        Unassessed {
+            guidance: guidance.into(),
+            value: value.into(),
+        }
+    }
+
+    #[test]
+    fn coverage_merges_files_under_each_guidance_once() {
+        let shared = vec![item("tone.emotion", "warm"), item("tone.emotion", "warm")];
+        let other = vec![item("tone.emotion", "warm"), item("audience", "ops")];
+        let mut coverage = Coverage::default();
+        coverage.add("a.md", &shared);
+        coverage.add_files([
+            ("b.md", shared.as_slice()),
+            ("a.md", other.as_slice()),
+            ("c.md", &[][..]),
+            ("d.md", other.as_slice()),
+            ("b.md", shared.as_slice()),
+        ]);
+        let got: Vec<(&str, Vec<&str>)> = coverage
+            .unassessed
+            .iter()
+            .map(|e| {
+                (
+                    e.value.as_str(),
+                    e.paths.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("warm", vec!["a.md", "b.md", "d.md"]),
+                ("ops", vec!["a.md", "d.md"])
+            ]
+        );
+    }
+
     use std::collections::HashSet;
 
     use std::ops::Range;

@@ -205,8 +205,18 @@ pub fn check(
 #[derive(Default)]
 struct Governances {
     list: Vec<Arc<Governance>>,
-    by_key: HashMap<String, usize>,
+    by_key: HashMap<GovernanceKey, usize>,
 }
+
+/// What a governance is built from: the voice file, the channel, the terms files, the
+/// language (of the source at the point, and the one governed).
+type GovernanceKey = (
+    Option<PathBuf>,
+    Option<String>,
+    Vec<PathBuf>,
+    String,
+    String,
+);
 
 impl Governances {
     /// The index of the governance at `point` in `lang`, loaded on first use (the empty
@@ -217,7 +227,13 @@ impl Governances {
         point: &Point,
         lang: &str,
     ) -> Result<usize, HostError> {
-        let key = format!("{}|{lang}", governance_key(point));
+        let key: GovernanceKey = (
+            point.voice.as_ref().map(|v| v.path.clone()),
+            point.channel.clone(),
+            point.terms.clone(),
+            point.source_language.clone(),
+            lang.to_owned(),
+        );
         if let Some(&i) = self.by_key.get(&key) {
             return Ok(i);
         }
@@ -345,13 +361,14 @@ impl Tally {
             blocks: 0,
         };
         let mut ran: Vec<&str> = Vec::new();
+        let mut unassessed: Vec<(&str, &[kapi_core::governance::Unassessed])> = Vec::new();
         for (job, result) in jobs.iter().zip(results) {
             let governance = &governances[job.governance];
             tally.blocks += result.blocks;
             tally.findings.append(result.findings);
             tally.stale.extend(result.stale);
             if job.source_checks {
-                tally.coverage.add(&job.display, &governance.unassessed);
+                unassessed.push((&job.display, &governance.unassessed));
                 tally.fingerprints.push(governance.fingerprint.clone());
                 ran.push("hygiene");
                 if !governance.terms.is_empty() {
@@ -376,6 +393,7 @@ impl Tally {
                 }
             }
         }
+        tally.coverage.add_files(unassessed);
         tally.coverage.ran = check::ANALYZERS
             .iter()
             .filter(|a| ran.contains(a))
@@ -450,16 +468,6 @@ fn specs(
         }
     }
     specs
-}
-
-fn governance_key(point: &Point) -> String {
-    format!(
-        "{:?}|{:?}|{:?}|{}",
-        point.voice.as_ref().map(|v| &v.path),
-        point.channel,
-        point.terms,
-        point.source_language
-    )
 }
 
 /// The gate: flags first, then the recipe's `gates` (or `gates.ship` under `ship`), then
