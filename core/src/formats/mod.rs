@@ -16,6 +16,7 @@ pub mod output;
 pub mod plaintext;
 pub mod po;
 pub mod properties;
+pub mod splice;
 pub mod xliff;
 pub mod xliff2;
 pub mod xml;
