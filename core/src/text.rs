@@ -32,11 +32,7 @@ impl LineIndex {
         let ascii = text.is_ascii();
         let mut marks = Vec::new();
         if ascii {
-            for (i, b) in bytes.iter().enumerate() {
-                if *b == b'\n' {
-                    starts.push(at(i));
-                }
-            }
+            starts.extend(memchr::memchr_iter(b'\n', bytes).map(at));
         } else {
             let mut column = 0;
             let mut next_mark = MARK_EVERY;

@@ -180,7 +180,11 @@ impl App {
         let Some(recipe) = discover(&options)? else {
             return Ok(None);
         };
-        Ok(Some(Project::load(&recipe)?))
+        // Loaded once a process while the recipe is unchanged (an MCP server's calls).
+        let recipe = std::path::absolute(&recipe).unwrap_or(recipe);
+        Ok(Some(crate::memo::project(&recipe, || {
+            Project::load(&recipe)
+        })?))
     }
 
     /// The project, or an error saying none was found.

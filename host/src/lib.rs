@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod init;
 pub mod inspect;
 pub mod mcp;
+mod memo;
 pub mod notes;
 pub mod policy;
 pub mod search;

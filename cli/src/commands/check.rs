@@ -31,6 +31,9 @@ pub struct CheckArgs {
     /// Check only the blocks changed since this git revision (whole blocks)
     #[arg(long, value_name = "REV")]
     pub diff_against: Option<String>,
+    /// Check every file: never reuse the findings of a file unchanged since its last check
+    #[arg(long)]
+    pub no_cache: bool,
     /// Output format [default: text, or json with `--json`]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
@@ -109,6 +112,7 @@ pub fn run(
         diff_against: args.diff_against.clone(),
         cancel: None,
         resolved: Vec::new(),
+        no_cache: args.no_cache,
     };
     let bar = Bar::new(!printer.quiet && io::stderr().is_terminal());
     let run = check(app, &request, &bar);
@@ -214,6 +218,17 @@ impl Render for CheckReport {
                 style.dim(&format!(
                     "not assessed (no analyzer checks these): {}",
                     items.join(", ")
+                ))
+            )?;
+        }
+        if let Some(cache) = self.cache.filter(|c| c.reused > 0) {
+            writeln!(
+                out,
+                "{}",
+                style.dim(&format!(
+                    "{} of {} files unchanged since their last check: their findings come from the cache (--no-cache checks every file)",
+                    cache.reused,
+                    cache.reused + cache.checked
                 ))
             )?;
         }

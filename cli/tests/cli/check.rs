@@ -17,6 +17,13 @@ struct Report {
     coverage: Coverage,
     fingerprints: Vec<String>,
     findings: Vec<Finding>,
+    cache: Option<CacheUse>,
+}
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct CacheUse {
+    reused: usize,
+    checked: usize,
 }
 #[derive(Debug, Deserialize)]
 struct Target {
@@ -118,6 +125,11 @@ fn json_report_carries_every_contract_field() {
     assert_eq!(report.coverage.ran, ["hygiene", "terms", "voice"]);
     assert_eq!(report.fingerprints.len(), 1);
     assert!(report.fingerprints[0].starts_with('g'));
+    let fresh = CacheUse {
+        reused: 0,
+        checked: 1,
+    };
+    assert_eq!(report.cache, Some(fresh));
     let utilize = report
         .findings
         .iter()

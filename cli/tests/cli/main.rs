@@ -3,6 +3,7 @@
 
 mod apply;
 mod check;
+mod check_cache;
 mod ci_example;
 mod context;
 mod context_notes;

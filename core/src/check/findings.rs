@@ -115,6 +115,24 @@ impl Findings {
         }
     }
 
+    /// The findings held and the counts of those let go (critical, major, minor, info): what
+    /// [`Findings::from_parts`] rebuilds the set from (a cached check).
+    pub fn parts(&self) -> (&[Finding], [usize; 4]) {
+        (&self.held, self.dropped)
+    }
+
+    /// A set holding `held` with `dropped` counted, at the default cap.
+    pub fn from_parts(held: Vec<Finding>, dropped: [usize; 4]) -> Self {
+        let mut findings = Findings {
+            dropped,
+            ..Findings::default()
+        };
+        for finding in held {
+            findings.push(finding);
+        }
+        findings
+    }
+
     /// Adds another set's findings and counts.
     pub fn append(&mut self, other: Findings) {
         for (mine, theirs) in self.dropped.iter_mut().zip(other.dropped) {

@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
@@ -29,7 +29,7 @@ pub use analyzers::rule::Rule;
 pub use document::DocumentCheck;
 pub use findings::{Findings, MAX_FINDINGS};
 pub use report::{
-    CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
+    CacheUse, CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
 };
 
 /// The analyzers `kapi check` runs, in order.
@@ -74,7 +74,7 @@ impl<F: FnMut(Hit)> Sink for Each<F> {
 }
 
 /// One finding, located in its file. Field names are the `kapi.check/v1` contract.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
     /// Stable rule id, `analyzer.kebab-name` (`terms.forbidden`).
     pub rule: String,

@@ -241,6 +241,18 @@ pub struct CheckReport {
     /// work, never a failure (the gate ignores them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale: Vec<StaleTranslation>,
+    /// Whether the check cache served the run (absent when it was off: `--no-cache`, a diff,
+    /// a text, no project).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheUse>,
+}
+
+/// How a run used the check cache: files whose findings it reused (unchanged since they were
+/// checked, under the same governance and kapi), and files it checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct CacheUse {
+    pub reused: usize,
+    pub checked: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -321,6 +333,7 @@ impl CheckReport {
             findings,
             truncated,
             stale: Vec::new(),
+            cache: None,
         }
     }
 }

@@ -387,12 +387,17 @@ fn check_file_reports_what_kapi_check_reports() {
         ("locale/fr.po", true),
         ("locale/fr-bad.po", false),
     ] {
-        let cli = cli_json(&p.root, &["check", file, "--json"]);
+        let mut cli = cli_json(&p.root, &["check", file, "--json"]);
         let tool = server.tool("check_file", json!({"path": file})).ok(file);
         assert_eq!(tool.structured["schema"], "kapi.check/v1", "{file}");
+        // One cache behind both: the tool reuses the check the command just made.
+        let mut answer = relative_targets(tool.structured.clone(), &p.root);
+        let cached = answer.as_object_mut().and_then(|o| o.remove("cache"));
+        let checked = cli.as_object_mut().and_then(|o| o.remove("cache"));
+        assert_eq!(checked, Some(json!({"reused": 0, "checked": 1})), "{file}");
+        assert_eq!(cached, Some(json!({"reused": 1, "checked": 0})), "{file}");
         assert_eq!(
-            relative_targets(tool.structured.clone(), &p.root),
-            cli,
+            answer, cli,
             "{file}: check_file differs from kapi check --json"
         );
         assert_eq!(cli["pass"], passes, "{file}: {cli:#}");

@@ -11,13 +11,14 @@
 //! however it was reached, and a source and its named translation are checked once.
 //! `--diff-against REV` is `diff`: only the blocks that changed since REV, translations too.
 
+mod cache;
 mod diff;
 pub mod plan;
 mod run;
 mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -51,6 +52,8 @@ pub struct CheckRequest {
     pub ship: bool,
     /// Check only the blocks changed since this git revision.
     pub diff_against: Option<String>,
+    /// Check every file, never reusing a cached check of an unchanged one ([`cache`]).
+    pub no_cache: bool,
     /// Set from another thread to stop the check (an MCP client's `notifications/cancelled`):
     /// the check then ends with an error no one reads, and frees its cores.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -171,10 +174,15 @@ pub fn check(
         jobs.retain(|job| changed.contains_key(&job.abs));
     }
 
+    let cache = match &project {
+        Some(p) if !request.no_cache && changed.is_none() => cache::Cache::open(&p.root, &jobs),
+        _ => None,
+    };
     let results = run::run_jobs(
         &jobs,
         &governances,
         changed.as_ref(),
+        cache.as_ref(),
         progress,
         request.cancel.as_deref(),
     )?;
@@ -197,6 +205,10 @@ pub fn check(
     let mut stale = tally.stale;
     stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
     report.stale = stale;
+    if let Some(cache) = cache {
+        report.cache = Some(cache.usage());
+        cache.save();
+    }
     Ok(CheckRun { report, notes })
 }
 
@@ -220,15 +232,17 @@ type GovernanceKey = (
 
 impl Governances {
     /// The index of the governance at `point` in `lang`, loaded on first use (the empty
-    /// governance outside a project).
+    /// governance outside a project); a process loads each once while its files are
+    /// unchanged ([`crate::memo`]).
     fn load(
         &mut self,
         project: Option<&Project>,
         point: &Point,
         lang: &str,
     ) -> Result<usize, HostError> {
+        let voice = point.voice.as_ref().map(|v| v.path.clone());
         let key: GovernanceKey = (
-            point.voice.as_ref().map(|v| v.path.clone()),
+            voice.clone(),
             point.channel.clone(),
             point.terms.clone(),
             point.source_language.clone(),
@@ -238,10 +252,25 @@ impl Governances {
             return Ok(i);
         }
         let governance = match project {
-            Some(project) => governance_load::load(&project.root, point, lang)?,
-            None => Governance::empty(),
+            Some(project) => {
+                let files: Vec<&Path> = voice
+                    .iter()
+                    .chain(&point.terms)
+                    .map(PathBuf::as_path)
+                    .collect();
+                let (voice, channel, terms, source, lang) = key.clone();
+                let memo_key = (project.root.clone(), voice, channel, terms, source, lang);
+                crate::memo::governance(memo_key, &files, || {
+                    Ok::<_, HostError>(Arc::new(governance_load::load(
+                        &project.root,
+                        point,
+                        &key.4,
+                    )?))
+                })?
+            }
+            None => Arc::new(Governance::empty()),
         };
-        self.list.push(Arc::new(governance));
+        self.list.push(governance);
         self.by_key.insert(key, self.list.len() - 1);
         Ok(self.list.len() - 1)
     }
@@ -280,22 +309,26 @@ impl Scope<'_> {
             }
         }
         let governance = governances.load(self.project, &point, &point.source_language)?;
-        let mut target_governance = Vec::new();
-        for lang in &point.target_languages {
-            target_governance.push((lang.clone(), governances.load(self.project, &point, lang)?));
-        }
+        let bilingual = spec.format.info().capabilities.bilingual;
         let targets = match (self.project, self.collections) {
-            (Some(project), Some(collections)) if !spec.format.info().capabilities.bilingual => {
-                target_jobs(
-                    self.app,
-                    project,
-                    collections,
-                    spec.rel.as_deref(),
-                    spec.langs.as_ref(),
-                )
-            }
+            (Some(project), Some(collections)) if !bilingual => target_jobs(
+                self.app,
+                project,
+                collections,
+                spec.rel.as_deref(),
+                spec.langs.as_ref(),
+            ),
             _ => Vec::new(),
         };
+        // Only what the file needs: a language's governance is loaded (its files read, its
+        // matcher compiled) when the file holds that language or a translation file does.
+        let mut target_governance = Vec::new();
+        for lang in &point.target_languages {
+            if bilingual || targets.iter().any(|t| &t.lang == lang) {
+                let at = governances.load(self.project, &point, lang)?;
+                target_governance.push((lang.clone(), at));
+            }
+        }
         Ok(Job {
             abs,
             display: spec.display,

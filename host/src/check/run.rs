@@ -15,6 +15,7 @@ use kapi_core::formats;
 use kapi_core::governance::Governance;
 
 use super::Job;
+use super::cache::{self, Cache, Lookup};
 use super::diff::Changed;
 use crate::error::HostError;
 
@@ -22,6 +23,8 @@ pub(super) struct FileResult {
     pub findings: Findings,
     pub stale: Vec<StaleTranslation>,
     pub blocks: usize,
+    /// SHA-256 of the file's bytes as checked (none from the cache).
+    pub digest: Option<[u8; 32]>,
 }
 
 /// A job's index and its outcome.
@@ -33,6 +36,7 @@ pub(super) fn run_jobs(
     jobs: &[Job],
     governances: &[Arc<Governance>],
     changed: Option<&HashMap<PathBuf, Changed>>,
+    cache: Option<&Cache>,
     progress: &dyn super::Progress,
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<FileResult>, HostError> {
@@ -57,7 +61,11 @@ pub(super) fn run_jobs(
                             break;
                         }
                         let change = changed.and_then(|c| c.get(&job.abs));
-                        out.push((i, check_file(job, governances, change, cancel)));
+                        let result = match cache.filter(|_| cache::cacheable(job)) {
+                            Some(cache) => cached(cache, job, governances, cancel),
+                            None => check_file(job, governances, change, cancel),
+                        };
+                        out.push((i, result));
                         progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                     }
                     out
@@ -92,6 +100,31 @@ pub(super) fn run_jobs(
         .collect()
 }
 
+/// [`check_file`] through the cache: its result when the file is unchanged, else a check
+/// that the cache records.
+fn cached(
+    cache: &Cache,
+    job: &Job,
+    governances: &[Arc<Governance>],
+    cancel: Option<&AtomicBool>,
+) -> Result<FileResult, HostError> {
+    let mut fingerprints = vec![governances[job.governance].fingerprint.as_str()];
+    fingerprints.extend(
+        job.target_governance
+            .iter()
+            .map(|(_, i)| governances[*i].fingerprint.as_str()),
+    );
+    let key = cache::key_of(job, &fingerprints);
+    match cache.lookup(job, &key) {
+        Lookup::Hit(result) => Ok(*result),
+        Lookup::Miss(stat) => {
+            let result = check_file(job, governances, None, cancel)?;
+            cache.record(job, &key, stat, &result);
+            Ok(result)
+        }
+    }
+}
+
 fn check_file(
     job: &Job,
     governances: &[Arc<Governance>],
@@ -105,7 +138,7 @@ fn check_file(
     if job.targets.is_empty() && (!bilingual || change.is_none()) {
         return check_streamed(job, governances, change, cancel);
     }
-    let (_, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
+    let (read, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
     // Offsets index the decoded text the skeleton holds.
     let text = parsed.skeleton.text();
     let mut findings = Findings::default();
@@ -143,6 +176,7 @@ fn check_file(
         findings,
         stale: translations.stale,
         blocks,
+        digest: Some(read.digest),
     })
 }
 
@@ -167,7 +201,7 @@ fn check_streamed(
     // Per language, as the whole read checks them: its pairs' findings and how many.
     let mut languages: BTreeMap<String, (check::TranslationCheck, usize)> = BTreeMap::new();
     let mut translatable = 0;
-    let (_, parsed) = crate::document::parse_each(
+    let (read, parsed) = crate::document::parse_each(
         &job.abs,
         &job.display,
         job.format,
@@ -218,6 +252,7 @@ fn check_streamed(
             (true, None) => translatable,
             (false, _) => paired,
         },
+        digest: Some(read.digest),
     })
 }
 

@@ -173,10 +173,10 @@ fn repeated_words(text: &str, hits: &mut dyn Sink) {
                 text.get(prev.end..word.start),
                 text.get(word.clone()),
             )
+            && same_ignoring_case(first, second)
             && !gap.is_empty()
             && gap.chars().all(char::is_whitespace)
             && first.chars().any(char::is_alphabetic)
-            && same_ignoring_case(first, second)
             && !is_grammatical_pair(first)
         {
             let mut hit =

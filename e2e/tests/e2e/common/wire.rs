@@ -40,6 +40,17 @@ pub struct CheckReport {
     /// Absent unless `--diff-against` found translations left behind.
     #[serde(default)]
     pub stale: Vec<StaleTranslation>,
+    /// How the check cache served the run; absent when it was off.
+    #[serde(default)]
+    pub cache: Option<CacheUse>,
+}
+
+/// A check report's `cache`: files whose findings were reused, files checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheUse {
+    pub reused: u64,
+    pub checked: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
