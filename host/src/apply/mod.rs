@@ -35,7 +35,7 @@ use kapi_core::check::edition::{self as edition_check, EditionFinding};
 use kapi_core::formats::{Format, Parsed};
 use kapi_core::governance::terms_edit::{self, Upserted};
 use kapi_core::governance::{Governance, load as governance_load};
-use kapi_core::model::{Block, Edition, Ref, SOURCE, align, rev_runs};
+use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
 use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
@@ -52,9 +52,11 @@ use crate::policy;
 mod assets;
 mod diff;
 mod run;
+mod splice;
+mod stage;
 
-use diff::diff;
 pub use diff::unified_diff;
+use stage::Staged;
 
 /// A change set to apply.
 #[derive(Debug, Clone)]
@@ -82,6 +84,8 @@ struct File {
     parsed: Parsed,
     /// When `parsed` holds only the blocks the set names: each one's index in the file.
     picked: Option<Vec<usize>>,
+    /// Set when the splice found the blocks ([`splice`]): the key bytes its values charge.
+    spliced: Option<usize>,
     /// Block index → its editions before the set (taken at the first edit).
     originals: BTreeMap<usize, Block0>,
     /// Set for a catalog's translation file: its language and the source document's index.
@@ -146,6 +150,8 @@ struct Service<'a> {
     blocks: HashMap<String, BTreeSet<String>>,
     /// Docs that are a catalog's translation files: doc → (source doc, language).
     translations: HashMap<String, (String, String)>,
+    /// The docs the splice may open ([`splice`]); `None` reads every document whole.
+    splice: Option<BTreeSet<String>>,
 }
 
 impl<'a> Service<'a> {
@@ -161,6 +167,7 @@ impl<'a> Service<'a> {
             langs: HashMap::new(),
             blocks: HashMap::new(),
             translations: HashMap::new(),
+            splice: Some(BTreeSet::new()),
         }
     }
 }
@@ -178,12 +185,34 @@ pub fn apply_as(
     actor: &Actor,
     request: &ApplyRequest,
 ) -> Result<ChangeResult, HostError> {
+    apply_with(app, actor, request, true)
+}
+
+/// [`apply_as`] reading every document whole (no [`splice`]): what the splice is held to.
+pub fn apply_unspliced(
+    app: &App,
+    actor: &Actor,
+    request: &ApplyRequest,
+) -> Result<ChangeResult, HostError> {
+    apply_with(app, actor, request, false)
+}
+
+fn apply_with(
+    app: &App,
+    actor: &Actor,
+    request: &ApplyRequest,
+    splice: bool,
+) -> Result<ChangeResult, HostError> {
     let project = app.project()?;
     let root = project
         .as_ref()
         .map_or_else(|| app.cwd.clone(), |p| p.root.clone());
     let _lock = lock(&root, project.is_some())?;
-    let mut run = run::Run::new(Service::new(app, project, root), actor, request);
+    let mut service = Service::new(app, project, root);
+    if !splice {
+        service.splice = None;
+    }
+    let mut run = run::Run::new(service, actor, request);
     run.policy();
     run.content()?;
     run.stage();
@@ -248,225 +277,6 @@ fn append_error(result: &mut ChangeResult, text: &str) {
         Some(e) => format!("{e}; {text}"),
         None => text.to_owned(),
     });
-}
-
-impl Service<'_> {
-    /// Renders every changed file and reads it back (see [`verify`]): each edited edition is
-    /// replaced by the edition as read back, and each applied operation's `rev` is the one the
-    /// next read reports. A file that cannot be written, or whose edit would not read back as
-    /// sent, refuses every operation on it.
-    fn stage(
-        &mut self,
-        set: &ChangeSet,
-        touched: &BTreeMap<Loc, Vec<usize>>,
-        results: &mut [Option<OpResult>],
-    ) -> Vec<Staged> {
-        let mut staged = Vec::new();
-        let mut paths: BTreeSet<PathBuf> = BTreeSet::new();
-        let refuse_file = |results: &mut [Option<OpResult>], fi: usize, message: &str| {
-            for (loc, ops) in touched {
-                if loc.file == fi {
-                    for &i in ops {
-                        let r = refused(OpStatus::Unsupported, message.to_owned());
-                        results[i] = Some(refusal(i, &set.operations[i], r));
-                    }
-                }
-            }
-        };
-        for fi in 0..self.files.len() {
-            let file = &self.files[fi];
-            if file.originals.is_empty() {
-                continue;
-            }
-            if !paths.insert(file.abs.clone()) {
-                // One file reached two ways (as a document and as another's target edition):
-                // two stagings of it would lose one's edits.
-                let message = format!(
-                    "`{}` is edited both as a document and as a target edition in this set; send one form",
-                    file.doc
-                );
-                refuse_file(results, fi, &message);
-                continue;
-            }
-            let bytes = match file.format.write(&file.parsed) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    let message = format!("`{}` cannot be written: {e}", file.doc);
-                    refuse_file(results, fi, &message);
-                    continue;
-                }
-            };
-            // Hashed once: the no-op test, the read back's hand-back and the result's rev.
-            let written = crate::document::FileRead::of(&bytes);
-            if written == file.read {
-                continue;
-            }
-            // The diff now, then the file's text as read goes: the read back holds the
-            // written bytes and its own tree, not the first text beside them.
-            let diff = diff(file, &bytes);
-            drop(std::mem::take(&mut self.files[fi].parsed.skeleton.original));
-            let file = &self.files[fi];
-            match verify(file, fi, bytes, &written, touched) {
-                Ok((revs, bytes)) => {
-                    for (loc, edition) in revs {
-                        for &i in touched.get(&loc).into_iter().flatten() {
-                            if let Some(r) = results[i].as_mut() {
-                                let branch =
-                                    set.operations[i].at().and_then(|a| a.branch.as_deref());
-                                r.rev = edit::current(&edition, branch).map(|c| c.rev);
-                            }
-                        }
-                        if let Some(now) = self.files[fi]
-                            .parsed
-                            .document
-                            .blocks
-                            .get_mut(loc.block)
-                            .and_then(|b| b.edition_mut(&loc.edition))
-                        {
-                            *now = edition;
-                        }
-                    }
-                    staged.push(Staged {
-                        file: fi,
-                        bytes,
-                        rev: written.rev(),
-                        diff,
-                    });
-                }
-                Err(message) => refuse_file(results, fi, &message),
-            }
-        }
-        staged
-    }
-}
-
-/// Reads `bytes` back with the file's format: every edited edition must read back as the
-/// block it was (same key) with the content it was given, in the same projection or the same
-/// native text (literal text that spells a placeholder reads back as that placeholder), give
-/// or take whitespace around it. An edit that would read back otherwise (a blank line that
-/// splits a paragraph in two) is refused, so a result never claims what did not land.
-/// Returns each edited edition as read back.
-///
-/// Takes the written bytes and hands them back: the read back takes them as its text (no copy
-/// beside them), and they are the file's bytes again after it (the container, the text of a
-/// file read as UTF-8, or that text encoded as the file was). `file`'s own text is gone by
-/// then (see [`Service::stage`]). Bytes that do not come back the same (the SHA-256 of what
-/// was written is the test) are bytes the next read would decode otherwise: a Latin-1 file
-/// whose edit leaves it valid UTF-8 reads back as UTF-8, its other accented letters changed.
-/// That refuses the file.
-fn verify(
-    file: &File,
-    fi: usize,
-    bytes: Vec<u8>,
-    written: &crate::document::FileRead,
-    touched: &BTreeMap<Loc, Vec<usize>>,
-) -> Result<(ReadBack, Vec<u8>), String> {
-    let (revs, read) = verify_read(file, fi, bytes, touched)?;
-    let encoding = file.parsed.skeleton.encoding;
-    let Parsed {
-        skeleton,
-        container,
-        ..
-    } = read;
-    let again = match container {
-        Some(bytes) => Some(bytes),
-        None if encoding == kapi_core::formats::Encoding::Utf8 => {
-            Some(skeleton.original.into_bytes())
-        }
-        None => encoding.encode(&skeleton.original).ok(),
-    };
-    match again.filter(|b| written.same(b)) {
-        Some(bytes) => Ok((revs, bytes)),
-        None => Err(format!(
-            "after this edit `{}` would read back in another encoding than {} (its other text would change); nothing was written",
-            file.doc,
-            encoding.name()
-        )),
-    }
-}
-
-/// A changed file, rendered and read back: its bytes, their rev, and the diff from the file
-/// as read.
-struct Staged {
-    file: usize,
-    bytes: Vec<u8>,
-    rev: String,
-    diff: String,
-}
-
-/// Each edited edition as the written file reads it back.
-type ReadBack = Vec<(Loc, Edition)>;
-
-/// [`verify`]'s read back: each edited edition as read, and the read (its text, no blocks).
-fn verify_read(
-    file: &File,
-    fi: usize,
-    bytes: Vec<u8>,
-    touched: &BTreeMap<Loc, Vec<usize>>,
-) -> Result<(ReadBack, Parsed), String> {
-    let name = file.format.info().name;
-    // Read back keeping the edited blocks alone: the file is not held as a second document
-    // beside the first. The file index of a held block (the same unless only the set's
-    // blocks are held):
-    let in_file = |block: usize| {
-        file.picked
-            .as_ref()
-            .map_or(Some(block), |p| p.get(block).copied())
-    };
-    let edited: BTreeSet<usize> = touched
-        .keys()
-        .filter(|l| l.file == fi)
-        .filter_map(|l| in_file(l.block))
-        .collect();
-    let picked = kapi_core::formats::output::read_picked(file.format, bytes, &mut |i, _| {
-        edited.contains(&i)
-    })
-    .map_err(|e| {
-        format!(
-            "the {name} writer would produce a file kapi cannot read back ({e}); nothing was written"
-        )
-    })?;
-    let mut parsed = picked.parsed;
-    let reread: BTreeMap<usize, Block> = picked
-        .indices
-        .into_iter()
-        .zip(std::mem::take(&mut parsed.document.blocks))
-        .collect();
-    let mut out = Vec::new();
-    for loc in touched.keys().filter(|l| l.file == fi) {
-        let was = file.parsed.document.blocks.get(loc.block);
-        let is = in_file(loc.block).and_then(|i| reread.get(&i));
-        let (Some(now), Some(back)) = (
-            was.and_then(|b| b.edition(&loc.edition)),
-            is.and_then(|b| b.edition(&loc.edition)),
-        ) else {
-            continue;
-        };
-        let key = |b: Option<&Block>| b.map(|b| b.key.clone());
-        if key(was) != key(is) {
-            return Err(format!(
-                "the edit would change the {name} document's structure (block `{}` would not read back as itself); nothing was written",
-                key(was).unwrap_or_default()
-            ));
-        }
-        let sent = kapi_core::projection::render(&now.runs).0;
-        let read = kapi_core::projection::render(&back.runs).0;
-        // Whitespace around the whole text is the format's (Markdown and plain text keep none).
-        if sent != read && native(&now.runs).trim() != native(&back.runs).trim() {
-            return Err(format!(
-                "the {name} writer cannot represent this edit faithfully: it would read back as {read:?}; nothing was written"
-            ));
-        }
-        out.push((loc.clone(), back.clone()));
-    }
-    Ok((out, parsed))
-}
-
-/// Runs as their native text, unescaped: text, each code's data, each switch as written.
-fn native(runs: &[kapi_core::model::Run]) -> String {
-    let mut out = String::new();
-    kapi_core::formats::render_runs(runs, &mut out, &mut |text, out| out.push_str(text));
-    out
 }
 
 fn op_is_document(op: &Operation) -> bool {
@@ -628,6 +438,11 @@ impl Service<'_> {
             .get(doc)
             .map(|l| l.iter().cloned().collect())
             .unwrap_or_default();
+        if langs.is_empty()
+            && let Some(d) = self.open_spliced(doc, &path)
+        {
+            return Ok(d);
+        }
         let no_keys = BTreeSet::new();
         let (editions, hold) = if langs.is_empty() {
             let keys = self.blocks.get(doc).unwrap_or(&no_keys);
@@ -754,6 +569,7 @@ impl Service<'_> {
                         read,
                         parsed,
                         picked: None,
+                        spliced: None,
                         originals: BTreeMap::new(),
                         target_of: Some((t.lang.clone(), file)),
                     });
@@ -783,6 +599,7 @@ impl Service<'_> {
             read: loaded.read,
             parsed,
             picked: loaded.picked,
+            spliced: None,
             originals: BTreeMap::new(),
             target_of: None,
         });

@@ -102,6 +102,9 @@ impl<'a> Run<'a> {
         let set = &self.request.set;
         let svc = &mut self.svc;
         svc.plan_translations(set)?;
+        if let Some(docs) = svc.splice.as_mut() {
+            *docs = super::splice::eligible(set);
+        }
         for op in &set.operations {
             let Some(at) = op.at() else { continue };
             svc.blocks
