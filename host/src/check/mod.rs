@@ -186,29 +186,34 @@ pub fn check(
         progress,
         request.cancel.as_deref(),
     )?;
-    let tally = Tally::of(&jobs, &governances, results);
-
-    let gate = gate_for(
-        project.as_ref(),
-        request.fail_on,
-        request.min_score,
-        request.ship,
-    );
-    let target = target(request, named, &jobs, tally.blocks);
-    let mut report = CheckReport::build(
-        target,
-        tally.findings,
-        gate,
-        tally.coverage,
-        tally.fingerprints,
-    );
-    let mut stale = tally.stale;
-    stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
-    report.stale = stale;
-    if let Some(cache) = cache {
-        report.cache = Some(cache.usage());
-        cache.save();
-    }
+    // The cache is written on another core while the report is built (best effort: a cache
+    // that cannot be written is a slower next run).
+    let used = cache.as_ref().map(cache::Cache::usage);
+    let mut report = std::thread::scope(|scope| {
+        if let Some(cache) = cache {
+            scope.spawn(move || cache.save());
+        }
+        let tally = Tally::of(&jobs, &governances, results);
+        let gate = gate_for(
+            project.as_ref(),
+            request.fail_on,
+            request.min_score,
+            request.ship,
+        );
+        let target = target(request, named, &jobs, tally.blocks);
+        let mut report = CheckReport::build(
+            target,
+            tally.findings,
+            gate,
+            tally.coverage,
+            tally.fingerprints,
+        );
+        let mut stale = tally.stale;
+        stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
+        report.stale = stale;
+        report
+    });
+    report.cache = used;
     Ok(CheckRun { report, notes })
 }
 
