@@ -5,7 +5,10 @@
 - catalog-5mb.json: the same shape, ~5 MB (for `kapi inspect`);
 - catalog-100kb.json: a typical catalog file (~100 KB);
 - md-50mb/: a tree of Markdown files (~50 MB) built from the Rust book's chapters;
-- page-40kb.md: one typical Markdown page.
+- page-40kb.md: one typical Markdown page;
+- rails-8mb.yml: ~8 MB of YAML, copies of testdata's rails-i18n-en.yml under one root;
+- catalog-20mb.xlf: an XLIFF 1.2 catalog of ~20 MB (inline `<g>`, a placeholder, an entity, a
+  target with a state, a note in every unit).
 
 Usage: gen-formats.py OUT RUST_BOOK_DIR
 """
@@ -71,6 +74,42 @@ def write_json(path, data):
         f.write(text + "\n")
 
 
+def rails_yaml(path, one, target_bytes):
+    """Copies of a Rails locale file's tree, each under its own key of one root."""
+    with open(one, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    body = lines[lines.index("en:") + 1:]
+    out, size, i = ["root:"], 0, 0
+    while size < target_bytes:
+        out.append(f"  copy{i}:")
+        out.extend("  " + line for line in body)
+        size += sum(len(line) + 3 for line in body)
+        i += 1
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+
+XLIFF_UNIT = (
+    '<trans-unit id="ID" resname="k"><source xml:lang="en">Text with <g id="1">bold</g> and {0} '
+    "&amp; more text here, quite a long sentence.</source><target xml:lang=\"fr\" "
+    'state="translated">Texte avec <g id="1">gras</g> et {0} &amp; plus de texte ici, une phrase '
+    "assez longue.</target><note>A note</note></trans-unit>\n"
+)
+
+
+def xliff_catalog(path, target_bytes):
+    parts = ['<?xml version="1.0"?>\n<xliff version="1.2"><file target-language="fr"><body>\n']
+    size, i = 0, 0
+    while size < target_bytes:
+        unit = XLIFF_UNIT.replace("ID", str(i))
+        parts.append(unit)
+        size += len(unit)
+        i += 1
+    parts.append("</body></file></xliff>\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(parts))
+
+
 def chapters(book):
     out = []
     for root, _, files in os.walk(book):
@@ -89,6 +128,11 @@ def main():
         path = os.path.join(out, name)
         if not os.path.exists(path):
             write_json(path, catalog(rng, size * 0.62))
+    rails = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "formats", "yaml", "rails-i18n-en.yml")
+    if not os.path.exists(os.path.join(out, "rails-8mb.yml")):
+        rails_yaml(os.path.join(out, "rails-8mb.yml"), rails, 8 << 20)
+    if not os.path.exists(os.path.join(out, "catalog-20mb.xlf")):
+        xliff_catalog(os.path.join(out, "catalog-20mb.xlf"), 20_000_000)
     texts = chapters(book)
     texts.sort(key=len)
     page = min(texts, key=lambda t: abs(len(t.encode()) - 40_000))

@@ -327,9 +327,7 @@ impl Pieces {
         for (text, src) in self.pieces {
             // What `split` would find nothing in moves into its run uncopied.
             if syntaxes == Syntaxes::NONE
-                || !text
-                    .bytes()
-                    .any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&'))
+                || !crate::formats::inline::placeholders::may_hold_code(&text)
             {
                 if !text.is_empty() {
                     runs.push(Run::Text { text, src });

@@ -297,7 +297,14 @@ fn read_text<'e>(
     };
     // A block per `<string>`, `<string-array>` item or `<plurals>` at most.
     if !reader.out.streams() {
-        let values = text.matches("<string").count() + text.matches("<item").count();
+        // One pass over the `<`s (two substring searches took 7% of a read).
+        let bytes = text.as_bytes();
+        let values = memchr::memchr_iter(b'<', bytes)
+            .filter(|&at| {
+                let rest = bytes.get(at + 1..).unwrap_or_default();
+                rest.starts_with(b"string") || rest.starts_with(b"item")
+            })
+            .count();
         reader.out.reserve(values);
     }
     let root = reader.tag(reader.tree.root);

@@ -23,7 +23,7 @@ pub(super) struct Token {
     pub(super) kind: Kind,
     pub(super) span: Range<usize>,
     /// The tag name, lowercased (start, end and raw tokens); empty otherwise.
-    pub(super) name: String,
+    pub(super) name: TagName,
     /// The token's attributes: a range of [`Lexer::attrs`].
     pub(super) attrs: Range<usize>,
     pub(super) self_closing: bool,
@@ -34,6 +34,25 @@ pub(super) struct Attr {
     pub(super) name: Range<usize>,
     /// The value without its quotes.
     pub(super) value: Option<Range<usize>>,
+}
+
+/// A tag name, lowercased: a known element's is the static name (no allocation per tag).
+pub(super) type TagName = std::borrow::Cow<'static, str>;
+
+/// The lowercased name of the tag whose name is `raw`.
+pub(super) fn tag_name(raw: &str) -> TagName {
+    static KNOWN: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::LazyLock::new(|| super::elements::KNOWN.iter().copied().collect());
+    if !raw.bytes().any(|b| b.is_ascii_uppercase()) {
+        return KNOWN.get(raw).map_or_else(
+            || TagName::Owned(raw.to_owned()),
+            |&name| TagName::Borrowed(name),
+        );
+    }
+    let lower = raw.to_ascii_lowercase();
+    KNOWN
+        .get(lower.as_str())
+        .map_or(TagName::Owned(lower), |&name| TagName::Borrowed(name))
 }
 
 pub(super) fn slice<'a>(text: &'a str, range: &Range<usize>) -> &'a str {
@@ -134,7 +153,7 @@ impl<'a> Lexer<'a> {
         if from >= limit {
             return None;
         }
-        match self.b.get(from..limit)?.iter().position(|&c| c == byte) {
+        match memchr::memchr(byte, self.b.get(from..limit)?) {
             Some(i) => Some(from + i),
             None => {
                 self.missing[slot] = from;
@@ -147,7 +166,7 @@ impl<'a> Lexer<'a> {
         self.tokens.push(Token {
             kind,
             span,
-            name: String::new(),
+            name: TagName::Borrowed(""),
             attrs: 0..0,
             self_closing: false,
         });
@@ -163,11 +182,7 @@ impl<'a> Lexer<'a> {
     pub(super) fn text_and_entities(&mut self, from: usize, to: usize) {
         let mut i = from;
         let mut text_from = from;
-        while let Some(off) = self
-            .b
-            .get(i..to)
-            .and_then(|r| r.iter().position(|&c| c == b'&'))
-        {
+        while let Some(off) = self.b.get(i..to).and_then(|r| memchr::memchr(b'&', r)) {
             i += off;
             match entity_end(self.b, i).filter(|&e| e <= to) {
                 Some(end) => {
@@ -201,7 +216,7 @@ impl<'a> Lexer<'a> {
             let found = self
                 .b
                 .get(self.pos..)
-                .and_then(|r| r.iter().position(|&c| c == b'<' || c == b'&'));
+                .and_then(|r| memchr::memchr2(b'<', b'&', r));
             let Some(off) = found else {
                 if !self.ended {
                     self.ended = true;
@@ -236,10 +251,7 @@ impl<'a> Lexer<'a> {
 
 /// The offset of `needle` at or after `from`.
 pub(super) fn find_seq(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    b.get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
+    memchr::memmem::find(b.get(from..)?, needle).map(|p| from + p)
 }
 
 /// The offset of `</name` (any case, followed by a space, `/`, `>` or the end) at or

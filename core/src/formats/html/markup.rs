@@ -1,8 +1,10 @@
 //! Markup after a `<`: comments, CDATA, declarations, end tags, and start tags with their
 //! attributes, raw-text (`script`, `style`) and RCDATA (`title`, `textarea`) content.
 
-use super::elements::{RAW, RCDATA};
-use super::lexer::{Attr, Kind, Lexer, Token, find_end_tag, find_seq, is_space, slice};
+use super::elements::{RAW, RCDATA, one_of};
+use super::lexer::{
+    Attr, Kind, Lexer, TagName, Token, find_end_tag, find_seq, is_space, slice, tag_name,
+};
 
 impl Lexer<'_> {
     /// Recognises the markup at `i` (a `<`), pushing the text before it and its tokens;
@@ -64,7 +66,7 @@ impl Lexer<'_> {
                     })
                     .unwrap_or(len);
                 self.text(text_from, i);
-                let name = slice(self.text, &(i + 2..name_end)).to_ascii_lowercase();
+                let name = tag_name(slice(self.text, &(i + 2..name_end)));
                 Some(self.end_token(i, name_end, name))
             }
             Some(b'>') => {
@@ -90,12 +92,12 @@ impl Lexer<'_> {
             return len;
         };
         let name = token.name.clone();
-        if !token.self_closing && RAW.contains(&name.as_str()) {
+        if !token.self_closing && one_of(&name, RAW) {
             return self.raw_element(token, i, end);
         }
         let self_closing = token.self_closing;
         self.tokens.push(token);
-        if !self_closing && RCDATA.contains(&name.as_str()) {
+        if !self_closing && one_of(&name, RCDATA) {
             return self.rcdata(name, end);
         }
         end
@@ -124,7 +126,7 @@ impl Lexer<'_> {
 
     /// The content of an RCDATA element (`title`, `textarea`) from `end`, text and
     /// references, then its end tag; returns the offset after them.
-    fn rcdata(&mut self, name: String, end: usize) -> usize {
+    fn rcdata(&mut self, name: TagName, end: usize) -> usize {
         let len = self.b.len();
         let Some(at) = find_end_tag(self.b, end, &name) else {
             self.text_and_entities(end, len);
@@ -136,7 +138,7 @@ impl Lexer<'_> {
 
     /// The end tag at `at` named `name`, closed by the first `>` from `from`: its token, or
     /// the rest as markup when the file ends inside it. Returns the offset after it.
-    fn end_token(&mut self, at: usize, from: usize, name: String) -> usize {
+    fn end_token(&mut self, at: usize, from: usize, name: TagName) -> usize {
         let len = self.b.len();
         let Some(gt) = self.find(from, b'>') else {
             self.token(Kind::Decl, at..len);
@@ -161,7 +163,7 @@ impl Lexer<'_> {
         while j < len && !is_space(b[j]) && b[j] != b'/' && b[j] != b'>' {
             j += 1;
         }
-        let name = slice(self.text, &(i + 1..j)).to_ascii_lowercase();
+        let name = tag_name(slice(self.text, &(i + 1..j)));
         let first = self.attrs_base + self.attrs.len();
         let mut last_end = j;
         loop {
@@ -235,7 +237,7 @@ mod tests {
         let got: Vec<_> = lexer
             .tokens
             .iter()
-            .map(|t| (t.kind, t.span.clone(), t.name.as_str()))
+            .map(|t| (t.kind, t.span.clone(), &*t.name))
             .collect();
         assert!(
             matches!(

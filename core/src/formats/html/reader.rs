@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use super::INFO;
 use super::elements::*;
-use super::lexer::{Attr, Kind, Lexer, Token, slice};
+use super::lexer::{Attr, Kind, Lexer, TagName, Token, slice};
 use super::runs::value_runs;
 use crate::formats::output::Output;
 use crate::formats::{Keys, ReadError, Skeleton};
@@ -24,7 +24,7 @@ pub(super) const MAX_SCAN: usize = 64;
 /// An open block-level element.
 #[derive(Debug, Clone)]
 pub(super) struct Open {
-    pub(super) name: String,
+    pub(super) name: TagName,
     /// Its `id`, made fit for a key, when it has one.
     pub(super) anchor: Option<String>,
     /// Whether `translate="no"` is in effect.
@@ -50,12 +50,12 @@ pub(super) struct Reader<'a, 'e> {
     pub(super) attrs: Vec<Attr>,
     pub(super) stack: Vec<Open>,
     /// How many elements of each name are open.
-    pub(super) open_names: HashMap<String, usize>,
+    pub(super) open_names: HashMap<TagName, usize>,
     pub(super) out: Output<'e>,
     pub(super) keys: Keys,
     pub(super) pending: Vec<Pending>,
     /// Names of open inline `translate="no"` elements in the current segment.
-    pub(super) inline_no: Vec<String>,
+    pub(super) inline_no: Vec<TagName>,
     /// The index in the file's tokens of the segment's first token.
     pub(super) seg_start: usize,
     /// The index in the file's tokens of the lexer's first held token (those before it
@@ -266,7 +266,7 @@ impl<'a> Reader<'a, '_> {
                 }
                 Kind::Start => {
                     let no = self.translate_no(token) == Some(true);
-                    let void = token.self_closing || INLINE_VOID.contains(&token.name.as_str());
+                    let void = token.self_closing || one_of(&token.name, INLINE_VOID);
                     if !no && self.inline_no.is_empty() {
                         self.attribute_blocks(token, Some(token), false);
                     }
@@ -288,12 +288,12 @@ impl<'a> Reader<'a, '_> {
     /// Closes what a new block element implies, then opens it unless it is void or
     /// self-closed; returns whether it was pushed.
     pub(super) fn open_block(&mut self, token: &Token) -> bool {
-        let name = token.name.as_str();
+        let name = &*token.name;
         // Looks no deeper than MAX_SCAN elements, so deep broken nesting stays linear.
         let pop_to = |reader: &mut Self, targets: &[&str], bounds: &[&str]| {
             let len = reader.stack.len();
             for at in (len.saturating_sub(MAX_SCAN)..len).rev() {
-                let n = reader.stack[at].name.as_str();
+                let n = &*reader.stack[at].name;
                 if targets.contains(&n) {
                     reader.truncate(at);
                     return;
@@ -316,13 +316,12 @@ impl<'a> Reader<'a, '_> {
         }
         if let Some(top) = self.stack.last() {
             let heading = |n: &str| matches!(n, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
-            if (top.name == "p" && CLOSES_P.contains(&name))
-                || (heading(&top.name) && heading(name))
+            if (top.name == "p" && one_of(name, CLOSES_P)) || (heading(&top.name) && heading(name))
             {
                 self.truncate(self.stack.len() - 1);
             }
         }
-        if token.self_closing || BLOCK_VOID.contains(&name) {
+        if token.self_closing || one_of(name, BLOCK_VOID) {
             return false;
         }
         if self.stack.len() >= MAX_DEPTH {
@@ -363,7 +362,7 @@ impl<'a> Reader<'a, '_> {
 
     /// The element path of the stack, plus `element` when given.
     pub(super) fn path(&self, element: Option<&Token>) -> String {
-        let own = element.map(|t| (t.name.as_str(), self.attr(t, "id").and_then(anchor)));
+        let own = element.map(|t| (&*t.name, self.attr(t, "id").and_then(anchor)));
         // Innermost first, up to the anchor or MAX_PATH elements: linear in neither the
         // depth nor the file.
         let mut segments: Vec<(&str, Option<&str>)> = Vec::new();
@@ -372,7 +371,7 @@ impl<'a> Reader<'a, '_> {
             .stack
             .iter()
             .rev()
-            .map(|o| (o.name.as_str(), o.anchor.as_deref()));
+            .map(|o| (&*o.name, o.anchor.as_deref()));
         for segment in inner.into_iter().chain(outer) {
             segments.push(segment);
             if segment.1.is_some() || segments.len() == MAX_PATH {
@@ -399,7 +398,7 @@ impl<'a> Reader<'a, '_> {
     /// Blocks for the translatable attributes of a start tag (`element` when it is not on
     /// the stack); `now` pushes them at once, else they wait for the segment's block.
     pub(super) fn attribute_blocks(&mut self, token: &Token, element: Option<&Token>, now: bool) {
-        let name = token.name.as_str();
+        let name = &*token.name;
         let Some(attrs) = self.attrs_of(token) else {
             return;
         };
@@ -497,7 +496,7 @@ impl<'a> Reader<'a, '_> {
         if open.pre > 0 {
             return (Role::Code, 0);
         }
-        let top = open.name.as_str();
+        let top = &*open.name;
         match top {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let level = top.get(1..).and_then(|n| n.parse().ok()).unwrap_or(1);

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
-use super::elements::{CODE_INLINE, FORMATTING, INLINE_VOID, tag_class};
+use super::elements::{CODE_INLINE, FORMATTING, INLINE_VOID, one_of, tag_class};
 use super::lexer::{Kind, Token, entity_end, slice};
 use super::reader::Reader;
 use crate::formats::inline::placeholders::Ids;
@@ -28,7 +28,7 @@ impl Reader<'_, '_> {
             let t = &content[i];
             let span = t.span.start.max(hole.start)..t.span.end.min(hole.end);
             let data = slice(text, &span);
-            let name = t.name.as_str();
+            let name = &*t.name;
             let mut next = i + 1;
             match t.kind {
                 Kind::Text => out.text(data, span.start),
@@ -51,7 +51,7 @@ impl Reader<'_, '_> {
                         out.open(close, name, data, href, span.start);
                     }
                     None => {
-                        let deletable = FORMATTING.contains(&name);
+                        let deletable = one_of(name, FORMATTING);
                         out.standalone(tag_class(name), data, deletable, span.start);
                     }
                 },
@@ -72,15 +72,15 @@ fn pair_tags(content: &[Token]) -> Vec<Option<usize>> {
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for (i, t) in content.iter().enumerate() {
         match t.kind {
-            Kind::Start if !t.self_closing && !INLINE_VOID.contains(&t.name.as_str()) => {
+            Kind::Start if !t.self_closing && !one_of(&t.name, INLINE_VOID) => {
                 open.push(i);
-                *counts.entry(t.name.as_str()).or_default() += 1;
+                *counts.entry(&*t.name).or_default() += 1;
             }
-            Kind::End if counts.get(t.name.as_str()).is_some_and(|&n| n > 0) => {
+            Kind::End if counts.get(&*t.name).is_some_and(|&n| n > 0) => {
                 if let Some(at) = open.iter().rposition(|&o| content[o].name == t.name) {
                     let o = open[at];
                     for &closed in &open[at..] {
-                        if let Some(n) = counts.get_mut(content[closed].name.as_str()) {
+                        if let Some(n) = counts.get_mut(&*content[closed].name) {
                             *n = n.saturating_sub(1);
                         }
                     }
@@ -131,7 +131,7 @@ impl InlineRuns {
             CodeKind::Open,
             tag_class(name),
             data,
-            FORMATTING.contains(&name),
+            one_of(name, FORMATTING),
             at,
         );
         if let Run::Code(c) = &mut c
@@ -139,7 +139,7 @@ impl InlineRuns {
         {
             c.attrs.insert("href".into(), href.into());
         }
-        if CODE_INLINE.contains(&name) {
+        if one_of(name, CODE_INLINE) {
             self.code_depth += 1;
         }
         self.runs.push(c);
@@ -149,7 +149,7 @@ impl InlineRuns {
     fn close(&mut self, i: usize, name: &str, data: &str, at: usize) {
         match self.close_ids.remove(&i) {
             Some(id) => {
-                if CODE_INLINE.contains(&name) {
+                if one_of(name, CODE_INLINE) {
                     self.code_depth = self.code_depth.saturating_sub(1);
                 }
                 self.runs.push(code(
@@ -157,7 +157,7 @@ impl InlineRuns {
                     CodeKind::Close,
                     tag_class(name),
                     data,
-                    FORMATTING.contains(&name),
+                    one_of(name, FORMATTING),
                     at,
                 ));
             }

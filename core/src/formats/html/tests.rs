@@ -553,26 +553,3 @@ fn malformed_and_truncated_input_never_panics() {
         }
     }
 }
-
-#[test]
-#[ignore = "throughput: run with --release --ignored --nocapture"]
-fn throughput() {
-    let mut all = Vec::new();
-    for (_, bytes) in fixtures() {
-        if std::str::from_utf8(&bytes).is_ok() {
-            all.extend_from_slice(&bytes);
-        }
-    }
-    let start = std::time::Instant::now();
-    let (mut total, mut reading) = (0, std::time::Duration::ZERO);
-    while start.elapsed().as_secs_f64() < 2.0 {
-        let read_start = std::time::Instant::now();
-        let parsed = Html.read(&all).unwrap();
-        reading += read_start.elapsed();
-        total += Html.write(&parsed).unwrap().len();
-    }
-    let elapsed = start.elapsed().as_secs_f64();
-    let mb = total as f64 / 1e6 / elapsed;
-    let share = reading.as_secs_f64() / elapsed * 100.0;
-    println!("read+write: {mb:.1} MB/s ({share:.0}% reading)");
-}

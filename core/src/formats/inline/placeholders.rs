@@ -142,9 +142,20 @@ const VOID: &[&str] = &[
     "wbr",
 ];
 
+/// Whether `text` holds a byte a code starts with (`{`, `%`, `$`, `<`, `&`): a text without
+/// one is a single text run. Two vectorised searches, not a loop over the bytes.
+pub fn may_hold_code(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr3(b'{', b'%', b'$', bytes).is_some()
+        || memchr::memchr2(b'<', b'&', bytes).is_some()
+}
+
 /// Splits every text run of `runs` (codes kept, ids continuing after theirs).
 pub fn split_runs(runs: Vec<Run>, syntaxes: Syntaxes) -> Vec<Run> {
-    if !runs.iter().any(|r| matches!(r, Run::Text { text, .. } if text.bytes().any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&')))) {
+    if !runs
+        .iter()
+        .any(|r| matches!(r, Run::Text { text, .. } if may_hold_code(text)))
+    {
         return runs;
     }
     let mut ids = Ids::after(&runs);
@@ -162,11 +173,7 @@ pub fn split_runs(runs: Vec<Run>, syntaxes: Syntaxes) -> Vec<Run> {
 /// verbatim slice of the file (offsets of the pieces follow from it).
 pub fn split(text: &str, src: Option<usize>, syntaxes: Syntaxes, ids: &mut Ids) -> Vec<Run> {
     let mut runs = Vec::new();
-    if syntaxes == Syntaxes::NONE
-        || !text
-            .bytes()
-            .any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&'))
-    {
+    if syntaxes == Syntaxes::NONE || !may_hold_code(text) {
         if !text.is_empty() {
             runs.push(text_run(text, src));
         }

@@ -791,10 +791,7 @@ fn read_runs(text: &str, entry: &Entry, ids: &mut Ids) -> Vec<Run> {
             let content = entry.content();
             let value = text.get(content.clone()).unwrap_or_default();
             // What the placeholder splitter would give, without its general path.
-            if !value
-                .bytes()
-                .any(|b| matches!(b, b'{' | b'%' | b'$' | b'<' | b'&'))
-            {
+            if !crate::formats::inline::placeholders::may_hold_code(value) {
                 return if value.is_empty() {
                     Vec::new()
                 } else {

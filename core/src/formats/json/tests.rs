@@ -501,68 +501,6 @@ fn reads_blocks_of_the_i18next_and_icu_fixtures() {
     );
 }
 
-/// Read + write throughput on generated ~50 MB catalogs, in CPU time; run with
-/// `cargo test --release -p kapi-core --lib formats::json -- --ignored --nocapture`.
-#[test]
-#[ignore = "throughput: run with --release --ignored --nocapture"]
-fn throughput_on_a_large_catalog() {
-    // CPU time of this thread, so a busy machine does not skew the figure.
-    let cpu = || {
-        let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-        let ns: u64 = stat
-            .split(' ')
-            .next()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
-        std::time::Duration::from_nanos(ns)
-    };
-    let mixed = "  \"section{i}\": {\n    \"title\": \"Title number {i}\",\n    \"body\": \"Hello {name}, you have {count, plural, one {# message} other {# messages}}\",\n    \"escaped\": \"Line\\none \\\"quoted\\\" caf\\u00e9\",\n    \"item_one\": \"{{count}} item\",\n    \"item_other\": \"{{count}} items\",\n    \"n\": {i}\n  },\n";
-    let plain = "  \"section{i}\": {\n    \"title\": \"Title number {i}\",\n    \"body\": \"Hello there, you have some new messages waiting in the inbox\",\n    \"n\": {i}\n  },\n";
-    for (name, entry) in [("mixed", mixed), ("plain", plain)] {
-        let mut text = String::from("{\n");
-        let mut i = 0;
-        while text.len() < 50_000_000 {
-            text.push_str(&entry.replace("{i}", &i.to_string()));
-            i += 1;
-        }
-        text.push_str("  \"end\": \"end\"\n}\n");
-        let start = cpu();
-        let scanned = Scanner::new(&text).scan().unwrap();
-        let scan = cpu() - start;
-        let out = Output::new(INFO.id, Skeleton::over(&text), None);
-        let parsed = build(&text, out, scanned).finish().unwrap();
-        let read = cpu() - start;
-        let written = Json.write(&parsed).unwrap();
-        let total = cpu() - start;
-        assert_eq!(written.len(), text.len());
-        let mb = text.len() as f64 / 1e6;
-        let rate = |d: std::time::Duration| mb / d.as_secs_f64();
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!(
-                "{name}: {mb:.1} MB, {} blocks, CPU time: scan {:.0} MB/s, read {:.0} MB/s, read+write {:.0} MB/s",
-                parsed.document.blocks.len(),
-                rate(scan),
-                rate(read),
-                rate(total),
-            );
-        }
-    }
-    for sample in [
-        "Hello {name}, you have {count, plural, one {# message} other {# messages}}",
-        "{{count}} item",
-    ] {
-        let start = cpu();
-        for _ in 0..100_000 {
-            let _ = icu::runs(sample, Some(0), Syntaxes::ALL, &mut Ids::default());
-        }
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!("{sample}: {:?} per read", (cpu() - start) / 100_000);
-        }
-    }
-}
-
 #[test]
 fn digits_ends_a_run_of_digits_and_refuses_none() {
     let scanner = Scanner::new("12.5e+07x");

@@ -15,7 +15,18 @@ pub(super) fn read_in_pieces<'e>(
     // Read whole, a long line is checked for a block too dense to read first (a plan
     // checks the lines that stretch its windows).
     let dense = || {
-        let long = body.split('\n').any(|line| line.len() > LONG_LINE);
+        // Line lengths from the gaps between line feeds (memchr, not a char search).
+        let bytes = body.as_bytes();
+        let mut from = 0;
+        let mut long = false;
+        for nl in memchr::memchr_iter(b'\n', bytes) {
+            if nl - from > LONG_LINE {
+                long = true;
+                break;
+            }
+            from = nl + 1;
+        }
+        let long = long || bytes.len() - from > LONG_LINE;
         long.then(|| dense_block(body, 0..body.len(), LONG_LINE, last_metadata_close(body)))
             .flatten()
     };

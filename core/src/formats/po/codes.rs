@@ -39,10 +39,10 @@ pub(super) fn split_at(
     let mut runs = Vec::new();
     let mut at = 0;
     let mut i = 0;
-    while let Some(p) = bytes.get(i..).and_then(|rest| {
-        rest.iter()
-            .position(|&b| b == b'%' || b == b'{' || b == b'}')
-    }) {
+    while let Some(p) = bytes
+        .get(i..)
+        .and_then(|rest| memchr::memchr3(b'%', b'{', b'}', rest))
+    {
         let start = i + p;
         let found = match bytes.get(start) {
             Some(b'%') if syntaxes.printf => printf_len(bytes, start).map(|len| (len, "printf")),
