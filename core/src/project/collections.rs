@@ -2,7 +2,7 @@
 //! excluded, and the walk that lists every declared source file (targets and excludes skipped).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -324,28 +324,56 @@ impl Collections {
                 !(exclude.is_match(format!("{rel}/{PRUNE_PROBE}"))
                     && exclude.is_match(format!("{rel}/{PRUNE_PROBE}/{PRUNE_PROBE}")))
             });
-        let mut out = Vec::new();
-        for entry in builder.build() {
-            let Ok(entry) = entry else { continue };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let Some(rel) = rel_path(root, entry.path()) else {
-                continue;
+        // Folders are read and each file matched on every core; the sort makes the order
+        // the same as a serial walk's.
+        let found: Mutex<Vec<DeclaredFile>> = Mutex::new(Vec::new());
+        builder.build_parallel().run(|| {
+            let mut batch = Batch {
+                found: &found,
+                mine: Vec::new(),
             };
-            if rel == RECIPE_FILE || self.is_excluded(&rel) || self.is_target(&rel) {
-                continue;
-            }
-            if let Some(m) = self.matches(&rel) {
-                out.push(DeclaredFile {
-                    abs: entry.into_path(),
-                    format: m.format,
-                    rel,
-                });
-            }
-        }
+            Box::new(move |entry| {
+                if let Ok(entry) = entry
+                    && entry.file_type().is_some_and(|t| t.is_file())
+                    && let Some(file) = self.declared(root, entry)
+                {
+                    batch.mine.push(file);
+                }
+                ignore::WalkState::Continue
+            })
+        });
+        let mut out = found.into_inner().unwrap_or_else(PoisonError::into_inner);
         out.sort_by(|a, b| a.rel.cmp(&b.rel));
         Ok(out)
+    }
+}
+
+impl Collections {
+    /// The walked file `entry` as a declared source, when an item declares it.
+    fn declared(&self, root: &Path, entry: ignore::DirEntry) -> Option<DeclaredFile> {
+        let rel = rel_path(root, entry.path())?;
+        if rel == RECIPE_FILE || self.is_excluded(&rel) || self.is_target(&rel) {
+            return None;
+        }
+        let m = self.matches(&rel)?;
+        Some(DeclaredFile {
+            abs: entry.into_path(),
+            format: m.format,
+            rel,
+        })
+    }
+}
+
+/// One walker thread's declared files, handed to the shared list when the thread ends.
+struct Batch<'a> {
+    found: &'a Mutex<Vec<DeclaredFile>>,
+    mine: Vec<DeclaredFile>,
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        let mut found = self.found.lock().unwrap_or_else(PoisonError::into_inner);
+        found.append(&mut self.mine);
     }
 }
 

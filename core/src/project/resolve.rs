@@ -33,6 +33,9 @@ pub struct Resolver<'a> {
     /// Whether each conventional file (`.kapi/voice.yaml`, a profile's) exists, looked up
     /// once per resolver: a check of 10,000 files resolves 10,000 points.
     conventional: Mutex<HashMap<String, bool>>,
+    /// The point each collection item resolves to (all but its `path`): every file an item
+    /// declares resolves the same way at one instant.
+    points: Mutex<HashMap<Option<(usize, usize)>, Point>>,
 }
 
 enum State {
@@ -60,6 +63,7 @@ impl<'a> Resolver<'a> {
             now,
             collections: Collections::new(&project.recipe).ok(),
             conventional: Mutex::new(HashMap::new()),
+            points: Mutex::new(HashMap::new()),
         }
     }
 
@@ -71,9 +75,24 @@ impl<'a> Resolver<'a> {
     /// What governs the project-relative path `rel`.
     pub fn resolve_path(&self, rel: &str) -> Point {
         let rel = rel.trim_start_matches("./");
-        let recipe = &self.project.recipe;
         let m: Option<Match> = self.collections.as_ref().and_then(|c| c.matches(rel));
-        let (collection, item) = match &m {
+        let slot = m.as_ref().map(|m| (m.collection_index, m.item_index));
+        let known = self.points.lock().ok().and_then(|p| p.get(&slot).cloned());
+        if let Some(mut point) = known {
+            point.path = Some(rel.to_owned());
+            return point;
+        }
+        let point = self.resolve_item(rel, m.as_ref());
+        if let Ok(mut points) = self.points.lock() {
+            points.insert(slot, point.clone());
+        }
+        point
+    }
+
+    /// [`Resolver::resolve_path`] for `rel`, which the collections match as `m`.
+    fn resolve_item(&self, rel: &str, m: Option<&Match>) -> Point {
+        let recipe = &self.project.recipe;
+        let (collection, item) = match m {
             Some(m) => {
                 let c = recipe.collections.get(m.collection_index);
                 (c, c.and_then(|c| c.content.get(m.item_index)))

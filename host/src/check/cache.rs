@@ -19,8 +19,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use kapi_core::check::{CacheUse, Finding, Findings};
 use kapi_core::project::layout::{KAPI_DIR, WORK_DIR};
@@ -59,7 +59,8 @@ struct Shard {
 pub(super) struct Cache {
     root: PathBuf,
     dir: PathBuf,
-    shards: Vec<Option<Shard>>,
+    /// Each shard read on its first lookup (by whichever worker needs it first).
+    shards: Vec<OnceLock<Shard>>,
     fresh: Mutex<Vec<(usize, String, Entry)>>,
     reused: AtomicUsize,
     checked: AtomicUsize,
@@ -75,9 +76,10 @@ pub(super) enum Lookup {
 }
 
 impl Cache {
-    /// The cache of the project at `root` for the jobs of one check, their shards read;
-    /// `None` when the project has no `.kapi/` folder (kapi creates none just to cache).
-    pub(super) fn open(root: &Path, jobs: &[Job]) -> Option<Cache> {
+    /// The cache of the project at `root` for one check (each shard is read when a lookup
+    /// first needs it); `None` when the project has no `.kapi/` folder (kapi creates none
+    /// just to cache).
+    pub(super) fn open(root: &Path) -> Option<Cache> {
         if !root.join(KAPI_DIR).is_dir() {
             return None;
         }
@@ -85,17 +87,10 @@ impl Cache {
             .join(WORK_DIR)
             .join("cache")
             .join(format!("check-{}", build_id()));
-        let mut shards: Vec<Option<Shard>> = (0..SHARDS).map(|_| None).collect();
-        for job in jobs.iter().filter(|j| cacheable(j)) {
-            let i = shard_of(&job.abs);
-            if shards[i].is_none() {
-                shards[i] = Some(read_shard(&dir.join(shard_name(i))));
-            }
-        }
         Some(Cache {
             root: root.to_path_buf(),
             dir,
-            shards,
+            shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
             fresh: Mutex::new(Vec::new()),
             reused: AtomicUsize::new(0),
             checked: AtomicUsize::new(0),
@@ -103,12 +98,17 @@ impl Cache {
         })
     }
 
+    fn shard(&self, i: usize) -> &Shard {
+        self.shards[i].get_or_init(|| read_shard(&self.dir.join(shard_name(i))))
+    }
+
     /// The cached result of `job`, when its file and key are unchanged.
     pub(super) fn lookup(&self, job: &Job, key: &str) -> Lookup {
         let stat = Stat::of(&job.abs);
-        let entry = self.shards[shard_of(&job.abs)]
-            .as_ref()
-            .and_then(|s| s.entries.get(&path_key(&job.abs)))
+        let entry = self
+            .shard(shard_of(&job.abs))
+            .entries
+            .get(&path_key(&job.abs))
             .filter(|e| e.key == key);
         let (Some(entry), Some(now)) = (entry, stat) else {
             return Lookup::Miss(stat);
@@ -187,14 +187,16 @@ impl Cache {
         if fresh.is_empty() {
             return;
         }
-        let mut shards = self.shards;
+        let mut shards: Vec<Option<Shard>> =
+            self.shards.into_iter().map(OnceLock::into_inner).collect();
         let mut touched: Vec<Option<HashSet<String>>> = (0..SHARDS).map(|_| None).collect();
         for (i, path, entry) in fresh {
             touched[i]
                 .get_or_insert_with(HashSet::new)
                 .insert(path.clone());
+            // A shard no lookup read is read now: writing it must keep what it holds.
             shards[i]
-                .get_or_insert_with(Shard::default)
+                .get_or_insert_with(|| read_shard(&self.dir.join(shard_name(i))))
                 .entries
                 .insert(path, entry);
         }

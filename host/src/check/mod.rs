@@ -175,7 +175,7 @@ pub fn check(
     }
 
     let cache = match &project {
-        Some(p) if !request.no_cache && changed.is_none() => cache::Cache::open(&p.root, &jobs),
+        Some(p) if !request.no_cache && changed.is_none() => cache::Cache::open(&p.root),
         _ => None,
     };
     let results = run::run_jobs(
