@@ -1021,3 +1021,7 @@ fn an_edit_of_a_file_in_another_encoding_lands_in_that_encoding() {
         assert_eq!(written, want, "{doc}");
     }
 }
+
+/// The splice path held to the full path through the binary.
+#[path = "apply_splice.rs"]
+mod splice;

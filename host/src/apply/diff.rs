@@ -14,6 +14,47 @@ pub(super) fn diff(file: &File, new: &[u8]) -> String {
     unified_diff(old, &new, &file.doc)
 }
 
+/// Bytes compared at once while the texts agree (a slice comparison, `memcmp`).
+const STRIDE: usize = 64;
+
+/// How many bytes `a` and `b` share at their start.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + STRIDE <= n && a.get(i..i + STRIDE) == b.get(i..i + STRIDE) {
+        i += STRIDE;
+    }
+    let (rest_a, rest_b) = (
+        a.get(i..n).unwrap_or_default(),
+        b.get(i..n).unwrap_or_default(),
+    );
+    i + rest_a
+        .iter()
+        .zip(rest_b)
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes `a` and `b` share at their end.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut i = 0;
+    while i + STRIDE <= n && a.get(n - i - STRIDE..n - i) == b.get(n - i - STRIDE..n - i) {
+        i += STRIDE;
+    }
+    let (rest_a, rest_b) = (
+        a.get(..n - i).unwrap_or_default(),
+        b.get(..n - i).unwrap_or_default(),
+    );
+    i + rest_a
+        .iter()
+        .rev()
+        .zip(rest_b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 /// Lines of context around each change.
 const CONTEXT: usize = 3;
 
@@ -23,7 +64,7 @@ const CONTEXT: usize = 3;
 pub fn unified_diff(old: &str, new: &str, doc: &str) -> String {
     let (a, b) = (old.as_bytes(), new.as_bytes());
     // Common prefix, back to a line start, then `CONTEXT` more lines back.
-    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let same = common_prefix(a, b);
     let mut start = a[..same]
         .iter()
         .rposition(|&c| c == b'\n')
@@ -41,12 +82,7 @@ pub fn unified_diff(old: &str, new: &str, doc: &str) -> String {
     }
     // Common suffix (not overlapping the prefix), forward to a line end, then `CONTEXT` more.
     let max_tail = (a.len() - start).min(b.len() - start);
-    let tail = a[a.len() - max_tail..]
-        .iter()
-        .rev()
-        .zip(b[b.len() - max_tail..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let tail = common_suffix(&a[a.len() - max_tail..], &b[b.len() - max_tail..]);
     let mut cut = tail;
     // Keep the suffix whole lines: advance the cut to just after a newline.
     let suffix = &a[a.len() - tail..];
@@ -158,5 +194,35 @@ mod tests {
         }
         assert_eq!(unified_diff("a\n", "a\n", "f"), "");
         assert_eq!(unified_diff("", "x\n", "f"), full("", "x\n"));
+    }
+
+    #[test]
+    fn the_common_prefix_and_suffix_are_the_bytewise_ones() {
+        let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let naive_suffix = |a: &[u8], b: &[u8]| {
+            a.iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let base: Vec<u8> = (0..300u32).map(|i| b'a' + (i % 7) as u8).collect();
+        for len in [0, 1, 63, 64, 65, 128, 200, 300] {
+            for at in [0, 1, 31, 63, 64, 65, 127, 150, 299] {
+                let a = &base[..len];
+                let mut b = a.to_vec();
+                if at < b.len() {
+                    b[at] = b'#';
+                }
+                for b in [
+                    b.clone(),
+                    b[..b.len() / 2].to_vec(),
+                    [b.as_slice(), b"xy"].concat(),
+                ] {
+                    assert_eq!(common_prefix(a, &b), naive_prefix(a, &b), "{len} {at}");
+                    assert_eq!(common_suffix(a, &b), naive_suffix(a, &b), "{len} {at}");
+                }
+            }
+        }
     }
 }

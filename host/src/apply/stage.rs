@@ -51,7 +51,14 @@ impl Service<'_> {
                 refuse_file(results, fi, &message);
                 continue;
             }
-            let bytes = match file.format.write(&file.parsed) {
+            // A spliced file is rendered by the splice: the JSON writer's bytes, its style
+            // read with `memchr`.
+            let rendered = if file.spliced.is_some() {
+                kapi_core::formats::splice::json::write(&file.parsed)
+            } else {
+                file.format.write(&file.parsed)
+            };
+            let bytes = match rendered {
                 Ok(bytes) => bytes,
                 Err(e) => {
                     let message = format!("`{}` cannot be written: {e}", file.doc);

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use crate::formats::inline::icu::{self, Piece};
 use crate::formats::inline::placeholders::{Ids, Syntaxes};
-use crate::formats::{Encoding, KeyBudget, MAX_CODES, MAX_DEPTH, Parsed, Skeleton};
+use crate::formats::{Encoding, KeyBudget, MAX_CODES, MAX_DEPTH, Parsed, Skeleton, WriteError};
 use crate::model::{Block, Document, Role, Run};
 
 /// The longest value (bytes between its quotes) the scan takes: a value holds at most one
@@ -124,10 +124,16 @@ fn push_segment(path: &mut String, key: &str) {
     }
 }
 
-/// The length [`push_segment`] gives `key`.
+/// The length [`push_segment`] gives `key`, in one pass over it.
 fn segment_len(key: &str) -> usize {
-    if needs_quotes(key) {
-        2 + key.len() + key.matches('\'').count()
+    let (mut digits, mut marks, mut quotes) = (true, false, 0);
+    for &b in key.as_bytes() {
+        digits &= b.is_ascii_digit();
+        marks |= matches!(b, b'.' | b'\'' | b'#');
+        quotes += usize::from(b == b'\'');
+    }
+    if key.is_empty() || digits || marks {
+        2 + key.len() + quotes
     } else {
         key.len()
     }
@@ -175,6 +181,7 @@ fn string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut at = start + 1;
     let mut escaped = false;
     loop {
+        at += plain_run(bytes.get(at..)?);
         match *bytes.get(at)? {
             b'"' => return Some((at + 1, escaped)),
             b'\\' => {
@@ -185,6 +192,29 @@ fn string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
             _ => at += 1,
         }
     }
+}
+
+/// How many bytes at the start of `bytes` are plain string content (no `"`, `\\` or control
+/// character), eight at a time.
+fn plain_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let special = |word: u64| {
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        zero(word ^ (ONES * u64::from(b'"')))
+            | zero(word ^ (ONES * u64::from(b'\\')))
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGH)
+    };
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if special(u64::from_le_bytes(word)) != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n
 }
 
 /// The four hex digits at `at`.
@@ -665,6 +695,100 @@ pub fn reread(new: &str, parsed: &Parsed, key_bytes: usize) -> Option<Vec<Block>
         *blocks.get_mut(hole.block)? = Some(block);
     }
     blocks.into_iter().collect()
+}
+
+/// Renders `parsed` (a [`locate`]d file with edited blocks) as the JSON writer does: the
+/// untouched bytes copied, each edited value rendered and escaped in the file's style.
+pub fn write(parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+    let style: std::cell::OnceCell<Style> = std::cell::OnceCell::new();
+    parsed.skeleton.fill(&parsed.document, |_, runs: &[Run]| {
+        let style = style.get_or_init(|| Style::of(&parsed.skeleton));
+        let mut value = String::new();
+        icu::render(runs, &mut value);
+        let mut out = String::with_capacity(value.len() + 8);
+        escape_into(&value, style, &mut out);
+        Ok(out)
+    })
+}
+
+/// How the file writes characters an edited value may hold (the JSON writer's style).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Style {
+    /// Write `/` as `\/`.
+    slash: bool,
+    /// Write every non-ASCII character as `\uXXXX`.
+    ascii: bool,
+    /// Write characters above U+00FF as `\uXXXX` (an ISO-8859-1 file).
+    latin1: bool,
+    upper_hex: bool,
+}
+
+impl Style {
+    /// The writer's reading of the file's escapes, each backslash found with `memchr`.
+    fn of(skeleton: &Skeleton) -> Style {
+        let text = skeleton.original.as_bytes();
+        let body = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
+        let mut slash = false;
+        let mut escaped_non_ascii = false;
+        let mut upper_hex = None;
+        let mut at = 0;
+        while let Some(found) = body.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+            at += found;
+            match body.get(at + 1) {
+                Some(b'/') => slash = true,
+                Some(b'u') => {
+                    let hex = body.get(at + 2..at + 6).unwrap_or_default();
+                    if upper_hex.is_none() && hex.iter().any(u8::is_ascii_alphabetic) {
+                        upper_hex = Some(hex.iter().any(u8::is_ascii_uppercase));
+                    }
+                    let value = std::str::from_utf8(hex)
+                        .ok()
+                        .and_then(|h| u32::from_str_radix(h, 16).ok());
+                    escaped_non_ascii |= value.is_some_and(|v| v >= 0x80);
+                }
+                _ => {}
+            }
+            at += 2;
+        }
+        Style {
+            slash,
+            ascii: escaped_non_ascii && body.is_ascii(),
+            latin1: skeleton.encoding == Encoding::Latin1,
+            upper_hex: upper_hex.unwrap_or(false),
+        }
+    }
+}
+
+/// Appends `value` as JSON string content (no quotes) in the file's style.
+fn escape_into(value: &str, style: &Style, out: &mut String) {
+    use std::fmt::Write as _;
+    let unit = |u: u16, out: &mut String| {
+        let _ = if style.upper_hex {
+            write!(out, "\\u{u:04X}")
+        } else {
+            write!(out, "\\u{u:04x}")
+        };
+    };
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '/' if style.slash => out.push_str("\\/"),
+            c if u32::from(c) < 0x20 => unit(u32::from(c) as u16, out),
+            c if (style.ascii && !c.is_ascii()) || (style.latin1 && u32::from(c) > 0xFF) => {
+                let mut buf = [0u16; 2];
+                for &u in c.encode_utf16(&mut buf).iter() {
+                    unit(u, out);
+                }
+            }
+            c => out.push(c),
+        }
+    }
 }
 
 #[cfg(test)]

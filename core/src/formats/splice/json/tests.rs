@@ -214,3 +214,32 @@ fn a_read_back_is_the_readers_read_of_what_was_written() {
     }
     assert_eq!(back.len(), all.len());
 }
+
+#[test]
+fn the_splice_writes_what_the_json_writer_writes_in_each_style() {
+    for text in [
+        HOSTILE,
+        "{\"a\": \"x\", \"b\": \"a\\/b\"}",
+        "{\"a\": \"x\", \"b\": \"caf\\u00E9\"}",
+        "{\"a\": \"x\", \"b\": \"caf\\u00e9 \\\\u00FF\"}",
+        "{\"a\": \"x\", \"b\": \"caf\u{e9}\\u00e9\"}",
+    ] {
+        let wanted = keys(&["a"]);
+        let Some(mut located) = locate(text.to_owned(), &wanted) else {
+            continue;
+        };
+        let mut full = read_picked(&Json, text.as_bytes().to_vec(), &mut |_, b| {
+            wanted.contains(&b.key)
+        })
+        .expect("reads")
+        .parsed;
+        let edit = crate::model::Edition::new(vec![Run::text("é 😀 / \" \\ \u{1} \u{2028}")]);
+        located.parsed.document.blocks[0].source = edit.clone();
+        full.document.blocks[0].source = edit;
+        assert_eq!(
+            write(&located.parsed).expect("splice"),
+            Json.write(&full).expect("json"),
+            "{text}"
+        );
+    }
+}
