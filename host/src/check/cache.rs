@@ -1,7 +1,7 @@
 //! The check cache: a file unchanged since it was last checked, under the same governance and
 //! the same kapi build, reuses that check's findings, so a re-check of a tree costs a stat a file.
 //!
-//! Where: `.kapi/work/cache/check-<build>/NN.json`, 256 shards by the file's path, so checking
+//! Where: `.kapi/work/cache/check-<build>/NN.json`, 64 shards by the file's path, so checking
 //! one file reads and writes one small shard. `<build>` is kapi's version and the binary's size
 //! and modification time: another kapi never reads this one's cache (old folders are removed).
 //!
@@ -31,7 +31,7 @@ use super::Job;
 use super::run::FileResult;
 use crate::memo::{Stat, now_ns};
 
-const SHARDS: usize = 256;
+const SHARDS: usize = 64;
 
 /// One file's cached check.
 #[derive(Debug, Clone, Serialize, Deserialize)]

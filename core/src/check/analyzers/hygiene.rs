@@ -193,19 +193,16 @@ fn repeated_words(text: &str, hits: &mut dyn Sink) {
 fn doubled_spaces(text: &str, hits: &mut dyn Sink) {
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b' ' {
-            i += 1;
+    // Each run of spaces starts at a pair the searcher finds (a run holds one pair or more).
+    for start in memchr::memmem::find_iter(bytes, b"  ") {
+        if start < i {
             continue;
         }
-        let start = i;
+        i = start;
         while i < bytes.len() && bytes[i] == b' ' {
             i += 1;
         }
         let count = i - start;
-        if count < 2 {
-            continue;
-        }
         let before = text.get(..start).and_then(|s| s.chars().next_back());
         let after = text.get(i..).and_then(|s| s.chars().next());
         let between_words =
@@ -278,6 +275,12 @@ fn slot(open: char) -> usize {
 }
 
 fn brackets(text: &str, hits: &mut dyn Sink) {
+    let bytes = text.as_bytes();
+    if memchr::memchr3(b'(', b'[', b'{', bytes).is_none()
+        && memchr::memchr3(b')', b']', b'}', bytes).is_none()
+    {
+        return;
+    }
     let mut open: Vec<(char, usize)> = Vec::new();
     // How many of each opener `open` holds: a closer with none to match skips the search
     // down the stack (which made `((((…]]]]` quadratic).
@@ -289,7 +292,7 @@ fn brackets(text: &str, hits: &mut dyn Sink) {
         )
     };
     // Brackets are ASCII, and an ASCII byte never occurs inside a UTF-8 sequence: scan bytes.
-    for (i, &b) in text.as_bytes().iter().enumerate() {
+    for (i, &b) in bytes.iter().enumerate() {
         let c = char::from(b);
         match c {
             '(' if is_emoticon(text, i) => {}
@@ -334,8 +337,8 @@ fn quotes(text: &str, hits: &mut dyn Sink) {
     let mut open: Vec<(char, usize)> = Vec::new();
     // Scan bytes: `"` is ASCII and the curly quotes all start `E2 80`, so no decoding is needed.
     let bytes = text.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        let c = match b {
+    for i in memchr::memchr2_iter(b'"', 0xE2, bytes) {
+        let c = match bytes[i] {
             b'"' => '"',
             0xE2 if bytes.get(i + 1) == Some(&0x80) => match bytes.get(i + 2) {
                 Some(0x9E) => '\u{201E}',
