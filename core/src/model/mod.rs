@@ -336,6 +336,14 @@ trait Sink {
         self.bytes(&(bytes.len() as u64).to_le_bytes());
         self.bytes(bytes);
     }
+    /// [`Sink::part`] of `pieces` joined (`len` bytes in all), without joining them.
+    fn part_pieces<'p>(&mut self, tag: &[u8], len: usize, pieces: impl Iterator<Item = &'p str>) {
+        self.bytes(tag);
+        self.bytes(&(len as u64).to_le_bytes());
+        for piece in pieces {
+            self.bytes(piece.as_bytes());
+        }
+    }
 }
 
 impl Sink for Sha256 {
@@ -352,12 +360,52 @@ impl Sink for HashSink<'_> {
     }
     /// Tag and length as one word, then the bytes: a third of the hasher calls of the
     /// default (fingerprints stay in memory; revs keep the SHA-256 layout).
+    /// The bytes go in blocks of [`HASH_BLOCK`], so the same bytes hash the same however
+    /// they are cut into pieces ([`Sink::part_pieces`]).
     fn part(&mut self, tag: &[u8], bytes: &[u8]) {
         let tag = tag.first().copied().unwrap_or(0);
         std::hash::Hasher::write_u64(self.0, ((bytes.len() as u64) << 8) | u64::from(tag));
-        std::hash::Hasher::write(self.0, bytes);
+        for block in bytes.chunks(HASH_BLOCK) {
+            std::hash::Hasher::write(self.0, block);
+        }
+    }
+    fn part_pieces<'p>(&mut self, tag: &[u8], len: usize, pieces: impl Iterator<Item = &'p str>) {
+        let tag = tag.first().copied().unwrap_or(0);
+        std::hash::Hasher::write_u64(self.0, ((len as u64) << 8) | u64::from(tag));
+        let mut block = [0u8; HASH_BLOCK];
+        let mut filled = 0;
+        for piece in pieces {
+            let mut rest = piece.as_bytes();
+            while !rest.is_empty() {
+                if filled == 0 && rest.len() >= HASH_BLOCK {
+                    // Whole blocks straight from the piece.
+                    let (whole, tail) = rest.split_at(HASH_BLOCK);
+                    std::hash::Hasher::write(self.0, whole);
+                    rest = tail;
+                    continue;
+                }
+                let take = (HASH_BLOCK - filled).min(rest.len());
+                let (head, tail) = rest.split_at(take);
+                if let Some(to) = block.get_mut(filled..filled + take) {
+                    to.copy_from_slice(head);
+                }
+                filled += take;
+                rest = tail;
+                if filled == HASH_BLOCK {
+                    std::hash::Hasher::write(self.0, &block);
+                    filled = 0;
+                }
+            }
+        }
+        if filled > 0 {
+            std::hash::Hasher::write(self.0, block.get(..filled).unwrap_or_default());
+        }
     }
 }
+
+/// The bytes a fingerprint hashes per call: a text's bytes hash the same whether it is one
+/// run or several adjacent ones.
+const HASH_BLOCK: usize = 256;
 
 /// Hashes runs canonically: adjacent text runs hash as one and an empty one as nothing (a
 /// reader may split text where a writer joins it: the content is the same), so an edit that
@@ -376,14 +424,16 @@ fn hash_runs(runs: &[Run], sink: &mut impl Sink) {
                     sink.part(b"T", text.as_bytes());
                 }
             } else {
-                let mut joined = String::new();
-                for run in &runs[i..end] {
-                    if let Run::Text { text, .. } = run {
-                        joined.push_str(text);
-                    }
-                }
-                if !joined.is_empty() {
-                    sink.part(b"T", joined.as_bytes());
+                // Hashed as one text, without joining the runs into a new string.
+                let pieces = || {
+                    runs[i..end].iter().filter_map(|run| match run {
+                        Run::Text { text, .. } => Some(text.as_str()),
+                        _ => None,
+                    })
+                };
+                let len: usize = pieces().map(str::len).sum();
+                if len > 0 {
+                    sink.part_pieces(b"T", len, pieces());
                 }
             }
             i = end;
@@ -702,6 +752,26 @@ mod tests {
             Edition::new(vec![Run::text("")]).rev(),
             Edition::new(vec![]).rev()
         );
+    }
+
+    #[test]
+    fn long_text_hashes_the_same_cut_anywhere() {
+        let text = format!("{}yz", "x".repeat(300));
+        let joined = Edition::new(vec![Run::text(text.clone())]);
+        for cut in [1, 255, 256, 257, 301] {
+            let (a, b) = text.split_at(cut);
+            let split = Edition::new(vec![Run::text(a), Run::text(b)]);
+            assert_eq!(split.fingerprint(), joined.fingerprint(), "{cut}");
+            assert_eq!(split.rev(), joined.rev(), "{cut}");
+        }
+        let thirds = Edition::new(vec![
+            Run::text(&text[..100]),
+            Run::text(&text[100..200]),
+            Run::text(&text[200..]),
+        ]);
+        assert_eq!(thirds.fingerprint(), joined.fingerprint());
+        // SHA-256 over `T`, the length (u64 LE) and the bytes: the rev a store keeps.
+        assert_eq!(joined.rev(), "r213d7e1aba06c233");
     }
 
     #[test]
