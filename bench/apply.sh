@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kapi's change-set benchmark: `kapi apply` of a 1-operation set (one set_content) on a 100 KB
 # Markdown guide and on a 5 MB JSON catalog, whole process, commit check included. Targets on
-# 2 cores: under 20 ms and under 150 ms. Run `make bench-apply` (or `make bench`, which runs it
+# 2 cores: under 20 ms, and at most 30 ms for the catalog (issue 18 item 3: the splice path
+# parses only what it edits). Run `make bench-apply` (or `make bench`, which runs it
 # after formats.sh) or `bash bench/apply.sh`.
 #
 # It builds nothing: kapi is $KAPI_BIN (default target/release/kapi). Inputs go to
@@ -87,12 +88,12 @@ peak_mb() {
 # Mean CPU (user + system, ms) of the measurement $1 of the current case.
 cpu() { cat "$OUT/$id-$1.cpu"; }
 
-verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v+0 < t+0) ? "met" : "**not met**" }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v+0 <= t+0) ? "met" : "**not met**" }'; }
 
 # case  project  document  block role  target (ms)
 CASES=(
   "md md docs/guide.md paragraph 20"
-  "json json locales/en.json key 150"
+  "json json locales/en.json key 30"
 )
 ROWS="$OUT/rows.md"
 COMPARE="$OUT/compare.md"
@@ -160,7 +161,7 @@ PY
   bash "$prep"
 
   name="$kb KB $( [ "$id" = md ] && echo Markdown || echo JSON catalog )"
-  echo "| $name | apply < $target ms | $a_med ms | $a_min-$a_max ms | $d_med ms | $g_med ms | $rss MB | $(verdict "$a_med" "$target") |" >>"$ROWS"
+  echo "| $name | apply ≤ $target ms | $a_med ms | $a_min-$a_max ms | $d_med ms | $g_med ms | $rss MB | $(verdict "$a_med" "$target") |" >>"$ROWS"
   {
     echo "| $name | \`kapi apply\` | $a_med | $a_min-$a_max | $(cpu apply) |"
     echo "| | \`kapi apply --dry-run\` (prints the diff) | $d_med | $d_min-$d_max | $(cpu dry) |"
