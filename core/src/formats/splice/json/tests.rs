@@ -243,3 +243,15 @@ fn the_splice_writes_what_the_json_writer_writes_in_each_style() {
         );
     }
 }
+
+#[test]
+fn escapes_read_as_the_reader_reads_them() {
+    // A lone surrogate, a pair split by text, escaped keys and a key that is all escapes.
+    let text =
+        r#"{"a": "lone \ud83d here", "b": "\ud83d x \ude00", "\u0063": "key c", "d\"e": "\/\b\f"}"#;
+    let parsed = Json.read(text.as_bytes()).expect("reads");
+    for block in &parsed.document.blocks {
+        same_as_reader(text, &keys(&[&block.key]));
+    }
+    assert!(parsed.document.block("c").is_some());
+}
