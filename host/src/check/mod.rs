@@ -189,9 +189,13 @@ pub fn check(
     // The cache is written on another core while the report is built (best effort: a cache
     // that cannot be written is a slower next run).
     let used = cache.as_ref().map(cache::Cache::usage);
+    let single = jobs.len() <= 1;
     let mut report = std::thread::scope(|scope| {
-        if let Some(cache) = cache {
-            scope.spawn(move || cache.save());
+        match cache {
+            // One file's shard is small: written here, no thread to start.
+            Some(cache) if single => cache.save(),
+            Some(cache) => drop(scope.spawn(move || cache.save())),
+            None => {}
         }
         let tally = Tally::of(&jobs, &governances, results);
         let gate = gate_for(

@@ -49,32 +49,34 @@ pub(super) fn run_jobs(
     let total = jobs.len();
     let mut slots: Vec<Option<Result<FileResult, HostError>>> = Vec::with_capacity(total);
     slots.resize_with(total, || None);
-    let per_thread: Vec<Option<Vec<Indexed>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(job) = jobs.get(i) else { break };
-                        if cancelled() {
-                            break;
-                        }
-                        let change = changed.and_then(|c| c.get(&job.abs));
-                        let result = match cache.filter(|_| cache::cacheable(job)) {
-                            Some(cache) => cached(cache, job, governances, cancel),
-                            None => check_file(job, governances, change, cancel),
-                        };
-                        out.push((i, result));
-                        progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-                    }
-                    out
-                })
-            })
-            .collect();
-        // A worker that panicked checked nothing: that is an error, never an empty pass.
-        handles.into_iter().map(|h| h.join().ok()).collect()
-    });
+    let work = || {
+        let mut out = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(job) = jobs.get(i) else { break };
+            if cancelled() {
+                break;
+            }
+            let change = changed.and_then(|c| c.get(&job.abs));
+            let result = match cache.filter(|_| cache::cacheable(job)) {
+                Some(cache) => cached(cache, job, governances, cancel),
+                None => check_file(job, governances, change, cancel),
+            };
+            out.push((i, result));
+            progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        }
+        out
+    };
+    // One file (the per-edit check) is checked on the calling thread: no thread to start.
+    let per_thread: Vec<Option<Vec<Indexed>>> = if workers == 1 {
+        vec![std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).ok()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            // A worker that panicked checked nothing: that is an error, never an empty pass.
+            handles.into_iter().map(|h| h.join().ok()).collect()
+        })
+    };
     let Some(per_thread) = per_thread.into_iter().collect::<Option<Vec<_>>>() else {
         return Err(HostError::Internal {
             message: "a check worker stopped unexpectedly; no result is reported".into(),
