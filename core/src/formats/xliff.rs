@@ -93,7 +93,7 @@ fn read_text<'e>(
     let tree = parse_tree(text, 1)?;
     let root = tree.root;
     let ns = tree.prefix(root);
-    let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
+    let is = |i: usize, local: &str| named(&tree, i, ns, local);
     let files: Vec<usize> = tree.children(root).filter(|&i| is(i, "file")).collect();
     let several = files.len() > 1;
     let mut out = Output::new(INFO.id, skeleton, each);
@@ -392,6 +392,19 @@ const SYNTAXES: Syntaxes = Syntaxes {
 };
 
 /// XLIFF 1.2 inline elements.
+/// Whether element `i` is `ns:local` (`local` alone for an empty `ns`, or `:local`): what
+/// comparing its prefix and local name says, without splitting its name at every ask.
+pub(super) fn named(tree: &Tree, i: usize, ns: &str, local: &str) -> bool {
+    let q = tree.qname(i).as_bytes();
+    if ns.is_empty() {
+        return q == local.as_bytes() || q.strip_prefix(b":") == Some(local.as_bytes());
+    }
+    q.len() == ns.len() + 1 + local.len()
+        && q.starts_with(ns.as_bytes())
+        && q.get(ns.len()) == Some(&b':')
+        && q.ends_with(local.as_bytes())
+}
+
 fn classify(tree: &Tree, index: usize) -> Inline {
     if tree.prefix(index) != tree.prefix(tree.root) {
         return Inline::Standalone;

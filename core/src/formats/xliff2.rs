@@ -82,7 +82,7 @@ fn read_text<'e>(
     let tree = xliff::parse_tree(text, 2)?;
     let root = tree.root;
     let ns = tree.prefix(root);
-    let is = |i: usize, local: &str| tree.local(i) == local && tree.prefix(i) == ns;
+    let is = |i: usize, local: &str| super::xliff::named(&tree, i, ns, local);
     let several = tree.children(root).filter(|&i| is(i, "file")).count() > 1;
     let lang = xliff::target_language(&tree, root, "trgLang");
     let mut out = Output::new(INFO.id, skeleton, each);

@@ -391,7 +391,7 @@ fn references(
     while i < raw.len() {
         let rest = raw.get(i..).unwrap_or_default();
         if !rest.starts_with('&') {
-            let next = rest.find('&').map_or(raw.len(), |n| i + n);
+            let next = memchr::memchr(b'&', rest.as_bytes()).map_or(raw.len(), |n| i + n);
             if let Some(out) = out.as_deref_mut() {
                 out.push_str(raw.get(i..next).unwrap_or_default());
             }
