@@ -281,6 +281,19 @@ fn decode(bytes: &[u8]) -> Result<(std::borrow::Cow<'_, str>, super::Encoding), 
     }
 }
 
+/// The bytes that end a plain slice of a value's text: a reference, an escape, a quote and
+/// whitespace (which Android collapses). A table: a value's text is read a word at a time.
+const SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = *b"&\\\" \t\n\r\x0b\x0c";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// Reads `text` into `skeleton` (whose text is `text`), or hands each block to `each`.
 fn read_text<'e>(
     text: &str,
@@ -673,7 +686,8 @@ impl Reader<'_, '_> {
         Ok((tag.content.clone(), runs))
     }
 
-    /// The character data `span` of a value (the element starts at `start`).
+    /// The character data `span` of a value (the element starts at `start`). A plain slice
+    /// ends at a byte [`SPECIAL`] marks.
     fn chars(
         decoder: &mut Decoder,
         text: &str,
@@ -695,12 +709,7 @@ impl Reader<'_, '_> {
             // Plain content up to the next special character, as one slice.
             let plain = rest
                 .bytes()
-                .position(|b| {
-                    matches!(
-                        b,
-                        b'&' | b'\\' | b'"' | b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c
-                    )
-                })
+                .position(|b| SPECIAL[usize::from(b)])
                 .unwrap_or(rest.len());
             if plain > 0 && decoder.is_settled() {
                 decoder.content_str(rest.get(..plain).unwrap_or_default(), at);
