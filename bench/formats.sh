@@ -79,6 +79,12 @@ log "throughput: json, 50 MB catalog"
 best_of 3 "$ROUNDTRIP_BIN" json --repeat 2 "$INPUTS/catalog-50mb.json" | sed 's/^json/json (50 MB catalog)/' >>"$TABLE"
 log "throughput: markdown, 50 MB tree"
 best_of 3 "$ROUNDTRIP_BIN" markdown "$INPUTS/md-50mb" | sed 's/^markdown/markdown (50 MB tree)/' >>"$TABLE"
+log "throughput: yaml, 8 MB file"
+best_of 3 "$ROUNDTRIP_BIN" yaml --repeat 3 "$INPUTS/rails-8mb.yml" | sed 's/^yaml/yaml (8 MB file)/' >>"$TABLE"
+log "throughput: xliff, 20 MB catalog"
+best_of 3 "$ROUNDTRIP_BIN" xliff --repeat 2 "$INPUTS/catalog-20mb.xlf" | sed 's/^xliff/xliff (20 MB catalog)/' >>"$TABLE"
+# Peak RSS of the read + write alone (the tool holds the file's bytes too), beside kapi's below.
+RSS_RT_50M=$(peak_mb "$ROUNDTRIP_BIN" json "$INPUTS/catalog-50mb.json")
 
 # --- 2. kapi inspect: latency and memory ---------------------------------------------------
 log "kapi inspect"
@@ -131,18 +137,57 @@ python3 "$BENCH/compare-pofilter.py" "$DJ/locale-files" "$WORK/pofilter-out" "$W
 # --- targets -------------------------------------------------------------------------------
 mbps() { awk -F'\t' -v id="$1" '$1 == id {print $5}' "$TABLE"; }
 verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN { if (v == "" || v == "n/a") print "not measured"; else if ((dir == "min" && v+0 >= t+0) || (dir == "max" && v+0 <= t+0)) print "met"; else print "**not met**" }'; }
-RSS_RATIO=$(awk -v r="$RSS_50M" -v s="$(du -b "$INPUTS/catalog-50mb.json" | cut -f1)" 'BEGIN { if (r == "n/a") print "n/a"; else printf "%.1f", r * 1048576 / s }')
+CATALOG_MB=$(awk -v s="$(du -b "$INPUTS/catalog-50mb.json" | cut -f1)" 'BEGIN {printf "%.1f", s / 1048576}')
+RSS_LIMIT=$(awk -v s="$CATALOG_MB" 'BEGIN {printf "%.1f", 3 * s + 10}')
+RSS_RATIO=$(awk -v r="$RSS_50M" -v s="$CATALOG_MB" 'BEGIN { if (r == "n/a") print "n/a"; else printf "%.1f", r / s }')
 TARGETS="$WORK/formats-targets.md"
 {
-  echo "| target | measured | |"
+  echo "| target (issue 18) | measured | |"
   echo "|---|---|---|"
-  for id in json markdown po "json (50 MB catalog)" "markdown (50 MB tree)"; do
-    v=$(mbps "$id"); echo "| $id read+write ≥ 100 MB/s | ${v:-?} MB/s | $(verdict "$v" 100 min) |"
+  # Every text format (docx, a zip, is not one), then the large single inputs.
+  for id in android html json markdown po properties text xliff xliff2 yaml \
+    "json (50 MB catalog)" "markdown (50 MB tree)" "yaml (8 MB file)" "xliff (20 MB catalog)"; do
+    v=$(mbps "$id"); echo "| $id read + no-op write ≥ 100 MB/s | ${v:-?} MB/s | $(verdict "$v" 100 min) |"
   done
   echo "| \`kapi inspect\` of a 100 KB catalog < 15 ms | $(awk -v s="$INSPECT_100K" 'BEGIN {printf "%.1f", s*1000}') ms | $(verdict "$INSPECT_100K" 0.015 max) |"
-  echo "| peak RSS < 3× the input (50 MB catalog, read + write) | ${RSS_RATIO}× | $(verdict "$RSS_RATIO" 3 max) |"
+  echo "| peak RSS ≤ 3× + 10 MB (50 MB catalog, \`kapi inspect --verify\`: ≤ ${RSS_LIMIT} MB) | ${RSS_50M} MB (${RSS_RATIO}×) | $(verdict "$RSS_50M" "$RSS_LIMIT" max) |"
   echo "| \`placeholders\` over Django's 1,226 PO files < 0.3 s | ${KAPI_PH_S} s | $(verdict "$KAPI_PH_S" 0.3 max) |"
 } >"$TARGETS"
+
+# What stands in the way of 100 MB/s, from `perf record` of each reader (2026-12-04): printed
+# under the table for each format still short of it.
+declare -A OBSTACLE=(
+  [markdown]="pulldown-cmark's own parse (first pass, inline pass, its tree) is about 30% of the time; the rest is the content model: a String per text run and a Box per code (allocation and free about 15%), and hashing every hole at read and again at write (fingerprints, about 6%, mostly cache misses walking the runs)"
+  [markdown (50 MB tree)]="as for markdown: pulldown-cmark's parse about 30%, a String per run and a Box per code about 15%, fingerprints about 6%"
+  [po]="the parse into owned strings (about 25%: every msgid and msgstr decoded into a String, then moved into runs), UTF-8 validation of the whole file (6%), allocation and free per run, code and key (about 12%), fingerprints (6%)"
+  [yaml]="the reader builds the whole YAML tree of owned strings first (scanner about 25%) and then copies each scalar again into its runs; allocation, drop of the tree and page faults about 20%; fingerprints 5%"
+  [yaml (8 MB file)]="as for yaml: the tree of owned strings built first (scanner about 25%), each scalar copied again into runs, the tree dropped after; allocation, freeing and page faults about 20%; longer keys (a path per value) than the fixtures'"
+  [html]="a String per text run and per code's data (allocation and free about 15%), the token list the lexer builds first, and fingerprints (8%, cache misses walking the runs)"
+  [android]="the XML tree parse (xml::Tree::parse, its tokenizer and attributes: about 30%), then a String per run"
+  [properties]="a String per value and per key plus fingerprints; the files are small (40 KB in all), so per-file set-up weighs"
+  [json]="the content model: a Block (168 bytes), a key String, a run Vec and a String per run for every value, a Box per code (allocation about 15%); fingerprints 7%"
+  [json (50 MB catalog)]="page faults and allocation for the model of 450,000 values (a Block, a key, a run Vec, a String per run, a Box per code: about 25% together), fingerprints 7%"
+  [xliff (20 MB catalog)]="memory: the kernel zeroing fresh pages is about 40% of the time, as the model takes 15× the file (each inline code with attributes holds a BTreeMap node of about 540 bytes besides its Box and three Strings; freeing them is another 5%); the XML parse itself is under 10%"
+  [xliff]="a String per run and a Box per code (with a BTreeMap node per code with attributes)"
+  [xliff2]="a String per run and a Box per code (with a BTreeMap node per code with attributes)"
+)
+notes() {
+  local first=1
+  while IFS=$'\t' read -r id _ _ _ v _; do
+    [ "$(verdict "$v" 100 min)" = "**not met**" ] || continue
+    [ -n "${OBSTACLE[$id]:-}" ] || continue
+    if [ "$first" = 1 ]; then echo; echo "What stands in the way of 100 MB/s (perf record of the read + write):"; echo; first=0; fi
+    echo "- $id: ${OBSTACLE[$id]}."
+  done <"$TABLE"
+  if [ "$(verdict "$RSS_50M" "$RSS_LIMIT" max)" = "**not met**" ]; then
+    echo
+    echo "What holds the memory of the 50 MB catalog: the file's bytes, the skeleton's copy of its text and"
+    echo "the written bytes are 3× already; the document adds about 5× (450,000 blocks of 168 bytes, each with"
+    echo "a key String, a run Vec and a String per run, a boxed Code with three Strings per placeholder, a"
+    echo "40-byte hole). Reaching 3× + 10 MB needs the document to borrow from the text (or \`read_each\`"
+    echo "streaming in \`kapi inspect --verify\`), not a smaller allocation here and there."
+  fi
+}
 
 # --- report --------------------------------------------------------------------------------
 SECTION="$WORK/formats-section.md"
@@ -152,8 +197,8 @@ SECTION="$WORK/formats-section.md"
   echo
   echo "Read + no-op write in memory (\`core/examples/roundtrip.rs\`, the binary's allocator), release build, one"
   echo "core, the fastest of 3 runs; every"
-  echo "file must come back byte for byte (the last column counts those that did not). Target: ≥100 MB/s"
-  echo "for JSON, Markdown and PO."
+  echo "file must come back byte for byte (the last column counts those that did not). Target (issue 18):"
+  echo "≥ 100 MB/s for every text format, and a peak RSS of at most 3× the file + 10 MB."
   echo
   cat "$TARGETS"
   echo
@@ -163,8 +208,10 @@ SECTION="$WORK/formats-section.md"
   echo
   echo "\`kapi inspect\` (whole process, median of $RUNS): a typical 100 KB catalog ${INSPECT_100K} s, a 40 KB"
   echo "Markdown page ${INSPECT_MD} s (target under 0.015 s); a 5 MB catalog ${INSPECT_5M} s with a peak RSS of"
-  echo "${RSS_5M} MB; \`kapi inspect --verify\` of the 50 MB catalog ${VERIFY_50M} s, peak RSS ${RSS_50M} MB (target under 3×"
-  echo "the input, 150 MB)."
+  echo "${RSS_5M} MB; \`kapi inspect --verify\` of the 50 MB catalog ${VERIFY_50M} s, peak RSS ${RSS_50M} MB (target at most"
+  echo "3× the input + 10 MB, ${RSS_LIMIT} MB). The read + write alone (the roundtrip tool, which holds the file's"
+  echo "bytes as well): peak RSS ${RSS_RT_50M} MB."
+  notes
   echo
   echo "### Translation checks: Django $DJANGO_VERSION's PO files ($PO_FILES files, $PO_MB MB)"
   echo
