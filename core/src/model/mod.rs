@@ -362,9 +362,17 @@ impl Sink for HashSink<'_> {
     /// default (fingerprints stay in memory; revs keep the SHA-256 layout).
     /// The bytes go in blocks of [`HASH_BLOCK`], so the same bytes hash the same however
     /// they are cut into pieces ([`Sink::part_pieces`]).
+    #[inline]
     fn part(&mut self, tag: &[u8], bytes: &[u8]) {
         let tag = tag.first().copied().unwrap_or(0);
         std::hash::Hasher::write_u64(self.0, ((bytes.len() as u64) << 8) | u64::from(tag));
+        if bytes.len() <= HASH_BLOCK {
+            // One block or none: what the loop below does, without it (most texts).
+            if !bytes.is_empty() {
+                std::hash::Hasher::write(self.0, bytes);
+            }
+            return;
+        }
         for block in bytes.chunks(HASH_BLOCK) {
             std::hash::Hasher::write(self.0, block);
         }

@@ -1,7 +1,6 @@
 //! From the YAML tree to blocks: key paths, the Rails language root, plural maps as
 //! switches, which scalars are strings, and one skeleton hole per string.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -197,7 +196,8 @@ pub(super) fn has_duplicate_keys(node: &Node) -> bool {
             let repeats = if entries.len() <= 16 {
                 (1..entries.len()).any(|i| entries[..i].iter().any(|e| e.key == entries[i].key))
             } else {
-                let mut seen = HashSet::with_capacity(entries.len());
+                let mut seen = rustc_hash::FxHashSet::default();
+                seen.reserve(entries.len());
                 !entries.iter().all(|e| seen.insert(&*e.key))
             };
             repeats || entries.iter().any(|e| has_duplicate_keys(&e.value))
