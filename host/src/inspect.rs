@@ -286,9 +286,16 @@ fn hand_over(mut blocks: Blocks, each: &mut dyn FnMut(Part<'_>)) {
 
 /// A file's rev from the SHA-256 of its bytes: `f` and the first 8 bytes in hex.
 pub fn rev_of_digest(digest: &[u8; 32]) -> String {
-    let mut out = String::from("f");
-    for byte in &digest[..8] {
-        out.push_str(&format!("{byte:02x}"));
+    format!("f{}", hex(&digest[..8]))
+}
+
+/// `bytes` in lower-case hex, two digits a byte.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
     }
     out
 }
@@ -601,5 +608,20 @@ fn verify_one(app: &App, path: &Path, format_id: Option<&str>) -> Verified {
                 .to_owned(),
         ],
         ..base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_spells_each_byte_in_two_digits_and_a_rev_takes_eight_bytes() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+        let mut digest = [0u8; 32];
+        digest[0] = 0xab;
+        digest[7] = 0x01;
+        digest[8] = 0xff;
+        assert_eq!(rev_of_digest(&digest), "fab00000000000001");
     }
 }

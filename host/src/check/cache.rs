@@ -29,6 +29,7 @@ use sha2::Digest;
 
 use super::Job;
 use super::run::FileResult;
+use crate::inspect::hex;
 use crate::memo::{Stat, now_ns};
 
 const SHARDS: usize = 64;
@@ -290,10 +291,16 @@ fn build_id() -> String {
     format!("{}{exe}", env!("CARGO_PKG_VERSION"))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shard_is_named_for_its_index_and_each_path_has_one() {
+        assert_eq!(shard_name(0), "00.json");
+        assert_eq!(shard_name(63), "3f.json");
+        let a = Path::new("/p/docs/a.md");
+        assert_eq!(shard_of(a), shard_of(a));
+        assert!(shard_of(a) < SHARDS);
+    }
 }
