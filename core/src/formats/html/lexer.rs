@@ -24,6 +24,8 @@ pub(super) struct Token {
     pub(super) span: Range<usize>,
     /// The tag name, lowercased (start, end and raw tokens); empty otherwise.
     pub(super) name: TagName,
+    /// Whether the name is a block element's ([`super::elements::is_block`], asked once).
+    pub(super) block: bool,
     /// The token's attributes: a range of [`Lexer::attrs`].
     pub(super) attrs: Range<usize>,
     pub(super) self_closing: bool,
@@ -167,6 +169,7 @@ impl<'a> Lexer<'a> {
             kind,
             span,
             name: TagName::Borrowed(""),
+            block: false,
             attrs: 0..0,
             self_closing: false,
         });

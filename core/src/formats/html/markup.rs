@@ -1,7 +1,7 @@
 //! Markup after a `<`: comments, CDATA, declarations, end tags, and start tags with their
 //! attributes, raw-text (`script`, `style`) and RCDATA (`title`, `textarea`) content.
 
-use super::elements::{RAW, RCDATA, one_of};
+use super::elements::{RAW, RCDATA, is_block, one_of};
 use super::lexer::{
     Attr, Kind, Lexer, TagName, Token, find_end_tag, find_seq, is_space, slice, tag_name,
 };
@@ -147,6 +147,7 @@ impl Lexer<'_> {
         self.tokens.push(Token {
             kind: Kind::End,
             span: at..gt + 1,
+            block: is_block(&name),
             name,
             attrs: 0..0,
             self_closing: false,
@@ -176,6 +177,7 @@ impl Lexer<'_> {
                 let token = Token {
                     kind: Kind::Start,
                     span: i..j + 1,
+                    block: is_block(&name),
                     name,
                     attrs: first..self.attrs_base + self.attrs.len(),
                     self_closing,

@@ -87,7 +87,7 @@ pub(super) fn read_text<'e>(
         lexer
             .tokens
             .iter()
-            .filter(|t| matches!(t.kind, Kind::Start | Kind::End) && is_block(&t.name))
+            .filter(|t| matches!(t.kind, Kind::Start | Kind::End) && t.block)
             .count()
             + lexer.attrs.len()
             + 1
@@ -248,14 +248,14 @@ impl<'a> Reader<'a, '_> {
         };
         {
             match token.kind {
-                Kind::Start if is_block(&token.name) => {
+                Kind::Start if token.block => {
                     self.flush(tokens, k);
                     let pushed = self.open_block(token);
                     let element = if pushed { None } else { Some(token) };
                     self.attribute_blocks(token, element, true);
                     self.seg_start = k + 1;
                 }
-                Kind::End if is_block(&token.name) => {
+                Kind::End if token.block => {
                     self.flush(tokens, k);
                     if self.open_names.get(&token.name).is_some_and(|&n| n > 0)
                         && let Some(at) = self.stack.iter().rposition(|o| o.name == token.name)
