@@ -152,6 +152,13 @@ fn same_ignoring_case(a: &str, b: &str) -> bool {
     if a.is_ascii() && b.is_ascii() {
         return false;
     }
+    // Most word pairs differ at once: compare the first characters before the whole words.
+    let first = |w: &str| w.chars().next().map(char::to_lowercase);
+    if let (Some(x), Some(y)) = (first(a), first(b))
+        && !x.eq(y)
+    {
+        return false;
+    }
     a.chars()
         .flat_map(char::to_lowercase)
         .eq(b.chars().flat_map(char::to_lowercase))

@@ -162,24 +162,35 @@ fn prohibited(rule: &PatternRule, prose: &str, hits: &mut dyn Sink) {
 
 /// Words in a sentence: whitespace-separated tokens holding a letter, a digit or a code.
 pub(crate) fn count_words(sentence: &str) -> usize {
-    if sentence.is_ascii() {
-        // Fast path: a word is a whitespace-separated token holding a letter or digit.
-        let mut count = 0;
-        let mut counted = false;
-        for b in sentence.bytes() {
+    // A word is a whitespace-separated token holding a letter, a digit or a code. ASCII bytes
+    // are judged without decoding; only a non-ASCII character is decoded.
+    let bytes = sentence.as_bytes();
+    let mut count = 0;
+    let mut counted = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b < 0x80 {
             if b.is_ascii_whitespace() || b == 0x0B {
                 counted = false;
             } else if !counted && b.is_ascii_alphanumeric() {
                 count += 1;
                 counted = true;
             }
+            i += 1;
+            continue;
         }
-        return count;
+        let Some(c) = sentence.get(i..).and_then(|t| t.chars().next()) else {
+            break;
+        };
+        if c.is_whitespace() {
+            counted = false;
+        } else if !counted && (c.is_alphanumeric() || c == CODE_MARK) {
+            count += 1;
+            counted = true;
+        }
+        i += c.len_utf8();
     }
-    sentence
-        .split_whitespace()
-        .filter(|t| t.chars().any(|c| c.is_alphanumeric() || c == CODE_MARK))
-        .count()
+    count
 }
 
 /// `range` without leading and trailing whitespace.
@@ -269,6 +280,27 @@ pub(crate) fn for_each_sentence(text: &str, split_lines: bool, mut f: impl FnMut
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn words_are_counted_as_whitespace_tokens_holding_a_letter_digit_or_code() {
+        let slow = |s: &str| {
+            s.split_whitespace()
+                .filter(|t| t.chars().any(|c| c.is_alphanumeric() || c == CODE_MARK))
+                .count()
+        };
+        for text in [
+            "",
+            "one two  three",
+            "don\u{2019}t stop \u{2014} now",
+            "caf\u{e9}\u{a0}au lait \u{FFFC} -- ... 42",
+            "\u{3000}全角\u{3000}スペース ok",
+            "a\u{0B}b\u{0C}c\td\re \u{85}f",
+            "\u{FFFC}\u{FFFC} \u{2026} \u{201C}quoted\u{201D}",
+        ] {
+            assert_eq!(count_words(text), slow(text), "{text:?}");
+        }
+    }
+
     use regex::Regex;
 
     use super::*;
