@@ -183,7 +183,11 @@ impl App {
         // Loaded once a process while the recipe is unchanged (an MCP server's calls).
         let recipe = std::path::absolute(&recipe).unwrap_or(recipe);
         Ok(Some(crate::memo::project(&recipe, || {
-            Project::load(&recipe)
+            let project = Project::load(&recipe)?;
+            // Compiled before it is kept, so every clone shares the glob sets (a bad glob is
+            // reported where the collections are used).
+            let _ = project.collections();
+            Ok::<_, kapi_core::project::RecipeError>(project)
         })?))
     }
 

@@ -10,6 +10,7 @@ pub mod recipe_text;
 pub mod resolve;
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -27,6 +28,9 @@ pub struct Project {
     /// Absolute path of the recipe file.
     pub recipe_path: PathBuf,
     pub recipe: Recipe,
+    /// The recipe's collections, compiled on first use ([`Project::collections`]) and shared
+    /// by every clone made after.
+    compiled: OnceLock<Arc<Collections>>,
 }
 
 impl Project {
@@ -41,11 +45,27 @@ impl Project {
             .parent()
             .map(std::path::Path::to_path_buf)
             .unwrap_or_default();
-        Ok(Project {
+        Ok(Project::new(root, recipe_path, recipe))
+    }
+
+    /// A project of an already parsed recipe.
+    pub fn new(root: PathBuf, recipe_path: PathBuf, recipe: Recipe) -> Project {
+        Project {
             root,
             recipe_path,
             recipe,
-        })
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The recipe's collections compiled into glob sets, once per loaded project (a clone
+    /// shares them): a change to `recipe` after the first call is not seen by this project.
+    pub fn collections(&self) -> Result<Arc<Collections>, RecipeError> {
+        if let Some(compiled) = self.compiled.get() {
+            return Ok(Arc::clone(compiled));
+        }
+        let compiled = Arc::new(Collections::new(&self.recipe)?);
+        Ok(Arc::clone(self.compiled.get_or_init(|| compiled)))
     }
 }
 

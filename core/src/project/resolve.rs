@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
@@ -29,7 +29,7 @@ pub struct Window {
 pub struct Resolver<'a> {
     project: &'a Project,
     now: jiff::Timestamp,
-    collections: Option<Collections>,
+    collections: Option<Arc<Collections>>,
     /// Whether each conventional file (`.kapi/voice.yaml`, a profile's) exists, looked up
     /// once per resolver: a check of 10,000 files resolves 10,000 points.
     conventional: Mutex<HashMap<String, bool>>,
@@ -61,7 +61,7 @@ impl<'a> Resolver<'a> {
         Resolver {
             project,
             now,
-            collections: Collections::new(&project.recipe).ok(),
+            collections: project.collections().ok(),
             conventional: Mutex::new(HashMap::new()),
             points: Mutex::new(HashMap::new()),
         }
@@ -69,7 +69,7 @@ impl<'a> Resolver<'a> {
 
     /// The compiled collections, when they compiled.
     pub fn collections(&self) -> Option<&Collections> {
-        self.collections.as_ref()
+        self.collections.as_deref()
     }
 
     /// What governs the project-relative path `rel`.
@@ -367,11 +367,7 @@ collections:
             std::fs::write(&p, "x").unwrap();
         }
         let recipe = Recipe::parse(RECIPE, Path::new("kapi.yaml")).unwrap();
-        let project = Project {
-            recipe_path: root.join("kapi.yaml"),
-            root,
-            recipe,
-        };
+        let project = Project::new(root.clone(), root.join("kapi.yaml"), recipe);
         (dir, project)
     }
 

@@ -137,7 +137,7 @@ pub fn check(
     }
     let mut notes = Vec::new();
     let collections = match &project {
-        Some(p) => Some(Collections::new(&p.recipe)?),
+        Some(p) => Some(p.collections()?),
         None => None,
     };
     let mut planner = match (&project, &collections) {
@@ -147,7 +147,7 @@ pub fn check(
     let (files, named) = walk::collect_files(
         app,
         project.as_ref(),
-        collections.as_ref(),
+        collections.as_deref(),
         planner.as_mut(),
         &request.paths,
         &request.resolved,
@@ -156,7 +156,7 @@ pub fn check(
     let scope = Scope {
         app,
         project: project.as_ref(),
-        collections: collections.as_ref(),
+        collections: collections.as_deref(),
         resolver: project.as_ref().map(|p| Resolver::new(p, app.now)),
     };
     let mut governances = Governances::default();
