@@ -188,7 +188,7 @@ pub fn apply_as(
     apply_with(app, actor, request, true)
 }
 
-/// [`apply_as`] reading every document whole (no [`splice`]): what the splice is held to.
+/// [`apply_as`] reading every document whole (no splice): what the splice is held to.
 pub fn apply_unspliced(
     app: &App,
     actor: &Actor,

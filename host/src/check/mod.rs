@@ -52,7 +52,7 @@ pub struct CheckRequest {
     pub ship: bool,
     /// Check only the blocks changed since this git revision.
     pub diff_against: Option<String>,
-    /// Check every file, never reusing a cached check of an unchanged one ([`cache`]).
+    /// Check every file, never reusing a cached check of an unchanged one.
     pub no_cache: bool,
     /// Set from another thread to stop the check (an MCP client's `notifications/cancelled`):
     /// the check then ends with an error no one reads, and frees its cores.

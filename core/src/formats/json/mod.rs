@@ -138,15 +138,55 @@ impl Format for Json {
     }
 }
 
-/// A string with escapes, decoded, with its verbatim pieces.
+/// The four hex digits at `at`, as a number.
+pub(crate) fn hex4_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    let mut value = 0;
+    for &b in digits {
+        value = value * 16 + char::from(b).to_digit(16)?;
+    }
+    Some(value)
+}
+
+/// The escape at `at` (a backslash): its character and length, a surrogate pair joined into
+/// one character (a lone surrogate reads as U+FFFD); `None` for an escape JSON refuses.
+pub(crate) fn escape_at(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    let c = match bytes.get(at + 1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let unit = hex4_at(bytes, at + 2)?;
+            if (0xD800..0xDC00).contains(&unit)
+                && bytes.get(at + 6) == Some(&b'\\')
+                && bytes.get(at + 7) == Some(&b'u')
+                && let Some(low) = hex4_at(bytes, at + 8)
+                && (0xDC00..0xE000).contains(&low)
+            {
+                let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                return Some((char::from_u32(code).unwrap_or('\u{fffd}'), 12));
+            }
+            return Some((char::from_u32(unit).unwrap_or('\u{fffd}'), 6));
+        }
+        _ => return None,
+    };
+    Some((c, 2))
+}
+
+/// A string with escapes, decoded, with its verbatim pieces (the reader's and the splice's).
 #[derive(Debug, Default)]
-struct Decoded {
-    text: String,
-    segs: Vec<Piece>,
+pub(crate) struct Decoded {
+    pub(crate) text: String,
+    pub(crate) segs: Vec<Piece>,
 }
 
 impl Decoded {
-    fn verbatim(&mut self, piece: &str, src: usize) {
+    pub(crate) fn verbatim(&mut self, piece: &str, src: usize) {
         if !piece.is_empty() {
             self.segs.push(Piece {
                 dec: self.text.len(),
@@ -566,47 +606,28 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// The escape at `at` (a backslash): the character and the escape's length.
+    /// The escape at `at` (a backslash): the character and the escape's length
+    /// ([`escape_at`]), or the error saying what is wrong with it.
     fn escape(&self, at: usize) -> Result<(char, usize), ReadError> {
-        let c = match self.bytes.get(at + 1) {
-            Some(b'"') => '"',
-            Some(b'\\') => '\\',
-            Some(b'/') => '/',
-            Some(b'b') => '\u{8}',
-            Some(b'f') => '\u{c}',
-            Some(b'n') => '\n',
-            Some(b'r') => '\r',
-            Some(b't') => '\t',
-            Some(b'u') => {
-                let unit = self.hex4(at)?;
-                if (0xD800..0xDC00).contains(&unit)
-                    && self.bytes.get(at + 6) == Some(&b'\\')
-                    && self.bytes.get(at + 7) == Some(&b'u')
-                    && let Ok(low) = self.hex4(at + 6)
-                    && (0xDC00..0xE000).contains(&low)
-                {
-                    let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                    return Ok((char::from_u32(code).unwrap_or('\u{fffd}'), 12));
-                }
-                return Ok((char::from_u32(unit).unwrap_or('\u{fffd}'), 6));
-            }
-            None => {
-                return Err(self.error(
-                    at,
-                    "unterminated string: no closing `\"` before the end of the file",
-                ));
-            }
-            Some(_) => {
-                return Err(self.error(
-                    at,
-                    format!(
-                        "invalid escape `\\{}`: expected one of `\\\"` `\\\\` `\\/` `\\b` `\\f` `\\n` `\\r` `\\t` `\\uXXXX`",
-                        self.found(at + 1).trim_matches('`')
-                    ),
-                ));
-            }
-        };
-        Ok((c, 2))
+        if let Some(found) = escape_at(self.bytes, at) {
+            return Ok(found);
+        }
+        match self.bytes.get(at + 1) {
+            None => Err(self.error(
+                at,
+                "unterminated string: no closing `\"` before the end of the file",
+            )),
+            Some(b'u') => Err(self.hex4(at).err().unwrap_or_else(|| {
+                self.error(at + 2, "invalid `\\u` escape: expected four hex digits")
+            })),
+            Some(_) => Err(self.error(
+                at,
+                format!(
+                    "invalid escape `\\{}`: expected one of `\\\"` `\\\\` `\\/` `\\b` `\\f` `\\n` `\\r` `\\t` `\\uXXXX`",
+                    self.found(at + 1).trim_matches('`')
+                ),
+            )),
+        }
     }
 
     /// The four hex digits of a `\u` escape at `at`.
@@ -1042,10 +1063,7 @@ impl Style {
         let mut escaped_non_ascii = false;
         let mut upper_hex = None;
         let mut at = 0;
-        while let Some(found) = body
-            .get(at..)
-            .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
-        {
+        while let Some(found) = body.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
             at += found;
             match body.get(at + 1) {
                 Some(b'/') => slash = true,

@@ -14,8 +14,9 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use crate::formats::inline::icu::{self, Piece};
+use crate::formats::inline::icu;
 use crate::formats::inline::placeholders::{Ids, Syntaxes};
+use crate::formats::json::{Decoded, escape_at, hex4_at};
 use crate::formats::{Encoding, KeyBudget, MAX_CODES, MAX_DEPTH, Parsed, Skeleton, WriteError};
 use crate::model::{Block, Document, Role, Run};
 
@@ -155,26 +156,6 @@ fn plural_base(key: &str) -> Option<&str> {
     }
 }
 
-/// A string with escapes, decoded, with its verbatim pieces (the reader's `Decoded`).
-#[derive(Debug, Default)]
-struct Decoded {
-    text: String,
-    segs: Vec<Piece>,
-}
-
-impl Decoded {
-    fn verbatim(&mut self, piece: &str, src: usize) {
-        if !piece.is_empty() {
-            self.segs.push(Piece {
-                dec: self.text.len(),
-                src,
-                len: piece.len(),
-            });
-            self.text.push_str(piece);
-        }
-    }
-}
-
 /// The string token at `start` (its `"`) in `text`: its end (after the closing quote) and
 /// whether it holds an escape; `None` for anything the reader refuses.
 fn string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
@@ -217,52 +198,13 @@ fn plain_run(bytes: &[u8]) -> usize {
     n
 }
 
-/// The four hex digits at `at`.
-fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
-    let digits = bytes.get(at..at + 4)?;
-    let mut value = 0;
-    for &b in digits {
-        value = value * 16 + char::from(b).to_digit(16)?;
-    }
-    Some(value)
-}
-
 /// The length of the escape at `at` (a backslash), as the reader takes it.
 fn escape_len(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at + 1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => hex4(bytes, at + 2).map(|_| 6),
+        b'u' => hex4_at(bytes, at + 2).map(|_| 6),
         _ => None,
     }
-}
-
-/// The escape at `at`: its character and length (the reader's `escape`, surrogate pairs joined).
-fn escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
-    let c = match bytes.get(at + 1)? {
-        b'"' => '"',
-        b'\\' => '\\',
-        b'/' => '/',
-        b'b' => '\u{8}',
-        b'f' => '\u{c}',
-        b'n' => '\n',
-        b'r' => '\r',
-        b't' => '\t',
-        b'u' => {
-            let unit = hex4(bytes, at + 2)?;
-            if (0xD800..0xDC00).contains(&unit)
-                && bytes.get(at + 6) == Some(&b'\\')
-                && bytes.get(at + 7) == Some(&b'u')
-                && let Some(low) = hex4(bytes, at + 8)
-                && (0xDC00..0xE000).contains(&low)
-            {
-                let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                return Some((char::from_u32(code).unwrap_or('\u{fffd}'), 12));
-            }
-            return Some((char::from_u32(unit).unwrap_or('\u{fffd}'), 6));
-        }
-        _ => return None,
-    };
-    Some((c, 2))
 }
 
 /// The content of the string token `token` (quotes included), decoded.
@@ -274,7 +216,7 @@ fn decode(text: &str, token: &Range<usize>) -> Option<Decoded> {
     while at < end {
         if bytes.get(at) == Some(&b'\\') {
             d.verbatim(text.get(verbatim..at)?, verbatim);
-            let (c, len) = escape(bytes, at)?;
+            let (c, len) = escape_at(bytes, at)?;
             d.text.push(c);
             at += len;
             verbatim = at;
@@ -697,98 +639,10 @@ pub fn reread(new: &str, parsed: &Parsed, key_bytes: usize) -> Option<Vec<Block>
     blocks.into_iter().collect()
 }
 
-/// Renders `parsed` (a [`locate`]d file with edited blocks) as the JSON writer does: the
-/// untouched bytes copied, each edited value rendered and escaped in the file's style.
+/// Renders `parsed` (a [`locate`]d file with edited blocks): the JSON writer's own render
+/// (the untouched bytes copied, each edited value escaped in the file's style).
 pub fn write(parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-    let style: std::cell::OnceCell<Style> = std::cell::OnceCell::new();
-    parsed.skeleton.fill(&parsed.document, |_, runs: &[Run]| {
-        let style = style.get_or_init(|| Style::of(&parsed.skeleton));
-        let mut value = String::new();
-        icu::render(runs, &mut value);
-        let mut out = String::with_capacity(value.len() + 8);
-        escape_into(&value, style, &mut out);
-        Ok(out)
-    })
-}
-
-/// How the file writes characters an edited value may hold (the JSON writer's style).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Style {
-    /// Write `/` as `\/`.
-    slash: bool,
-    /// Write every non-ASCII character as `\uXXXX`.
-    ascii: bool,
-    /// Write characters above U+00FF as `\uXXXX` (an ISO-8859-1 file).
-    latin1: bool,
-    upper_hex: bool,
-}
-
-impl Style {
-    /// The writer's reading of the file's escapes, each backslash found with `memchr`.
-    fn of(skeleton: &Skeleton) -> Style {
-        let text = skeleton.original.as_bytes();
-        let body = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
-        let mut slash = false;
-        let mut escaped_non_ascii = false;
-        let mut upper_hex = None;
-        let mut at = 0;
-        while let Some(found) = body.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
-            at += found;
-            match body.get(at + 1) {
-                Some(b'/') => slash = true,
-                Some(b'u') => {
-                    let hex = body.get(at + 2..at + 6).unwrap_or_default();
-                    if upper_hex.is_none() && hex.iter().any(u8::is_ascii_alphabetic) {
-                        upper_hex = Some(hex.iter().any(u8::is_ascii_uppercase));
-                    }
-                    let value = std::str::from_utf8(hex)
-                        .ok()
-                        .and_then(|h| u32::from_str_radix(h, 16).ok());
-                    escaped_non_ascii |= value.is_some_and(|v| v >= 0x80);
-                }
-                _ => {}
-            }
-            at += 2;
-        }
-        Style {
-            slash,
-            ascii: escaped_non_ascii && body.is_ascii(),
-            latin1: skeleton.encoding == Encoding::Latin1,
-            upper_hex: upper_hex.unwrap_or(false),
-        }
-    }
-}
-
-/// Appends `value` as JSON string content (no quotes) in the file's style.
-fn escape_into(value: &str, style: &Style, out: &mut String) {
-    use std::fmt::Write as _;
-    let unit = |u: u16, out: &mut String| {
-        let _ = if style.upper_hex {
-            write!(out, "\\u{u:04X}")
-        } else {
-            write!(out, "\\u{u:04x}")
-        };
-    };
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '/' if style.slash => out.push_str("\\/"),
-            c if u32::from(c) < 0x20 => unit(u32::from(c) as u16, out),
-            c if (style.ascii && !c.is_ascii()) || (style.latin1 && u32::from(c) > 0xFF) => {
-                let mut buf = [0u16; 2];
-                for &u in c.encode_utf16(&mut buf).iter() {
-                    unit(u, out);
-                }
-            }
-            c => out.push(c),
-        }
-    }
+    crate::formats::Format::write(&crate::formats::json::Json, parsed)
 }
 
 #[cfg(test)]
