@@ -339,7 +339,7 @@ pub fn load_resolved(
         });
     }
     let collections = match project {
-        Some(p) => Some(Collections::new(&p.recipe)?),
+        Some(p) => Some(p.collections()?),
         None => None,
     };
     let abs = path.abs().to_path_buf();

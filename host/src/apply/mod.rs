@@ -36,7 +36,6 @@ use kapi_core::formats::{Format, Parsed};
 use kapi_core::governance::terms_edit::{self, Upserted};
 use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
-use kapi_core::project::collections::Collections;
 use kapi_core::project::resolve::Resolver;
 use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
 use kapi_core::store::{
@@ -406,7 +405,7 @@ impl Service<'_> {
         let Some(project) = &self.project else {
             return Ok(());
         };
-        let collections = Collections::new(&project.recipe)?;
+        let collections = project.collections()?;
         let mut planner = Planner::new(project, &collections);
         for at in set.operations.iter().filter_map(Operation::at) {
             if self.translations.contains_key(&at.doc) {

@@ -17,7 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use kapi_core::change::{ChangeSet, Operation};
 use kapi_core::formats::splice::json;
 use kapi_core::model::SOURCE;
-use kapi_core::project::collections::Collections;
 
 use super::stage::{ReadBack, read_back};
 use super::{Doc, File, Loc, Service, real_path};
@@ -55,7 +54,7 @@ impl Service<'_> {
         let keys = self.blocks.get(doc)?;
         // The format as the full read picks it: the collection's, else the extension's.
         let collections = match &self.project {
-            Some(p) => Some(Collections::new(&p.recipe).ok()?),
+            Some(p) => Some(p.collections().ok()?),
             None => None,
         };
         let declared = collections

@@ -8,8 +8,6 @@
 
 use std::path::Path;
 
-use kapi_core::project::collections::Collections;
-
 use super::eval::{self, Ctx};
 use super::protocol::Verdict;
 use super::state;
@@ -85,7 +83,7 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
         Err(e) => return Outcome::DidNotRun(e.to_string()),
     };
     let rel = path.rel().unwrap_or_default().to_owned();
-    let collections = match Collections::new(&project.recipe) {
+    let collections = match project.collections() {
         Ok(c) => c,
         Err(e) => return Outcome::CouldNot(e.to_string()),
     };

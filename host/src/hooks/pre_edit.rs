@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use kapi_core::project::collections::Collections;
-
 use super::eval::{self, Ctx};
 use super::protocol::Verdict;
 use crate::app::Base;
@@ -51,7 +49,7 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
         } else {
             format!("{path} (a link to {rel})")
         };
-        let collections = match Collections::new(&project.recipe) {
+        let collections = match project.collections() {
             Ok(c) => c,
             Err(e) => {
                 return Verdict::CouldNotRun {

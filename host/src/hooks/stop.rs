@@ -36,7 +36,7 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             };
         }
     };
-    let collections = match Collections::new(&project.recipe) {
+    let collections = match project.collections() {
         Ok(c) => c,
         Err(e) => {
             return Verdict::CouldNotRun {

@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use kapi_core::formats::{self, Format};
-use kapi_core::project::collections::Collections;
 use serde::Serialize;
 
 use crate::app::{App, Base, ResolvedPath};
@@ -198,7 +197,7 @@ pub fn detect_at(
         (_, None) => resolved.given().display().to_string(),
     };
     let collections = match &project {
-        Some(p) => Some(Collections::new(&p.recipe)?),
+        Some(p) => Some(p.collections()?),
         None => None,
     };
     let declared = collections
