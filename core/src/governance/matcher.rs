@@ -1,11 +1,11 @@
 //! The one term matcher every surface uses: whole-word, Unicode-aware, case-folding and
 //! whitespace-tolerant, longest match first, with byte offsets into the original text.
 //!
-//! Terms are compiled once into Aho-Corasick automata over a folded, whitespace-normalised form;
-//! each text is normalised the same way with a map from every normalised byte back to the
-//! original, so offsets stay right when folding changes byte length (`İ` → `i̇`). Candidate
-//! matches (overlapping) that fail a word boundary are dropped, then the longest at each
-//! position wins, left to right, without overlap.
+//! Terms are compiled once (on the first search) into Aho-Corasick automata over a folded,
+//! whitespace-normalised form; each text is normalised the same way with a map from every
+//! normalised byte back to the original, so offsets stay right when folding changes byte
+//! length (`İ` → `i̇`). Candidate matches (overlapping) that fail a word boundary are
+//! dropped, then the longest at each position wins, left to right, without overlap.
 //!
 //! Cost: linear in the text, and memory bounded by the longest term, not the matches.
 //! Candidates stream from both automata in the order they end; every candidate starting
@@ -13,6 +13,8 @@
 //! pattern allows) is settled and handed on, so a text with a million matches never holds
 //! them all ([`TermMatcher::find_each`]). The byte map, needed only when normalising moves
 //! bytes, is one `u32` per byte (a text is at most 100 MB).
+
+use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_segmentation::GraphemeCursor;
@@ -26,10 +28,13 @@ pub struct TermMatch {
     pub range: std::ops::Range<usize>,
 }
 
-/// One side of the matcher (case-insensitive or case-sensitive terms).
+/// One side of the matcher (case-insensitive or case-sensitive terms). Its automaton is built
+/// on the first search: a check answered by the cache, which needs only the governance's
+/// fingerprint, never compiles it.
 #[derive(Debug, Clone)]
 struct Side {
-    automaton: AhoCorasick,
+    patterns: Vec<String>,
+    automaton: OnceLock<Option<AhoCorasick>>,
     /// For each automaton pattern, the entries that share it.
     entries: Vec<Vec<usize>>,
     /// The longest pattern, in bytes of the normalised text.
@@ -126,12 +131,12 @@ impl TermMatcher {
         let mut streams: Vec<_> = [folded.as_ref(), exact.as_ref()]
             .into_iter()
             .flatten()
-            .map(|(side, hay)| {
+            .filter_map(|(side, hay)| {
                 let matches = side
-                    .automaton
+                    .automaton()?
                     .find_overlapping_iter(hay.text.as_str())
                     .peekable();
-                (*side, hay, matches)
+                Some((*side, hay, matches))
             })
             .collect();
         let mut pending: Vec<Candidate> = Vec::new();
@@ -231,15 +236,26 @@ fn build(patterns: Vec<String>, entries: Vec<Vec<usize>>) -> Option<Side> {
         return None;
     }
     let longest = patterns.iter().map(String::len).max().unwrap_or(0);
-    let automaton = AhoCorasickBuilder::new()
-        .match_kind(MatchKind::Standard)
-        .build(&patterns)
-        .ok()?;
     Some(Side {
-        automaton,
+        patterns,
+        automaton: OnceLock::new(),
         entries,
         longest,
     })
+}
+
+impl Side {
+    /// The automaton over the side's patterns, built on first use (`None` if it cannot be).
+    fn automaton(&self) -> Option<&AhoCorasick> {
+        self.automaton
+            .get_or_init(|| {
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::Standard)
+                    .build(&self.patterns)
+                    .ok()
+            })
+            .as_ref()
+    }
 }
 
 /// A normalised copy of a text with, for every byte, the start of the original range it came
