@@ -89,7 +89,38 @@ def goal_rows(res, measured):
     return rows
 
 
+HISTORY_HEAD = [
+    "## History",
+    "",
+    "One row per `make bench` (bench/run.sh), newest last: kapi's median (cold, `.kapi/work/` removed;",
+    "then cache warm) / grep's median, same run. Earlier rows are kept as they were written.",
+    "",
+    "| date | kapi | one 10 KB file | the Rust book | 10k files | handbook + 5,000 pages | one page in the handbook |",
+    "|---|---|---|---|---|---|---|",
+]
+
+
+def history_row(res):
+    """This run's row of the History table."""
+    meta = load(res)
+    cells = []
+    for input_name in ("single", "rustbook", "tree10k", "handbook5k", "handbook1"):
+        d = res / input_name
+        rows = {t: tool_row(d, t) if d.exists() else None for t in ("kapi", "kapi-cached", "grep")}
+        if not rows["kapi"] or not rows["grep"] or "median" not in rows["kapi"]:
+            cells.append("")
+            continue
+        warm = rows["kapi-cached"]
+        warm = f" ({fmt_s(warm['median'])} warm)" if warm and "median" in warm else ""
+        cells.append(f"{fmt_s(rows['kapi']['median'])}{warm} / {fmt_s(rows['grep']['median'])}")
+    version = meta.get("KAPI_VERSION", "") + (f" {meta['KAPI_COMMIT']}" if meta.get("KAPI_COMMIT") else "")
+    return f"| {meta['DATE']} | {version} | " + " | ".join(cells) + " |"
+
+
 def main():
+    if sys.argv[1] == "--history-row":
+        print(history_row(Path(sys.argv[2])))
+        return
     res = Path(sys.argv[1])
     meta = load(res)
     kapi_ok = meta.get("KAPI_OK") == "1"

@@ -257,6 +257,7 @@ done
   echo "KAPI_OK=$KAPI_OK"
   echo "KAPI_LABEL=$KAPI_LABEL"
   echo "KAPI_VERSION=$KAPI_VERSION"
+  echo "KAPI_COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true)"
   echo "PROSELINT_VERSION=$("$PROSELINT" version 2>/dev/null | head -n1 || true)"
   echo "ALEX_VERSION=$("$ALEX" --version 2>/dev/null | head -n1)"
   echo "TEXTLINT_VERSION=$("$TEXTLINT" --version 2>/dev/null | head -n1)"
@@ -279,16 +280,24 @@ done
 } >"$RES/meta.env"
 
 python3 "$BENCH/report.py" "$RES" >"$RES/RESULTS.md"
-# Keep the sections bench/formats.sh and bench/apply.sh own, in their order.
-python3 - "$RES/RESULTS.md" "$RESULTS_MD" <<'PY'
+python3 "$BENCH/report.py" --history-row "$RES" >"$RES/history-row.md"
+# Keep the sections bench/formats.sh and bench/apply.sh own, in their order, and the history
+# (this run's row appended).
+python3 - "$RES/RESULTS.md" "$RESULTS_MD" "$RES/history-row.md" "$BENCH" <<'PY'
 import re, sys
-new, path = open(sys.argv[1]).read(), sys.argv[2]
+sys.path.insert(0, sys.argv[4])
+from report import HISTORY_HEAD
+new, path, row = open(sys.argv[1]).read(), sys.argv[2], open(sys.argv[3]).read().strip()
 try:
     old = open(path).read()
 except FileNotFoundError:
     old = ""
 kept = [m.group(0) for m in re.finditer(r"<!-- (formats|apply|mcp|hooks):start -->.*?<!-- \1:end -->", old, re.S)]
-open(path, "w").write(new.rstrip("\n") + "".join("\n\n" + k for k in kept) + "\n")
+history = re.search(r"<!-- history:start -->(.*?)<!-- history:end -->", old, re.S)
+rows = [l for l in (history.group(1) if history else "").splitlines()
+        if l.startswith("| 20")]
+section = "<!-- history:start -->\n" + "\n".join(HISTORY_HEAD + rows + [row]) + "\n<!-- history:end -->"
+open(path, "w").write(new.rstrip("\n") + "".join("\n\n" + k for k in kept) + "\n\n" + section + "\n")
 PY
 cat "$RES/RESULTS.md"
 log "wrote $RESULTS_MD in $(( $(date +%s) - START_S )) s"
