@@ -9,8 +9,8 @@ use kapi_core::formats::Format;
 use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
 
-use super::Chosen;
 use super::plan::{Planner, Role};
+use super::{Chosen, PathKey};
 use crate::app::{App, ResolvedPath, relative_to};
 use crate::document::declared_format;
 use crate::error::HostError;
@@ -31,7 +31,7 @@ pub(super) fn collect_files(
     paths: &[PathBuf],
     resolved: &[ResolvedPath],
 ) -> Result<(Vec<Chosen>, Vec<String>), HostError> {
-    let mut chosen: BTreeMap<PathBuf, Chosen> = BTreeMap::new();
+    let mut chosen: BTreeMap<PathKey, Chosen> = BTreeMap::new();
     if paths.is_empty() && resolved.is_empty() {
         let (Some(project), Some(collections)) = (project, collections) else {
             return Err(HostError::NothingToCheck);
@@ -62,7 +62,7 @@ pub(super) fn collect_files(
                 None => return Err(crate::document::unknown_format(path.given(), path.abs())),
             };
             chosen.insert(
-                path.abs().to_path_buf(),
+                PathKey(path.abs().to_path_buf()),
                 Chosen {
                     abs: path.abs().to_path_buf(),
                     rel: path.rel().map(str::to_owned),
@@ -89,13 +89,13 @@ fn declared_files(
     if declared.is_empty() {
         return Err(HostError::NoContent);
     }
-    let mut chosen: BTreeMap<PathBuf, Chosen> = BTreeMap::new();
+    let mut chosen: BTreeMap<PathKey, Chosen> = BTreeMap::new();
     for file in declared {
         let format = crate::document::pick(&file.abs, file.format.as_deref())?;
         let Some(format) = format else { continue };
         let display = app.display_path(&file.abs);
         chosen.insert(
-            file.abs.clone(),
+            PathKey(file.abs.clone()),
             Chosen {
                 abs: file.abs,
                 rel: Some(file.rel),
@@ -116,7 +116,7 @@ fn walk_folder(
     collections: Option<&Collections>,
     mut planner: Option<&mut Planner>,
     folder: &ResolvedPath,
-    chosen: &mut BTreeMap<PathBuf, Chosen>,
+    chosen: &mut BTreeMap<PathKey, Chosen>,
 ) -> Result<(), HostError> {
     let before = chosen.len();
     let mut walk = ignore::WalkBuilder::new(folder.abs());
@@ -141,7 +141,7 @@ fn walk_folder(
             continue;
         };
         chosen.insert(
-            file.clone(),
+            PathKey(file.clone()),
             Chosen {
                 rel: project.and_then(|p| relative_to(&file, &p.root)),
                 display: app.display_path(&file),
