@@ -225,7 +225,10 @@ pub(super) fn cacheable(job: &Job) -> bool {
     job.targets.is_empty()
 }
 
-/// What a job's findings depend on besides its bytes.
+/// What a job's findings depend on besides its bytes: the format that reads it (a recipe's
+/// format `config` is kept verbatim and read by no reader; one that is must join this key),
+/// the path the findings name, whether the source analyzers run, and the governance
+/// fingerprints of the source and each target language checked.
 pub(super) fn key_of(job: &Job, fingerprints: &[&str]) -> String {
     format!(
         "{}|{}|{}|{}",
