@@ -333,20 +333,24 @@ fn normalize(text: &str, fold: bool) -> Normalized {
 /// original and needs no map. `None` sends the text down the general path.
 fn normalize_aligned(text: &str, fold: bool) -> Option<Normalized> {
     if text.is_ascii() {
-        let bytes = text.as_bytes();
-        let mut out = Vec::with_capacity(bytes.len());
+        // Lowercased whole (the library's vectorised copy), then each whitespace byte made a
+        // space in place; a run of two sends the text down the general path.
+        let mut out = if fold {
+            text.to_ascii_lowercase()
+        } else {
+            text.to_owned()
+        }
+        .into_bytes();
         let mut previous_space = false;
-        for &b in bytes {
-            if char::from(b).is_whitespace() {
+        for b in &mut out {
+            let space = matches!(*b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+            if space {
                 if previous_space {
                     return None;
                 }
-                previous_space = true;
-                out.push(b' ');
-            } else {
-                previous_space = false;
-                out.push(if fold { b.to_ascii_lowercase() } else { b });
+                *b = b' ';
             }
+            previous_space = space;
         }
         // ASCII in, ASCII out.
         let out = String::from_utf8(out).ok()?;
@@ -453,6 +457,37 @@ fn grapheme_boundary(text: &str, at: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn ascii_text_is_folded_in_place_and_whitespace_runs_take_the_general_path() {
+        for text in ["Sign In", "a\tb\nc\u{0B}d\u{0C}e\rf g", "", "MiXeD-case_42"] {
+            let expected: String = text
+                .chars()
+                .map(|c| {
+                    if c.is_whitespace() {
+                        ' '
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                })
+                .collect();
+            let folded = normalize_aligned(text, true).expect("aligned");
+            assert_eq!(
+                (folded.text.as_str(), folded.map.is_none()),
+                (expected.as_str(), true)
+            );
+            let kept = normalize_aligned(text, false).expect("aligned");
+            let spaced: String = text
+                .chars()
+                .map(|c| if c.is_whitespace() { ' ' } else { c })
+                .collect();
+            assert_eq!(kept.text, spaced);
+        }
+        assert!(normalize_aligned("two  spaces", true).is_none());
+        assert!(normalize_aligned("line\r\nend", false).is_none());
+        assert_eq!(normalize("two \n spaces", true).text, "two spaces");
+    }
+
     use super::*;
     use crate::governance::TermStatus;
 

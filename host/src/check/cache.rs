@@ -216,7 +216,11 @@ impl Cache {
                 .retain(|path, _| touched.contains(path) || Path::new(path).exists());
             let _ = write_shard(&self.dir, i, &shard);
         }
-        remove_other_builds(&self.dir);
+        // Once a process: a server's every check need not list the cache folder again.
+        static SWEPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if !SWEPT.swap(true, Ordering::Relaxed) {
+            remove_other_builds(&self.dir);
+        }
     }
 }
 
