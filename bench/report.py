@@ -108,7 +108,7 @@ GOAL_NOTES = [
     "  of CPU (30,000 relocations and 400 page faults in a 20 MB binary); the check adds 400 page",
     "  faults and about 3 ms, most of it reading the recipe, voice and terms (YAML) and compiling",
     "  their patterns and matcher; a warm check still loads the governance for its fingerprint.",
-    "- **MCP `check_file` after an edit** (1.4 ms, goal 1 ms; `bench/mcp.py`): the project and its",
+    "- **MCP `check_file` after an edit** (1.1 ms, goal 1 ms; `bench/mcp.py`): the project and its",
     "  governance stay loaded; each call reads and checks the 10 KB page and writes its cache",
     "  shard (a temporary file created and renamed). **The post-edit hook** (11 ms, goal 6 ms;",
     "  `bench/hooks.py`): a process per call (start, project and governance load), the hook's",
