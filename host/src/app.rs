@@ -180,15 +180,7 @@ impl App {
         let Some(recipe) = discover(&options)? else {
             return Ok(None);
         };
-        // Loaded once a process while the recipe is unchanged (an MCP server's calls).
-        let recipe = std::path::absolute(&recipe).unwrap_or(recipe);
-        Ok(Some(crate::memo::project(&recipe, || {
-            let project = Project::load(&recipe)?;
-            // Compiled before it is kept, so every clone shares the glob sets (a bad glob is
-            // reported where the collections are used).
-            let _ = project.collections();
-            Ok::<_, kapi_core::project::RecipeError>(project)
-        })?))
+        Ok(Some(load_project(recipe)?))
     }
 
     /// The project, or an error saying none was found.
@@ -481,6 +473,19 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// The project whose recipe is `recipe`, loaded once a process while the recipe is unchanged
+/// ([`crate::memo`]: an MCP server's calls, a hook that finds the project and then checks in it).
+pub(crate) fn load_project(recipe: PathBuf) -> Result<Project, HostError> {
+    let recipe = std::path::absolute(&recipe).unwrap_or(recipe);
+    Ok(crate::memo::project(&recipe, || {
+        let project = Project::load(&recipe)?;
+        // Compiled before it is kept, so every clone shares the glob sets (a bad glob is
+        // reported where the collections are used).
+        let _ = project.collections();
+        Ok::<_, kapi_core::project::RecipeError>(project)
+    })?)
 }
 
 #[cfg(test)]

@@ -265,11 +265,7 @@ fn read_shard(path: &Path) -> Shard {
 
 fn write_shard(dir: &Path, i: usize, shard: &Shard) -> std::io::Result<()> {
     let bytes = serde_json::to_vec(shard).map_err(std::io::Error::other)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut temp, &bytes)?;
-    temp.persist(dir.join(shard_name(i)))
-        .map(|_| ())
-        .map_err(|e| e.error)
+    crate::derived::write(&dir.join(shard_name(i)), &bytes)
 }
 
 /// Removes `check-*` folders beside `dir` (other kapi builds' caches).

@@ -107,7 +107,7 @@ impl Ctx<'_> {
         let Some(recipe) = found else {
             return Ok(None);
         };
-        Ok(Some(Project::load(&recipe)?))
+        Ok(Some(crate::app::load_project(recipe)?))
     }
 
     /// An App bound to `project`, naming files relative to the session's directory.

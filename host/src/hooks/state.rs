@@ -154,8 +154,9 @@ fn save(root: &Path, session: &str, state: &SessionState) -> Result<(), String> 
     let file = path(root, session);
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let bytes = serde_json::to_vec_pretty(state).map_err(|e| e.to_string())?;
-    kapi_core::change::stage::write_one(&file, &bytes)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+    // Derived state: never synced (a crash can only forget a pending edit).
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    crate::derived::write(&file, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
     prune(&dir, &file);
     Ok(())
 }
