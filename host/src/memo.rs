@@ -21,7 +21,7 @@ const MAX_ENTRIES: usize = 64;
 pub(crate) const RACY: Duration = Duration::from_secs(2);
 
 /// A file's stat, as a cached thing compares it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Stat {
     pub size: u64,
     pub mtime_ns: i128,

@@ -39,9 +39,8 @@ const SHARDS: usize = 64;
 struct Entry {
     /// What the findings depend on besides the bytes ([`key_of`]).
     key: String,
-    size: u64,
-    mtime_ns: i128,
-    inode: u64,
+    /// The file's stat when it was read.
+    stat: Stat,
     /// False when the file changed too close to its check to trust its stat alone.
     stat_trusted: bool,
     /// SHA-256 of the bytes checked, hex.
@@ -114,20 +113,16 @@ impl Cache {
         let (Some(entry), Some(now)) = (entry, stat) else {
             return Lookup::Miss(stat);
         };
-        let same_stat = entry.stat_trusted
-            && (entry.size, entry.mtime_ns, entry.inode) == (now.size, now.mtime_ns, now.inode);
-        if !same_stat {
+        if !(entry.stat_trusted && entry.stat == now) {
             // The stat changed: the bytes decide (read once more on a miss; a miss checks).
-            let same_bytes = now.size == entry.size
+            let same_bytes = now.size == entry.stat.size
                 && std::fs::read(&job.abs)
                     .is_ok_and(|b| hex(&sha2::Sha256::digest(&b)) == entry.digest);
             if !same_bytes {
                 return Lookup::Miss(stat);
             }
             let mut renewed = entry.clone();
-            renewed.size = now.size;
-            renewed.mtime_ns = now.mtime_ns;
-            renewed.inode = now.inode;
+            renewed.stat = now;
             renewed.stat_trusted = now.settled(self.started_ns);
             self.remember(&job.abs, renewed);
         }
@@ -154,9 +149,7 @@ impl Cache {
             &job.abs,
             Entry {
                 key: key.to_owned(),
-                size: stat.size,
-                mtime_ns: stat.mtime_ns,
-                inode: stat.inode,
+                stat,
                 stat_trusted: stat.settled(self.started_ns),
                 digest: hex(&digest),
                 findings: held.to_vec(),

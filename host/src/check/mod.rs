@@ -31,6 +31,7 @@ use kapi_core::project::{Point, Project};
 
 use crate::app::{App, ResolvedPath, normalize};
 use crate::error::HostError;
+use crate::memo::GovernanceKey;
 
 pub(crate) use walk::{declares, walk_entry};
 
@@ -259,16 +260,6 @@ struct Governances {
     by_key: HashMap<GovernanceKey, usize>,
 }
 
-/// What a governance is built from: the voice file, the channel, the terms files, the
-/// language (of the source at the point, and the one governed).
-type GovernanceKey = (
-    Option<PathBuf>,
-    Option<String>,
-    Vec<PathBuf>,
-    String,
-    String,
-);
-
 impl Governances {
     /// The index of the governance at `point` in `lang`, loaded on first use (the empty
     /// governance outside a project); a process loads each once while its files are
@@ -279,9 +270,9 @@ impl Governances {
         point: &Point,
         lang: &str,
     ) -> Result<usize, HostError> {
-        let voice = point.voice.as_ref().map(|v| v.path.clone());
         let key: GovernanceKey = (
-            voice.clone(),
+            project.map(|p| p.root.clone()).unwrap_or_default(),
+            point.voice.as_ref().map(|v| v.path.clone()),
             point.channel.clone(),
             point.terms.clone(),
             point.source_language.clone(),
@@ -292,19 +283,9 @@ impl Governances {
         }
         let governance = match project {
             Some(project) => {
-                let files: Vec<&Path> = voice
-                    .iter()
-                    .chain(&point.terms)
-                    .map(PathBuf::as_path)
-                    .collect();
-                let (voice, channel, terms, source, lang) = key.clone();
-                let memo_key = (project.root.clone(), voice, channel, terms, source, lang);
-                crate::memo::governance(memo_key, &files, || {
-                    Ok::<_, HostError>(Arc::new(governance_load::load(
-                        &project.root,
-                        point,
-                        &key.4,
-                    )?))
+                let files: Vec<&Path> = key.1.iter().chain(&key.3).map(PathBuf::as_path).collect();
+                crate::memo::governance(key.clone(), &files, || {
+                    Ok::<_, HostError>(Arc::new(governance_load::load(&project.root, point, lang)?))
                 })?
             }
             None => Arc::new(Governance::empty()),
