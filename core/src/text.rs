@@ -31,24 +31,9 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let ascii = text.is_ascii();
         let mut marks = Vec::new();
-        if ascii {
-            starts.extend(memchr::memchr_iter(b'\n', bytes).map(at));
-        } else {
-            let mut column = 0;
-            let mut next_mark = MARK_EVERY;
-            for (i, &b) in bytes.iter().enumerate() {
-                let boundary = (b & 0xC0) != 0x80;
-                if boundary && i >= next_mark {
-                    marks.push((i, column));
-                    next_mark = i + MARK_EVERY;
-                }
-                if b == b'\n' {
-                    starts.push(at(i));
-                    column = 0;
-                } else if boundary {
-                    column += 1;
-                }
-            }
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(at));
+        if !ascii {
+            marks = column_marks(bytes, &starts);
         }
         Self {
             starts,
@@ -89,6 +74,36 @@ impl LineIndex {
             + 1;
         (line, column)
     }
+}
+
+/// The column marks of a non-ASCII text with line starts `starts`: at the first character
+/// boundary at or past every [`MARK_EVERY`] bytes, the characters before it on its line
+/// (counted a chunk at a time, which the compiler vectorises).
+fn column_marks(bytes: &[u8], starts: &[u32]) -> Vec<(usize, usize)> {
+    let boundary = |b: &&u8| (**b & 0xC0) != 0x80;
+    let mut marks = Vec::new();
+    let (mut line, mut counted_to, mut column) = (0, 0, 0);
+    let mut next = MARK_EVERY;
+    while let Some(offset) = bytes
+        .get(next..)
+        .and_then(|rest| rest.iter().position(|b| boundary(&b)))
+    {
+        let at = next + offset;
+        while starts.get(line + 1).is_some_and(|&s| s as usize <= at) {
+            line += 1;
+        }
+        let line_start = starts.get(line).map_or(0, |&s| s as usize);
+        if line_start > counted_to {
+            (counted_to, column) = (line_start, 0);
+        }
+        column += bytes
+            .get(counted_to..at)
+            .map_or(0, |b| b.iter().filter(boundary).count());
+        counted_to = at;
+        marks.push((at, column));
+        next = at + MARK_EVERY;
+    }
+    marks
 }
 
 /// The character that stands for an inline code in the prose view: it separates words and
@@ -226,19 +241,33 @@ mod tests {
         // Lines longer than the mark distance, with multi-byte characters on both sides of
         // the marks: every position agrees with counting the line from its start.
         let line = "ab ç é ".repeat(MARK_EVERY / 3);
-        let text = format!("{line}\nx{line}\n");
-        let index = LineIndex::new(&text);
-        assert!(!index.marks.is_empty());
-        let (mut line_no, mut column) = (1, 1);
-        for (at, c) in text.char_indices() {
-            assert_eq!(index.position(&text, at), (line_no, column), "at {at}");
-            if c == '\n' {
-                (line_no, column) = (line_no + 1, 1);
-            } else {
-                column += 1;
+        // Marks on long lines, and on short lines (a mark on a line break, after a run of
+        // short lines, inside a multi-byte character).
+        let short: String = (0..3 * MARK_EVERY / 8)
+            .map(|i| ["é\n", "a\n", "\n", "ça\u{1F600}\n"][i % 4])
+            .collect();
+        // A mark on the first byte of a line.
+        let at_start = format!("é{}\nbé{line}", "a".repeat(MARK_EVERY - 3));
+        for text in [
+            format!("{line}\nx{line}\n"),
+            short,
+            format!("\u{1F600}{line}"),
+            at_start,
+        ] {
+            let index = LineIndex::new(&text);
+            assert!(!index.marks.is_empty());
+            let (mut line_no, mut column) = (1, 1);
+            for (at, c) in text.char_indices() {
+                assert_eq!(index.position(&text, at), (line_no, column), "at {at}");
+                if c == '\n' {
+                    (line_no, column) = (line_no + 1, 1);
+                } else {
+                    column += 1;
+                }
             }
         }
-        assert_eq!(index.position(&text, text.len()), (3, 1));
+        let text = format!("{line}\nx{line}\n");
+        assert_eq!(LineIndex::new(&text).position(&text, text.len()), (3, 1));
     }
 
     #[test]

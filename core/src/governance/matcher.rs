@@ -296,6 +296,14 @@ fn normalize(text: &str, fold: bool) -> Normalized {
     if let Some(aligned) = normalize_aligned(text, fold) {
         return aligned;
     }
+    if text.is_ascii() {
+        return normalize_ascii(text, fold);
+    }
+    normalize_chars(text, fold)
+}
+
+/// The general path, character by character.
+fn normalize_chars(text: &str, fold: bool) -> Normalized {
     let mut text_out = String::with_capacity(text.len());
     let mut starts = Vec::with_capacity(text.len());
     let mut out = Slow {
@@ -323,6 +331,34 @@ fn normalize(text: &str, fold: bool) -> Normalized {
     }
     Normalized {
         text: text_out,
+        map: Some(starts),
+        original: text.len(),
+    }
+}
+
+/// The general path for an ASCII text (a whitespace run somewhere: a Markdown list item's
+/// indented continuation line): byte by byte, one map entry a byte, no character decoded.
+fn normalize_ascii(text: &str, fold: bool) -> Normalized {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut starts = Vec::with_capacity(bytes.len());
+    let mut previous_space = false;
+    for (at, &b) in bytes.iter().enumerate() {
+        let space = matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+        if space && previous_space {
+            continue;
+        }
+        previous_space = space;
+        out.push(match (space, fold) {
+            (true, _) => b' ',
+            (false, true) => b.to_ascii_lowercase(),
+            (false, false) => b,
+        });
+        starts.push(u32::try_from(at).unwrap_or(u32::MAX));
+    }
+    Normalized {
+        // ASCII in, ASCII out.
+        text: String::from_utf8(out).unwrap_or_default(),
         map: Some(starts),
         original: text.len(),
     }
@@ -486,6 +522,26 @@ mod tests {
         assert!(normalize_aligned("two  spaces", true).is_none());
         assert!(normalize_aligned("line\r\nend", false).is_none());
         assert_eq!(normalize("two \n spaces", true).text, "two spaces");
+    }
+
+    #[test]
+    fn the_ascii_general_path_maps_as_the_character_path_does() {
+        for text in [
+            "two  spaces",
+            "  Lead\r\n\tand TRAIL  ",
+            "a \u{0B}\u{0C} b\n\n\nC",
+            " ",
+            "x",
+        ] {
+            for fold in [true, false] {
+                let (bytes, chars) = (normalize_ascii(text, fold), normalize_chars(text, fold));
+                assert_eq!(
+                    (&bytes.text, &bytes.map, bytes.original),
+                    (&chars.text, &chars.map, chars.original),
+                    "{text:?} fold {fold}"
+                );
+            }
+        }
     }
 
     use super::*;
