@@ -336,24 +336,42 @@ fn normalize_chars(text: &str, fold: bool) -> Normalized {
     }
 }
 
+/// Each ASCII byte as the normalised copy holds it: whitespace as a space, and (`FOLD`)
+/// letters lowercased.
+static ASCII_FOLD: [u8; 128] = ascii_table(true);
+static ASCII_KEEP: [u8; 128] = ascii_table(false);
+
+const fn ascii_table(fold: bool) -> [u8; 128] {
+    let mut table = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        table[i] = match b {
+            b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' => b' ',
+            _ if fold => b.to_ascii_lowercase(),
+            _ => b,
+        };
+        i += 1;
+    }
+    table
+}
+
 /// The general path for an ASCII text (a whitespace run somewhere: a Markdown list item's
 /// indented continuation line): byte by byte, one map entry a byte, no character decoded.
 fn normalize_ascii(text: &str, fold: bool) -> Normalized {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut starts = Vec::with_capacity(bytes.len());
+    let table = if fold { &ASCII_FOLD } else { &ASCII_KEEP };
     let mut previous_space = false;
     for (at, &b) in bytes.iter().enumerate() {
-        let space = matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+        let mapped = table[usize::from(b & 0x7F)];
+        let space = mapped == b' ';
         if space && previous_space {
             continue;
         }
         previous_space = space;
-        out.push(match (space, fold) {
-            (true, _) => b' ',
-            (false, true) => b.to_ascii_lowercase(),
-            (false, false) => b,
-        });
+        out.push(mapped);
         starts.push(u32::try_from(at).unwrap_or(u32::MAX));
     }
     Normalized {
@@ -369,24 +387,13 @@ fn normalize_ascii(text: &str, fold: bool) -> Normalized {
 /// original and needs no map. `None` sends the text down the general path.
 fn normalize_aligned(text: &str, fold: bool) -> Option<Normalized> {
     if text.is_ascii() {
-        // Lowercased whole (the library's vectorised copy), then each whitespace byte made a
-        // space in place; a run of two sends the text down the general path.
-        let mut out = if fold {
-            text.to_ascii_lowercase()
-        } else {
-            text.to_owned()
-        }
-        .into_bytes();
-        let mut previous_space = false;
-        for b in &mut out {
-            let space = matches!(*b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
-            if space {
-                if previous_space {
-                    return None;
-                }
-                *b = b' ';
-            }
-            previous_space = space;
+        // One pass through a table (each byte folded, each whitespace byte made a space); a
+        // run of two whitespace bytes (two spaces in the copy) sends the text down the general
+        // path.
+        let table = if fold { &ASCII_FOLD } else { &ASCII_KEEP };
+        let out: Vec<u8> = text.bytes().map(|b| table[usize::from(b & 0x7F)]).collect();
+        if memchr::memmem::find(&out, b"  ").is_some() {
+            return None;
         }
         // ASCII in, ASCII out.
         let out = String::from_utf8(out).ok()?;

@@ -93,18 +93,35 @@ pub(crate) struct Words<'a> {
     pos: usize,
 }
 
+/// ASCII bytes that are word characters (letters, digits, `_`), for the scans' tight loops.
+static ASCII_WORD: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    table
+};
+
+/// Whether byte `b` is an ASCII word character (`false` for every non-ASCII byte).
+fn ascii_word(b: u8) -> bool {
+    ASCII_WORD.get(usize::from(b)).copied().unwrap_or(false)
+}
+
 impl Iterator for Words<'_> {
     type Item = Range<usize>;
 
     fn next(&mut self) -> Option<Range<usize>> {
         let text = self.text;
         let bytes = text.as_bytes();
-        // Find the first word character (ASCII bytes decided without decoding).
+        // Find the first word character: ASCII bytes in a tight loop, a non-ASCII character
+        // decoded.
         let mut i = self.pos;
         let start = loop {
             let b = *bytes.get(i)?;
             if b < 0x80 {
-                if b.is_ascii_alphanumeric() || b == b'_' {
+                if ascii_word(b) {
                     break i;
                 }
                 i += 1;
@@ -119,7 +136,12 @@ impl Iterator for Words<'_> {
         // Extend over word characters and joiners followed by a word character.
         let mut end = start;
         let mut i = start;
-        while let Some(&b) = bytes.get(i) {
+        loop {
+            while bytes.get(i).copied().is_some_and(ascii_word) {
+                i += 1;
+            }
+            end = end.max(i);
+            let Some(&b) = bytes.get(i) else { break };
             let (c, len) = if b < 0x80 {
                 (char::from(b), 1)
             } else {
@@ -559,6 +581,79 @@ mod tests {
         let text = "don't well-known -x y' \u{FFFC}z";
         let found: Vec<&str> = words(text).filter_map(|r| text.get(r)).collect();
         assert_eq!(found, vec!["don't", "well-known", "x", "y", "z"]);
+    }
+
+    /// Words found character by character: what [`words`]' byte loops must agree with.
+    fn reference_words(text: &str) -> Vec<Range<usize>> {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let end_of = |i: usize| chars.get(i).map_or(text.len(), |&(at, _)| at);
+        let word = |i: usize| chars.get(i).is_some_and(|&(_, c)| is_word_char(c));
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if !word(i) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut last = i;
+            i += 1;
+            while i < chars.len() {
+                if word(i) {
+                    last = i;
+                } else if !(is_joiner(chars[i].1) && word(i + 1)) {
+                    break;
+                }
+                i += 1;
+            }
+            out.push(end_of(start)..end_of(last + 1));
+            i = last + 1;
+        }
+        out
+    }
+
+    #[test]
+    fn words_agree_with_a_character_by_character_scan() {
+        let pieces = [
+            "a",
+            "Z",
+            "_",
+            "9",
+            "'",
+            "-",
+            "\u{2019}",
+            "\u{2011}",
+            " ",
+            "\n",
+            "\u{e9}",
+            "\u{FFFC}",
+            "\u{4e2d}",
+            "(",
+            ".",
+            "\u{1F600}",
+            "--",
+            "''",
+        ];
+        // Every string of up to four pieces.
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let mut longer = Vec::new();
+            for text in &texts {
+                for piece in pieces {
+                    longer.push(format!("{text}{piece}"));
+                }
+            }
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        for text in &texts {
+            assert_eq!(
+                words(text).collect::<Vec<_>>(),
+                reference_words(text),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

@@ -84,11 +84,7 @@ pub fn check_block(gov: &Governance, role: Role, prose: &str, hits: &mut dyn Sin
     }
     let split_lines = matches!(role, Role::Heading | Role::ListItem | Role::TableCell);
     let mut sentences = 0usize;
-    for_each_sentence(prose, split_lines, |range| {
-        let Some(sentence) = prose.get(range.clone()) else {
-            return;
-        };
-        let words = count_words(sentence);
+    for_each_sentence(prose, split_lines, |range, words| {
         if words == 0 {
             return;
         }
@@ -160,37 +156,62 @@ fn prohibited(rule: &PatternRule, prose: &str, hits: &mut dyn Sink) {
     }
 }
 
-/// Words in a sentence: whitespace-separated tokens holding a letter, a digit or a code.
-pub(crate) fn count_words(sentence: &str) -> usize {
-    // A word is a whitespace-separated token holding a letter, a digit or a code. ASCII bytes
-    // are judged without decoding; only a non-ASCII character is decoded.
-    let bytes = sentence.as_bytes();
-    let mut count = 0;
-    let mut counted = false;
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b < 0x80 {
-            if b.is_ascii_whitespace() || b == 0x0B {
-                counted = false;
-            } else if !counted && b.is_ascii_alphanumeric() {
-                count += 1;
-                counted = true;
-            }
-            i += 1;
-            continue;
+/// Counts words as a scan passes over them: whitespace-separated tokens holding a letter, a
+/// digit or a code. ASCII bytes are judged without decoding; only a non-ASCII character is
+/// decoded.
+#[derive(Default)]
+struct WordCount {
+    count: usize,
+    /// The token in hand has been counted.
+    counted: bool,
+}
+
+impl WordCount {
+    fn ascii(&mut self, b: u8) {
+        if b.is_ascii_whitespace() || b == 0x0B {
+            self.counted = false;
+        } else if !self.counted && b.is_ascii_alphanumeric() {
+            self.count += 1;
+            self.counted = true;
         }
-        let Some(c) = sentence.get(i..).and_then(|t| t.chars().next()) else {
-            break;
-        };
-        if c.is_whitespace() {
-            counted = false;
-        } else if !counted && (c.is_alphanumeric() || c == CODE_MARK) {
-            count += 1;
-            counted = true;
-        }
-        i += c.len_utf8();
     }
-    count
+
+    fn char(&mut self, c: char) {
+        if c.is_whitespace() {
+            self.counted = false;
+        } else if !self.counted && (c.is_alphanumeric() || c == CODE_MARK) {
+            self.count += 1;
+            self.counted = true;
+        }
+    }
+
+    /// Passes the character starting at byte `i` of `text`; its length (at least 1).
+    fn at(&mut self, text: &str, i: usize) -> usize {
+        match text.as_bytes().get(i) {
+            Some(&b) if b < 0x80 => {
+                self.ascii(b);
+                1
+            }
+            _ => match text.get(i..).and_then(|t| t.chars().next()) {
+                Some(c) => {
+                    self.char(c);
+                    c.len_utf8()
+                }
+                None => 1,
+            },
+        }
+    }
+}
+
+/// Words in a sentence: whitespace-separated tokens holding a letter, a digit or a code.
+#[cfg(test)]
+pub(crate) fn count_words(sentence: &str) -> usize {
+    let mut words = WordCount::default();
+    let mut i = 0;
+    while i < sentence.len() {
+        i += words.at(sentence, i);
+    }
+    words.count
 }
 
 /// `range` without leading and trailing whitespace.
@@ -224,22 +245,33 @@ fn is_abbreviation(text: &str, dot: usize) -> bool {
         .any(|a| token.eq_ignore_ascii_case(a))
 }
 
-/// Calls `f` with the range of every sentence in `text`, trimmed, empty ones skipped.
-pub(crate) fn for_each_sentence(text: &str, split_lines: bool, mut f: impl FnMut(Range<usize>)) {
+/// Calls `f` with the range of every sentence in `text`, trimmed, empty ones skipped, and its
+/// words (as [`WordCount`] counts them): one pass over the text for both.
+pub(crate) fn for_each_sentence(
+    text: &str,
+    split_lines: bool,
+    mut f: impl FnMut(Range<usize>, usize),
+) {
     let mut start = 0;
-    let emit = |range: Range<usize>, f: &mut dyn FnMut(Range<usize>)| {
+    let mut words = WordCount::default();
+    // Words before `start`.
+    let mut before = 0;
+    let mut emit = |range: Range<usize>, count: usize, f: &mut dyn FnMut(Range<usize>, usize)| {
         let range = trimmed(text, range);
         if !range.is_empty() {
-            f(range);
+            f(range, count - before);
         }
+        before = count;
     };
-    // Every stop is ASCII but `…` (E2 80 A6): scan bytes and decode only around a stop.
+    // Every stop is ASCII but `…` (E2 80 A6): scan bytes and decode only around a stop or a
+    // non-ASCII character. A sentence ends before whitespace, so no word spans two.
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         let c = match bytes[i] {
             b'\n' if split_lines => {
-                emit(start..i, &mut f);
+                words.ascii(b'\n');
+                emit(start..i, words.count, &mut f);
                 start = i + 1;
                 i += 1;
                 continue;
@@ -249,11 +281,12 @@ pub(crate) fn for_each_sentence(text: &str, split_lines: bool, mut f: impl FnMut
                 '\u{2026}'
             }
             _ => {
-                i += 1;
+                i += words.at(text, i);
                 continue;
             }
         };
-        // Closing quotes and brackets after the stop belong to the sentence.
+        // Closing quotes and brackets after the stop belong to the sentence (none of them
+        // starts or ends a word).
         let mut end = i + c.len_utf8();
         while let Some(next) = text.get(end..).and_then(|t| t.chars().next()) {
             if matches!(
@@ -270,12 +303,12 @@ pub(crate) fn for_each_sentence(text: &str, split_lines: bool, mut f: impl FnMut
             .and_then(|t| t.chars().next())
             .is_none_or(char::is_whitespace);
         if at_boundary && !(c == '.' && end == i + 1 && is_abbreviation(text, i)) {
-            emit(start..end, &mut f);
+            emit(start..end, words.count, &mut f);
             start = end;
         }
         i = end;
     }
-    emit(start..text.len(), &mut f);
+    emit(start..text.len(), words.count, &mut f);
 }
 
 #[cfg(test)]
@@ -439,7 +472,7 @@ mod tests {
     fn sentences_split_at_stops_not_abbreviations_or_decimals() {
         let text = "Use e.g. the CLI (v1.2) now. Dr. Smith said \"go!\" Then J. Doe left… OK";
         let mut found = Vec::new();
-        for_each_sentence(text, false, |r| found.push(text[r].to_owned()));
+        for_each_sentence(text, false, |r, _| found.push(text[r].to_owned()));
         assert_eq!(
             found,
             vec![
@@ -461,6 +494,27 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].2, 0..text.len());
         assert_eq!(rows[0].3, "sentence has 6 words; the limit is 3");
+    }
+
+    #[test]
+    fn each_sentence_s_words_are_the_words_counted_in_it() {
+        for text in [
+            "One two. Three four five! Six? Seven\u{2026} eight",
+            "Use e.g. the CLI (v1.2) now. Dr. Smith said \"go!\" Then J. Doe left\u{2026} OK",
+            "\u{FFFC} runs. caf\u{e9}\u{a0}au lait.\nnext line \u{3000}\u{5168}\u{89d2}. -- 42.",
+            "  . .. ! Trailing  ",
+            "",
+        ] {
+            for split_lines in [false, true] {
+                let mut counted = Vec::new();
+                for_each_sentence(text, split_lines, |r, words| {
+                    counted.push((count_words(&text[r.clone()]), words, r));
+                });
+                for (expected, words, r) in counted {
+                    assert_eq!(words, expected, "{text:?} {r:?} split {split_lines}");
+                }
+            }
+        }
     }
 
     #[test]
