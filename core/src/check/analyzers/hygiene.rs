@@ -168,6 +168,15 @@ impl Iterator for Words<'_> {
 }
 
 fn same_ignoring_case(a: &str, b: &str) -> bool {
+    // Most word pairs differ at their first letter: two ASCII letters decide at once (an
+    // ASCII letter lowercases to an ASCII letter).
+    if let (Some(&x), Some(&y)) = (a.as_bytes().first(), b.as_bytes().first())
+        && x.is_ascii()
+        && y.is_ascii()
+        && !x.eq_ignore_ascii_case(&y)
+    {
+        return false;
+    }
     if a.len() == b.len() && a.eq_ignore_ascii_case(b) {
         return true;
     }
