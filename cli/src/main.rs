@@ -88,6 +88,7 @@ fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if commands::hook::is_hook_call(&args) {
         let code = commands::hook::main(&args);
+        kapi_host::derived::wait();
         // Ends lingering work (a stdin read that never finishes) with the hook's answer.
         #[allow(clippy::exit)]
         std::process::exit(i32::from(code));
@@ -107,6 +108,8 @@ fn main() -> ExitCode {
         Err(err) => return ExitCode::from(clap_error(&err, json_requested).code()),
     };
     let outcome = run(&cli);
+    // The derived files (the check cache) a command left writing in the background.
+    kapi_host::derived::wait();
     ExitCode::from(outcome.code())
 }
 

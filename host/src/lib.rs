@@ -6,7 +6,7 @@ pub mod app;
 pub mod apply;
 pub mod check;
 pub mod context;
-mod derived;
+pub mod derived;
 pub mod document;
 pub mod env;
 pub mod error;

@@ -17,6 +17,13 @@ use kapi_core::project::Project;
 /// The most entries of each kind kept; past it, all are let go.
 const MAX_ENTRIES: usize = 64;
 
+/// The cores this process may use, asked once (the standard library reads the cgroup files
+/// on every call: 5% of an MCP `check_file`).
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// A modification this recent is never trusted by its stat alone.
 pub(crate) const RACY: Duration = Duration::from_secs(2);
 

@@ -206,7 +206,11 @@ pub fn check(
     }
 
     let cache = match &project {
-        Some(p) if !request.no_cache && changed.is_none() => cache::Cache::open(&p.root),
+        Some(p) if !request.no_cache && changed.is_none() => {
+            // The cache as the last check left it: its write (after that answer) is done.
+            crate::derived::wait();
+            cache::Cache::open(&p.root)
+        }
         _ => None,
     };
     let results = run::run_jobs(
@@ -223,8 +227,8 @@ pub fn check(
     let single = jobs.len() <= 1;
     let mut report = std::thread::scope(|scope| {
         match cache {
-            // One file's shard is small: written here, no thread to start.
-            Some(cache) if single => cache.save(),
+            // One file (an edit's check): its answer does not wait for the write.
+            Some(cache) if single => crate::derived::in_background(move || cache.save()),
             Some(cache) => drop(scope.spawn(move || cache.save())),
             None => {}
         }

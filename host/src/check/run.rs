@@ -41,9 +41,7 @@ pub(super) fn run_jobs(
     cancel: Option<&AtomicBool>,
 ) -> Result<Vec<FileResult>, HostError> {
     let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(jobs.len().max(1));
+    let workers = crate::memo::cores().min(jobs.len().max(1));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let total = jobs.len();

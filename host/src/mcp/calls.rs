@@ -34,7 +34,7 @@ pub(crate) fn cancel_flag() -> Option<Arc<AtomicBool>> {
 
 /// How many tool calls run at once: the cores, at least 2 and at most 8.
 pub(crate) fn max_running() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
+    crate::memo::cores().clamp(2, 8)
 }
 
 /// The server's tool calls: the slots, the writers' lock, and each running call's flag.

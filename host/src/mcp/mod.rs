@@ -47,6 +47,9 @@ pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostErr
             hint: Some("`kapi mcp --tools writing,content`, or `--all`".into()),
         })?;
     let server = KapiServer::new(env, cwd, options.project.clone(), selection);
+    // The server outlives each answer: the check cache is written after the answer is sent
+    // (the CLI waits for that write before it exits).
+    crate::derived::allow_background();
     let calls = std::sync::Arc::clone(&server.base.calls);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
