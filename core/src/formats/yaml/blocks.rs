@@ -4,8 +4,9 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use super::scanner::Parser;
 use super::tree::{Entry, Node, Scalar, Style};
-use super::{INFO, SYNTAXES, parse};
+use super::{INFO, SYNTAXES};
 use crate::formats::inline::placeholders::{self, Ids};
 use crate::formats::output::Output;
 use crate::formats::{KeyBudget, ReadError, Skeleton};
@@ -18,8 +19,10 @@ pub(super) fn read_text<'e>(
     skeleton: Skeleton,
     each: Option<crate::formats::Each<'e>>,
 ) -> Result<Output<'e>, ReadError> {
-    let docs = parse(text)?;
-    let scalars: usize = docs.iter().map(count_scalars).sum();
+    let mut parser = Parser::over(text)?;
+    let docs = parser.stream()?;
+    // A document that is one scalar is not inside a collection.
+    let scalars = parser.scalars + docs.iter().filter(|d| matches!(d, Node::Scalar(_))).count();
     let mut out = Output::new(INFO.id, skeleton, each);
     out.reserve(scalars);
     let mut builder = Builder {
@@ -27,7 +30,7 @@ pub(super) fn read_text<'e>(
         text,
         // Paths are unique within one document whose mappings repeat no key, so the
         // deduper (a hash and a copy per key) is only needed otherwise.
-        keys: (docs.len() > 1 || docs.iter().any(has_duplicate_keys)).then(KeyDeduper::default),
+        keys: (docs.len() > 1 || parser.repeats).then(KeyDeduper::default),
         path: String::new(),
         budget: KeyBudget::new(text.len()),
         over_budget: None,
@@ -176,34 +179,6 @@ impl Builder<'_, '_> {
         block.span = from.unwrap_or(span.start)..span.end;
         block.notes = notes.to_vec();
         self.out.push(self.text, block);
-    }
-}
-
-/// How many scalars a node holds: room for its blocks and holes.
-pub(super) fn count_scalars(node: &Node) -> usize {
-    match node {
-        Node::Scalar(_) => 1,
-        Node::Map(entries, _) => entries.iter().map(|e| count_scalars(&e.value)).sum(),
-        Node::Seq(items, _) => items.iter().map(count_scalars).sum(),
-        Node::Alias(_) | Node::Null(_) => 0,
-    }
-}
-
-/// Whether some mapping repeats a key.
-pub(super) fn has_duplicate_keys(node: &Node) -> bool {
-    match node {
-        Node::Map(entries, _) => {
-            let repeats = if entries.len() <= 16 {
-                (1..entries.len()).any(|i| entries[..i].iter().any(|e| e.key == entries[i].key))
-            } else {
-                let mut seen = rustc_hash::FxHashSet::default();
-                seen.reserve(entries.len());
-                !entries.iter().all(|e| seen.insert(&*e.key))
-            };
-            repeats || entries.iter().any(|e| has_duplicate_keys(&e.value))
-        }
-        Node::Seq(items, _) => items.iter().any(has_duplicate_keys),
-        _ => false,
     }
 }
 

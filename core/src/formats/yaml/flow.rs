@@ -106,6 +106,9 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let value = self.flow_value()?;
                 let end = value.end().max(self.pos);
+                if matches!(value, Node::Scalar(_)) {
+                    self.scalars += 1;
+                }
                 Node::Map(
                     vec![Entry {
                         key: key_text(node, self.text),

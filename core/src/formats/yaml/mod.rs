@@ -80,7 +80,9 @@ use super::inline::placeholders::Syntaxes;
 use super::{Capabilities, Format, FormatInfo, Parsed, ReadError, WriteError};
 use blocks::read_text;
 use scanner::{Harvest, Parser};
-use tree::{Node, Scalar};
+#[cfg(test)]
+use tree::Node;
+use tree::Scalar;
 use write::{first_line_ending, render};
 
 pub const INFO: FormatInfo = FormatInfo {
@@ -156,6 +158,7 @@ impl Format for Yaml {
 }
 
 /// Reads every document of a YAML stream.
+#[cfg(test)]
 fn parse(text: &str) -> Result<Vec<Node<'_>>, ReadError> {
     Parser::over(text)?.stream()
 }

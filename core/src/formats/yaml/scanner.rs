@@ -85,6 +85,10 @@ pub(super) struct Parser<'a> {
     pub(super) items: Vec<Node<'a>>,
     /// Set, the collections keep nothing: their scalars go here as each ends.
     pub(super) harvest: Option<Harvest<'a>>,
+    /// The scalars inside the collections read so far (room for the blocks and holes).
+    pub(super) scalars: usize,
+    /// Some mapping read so far repeats a key.
+    pub(super) repeats: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -92,6 +96,14 @@ impl<'a> Parser<'a> {
     /// harvesting).
     pub(super) fn close_entries(&mut self, mark: usize) -> Vec<Entry<'a>> {
         let Some(harvest) = self.harvest.as_mut() else {
+            // Counted here, while the entries are in the cache, rather than by walking the
+            // tree again.
+            let entries = self.entries.get(mark..).unwrap_or_default();
+            self.scalars += entries
+                .iter()
+                .filter(|e| matches!(e.value, Node::Scalar(_)))
+                .count();
+            self.repeats = self.repeats || repeats_a_key(entries);
             return take_from(&mut self.entries, mark);
         };
         for entry in self.entries.drain(mark..) {
@@ -103,6 +115,11 @@ impl<'a> Parser<'a> {
     /// [`Parser::close_entries`] for a sequence's items.
     pub(super) fn close_items(&mut self, mark: usize) -> Vec<Node<'a>> {
         let Some(harvest) = self.harvest.as_mut() else {
+            let items = self.items.get(mark..).unwrap_or_default();
+            self.scalars += items
+                .iter()
+                .filter(|n| matches!(n, Node::Scalar(_)))
+                .count();
             return take_from(&mut self.items, mark);
         };
         for item in self.items.drain(mark..) {
@@ -134,6 +151,8 @@ impl<'a> Parser<'a> {
             notes: Vec::new(),
             entries: Vec::new(),
             items: Vec::new(),
+            scalars: 0,
+            repeats: false,
             harvest: None,
         }
     }
@@ -655,6 +674,17 @@ impl<'a> Parser<'a> {
 /// The top of `stack` from `mark`, as a vector of its own length. The whole stack when it
 /// holds nothing below `mark` (the outermost collection open, and a large catalog's only
 /// one: no copy); a stack left far larger than what it still holds is shrunk.
+/// Whether two of a mapping's entries have the same key.
+pub(super) fn repeats_a_key(entries: &[Entry]) -> bool {
+    if entries.len() <= 16 {
+        (1..entries.len()).any(|i| entries[..i].iter().any(|e| e.key == entries[i].key))
+    } else {
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.reserve(entries.len());
+        !entries.iter().all(|e| seen.insert(&*e.key))
+    }
+}
+
 pub(super) fn take_from<T>(stack: &mut Vec<T>, mark: usize) -> Vec<T> {
     if mark == 0 {
         return std::mem::take(stack);
