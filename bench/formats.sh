@@ -157,12 +157,12 @@ TARGETS="$WORK/formats-targets.md"
 # What stands in the way of 100 MB/s, from `perf record` of each reader (2026-12-04): printed
 # under the table for each format still short of it.
 declare -A OBSTACLE=(
-  [markdown]="pulldown-cmark's own parse (first pass, inline pass, its tree) is about 30% of the time; the rest is the content model: a String per text run and a Box per code (allocation and free about 15%), and hashing every hole at read and again at write (fingerprints, about 6%, mostly cache misses walking the runs)"
+  [markdown]="spread out, no single hotspot left: pulldown-cmark's own parse about 15% (perf of 2026-12-04, evening), copying text into the runs, the runs' fingerprints (hash_runs and HashSink::part about 9%) and Reader::leaf; a model that borrows from the file is the next step"
   [markdown (50 MB tree)]="as for markdown: pulldown-cmark's parse about 30%, a String per run and a Box per code about 15%, fingerprints about 6%"
   [po]="the parse into owned strings (about 25%: every msgid and msgstr decoded into a String, then moved into runs), UTF-8 validation of the whole file (6%), allocation and free per run, code and key (about 12%), fingerprints (6%)"
-  [yaml]="the reader builds the whole YAML tree of owned strings first (scanner about 25%) and then copies each scalar again into its runs; allocation, drop of the tree and page faults about 20%; fingerprints 5%"
-  [yaml (8 MB file)]="as for yaml: the tree of owned strings built first (scanner about 25%), each scalar copied again into runs, the tree dropped after; allocation, freeing and page faults about 20%; longer keys (a path per value) than the fixtures'"
-  [html]="a String per text run and per code's data (allocation and free about 15%), the token list the lexer builds first, and fingerprints (8%, cache misses walking the runs)"
+  [yaml]="the reader builds a whole tree, then a block for every scalar (the two extra walks over the tree for counts and repeated keys are gone since 2026-12-04); the placeholder splitter (inline::placeholders::split, a regex) about 19%; the kernel zeroing fresh pages for the tree and the model 20-48% with mimalloc. 100 MB/s needs a reader that makes blocks as it scans, without the tree, and a cheaper splitter"
+  [yaml (8 MB file)]="as for yaml: the whole tree built first (peak 185 MB for 8 MB), then a block per scalar; page set-up 20-48%, the placeholder splitter about 19%; longer keys (a path per value) than the fixtures'"
+  [html]="allocation (malloc and free about 10%: each text run copied into its own String, then hashed), the runs' fingerprints (HashSink::part and hash_runs about 11%) and copying (about 7%)"
   [android]="the XML tree parse (xml::Tree::parse, its tokenizer and attributes: about 30%), then a String per run"
   [properties]="a String per value and per key plus fingerprints; the files are small (40 KB in all), so per-file set-up weighs"
   [json]="the content model: a Block (168 bytes), a key String, a run Vec and a String per run for every value, a Box per code (allocation about 15%); fingerprints 7%"
