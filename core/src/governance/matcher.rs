@@ -403,36 +403,49 @@ fn normalize_aligned(text: &str, fold: bool) -> Option<Normalized> {
             original: text.len(),
         });
     }
-    let mut out = String::with_capacity(text.len());
+    // ASCII bytes through the table, each non-ASCII character decoded.
+    let table = if fold { &ASCII_FOLD } else { &ASCII_KEEP };
+    let bytes = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut previous_space = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            if previous_space || !c.is_ascii() {
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii() {
+            let mapped = table[usize::from(b)];
+            let space = mapped == b' ';
+            if space && previous_space {
                 return None;
             }
-            previous_space = true;
-            out.push(' ');
+            previous_space = space;
+            out.push(mapped);
+            i += 1;
             continue;
         }
+        let c = text.get(i..)?.chars().next()?;
+        // Non-ASCII whitespace takes the general path.
+        if c.is_whitespace() {
+            return None;
+        }
         previous_space = false;
-        if !fold {
-            out.push(c);
-        } else if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-        } else {
+        let len = c.len_utf8();
+        let lowered = if fold {
             let mut lower = c.to_lowercase();
             let (Some(first), None) = (lower.next(), lower.next()) else {
                 return None;
             };
-            let first = if first == 'ς' { 'σ' } else { first };
-            if first.len_utf8() != c.len_utf8() {
-                return None;
-            }
-            out.push(first);
+            if first == 'ς' { 'σ' } else { first }
+        } else {
+            c
+        };
+        if lowered.len_utf8() != len {
+            return None;
         }
+        let mut buf = [0u8; 4];
+        out.extend_from_slice(lowered.encode_utf8(&mut buf).as_bytes());
+        i += len;
     }
     Some(Normalized {
-        text: out,
+        text: String::from_utf8(out).ok()?,
         map: None,
         original: text.len(),
     })
@@ -529,6 +542,30 @@ mod tests {
         assert!(normalize_aligned("two  spaces", true).is_none());
         assert!(normalize_aligned("line\r\nend", false).is_none());
         assert_eq!(normalize("two \n spaces", true).text, "two spaces");
+    }
+
+    #[test]
+    fn the_aligned_path_copies_as_the_character_path_does() {
+        for text in [
+            "Caf\u{e9} \u{c9}T\u{c9} d\u{e9}j\u{e0}",
+            "\u{3a3}\u{39f}\u{3a6}\u{39f}\u{3a3} \u{3c3}\u{3bf}\u{3c6}\u{3bf}\u{3c2}",
+            "\u{201c}quoted\u{201d}\tand\n\u{2014} em",
+            "\u{4e2d}\u{6587}\u{1F600}x",
+        ] {
+            for fold in [true, false] {
+                let aligned = normalize_aligned(text, fold).expect("aligned");
+                assert_eq!(aligned.map, None);
+                assert_eq!(
+                    aligned.text,
+                    normalize_chars(text, fold).text,
+                    "{text:?} {fold}"
+                );
+            }
+        }
+        // Non-ASCII whitespace, a run, and a lowercase of another length: the general path.
+        assert!(normalize_aligned("a\u{a0}b", true).is_none());
+        assert!(normalize_aligned("\u{e9}  b", false).is_none());
+        assert!(normalize_aligned("\u{130}", true).is_none());
     }
 
     #[test]
