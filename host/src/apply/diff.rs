@@ -18,7 +18,7 @@ pub(super) fn diff(file: &File, new: &[u8]) -> String {
 const STRIDE: usize = 64;
 
 /// How many bytes `a` and `b` share at their start.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+pub(super) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
     let mut i = 0;
     while i + STRIDE <= n && a.get(i..i + STRIDE) == b.get(i..i + STRIDE) {

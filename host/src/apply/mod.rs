@@ -85,6 +85,8 @@ struct File {
     picked: Option<Vec<usize>>,
     /// Set when the splice found the blocks ([`splice`]): the key bytes its values charge.
     spliced: Option<usize>,
+    /// A spliced file's hash states as read, so its render hashes from its first edit.
+    prefixes: Option<splice::Prefixes>,
     /// Block index → its editions before the set (taken at the first edit).
     originals: BTreeMap<usize, Block0>,
     /// Set for a catalog's translation file: its language and the source document's index.
@@ -569,6 +571,7 @@ impl Service<'_> {
                         parsed,
                         picked: None,
                         spliced: None,
+                        prefixes: None,
                         originals: BTreeMap::new(),
                         target_of: Some((t.lang.clone(), file)),
                     });
@@ -599,6 +602,7 @@ impl Service<'_> {
             parsed,
             picked: loaded.picked,
             spliced: None,
+            prefixes: None,
             originals: BTreeMap::new(),
             target_of: None,
         });

@@ -13,6 +13,7 @@
 //! document) takes the full path from the start, so the result and the file are the same.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 
 use kapi_core::change::{ChangeSet, Operation};
 use kapi_core::formats::splice::json;
@@ -70,8 +71,8 @@ impl Service<'_> {
             return None;
         }
         let name = path.doc();
-        let bytes = crate::document::read_bytes(path.abs(), &name).ok()?;
-        let read = crate::document::FileRead::of(&bytes);
+        let bytes = read_whole(path.abs())?;
+        let (read, prefixes) = Prefixes::of(&bytes);
         let located = json::locate(json::utf8(bytes)?, keys)?;
         let in_project = self.project.is_some();
         let file = self.files.len();
@@ -84,6 +85,7 @@ impl Service<'_> {
             parsed: located.parsed,
             picked: None,
             spliced: Some(located.key_bytes),
+            prefixes: Some(prefixes),
             originals: BTreeMap::new(),
             target_of: None,
         });
@@ -94,6 +96,21 @@ impl Service<'_> {
         });
         Some(self.doc_list.len() - 1)
     }
+}
+
+/// The bytes of the file at `abs`, read in one call sized by its length (the open file's, so
+/// no growing reads); `None` where [`crate::document::read_bytes`] might not give them (an
+/// error, or a file past [`crate::document::MAX_FILE_BYTES`]), which the full path reports.
+fn read_whole(abs: &std::path::Path) -> Option<Vec<u8>> {
+    let mut file = std::fs::File::open(abs).ok()?;
+    let len = file.metadata().ok()?.len();
+    if len > crate::document::MAX_FILE_BYTES {
+        return None;
+    }
+    // Room for one byte more: a file that grew since is still read to its end, then refused.
+    let mut bytes = Vec::with_capacity(usize::try_from(len).ok()?.checked_add(1)?);
+    file.read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= crate::document::MAX_FILE_BYTES).then_some(bytes)
 }
 
 /// A verified read back: each edited edition and the bytes, or the refusal of the file.
@@ -132,6 +149,9 @@ pub(super) fn verify(
     // hand the same bytes back (its encoding check passes by construction).
     Ok(Ok((out, bytes)))
 }
+
+mod hash;
+pub(super) use hash::Prefixes;
 
 #[cfg(test)]
 mod tests;

@@ -66,8 +66,15 @@ impl Service<'_> {
                     continue;
                 }
             };
-            // Hashed once: the no-op test, the read back's hand-back and the result's rev.
-            let written = crate::document::FileRead::of(&bytes);
+            // Hashed once: the no-op test, the read back's hand-back and the result's rev. A
+            // spliced file's from the hash state before its first changed byte.
+            let written = match &file.prefixes {
+                Some(prefixes) => {
+                    let old = file.parsed.skeleton.text().as_bytes();
+                    prefixes.read_of(&bytes, super::diff::common_prefix(old, &bytes))
+                }
+                None => crate::document::FileRead::of(&bytes),
+            };
             if written == file.read {
                 continue;
             }
