@@ -95,6 +95,17 @@ impl Printer {
         quiet_pipe(write(&mut out).and_then(|()| out.flush()))
     }
 
+    /// A writer to stdout that other threads share, for a result printed while it is made (a
+    /// check's findings as their files finish).
+    pub fn live(&self) -> Live {
+        Live {
+            out: std::sync::Mutex::new(io::BufWriter::with_capacity(64 << 10, io::stdout())),
+            flush_each: std::io::IsTerminal::is_terminal(&self.out),
+            error: std::sync::Mutex::new(None),
+            style: self.style,
+        }
+    }
+
     /// Prints raw text (a rendering chosen by a flag, such as SARIF or GitHub annotations).
     pub fn raw(&mut self, text: &str) -> io::Result<()> {
         let mut out = self.out.lock();
@@ -112,6 +123,45 @@ impl Printer {
                 let _ = writeln!(err, "{text}");
             }
         }
+    }
+}
+
+/// Stdout shared by threads ([`Printer::live`]): each write is whole (one call at a time);
+/// a terminal sees each at once, a pipe or file gets full buffers. The first error is kept
+/// for [`Live::finish`].
+pub struct Live {
+    out: std::sync::Mutex<io::BufWriter<io::Stdout>>,
+    flush_each: bool,
+    error: std::sync::Mutex<Option<io::Error>>,
+    pub style: Style,
+}
+
+impl Live {
+    /// Writes what `write` makes (nothing more once a write failed).
+    pub fn write(&self, write: impl FnOnce(&mut dyn Write, &Style) -> io::Result<()>) {
+        let mut error = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        if error.is_some() {
+            return;
+        }
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let mut written = write(&mut *out, &self.style);
+        if self.flush_each {
+            written = written.and_then(|()| out.flush());
+        }
+        if let Err(e) = written {
+            *error = Some(e);
+        }
+    }
+
+    /// Flushes what is left; the first write error, if any (a reader that went away is not
+    /// one).
+    pub fn finish(self) -> io::Result<()> {
+        let mut out = self.out.into_inner().unwrap_or_else(|e| e.into_inner());
+        let error = self.error.into_inner().unwrap_or_else(|e| e.into_inner());
+        quiet_pipe(match error {
+            Some(e) => Err(e),
+            None => out.flush(),
+        })
     }
 }
 

@@ -39,6 +39,13 @@ pub fn in_background(write: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Runs `write` on its own thread in any process: a write large enough to be worth the
+/// thread's start (a tree's check cache, 64 shards), done while the answer is built and
+/// printed. The CLI ends it with [`wait`] before it exits.
+pub fn alongside(write: impl FnOnce() + Send + 'static) {
+    spawn(write);
+}
+
 /// Starts `write` on its own thread, after the writes started before it.
 fn spawn(write: impl FnOnce() + Send + 'static) {
     let Ok(mut pending) = PENDING.lock() else {

@@ -1,13 +1,15 @@
 //! `kapi check`: run the analyzers over files and apply the project's gate (`--text`: over a
 //! text no file holds yet, [`super::check_text`]). Exits 0 when the gate holds, 3 when it
-//! does not, 1 on an unreadable file or project.
+//! does not, 1 on an unreadable file or project. Text findings are printed while the check
+//! runs, each as soon as no file still to check can sort before it (the `--json` order).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use kapi_core::check::{CheckReport, FailOn};
+use kapi_core::check::{CheckReport, FailOn, Finding};
+use kapi_core::governance::Severity;
 use kapi_host::check::{CheckRequest, Progress, check};
 
 use crate::exit::Outcome;
@@ -34,7 +36,7 @@ pub struct CheckArgs {
     /// Check every file: never reuse the findings of a file unchanged since its last check
     #[arg(long)]
     pub no_cache: bool,
-    /// Output format [default: text, or json with `--json`]
+    /// Output format [default: text, or json with `--json`]; text prints findings while files are checked, by path
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
     /// Check a draft no file holds yet: a file holding it, or `-` for standard input
@@ -114,14 +116,33 @@ pub fn run(
         resolved: Vec::new(),
         no_cache: args.no_cache,
     };
-    let bar = Bar::new(!printer.quiet && io::stderr().is_terminal());
-    let run = check(app, &request, &bar);
-    bar.finish();
+    let format = args.format.unwrap_or(if printer.json {
+        FormatArg::Json
+    } else {
+        FormatArg::Text
+    });
+    // Text findings are printed as their files finish (in the report's order).
+    let watch = Watch {
+        bar: Bar::new(!printer.quiet && io::stderr().is_terminal()),
+        live: (format == FormatArg::Text).then(|| printer.live()),
+    };
+    let run = check(app, &request, &watch);
+    watch.bar.finish();
+    let printed = watch.live.map(crate::printer::Live::finish).transpose();
     let run = run?;
+    printed?;
     for note in &run.notes {
         printer.note(note);
     }
-    emit_report(&run.report, args.format, printer)
+    match run.streamed {
+        Some(shown) if format == FormatArg::Text => {
+            let report = &run.report;
+            let style = printer.style;
+            printer.stream(|out| render_after(report, out, &style, Shown::First(shown)))?;
+            gated(report.pass, &report.gate.failed, printer)
+        }
+        _ => emit_report(&run.report, Some(format), printer),
+    }
 }
 
 /// Prints a `kapi.check/v1` report in the format asked for and exits by its gate (the JSON
@@ -167,95 +188,162 @@ pub(crate) fn gated(pass: bool, failed: &[String], printer: &Printer) -> anyhow:
 impl Render for CheckReport {
     fn render(&self, out: &mut dyn Write, style: &Style) -> io::Result<()> {
         for f in &self.findings {
-            // `Finding::line`, painted: the same words as every other text output.
-            let severity = match f.severity {
-                kapi_core::governance::Severity::Critical => style.paint("31;1", "critical"),
-                kapi_core::governance::Severity::Major => style.paint("31", "major"),
-                kapi_core::governance::Severity::Minor => style.paint("33", "minor"),
-                kapi_core::governance::Severity::Info => style.paint("36", "info"),
-            };
-            writeln!(
-                out,
-                "{} {severity} {} {}",
-                style.bold(&f.location()),
-                style.dim(&f.rule),
-                f.advice()
-            )?;
+            finding_line(out, f, style)?;
         }
-        for stale in &self.stale {
-            writeln!(
-                out,
-                "{} {} {}",
-                style.bold(&format!("{} [{}]", stale.path, stale.block)),
-                style.paint("36", "note"),
-                format_args!(
-                    "changed; {} (stale translation, not a failure)",
-                    stale.message
-                )
-            )?;
-        }
-        if self.truncated > 0 {
-            writeln!(
-                out,
-                "{}",
-                style.dim(&format!(
-                    "{} more findings are counted but not shown: a report holds {} (the most severe first)",
-                    self.truncated,
-                    self.findings.len()
-                ))
-            )?;
-        }
-        if !self.coverage.unassessed.is_empty() {
-            let items: Vec<String> = self
-                .coverage
-                .unassessed
-                .iter()
-                .map(|u| format!("{} ({})", u.guidance, u.value))
-                .collect();
-            writeln!(
-                out,
-                "{}",
-                style.dim(&format!(
-                    "not assessed (no analyzer checks these): {}",
-                    items.join(", ")
-                ))
-            )?;
-        }
-        if let Some(cache) = self.cache.filter(|c| c.reused > 0) {
-            writeln!(
-                out,
-                "{}",
-                style.dim(&format!(
-                    "{} of {} files unchanged since their last check: their findings come from the cache (--no-cache checks every file)",
-                    cache.reused,
-                    cache.reused + cache.checked
-                ))
-            )?;
-        }
-        let s = &self.summary;
-        let files = if self.target.files == 1 {
-            "1 file".to_owned()
-        } else {
-            format!("{} files", self.target.files)
-        };
-        let findings = if s.findings == 1 {
-            "1 finding".to_owned()
-        } else {
-            format!("{} findings", s.findings)
-        };
-        let verdict = if self.pass {
-            style.paint("32", "gate passed")
-        } else {
-            style.paint(
-                "31;1",
-                &format!("gate not met ({})", self.gate.failed.join("; ")),
+        render_after(self, out, style, Shown::Held)
+    }
+}
+
+/// One finding's text line: `Finding::line`, painted (the same words as every other text
+/// output).
+fn finding_line(out: &mut dyn Write, f: &Finding, style: &Style) -> io::Result<()> {
+    let severity = match f.severity {
+        Severity::Critical => style.paint("31;1", "critical"),
+        Severity::Major => style.paint("31", "major"),
+        Severity::Minor => style.paint("33", "minor"),
+        Severity::Info => style.paint("36", "info"),
+    };
+    writeln!(
+        out,
+        "{} {severity} {} {}",
+        style.bold(&f.location()),
+        style.dim(&f.rule),
+        f.advice()
+    )
+}
+
+/// Which findings the text showed before [`render_after`].
+#[derive(Clone, Copy)]
+enum Shown {
+    /// The report's own (the most severe, past the cap).
+    Held,
+    /// The first this many, in report order, printed as their files finished.
+    First(usize),
+}
+
+/// The text after a report's findings: stale translations, what was not shown, coverage,
+/// the cache's use and the summary line.
+fn render_after(
+    report: &CheckReport,
+    out: &mut dyn Write,
+    style: &Style,
+    shown: Shown,
+) -> io::Result<()> {
+    for stale in &report.stale {
+        writeln!(
+            out,
+            "{} {} {}",
+            style.bold(&format!("{} [{}]", stale.path, stale.block)),
+            style.paint("36", "note"),
+            format_args!(
+                "changed; {} (stale translation, not a failure)",
+                stale.message
             )
+        )?;
+    }
+    let hidden = match shown {
+        Shown::Held => report.truncated,
+        Shown::First(n) => report.summary.findings.saturating_sub(n),
+    };
+    if hidden > 0 {
+        let which = match shown {
+            Shown::Held => format!(
+                "a report holds {} (the most severe first)",
+                report.findings.len()
+            ),
+            Shown::First(n) => format!(
+                "the text shows the first {n} by path (`--json` holds the {} most severe)",
+                report.findings.len()
+            ),
         };
         writeln!(
             out,
-            "{files}, {findings} ({} critical, {} major, {} minor), score {}: {verdict}",
-            s.critical, s.major, s.minor, s.score
+            "{}",
+            style.dim(&format!(
+                "{hidden} more findings are counted but not shown: {which}"
+            ))
+        )?;
+    }
+    if !report.coverage.unassessed.is_empty() {
+        let items: Vec<String> = report
+            .coverage
+            .unassessed
+            .iter()
+            .map(|u| format!("{} ({})", u.guidance, u.value))
+            .collect();
+        writeln!(
+            out,
+            "{}",
+            style.dim(&format!(
+                "not assessed (no analyzer checks these): {}",
+                items.join(", ")
+            ))
+        )?;
+    }
+    if let Some(cache) = report.cache.filter(|c| c.reused > 0) {
+        writeln!(
+            out,
+            "{}",
+            style.dim(&format!(
+                "{} of {} files unchanged since their last check: their findings come from the cache (--no-cache checks every file)",
+                cache.reused,
+                cache.reused + cache.checked
+            ))
+        )?;
+    }
+    let s = &report.summary;
+    let files = if report.target.files == 1 {
+        "1 file".to_owned()
+    } else {
+        format!("{} files", report.target.files)
+    };
+    let findings = if s.findings == 1 {
+        "1 finding".to_owned()
+    } else {
+        format!("{} findings", s.findings)
+    };
+    let verdict = if report.pass {
+        style.paint("32", "gate passed")
+    } else {
+        style.paint(
+            "31;1",
+            &format!("gate not met ({})", report.gate.failed.join("; ")),
         )
+    };
+    writeln!(
+        out,
+        "{files}, {findings} ({} critical, {} major, {} minor), score {}: {verdict}",
+        s.critical, s.major, s.minor, s.score
+    )
+}
+
+/// What a check reports to while it runs: the progress bar, and the text findings printed as
+/// their files finish.
+struct Watch {
+    bar: Bar,
+    live: Option<crate::printer::Live>,
+}
+
+impl Progress for Watch {
+    fn update(&self, done: usize, total: usize) {
+        self.bar.update(done, total);
+    }
+
+    fn streams(&self) -> bool {
+        self.live.is_some()
+    }
+
+    fn findings(&self, findings: &[Finding]) {
+        let Some(live) = &self.live else { return };
+        // The bar steps aside while lines are printed, and comes back after.
+        self.bar.suspend(|| {
+            live.write(|out, style| {
+                for f in findings {
+                    finding_line(out, f, style)?;
+                }
+                Ok(())
+            });
+        });
     }
 }
 
@@ -288,6 +376,14 @@ impl Bar {
     fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+    }
+
+    /// Runs `print` with the bar off the screen.
+    fn suspend(&self, print: impl FnOnce()) {
+        match &self.bar {
+            Some(bar) => bar.suspend(print),
+            None => print(),
         }
     }
 }

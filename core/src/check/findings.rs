@@ -55,7 +55,7 @@ fn key(f: &Finding) -> Key<'_> {
 }
 
 /// Report order: path, line, column, rule, then the byte offset.
-fn report_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+pub fn report_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
     (a.path.as_str(), a.line, a.column, a.rule.as_str(), a.start).cmp(&(
         b.path.as_str(),
         b.line,

@@ -27,7 +27,7 @@ use analyzers::{placeholders, translation_terms};
 
 pub use analyzers::rule::Rule;
 pub use document::DocumentCheck;
-pub use findings::{Findings, MAX_FINDINGS};
+pub use findings::{Findings, MAX_FINDINGS, report_order};
 pub use report::{
     CacheUse, CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
 };

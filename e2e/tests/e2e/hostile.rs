@@ -110,7 +110,7 @@ fn one_line_of_200k_repeated_words_is_checked_with_every_finding_counted() {
     let text = cli(p.path(), Bind::Discover, &["check", "docs/one.txt"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     let note = format!(
-        "{} more findings are counted but not shown: a report holds {HELD} (the most severe first)",
+        "{} more findings are counted but not shown: the text shows the first {HELD} by path (`--json` holds the {HELD} most severe)",
         total - HELD
     );
     assert!(

@@ -13,6 +13,7 @@
 
 mod cache;
 mod diff;
+mod feed;
 pub mod plan;
 mod run;
 mod walk;
@@ -65,11 +66,27 @@ pub struct CheckRequest {
 pub struct CheckRun {
     pub report: CheckReport,
     pub notes: Vec<String>,
+    /// How many of the report's findings went to [`Progress::findings`] while it ran (`None`:
+    /// the progress streams none). Past [`kapi_core::check::MAX_FINDINGS`] they are the first
+    /// in report order; the report's own `findings` hold the most severe.
+    pub streamed: Option<usize>,
 }
 
-/// Receives progress as files finish: `(done, total)`.
+/// Receives progress as files finish: `(done, total)`, and, when it [streams](Self::streams),
+/// the findings as they become final.
 pub trait Progress: Sync {
     fn update(&self, done: usize, total: usize);
+
+    /// Whether the check hands it findings while it runs ([`Self::findings`]).
+    fn streams(&self) -> bool {
+        false
+    }
+
+    /// Findings in report order (path, line, column, rule), each once, as soon as no file
+    /// still to be planned or checked can add one that sorts before them; at most
+    /// [`kapi_core::check::MAX_FINDINGS`] in all. Called from the check's workers, one call
+    /// at a time.
+    fn findings(&self, _findings: &[kapi_core::check::Finding]) {}
 }
 
 impl Progress for () {
@@ -86,11 +103,11 @@ struct Job {
     /// Run the source analyzers (hygiene, terms, voice) on the file itself: false when the
     /// job exists only because one of its translations was named without it.
     source_checks: bool,
-    /// Governance key (index into the loaded governances).
-    governance: usize,
-    /// Governance per target language (index into the loaded governances), for the
-    /// languages the recipe lists at the file's point.
-    target_governance: Vec<(String, usize)>,
+    /// The governance the file is checked under.
+    governance: Arc<Governance>,
+    /// Governance per target language, for the languages the recipe lists at the file's
+    /// point.
+    target_governance: Vec<(String, Arc<Governance>)>,
     /// A catalog's translation files, from its collection item's `target` template.
     targets: Vec<TargetJob>,
 }
@@ -191,19 +208,21 @@ pub fn check(
         resolver: project.as_ref().map(|p| Resolver::new(p, app.now)),
     };
     let mut governances = Governances::default();
-    let mut jobs = Vec::with_capacity(specs.len());
-    for (PathKey(abs), spec) in specs {
-        jobs.push(scope.job(&mut governances, &mut notes, abs, spec)?);
-    }
-    let governances = governances.list;
-
-    let changed = match &request.diff_against {
-        Some(rev) => Some(diff::changed(app, rev, &jobs)?),
-        None => None,
+    let expected = specs.len();
+    let mut specs = specs.into_iter();
+    // A diff asks git about every file first: its plan is done before the work.
+    let (ready, changed) = match &request.diff_against {
+        Some(rev) => {
+            let mut jobs = specs
+                .by_ref()
+                .map(|(PathKey(abs), spec)| scope.job(&mut governances, &mut notes, abs, spec))
+                .collect::<Result<Vec<Job>, HostError>>()?;
+            let changed = diff::changed(app, rev, &jobs)?;
+            jobs.retain(|job| changed.contains_key(&job.abs));
+            (jobs, Some(changed))
+        }
+        None => (Vec::new(), None),
     };
-    if let Some(changed) = &changed {
-        jobs.retain(|job| changed.contains_key(&job.abs));
-    }
 
     let cache = match &project {
         Some(p) if !request.no_cache && changed.is_none() => {
@@ -213,59 +232,75 @@ pub fn check(
         }
         _ => None,
     };
-    let results = run::run_jobs(
-        &jobs,
-        &governances,
-        changed.as_ref(),
-        cache.as_ref(),
+    let feed = feed::Feed::new(Some(progress));
+    let workers = run::Workers {
+        changed: changed.as_ref(),
+        cache: cache.as_ref(),
         progress,
-        request.cancel.as_deref(),
-    )?;
-    // The cache is written on another core while the report is built (best effort: a cache
-    // that cannot be written is a slower next run).
-    let used = cache.as_ref().map(cache::Cache::usage);
-    let single = jobs.len() <= 1;
-    let mut report = std::thread::scope(|scope| {
-        match cache {
-            // One file (an edit's check): its answer does not wait for the write.
-            Some(cache) if single => crate::derived::in_background(move || cache.save()),
-            Some(cache) => drop(scope.spawn(move || cache.save())),
-            None => {}
+        cancel: request.cancel.as_deref(),
+        expected: if changed.is_some() {
+            ready.len()
+        } else {
+            expected
+        },
+    };
+    // Each job goes to the workers as soon as it is planned.
+    let results = run::run_jobs(&feed, &workers, || {
+        for job in ready {
+            feed.push(job);
         }
-        let tally = Tally::of(&jobs, &governances, results);
-        let gate = gate_for(
-            project.as_ref(),
-            request.fail_on,
-            request.min_score,
-            request.ship,
-        );
-        let target = target(request, named, &jobs, tally.blocks);
-        let mut report = CheckReport::build(
-            target,
-            tally.findings,
-            gate,
-            tally.coverage,
-            tally.fingerprints,
-        );
-        let mut stale = tally.stale;
-        stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
-        report.stale = stale;
-        report
-    });
+        for (PathKey(abs), spec) in specs {
+            feed.push(scope.job(&mut governances, &mut notes, abs, spec)?);
+        }
+        Ok(())
+    })?;
+    let (jobs, streamed) = feed.into_parts();
+    // The cache is written on another core while the report is built and printed (best
+    // effort: a cache that cannot be written is a slower next run).
+    let used = cache.as_ref().map(cache::Cache::usage);
+    if let Some(cache) = cache {
+        if jobs.len() <= 1 {
+            // One file (an edit's check): a thread only where the process outlives the answer.
+            crate::derived::in_background(move || cache.save());
+        } else {
+            crate::derived::alongside(move || cache.save());
+        }
+    }
+    let tally = Tally::of(&jobs, results);
+    let gate = gate_for(
+        project.as_ref(),
+        request.fail_on,
+        request.min_score,
+        request.ship,
+    );
+    let target = target(request, named, &jobs, tally.blocks);
+    let mut report = CheckReport::build(
+        target,
+        tally.findings,
+        gate,
+        tally.coverage,
+        tally.fingerprints,
+    );
+    let mut stale = tally.stale;
+    stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
+    report.stale = stale;
     report.cache = used;
-    Ok(CheckRun { report, notes })
+    Ok(CheckRun {
+        report,
+        notes,
+        streamed,
+    })
 }
 
 /// The governances a check loads, each distinct one once (keyed by what it is built from
 /// and its language).
 #[derive(Default)]
 struct Governances {
-    list: Vec<Arc<Governance>>,
-    by_key: HashMap<GovernanceKey, usize>,
+    by_key: HashMap<GovernanceKey, Arc<Governance>>,
 }
 
 impl Governances {
-    /// The index of the governance at `point` in `lang`, loaded on first use (the empty
+    /// The governance at `point` in `lang`, loaded on first use (the empty
     /// governance outside a project); a process loads each once while its files are
     /// unchanged ([`crate::memo`]).
     fn load(
@@ -273,7 +308,7 @@ impl Governances {
         project: Option<&Project>,
         point: &Point,
         lang: &str,
-    ) -> Result<usize, HostError> {
+    ) -> Result<Arc<Governance>, HostError> {
         let key: GovernanceKey = (
             project.map(|p| p.root.clone()).unwrap_or_default(),
             point.voice.as_ref().map(|v| v.path.clone()),
@@ -282,8 +317,8 @@ impl Governances {
             point.source_language.clone(),
             lang.to_owned(),
         );
-        if let Some(&i) = self.by_key.get(&key) {
-            return Ok(i);
+        if let Some(governance) = self.by_key.get(&key) {
+            return Ok(Arc::clone(governance));
         }
         let governance = match project {
             Some(project) => {
@@ -294,9 +329,8 @@ impl Governances {
             }
             None => Arc::new(Governance::empty()),
         };
-        self.list.push(governance);
-        self.by_key.insert(key, self.list.len() - 1);
-        Ok(self.list.len() - 1)
+        self.by_key.insert(key, Arc::clone(&governance));
+        Ok(governance)
     }
 }
 
@@ -409,7 +443,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn of(jobs: &[Job], governances: &[Arc<Governance>], results: Vec<run::FileResult>) -> Self {
+    fn of(jobs: &[Arc<Job>], results: Vec<run::FileResult>) -> Self {
         let mut tally = Tally {
             findings: Findings::default(),
             stale: Vec::new(),
@@ -420,7 +454,7 @@ impl Tally {
         let mut ran: Vec<&str> = Vec::new();
         let mut unassessed: Vec<(&str, &[kapi_core::governance::Unassessed])> = Vec::new();
         for (job, result) in jobs.iter().zip(results) {
-            let governance = &governances[job.governance];
+            let governance = &job.governance;
             tally.blocks += result.blocks;
             tally.findings.append(result.findings);
             tally.stale.extend(result.stale);
@@ -439,10 +473,10 @@ impl Tally {
             if bilingual || !job.targets.is_empty() {
                 ran.push("placeholders");
                 let mut terms = !governance.terms.is_empty();
-                for (lang, i) in &job.target_governance {
+                for (lang, g) in &job.target_governance {
                     if bilingual || job.targets.iter().any(|t| &t.lang == lang) {
-                        tally.fingerprints.push(governances[*i].fingerprint.clone());
-                        terms |= !governances[*i].terms.is_empty();
+                        tally.fingerprints.push(g.fingerprint.clone());
+                        terms |= !g.terms.is_empty();
                     }
                 }
                 if terms {
@@ -462,7 +496,7 @@ impl Tally {
 
 /// What the report says was checked: a diff, the project, or the files named (`named`, as
 /// the findings name files: from the working folder, whichever surface asked).
-fn target(request: &CheckRequest, named: Vec<String>, jobs: &[Job], blocks: usize) -> Target {
+fn target(request: &CheckRequest, named: Vec<String>, jobs: &[Arc<Job>], blocks: usize) -> Target {
     Target {
         kind: if request.diff_against.is_some() {
             "diff".into()
@@ -591,16 +625,15 @@ mod tests {
         };
         let en = governances.load(None, &point, "en").expect("en");
         let fr = governances.load(None, &point, "fr").expect("fr");
-        assert_ne!(en, fr);
-        assert_eq!(governances.load(None, &point, "en").expect("en again"), en);
+        assert!(!Arc::ptr_eq(&en, &fr));
+        let again = governances.load(None, &point, "en").expect("en again");
+        assert!(Arc::ptr_eq(&again, &en));
         let other = Point {
             source_language: "de".into(),
             ..Point::default()
         };
-        assert_ne!(
-            governances.load(None, &other, "en").expect("another point"),
-            en
-        );
-        assert_eq!(governances.list.len(), 3);
+        let another = governances.load(None, &other, "en").expect("another point");
+        assert!(!Arc::ptr_eq(&another, &en));
+        assert_eq!(governances.by_key.len(), 3);
     }
 }

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock};
 
 use kapi_core::check::{
     self, CheckInput, DocumentCheck, Finding, Findings, Rule, StaleTranslation,
@@ -17,6 +17,7 @@ use kapi_core::governance::Governance;
 use super::Job;
 use super::cache::{self, Cache, Lookup};
 use super::diff::Changed;
+use super::feed::Feed;
 use crate::error::HostError;
 
 pub(super) struct FileResult {
@@ -27,54 +28,81 @@ pub(super) struct FileResult {
     pub digest: Option<[u8; 32]>,
 }
 
-/// A job's index and its outcome.
-type Indexed = (usize, Result<FileResult, HostError>);
+/// What every worker of one check shares besides its jobs.
+pub(super) struct Workers<'a> {
+    pub changed: Option<&'a HashMap<PathBuf, Changed>>,
+    pub cache: Option<&'a Cache>,
+    pub progress: &'a dyn super::Progress,
+    pub cancel: Option<&'a AtomicBool>,
+    /// How many jobs the plan will make at most (the progress bar's length; one: the
+    /// per-edit check, run on the calling thread with no thread to start).
+    pub expected: usize,
+}
 
-/// Reads and checks every job on all cores; the first error (in job order) wins. A set
-/// `cancel` stops the workers before their next file (and each check before its next block).
+/// Checks every job `plan` puts in the feed, on all cores from the first job on: the workers
+/// start before the plan, the calling thread plans, then checks with them. The jobs and their
+/// results come back in plan order; the first error (in plan order) wins, the plan's before
+/// any. A set `cancel` stops the workers before their next file (and each check before its
+/// next block).
 pub(super) fn run_jobs(
-    jobs: &[Job],
-    governances: &[Arc<Governance>],
-    changed: Option<&HashMap<PathBuf, Changed>>,
-    cache: Option<&Cache>,
-    progress: &dyn super::Progress,
-    cancel: Option<&AtomicBool>,
+    feed: &Feed,
+    workers: &Workers,
+    plan: impl FnOnce() -> Result<(), HostError>,
 ) -> Result<Vec<FileResult>, HostError> {
-    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let workers = crate::memo::cores().min(jobs.len().max(1));
-    let next = AtomicUsize::new(0);
+    let cancelled = || workers.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let done = AtomicUsize::new(0);
-    let total = jobs.len();
-    let mut slots: Vec<Option<Result<FileResult, HostError>>> = Vec::with_capacity(total);
-    slots.resize_with(total, || None);
     let work = || {
         let mut out = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(i) else { break };
+        while let Some((i, job)) = feed.next() {
             if cancelled() {
+                feed.stop();
                 break;
             }
-            let change = changed.and_then(|c| c.get(&job.abs));
-            let result = match cache.filter(|_| cache::cacheable(job)) {
-                Some(cache) => cached(cache, job, governances, cancel),
-                None => check_file(job, governances, change, cancel),
+            let change = workers.changed.and_then(|c| c.get(&job.abs));
+            let result = match workers.cache.filter(|_| cache::cacheable(&job)) {
+                Some(cache) => cached(cache, &job, workers.cancel),
+                None => check_file(&job, change, workers.cancel),
             };
+            feed.finished(i, result.as_ref().ok().map(|r| &r.findings));
             out.push((i, result));
-            progress.update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+            let total = workers.expected.max(feed.planned());
+            workers
+                .progress
+                .update(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         }
         out
     };
-    // One file (the per-edit check) is checked on the calling thread: no thread to start.
-    let per_thread: Vec<Option<Vec<Indexed>>> = if workers == 1 {
-        vec![std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).ok()]
+    // The calling thread plans, then works: one fewer worker to start (none for one file).
+    let helpers = if workers.expected <= 1 {
+        0
     } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
-            // A worker that panicked checked nothing: that is an error, never an empty pass.
-            handles.into_iter().map(|h| h.join().ok()).collect()
-        })
+        crate::memo::cores()
+            .saturating_sub(1)
+            .clamp(1, workers.expected - 1)
     };
+    let (planned, per_thread) = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..helpers).map(|_| scope.spawn(work)).collect();
+        // A plan that panicked must still close the feed, or the workers would wait forever.
+        let planned =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(plan)).unwrap_or_else(|_| {
+                Err(HostError::Internal {
+                    message: "planning the check stopped unexpectedly; no result is reported"
+                        .into(),
+                })
+            });
+        match &planned {
+            Ok(()) => feed.close(),
+            Err(_) => feed.stop(),
+        }
+        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).ok();
+        // A worker that panicked checked nothing: that is an error, never an empty pass.
+        let others = handles.into_iter().map(|h| h.join().ok());
+        (
+            planned,
+            std::iter::once(own).chain(others).collect::<Vec<_>>(),
+        )
+    });
+    planned?;
     let Some(per_thread) = per_thread.into_iter().collect::<Option<Vec<_>>>() else {
         return Err(HostError::Internal {
             message: "a check worker stopped unexpectedly; no result is reported".into(),
@@ -85,6 +113,8 @@ pub(super) fn run_jobs(
             message: "the check was cancelled; no result is reported".into(),
         });
     }
+    let mut slots: Vec<Option<Result<FileResult, HostError>>> = Vec::new();
+    slots.resize_with(feed.planned(), || None);
     for (i, result) in per_thread.into_iter().flatten() {
         slots[i] = Some(result);
     }
@@ -102,23 +132,18 @@ pub(super) fn run_jobs(
 
 /// [`check_file`] through the cache: its result when the file is unchanged, else a check
 /// that the cache records.
-fn cached(
-    cache: &Cache,
-    job: &Job,
-    governances: &[Arc<Governance>],
-    cancel: Option<&AtomicBool>,
-) -> Result<FileResult, HostError> {
-    let mut fingerprints = vec![governances[job.governance].fingerprint.as_str()];
+fn cached(cache: &Cache, job: &Job, cancel: Option<&AtomicBool>) -> Result<FileResult, HostError> {
+    let mut fingerprints = vec![job.governance.fingerprint.as_str()];
     fingerprints.extend(
         job.target_governance
             .iter()
-            .map(|(_, i)| governances[*i].fingerprint.as_str()),
+            .map(|(_, g)| g.fingerprint.as_str()),
     );
     let key = cache::key_of(job, &fingerprints);
     match cache.lookup(job, &key) {
         Lookup::Hit(result) => Ok(*result),
         Lookup::Miss(stat) => {
-            let result = check_file(job, governances, None, cancel)?;
+            let result = check_file(job, None, cancel)?;
             cache.record(job, &key, stat, &result);
             Ok(result)
         }
@@ -127,16 +152,15 @@ fn cached(
 
 fn check_file(
     job: &Job,
-    governances: &[Arc<Governance>],
     change: Option<&Changed>,
     cancel: Option<&AtomicBool>,
 ) -> Result<FileResult, HostError> {
-    let governance: &Governance = &governances[job.governance];
+    let governance: &Governance = &job.governance;
     let bilingual = job.format.info().capabilities.bilingual;
     // Read block by block unless translations are paired across files, or a diff reports
     // a bilingual file's stale translations (for every language any block has).
     if job.targets.is_empty() && (!bilingual || change.is_none()) {
-        return check_streamed(job, governances, change, cancel);
+        return check_streamed(job, change, cancel);
     }
     let (read, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
     // Offsets index the decoded text the skeleton holds.
@@ -164,7 +188,7 @@ fn check_file(
                 .count(),
         };
     }
-    let translations = check_translations(job, governances, &parsed, change)?;
+    let translations = check_translations(job, &parsed, change)?;
     findings.extend(translations.findings);
     if !job.source_checks {
         blocks = translations.blocks;
@@ -185,11 +209,10 @@ fn check_file(
 /// holds the file and its findings, never the document.
 fn check_streamed(
     job: &Job,
-    governances: &[Arc<Governance>],
     change: Option<&Changed>,
     cancel: Option<&AtomicBool>,
 ) -> Result<FileResult, HostError> {
-    let governance: &Governance = &governances[job.governance];
+    let governance: &Governance = &job.governance;
     let only = change.and_then(|c| c.source.as_ref());
     let keep = |_: &Rule| true;
     let mut source = job
@@ -197,7 +220,7 @@ fn check_streamed(
         .then(|| DocumentCheck::new(&job.display, governance, only, cancel, &keep));
     let bilingual = job.format.info().capabilities.bilingual;
     let empty = Governance::empty();
-    let target_gov = |lang: &str| target_governance(job, governances, lang).unwrap_or(&empty);
+    let target_gov = |lang: &str| target_governance(job, lang).unwrap_or(&empty);
     // Per language, as the whole read checks them: its pairs' findings and how many.
     let mut languages: BTreeMap<String, (check::TranslationCheck, usize)> = BTreeMap::new();
     let mut translatable = 0;
@@ -258,15 +281,11 @@ fn check_streamed(
 
 /// The governance a job's translations into `lang` are checked under; `None` for a language
 /// the recipe does not list (its translations are checked for placeholders alone).
-fn target_governance<'g>(
-    job: &Job,
-    governances: &'g [Arc<Governance>],
-    lang: &str,
-) -> Option<&'g Governance> {
+fn target_governance<'j>(job: &'j Job, lang: &str) -> Option<&'j Governance> {
     job.target_governance
         .iter()
         .find(|(l, _)| l == lang)
-        .map(|(_, i)| &*governances[*i])
+        .map(|(_, g)| &**g)
 }
 
 /// Drops the lines and columns of a container's findings: a line of a part inside a zip
@@ -326,7 +345,6 @@ struct Translations {
 /// translation file). A language the recipe does not list is checked for placeholders alone.
 fn check_translations(
     job: &Job,
-    governances: &[Arc<Governance>],
     parsed: &formats::Parsed,
     change: Option<&Changed>,
 ) -> Result<Translations, HostError> {
@@ -343,12 +361,12 @@ fn check_translations(
             .flat_map(|b| b.targets.keys())
             .collect();
         for lang in langs {
-            check_own_edition(job, governances, parsed, change, lang, &mut out);
+            check_own_edition(job, parsed, change, lang, &mut out);
         }
         return Ok(out);
     }
     for target in &job.targets {
-        check_target_file(job, governances, parsed, change, target, &mut out)?;
+        check_target_file(job, parsed, change, target, &mut out)?;
     }
     Ok(out)
 }
@@ -372,7 +390,6 @@ fn stale(path: &str, key: &str, lang: &str, target: &str, has: bool) -> StaleTra
 /// Checks a bilingual file's own `lang` edition against its source blocks.
 fn check_own_edition(
     job: &Job,
-    governances: &[Arc<Governance>],
     parsed: &formats::Parsed,
     change: Option<&Changed>,
     lang: &str,
@@ -421,8 +438,8 @@ fn check_own_edition(
             text: parsed.skeleton.text(),
             lang,
             pairs,
-            source_governance: &governances[job.governance],
-            target_governance: target_governance(job, governances, lang).unwrap_or(&empty),
+            source_governance: &job.governance,
+            target_governance: target_governance(job, lang).unwrap_or(&empty),
         }));
 }
 
@@ -430,7 +447,6 @@ fn check_own_edition(
 /// (findings name the translation file).
 fn check_target_file(
     job: &Job,
-    governances: &[Arc<Governance>],
     parsed: &formats::Parsed,
     change: Option<&Changed>,
     target: &super::TargetJob,
@@ -472,8 +488,8 @@ fn check_target_file(
             text: translated.skeleton.text(),
             lang: &target.lang,
             pairs,
-            source_governance: &governances[job.governance],
-            target_governance: target_governance(job, governances, &target.lang).unwrap_or(&empty),
+            source_governance: &job.governance,
+            target_governance: target_governance(job, &target.lang).unwrap_or(&empty),
         }));
     Ok(())
 }
