@@ -21,6 +21,9 @@ pub(super) struct Feed<'a> {
     ready: Condvar,
     /// Where findings are released; `None` when nobody streams them.
     sink: Option<&'a dyn Progress>,
+    /// Taken, in release order, before the state's lock is let go: the sink is called with
+    /// no lock a worker needs for its next file, and batches still reach it in order.
+    printing: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -41,6 +44,7 @@ impl<'a> Feed<'a> {
             state: Mutex::new(State::default()),
             ready: Condvar::new(),
             sink: sink.filter(|s| s.streams()),
+            printing: Mutex::new(()),
         }
     }
 
@@ -66,12 +70,28 @@ impl<'a> Feed<'a> {
     pub(super) fn close(&self) {
         let mut state = self.lock();
         state.closed = true;
-        if let Some(sink) = self.sink {
-            state.release.planned = true;
-            state.release.flush(sink);
-        }
-        drop(state);
+        let released = match self.sink {
+            Some(_) => {
+                state.release.planned = true;
+                state.release.flush()
+            }
+            None => Vec::new(),
+        };
+        self.hand_over(state, released);
         self.ready.notify_all();
+    }
+
+    /// Lets go of the state and hands `released` to the sink, in the order it was released.
+    fn hand_over(&self, state: MutexGuard<'_, State>, released: Vec<Vec<Finding>>) {
+        let Some(sink) = self.sink.filter(|_| !released.is_empty()) else {
+            return;
+        };
+        let turn = self.printing.lock().unwrap_or_else(|e| e.into_inner());
+        drop(state);
+        for findings in &released {
+            sink.findings(findings);
+        }
+        drop(turn);
     }
 
     /// Hands out no more jobs (the plan failed, or the check was cancelled).
@@ -106,23 +126,29 @@ impl<'a> Feed<'a> {
 
     /// Records that job `index` was checked (`None`: it failed), releasing what it unblocks.
     pub(super) fn finished(&self, index: usize, findings: Option<&Findings>) {
-        let Some(sink) = self.sink else { return };
+        if self.sink.is_none() {
+            return;
+        }
         let mut state = self.lock();
         let Some(job) = state.jobs.get(index).cloned() else {
             return;
         };
         let release = &mut state.release;
         release.pending.remove(&(least_path(&job), index));
-        match findings {
+        let released = match findings {
             Some(findings) => {
                 for finding in findings {
                     let held = release.held.entry(finding.path.clone()).or_default();
                     held.push(finding.clone());
                 }
-                release.flush(sink);
+                release.flush()
             }
-            None => release.failed = true,
-        }
+            None => {
+                release.failed = true;
+                Vec::new()
+            }
+        };
+        self.hand_over(state, released);
     }
 
     /// How many jobs were planned.
@@ -154,10 +180,11 @@ struct Release {
 }
 
 impl Release {
-    /// Releases, in report order, every held path that no pending job can add to.
-    fn flush(&mut self, sink: &dyn Progress) {
+    /// Takes, in report order, every held path that no pending job can add to.
+    fn flush(&mut self) -> Vec<Vec<Finding>> {
+        let mut released = Vec::new();
         if !self.planned || self.failed {
-            return;
+            return released;
         }
         let open = self.pending.first().map(|(path, _)| path.clone());
         while let Some(entry) = self.held.first_entry() {
@@ -170,9 +197,10 @@ impl Release {
             findings.truncate(room);
             if !findings.is_empty() {
                 self.sent += findings.len();
-                sink.findings(&findings);
+                released.push(findings);
             }
         }
+        released
     }
 }
 
