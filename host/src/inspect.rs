@@ -418,6 +418,9 @@ fn source_accepts(format: &dyn Format, block: &Block) -> (Vec<&'static str>, Opt
             )),
         );
     }
+    if info.capabilities.comments {
+        return (Vec::new(), Some(crate::apply::comment_refusal(info.name)));
+    }
     if !info.capabilities.editable {
         return (
             Vec::new(),

@@ -124,7 +124,7 @@ impl Render for FormatList {
             out,
             "{}",
             style.bold(&format!(
-                "{:<11} {:<18} {:<5} {:<6} {:<9} {}",
+                "{:<11} {:<20} {:<5} {:<6} {:<9} {}",
                 "FORMAT", "NAME", "READ", "WRITE", "EDIT", "EXTENSIONS"
             ))
         )?;
@@ -132,13 +132,14 @@ impl Render for FormatList {
             let exts: Vec<String> = f.info.extensions.iter().map(|e| format!(".{e}")).collect();
             let edit = match f.edit {
                 "no" if f.bilingual => "—  (bilingual: read and checked)",
+                "no" if f.comments => "—  (comments: read and checked)",
                 "no" => "—",
                 other => other,
             };
             let (edit, note) = edit.split_once("  ").unwrap_or((edit, ""));
             writeln!(
                 out,
-                "{:<11} {:<18} {:<5} {:<6} {:<9} {}{}",
+                "{:<11} {:<20} {:<5} {:<6} {:<9} {}{}",
                 f.info.id,
                 f.info.name,
                 if f.reader { "yes" } else { "—" },

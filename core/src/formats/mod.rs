@@ -5,6 +5,7 @@
 //! [`Format::read_each`] instead and holds one block at a time.
 
 pub mod android;
+pub mod code;
 #[cfg(test)]
 pub mod conformance;
 pub mod docx;
@@ -42,6 +43,9 @@ pub struct Capabilities {
     pub generative: bool,
     /// Holds source and target in one file (XLIFF, PO).
     pub bilingual: bool,
+    /// A source file whose comments are its content: read and checked, edited only through
+    /// the comment write path (`kapi apply`), never read or edited as blocks over MCP.
+    pub comments: bool,
 }
 
 /// A format's identity: the id used in `kapi.yaml`, its extensions and its capabilities.
@@ -882,20 +886,38 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
+static ALL: [&dyn Format; 26] = [
+    &markdown::Markdown,
+    &plaintext::PlainText,
+    &html::Html,
+    &json::Json,
+    &yaml::Yaml,
+    &properties::Properties,
+    &android::Android,
+    &po::Po,
+    &xliff::Xliff,
+    &xliff2::Xliff2,
+    &docx::Docx,
+    &code::langs::RUST,
+    &code::langs::PYTHON,
+    &code::langs::JAVASCRIPT,
+    &code::langs::TYPESCRIPT,
+    &code::langs::TSX,
+    &code::langs::GO,
+    &code::langs::JAVA,
+    &code::langs::C,
+    &code::langs::CPP,
+    &code::langs::CSHARP,
+    &code::langs::KOTLIN,
+    &code::langs::SWIFT,
+    &code::langs::RUBY,
+    &code::langs::SHELL,
+    &code::langs::TOML,
+];
+
+/// Every format this build reads, in the order `kapi formats` lists them.
 pub fn all() -> &'static [&'static dyn Format] {
-    &[
-        &markdown::Markdown,
-        &plaintext::PlainText,
-        &html::Html,
-        &json::Json,
-        &yaml::Yaml,
-        &properties::Properties,
-        &android::Android,
-        &po::Po,
-        &xliff::Xliff,
-        &xliff2::Xliff2,
-        &docx::Docx,
-    ]
+    &ALL
 }
 
 /// The format with this id (`markdown`).

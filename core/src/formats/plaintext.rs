@@ -20,6 +20,7 @@ pub const INFO: FormatInfo = FormatInfo {
         round_trip: true,
         generative: true,
         bilingual: false,
+        comments: false,
     },
 };
 

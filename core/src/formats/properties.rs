@@ -59,6 +59,7 @@ pub const INFO: FormatInfo = FormatInfo {
         round_trip: true,
         generative: false,
         bilingual: false,
+        comments: false,
     },
 };
 

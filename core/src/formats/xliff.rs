@@ -62,6 +62,7 @@ pub const INFO: FormatInfo = FormatInfo {
         round_trip: true,
         generative: false,
         bilingual: true,
+        comments: false,
     },
 };
 

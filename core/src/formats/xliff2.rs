@@ -52,6 +52,7 @@ pub const INFO: FormatInfo = FormatInfo {
         round_trip: true,
         generative: false,
         bilingual: true,
+        comments: false,
     },
 };
 

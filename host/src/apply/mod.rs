@@ -318,6 +318,15 @@ fn is_code(path: &Path) -> bool {
     CODE_EXTENSIONS.contains(&ext.as_str())
 }
 
+/// Why a source file's comment takes no operation of a change set.
+pub(crate) fn comment_refusal(name: &str) -> String {
+    format!(
+        "{name} in source code are read and checked, and a change set does not edit them \
+         (capability `comment`): edit the comment in the file, then check it with `kapi check` \
+         (MCP: `check_file`)"
+    )
+}
+
 fn any_refused(results: &[Option<OpResult>]) -> bool {
     results.iter().flatten().any(|r| r.status.refuses())
 }
@@ -620,6 +629,10 @@ impl Service<'_> {
         let d = self.open(&at.doc)?;
         let doc = &self.doc_list[d];
         let source = &self.files[doc.file];
+        let info = source.format.info();
+        if info.capabilities.comments {
+            return Err(refused(OpStatus::Unsupported, comment_refusal(info.name)));
+        }
         let Some(block) = source
             .parsed
             .document
@@ -722,6 +735,9 @@ impl Service<'_> {
                     info.name
                 ),
             ));
+        }
+        if info.capabilities.comments {
+            return Err(refused(OpStatus::Unsupported, comment_refusal(info.name)));
         }
         if !info.capabilities.editable {
             return Err(refused(

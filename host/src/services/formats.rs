@@ -29,6 +29,8 @@ pub struct FormatRow {
     pub round_trip: bool,
     pub generative: bool,
     pub bilingual: bool,
+    /// A source file whose comments are its content (edited in the file, not by a change set).
+    pub comments: bool,
     /// `faithful` (editable through a skeleton), `yes` (editable, rewritten whole) or `no`.
     pub edit: &'static str,
     /// Each change operation and whether this format takes it: `yes`, or `unsupported`.
@@ -58,6 +60,7 @@ impl FormatRow {
             round_trip: c.round_trip,
             generative: c.generative,
             bilingual: c.bilingual,
+            comments: c.comments,
             edit,
             operations,
         }

@@ -98,6 +98,7 @@ pub const INFO: FormatInfo = FormatInfo {
         round_trip: true,
         generative: false,
         bilingual: true,
+        comments: false,
     },
 };
 

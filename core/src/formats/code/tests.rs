@@ -1,0 +1,221 @@
+use super::langs::*;
+use super::*;
+use crate::model::Run;
+
+fn read(lang: &Lang, text: &str) -> Parsed {
+    let parsed = lang.read(text.as_bytes()).expect("reads");
+    let written = lang.write(&parsed).expect("writes");
+    assert_eq!(String::from_utf8_lossy(&written), text, "a no-op write");
+    parsed
+}
+
+/// `key role: prose` per block, codes shown as `[data]`.
+fn blocks(parsed: &Parsed) -> Vec<String> {
+    parsed
+        .document
+        .blocks
+        .iter()
+        .map(|b| {
+            let prose: String = b
+                .source
+                .runs
+                .iter()
+                .map(|r| match r {
+                    Run::Text { text, .. } => text.clone(),
+                    Run::Code(c) => format!("[{}]", c.data),
+                    Run::Switch(_) => String::new(),
+                })
+                .collect();
+            format!("{} {}: {prose}", b.key, b.role.as_str())
+        })
+        .collect()
+}
+
+#[test]
+fn rust_comments_are_keyed_by_what_they_document() {
+    let text = r#"//! The crate's doc.
+//! Second line.
+
+use std::io;
+
+/// Parses `input`.
+///
+/// ```
+/// let x = parse("a");
+/// ```
+#[inline]
+pub fn parse(input: &str) -> u32 {
+    // Count the words
+    // in the input.
+    let s = "// not a comment";
+    // let y = compute(s);
+    input.len() as u32 // trailing note
+}
+
+impl Reader {
+    /** Reads a file. */
+    fn read(&self) {}
+
+    // A loose remark.
+
+    fn other() {}
+}
+"#;
+    let parsed = read(&RUST, text);
+    assert_eq!(
+        blocks(&parsed),
+        [
+            "doc paragraph: The crate's doc. Second line.",
+            "parse/doc paragraph: Parses [`input`].\n\n[```\nlet x = parse(\"a\");\n```]",
+            "parse/comment paragraph: Count the words in the input.",
+            "parse/comment#2 code: let y = compute(s);",
+            "parse/comment#3 paragraph: trailing note",
+            "Reader.read/doc paragraph: Reads a file.",
+            "Reader/comment paragraph: A loose remark.",
+        ]
+    );
+    // A finding's offset is the file's: the prose points at its bytes.
+    let block = &parsed.document.blocks[2];
+    let Run::Text { text: t, src } = &block.source.runs[0] else {
+        panic!("text first")
+    };
+    let at = src.expect("a verbatim slice");
+    assert_eq!(&text[at..at + t.len()], "Count the words");
+}
+
+#[test]
+fn python_docstrings_and_comments() {
+    let text = r##""""The module.
+
+It does things.
+"""
+# Copyright notice here.
+
+class Reader:
+    """Reads files.
+
+    >>> Reader().read()
+    'x'
+    """
+
+    # noqa: E501
+    def read(self):
+        '''Return the text.'''
+        # x = compute(1)
+        return "# not a comment"
+"##;
+    let parsed = read(&PYTHON, text);
+    assert_eq!(
+        blocks(&parsed),
+        [
+            "doc paragraph: The module.\n\nIt does things.",
+            "comment paragraph: Copyright notice here.",
+            "Reader/doc paragraph: Reads files.\n\n[>>> Reader().read()\n'x']",
+            "Reader.read/comment code: noqa: E501",
+            "Reader.read/doc paragraph: Return the text.",
+            "Reader.read/comment#2 code: x = compute(1)",
+        ]
+    );
+}
+
+#[test]
+fn every_language_reads_its_comments() {
+    let cases: &[(&Lang, &str, &str)] = &[
+        (
+            &JAVASCRIPT,
+            "/** Adds two numbers. */\nfunction add(a, b) { return a + b; }\n",
+            "add/doc paragraph: Adds two numbers.",
+        ),
+        (
+            &TYPESCRIPT,
+            "// Says hello.\nexport function hi(): void {}\n",
+            "hi/comment paragraph: Says hello.",
+        ),
+        (
+            &TSX,
+            "// The app.\nconst App = () => <div>hi</div>;\n",
+            "App/comment paragraph: The app.",
+        ),
+        (
+            &GO,
+            "package main\n\n// Run starts the server.\nfunc Run() {}\n",
+            "Run/doc paragraph: Run starts the server.",
+        ),
+        (
+            &JAVA,
+            "class A {\n  /** Returns the <b>size</b>. */\n  int size() { return 0; }\n}\n",
+            "A.size/doc paragraph: Returns the [<b>]size[</b>].",
+        ),
+        (
+            &C,
+            "/* Frees the buffer. */\nvoid release(char *buf) {}\n",
+            "release/comment paragraph: Frees the buffer.",
+        ),
+        (
+            &CPP,
+            "// Holds a value.\nclass Box {};\n",
+            "Box/comment paragraph: Holds a value.",
+        ),
+        (
+            &CSHARP,
+            "class A {\n  /// <summary>Reads it.</summary>\n  void Read() {}\n}\n",
+            "A.Read/doc paragraph: [<summary>]Reads it.[</summary>]",
+        ),
+        (
+            &KOTLIN,
+            "// Greets.\nfun greet() {}\n",
+            "greet/comment paragraph: Greets.",
+        ),
+        (
+            &SWIFT,
+            "/// Greets.\nfunc greet() {}\n",
+            "greet/doc paragraph: Greets.",
+        ),
+        (
+            &RUBY,
+            "# Greets the user.\ndef greet\nend\n",
+            "greet/doc paragraph: Greets the user.",
+        ),
+        (
+            &SHELL,
+            "#!/bin/sh\n# Installs the tool.\necho hi\n",
+            "comment paragraph: Installs the tool.",
+        ),
+        (
+            &TOML,
+            "# The package name.\nname = \"kapi\"\n",
+            "name/doc paragraph: The package name.",
+        ),
+    ];
+    for (lang, text, want) in cases {
+        let parsed = read(lang, text);
+        assert_eq!(blocks(&parsed), [*want], "{}", lang.info.id);
+    }
+}
+
+#[test]
+fn an_edited_comment_is_written_in_its_own_style() {
+    let text = "fn main() {\n    /// Old words.\n    /// More.\n    let x = 1;\n    /* one */\n}\n";
+    let mut parsed = read(&RUST, text);
+    let long = "A much longer sentence that will need to wrap because it runs past the width the comment used before.";
+    parsed.document.blocks[0].source.runs = vec![Run::text(long)];
+    parsed.document.blocks[1].source.runs = vec![Run::text("two")];
+    let out = String::from_utf8(RUST.write(&parsed).expect("writes")).expect("utf-8");
+    assert_eq!(
+        out,
+        "fn main() {\n    /// A much longer sentence that will need to wrap because it runs past the\n    /// width the comment used before.\n    let x = 1;\n    /* two */\n}\n"
+    );
+    let reread = RUST.read(out.as_bytes()).expect("reads again");
+    assert_eq!(syntax_errors(&parse(&RUST, &out).expect("parses")), 0);
+    assert_eq!(reread.document.blocks.len(), 2);
+}
+
+#[test]
+fn a_parse_past_its_budget_is_refused_not_run_on() {
+    // Deep nesting parses in linear time; the budget holds either way.
+    let text = "fn f() { ".to_owned() + &"(".repeat(200_000) + "\n}";
+    match RUST.read(text.as_bytes()) {
+        Ok(_) | Err(ReadError::TooLarge { .. }) => {}
+        Err(e) => panic!("{e}"),
+    }
+}
