@@ -419,7 +419,12 @@ fn source_accepts(format: &dyn Format, block: &Block) -> (Vec<&'static str>, Opt
         );
     }
     if info.capabilities.comments {
-        return (Vec::new(), Some(crate::apply::comment_refusal(info.name)));
+        // Rewritten whole through the comment write path (`kapi apply`; MCP's `read_blocks`
+        // refuses a source file before it gets here).
+        return match &block.locked {
+            Some(reason) => (Vec::new(), Some(reason.to_string())),
+            None => (vec!["set_content"], None),
+        };
     }
     if !info.capabilities.editable {
         return (

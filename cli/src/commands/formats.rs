@@ -132,7 +132,7 @@ impl Render for FormatList {
             let exts: Vec<String> = f.info.extensions.iter().map(|e| format!(".{e}")).collect();
             let edit = match f.edit {
                 "no" if f.bilingual => "—  (bilingual: read and checked)",
-                "no" if f.comments => "—  (comments: read and checked)",
+
                 "no" => "—",
                 other => other,
             };
@@ -157,7 +157,7 @@ impl Render for FormatList {
             out,
             "{}",
             style.dim(
-                "EDIT: faithful = an edit changes only the edited text, byte for byte elsewhere"
+                "EDIT: faithful = an edit changes only the edited text, byte for byte elsewhere; comment = a source file's comments, rewritten in their own style and kept only when the file still parses"
             )
         )?;
         Ok(())

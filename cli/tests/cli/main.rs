@@ -6,6 +6,7 @@ mod check;
 mod check_cache;
 mod check_stream;
 mod ci_example;
+mod comments;
 mod context;
 mod context_notes;
 mod context_search;

@@ -147,6 +147,22 @@ pub struct DocResult {
     /// A unified diff of the file's text (empty for a binary container such as .docx, whose
     /// changes the operations describe).
     pub diff: String,
+    /// A source file's comment edit: what the comment write path verified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment_write: Option<CommentWrite>,
+}
+
+/// What the comment write path verified of an edited source file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct CommentWrite {
+    /// The file parses after the edit with no syntax error it did not have before.
+    pub parses: bool,
+    /// The formatter that agreed with the edited file (`rustfmt agrees`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formatter: Option<String>,
+    /// Why no formatter verified the edit (none installed, the file was not formatted before).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_verified: Option<String>,
 }
 
 /// The whole result.

@@ -202,3 +202,46 @@ fn the_same_refusals_on_the_command_line_name_the_flags() {
     assert_eq!(none.code, 1, "{}", none.stderr);
     assert!(none.stderr.contains("-p PATH"), "{}", none.stderr);
 }
+
+#[test]
+fn a_source_files_comments_are_checked_over_mcp_not_read_or_edited_as_blocks() {
+    let (_tmp, root) = empty_dir();
+    project(&root);
+    std::fs::write(
+        root.join("docs/lib.rs"),
+        "/// Open the page to start.\npub fn run() {}\n",
+    )
+    .expect("write a source file");
+    let mut s = server(&root, &["--project", "kapi.yaml"]);
+    let answer = s.tool("read_blocks", json!({"doc": "docs/lib.rs"}));
+    assert!(answer.is_error, "{answer:#?}");
+    let said: Value = serde_json::from_str(&answer.text).expect("a JSON error");
+    assert_eq!(said["code"], "unsupported", "{said}");
+    assert!(
+        said["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("capability `comment`")),
+        "{said}"
+    );
+    assert!(
+        said["hints"][0]
+            .as_str()
+            .is_some_and(|h| h.contains("`check_file`")),
+        "{said}"
+    );
+    let said = refusal(
+        &mut s,
+        "apply_edits",
+        json!({"operations": [{
+            "op": "set_content",
+            "at": {"doc": "docs/lib.rs", "block": "run/doc"},
+            "if_match": "r0000000000000000",
+            "content": "Open the page.",
+        }]}),
+    );
+    assert!(said.contains("capability `comment`"), "{said}");
+    let checked = s.tool("check_file", json!({"path": "docs/lib.rs"}));
+    assert!(!checked.is_error, "{checked:#?}");
+    assert_eq!(checked.structured["target"]["files"], 1, "{checked:#?}");
+    s.close();
+}

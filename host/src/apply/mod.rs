@@ -20,8 +20,11 @@
 //!   read before the set, or the one an earlier operation left.
 //! - `decide` needs a project (decisions live in it) and may review any edition that exists,
 //!   bilingual targets included; it binds to the edition's revision after the set's edits.
-//! - A path no format reads is `unsupported`; one with a source-code extension says that code
-//!   comments are not editable yet.
+//! - A path no format reads is `unsupported`; one with a source-code extension kapi does not
+//!   read comments in says so.
+//! - A source file's comment takes `set_content` alone, through the comment write path
+//!   ([`comment`]): on the command line only (over MCP it is refused `unsupported`, capability
+//!   `comment`), and never in a set that also edits documents.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -49,6 +52,7 @@ use crate::error::HostError;
 use crate::policy;
 
 mod assets;
+mod comment;
 mod diff;
 mod run;
 mod splice;
@@ -153,6 +157,9 @@ struct Service<'a> {
     translations: HashMap<String, (String, String)>,
     /// The docs the splice may open ([`splice`]); `None` reads every document whole.
     splice: Option<BTreeSet<String>>,
+    /// The set's content operations name both source files (comments) and documents: the
+    /// comment edits are refused.
+    mixed: bool,
 }
 
 impl<'a> Service<'a> {
@@ -169,6 +176,7 @@ impl<'a> Service<'a> {
             blocks: HashMap::new(),
             translations: HashMap::new(),
             splice: Some(BTreeSet::new()),
+            mixed: false,
         }
     }
 }
@@ -318,12 +326,11 @@ fn is_code(path: &Path) -> bool {
     CODE_EXTENSIONS.contains(&ext.as_str())
 }
 
-/// Why a source file's comment takes no operation of a change set.
+/// Why a source file's comment takes no operation of a change set over MCP.
 pub(crate) fn comment_refusal(name: &str) -> String {
     format!(
-        "{name} in source code are read and checked, and a change set does not edit them \
-         (capability `comment`): edit the comment in the file, then check it with `kapi check` \
-         (MCP: `check_file`)"
+        "{name} in source code are read and checked, and over MCP a change set does not edit \
+         them (capability `comment`): edit the comment in the file, then call `check_file` on it"
     )
 }
 
@@ -631,7 +638,18 @@ impl Service<'_> {
         let source = &self.files[doc.file];
         let info = source.format.info();
         if info.capabilities.comments {
-            return Err(refused(OpStatus::Unsupported, comment_refusal(info.name)));
+            if self.app.surface == crate::Surface::Mcp {
+                return Err(refused(OpStatus::Unsupported, comment_refusal(info.name)));
+            }
+            if self.mixed {
+                return Err(refused(
+                    OpStatus::Unsupported,
+                    "a change set edits code comments or documents, never both (a comment is \
+                     rewritten through its language's comment layer, not a format's writer): \
+                     send the comment edits in a set of their own"
+                        .to_owned(),
+                ));
+            }
         }
         let Some(block) = source
             .parsed
@@ -736,10 +754,17 @@ impl Service<'_> {
                 ),
             ));
         }
-        if info.capabilities.comments {
-            return Err(refused(OpStatus::Unsupported, comment_refusal(info.name)));
+        if info.capabilities.comments && !matches!(op, Operation::SetContent { .. }) {
+            return Err(refused(
+                OpStatus::Unsupported,
+                format!(
+                    "a comment takes `set_content` alone: send the comment's whole new text \
+                     ({} are rewritten through the comment write path)",
+                    info.name
+                ),
+            ));
         }
-        if !info.capabilities.editable {
+        if !info.capabilities.editable && !info.capabilities.comments {
             return Err(refused(
                 OpStatus::Unsupported,
                 format!("kapi does not write {} files", info.name),

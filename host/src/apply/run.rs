@@ -124,6 +124,19 @@ impl<'a> Run<'a> {
                     .insert(lang.clone());
             }
         }
+        // Comments and documents in one set: the comment edits are refused.
+        let comment_doc = |doc: &str| {
+            kapi_core::formats::by_extension(std::path::Path::new(doc))
+                .next()
+                .is_some_and(|f| f.info().capabilities.comments)
+        };
+        let docs: Vec<bool> = set
+            .operations
+            .iter()
+            .filter(|op| op.is_content())
+            .filter_map(|op| op.at().map(|at| comment_doc(&at.doc)))
+            .collect();
+        svc.mixed = docs.contains(&true) && docs.contains(&false);
         for (i, op) in set.operations.iter().enumerate() {
             if self.results[i].is_some() || !op.is_content() {
                 continue;
@@ -247,6 +260,7 @@ impl<'a> Run<'a> {
                     rev_before: file.read.rev(),
                     rev_after: Some(staged.rev.clone()),
                     diff: std::mem::take(&mut staged.diff),
+                    comment_write: staged.comment.take(),
                 }
             })
             .collect();

@@ -78,6 +78,20 @@ impl Service<'_> {
             if written == file.read {
                 continue;
             }
+            // A source file's comment edit: it must still parse, and the formatter agree.
+            let comment = match super::comment::lang_of(file.format.info().id) {
+                Some(lang) => {
+                    let before = file.parsed.skeleton.text();
+                    match super::comment::verify(lang, &file.doc, &file.abs, before, &bytes) {
+                        Ok(verified) => Some(verified),
+                        Err(message) => {
+                            refuse_file(results, fi, &message);
+                            continue;
+                        }
+                    }
+                }
+                None => None,
+            };
             // The diff now, then the file's text as read goes: the read back holds the
             // written bytes and its own tree, not the first text beside them.
             let diff = diff(file, &bytes);
@@ -108,6 +122,7 @@ impl Service<'_> {
                         bytes,
                         rev: written.rev(),
                         diff,
+                        comment,
                     });
                 }
                 Err(message) => refuse_file(results, fi, &message),
@@ -174,6 +189,8 @@ pub(super) struct Staged {
     pub(super) bytes: Vec<u8>,
     pub(super) rev: String,
     pub(super) diff: String,
+    /// What the comment write path verified, for a source file.
+    pub(super) comment: Option<kapi_core::change::result::CommentWrite>,
 }
 
 /// Each edited edition as the written file reads it back.

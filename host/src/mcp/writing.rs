@@ -13,7 +13,7 @@ use rmcp::{Peer, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::server::{KapiServer, answer, failure, refusal};
+use super::server::{KapiServer, answer, error_result, failure, refusal};
 use crate::error::HostError;
 use crate::services::formats::{DescribeRequest, describe};
 
@@ -108,6 +108,21 @@ fn resolve(app: &crate::App, path: &str) -> Result<crate::app::ResolvedPath, Hos
         project.as_ref(),
         std::path::Path::new(path),
     )
+}
+
+/// A source file's comments are not read or edited as blocks over MCP (design: the agent
+/// edits the comment in the file and runs `check_file`): `unsupported`, its message naming
+/// the capability `comment`.
+fn comment_refusal(doc: &str, abs: &std::path::Path) -> Option<CallToolResult> {
+    let format = kapi_core::formats::by_extension(abs).next()?;
+    let info = format.info();
+    info.capabilities.comments.then(|| {
+        error_result(serde_json::json!({
+            "error": format!("`{doc}`: {}", crate::apply::comment_refusal(info.name)),
+            "code": "unsupported",
+            "hints": [format!("edit the comment in `{doc}` with your own tools, then call `check_file` with `path` `{doc}`")],
+        }))
+    })
 }
 
 #[tool_router(router = writing_tools, vis = "pub(crate)")]
@@ -258,6 +273,9 @@ impl KapiServer {
             Ok(path) => path,
             Err(e) => return failure(e),
         };
+        if let Some(refused) = comment_refusal(&p.doc, path.abs()) {
+            return refused;
+        }
         let request = crate::inspect::InspectRequest {
             path,
             editions,

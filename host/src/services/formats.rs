@@ -31,9 +31,12 @@ pub struct FormatRow {
     pub bilingual: bool,
     /// A source file whose comments are its content (edited in the file, not by a change set).
     pub comments: bool,
-    /// `faithful` (editable through a skeleton), `yes` (editable, rewritten whole) or `no`.
+    /// `faithful` (editable through a skeleton), `yes` (editable, rewritten whole), `comment`
+    /// (a source file's comments, through `kapi apply`'s comment write path) or `no`.
     pub edit: &'static str,
-    /// Each change operation and whether this format takes it: `yes`, or `unsupported`.
+    /// Each change operation and whether this format takes it: `yes`, `unsupported`, or
+    /// `comment` (`set_content` on a source file's comment, through `kapi apply`'s comment write
+    /// path; over MCP the agent edits the file and runs `check_file`).
     pub operations: BTreeMap<&'static str, &'static str>,
 }
 
@@ -43,11 +46,13 @@ impl FormatRow {
         let edit = match (c.editable, c.round_trip) {
             (true, true) => "faithful",
             (true, false) => "yes",
+            _ if c.comments => "comment",
             _ => "no",
         };
         let content = if c.editable { "yes" } else { "unsupported" };
+        let set_content = if c.comments { "comment" } else { content };
         let operations = BTreeMap::from([
-            ("set_content", content),
+            ("set_content", set_content),
             ("replace_text", content),
             // A review decision on a target edition never writes the file.
             ("decide", "yes"),
