@@ -372,13 +372,19 @@ fn formats_lists_every_format_with_its_edit_column_and_flags() {
             "round_trip",
             "generative",
             "bilingual",
+            "comments",
             "reader",
             "writer",
         ] {
             assert!(f[flag].is_boolean(), "{} lacks {flag}", f["id"]);
         }
         let editable = f["editable"].as_bool().unwrap_or(false);
-        let want = if editable { "yes" } else { "unsupported" };
+        let comments = f["comments"].as_bool().unwrap_or(false);
+        let want = match (editable, comments) {
+            (true, _) => "yes",
+            (false, true) => "comment",
+            (false, false) => "unsupported",
+        };
         assert_eq!(f["operations"]["set_content"], want, "{}", f["id"]);
         if f["bilingual"].as_bool().unwrap_or(false) {
             assert!(!editable, "{} is bilingual yet editable", f["id"]);
