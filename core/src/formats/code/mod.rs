@@ -244,4 +244,6 @@ fn looks_like_code(lang: &Lang, parser: &mut Parser, text: &str) -> bool {
 }
 
 #[cfg(test)]
+mod corpus;
+#[cfg(test)]
 mod tests;
