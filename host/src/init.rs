@@ -27,6 +27,10 @@ pub struct InitReport {
     pub kept: Vec<String>,
     /// The globs the new recipe declares (empty for an existing project).
     pub collections: Vec<String>,
+    /// Source code found whose comments kapi reads: a glob per top folder and language, in
+    /// the new recipe as commented-out collections to turn on (`src/**/*.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub offered: Vec<String>,
     pub source_language: Option<String>,
     /// Rules files (AGENTS.md, CLAUDE.md) written or removed, relative to the root.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -58,6 +62,7 @@ pub fn init(
         created: Vec::new(),
         kept: Vec::new(),
         collections: Vec::new(),
+        offered: Vec::new(),
         source_language: None,
         rules_files: Vec::new(),
         agents: Vec::new(),
@@ -91,15 +96,16 @@ fn write_recipe(root: &Path, recipe: &Path, report: &mut InitReport) -> Result<(
         kapi_core::project::Project::load(recipe)?;
         report.kept.push("kapi.yaml".into());
     } else {
-        let (globs, language) = detect(root);
+        let (globs, offered, language) = detect(root);
         let name = slug(
             root.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
-        write_new(recipe, &recipe_text(&name, &globs, &language))?;
+        write_new(recipe, &recipe_text(&name, &globs, &offered, &language))?;
         report.created.push("kapi.yaml".into());
         report.collections = globs;
+        report.offered = offered;
         report.source_language = Some(language);
     }
     Ok(())
@@ -203,9 +209,11 @@ fn write_new(path: &Path, text: &str) -> Result<(), HostError> {
 }
 
 /// Finds the Markdown trees (one glob per top-level folder holding Markdown, plus the root's
-/// own files) and guesses the source language from the words they use most.
-fn detect(root: &Path) -> (Vec<String>, String) {
+/// own files), the source code whose comments kapi reads (one glob per top-level folder and
+/// language), and guesses the source language from the words the Markdown uses most.
+fn detect(root: &Path) -> (Vec<String>, Vec<String>, String) {
     let mut tops: BTreeSet<String> = BTreeSet::new();
+    let mut code: BTreeSet<(String, String)> = BTreeSet::new();
     let mut root_files = false;
     let mut sample = String::new();
     let walk = ignore::WalkBuilder::new(root)
@@ -216,23 +224,45 @@ fn detect(root: &Path) -> (Vec<String>, String) {
         .build();
     for entry in walk.flatten() {
         let path = entry.path();
-        let is_md = path
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let ext = path
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "md" | "markdown"));
-        if !is_md || !entry.file_type().is_some_and(|t| t.is_file()) {
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        let is_md = matches!(ext.as_str(), "md" | "markdown");
+        let is_code = kapi_core::formats::by_extension(path)
+            .next()
+            .is_some_and(|f| f.info().capabilities.comments);
+        if !is_md && !is_code {
             continue;
         }
         let Some(rel) = relative_to(path, root) else {
             continue;
         };
-        match rel.split_once('/') {
+        let top = match rel.split_once('/') {
             Some((top, _))
                 if !matches!(top, "node_modules" | "target" | "vendor" | "dist" | "build") =>
             {
-                tops.insert(top.to_owned());
+                Some(top.to_owned())
             }
             Some(_) => continue,
+            None => None,
+        };
+        if is_code {
+            let glob = match &top {
+                Some(top) => format!("{top}/**/*.{ext}"),
+                None => format!("*.{ext}"),
+            };
+            code.insert((top.unwrap_or_default(), glob));
+            continue;
+        }
+        match top {
+            Some(top) => {
+                tops.insert(top);
+            }
             None => root_files = true,
         }
         if sample.len() < 200_000
@@ -246,7 +276,9 @@ fn detect(root: &Path) -> (Vec<String>, String) {
     if root_files {
         globs.insert(0, "*.md".into());
     }
-    (globs, detect_language(&sample))
+    // At most a screenful: the folders with code, each language once.
+    let offered = code.into_iter().map(|(_, glob)| glob).take(12).collect();
+    (globs, offered, detect_language(&sample))
 }
 
 /// The language whose most common words appear most often in `text`; `en` when unsure.
@@ -297,7 +329,7 @@ fn slug(name: String) -> String {
     }
 }
 
-fn recipe_text(name: &str, globs: &[String], language: &str) -> String {
+fn recipe_text(name: &str, globs: &[String], offered: &[String], language: &str) -> String {
     let mut out = String::new();
     out.push_str("# kapi project recipe: `kapi help files` documents every key.\n");
     out.push_str("version: v1\n");
@@ -312,6 +344,16 @@ fn recipe_text(name: &str, globs: &[String], language: &str) -> String {
         out.push_str("collections:\n");
         for glob in globs {
             out.push_str(&format!("  - path: \"{glob}\"\n"));
+        }
+    }
+    if !offered.is_empty() {
+        out.push_str(if globs.is_empty() {
+            "# Source code kapi reads the comments of: to check them too, list these under\n# `collections:` in place of `[]`.\n"
+        } else {
+            "# Source code kapi reads the comments of: uncomment a line to check them too.\n"
+        });
+        for glob in offered {
+            out.push_str(&format!("#  - path: \"{glob}\"\n"));
         }
     }
     out.push_str("gates:\n  fail_on: major\n");

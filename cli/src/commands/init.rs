@@ -99,6 +99,13 @@ impl Render for InitReport {
             } else {
                 writeln!(out, "collections: {}", self.collections.join(", "))?;
             }
+            if !self.offered.is_empty() {
+                writeln!(
+                    out,
+                    "source code kapi reads the comments of: {} (offered in kapi.yaml, commented out: uncomment to check them)",
+                    self.offered.join(", ")
+                )?;
+            }
         }
         for host in &self.agents {
             match host.status {

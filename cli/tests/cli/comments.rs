@@ -250,3 +250,25 @@ fn a_set_of_comments_and_documents_or_a_replace_text_is_refused_whole() {
         "{op}"
     );
 }
+
+#[test]
+fn a_comment_edit_is_held_to_the_commit_check_like_any_edit() {
+    let kapi = project();
+    let before = kapi.read("src/app.kt");
+    let rev = rev_of(&kapi, "src/app.kt", "greet/comment");
+    let run = apply(
+        &kapi,
+        &set_content(
+            "src/app.kt",
+            "greet/comment",
+            &rev,
+            "Greets the user after login.",
+        ),
+        &["--json"],
+    );
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    let op = &run.json()["operations"][0];
+    assert_eq!(op["status"], "gate_failed", "{op}");
+    assert_eq!(op["findings"][0]["rule"], "terms.forbidden", "{op}");
+    assert_eq!(kapi.read("src/app.kt"), before);
+}

@@ -423,3 +423,36 @@ fn kapi_passes_its_own_gate_on_the_rules_sections_it_writes() {
     assert_eq!(findings[0]["path"], "AGENTS.md");
     assert_eq!(findings[0]["line"], 1);
 }
+
+#[test]
+fn init_offers_the_source_code_whose_comments_it_reads() {
+    let kapi = Kapi::empty();
+    kapi.write("docs/guide.md", "# Guide\n\nThe tool is fast.\n");
+    kapi.write(
+        "src/lib.rs",
+        "/// Handles the login flow.\npub fn run() {}\n",
+    );
+    kapi.write("scripts/build.sh", "#!/bin/sh\n# Builds it.\nmake\n");
+    kapi.write("target/debug/x.rs", "// built, not ours\n");
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report = run.json();
+    assert_eq!(
+        report["offered"],
+        serde_json::json!(["scripts/**/*.sh", "src/**/*.rs"])
+    );
+    assert_eq!(report["collections"], serde_json::json!(["docs/**/*.md"]));
+    // Offered, not declared: the new project checks its Markdown alone until a line is
+    // uncommented; then the comments are checked too.
+    let recipe = kapi.read("kapi.yaml");
+    assert!(recipe.contains("#  - path: \"src/**/*.rs\"\n"), "{recipe}");
+    let check = |kapi: &Kapi| {
+        let mut check = kapi.command(&["check", "--json"]);
+        check.env_remove("KAPI_NO_PROJECT");
+        let out = check.output().expect("runs");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("a report")
+    };
+    assert_eq!(check(&kapi)["target"]["files"], 1);
+    kapi.write("kapi.yaml", recipe.replace("#  - path", "  - path"));
+    assert_eq!(check(&kapi)["target"]["files"], 3);
+}

@@ -1211,3 +1211,19 @@ fn every_conformance_fixture_is_a_kind_the_table_checks() {
         );
     }
 }
+
+#[test]
+fn the_post_edit_hook_checks_the_comments_of_a_source_file_the_assistant_wrote() {
+    let p = json_project();
+    let recipe = p.read("kapi.yaml").replace(
+        "collections:\n",
+        "collections:\n  - path: \"src/**/*.rs\"\n",
+    );
+    assert!(recipe.contains("src/**/*.rs"), "{recipe}");
+    p.write("kapi.yaml", &recipe);
+    p.write("src/lib.rs", "/// Welcome back !\npub fn greet() {}\n");
+    let hook = post_edit(&p, "src/lib.rs").expect("the hook hands the finding back");
+    assert!(hook.contains("src/lib.rs:1:17"), "{hook}");
+    p.write("src/lib.rs", "/// Welcome back!\npub fn greet() {}\n");
+    assert_eq!(post_edit(&p, "src/lib.rs"), None);
+}
