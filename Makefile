@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-code bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -71,6 +71,11 @@ bench: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi bash bench/apply.sh
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/mcp.py
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/hooks.py
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/code.py
+
+# Only the code-comment benchmark (a Rust source tree from cargo's registry, against grep).
+bench-code: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/code.py
 
 # Only the format benchmark (throughput, inspect, translation checks vs pofilter).
 bench-formats: release

@@ -88,9 +88,10 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// A preorder walk with the cursor: no recursion, whatever the nesting.
     fn run(&mut self, mut cursor: TreeCursor<'_>, found: &mut Vec<Found>) {
+        // Counted here: the cursor's own depth walks its whole stack on every call.
+        let mut depth = 0usize;
         loop {
             let node = cursor.node();
-            let depth = cursor.depth() as usize;
             self.scopes.truncate(depth);
             self.pending.resize(depth + 1, None);
             self.visit(node, depth, found);
@@ -101,6 +102,7 @@ impl Walk<'_> {
                 None
             });
             if descend && cursor.goto_first_child() {
+                depth += 1;
                 self.pending.push(None);
                 continue;
             }
@@ -111,7 +113,7 @@ impl Walk<'_> {
                 if !cursor.goto_parent() {
                     return;
                 }
-                let depth = cursor.depth() as usize;
+                depth = depth.saturating_sub(1);
                 self.pending.truncate(depth + 1);
             }
         }
@@ -205,9 +207,13 @@ impl Walk<'_> {
     }
 }
 
-/// Whether a node is a comment: an extra whose kind names one.
+/// Whether a node is a comment, by the kinds the grammars give them (JavaScript's
+/// `<!--` is not one: it is markup).
 fn is_comment(node: &Node<'_>) -> bool {
-    node.kind().contains("comment") && (node.is_extra() || node.kind() != "comment_body")
+    matches!(
+        node.kind(),
+        "comment" | "line_comment" | "block_comment" | "multiline_comment"
+    )
 }
 
 /// Attributes and decorators between a doc comment and what it documents.

@@ -1,12 +1,14 @@
 //! The languages whose comments kapi reads: each one's grammar, comment markers, the nodes
 //! that name a declaration, and the width an edited comment wraps at.
 
+use tree_sitter_language::LanguageFn;
+
 use super::super::{Capabilities, FormatInfo};
 
 /// How one language writes its comments, and where its grammar comes from.
 pub struct Lang {
     pub info: FormatInfo,
-    pub grammar: tree_sitter_language::LanguageFn,
+    pub grammar: LanguageFn,
     /// Line-comment markers, longest first (`///` before `//`).
     pub line: &'static [&'static str],
     /// Block-comment openers and their closer, longest opener first (`/**` before `/*`).
@@ -73,199 +75,179 @@ pub static LANGS: [&Lang; 15] = [
     &TOML,
 ];
 
+/// A language whose comments are C's (`//`, `/* */`, `///` and `/**` documentation), wrapped
+/// at `width`.
+const fn c_like(info: FormatInfo, grammar: LanguageFn, width: usize) -> Lang {
+    Lang {
+        info,
+        grammar,
+        line: C_LINE,
+        block: C_BLOCK,
+        doc: C_DOC,
+        docstrings: false,
+        tags: false,
+        width,
+        code_in: &[],
+    }
+}
+
+/// A language whose comments open with `#` and whose documentation has no marker.
+const fn hash_like(info: FormatInfo, grammar: LanguageFn) -> Lang {
+    Lang {
+        info,
+        grammar,
+        line: HASH,
+        block: &[],
+        doc: &[],
+        docstrings: false,
+        tags: false,
+        width: 80,
+        code_in: &[],
+    }
+}
+
+/// JavaScript's family: `//` and `/* */`, documentation in `/**` (JSDoc).
+const fn js_like(info: FormatInfo, grammar: LanguageFn) -> Lang {
+    Lang {
+        line: &["//"],
+        doc: &["/**"],
+        ..c_like(info, grammar, 80)
+    }
+}
+
+/// A class-based language (Java, C#): statements stand inside a method of a class.
+const CLASS_BODY: &[(&str, &str)] = &[
+    ("class _K {\n", "\n}"),
+    ("class _K { void _k() {\n", "\n}}"),
+];
+
 pub static RUST: Lang = Lang {
-    info: info("rust", "Rust comments", &["rs"]),
-    grammar: tree_sitter_rust::LANGUAGE,
-    line: C_LINE,
-    block: C_BLOCK,
-    doc: C_DOC,
-    docstrings: false,
-    tags: false,
-    width: 80,
     code_in: &[("fn _k() {\n", "\n}")],
+    ..c_like(
+        info("rust", "Rust comments", &["rs"]),
+        tree_sitter_rust::LANGUAGE,
+        80,
+    )
 };
 
 pub static PYTHON: Lang = Lang {
-    info: info("python", "Python comments", &["py", "pyi"]),
-    grammar: tree_sitter_python::LANGUAGE,
-    line: HASH,
-    block: &[],
-    doc: &[],
     docstrings: true,
-    tags: false,
     width: 88,
-    code_in: &[],
+    ..hash_like(
+        info("python", "Python comments", &["py", "pyi"]),
+        tree_sitter_python::LANGUAGE,
+    )
 };
 
-pub static JAVASCRIPT: Lang = Lang {
-    info: info(
+pub static JAVASCRIPT: Lang = js_like(
+    info(
         "javascript",
         "JavaScript comments",
         &["js", "jsx", "mjs", "cjs"],
     ),
-    grammar: tree_sitter_javascript::LANGUAGE,
-    line: &["//"],
-    block: C_BLOCK,
-    doc: &["/**"],
-    docstrings: false,
-    tags: false,
-    width: 80,
-    code_in: &[],
-};
+    tree_sitter_javascript::LANGUAGE,
+);
 
-pub static TYPESCRIPT: Lang = Lang {
-    info: info("typescript", "TypeScript comments", &["ts", "mts", "cts"]),
-    grammar: tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
-    line: &["//"],
-    block: C_BLOCK,
-    doc: &["/**"],
-    docstrings: false,
-    tags: false,
-    width: 80,
-    code_in: &[],
-};
+pub static TYPESCRIPT: Lang = js_like(
+    info("typescript", "TypeScript comments", &["ts", "mts", "cts"]),
+    tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+);
 
-pub static TSX: Lang = Lang {
-    info: info("tsx", "TSX comments", &["tsx"]),
-    grammar: tree_sitter_typescript::LANGUAGE_TSX,
-    line: &["//"],
-    block: C_BLOCK,
-    doc: &["/**"],
-    docstrings: false,
-    tags: false,
-    width: 80,
-    code_in: &[],
-};
+pub static TSX: Lang = js_like(
+    info("tsx", "TSX comments", &["tsx"]),
+    tree_sitter_typescript::LANGUAGE_TSX,
+);
 
 pub static GO: Lang = Lang {
-    info: info("go", "Go comments", &["go"]),
-    grammar: tree_sitter_go::LANGUAGE,
     line: &["//"],
     block: &[("/*", "*/")],
     doc: &[],
-    docstrings: false,
-    tags: false,
-    width: 80,
     code_in: &[("package _k\n", ""), ("package _k\nfunc _k() {\n", "\n}")],
+    ..c_like(
+        info("go", "Go comments", &["go"]),
+        tree_sitter_go::LANGUAGE,
+        80,
+    )
 };
 
 pub static JAVA: Lang = Lang {
-    info: info("java", "Java comments", &["java"]),
-    grammar: tree_sitter_java::LANGUAGE,
-    line: &["//"],
-    block: C_BLOCK,
-    doc: &["/**"],
-    docstrings: false,
     tags: true,
     width: 100,
-    code_in: &[
-        ("class _K {\n", "\n}"),
-        ("class _K { void _k() {\n", "\n}}"),
-    ],
+    code_in: CLASS_BODY,
+    ..js_like(
+        info("java", "Java comments", &["java"]),
+        tree_sitter_java::LANGUAGE,
+    )
 };
 
 pub static C: Lang = Lang {
-    info: info("c", "C comments", &["c", "h"]),
-    grammar: tree_sitter_c::LANGUAGE,
-    line: C_LINE,
-    block: C_BLOCK,
-    doc: C_DOC,
-    docstrings: false,
-    tags: false,
-    width: 80,
     code_in: &[("void _k(void) {\n", "\n}")],
+    ..c_like(
+        info("c", "C comments", &["c", "h"]),
+        tree_sitter_c::LANGUAGE,
+        80,
+    )
 };
 
 pub static CPP: Lang = Lang {
-    info: info(
-        "cpp",
-        "C++ comments",
-        &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++"],
-    ),
-    grammar: tree_sitter_cpp::LANGUAGE,
-    line: C_LINE,
-    block: C_BLOCK,
-    doc: C_DOC,
-    docstrings: false,
-    tags: false,
-    width: 80,
     code_in: &[("void _k() {\n", "\n}")],
+    ..c_like(
+        info(
+            "cpp",
+            "C++ comments",
+            &["cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++"],
+        ),
+        tree_sitter_cpp::LANGUAGE,
+        80,
+    )
 };
 
 pub static CSHARP: Lang = Lang {
-    info: info("csharp", "C# comments", &["cs"]),
-    grammar: tree_sitter_c_sharp::LANGUAGE,
-    line: C_LINE,
-    block: C_BLOCK,
     doc: &["///", "/**"],
-    docstrings: false,
     tags: true,
-    width: 100,
-    code_in: &[
-        ("class _K {\n", "\n}"),
-        ("class _K { void _k() {\n", "\n}}"),
-    ],
+    code_in: CLASS_BODY,
+    ..c_like(
+        info("csharp", "C# comments", &["cs"]),
+        tree_sitter_c_sharp::LANGUAGE,
+        100,
+    )
 };
 
 pub static KOTLIN: Lang = Lang {
-    info: info("kotlin", "Kotlin comments", &["kt", "kts"]),
-    grammar: tree_sitter_kotlin_ng::LANGUAGE,
-    line: &["//"],
-    block: C_BLOCK,
-    doc: &["/**"],
-    docstrings: false,
-    tags: false,
     width: 100,
     code_in: &[("fun _k() {\n", "\n}")],
+    ..js_like(
+        info("kotlin", "Kotlin comments", &["kt", "kts"]),
+        tree_sitter_kotlin_ng::LANGUAGE,
+    )
 };
 
 pub static SWIFT: Lang = Lang {
-    info: info("swift", "Swift comments", &["swift"]),
-    grammar: tree_sitter_swift::LANGUAGE,
-    line: C_LINE,
-    block: C_BLOCK,
     doc: &["///", "/**"],
-    docstrings: false,
-    tags: false,
-    width: 100,
-    code_in: &[],
+    ..c_like(
+        info("swift", "Swift comments", &["swift"]),
+        tree_sitter_swift::LANGUAGE,
+        100,
+    )
 };
 
 pub static RUBY: Lang = Lang {
-    info: info("ruby", "Ruby comments", &["rb", "rake", "gemspec"]),
-    grammar: tree_sitter_ruby::LANGUAGE,
-    line: HASH,
     block: &[("=begin", "=end")],
-    doc: &[],
-    docstrings: false,
-    tags: false,
-    width: 80,
-    code_in: &[],
+    ..hash_like(
+        info("ruby", "Ruby comments", &["rb", "rake", "gemspec"]),
+        tree_sitter_ruby::LANGUAGE,
+    )
 };
 
-pub static SHELL: Lang = Lang {
-    info: info("shell", "Shell comments", &["sh", "bash"]),
-    grammar: tree_sitter_bash::LANGUAGE,
-    line: HASH,
-    block: &[],
-    doc: &[],
-    docstrings: false,
-    tags: false,
-    width: 80,
-    code_in: &[],
-};
+pub static SHELL: Lang = hash_like(
+    info("shell", "Shell comments", &["sh", "bash"]),
+    tree_sitter_bash::LANGUAGE,
+);
 
-pub static TOML: Lang = Lang {
-    info: info("toml", "TOML comments", &["toml"]),
-    grammar: tree_sitter_toml_ng::LANGUAGE,
-    line: HASH,
-    block: &[],
-    doc: &[],
-    docstrings: false,
-    tags: false,
-    width: 80,
-    code_in: &[],
-};
+pub static TOML: Lang = hash_like(
+    info("toml", "TOML comments", &["toml"]),
+    tree_sitter_toml_ng::LANGUAGE,
+);
 
 /// The static info of `lang` (one of [`LANGS`]).
 pub fn info_of(lang: &Lang) -> &'static FormatInfo {
