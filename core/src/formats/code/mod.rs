@@ -197,6 +197,8 @@ fn directive(lines: &[&str]) -> bool {
         "global ",
         "#region",
         "#endregion",
+        "<editor-fold",
+        "</editor-fold>",
         "region ",
         "endregion",
         "SPDX-License-Identifier:",

@@ -4,7 +4,8 @@
 //!
 //! Lines of one paragraph are joined by a space, paragraphs (a blank comment line between)
 //! by a blank line; neither join is in the file. Fenced blocks (```` ``` ````, `~~~`) and
-//! Python doctest lines (`>>>`, `...`) are one code each, never prose.
+//! Python doctest lines (`>>>`, `...`) are one code each, never prose; a run of `~` under a
+//! title line at least as long (reStructuredText's underline) is a code, not a fence.
 
 use std::ops::Range;
 
@@ -32,6 +33,8 @@ pub fn runs(lines: &[Line<'_>], codes: Codes) -> Vec<Run> {
     // An open fenced block: where it starts, its lines so far and its marker.
     let mut block: Option<(usize, String, &'static str)> = None;
     let mut blank = false;
+    // The width of the line before when it was prose, with no blank line since.
+    let mut above: Option<usize> = None;
     for line in lines {
         let trimmed = line.text.trim();
         let lead = line.text.len() - line.text.trim_start().len();
@@ -46,9 +49,18 @@ pub fn runs(lines: &[Line<'_>], codes: Codes) -> Vec<Run> {
         }
         if trimmed.is_empty() {
             blank = true;
+            above = None;
             continue;
         }
-        let fence = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        // A reStructuredText title's underline (`~~~~` under `requests.auth`, at least as
+        // long as the title) is no fence: one would swallow the rest of the docstring.
+        let underline = trimmed.len() >= 3
+            && trimmed.bytes().all(|b| b == b'~')
+            && above.is_some_and(|width| trimmed.len() >= width);
+        above = None;
+        let fence = ["```", "~~~"]
+            .into_iter()
+            .find(|m| trimmed.starts_with(m) && !underline);
         let doctest = codes.doctest && (trimmed.starts_with(">>>") || trimmed.starts_with("..."));
         if out.pending_doctest && !blank && !doctest {
             // A doctest's expected output, up to the next blank line: code too.
@@ -70,7 +82,12 @@ pub fn runs(lines: &[Line<'_>], codes: Codes) -> Vec<Run> {
             out.pending_doctest = true;
             continue;
         }
+        if underline {
+            out.code(line.at + lead, "underline", trimmed.to_owned());
+            continue;
+        }
         prose_line(&mut out, line.at + lead, trimmed, codes);
+        above = Some(trimmed.chars().count());
     }
     if let Some((at, data, _)) = block {
         out.code(at, "code-block", data);

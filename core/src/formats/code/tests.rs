@@ -119,6 +119,39 @@ class Reader:
 }
 
 #[test]
+fn a_title_underline_of_tildes_is_no_fence() {
+    // requests' module docstrings: the `~` underline used to open a fence that never
+    // closed, so the module's prose below it was one code, never checked.
+    let text = "\"\"\"\nrequests.auth\n~~~~~~~~~~~~~\n\nThis module holds the handlers.\n\"\"\"\n";
+    let parsed = read(&PYTHON, text);
+    assert_eq!(
+        blocks(&parsed),
+        ["doc paragraph: requests.auth [~~~~~~~~~~~~~]\n\nThis module holds the handlers."]
+    );
+    // A fence of tildes shorter than the line above it is still a fence.
+    let text = "/// Example:\n/// ~~~\n/// let x = 1;\n/// ~~~\nfn f() {}\n";
+    let parsed = read(&RUST, text);
+    assert_eq!(
+        blocks(&parsed),
+        ["f/doc paragraph: Example: [~~~\nlet x = 1;\n~~~]"]
+    );
+}
+
+#[test]
+fn ide_fold_markers_are_directives() {
+    // JPype's Java: NetBeans and IntelliJ fold regions, like C#'s `#region`.
+    let text = "class A {\n  //<editor-fold desc=\"members\" defaultstate=\"collapsed\">\n  int x;\n  //</editor-fold>\n}\n";
+    let parsed = read(&JAVA, text);
+    assert_eq!(
+        blocks(&parsed),
+        [
+            "A/comment code: <editor-fold desc=\"members\" defaultstate=\"collapsed\">",
+            "A/comment#2 code: </editor-fold>",
+        ]
+    );
+}
+
+#[test]
 fn every_language_reads_its_comments() {
     let cases: &[(&Lang, &str, &str)] = &[
         (
@@ -208,6 +241,30 @@ fn an_edited_comment_is_written_in_its_own_style() {
     let reread = RUST.read(out.as_bytes()).expect("reads again");
     assert_eq!(syntax_errors(&parse(&RUST, &out).expect("parses")), 0);
     assert_eq!(reread.document.blocks.len(), 2);
+}
+
+#[test]
+fn an_edited_block_comment_without_stars_keeps_its_lines_indentation() {
+    // expo's Swift doc comments: body lines one space past the opener, no `*`; an edit
+    // used to write them four spaces past it.
+    let text = "protocol P {\n  /**\n   Lends the object.\n   */\n  func f()\n}\n";
+    let mut parsed = read(&SWIFT, text);
+    let long = "Lends the JavaScript object the events should be emitted to for the duration of the body, on the JS thread.";
+    parsed.document.blocks[0].source.runs = vec![Run::text(long)];
+    let out = String::from_utf8(SWIFT.write(&parsed).expect("writes")).expect("utf-8");
+    assert_eq!(
+        out,
+        "protocol P {\n  /**\n   Lends the JavaScript object the events should be emitted to for the duration of the body, on the\n   JS thread.\n   */\n  func f()\n}\n"
+    );
+    // Lines at the opener's own column stay there, and the closer keeps its space.
+    let text = "/* Frees\nthe buffer. */\nvoid release(void) {}\n";
+    let mut parsed = read(&C, text);
+    parsed.document.blocks[0].source.runs = vec![Run::text(long)];
+    let out = String::from_utf8(C.write(&parsed).expect("writes")).expect("utf-8");
+    assert_eq!(
+        out,
+        "/* Lends the JavaScript object the events should be emitted to for the duration\nof the body, on the JS thread. */\nvoid release(void) {}\n"
+    );
 }
 
 #[test]

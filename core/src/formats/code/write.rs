@@ -134,7 +134,7 @@ fn render(lang: &Lang, text: &str, hole: &Hole, runs: &[Run]) -> Result<String, 
         "\n"
     };
     let paragraphs = paragraphs(runs);
-    let Some(style) = Style::of(lang, held) else {
+    let Some(style) = Style::of(lang, held, &indent) else {
         return Err(WriteError::Block {
             key: hole.block.to_string(),
             message: "the comment's markers are not the language's".into(),
@@ -210,7 +210,8 @@ struct Style {
 }
 
 impl Style {
-    fn of(lang: &Lang, held: &str) -> Option<Style> {
+    /// The style of the comment `held`, whose first line stands after `indent`.
+    fn of(lang: &Lang, held: &str, indent: &str) -> Option<Style> {
         let lines: Vec<&str> = held.lines().collect();
         let first = *lines.first()?;
         for &marker in lang.line {
@@ -239,7 +240,8 @@ impl Style {
                         let star_col = open.find('*').unwrap_or(1);
                         format!("{}* ", " ".repeat(star_col))
                     }
-                    _ => " ".repeat(open.len() + 1),
+                    _ => body_lead(&lines[1..], indent, close)
+                        .unwrap_or_else(|| " ".repeat(open.len() + 1)),
                 };
                 let last = lines.last().map(|l| l.trim()).unwrap_or_default();
                 let close_alone = lines.len() > 1 && last == close;
@@ -287,10 +289,19 @@ impl Style {
     ) -> String {
         let mut lines: Vec<String> = Vec::new();
         let lead_width = indent.chars().count() + self.lead.chars().count();
-        let room = if one_line {
-            usize::MAX
+        let room_after = |lead: usize| {
+            if one_line {
+                usize::MAX
+            } else {
+                width.saturating_sub(lead).max(20)
+            }
+        };
+        let room = room_after(lead_width);
+        // The first line starts with the opener, which may be wider than the later lead.
+        let first_room = if self.open_alone {
+            room
         } else {
-            width.saturating_sub(lead_width).max(20)
+            room_after(indent.chars().count() + self.first.chars().count())
         };
         for (p, paragraph) in paragraphs.iter().enumerate() {
             if p > 0 {
@@ -309,6 +320,7 @@ impl Style {
                     lines.extend(text.split('\n').map(str::to_owned));
                     continue;
                 }
+                let room = if lines.is_empty() { first_room } else { room };
                 if !line.is_empty() && line.chars().count() + 1 + text.chars().count() > room {
                     lines.push(std::mem::take(&mut line));
                 }
@@ -351,14 +363,20 @@ impl Style {
             if *alone {
                 push(&mut out, "", close.trim_end());
             } else {
-                let closer = if self.lead.is_empty() {
-                    close.trim_start()
-                } else {
-                    close.as_str()
-                };
-                out.push_str(closer);
+                out.push_str(close);
             }
         }
         out
     }
+}
+
+/// The whitespace a block comment's lines without a `*` stand at past the comment's
+/// indentation, read off its first body line (neither blank nor the closer alone); `None`
+/// when that line stands left of the indentation, or there is none.
+fn body_lead(lines: &[&str], indent: &str, close: &str) -> Option<String> {
+    let line = lines
+        .iter()
+        .find(|l| !l.trim().is_empty() && l.trim() != close)?;
+    let space = &line[..line.len() - line.trim_start().len()];
+    space.strip_prefix(indent).map(str::to_owned)
 }
