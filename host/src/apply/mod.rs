@@ -23,7 +23,7 @@
 //! - A path no format reads is `unsupported`; one with a source-code extension kapi does not
 //!   read comments in says so.
 //! - A source file's comment takes `set_content` alone, through the comment write path
-//!   ([`comment`]): on the command line only (over MCP it is refused `unsupported`, capability
+//!   (`comment.rs`): on the command line only (over MCP it is refused `unsupported`, capability
 //!   `comment`), and never in a set that also edits documents.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
