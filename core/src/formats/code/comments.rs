@@ -234,7 +234,7 @@ fn is_annotation(kind: &str) -> bool {
 /// How a comment's text is marked, whether it documents, and whether it documents its own
 /// scope (`//!`); `None` for text no marker of the language opens (a shebang is not prose).
 fn shape_of(lang: &Lang, raw: &str) -> Option<(Shape, bool, bool)> {
-    if raw.starts_with("#!") && lang.line == ["#"] {
+    if raw.starts_with("#!") && lang.line.contains(&"#") {
         return None;
     }
     for &(open, close) in lang.block {
@@ -308,8 +308,11 @@ pub fn decl_name(node: &Node<'_>, text: &str) -> Option<String> {
             .child_by_field_name("name")
             .or_else(|| declarator(node))
             .or_else(|| {
-                // `const f = …`, `type T struct`: the first declarator's or spec's name.
-                node.named_child(0)
+                // `const f = …`, `type T struct`: the first declarator's or spec's name (a
+                // declaration's alone: a Python module's first child is not its name).
+                kind.ends_with("declaration")
+                    .then(|| node.named_child(0))
+                    .flatten()
                     .and_then(|first| first.child_by_field_name("name"))
             }),
     }?;

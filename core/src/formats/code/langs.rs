@@ -26,6 +26,9 @@ pub struct Lang {
     /// Where a statement may stand besides the top of a file, as the text before and after
     /// it: a comment that parses in one of these (or alone) is commented-out code.
     pub code_in: &'static [(&'static str, &'static str)],
+    /// The grammar reads plain words as code (a shell command, a Ruby method call): a comment
+    /// is commented-out code only when every line of it holds code punctuation.
+    pub words_parse: bool,
 }
 
 /// What every comment format can do: read and checked; written only through the comment
@@ -88,6 +91,7 @@ const fn c_like(info: FormatInfo, grammar: LanguageFn, width: usize) -> Lang {
         tags: false,
         width,
         code_in: &[],
+        words_parse: false,
     }
 }
 
@@ -103,6 +107,7 @@ const fn hash_like(info: FormatInfo, grammar: LanguageFn) -> Lang {
         tags: false,
         width: 80,
         code_in: &[],
+        words_parse: false,
     }
 }
 
@@ -131,6 +136,9 @@ pub static RUST: Lang = Lang {
 };
 
 pub static PYTHON: Lang = Lang {
+    // `#:` documents the attribute below it (Sphinx).
+    line: &["#:", "#"],
+    doc: &["#:"],
     docstrings: true,
     width: 88,
     ..hash_like(
@@ -233,16 +241,20 @@ pub static SWIFT: Lang = Lang {
 
 pub static RUBY: Lang = Lang {
     block: &[("=begin", "=end")],
+    words_parse: true,
     ..hash_like(
         info("ruby", "Ruby comments", &["rb", "rake", "gemspec"]),
         tree_sitter_ruby::LANGUAGE,
     )
 };
 
-pub static SHELL: Lang = hash_like(
-    info("shell", "Shell comments", &["sh", "bash"]),
-    tree_sitter_bash::LANGUAGE,
-);
+pub static SHELL: Lang = Lang {
+    words_parse: true,
+    ..hash_like(
+        info("shell", "Shell comments", &["sh", "bash"]),
+        tree_sitter_bash::LANGUAGE,
+    )
+};
 
 pub static TOML: Lang = hash_like(
     info("toml", "TOML comments", &["toml"]),

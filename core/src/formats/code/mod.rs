@@ -6,7 +6,8 @@
 //! documents (`comments.rs`); its prose has the markers, leading `*` and indentation
 //! stripped, with inline code, examples and doc tags as codes (`prose.rs`). Commented-out
 //! code (the comment's text parses as code in the same grammar, alone or where a statement
-//! stands, and holds code punctuation) and tool directives (`eslint-disable`, `noqa`,
+//! stands, and holds code punctuation: on every line, where the grammar reads plain words as
+//! code, as shell and Ruby do) and tool directives (`eslint-disable`, `noqa`,
 //! `go:generate`, …) are blocks with the role `code`, never checked. Doc comments are prose
 //! whatever they hold. String literals and code are never read: only comment nodes are.
 //!
@@ -224,7 +225,15 @@ fn directive(lines: &[&str]) -> bool {
 /// Whether a comment's `text` is commented-out code: it holds code punctuation and the
 /// language's parser reads it with no error, alone or where a statement stands.
 fn looks_like_code(lang: &Lang, parser: &mut Parser, text: &str) -> bool {
-    if text.len() > CODE_TRY_MAX || !text.contains(['(', ')', '=', ';', '{', '}', '[', '$', '|']) {
+    const PUNCTUATION: [char; 9] = ['(', ')', '=', ';', '{', '}', '[', '$', '|'];
+    if text.len() > CODE_TRY_MAX || !text.contains(PUNCTUATION) {
+        return false;
+    }
+    if lang.words_parse
+        && text
+            .lines()
+            .any(|l| !l.trim().is_empty() && !l.contains(PUNCTUATION))
+    {
         return false;
     }
     // Prose ends its sentences; code rarely ends a comment with a full stop.

@@ -345,3 +345,29 @@ fn generated_hostile_sources_read_and_write_back() {
         }
     }
 }
+
+#[test]
+fn shell_prose_with_a_command_in_it_is_prose_and_a_command_alone_is_code() {
+    let text = "#!/bin/sh\n# Summary: Configure the shell\n# Usage: eval \"$(tool init -)\"\nset -e\n\n# rm -rf \"$dir\"\necho done\n";
+    let parsed = read(&SHELL, text);
+    let roles: Vec<&str> = parsed
+        .document
+        .blocks
+        .iter()
+        .map(|b| b.role.as_str())
+        .collect();
+    assert_eq!(roles, ["paragraph", "code"], "{:?}", blocks(&parsed));
+}
+
+#[test]
+fn a_sphinx_attribute_comment_keeps_its_marker_when_edited() {
+    let text = "class A:\n    #: The default timeout.\n    timeout = 5\n";
+    let mut parsed = read(&PYTHON, text);
+    assert_eq!(
+        blocks(&parsed),
+        ["A/comment paragraph: The default timeout."]
+    );
+    parsed.document.blocks[0].source.runs = vec![Run::text("Seconds to wait.")];
+    let out = String::from_utf8(PYTHON.write(&parsed).expect("writes")).expect("utf-8");
+    assert_eq!(out, "class A:\n    #: Seconds to wait.\n    timeout = 5\n");
+}
