@@ -11,8 +11,11 @@
 //! `go:generate`, …) are blocks with the role `code`, never checked. Doc comments are prose
 //! whatever they hold. String literals and code are never read: only comment nodes are.
 //!
-//! A parse that runs past [`PARSE_STEPS_PER_BYTE`] steps a byte is stopped and the file
-//! refused, so no input costs unbounded time; the tree is walked with a cursor, never by
+//! A parse that runs past [`PARSE_STEPS_PER_BYTE`] steps a byte, or past
+//! [`PARSE_MICROS_PER_BYTE`] µs a byte and [`PARSE_MICROS_BASE`] (a grammar's error recovery
+//! on hostile text can take seconds for a few KB), is stopped and the file refused, so no
+//! input costs unbounded time (the time bound depends on the machine: a file refused here
+//! would take seconds anywhere); the tree is walked with a cursor, never by
 //! recursion. The skeleton's holes are whole comments; an edited one is written again in
 //! the comment's own style ([`write`]).
 
@@ -22,6 +25,7 @@ mod prose;
 mod write;
 
 use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
 
 use tree_sitter::{ParseOptions, Parser, Tree};
 
@@ -34,6 +38,13 @@ pub use langs::{LANGS, Lang};
 /// The parser's steps allowed per byte of input (it reports every 100): real files take far
 /// fewer than one; error recovery on hostile text is what this bounds.
 pub const PARSE_STEPS_PER_BYTE: usize = 64;
+
+/// The parse time allowed per byte, in microseconds, besides [`PARSE_MICROS_BASE`]: real
+/// files parse at 5-30 MB/s (0.03-0.2 µs a byte), so this stops only runaway error recovery.
+pub const PARSE_MICROS_PER_BYTE: u64 = 5;
+
+/// The parse time every file is allowed, in microseconds.
+pub const PARSE_MICROS_BASE: u64 = 250_000;
 
 /// The longest comment whose text is tried as code (a longer one is prose).
 const CODE_TRY_MAX: usize = 4096;
@@ -61,7 +72,7 @@ impl Format for Lang {
     }
 }
 
-/// Parses `text` with `lang`'s grammar, stopping past the step budget.
+/// Parses `text` with `lang`'s grammar, stopping past its budget ([`parse_bounded`]).
 pub fn parse(lang: &Lang, text: &str) -> Result<Tree, ReadError> {
     let mut parser = Parser::new();
     parser
@@ -71,12 +82,38 @@ pub fn parse(lang: &Lang, text: &str) -> Result<Tree, ReadError> {
             column: 1,
             message: format!("the {} grammar does not load: {e}", lang.info.name),
         })?;
+    parse_bounded(&mut parser, text).ok_or_else(|| ReadError::TooLarge {
+        at: "1:1".into(),
+        message: format!(
+            "the {} parser gave up: recovering from the file's syntax errors took more than \
+             {PARSE_STEPS_PER_BYTE} steps a byte or {} ms",
+            lang.info.name,
+            parse_budget(text.len()).as_millis()
+        ),
+    })
+}
+
+/// The time a parse of `len` bytes may take: [`PARSE_MICROS_PER_BYTE`] a byte and
+/// [`PARSE_MICROS_BASE`] (a real file parses in well under a tenth of it).
+fn parse_budget(len: usize) -> Duration {
+    let micros = u64::try_from(len)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(PARSE_MICROS_PER_BYTE)
+        .saturating_add(PARSE_MICROS_BASE);
+    Duration::from_micros(micros)
+}
+
+/// Parses `text`, or `None` past [`PARSE_STEPS_PER_BYTE`] steps a byte or the time
+/// [`parse_budget`] allows: a grammar's error recovery on hostile text can take seconds for
+/// a few KB (a step is not bounded in cost), so both bound it.
+pub fn parse_bounded(parser: &mut Parser, text: &str) -> Option<Tree> {
     let bytes = text.as_bytes();
     let budget = bytes.len().saturating_mul(PARSE_STEPS_PER_BYTE) / 100 + 1000;
+    let deadline = Instant::now() + parse_budget(bytes.len());
     let mut reports = 0usize;
     let mut progress = |_: &tree_sitter::ParseState| {
         reports += 1;
-        if reports > budget {
+        if reports > budget || Instant::now() > deadline {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -84,15 +121,12 @@ pub fn parse(lang: &Lang, text: &str) -> Result<Tree, ReadError> {
     };
     let options = ParseOptions::new().progress_callback(&mut progress);
     let mut input = |at: usize, _| bytes.get(at..).unwrap_or_default();
-    parser
-        .parse_with_options(&mut input, None, Some(options))
-        .ok_or_else(|| ReadError::TooLarge {
-            at: "1:1".into(),
-            message: format!(
-                "the {} parser gave up: the file takes more than {PARSE_STEPS_PER_BYTE} parse steps a byte",
-                lang.info.name
-            ),
-        })
+    let tree = parser.parse_with_options(&mut input, None, Some(options));
+    if tree.is_none() {
+        // A stopped parse would resume on the next call otherwise.
+        parser.reset();
+    }
+    tree
 }
 
 /// How many syntax errors (error and missing nodes) a tree holds.
@@ -244,7 +278,7 @@ fn looks_like_code(lang: &Lang, parser: &mut Parser, text: &str) -> bool {
     for (before, after) in attempts {
         let wrapped = format!("{before}{text}{after}");
         parser.reset();
-        if let Some(tree) = parser.parse(&wrapped, None) {
+        if let Some(tree) = parse_bounded(parser, &wrapped) {
             let root = tree.root_node();
             if !root.has_error() && root.named_child_count() > 0 {
                 return true;

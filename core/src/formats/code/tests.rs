@@ -371,3 +371,30 @@ fn a_sphinx_attribute_comment_keeps_its_marker_when_edited() {
     let out = String::from_utf8(PYTHON.write(&parsed).expect("writes")).expect("utf-8");
     assert_eq!(out, "class A:\n    #: Seconds to wait.\n    timeout = 5\n");
 }
+
+/// One byte changed in a real Kotlin file (found by the fuzzer) sends the grammar's error
+/// recovery into seconds of work for 12 KB: the parse is stopped and the file refused, never
+/// left to run on.
+#[test]
+fn runaway_error_recovery_is_stopped_and_refused() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/formats/code/kotlin/expo-AppContext.kt");
+    let text = std::fs::read_to_string(path).expect("the corpus file");
+    let at = text
+        .find("        resultCode,\n        data\n")
+        .expect("the call the fuzzer changed");
+    let mut hostile = text[..at].to_owned();
+    hostile.push_str("   #    resultCode,\n        data\n");
+    hostile.push_str(&text[at + "        resultCode,\n        data\n".len()..]);
+    hostile.truncate(12_746);
+    match KOTLIN.read(hostile.as_bytes()) {
+        Err(ReadError::TooLarge { message, .. }) => {
+            assert!(
+                message.contains("Kotlin comments parser gave up"),
+                "{message}"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => panic!("{e}"),
+    }
+}
