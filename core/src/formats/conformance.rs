@@ -54,6 +54,16 @@ pub fn fixtures(dir: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The keys of a read's blocks, in order.
+pub fn keys(parsed: &Parsed) -> Vec<&str> {
+    parsed
+        .document
+        .blocks
+        .iter()
+        .map(|b| b.key.as_str())
+        .collect()
+}
+
 /// Reads and writes `bytes` with no edit and asserts the output is identical; returns the
 /// parse for further checks.
 pub fn assert_round_trip(format: &dyn Format, name: &str, bytes: &[u8]) -> Parsed {

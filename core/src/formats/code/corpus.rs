@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use super::langs::{LANGS, Lang};
 use super::{parse, syntax_errors};
 use crate::formats::conformance;
+use crate::formats::conformance::keys;
 use crate::formats::{Format, Parsed};
 use crate::model::{Block, Edition, Run};
 
@@ -48,15 +49,6 @@ fn corpus(id: &str) -> Vec<Real> {
 fn read(lang: &Lang, file: &Real) -> Parsed {
     lang.read(file.text.as_bytes())
         .unwrap_or_else(|e| panic!("{}: read failed: {e}", file.name))
-}
-
-fn keys(parsed: &Parsed) -> Vec<&str> {
-    parsed
-        .document
-        .blocks
-        .iter()
-        .map(|b| b.key.as_str())
-        .collect()
 }
 
 /// A block's prose with its whitespace runs made single spaces.

@@ -8,6 +8,7 @@ use super::package::read_limited;
 use super::reader::MAX_TABLE_DEPTH;
 use super::*;
 use crate::formats::conformance;
+use crate::formats::conformance::keys;
 use crate::model::Edition;
 use crate::model::{Block, CodeKind, Role, Run};
 
@@ -87,15 +88,6 @@ fn block<'a>(parsed: &'a Parsed, key: &str) -> &'a Block {
         .document
         .block(key)
         .unwrap_or_else(|| panic!("no block {key}; keys: {:?}", keys(parsed)))
-}
-
-fn keys(parsed: &Parsed) -> Vec<&str> {
-    parsed
-        .document
-        .blocks
-        .iter()
-        .map(|b| b.key.as_str())
-        .collect()
 }
 
 fn runs_of(parsed: &Parsed, key: &str) -> String {

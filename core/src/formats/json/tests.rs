@@ -2,6 +2,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::*;
+use crate::formats::conformance::keys;
 use crate::model::Document;
 use crate::model::{CodeKind, Edition};
 
@@ -27,15 +28,6 @@ fn read(text: &str) -> Parsed {
 
 fn write(parsed: &Parsed) -> String {
     String::from_utf8(Json.write(parsed).unwrap()).unwrap()
-}
-
-fn keys(parsed: &Parsed) -> Vec<&str> {
-    parsed
-        .document
-        .blocks
-        .iter()
-        .map(|b| b.key.as_str())
-        .collect()
 }
 
 fn set_text(parsed: &mut Parsed, key: &str, text: &str) {

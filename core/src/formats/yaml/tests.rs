@@ -1,5 +1,6 @@
 use super::blocks::{is_string, push_segment};
 use super::*;
+use crate::formats::conformance::keys;
 use crate::model::Edition;
 use crate::model::{Run, SwitchKind};
 use crate::yaml_text::{is_symbol, resolves_to_non_string};
@@ -37,15 +38,6 @@ fn table(parsed: &Parsed) -> Vec<String> {
                 format!("{} = {}", b.key, branches.join(" "))
             }
         })
-        .collect()
-}
-
-fn keys(parsed: &Parsed) -> Vec<&str> {
-    parsed
-        .document
-        .blocks
-        .iter()
-        .map(|b| b.key.as_str())
         .collect()
 }
 
