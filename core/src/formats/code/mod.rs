@@ -104,7 +104,7 @@ fn parse_budget(len: usize) -> Duration {
 }
 
 /// Parses `text`, or `None` past [`PARSE_STEPS_PER_BYTE`] steps a byte or the time
-/// [`parse_budget`] allows: a grammar's error recovery on hostile text can take seconds for
+/// `parse_budget` allows: a grammar's error recovery on hostile text can take seconds for
 /// a few KB (a step is not bounded in cost), so both bound it.
 pub fn parse_bounded(parser: &mut Parser, text: &str) -> Option<Tree> {
     let bytes = text.as_bytes();
