@@ -274,7 +274,7 @@ fn a_refusal_writes_nothing_and_every_other_operation_is_not_applied() {
 #[test]
 fn not_found_and_unsupported_name_what_is_wrong() {
     let kapi = shop();
-    kapi.write("src/main.rs", "// Say hello.\nfn main() {}\n");
+    kapi.write("src/main.php", "<?php\n// Say hello.\necho 1;\n");
     kapi.write(
         "po/fr.po",
         "msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=UTF-8\\n\"\n\nmsgid \"Hello\"\nmsgstr \"Bonjour\"\n",
@@ -303,7 +303,7 @@ fn not_found_and_unsupported_name_what_is_wrong() {
         (code_at, code_rev, "unsupported", "a code block"),
         (po_at, po_rev, "unsupported", "bilingual interchange format"),
         (
-            json!({"doc": "src/main.rs", "block": "c"}),
+            json!({"doc": "src/main.php", "block": "c"}),
             "r0000000000000000".to_owned(),
             "unsupported",
             "source code",

@@ -541,7 +541,11 @@ impl Service<'_> {
             HostError::UnknownFormat { .. } if is_code(abs) => refused(
                 OpStatus::Unsupported,
                 format!(
-                    "`{doc}` is source code: editing code comments through a change set is not supported yet"
+                    "`{doc}` is source code in a language whose comments kapi does not read ({})",
+                    self.app.surface.pick(
+                        "`kapi formats` lists those it does",
+                        crate::services::formats::reads()
+                    )
                 ),
             ),
             HostError::UnknownFormat { .. } => refused(
