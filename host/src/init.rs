@@ -233,9 +233,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String) {
             .map(str::to_ascii_lowercase)
             .unwrap_or_default();
         let is_md = matches!(ext.as_str(), "md" | "markdown");
-        let is_code = kapi_core::formats::by_extension(path)
-            .next()
-            .is_some_and(|f| f.info().capabilities.comments);
+        let is_code = kapi_core::formats::comment_format(path).is_some();
         if !is_md && !is_code {
             continue;
         }

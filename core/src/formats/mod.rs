@@ -938,6 +938,13 @@ pub fn by_extension(path: &Path) -> impl Iterator<Item = &'static dyn Format> {
     })
 }
 
+/// The comment format that owns `path`'s extension: source code whose comments kapi reads.
+pub fn comment_format(path: &Path) -> Option<&'static dyn Format> {
+    by_extension(path)
+        .next()
+        .filter(|f| f.info().capabilities.comments)
+}
+
 /// The format for a file, by extension and then by [`Format::sniff`] over its first bytes
 /// when several formats share the extension.
 pub fn for_file(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {

@@ -69,11 +69,9 @@ pub struct ApplyRequest {
     pub dry_run: bool,
 }
 
-/// Extensions of source code, whose comments kapi does not edit yet.
-const CODE_EXTENSIONS: &[&str] = &[
-    "rs", "go", "py", "js", "jsx", "ts", "tsx", "java", "kt", "swift", "c", "h", "cc", "cpp",
-    "hpp", "cs", "rb", "php", "sh", "scala", "dart", "m", "mm",
-];
+/// Extensions of source code in languages whose comments kapi does not read (the ones it
+/// reads are formats: `kapi_core::formats::code`).
+const CODE_EXTENSIONS: &[&str] = &["php", "scala", "dart", "m", "mm"];
 
 /// One physical file the set may write.
 struct File {

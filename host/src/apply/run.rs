@@ -125,11 +125,8 @@ impl<'a> Run<'a> {
             }
         }
         // Comments and documents in one set: the comment edits are refused.
-        let comment_doc = |doc: &str| {
-            kapi_core::formats::by_extension(std::path::Path::new(doc))
-                .next()
-                .is_some_and(|f| f.info().capabilities.comments)
-        };
+        let comment_doc =
+            |doc: &str| kapi_core::formats::comment_format(std::path::Path::new(doc)).is_some();
         let docs: Vec<bool> = set
             .operations
             .iter()

@@ -158,9 +158,9 @@ impl<'a> Feed<'a> {
 
     /// The planned jobs, and how many findings were released (`None`: nobody streamed).
     pub(super) fn into_parts(self) -> (Vec<Arc<Job>>, Option<usize>) {
-        let streamed = self.sink.map(|_| ());
+        let streams = self.sink.is_some();
         let state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
-        (state.jobs, streamed.map(|()| state.release.sent))
+        (state.jobs, streams.then_some(state.release.sent))
     }
 }
 

@@ -114,15 +114,12 @@ fn resolve(app: &crate::App, path: &str) -> Result<crate::app::ResolvedPath, Hos
 /// edits the comment in the file and runs `check_file`): `unsupported`, its message naming
 /// the capability `comment`.
 fn comment_refusal(doc: &str, abs: &std::path::Path) -> Option<CallToolResult> {
-    let format = kapi_core::formats::by_extension(abs).next()?;
-    let info = format.info();
-    info.capabilities.comments.then(|| {
-        error_result(serde_json::json!({
-            "error": format!("`{doc}`: {}", crate::apply::comment_refusal(info.name)),
-            "code": "unsupported",
-            "hints": [format!("edit the comment in `{doc}` with your own tools, then call `check_file` with `path` `{doc}`")],
-        }))
-    })
+    let info = kapi_core::formats::comment_format(abs)?.info();
+    Some(error_result(serde_json::json!({
+        "error": format!("`{doc}`: {}", crate::apply::comment_refusal(info.name)),
+        "code": "unsupported",
+        "hints": [format!("edit the comment in `{doc}` with your own tools, then call `check_file` with `path` `{doc}`")],
+    })))
 }
 
 #[tool_router(router = writing_tools, vis = "pub(crate)")]
