@@ -3,14 +3,18 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-code bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-code bench-toolbox bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
 
 ## Put `kapi` on PATH (~/.cargo/bin): every host entry `kapi init` writes runs `kapi` from PATH.
+## Beside it, the links kcat, kgrep, ksed and kdiff: kapi run by those names is `kapi cat` ….
 install:
 	$(CARGO) install --locked --path .
+	@bin="$${CARGO_INSTALL_ROOT:-$${CARGO_HOME:-$$HOME/.cargo}}/bin"; \
+	  for tool in kcat kgrep ksed kdiff; do ln -sf kapi "$$bin/$$tool"; done; \
+	  echo "linked kcat, kgrep, ksed and kdiff to kapi in $$bin"
 
 release:
 	$(CARGO) build --release --bin kapi
@@ -72,10 +76,15 @@ bench: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/mcp.py
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/hooks.py
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/code.py
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/toolbox.py
 
 # Only the code-comment benchmark (a Rust source tree from cargo's registry, against grep).
 bench-code: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/code.py
+
+# Only the text tools' benchmark (kgrep over the Rust book, against grep and rg).
+bench-toolbox: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/toolbox.py
 
 # Only the format benchmark (throughput, inspect, translation checks vs pofilter).
 bench-formats: release

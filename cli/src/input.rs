@@ -50,3 +50,18 @@ pub fn text(input: &Path, app: &kapi_host::App) -> Result<String, HostError> {
         Err(source) => Err(HostError::Read { path, source }),
     }
 }
+
+/// `--editions`: `fr,de`, or `*` for every one; the source alone when absent or empty.
+pub fn editions(arg: Option<&str>) -> kapi_host::document::Editions {
+    use kapi_host::document::Editions;
+    match arg.map(str::trim) {
+        None | Some("") => Editions::Source,
+        Some("*") => Editions::All,
+        Some(list) => Editions::Some(
+            list.split(',')
+                .map(|l| l.trim().to_owned())
+                .filter(|l| !l.is_empty() && l != "source")
+                .collect(),
+        ),
+    }
+}

@@ -85,7 +85,7 @@ fn purge_soon() {
 
 fn main() -> ExitCode {
     purge_soon();
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let args = commands::toolbox::alias(std::env::args_os().collect());
     if commands::hook::is_hook_call(&args) {
         let code = commands::hook::main(&args);
         kapi_host::derived::wait();
@@ -146,7 +146,7 @@ fn run(cli: &Cli) -> Outcome {
 }
 
 /// Renders an error on stderr, as text or as the JSON envelope, and returns its outcome.
-fn report(err: &anyhow::Error, json: bool, color: bool) -> Outcome {
+pub(crate) fn report(err: &anyhow::Error, json: bool, color: bool) -> Outcome {
     let outcome = exit::outcome_for(err);
     let hints = kapi_host::hints_for(err);
     let mut stderr = std::io::stderr().lock();

@@ -20,6 +20,7 @@ pub mod policy;
 pub mod search;
 pub mod services;
 pub mod surface;
+pub mod toolbox;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};

@@ -45,16 +45,21 @@ pub fn run(
         printer.emit(&Decoded(set))?;
         return Ok(Outcome::Success);
     }
+    land(set, args.dry_run, app, printer)
+}
+
+/// Hands `set` to the change service, prints what landed, and maps it to an exit code (the
+/// path `kapi sed` takes too).
+pub(crate) fn land(
+    set: ChangeSet,
+    dry_run: bool,
+    app: &kapi_host::App,
+    printer: &mut Printer,
+) -> anyhow::Result<Outcome> {
     // A signal from here on is held off: the write ends between two files, and the result
     // says what landed before kapi exits 130.
     let hold = app.stop.hold();
-    let result = apply(
-        app,
-        &ApplyRequest {
-            set,
-            dry_run: args.dry_run,
-        },
-    )?;
+    let result = apply(app, &ApplyRequest { set, dry_run })?;
     printer.emit(&Applied(&result))?;
     drop(hold);
     if app.stop.asked() {
@@ -83,7 +88,7 @@ fn read_input(args: &ApplyArgs, app: &kapi_host::App) -> anyhow::Result<(String,
 /// `--print-ops`: the decoded set.
 #[derive(Serialize)]
 #[serde(transparent)]
-struct Decoded(ChangeSet);
+pub(crate) struct Decoded(pub(crate) ChangeSet);
 
 impl Render for Decoded {
     fn render(&self, out: &mut dyn Write, _: &Style) -> io::Result<()> {

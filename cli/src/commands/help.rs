@@ -31,6 +31,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Start", &["init"]),
     ("Learn what governs a file", &["context"]),
     ("Read content", &["inspect"]),
+    ("Text tools, format-aware", &["cat", "grep", "sed", "diff"]),
     ("Change content and assets", &["apply", "schema", "rewrite"]),
     ("Check", &["check", "redact"]),
     ("Translations", &["stats", "review"]),
@@ -91,6 +92,7 @@ pub fn run(args: &HelpArgs, _: &kapi_host::App, printer: &mut Printer) -> anyhow
                 text.push_str(&format!("  {code:<4} {name:<7} {meaning}\n"));
             }
             text.push_str("\nUnder `--json`, an error is `{\"error\": \"...\", \"code\": \"usage|error|gate|signal\"}` on stderr.\n");
+            text.push_str("`kapi grep` and `kapi diff` (kgrep, kdiff) exit as grep and diff do: 0 a match (the same), 1 none (different), 2 trouble.\n");
             text
         }
         "environment" => {

@@ -6,7 +6,6 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use kapi_host::document::Editions;
 use kapi_host::inspect::{
     Blocks, InspectRequest, Part, Record, Verified, inspect, inspect_each, verify,
 };
@@ -56,16 +55,7 @@ pub fn run(
         }
         .into());
     };
-    let editions = match args.editions.as_deref().map(str::trim) {
-        None | Some("") => Editions::Source,
-        Some("*") => Editions::All,
-        Some(list) => Editions::Some(
-            list.split(',')
-                .map(|l| l.trim().to_owned())
-                .filter(|l| !l.is_empty() && l != "source")
-                .collect(),
-        ),
-    };
+    let editions = crate::input::editions(args.editions.as_deref());
     let request = InspectRequest {
         path: app.resolve(app.project()?.as_ref(), path)?,
         editions,

@@ -1,10 +1,13 @@
 //! Every verb: one `Command` enum and one `match`. Each verb lives in its own file.
 
 pub mod apply;
+pub mod cat;
 pub mod check;
 pub mod check_text;
 pub mod context;
+pub mod diff;
 pub mod formats;
+pub mod grep;
 pub mod help;
 pub mod hook;
 pub mod init;
@@ -14,7 +17,9 @@ pub mod redact;
 pub mod review;
 pub mod rewrite;
 pub mod schema;
+pub mod sed;
 pub mod stats;
+pub mod toolbox;
 
 use clap::Subcommand;
 
@@ -124,6 +129,38 @@ pub enum Command {
     /// of each target file, with why each stale one is stale. The same service as MCP's
     /// `stats` and `up_plan`. Exits 0, 1 when the project cannot be read, 2 on bad flags.
     Stats(stats::StatsArgs),
+    /// Print the prose of each block with its ref (`kcat`)
+    ///
+    /// One line per prose block: where it is (`doc:line`), its key, and its text as a reader
+    /// sees it — markup gone, each placeholder as written, a plural as its cases. Code blocks
+    /// are left out. `--editions fr,de` (or `*`) prints each translation under its block.
+    /// `--json` prints `kapi.cat/v1`. A folder needs `-r`. Exits 0, 1 when a file cannot be
+    /// read, 2 on bad flags.
+    Cat(cat::CatArgs),
+    /// Search the prose of blocks across formats (`kgrep`)
+    ///
+    /// Reports each match as `doc:line:col: key: text`, never inside markup or a placeholder:
+    /// a phrase with a link in it is found, a pattern that would take in a placeholder is
+    /// not. `-i`, `-w`, `-F`, `-l`, `-r` as grep's; `^` and `$` anchor to a block's prose.
+    /// `--editions` searches translations too; `--json` prints `kapi.grep/v1`. Exits as grep:
+    /// 0 a match, 1 none, 2 trouble.
+    Grep(grep::GrepArgs),
+    /// Substitute in the prose of blocks, through the change service (`ksed`)
+    ///
+    /// `s/FROM/TO/FLAGS` (FROM a regular expression; TO with `&` and `\1`; flags `g`, `i`,
+    /// N) compiles into a `kapi.change/v1` set of `replace_text` operations guarded by each
+    /// block's rev. `--print-ops` prints the set for `kapi apply`; without it the set is
+    /// applied as `kapi apply` applies it (refused whole when an edit would drop a
+    /// placeholder or break a term rule), in place; `-n` is a dry run with a diff. A match
+    /// that takes in markup is left alone and named. Exits as `kapi apply`.
+    Sed(sed::SedArgs),
+    /// Compare two files block by block (`kdiff`)
+    ///
+    /// Each prose block added, removed or changed, by key, with its old and new text; blocks
+    /// are lined up by their text, so an inserted paragraph does not mark every later one.
+    /// `--rev REV FILE` compares a file with its version at a git revision. `--json` prints
+    /// `kapi.diff/v1`. Exits as diff: 0 the same, 1 different, 2 trouble.
+    Diff(diff::DiffArgs),
     /// The translations awaiting a person's review, or one in full
     ///
     /// Lists each target edition that exists and no person decided at its current rev, with
@@ -162,6 +199,10 @@ pub fn run(
         Command::Redact(args) => redact::run(args, app, printer),
         Command::Rewrite(args) => rewrite::run(args, app, printer),
         Command::Stats(args) => stats::run(args, app, printer),
+        Command::Cat(args) => cat::run(args, app, printer),
+        Command::Grep(args) => grep::run(args, app, printer),
+        Command::Sed(args) => sed::run(args, app, printer),
+        Command::Diff(args) => diff::run(args, app, printer),
         Command::Review(args) => review::run(args, app, printer),
         Command::Hook(args) => hook::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),

@@ -229,7 +229,7 @@ fn init_writes_skill_md_alone_and_kapi_help_serves_every_reference() {
     // Every shipped reference, by its topic: `references/i18n/react.md` is `i18n/react`, a data
     // file keeps its name.
     let references = shipped_references();
-    assert_eq!(references.len(), 18, "{references:?}");
+    assert_eq!(references.len(), 19, "{references:?}");
     let skill_dir = crate::testdata().join("../skills/kapi");
     for file in references {
         let name = file.strip_prefix("references/").unwrap();
@@ -287,7 +287,7 @@ fn init_removes_references_an_earlier_kapi_copied_and_keeps_a_changed_one() {
         .collect();
     want.sort();
     assert_eq!(list("removed"), want);
-    assert_eq!(want.len(), 3 * 18 - 1);
+    assert_eq!(want.len(), 3 * 19 - 1);
     assert_eq!(list("foreign"), [changed]);
     assert_eq!(kapi.read(changed), mine);
     let warnings = list("warnings");

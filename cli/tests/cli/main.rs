@@ -22,6 +22,8 @@ mod outside;
 mod pofilter;
 mod skill;
 mod store;
+mod toolbox;
+mod toolbox_sed;
 mod wiring;
 
 use std::path::{Path, PathBuf};

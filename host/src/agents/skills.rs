@@ -61,6 +61,7 @@ const ORDER: &[&str] = &[
     "context",
     "check",
     "growing-context",
+    "toolbox",
     "i18n",
 ];
 

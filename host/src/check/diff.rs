@@ -153,6 +153,37 @@ fn revs(format: &dyn Format, bytes: Vec<u8>) -> Result<Revs, kapi_core::formats:
     Ok(revs)
 }
 
+/// The bytes of `abs` at the git revision `rev` (`None`: the file did not exist there), as
+/// `kapi diff --rev` compares them; refused when the folder is no git work tree or `rev` is
+/// no revision in it.
+pub(crate) fn blob_at(cwd: &Path, rev: &str, abs: &Path) -> Result<Option<Vec<u8>>, HostError> {
+    let top = git(cwd, &["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(String::from_utf8_lossy(&top).trim());
+    git(
+        cwd,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| HostError::Git {
+        message: format!("`{rev}` is not a revision in this repository"),
+    })?;
+    let canonical = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
+    let Some(rel) = relative_to(&canonical, &top).or_else(|| relative_to(abs, &top)) else {
+        return Err(HostError::Git {
+            message: format!(
+                "`{}` is outside the repository at `{}`",
+                abs.display(),
+                top.display()
+            ),
+        });
+    };
+    Ok(git(&top, &["show", &format!("{rev}:{rel}")]).ok())
+}
+
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, HostError> {
     let output = Command::new("git")
         .args(args)

@@ -12,7 +12,7 @@
 //! `--diff-against REV` is `diff`: only the blocks that changed since REV, translations too.
 
 mod cache;
-mod diff;
+pub(crate) mod diff;
 mod feed;
 pub mod plan;
 mod run;
@@ -118,6 +118,33 @@ struct TargetJob {
     lang: String,
     abs: PathBuf,
     display: String,
+}
+
+/// A file a walk names, as the text tools read it (`kapi cat`, `grep`, `sed`).
+pub(crate) struct Named {
+    pub abs: PathBuf,
+    /// As a `ref.doc` names it: project-relative inside a project, else as displayed.
+    pub doc: String,
+    pub format: &'static dyn Format,
+}
+
+/// The files `paths` name, folders walked as a check walks them (every file the collections
+/// declare when `paths` is empty), each a source read with its own format.
+pub(crate) fn named_files(
+    app: &App,
+    project: Option<&Project>,
+    paths: &[PathBuf],
+) -> Result<Vec<Named>, HostError> {
+    let collections = project.map(Project::collections).transpose()?;
+    let (files, _) = walk::collect_files(app, project, collections.as_deref(), None, paths, &[])?;
+    Ok(files
+        .into_iter()
+        .map(|c| Named {
+            doc: c.rel.unwrap_or_else(|| c.display.clone()),
+            abs: c.abs,
+            format: c.format,
+        })
+        .collect())
 }
 
 /// A file chosen for checking, and how.

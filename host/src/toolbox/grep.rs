@@ -1,0 +1,248 @@
+//! `kapi grep` (`kgrep`): a pattern searched in the readable prose of blocks across formats
+//! (`kapi.grep/v1`), each match named by its ref and its line and column in the file.
+//!
+//! The pattern is a regular expression (Rust `regex` syntax, linear time on any input), or a
+//! fixed string with `-F`; `-i` ignores case and `-w` matches whole words only. It runs over
+//! each edition's readable prose ([`kapi_core::readable`]): paired markup vanishes, so a
+//! phrase with a link in it is found, and a match that would take in a placeholder or other
+//! inline code is no match. `^` and `$` anchor to a block's prose, not a line of the file;
+//! `\s` crosses a wrapped line. An empty match is not reported. A file that cannot be read is
+//! named in `errors` and the search goes on.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use kapi_core::model::{Ref, SOURCE};
+use kapi_core::readable::{MARK, Readable};
+use kapi_core::text::LineIndex;
+use regex::Regex;
+use serde::Serialize;
+
+use crate::app::App;
+use crate::document::{Editions, Loaded};
+use crate::error::HostError;
+use crate::services::translation::Unreadable;
+
+/// How a pattern matches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Matching {
+    /// A fixed string, not a regular expression (`-F`).
+    pub fixed: bool,
+    /// Case-insensitive (`-i`).
+    pub ignore_case: bool,
+    /// Whole words only (`-w`): no letter, digit or `_` on either side.
+    pub word: bool,
+}
+
+/// A compiled pattern.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    regex: Regex,
+    word: bool,
+}
+
+impl Matcher {
+    /// Compiles `pattern` as `matching` says; a pattern that does not compile is a usage
+    /// error naming why.
+    pub fn new(pattern: &str, matching: Matching) -> Result<Matcher, HostError> {
+        let body = if matching.fixed {
+            regex::escape(pattern)
+        } else {
+            pattern.to_owned()
+        };
+        let regex = regex::RegexBuilder::new(&body)
+            .case_insensitive(matching.ignore_case)
+            .size_limit(1 << 24)
+            .build()
+            .map_err(|e| HostError::Usage {
+                message: format!("the pattern `{pattern}` is not a regular expression: {e}"),
+                hint: Some(
+                    "escape the special characters, or add `-F` to search for it as written".into(),
+                ),
+            })?;
+        Ok(Matcher {
+            regex,
+            word: matching.word,
+        })
+    }
+
+    /// The non-empty matches in `text` that hold no mark (and, with `-w`, stand as whole
+    /// words), in order.
+    pub fn find<'t>(&'t self, text: &'t str) -> impl Iterator<Item = Range<usize>> + 't {
+        self.regex.find_iter(text).filter_map(move |m| {
+            let whole = !self.word
+                || !(text[..m.start()].chars().next_back().is_some_and(word_char)
+                    || text[m.end()..].chars().next().is_some_and(word_char));
+            (!m.is_empty() && whole && !m.as_str().contains(MARK)).then(|| m.range())
+        })
+    }
+}
+
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// What to search.
+#[derive(Debug, Clone)]
+pub struct GrepRequest {
+    pub pattern: String,
+    pub matching: Matching,
+    pub paths: Vec<PathBuf>,
+    pub recursive: bool,
+    pub editions: Editions,
+}
+
+/// `kapi.grep/v1`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Grep {
+    pub schema: &'static str,
+    pub pattern: String,
+    /// How many files were searched.
+    pub searched: usize,
+    pub matches: Vec<GrepMatch>,
+    /// The documents with a match, in order.
+    pub files: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Unreadable>,
+}
+
+/// One match.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct GrepMatch {
+    #[serde(rename = "ref")]
+    pub at: Ref,
+    /// The file that holds the edition, when it is not `ref.doc` (a catalog's translation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// 1-based line and column (in characters) of the match in the file, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// What matched.
+    #[serde(rename = "match")]
+    pub matched: String,
+    /// The line of the block's readable prose that holds the match.
+    pub text: String,
+    /// Where the match sits in `text`, in bytes.
+    #[serde(skip)]
+    pub span: Range<usize>,
+}
+
+/// Searches each named file.
+pub fn grep(app: &App, request: &GrepRequest) -> Result<Grep, HostError> {
+    let matcher = Matcher::new(&request.pattern, request.matching)?;
+    let project = app.project()?;
+    let files = super::files(
+        app,
+        project.as_ref(),
+        &request.paths,
+        request.recursive,
+        "search",
+    )?;
+    let mut out = Grep {
+        schema: "kapi.grep/v1",
+        pattern: request.pattern.clone(),
+        searched: files.len(),
+        matches: Vec::new(),
+        files: Vec::new(),
+        errors: Vec::new(),
+    };
+    for file in &files {
+        let loaded = match super::load(app, project.as_ref(), file, &request.editions) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                out.errors.push(Unreadable {
+                    doc: file.doc.clone(),
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let before = out.matches.len();
+        search(&matcher, &loaded, &request.editions, &mut out.matches);
+        if out.matches.len() > before {
+            out.files.push(loaded.doc.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// The matches in one loaded document, source first, then each edition asked for.
+fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, out: &mut Vec<GrepMatch>) {
+    let lines = LineIndex::new(&loaded.parsed.skeleton.original);
+    let target_lines: Vec<Option<(LineIndex, &str, &str)>> = loaded
+        .targets
+        .iter()
+        .map(|t| {
+            t.parsed.as_ref().map(|p| {
+                let text = p.skeleton.original.as_str();
+                (LineIndex::new(text), text, t.doc.as_str())
+            })
+        })
+        .collect();
+    for block in loaded
+        .parsed
+        .document
+        .blocks
+        .iter()
+        .filter(|b| super::prose(b))
+    {
+        let mut each = |edition: &str, view: Readable| {
+            let at = Ref {
+                doc: loaded.doc.clone(),
+                block: block.key.clone(),
+                edition: edition.to_owned(),
+                branch: None,
+            };
+            let file = loaded.targets.iter().position(|t| t.lang == edition);
+            let located = |offset: Option<usize>| match file.and_then(|i| target_lines[i].as_ref())
+            {
+                Some((lines, text, _)) => offset
+                    .filter(|&o| o <= text.len())
+                    .map(|o| lines.position(text, o)),
+                None => super::position(loaded, &lines, offset),
+            };
+            let holder = file
+                .and_then(|i| target_lines[i].as_ref())
+                .map(|(_, _, doc)| (*doc).to_owned());
+            matches_in(matcher, &view, &at, holder, &located, out);
+        };
+        each(SOURCE, Readable::of(&block.source));
+        if *editions != Editions::Source {
+            for (lang, edition) in block.targets.iter() {
+                if editions.wants(lang) {
+                    each(lang, Readable::of(edition));
+                }
+            }
+        }
+    }
+}
+
+fn matches_in(
+    matcher: &Matcher,
+    view: &Readable,
+    at: &Ref,
+    file: Option<String>,
+    located: &dyn Fn(Option<usize>) -> Option<(usize, usize)>,
+    out: &mut Vec<GrepMatch>,
+) {
+    let mut display: Option<String> = None;
+    for m in matcher.find(&view.text) {
+        let shown = display.get_or_insert_with(|| view.display());
+        let start = view.display_offset(m.start);
+        let end = start + m.len();
+        let line_start = shown[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = shown[end..].find('\n').map_or(shown.len(), |i| end + i);
+        let position = located(view.file_offset(m.start));
+        out.push(GrepMatch {
+            at: at.clone(),
+            file: file.clone(),
+            line: position.map(|(l, _)| l),
+            column: position.map(|(_, c)| c),
+            matched: view.text[m].to_owned(),
+            text: shown[line_start..line_end].to_owned(),
+            span: start - line_start..end - line_start,
+        });
+    }
+}
