@@ -35,6 +35,24 @@ struct Piece {
     path: RunPath,
 }
 
+/// The displayed text ([`Readable::display`]) and where each view offset lands in it.
+#[derive(Debug, Clone)]
+pub struct Displayed {
+    pub text: String,
+    /// `(view offset of a mark, bytes the display adds (or takes) up to and including it)`,
+    /// in order.
+    marks: Vec<(usize, isize)>,
+}
+
+impl Displayed {
+    /// `offset` in the view as an offset in [`Displayed::text`].
+    pub fn offset(&self, offset: usize) -> usize {
+        let before = self.marks.partition_point(|&(at, _)| at < offset);
+        let extra = before.checked_sub(1).map_or(0, |i| self.marks[i].1);
+        offset.saturating_add_signed(extra)
+    }
+}
+
 /// Where a text run sits in an edition: its index in the runs, and inside a switch the
 /// branch's index then the run's index in the branch, however deep.
 pub type RunPath = Vec<usize>;
@@ -101,15 +119,17 @@ impl Readable {
         out
     }
 
-    /// `offset` in the view as an offset in [`Readable::display`]'s text.
-    pub fn display_offset(&self, offset: usize) -> usize {
-        let mut extra = 0usize;
-        let mut marks = self.text[..offset.min(self.text.len())].match_indices(MARK);
-        for (shown, _) in self.shown.iter().zip(&mut marks) {
-            extra += shown.len();
-            extra -= MARK.len_utf8();
+    /// [`Readable::display`]'s text with a map from view offsets to offsets in it, built in
+    /// one pass so that many matches in one long block each cost a binary search.
+    pub fn displayed(&self) -> Displayed {
+        let text = self.display();
+        let mut marks = Vec::with_capacity(self.shown.len());
+        let mut extra = 0isize;
+        for ((at, _), shown) in self.text.match_indices(MARK).zip(&self.shown) {
+            extra += shown.len() as isize - MARK.len_utf8() as isize;
+            marks.push((at, extra));
         }
-        offset + extra
+        Displayed { text, marks }
     }
 
     /// Whether `range` lies in text alone: no code sits strictly inside it and it holds no
@@ -187,10 +207,12 @@ mod tests {
         assert_eq!(view.display(), "Open the dashboard, {name}.");
         let at = view.text.find("dashboard").unwrap();
         assert_eq!(view.file_offset(at + 4), Some(24));
+        let shown = view.displayed();
         assert_eq!(
-            view.display_offset(view.text.len()),
+            shown.offset(view.text.len()),
             "Open the dashboard, {name}.".len()
         );
+        assert_eq!(shown.offset(at), "Open the ".len());
     }
 
     #[test]
@@ -228,6 +250,8 @@ mod tests {
             "You have {one: one file | other: many files}"
         );
         let at = view.text.find("many").unwrap();
+        let shown = view.displayed();
+        assert_eq!(&shown.text[shown.offset(at)..shown.offset(at) + 4], "many");
         let (path, range) = view.locate(&(at..at + 4)).unwrap();
         assert_eq!(path.as_slice(), &[1, 1, 0]);
         let path = path.clone();

@@ -71,12 +71,19 @@ pub fn run(
     } else {
         printer.emit(&found)?;
     }
+    if found.count > found.matches.len() && !args.files_with_matches {
+        printer.note(&format!(
+            "{} matches; the first {} are listed",
+            found.count,
+            found.matches.len()
+        ));
+    }
     for error in &found.errors {
         printer.note(&format!("kapi grep: {}: {}", error.doc, error.error));
     }
     Ok(if !found.errors.is_empty() {
         Outcome::Usage
-    } else if found.matches.is_empty() {
+    } else if found.count == 0 {
         Outcome::Error
     } else {
         Outcome::Success

@@ -56,6 +56,12 @@ pub fn run(args: &SedArgs, app: &kapi_host::App, printer: &mut Printer) -> anyho
             skipped.at.doc, skipped.at.block, skipped.matched, skipped.why
         ));
     }
+    if compiled.skipped_count > compiled.skipped.len() {
+        printer.note(&format!(
+            "and {} more matches left alone",
+            compiled.skipped_count - compiled.skipped.len()
+        ));
+    }
     if args.print_ops {
         printer.emit(&Decoded(compiled.set))?;
         return Ok(Outcome::Success);

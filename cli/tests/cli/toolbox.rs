@@ -414,3 +414,37 @@ fn link_names_run_their_verb() {
         );
     }
 }
+
+#[test]
+fn a_long_block_with_many_matches_is_counted_whole_and_listed_in_bounds() {
+    let kapi = Kapi::empty();
+    let chunk = format!("{}[link](x) ", "a b c d e f g h ".repeat(20));
+    kapi.write("big.md", format!("# T\n\n{}\n", chunk.repeat(4000)));
+    let run = kapi.run(&["grep", "-w", "a", "big.md", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json = run.json();
+    assert_eq!(json["count"], 80_000);
+    let matches = json["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 10_000);
+    assert!(
+        matches
+            .iter()
+            .all(|m| m["text"].as_str().unwrap().len() <= 200),
+        "a long line is cut around each match"
+    );
+    assert!(
+        run.stderr
+            .contains("80000 matches; the first 10000 are listed"),
+        "{}",
+        run.stderr
+    );
+    let sed = kapi.run(&["sed", "-n", "s/a b/A B/g", "big.md"]);
+    assert_eq!(sed.code, 0, "{}", sed.stderr);
+    let across = kapi.run(&["sed", "-n", "s/h link/X/g", "big.md"]);
+    assert_eq!(across.code, 0, "{}", across.stderr);
+    assert!(
+        across.stderr.contains("more matches left alone"),
+        "{}",
+        across.stderr
+    );
+}

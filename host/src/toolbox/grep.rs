@@ -7,13 +7,14 @@
 //! phrase with a link in it is found, and a match that would take in a placeholder or other
 //! inline code is no match. `^` and `$` anchor to a block's prose, not a line of the file;
 //! `\s` crosses a wrapped line. An empty match is not reported. A file that cannot be read is
-//! named in `errors` and the search goes on.
+//! named in `errors` and the search goes on. Every match is counted; the first
+//! [`MAX_MATCHES`] are listed, each with its line of prose, cut to 80 bytes or so each side.
 
 use std::ops::Range;
 use std::path::PathBuf;
 
 use kapi_core::model::{Ref, SOURCE};
-use kapi_core::readable::{MARK, Readable};
+use kapi_core::readable::{Displayed, MARK, Readable};
 use kapi_core::text::LineIndex;
 use regex::Regex;
 use serde::Serialize;
@@ -22,6 +23,13 @@ use crate::app::App;
 use crate::document::{Editions, Loaded};
 use crate::error::HostError;
 use crate::services::translation::Unreadable;
+
+/// The most matches an answer lists (all are counted): a pattern that matches every word of
+/// a large tree still answers in bounded memory.
+pub const MAX_MATCHES: usize = 10_000;
+
+/// How many characters of a long line an answer shows on each side of a match.
+const CONTEXT: usize = 80;
 
 /// How a pattern matches.
 #[derive(Debug, Clone, Copy, Default)]
@@ -99,6 +107,8 @@ pub struct Grep {
     pub pattern: String,
     /// How many files were searched.
     pub searched: usize,
+    /// How many matches there are; `matches` holds the first [`MAX_MATCHES`].
+    pub count: usize,
     pub matches: Vec<GrepMatch>,
     /// The documents with a match, in order.
     pub files: Vec<String>,
@@ -144,6 +154,7 @@ pub fn grep(app: &App, request: &GrepRequest) -> Result<Grep, HostError> {
         schema: "kapi.grep/v1",
         pattern: request.pattern.clone(),
         searched: files.len(),
+        count: 0,
         matches: Vec::new(),
         files: Vec::new(),
         errors: Vec::new(),
@@ -159,9 +170,9 @@ pub fn grep(app: &App, request: &GrepRequest) -> Result<Grep, HostError> {
                 continue;
             }
         };
-        let before = out.matches.len();
-        search(&matcher, &loaded, &request.editions, &mut out.matches);
-        if out.matches.len() > before {
+        let before = out.count;
+        search(&matcher, &loaded, &request.editions, &mut out);
+        if out.count > before {
             out.files.push(loaded.doc.clone());
         }
     }
@@ -169,7 +180,7 @@ pub fn grep(app: &App, request: &GrepRequest) -> Result<Grep, HostError> {
 }
 
 /// The matches in one loaded document, source first, then each edition asked for.
-fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, out: &mut Vec<GrepMatch>) {
+fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, out: &mut Grep) {
     let lines = LineIndex::new(&loaded.parsed.skeleton.original);
     let target_lines: Vec<Option<(LineIndex, &str, &str)>> = loaded
         .targets
@@ -225,24 +236,55 @@ fn matches_in(
     at: &Ref,
     file: Option<String>,
     located: &dyn Fn(Option<usize>) -> Option<(usize, usize)>,
-    out: &mut Vec<GrepMatch>,
+    out: &mut Grep,
 ) {
-    let mut display: Option<String> = None;
+    let mut shown: Option<(Displayed, Vec<usize>)> = None;
     for m in matcher.find(&view.text) {
-        let shown = display.get_or_insert_with(|| view.display());
-        let start = view.display_offset(m.start);
-        let end = start + m.len();
-        let line_start = shown[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = shown[end..].find('\n').map_or(shown.len(), |i| end + i);
+        out.count += 1;
+        if out.matches.len() >= MAX_MATCHES {
+            continue;
+        }
+        let (display, lines) = shown.get_or_insert_with(|| {
+            let display = view.displayed();
+            let lines = std::iter::once(0)
+                .chain(display.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            (display, lines)
+        });
+        let text = &display.text;
+        let start = display.offset(m.start);
+        let end = (start + m.len()).min(text.len());
+        let line = lines.partition_point(|&l| l <= start).saturating_sub(1);
+        let line_start = lines[line];
+        let line_end = lines.get(line + 1).map_or(text.len(), |&next| next - 1);
+        // A long line is shown around the match, at most CONTEXT characters each side.
+        let from = floor(text, start.saturating_sub(CONTEXT).max(line_start));
+        let to = ceil(text, (end + CONTEXT).min(line_end.max(end)));
         let position = located(view.file_offset(m.start));
-        out.push(GrepMatch {
+        out.matches.push(GrepMatch {
             at: at.clone(),
             file: file.clone(),
             line: position.map(|(l, _)| l),
             column: position.map(|(_, c)| c),
             matched: view.text[m].to_owned(),
-            text: shown[line_start..line_end].to_owned(),
-            span: start - line_start..end - line_start,
+            text: text[from..to].to_owned(),
+            span: start - from..end - from,
         });
     }
+}
+
+/// The char boundary at or before `i`.
+fn floor(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The char boundary at or after `i`.
+fn ceil(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }

@@ -17,6 +17,7 @@
 //! `set_content` of the substituted text with its codes kept.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::PathBuf;
 
 use kapi_core::change::edit::{self, Edited};
@@ -219,6 +220,9 @@ pub struct SedRequest {
     pub recursive: bool,
 }
 
+/// The most matches left alone a compile names (all are counted).
+pub const MAX_SKIPPED: usize = 100;
+
 /// A match left alone.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Skipped {
@@ -235,9 +239,21 @@ pub struct Compiled {
     pub set: ChangeSet,
     /// How many matches the set replaces.
     pub replaced: usize,
+    /// The first [`MAX_SKIPPED`] matches left alone.
     pub skipped: Vec<Skipped>,
+    /// How many matches were left alone.
+    pub skipped_count: usize,
     /// How many files were read.
     pub searched: usize,
+}
+
+impl Compiled {
+    fn skip(&mut self, skipped: Skipped) {
+        self.skipped_count += 1;
+        if self.skipped.len() < MAX_SKIPPED {
+            self.skipped.push(skipped);
+        }
+    }
 }
 
 /// Compiles `request.script` over the named files into one change set.
@@ -259,6 +275,7 @@ pub fn compile(app: &App, request: &SedRequest) -> Result<Compiled, HostError> {
         },
         replaced: 0,
         skipped: Vec::new(),
+        skipped_count: 0,
         searched: files.len(),
     };
     for file in &files {
@@ -302,7 +319,7 @@ fn substitute(
     out: &mut Compiled,
 ) -> Result<Option<Vec<Operation>>, HostError> {
     let view = Readable::of(edition);
-    let mut hits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    let mut hits: Vec<(Range<usize>, String)> = Vec::new();
     let mut n = 0;
     for caps in script.regex.captures_iter(&view.text) {
         let Some(m) = caps.get(0).filter(|m| !m.is_empty()) else {
@@ -313,7 +330,7 @@ fn substitute(
         if take {
             let range = m.range();
             if !view.clear(&range) || view.locate(&range).is_none() {
-                out.skipped.push(Skipped {
+                out.skip(Skipped {
                     at: at.clone(),
                     matched: m.as_str().replace(kapi_core::readable::MARK, "…"),
                     why: "the match takes in an inline code or spans two runs of text: change it with `kapi apply` (`set_content`)".into(),
@@ -332,15 +349,7 @@ fn substitute(
     if hits.is_empty() {
         return Ok(None);
     }
-    let mut expected = edition.clone();
-    for (range, to) in hits.iter().rev() {
-        let Some((path, within)) = view.locate(range) else {
-            continue;
-        };
-        if let Some(text) = text_at_mut(&mut expected.runs, path) {
-            text.replace_range(within, to);
-        }
-    }
+    let expected = substituted(&view, edition, &hits);
     let rev = edition.rev();
     for ops in [
         by_match(&view, &hits, edition, at, &rev),
@@ -355,12 +364,47 @@ fn substitute(
             return Ok(Some(ops));
         }
     }
-    out.skipped.extend(hits.iter().map(|(range, _)| Skipped {
-        at: at.clone(),
-        matched: view.text[range.clone()].to_owned(),
-        why: "no change set of this edition's text gives the substituted text (a plural or select holds it): change it with `kapi apply`".into(),
-    }));
+    for (range, _) in &hits {
+        out.skip(Skipped {
+            at: at.clone(),
+            matched: view.text[range.clone()].to_owned(),
+            why: "no change set of this edition's text gives the substituted text (a plural or select holds it): change it with `kapi apply`".into(),
+        });
+    }
     Ok(None)
+}
+
+/// `edition` with each hit (a range of the view in one text run, and its replacement)
+/// replaced: each run rebuilt once, however many hits it holds.
+fn substituted(view: &Readable, edition: &Edition, hits: &[(Range<usize>, String)]) -> Edition {
+    let mut expected = edition.clone();
+    let mut i = 0;
+    while i < hits.len() {
+        let Some((path, _)) = view.locate(&hits[i].0) else {
+            i += 1;
+            continue;
+        };
+        let mut pieces = Vec::new();
+        while let Some((range, to)) = hits.get(i) {
+            match view.locate(range) {
+                Some((p, within)) if p == path => pieces.push((within, to)),
+                _ => break,
+            }
+            i += 1;
+        }
+        if let Some(text) = text_at_mut(&mut expected.runs, path) {
+            let mut new = String::with_capacity(text.len());
+            let mut last = 0;
+            for (within, to) in pieces {
+                new.push_str(&text[last..within.start]);
+                new.push_str(to);
+                last = within.end;
+            }
+            new.push_str(&text[last..]);
+            *text = new;
+        }
+    }
+    expected
 }
 
 /// Whether `ops`, applied in order to `edition`, give `expected`.
@@ -389,7 +433,7 @@ fn replace(at: &Ref, rev: &str, find: &str, to: &str, count: Option<usize>) -> O
 /// the count of its matches (none when it replaces every occurrence).
 fn by_match(
     view: &Readable,
-    hits: &[(std::ops::Range<usize>, String)],
+    hits: &[(Range<usize>, String)],
     edition: &Edition,
     at: &Ref,
     rev: &str,
