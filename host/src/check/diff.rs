@@ -42,20 +42,7 @@ pub(super) fn changed(
     rev: &str,
     jobs: &[Job],
 ) -> Result<HashMap<PathBuf, Changed>, HostError> {
-    let top = git(&app.cwd, &["rev-parse", "--show-toplevel"])?;
-    let top = PathBuf::from(String::from_utf8_lossy(&top).trim());
-    git(
-        &app.cwd,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ],
-    )
-    .map_err(|_| HostError::Git {
-        message: format!("`{rev}` is not a revision in this repository"),
-    })?;
+    let top = work_tree(&app.cwd, rev)?;
     let mut out = HashMap::new();
     for job in jobs {
         let mut change = Changed {
@@ -153,10 +140,8 @@ fn revs(format: &dyn Format, bytes: Vec<u8>) -> Result<Revs, kapi_core::formats:
     Ok(revs)
 }
 
-/// The bytes of `abs` at the git revision `rev` (`None`: the file did not exist there), as
-/// `kapi diff --rev` compares them; refused when the folder is no git work tree or `rev` is
-/// no revision in it.
-pub(crate) fn blob_at(cwd: &Path, rev: &str, abs: &Path) -> Result<Option<Vec<u8>>, HostError> {
+/// The top of the git work tree `cwd` is in, once `rev` is proven a commit in it.
+fn work_tree(cwd: &Path, rev: &str) -> Result<PathBuf, HostError> {
     let top = git(cwd, &["rev-parse", "--show-toplevel"])?;
     let top = PathBuf::from(String::from_utf8_lossy(&top).trim());
     git(
@@ -171,6 +156,14 @@ pub(crate) fn blob_at(cwd: &Path, rev: &str, abs: &Path) -> Result<Option<Vec<u8
     .map_err(|_| HostError::Git {
         message: format!("`{rev}` is not a revision in this repository"),
     })?;
+    Ok(top)
+}
+
+/// The bytes of `abs` at the git revision `rev` (`None`: the file did not exist there), as
+/// `kapi diff --rev` compares them; refused when the folder is no git work tree or `rev` is
+/// no revision in it.
+pub(crate) fn blob_at(cwd: &Path, rev: &str, abs: &Path) -> Result<Option<Vec<u8>>, HostError> {
+    let top = work_tree(cwd, rev)?;
     let canonical = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
     let Some(rel) = relative_to(&canonical, &top).or_else(|| relative_to(abs, &top)) else {
         return Err(HostError::Git {
