@@ -256,6 +256,11 @@ fn grep_flags_ignore_case_words_fixed_strings_and_file_names() {
         1,
         "the source alone by default"
     );
+    let project = kapi.run(&["grep", "-l", "team"]);
+    assert_eq!(
+        project.stdout, "docs/guide.md\n",
+        "no path: the collections"
+    );
 }
 
 #[test]
