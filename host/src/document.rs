@@ -499,27 +499,40 @@ fn read_targets(
 ) -> Result<Vec<TargetFile>, HostError> {
     let mut targets = Vec::new();
     for (lang, target_rel) in target_paths {
-        let target_abs = normalize(&project.root.join(&target_rel));
-        let doc = relative_to(&target_abs, &project.root).unwrap_or(target_rel);
-        let (read, parsed_target) = if target_abs.is_file() {
-            stay_inside(Path::new(&doc), &target_abs, &project.root)?;
-            let (read, parsed) = parse(&target_abs, &doc, format)?;
-            (Some(read), Some(parsed))
-        } else {
-            (None, None)
-        };
-        if let Some(target) = &parsed_target {
-            join_target(parsed, &lang, target);
+        let target = read_target(project, lang, target_rel, format)?;
+        if let Some(parsed_target) = &target.parsed {
+            join_target(parsed, &target.lang, parsed_target);
         }
-        targets.push(TargetFile {
-            lang,
-            abs: target_abs,
-            doc,
-            parsed: parsed_target,
-            read,
-        });
+        targets.push(target);
     }
     Ok(targets)
+}
+
+/// Reads the `lang` translation file at the project-relative `target_rel` with the source's
+/// `format`, when it exists (refusing one that leads out of the project); not joined to its
+/// source ([`join_target`] does that).
+pub fn read_target(
+    project: &Project,
+    lang: String,
+    target_rel: String,
+    format: &dyn Format,
+) -> Result<TargetFile, HostError> {
+    let target_abs = normalize(&project.root.join(&target_rel));
+    let doc = relative_to(&target_abs, &project.root).unwrap_or(target_rel);
+    let (read, parsed) = if target_abs.is_file() {
+        stay_inside(Path::new(&doc), &target_abs, &project.root)?;
+        let (read, parsed) = parse(&target_abs, &doc, format)?;
+        (Some(read), Some(parsed))
+    } else {
+        (None, None)
+    };
+    Ok(TargetFile {
+        lang,
+        abs: target_abs,
+        doc,
+        parsed,
+        read,
+    })
 }
 
 /// Copies each target file block's edition into its source block ([`kapi_core::model::align`]:

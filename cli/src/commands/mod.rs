@@ -121,13 +121,20 @@ pub enum Command {
     /// `--json` prints one `kapi.voice-rewrite/v1` document. The same service as MCP's
     /// `voice_rewrite`. Exits 0, 1 when the input or project cannot be read, 2 on bad flags.
     Rewrite(rewrite::RewriteArgs),
-    /// Translation progress per catalog and target language
+    /// Per file: whether it reads, blocks, words, codes, and translation progress
     ///
-    /// For each catalog a collection declares with a `target` template: blocks total,
-    /// translated, missing (target file or key absent) and stale (an untranslated copy, or
-    /// placeholders that differ from the source's). `--plan` lists the missing and stale keys
-    /// of each target file, with why each stale one is stale. The same service as MCP's
-    /// `stats` and `up_plan`. Exits 0, 1 when the project cannot be read, 2 on bad flags.
+    /// For each file named (folders walked as `kapi check` walks them; none: every file the
+    /// collections declare): whether it reads (else `path:line:column: message`), its format,
+    /// and per edition (the source and each target language) its blocks, words, characters,
+    /// inline codes and plural/select switches, with each target's translated, missing
+    /// (target file, key or text absent) and stale blocks (an untranslated copy, placeholders
+    /// that differ from the source's, or marked fuzzy); then sums per format and language.
+    /// A catalog's targets are the files its `target` template names; a bilingual file
+    /// (XLIFF, PO) carries its own. `--json` prints `kapi.stats/v1`. `--plan` lists the
+    /// missing and stale keys of each target file instead, with why each stale one is stale
+    /// (`kapi.up-plan/v1`). The same services as MCP's `stats` and `up_plan`. Exits 0, 1 when
+    /// a file does not read (the report is printed whole first) or the project cannot be
+    /// read, 2 on bad flags.
     Stats(stats::StatsArgs),
     /// Print the prose of each block with its ref (`kcat`)
     ///

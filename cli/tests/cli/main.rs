@@ -21,6 +21,7 @@ mod landing;
 mod outside;
 mod pofilter;
 mod skill;
+mod stats;
 mod store;
 mod toolbox;
 mod toolbox_sed;

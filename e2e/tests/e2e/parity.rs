@@ -120,6 +120,16 @@ fn pairs() -> Vec<Pair> {
         ),
         plain("stats", json!({}), &["stats"]),
         plain(
+            "stats",
+            json!({"paths": ["docs", "app/i18n/en-US.json"]}),
+            &["stats", "docs", "app/i18n/en-US.json"],
+        ),
+        plain(
+            "stats",
+            json!({"doc": "app/i18n/de.json"}),
+            &["stats", "app/i18n/de.json"],
+        ),
+        plain(
             "up_plan",
             json!({"lang": "es"}),
             &["stats", "--plan", "--lang", "es"],

@@ -588,6 +588,54 @@ fn specs(
     specs
 }
 
+/// One source file a check of some paths covers ([`covered`]).
+pub(crate) struct Covered {
+    pub abs: PathBuf,
+    /// Project-relative, under a project.
+    pub rel: Option<String>,
+    pub display: String,
+    pub format: &'static dyn Format,
+    /// The translations reached: `None` every one (the file was reached as itself), else only
+    /// the languages of the translation files named or walked.
+    pub langs: Option<BTreeSet<String>>,
+}
+
+/// The source files a check of `paths` (resolved already) reads, each once, in path order:
+/// the named files and folders walked as a check walks them, a translation reached as its
+/// source limited to its language; with no path, every file the collections declare. What
+/// `kapi stats` counts. The notes name the translations no source produces.
+pub(crate) fn covered(
+    app: &App,
+    project: Option<&Project>,
+    paths: &[ResolvedPath],
+) -> Result<(Vec<Covered>, Vec<String>), HostError> {
+    let collections = project.map(Project::collections).transpose()?;
+    let mut planner = match (project, &collections) {
+        (Some(p), Some(c)) => Some(plan::Planner::new(p, c)),
+        _ => None,
+    };
+    let (files, _) = walk::collect_files(
+        app,
+        project,
+        collections.as_deref(),
+        planner.as_mut(),
+        &[],
+        paths,
+    )?;
+    let mut notes = Vec::new();
+    let covered = specs(app, project, files, &mut notes)
+        .into_iter()
+        .map(|(PathKey(abs), spec)| Covered {
+            abs,
+            rel: spec.rel,
+            display: spec.display,
+            format: spec.format,
+            langs: spec.langs,
+        })
+        .collect();
+    Ok((covered, notes))
+}
+
 /// The gate: flags first, then the recipe's `gates` (or `gates.ship` under `ship`), then
 /// the default (fail on major or worse). `kapi check` and every text check take it.
 pub(crate) fn gate_for(

@@ -1,5 +1,6 @@
-//! The `translation` set: `stats` and `up_plan`, adapters over
-//! [`crate::services::translation`] (what each target language lacks or has stale).
+//! The `translation` set: `stats` and `up_plan`, adapters over [`crate::services::stats`]
+//! (what each file holds, per edition) and [`crate::services::translation`] (what each target
+//! language lacks or has stale).
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -9,12 +10,17 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::server::{KapiServer, answer, failure};
-use crate::services::translation::{stats, up_plan};
+use crate::app::{Base, ResolvedPath};
+use crate::error::HostError;
+use crate::services::stats::stats;
+use crate::services::translation::up_plan;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StatsParams {
-    /// Only this source document (project-relative); default every catalog with a `target` template
+    /// Files or folders (project-relative; a folder counts each file in it a check reads); default every file the collections declare
+    pub paths: Option<Vec<String>>,
+    /// One more path, as `paths` takes them (the field this tool took before `paths`)
     pub doc: Option<String>,
     /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
     pub project: Option<String>,
@@ -33,7 +39,7 @@ pub(crate) struct UpPlanParams {
 
 #[tool_router(router = translation_tools, vis = "pub(crate)")]
 impl KapiServer {
-    /// Translation progress per catalog and target language: blocks total, translated, missing (target file or key absent) and stale (an untranslated copy of the source, or placeholders that differ from the source's).
+    /// For each file: whether it reads (else the error with its line and column), its format, and per edition (source and each target language) its blocks, words, characters, inline codes and plural/select switches, with how many blocks each target has translated, missing (target file, key or text absent) and stale (an untranslated copy, placeholders that differ, or marked fuzzy); sums per format, per language and in total.
     #[tool(annotations(read_only_hint = true))]
     async fn stats(
         &self,
@@ -41,7 +47,16 @@ impl KapiServer {
         Parameters(p): Parameters<StatsParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match stats(&app, p.doc.as_deref()) {
+        let named = p.paths.iter().flatten().chain(p.doc.iter());
+        let report = app.project().and_then(|project| {
+            let paths = named
+                .map(|path| {
+                    app.resolve_from(Base::Root, project.as_ref(), std::path::Path::new(path))
+                })
+                .collect::<Result<Vec<ResolvedPath>, HostError>>()?;
+            stats(&app, project.as_ref(), &paths)
+        });
+        match report {
             Ok(s) => {
                 let text = s.text();
                 answer(&s, Some(text))
@@ -77,7 +92,8 @@ impl KapiServer {
 /// Declares the output schemas of `stats` and `up_plan`.
 pub(crate) fn adjust(router: &mut ToolRouter<KapiServer>) {
     use super::server::set_output;
-    use crate::services::translation::{Stats, UpPlan};
-    set_output::<Stats>(router, "stats", "kapi.translation-stats/v1");
+    use crate::services::stats::Report;
+    use crate::services::translation::UpPlan;
+    set_output::<Report>(router, "stats", "kapi.stats/v1");
     set_output::<UpPlan>(router, "up_plan", "kapi.up-plan/v1");
 }

@@ -9,6 +9,7 @@ pub mod recipe;
 pub mod redact;
 pub mod review;
 pub mod session_summary;
+pub mod stats;
 pub mod term_check;
 pub mod text_scope;
 pub mod translation;

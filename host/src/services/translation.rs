@@ -1,29 +1,32 @@
 //! The `translation` set: what each target language lacks or has stale.
 //!
-//! Both tools walk the catalogs the collections declare: every source file
+//! `up_plan` and the review queue walk the catalogs the collections declare: every source file
 //! (`Collections::declared_files`) whose collection item has a `target` template and target
 //! languages, read with its translation files (`crate::document::load`). Only blocks a
 //! translator works on count: translatable and not locked. For each such block and target
 //! language the target edition is:
 //!
-//! - **missing** when the target file does not exist or lacks the block's key;
+//! - **missing** when the target file does not exist, lacks the block's key, or holds no text
+//!   there while the source does (an empty value or `msgstr`);
 //! - **stale** when it exists but is not a translation of the current source: its text is the
-//!   source text (an untranslated copy), or its placeholders differ from the source's
+//!   source text (an untranslated copy), a bilingual file marks it unfinished (gettext
+//!   `fuzzy`, XLIFF `new`, `initial`, `needs-translation`…), or its placeholders differ from the source's
 //!   (`kapi_core::check::analyzers::placeholders::compare`: a variable lost or invented, a tag lost).
 //!   kapi keeps no record of the source revision a translation was made from, so a target
 //!   that was translated from an older wording and still keeps the placeholders is not seen
 //!   as stale;
 //! - **translated** otherwise.
 //!
-//! `total` = `translated` + `missing` + `stale`. `stats` counts them per document and
-//! language; `up_plan` lists the keys to work on. A recipe without target languages gets an
-//! empty answer with a remark.
+//! `total` = `translated` + `missing` + `stale`. `up_plan` lists the keys to work on;
+//! [`crate::services::stats`] counts them per file and language (with the same
+//! [`survey_target`], and [`standing`] for a bilingual file's own targets). A recipe without
+//! target languages gets an empty answer with a remark.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use kapi_core::check::analyzers::placeholders;
-use kapi_core::model::{Block, Edition};
+use kapi_core::model::{Block, Edition, Run};
 use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
 use kapi_core::projection;
@@ -55,7 +58,7 @@ pub fn translatable(block: &Block) -> bool {
 }
 
 /// Whether the recipe names a target language anywhere (defaults, a collection, an item).
-fn has_target_languages(project: &Project) -> bool {
+pub(crate) fn has_target_languages(project: &Project) -> bool {
     let some = |l: &Option<Vec<String>>| l.as_ref().is_some_and(|l| !l.is_empty());
     let recipe = &project.recipe;
     some(&recipe.defaults.target_languages)
@@ -156,18 +159,52 @@ pub fn catalogs(app: &App, doc: Option<&str>, lang: Option<&str>) -> Result<Cata
 /// Where one block stands in one target language.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Standing {
-    /// The target file or the key is absent.
+    /// The target file, the key or the target text is absent.
     Missing,
     /// Present but not a translation of the current source; why.
     Stale(String),
     Translated,
 }
 
+/// States a bilingual file gives a target that is not (or no longer) a translation of its
+/// source: gettext's `fuzzy` (msgmerge marks an entry whose source changed), XLIFF 1.2's
+/// `new` and `needs-translation|adaptation|l10n`, XLIFF 2.0's `initial`.
+const UNFINISHED: &[&str] = &[
+    "fuzzy",
+    "new",
+    "initial",
+    "needs-translation",
+    "needs-adaptation",
+    "needs-l10n",
+];
+
+/// Whether runs hold any text but whitespace, a switch's branches included (codes alone are
+/// no text).
+fn has_text(runs: &[Run]) -> bool {
+    runs.iter().any(|run| match run {
+        Run::Text { text, .. } => !text.trim().is_empty(),
+        Run::Code(_) => false,
+        Run::Switch(switch) => switch.branches.iter().any(|b| has_text(&b.runs)),
+    })
+}
+
+/// An edition's text as agents read it, and each plural or select branch's by its path (a
+/// switch alone renders as one code): what tells a copy of the source from a translation.
+fn every_text(edition: &Edition) -> String {
+    let mut text = projection::render(&edition.runs).0;
+    for (path, runs) in edition.leaves() {
+        text.push('\n');
+        text.push_str(&path);
+        text.push('\t');
+        text.push_str(&projection::render(runs).0);
+    }
+    text
+}
+
 /// Why `target` is not a translation of `source`, if it is not: an untranslated copy, or
 /// placeholders that differ.
 pub fn stale_because(source: &Edition, target: &Edition) -> Option<String> {
-    let source_text = projection::render(&source.runs).0;
-    if !source_text.trim().is_empty() && projection::render(&target.runs).0 == source_text {
+    if has_text(&source.runs) && every_text(source) == every_text(target) {
         return Some("the same text as the source (not translated)".into());
     }
     let mismatches = placeholders::compare(source, target);
@@ -178,13 +215,21 @@ pub fn stale_because(source: &Edition, target: &Edition) -> Option<String> {
     Some(format!("placeholders: {}", messages.join("; ")))
 }
 
-/// Where `block` stands in `target`'s language.
-pub fn standing(block: &Block, target: &TargetFile) -> Standing {
-    let edition = match (&target.parsed, block.targets.get(&target.lang)) {
-        (Some(_), Some(e)) => e,
-        _ => return Standing::Missing,
+/// Where a block whose source edition is `source` stands in a language whose edition is
+/// `target` (`None`: absent). Missing also when the target holds no text and the source
+/// does (an empty `msgstr`, a `""` value); stale when a bilingual file marks it unfinished
+/// (`fuzzy`, `needs-translation`…) or [`stale_because`] says so.
+pub fn standing(source: &Edition, target: Option<&Edition>) -> Standing {
+    let Some(target) = target else {
+        return Standing::Missing;
     };
-    match stale_because(&block.source, edition) {
+    if !has_text(&target.runs) && has_text(&source.runs) {
+        return Standing::Missing;
+    }
+    if let Some(state) = target.state.as_deref().filter(|s| UNFINISHED.contains(s)) {
+        return Standing::Stale(format!("the file marks it `{state}`"));
+    }
+    match stale_because(source, target) {
         Some(why) => Standing::Stale(why),
         None => Standing::Translated,
     }
@@ -208,172 +253,49 @@ pub struct LangSurvey {
 
 /// Every catalog in every target language the call covers.
 pub fn survey(catalogs: &Catalogs) -> Vec<LangSurvey> {
-    let mut out = Vec::new();
-    for loaded in &catalogs.loaded {
-        for target in &loaded.targets {
-            let mut s = LangSurvey {
-                doc: loaded.doc.clone(),
-                lang: target.lang.clone(),
-                target_doc: target.doc.clone(),
-                exists: target.parsed.is_some(),
-                total: 0,
-                translated: 0,
-                missing: Vec::new(),
-                stale: Vec::new(),
-                stale_why: BTreeMap::new(),
-            };
-            for block in loaded
-                .parsed
-                .document
-                .blocks
-                .iter()
-                .filter(|b| translatable(b))
-            {
-                s.total += 1;
-                match standing(block, target) {
-                    Standing::Missing => s.missing.push(block.key.clone()),
-                    Standing::Stale(why) => {
-                        s.stale.push(block.key.clone());
-                        s.stale_why.insert(block.key.clone(), why);
-                    }
-                    Standing::Translated => s.translated += 1,
-                }
-            }
-            out.push(s);
-        }
-    }
-    out
-}
-
-/// `kapi.translation-stats/v1`.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct Stats {
-    pub schema: &'static str,
-    pub documents: Vec<DocStats>,
-    /// Sums per target language over the documents.
-    pub languages: Vec<Counts>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<Unreadable>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remark: Option<String>,
-}
-
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct DocStats {
-    pub doc: String,
-    pub format: &'static str,
-    pub languages: Vec<DocLang>,
-}
-
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct DocLang {
-    pub lang: String,
-    pub target_doc: String,
-    pub exists: bool,
-    #[serde(flatten)]
-    pub counts: Counts,
-}
-
-#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
-pub struct Counts {
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub lang: String,
-    pub total: usize,
-    pub translated: usize,
-    pub missing: usize,
-    pub stale: usize,
-}
-
-impl Counts {
-    fn of(s: &LangSurvey) -> Counts {
-        Counts {
-            lang: String::new(),
-            total: s.total,
-            translated: s.translated,
-            missing: s.missing.len(),
-            stale: s.stale.len(),
-        }
-    }
-}
-
-/// The `stats` answer.
-pub fn stats(app: &App, doc: Option<&str>) -> Result<Stats, HostError> {
-    let catalogs = catalogs(app, doc, None)?;
-    let surveyed = survey(&catalogs);
-    let mut documents: Vec<DocStats> = catalogs
+    catalogs
         .loaded
         .iter()
-        .map(|l| DocStats {
-            doc: l.doc.clone(),
-            format: l.format.info().id,
-            languages: Vec::new(),
+        .flat_map(|loaded| {
+            loaded
+                .targets
+                .iter()
+                .map(|target| survey_target(&loaded.doc, &loaded.parsed.document.blocks, target))
         })
-        .collect();
-    let mut languages: Vec<Counts> = Vec::new();
-    for s in &surveyed {
-        let counts = Counts::of(s);
-        match languages.iter_mut().find(|c| c.lang == s.lang) {
-            Some(sum) => {
-                sum.total += counts.total;
-                sum.translated += counts.translated;
-                sum.missing += counts.missing;
-                sum.stale += counts.stale;
-            }
-            None => languages.push(Counts {
-                lang: s.lang.clone(),
-                ..counts.clone()
-            }),
-        }
-        if let Some(d) = documents.iter_mut().find(|d| d.doc == s.doc) {
-            d.languages.push(DocLang {
-                lang: s.lang.clone(),
-                target_doc: s.target_doc.clone(),
-                exists: s.exists,
-                counts,
-            });
-        }
-    }
-    Ok(Stats {
-        schema: "kapi.translation-stats/v1",
-        documents,
-        languages,
-        errors: catalogs.errors,
-        remark: catalogs.remark,
-    })
+        .collect()
 }
 
-impl Stats {
-    /// A short rendering: one line per document and language.
-    pub fn text(&self) -> String {
-        let mut out = String::new();
-        if let Some(remark) = &self.remark {
-            out.push_str(remark);
-            out.push('\n');
-        }
-        for d in &self.documents {
-            for l in &d.languages {
-                let c = &l.counts;
-                out.push_str(&format!(
-                    "{} → {} ({}{}): {} blocks, {} translated, {} missing, {} stale\n",
-                    d.doc,
-                    l.lang,
-                    l.target_doc,
-                    if l.exists { "" } else { ", absent" },
-                    c.total,
-                    c.translated,
-                    c.missing,
-                    c.stale
-                ));
+/// The source document `doc`'s `blocks` (with `target` joined to them,
+/// [`document::join_target`]) in `target`'s language: the blocks a translator works on
+/// ([`translatable`]), each translated, missing or stale ([`standing`]).
+pub fn survey_target(doc: &str, blocks: &[Block], target: &TargetFile) -> LangSurvey {
+    let mut s = LangSurvey {
+        doc: doc.to_owned(),
+        lang: target.lang.clone(),
+        target_doc: target.doc.clone(),
+        exists: target.parsed.is_some(),
+        total: 0,
+        translated: 0,
+        missing: Vec::new(),
+        stale: Vec::new(),
+        stale_why: BTreeMap::new(),
+    };
+    for block in blocks.iter().filter(|b| translatable(b)) {
+        s.total += 1;
+        let edition = target
+            .parsed
+            .as_ref()
+            .and_then(|_| block.targets.get(&target.lang));
+        match standing(&block.source, edition) {
+            Standing::Missing => s.missing.push(block.key.clone()),
+            Standing::Stale(why) => {
+                s.stale.push(block.key.clone());
+                s.stale_why.insert(block.key.clone(), why);
             }
+            Standing::Translated => s.translated += 1,
         }
-        for e in &self.errors {
-            out.push_str(&format!("{}: unreadable: {}\n", e.doc, e.error));
-        }
-        if out.is_empty() {
-            out.push_str("no catalogs to count\n");
-        }
-        out
     }
+    s
 }
 
 /// `kapi.up-plan/v1`: what each target language lacks or has stale.
@@ -501,35 +423,6 @@ collections:
     }
 
     #[test]
-    fn stats_count_translated_missing_and_stale() {
-        let dir = shop();
-        let s = stats(&app(dir.path(), None), None).unwrap();
-        assert!(s.remark.is_none() && s.errors.is_empty());
-        assert_eq!(
-            s.documents.len(),
-            1,
-            "only the catalog has a target template"
-        );
-        let d = &s.documents[0];
-        assert_eq!((d.doc.as_str(), d.format), ("locales/en.json", "json"));
-        let fr = &d.languages[0];
-        assert_eq!(
-            (fr.lang.as_str(), fr.target_doc.as_str()),
-            ("fr", "locales/fr.json")
-        );
-        let c = &fr.counts;
-        assert_eq!((c.total, c.translated, c.missing, c.stale), (4, 1, 1, 2));
-        assert_eq!(s.languages[0].lang, "fr");
-        assert_eq!(s.languages[0].missing, 1);
-        assert!(
-            s.text()
-                .contains("4 blocks, 1 translated, 1 missing, 2 stale"),
-            "{}",
-            s.text()
-        );
-    }
-
-    #[test]
     fn the_plan_lists_keys_and_says_why_each_is_stale() {
         let dir = shop();
         let app = app(dir.path(), None);
@@ -585,13 +478,6 @@ collections:
         )
         .unwrap();
         let app = app(dir.path(), None);
-        let s = stats(&app, None).unwrap();
-        assert!(s.documents.is_empty());
-        assert!(
-            s.remark
-                .as_deref()
-                .is_some_and(|r| r.contains("target_languages"))
-        );
         let plan = up_plan(&app, None, None).unwrap();
         assert!(plan.plan.is_empty() && plan.summary.starts_with("Nothing to plan"));
     }

@@ -88,6 +88,33 @@ pub(crate) fn words(text: &str) -> Words<'_> {
     Words { text, pos: 0 }
 }
 
+/// How many words `text` holds, as the hygiene rules find them (runs of letters, digits and
+/// `_`, with `'` and `-` inside a word; an inline code's mark is none), except that each Han
+/// ideograph and kana counts as a word of its own (Chinese and Japanese write no spaces between words; a
+/// run of them is as many words as characters, as word processors count them). What
+/// `kapi stats` reports.
+pub fn word_count(text: &str) -> usize {
+    words(text)
+        .map(|range| {
+            let word = text.get(range).unwrap_or_default();
+            let east_asian = word.chars().filter(|c| is_east_asian(*c)).count();
+            let other = word.chars().any(|c| is_word_char(c) && !is_east_asian(c));
+            east_asian + usize::from(other || east_asian == 0)
+        })
+        .sum()
+}
+
+/// Han ideographs, hiragana and katakana: scripts written without spaces between words.
+fn is_east_asian(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}' // hiragana, katakana
+        | '\u{3400}'..='\u{4DBF}' // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
+        | '\u{F900}'..='\u{FAFF}' // compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}' // half-width katakana
+        | '\u{20000}'..='\u{3134F}') // extensions B to G
+}
+
 pub(crate) struct Words<'a> {
     text: &'a str,
     pos: usize,
@@ -619,6 +646,17 @@ mod tests {
             i = last + 1;
         }
         out
+    }
+
+    #[test]
+    fn word_count_counts_words_and_each_east_asian_character() {
+        assert_eq!(word_count("Don't stop the well-known  show."), 5);
+        assert_eq!(word_count("Open \u{FFFC}dashboard\u{FFFC} now"), 3);
+        assert_eq!(
+            word_count("\u{4e2d}\u{6587}\u{5b57} and \u{3072}\u{3089}"),
+            6
+        );
+        assert_eq!(word_count("  ... -- "), 0);
     }
 
     #[test]
