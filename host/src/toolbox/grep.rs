@@ -28,6 +28,9 @@ use crate::services::translation::Unreadable;
 /// a large tree still answers in bounded memory.
 pub const MAX_MATCHES: usize = 10_000;
 
+/// How many files are read at once before their matches are merged.
+const BATCH: usize = 32;
+
 /// How many characters of a long line an answer shows on each side of a match.
 const CONTEXT: usize = 80;
 
@@ -159,28 +162,51 @@ pub fn grep(app: &App, request: &GrepRequest) -> Result<Grep, HostError> {
         files: Vec::new(),
         errors: Vec::new(),
     };
-    for file in &files {
-        let loaded = match super::load(app, project.as_ref(), file, &request.editions) {
-            Ok(loaded) => loaded,
-            Err(e) => {
-                out.errors.push(Unreadable {
+    // Files are read a batch at a time, on every core, and merged in order: the answer lists
+    // the first matches in file order, and holds at most a batch's worth beyond them.
+    for batch in files.chunks(BATCH) {
+        let room = MAX_MATCHES.saturating_sub(out.matches.len());
+        let parts = super::each_file(batch, |file| {
+            let mut part = out.empty();
+            match super::load(app, project.as_ref(), file, &request.editions) {
+                Ok(loaded) => search(&matcher, &loaded, &request.editions, room, &mut part),
+                Err(e) => part.errors.push(Unreadable {
                     doc: file.doc.clone(),
                     error: e.to_string(),
-                });
-                continue;
+                }),
             }
-        };
-        let before = out.count;
-        search(&matcher, &loaded, &request.editions, &mut out);
-        if out.count > before {
-            out.files.push(loaded.doc.clone());
+            part
+        });
+        for (file, part) in batch.iter().zip(parts) {
+            out.count += part.count;
+            if part.count > 0 {
+                out.files.push(file.doc.clone());
+            }
+            let room = MAX_MATCHES.saturating_sub(out.matches.len());
+            out.matches.extend(part.matches.into_iter().take(room));
+            out.errors.extend(part.errors);
         }
     }
     Ok(out)
 }
 
+impl Grep {
+    /// An answer with nothing found yet, for the same pattern.
+    fn empty(&self) -> Grep {
+        Grep {
+            schema: self.schema,
+            pattern: String::new(),
+            searched: 0,
+            count: 0,
+            matches: Vec::new(),
+            files: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+}
+
 /// The matches in one loaded document, source first, then each edition asked for.
-fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, out: &mut Grep) {
+fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, room: usize, out: &mut Grep) {
     let lines = LineIndex::new(&loaded.parsed.skeleton.original);
     let target_lines: Vec<Option<(LineIndex, &str, &str)>> = loaded
         .targets
@@ -217,7 +243,7 @@ fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, out: &mut Gre
             let holder = file
                 .and_then(|i| target_lines[i].as_ref())
                 .map(|(_, _, doc)| (*doc).to_owned());
-            matches_in(matcher, &view, &at, holder, &located, out);
+            matches_in(matcher, &view, &at, holder, &located, room, out);
         };
         each(SOURCE, Readable::of(&block.source));
         if *editions != Editions::Source {
@@ -236,12 +262,13 @@ fn matches_in(
     at: &Ref,
     file: Option<String>,
     located: &dyn Fn(Option<usize>) -> Option<(usize, usize)>,
+    room: usize,
     out: &mut Grep,
 ) {
     let mut shown: Option<(Displayed, Vec<usize>)> = None;
     for m in matcher.find(&view.text) {
         out.count += 1;
-        if out.matches.len() >= MAX_MATCHES {
+        if out.matches.len() >= room {
             continue;
         }
         let (display, lines) = shown.get_or_insert_with(|| {

@@ -68,6 +68,36 @@ pub(crate) fn load(
     Ok(loaded)
 }
 
+/// `each` over `files` on every core, the answers in the files' order.
+pub(crate) fn each_file<T: Send>(files: &[Named], each: impl Fn(&Named) -> T + Sync) -> Vec<T> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(files.len());
+    if workers <= 1 {
+        return files.iter().map(&each).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: std::sync::Mutex<Vec<(usize, T)>> =
+        std::sync::Mutex::new(Vec::with_capacity(files.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let answer = each(file);
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, answer));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, answer)| answer).collect()
+}
+
 /// Whether a text tool shows and searches `block`: prose, not code.
 pub(crate) fn prose(block: &Block) -> bool {
     block.translatable
