@@ -552,6 +552,31 @@ mod tests {
     }
 
     #[test]
+    fn any_script_parses_or_is_refused_and_never_panics() {
+        // A fixed xorshift stream over the characters a script is made of, multi-byte ones too.
+        let alphabet: Vec<char> = "s/|#\\&()[]{}*+?^$.gGiI0123456789 \nabcé€😀"
+            .chars()
+            .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut script = String::from("s");
+            for _ in 0..(state % 24) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                script.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            if let Ok(parsed) = Script::parse(&script) {
+                let edition = Edition::new(vec![Run::text("abc é€ a/b (x) 123")]);
+                let view = Readable::of(&edition);
+                for caps in parsed.regex.captures_iter(&view.text).take(50) {
+                    let _ = parsed.expand(&caps);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn bad_scripts_are_usage_errors() {
         for bad in [
             "", "y/a/b/", "s", "s/a/b", "s/a/b/q", "s//b/", "s/(/b/", r"s/a/\1/", "s/a/b/0",
