@@ -11,6 +11,7 @@ pub mod governance;
 pub mod model;
 pub mod project;
 pub mod projection;
+pub mod pseudo;
 pub mod readable;
 pub mod store;
 pub mod suggest;

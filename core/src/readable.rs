@@ -75,7 +75,13 @@ impl Readable {
                         src: *src,
                         path: path.clone(),
                     });
-                    self.text.push_str(text);
+                    // A literal U+FFFC in the prose would read as a mark: it reads as U+FFFD,
+                    // the same three bytes, so every offset still maps.
+                    if text.contains(MARK) {
+                        self.text.push_str(&text.replace(MARK, "\u{FFFD}"));
+                    } else {
+                        self.text.push_str(text);
+                    }
                 }
                 Run::Code(code) if code.kind == CodeKind::Standalone => {
                     self.mark(code.data.clone());
@@ -141,8 +147,9 @@ impl Readable {
         !inside && !at_start_mark
     }
 
-    /// The file offset of `offset`, when the text there was read verbatim from a file; else
-    /// where the run holding it starts, or the nearest run's.
+    /// The file offset of `offset`, when the run holding it was read verbatim from a file
+    /// (offsets inside it map one to one); `None` when that run was decoded (an escape, an
+    /// entity) and keeps no offset.
     pub fn file_offset(&self, offset: usize) -> Option<usize> {
         let i = self.pieces.partition_point(|p| p.start + p.len <= offset);
         let piece = self.pieces.get(i).or_else(|| self.pieces.last())?;
@@ -168,6 +175,26 @@ impl Readable {
                 range.start - piece.start..range.end - piece.start,
             )
         })
+    }
+}
+
+impl Readable {
+    /// Each text run `range` covers and the part of it covered, in order: one run for a
+    /// range inside a run, several for a range across touching runs (a Markdown soft break
+    /// is a run of its own). Empty when the range covers no text.
+    pub fn spans(&self, range: &std::ops::Range<usize>) -> Vec<(&RunPath, std::ops::Range<usize>)> {
+        let first = self
+            .pieces
+            .partition_point(|p| p.start + p.len <= range.start);
+        self.pieces[first..]
+            .iter()
+            .take_while(|p| p.start < range.end)
+            .filter_map(|p| {
+                let from = range.start.max(p.start) - p.start;
+                let to = range.end.min(p.start + p.len) - p.start;
+                (from < to).then_some((&p.path, from..to))
+            })
+            .collect()
     }
 }
 
@@ -213,6 +240,20 @@ mod tests {
             "Open the dashboard, {name}.".len()
         );
         assert_eq!(shown.offset(at), "Open the ".len());
+    }
+
+    #[test]
+    fn a_literal_mark_in_the_prose_is_not_a_mark() {
+        let edition = Edition::new(vec![
+            Run::text("\u{FFFC} a "),
+            Code::new("1", CodeKind::Standalone, "placeholder", "{n}", false).into(),
+            Run::text(" b€"),
+        ]);
+        let view = Readable::of(&edition);
+        assert_eq!(view.display(), "\u{FFFD} a {n} b€");
+        let shown = view.displayed();
+        let at = view.text.find('b').unwrap();
+        assert_eq!(&shown.text[shown.offset(at)..], "b€");
     }
 
     #[test]

@@ -103,8 +103,14 @@ impl Render for Grep {
             } else {
                 format!(" [{}]", m.at.edition)
             };
-            let (before, rest) = m.text.split_at(m.span.start.min(m.text.len()));
-            let (hit, after) = rest.split_at((m.span.end - m.span.start).min(rest.len()));
+            let (before, hit, after) = match (
+                m.text.get(..m.span.start),
+                m.text.get(m.span.clone()),
+                m.text.get(m.span.end..),
+            ) {
+                (Some(b), Some(h), Some(a)) => (b, h, a),
+                _ => (m.text.as_str(), "", ""),
+            };
             writeln!(
                 out,
                 "{}: {}{edition}: {before}{}{after}",

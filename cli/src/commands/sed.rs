@@ -67,11 +67,19 @@ pub fn run(args: &SedArgs, app: &kapi_host::App, printer: &mut Printer) -> anyho
         return Ok(Outcome::Success);
     }
     if compiled.set.operations.is_empty() {
-        printer.note(&format!(
-            "nothing to change: no match in the prose of {} file{}",
+        let files = format!(
+            "{} file{}",
             compiled.searched,
             if compiled.searched == 1 { "" } else { "s" }
-        ));
+        );
+        printer.note(&if compiled.skipped_count > 0 {
+            format!(
+                "nothing to change: every match in the prose of {files} was left alone ({})",
+                compiled.skipped_count
+            )
+        } else {
+            format!("nothing to change: no match in the prose of {files}")
+        });
         return Ok(Outcome::Success);
     }
     super::apply::land(compiled.set, args.dry_run, app, printer)

@@ -453,3 +453,27 @@ fn a_long_block_with_many_matches_is_counted_whole_and_listed_in_bounds() {
         across.stderr
     );
 }
+
+#[test]
+fn a_literal_object_replacement_character_is_prose_not_a_mark() {
+    let kapi = Kapi::empty();
+    kapi.write("f.md", "\u{FFFC} &amp; ab\u{20AC}\n");
+    let run = kapi.run(&["grep", "ab", "f.md"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(run.stdout.contains("ab\u{20AC}"), "{}", run.stdout);
+}
+
+#[test]
+fn two_long_different_files_compare_in_bounded_time() {
+    let kapi = Kapi::empty();
+    let para = |side: &str| {
+        (0..3000)
+            .map(|i| format!("{side} paragraph {i} says something.\n\n"))
+            .collect::<String>()
+    };
+    kapi.write("a.txt", para("old"));
+    kapi.write("b.txt", para("new"));
+    let run = kapi.run(&["diff", "a.txt", "b.txt", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.json()["changes"].as_array().unwrap().len(), 3000);
+}

@@ -225,3 +225,33 @@ fn an_agent_lands_a_substitution_as_itself() {
         run.stdout
     );
 }
+
+#[test]
+fn a_match_across_a_wrapped_line_is_replaced() {
+    let kapi = project();
+    let run = kapi.run(&["sed", r"s/it\.\sThe/it. Its/", "docs/guide.md"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        kapi.read("docs/guide.md")
+            .contains("and colour it. Its colour stays.\n"),
+        "{}",
+        kapi.read("docs/guide.md")
+    );
+}
+
+#[test]
+fn many_distinct_matches_in_a_long_block_compile_in_bounded_time() {
+    let kapi = project();
+    let words: Vec<String> = (0..20_000).map(|i| format!("w{i}")).collect();
+    kapi.write("docs/long.md", format!("# Long\n\n{}\n", words.join(" ")));
+    let run = kapi.run(&["sed", "--print-ops", r"s/(w[0-9]+)/(\1)/g", "docs/long.md"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ops = run.json()["operations"].as_array().unwrap().len();
+    assert!(
+        ops <= 2,
+        "one operation for the block, not one per word: {ops}"
+    );
+    kapi.write("set.json", &run.stdout);
+    assert_eq!(kapi.run(&["apply", "set.json"]).code, 0);
+    assert!(kapi.read("docs/long.md").contains("(w0) (w1) (w2)"));
+}

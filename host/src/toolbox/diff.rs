@@ -5,7 +5,8 @@
 //! Blocks are lined up by their text (a longest common subsequence, `similar`'s Myers), so
 //! a paragraph inserted near the top does not make every later block "changed" though its
 //! positional key (`s3/p#2`) moved; within a run of unequal blocks they pair as `pairs`
-//! says (a catalog's blocks by key; a document's by likeness in the same place); what is
+//! says (a catalog's blocks by key; a document's by the words they share, in the same
+//! place); what is
 //! left is added or removed. A block whose key alone changed is not a difference. Each file
 //! is read with its own format; only prose blocks count.
 
@@ -16,7 +17,7 @@ use kapi_core::model::Block;
 use kapi_core::readable::Readable;
 use kapi_core::text::LineIndex;
 use serde::Serialize;
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 
 use crate::app::App;
 use crate::error::HostError;
@@ -135,12 +136,17 @@ pub fn diff(app: &App, request: &DiffRequest) -> Result<Diff, HostError> {
         DiffRequest::Rev(rev, path) => {
             let (doc, format, abs) = named(app, path)?;
             let old_name = format!("{rev}:{doc}");
-            let old = crate::check::diff::blob_at(&app.cwd, rev, &abs)?.unwrap_or_default();
             let now = crate::document::read_bytes(&abs, &doc)?;
-            (
-                side(old_name.clone(), format, old, &old_name)?,
-                side(doc.clone(), format, now, &doc)?,
-            )
+            let old = match crate::check::diff::blob_at(&app.cwd, rev, &abs)? {
+                Some(bytes) => side(old_name.clone(), format, bytes, &old_name)?,
+                // Not in the revision: every block is added.
+                None => Side {
+                    name: old_name,
+                    format,
+                    blocks: Vec::new(),
+                },
+            };
+            (old, side(doc.clone(), format, now, &doc)?)
         }
     };
     Ok(compare(&a, &b))
@@ -152,7 +158,9 @@ fn compare(a: &Side, b: &Side) -> Diff {
     let mut changes = Vec::new();
     let mut same = 0;
     let (mut dels, mut ins): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-    for op in capture_diff_slices(Algorithm::Myers, &old, &new) {
+    // Myers' diff gives up on its best answer past the deadline (a huge file of changes).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    for op in capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline)) {
         match op {
             DiffOp::Equal { len, .. } => {
                 hunk(a, b, &mut dels, &mut ins, &mut changes);
@@ -211,14 +219,34 @@ const NAMED_KEYS: &[&str] = &[
     "xliff2",
 ];
 
-/// How alike two texts are, from 0 to 1 (words past 4,000 characters, else characters).
+/// How alike two texts are, from 0 to 1: the share of their words they have in common (a
+/// count, so a pair costs the two texts' length, not their product).
 fn likeness(a: &str, b: &str) -> f32 {
-    if a.len() + b.len() > 8_000 {
-        similar::TextDiff::from_words(a, b).ratio()
-    } else {
-        similar::TextDiff::from_chars(a, b).ratio()
+    let mut words: std::collections::HashMap<&str, isize> = std::collections::HashMap::new();
+    let mut total = 0usize;
+    for w in a.split_whitespace() {
+        *words.entry(w).or_default() += 1;
+        total += 1;
     }
+    let mut common = 0usize;
+    for w in b.split_whitespace() {
+        total += 1;
+        if let Some(n) = words.get_mut(w)
+            && *n > 0
+        {
+            *n -= 1;
+            common += 1;
+        }
+    }
+    if total == 0 {
+        return 1.0;
+    }
+    (2 * common) as f32 / total as f32
 }
+
+/// The most (removed, inserted) pairs a run of unequal blocks compares by likeness; a
+/// larger run pairs in order only.
+const MAX_COMPARED: usize = 10_000;
 
 /// Which removed block (index into `dels`) each inserted one pairs with, and which removed
 /// ones are taken. Named keys pair by key alone. Positional keys pair by likeness (the most
@@ -231,7 +259,8 @@ fn pairs(a: &Side, b: &Side, dels: &[usize], ins: &[usize]) -> (Vec<Option<usize
     let named =
         NAMED_KEYS.contains(&a.format.info().id) && NAMED_KEYS.contains(&b.format.info().id);
     let mut candidates: Vec<(f32, usize, usize)> = Vec::new();
-    for (p, &n) in ins.iter().enumerate() {
+    let compare = named || dels.len().saturating_mul(ins.len()) <= MAX_COMPARED;
+    for (p, &n) in ins.iter().enumerate().filter(|_| compare) {
         for (k, &o) in dels.iter().enumerate() {
             let (old, new) = (&a.blocks[o], &b.blocks[n]);
             if named {

@@ -240,10 +240,19 @@ fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, room: usize, 
                     .map(|o| lines.position(text, o)),
                 None => super::position(loaded, &lines, offset),
             };
-            let holder = file
-                .and_then(|i| target_lines[i].as_ref())
-                .map(|(_, _, doc)| (*doc).to_owned());
-            matches_in(matcher, &view, &at, holder, &located, room, out);
+            let line = match file {
+                None => super::block_line(loaded, &lines, block),
+                Some(_) => None,
+            };
+            let place = Place {
+                at,
+                file: file
+                    .and_then(|i| target_lines[i].as_ref())
+                    .map(|(_, _, doc)| (*doc).to_owned()),
+                located: &located,
+                block_line: line,
+            };
+            matches_in(matcher, &view, &place, room, out);
         };
         each(SOURCE, Readable::of(&block.source));
         if *editions != Editions::Source {
@@ -256,15 +265,16 @@ fn search(matcher: &Matcher, loaded: &Loaded, editions: &Editions, room: usize, 
     }
 }
 
-fn matches_in(
-    matcher: &Matcher,
-    view: &Readable,
-    at: &Ref,
+/// Where an edition's matches are reported: its ref, the file holding it when that is not
+/// `ref.doc`, a file offset's line and column, and the block's line for decoded text.
+struct Place<'a> {
+    at: Ref,
     file: Option<String>,
-    located: &dyn Fn(Option<usize>) -> Option<(usize, usize)>,
-    room: usize,
-    out: &mut Grep,
-) {
+    located: &'a dyn Fn(Option<usize>) -> Option<(usize, usize)>,
+    block_line: Option<usize>,
+}
+
+fn matches_in(matcher: &Matcher, view: &Readable, place: &Place<'_>, room: usize, out: &mut Grep) {
     let mut shown: Option<(Displayed, Vec<usize>)> = None;
     for m in matcher.find(&view.text) {
         out.count += 1;
@@ -287,11 +297,12 @@ fn matches_in(
         // A long line is shown around the match, at most CONTEXT characters each side.
         let from = floor(text, start.saturating_sub(CONTEXT).max(line_start));
         let to = ceil(text, (end + CONTEXT).min(line_end.max(end)));
-        let position = located(view.file_offset(m.start));
+        let position = (place.located)(view.file_offset(m.start));
         out.matches.push(GrepMatch {
-            at: at.clone(),
-            file: file.clone(),
-            line: position.map(|(l, _)| l),
+            at: place.at.clone(),
+            file: place.file.clone(),
+            // A match in decoded text (an escape, an entity) has no column: its block's line.
+            line: position.map(|(l, _)| l).or(place.block_line),
             column: position.map(|(_, c)| c),
             matched: view.text[m].to_owned(),
             text: text[from..to].to_owned(),

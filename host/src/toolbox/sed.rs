@@ -10,11 +10,13 @@
 //! file: `^` and `$` anchor to the block, and without `g` only its first match changes.
 //!
 //! A match must lie in text alone: one that takes in an inline code (a placeholder, a
-//! link's markup) is not replaced and is reported in `skipped`. The operations are the
+//! link's markup) is not replaced and is reported in `skipped`; one across touching runs of
+//! text (a wrapped line in Markdown) is replaced. An empty match (`s/^/> /`) replaces
+//! nothing: `replace_text` finds text, and a block's prose has no lines to prefix. The operations are the
 //! plainest that give exactly the substituted text, each tried on the edition in memory:
 //! one `replace_text` per distinct (match, replacement) with a `count`, else one per text
-//! run replacing the run's whole text, else (an edition with no plural or select) one
-//! `set_content` of the substituted text with its codes kept.
+//! run replacing the run's whole text (each while there are at most 32), else (an edition
+//! with no plural or select) one `set_content` of the substituted text with its codes kept.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -329,11 +331,11 @@ fn substitute(
         let (take, more) = script.takes(n);
         if take {
             let range = m.range();
-            if !view.clear(&range) || view.locate(&range).is_none() {
+            if !view.clear(&range) {
                 out.skip(Skipped {
                     at: at.clone(),
                     matched: m.as_str().replace(kapi_core::readable::MARK, "…"),
-                    why: "the match takes in an inline code or spans two runs of text: change it with `kapi apply` (`set_content`)".into(),
+                    why: "the match takes in an inline code (markup or a placeholder): change it with `kapi apply` (`set_content`)".into(),
                 });
             } else {
                 let to = script.expand(&caps);
@@ -351,14 +353,17 @@ fn substitute(
     }
     let expected = substituted(&view, edition, &hits);
     let rev = edition.rev();
-    for ops in [
-        by_match(&view, &hits, edition, at, &rev),
+    // The plainest operations first, each tier only while it stays small (every one is tried
+    // on the edition in memory, which costs the edition's length a operation).
+    let single = hits.iter().all(|(range, _)| view.locate(range).is_some());
+    let tiers = [
+        single
+            .then(|| by_match(&view, &hits, edition, at, &rev))
+            .flatten(),
         by_run(edition, &expected, at, &rev),
         whole(&expected, at, &rev),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    ];
+    for ops in tiers.into_iter().flatten() {
         if gives(edition, &ops, &rev, &expected) {
             out.replaced += hits.len();
             return Ok(Some(ops));
@@ -377,35 +382,39 @@ fn substitute(
 /// `edition` with each hit (a range of the view in one text run, and its replacement)
 /// replaced: each run rebuilt once, however many hits it holds.
 fn substituted(view: &Readable, edition: &Edition, hits: &[(Range<usize>, String)]) -> Edition {
-    let mut expected = edition.clone();
-    let mut i = 0;
-    while i < hits.len() {
-        let Some((path, _)) = view.locate(&hits[i].0) else {
-            i += 1;
-            continue;
-        };
-        let mut pieces = Vec::new();
-        while let Some((range, to)) = hits.get(i) {
-            match view.locate(range) {
-                Some((p, within)) if p == path => pieces.push((within, to)),
-                _ => break,
-            }
-            i += 1;
+    // Each hit as edits of the runs it covers: its replacement in the first, the covered text
+    // of the others removed; then each run rebuilt once with its edits in order.
+    let mut edits: BTreeMap<&[usize], Vec<(Range<usize>, &str)>> = BTreeMap::new();
+    for (range, to) in hits {
+        for (k, (path, within)) in view.spans(range).into_iter().enumerate() {
+            let text = if k == 0 { to.as_str() } else { "" };
+            edits
+                .entry(path.as_slice())
+                .or_default()
+                .push((within, text));
         }
+    }
+    let mut expected = edition.clone();
+    for (path, mut pieces) in edits {
+        pieces.sort_by_key(|(within, _)| within.start);
         if let Some(text) = text_at_mut(&mut expected.runs, path) {
             let mut new = String::with_capacity(text.len());
             let mut last = 0;
             for (within, to) in pieces {
-                new.push_str(&text[last..within.start]);
+                new.push_str(text.get(last..within.start).unwrap_or_default());
                 new.push_str(to);
-                last = within.end;
+                last = within.end.max(last);
             }
-            new.push_str(&text[last..]);
+            new.push_str(text.get(last..).unwrap_or_default());
             *text = new;
         }
     }
     expected
 }
+
+/// The most `replace_text` operations a tier may make for one edition: each is tried on the
+/// whole edition, so more would cost its length squared; past it, the next tier.
+const MAX_TRIED: usize = 32;
 
 /// Whether `ops`, applied in order to `edition`, give `expected`.
 fn gives(edition: &Edition, ops: &[Operation], rev: &str, expected: &Edition) -> bool {
@@ -447,6 +456,9 @@ fn by_match(
             order.push(key);
         }
         *count += 1;
+    }
+    if order.len() > MAX_TRIED {
+        return None;
     }
     let ops = order
         .into_iter()

@@ -60,6 +60,11 @@ pub enum RecipeError {
     },
     #[error("{at}: `{}` is required", .at.key)]
     MissingKey { at: Box<Site> },
+    #[error("{at}: `{}` {}", .at.key, .problem.message())]
+    Provider {
+        at: Box<Site>,
+        problem: super::providers::ProviderProblem,
+    },
     #[error("{at}: a bare collection entry cannot have `{}`", .at.key)]
     BareEntryKey { at: Box<Site> },
     #[error("{at}: `{}` is empty; a named collection needs at least one item", .at.key)]
@@ -132,6 +137,7 @@ impl RecipeError {
             | RetiredKey { at, .. }
             | WrongType { at, .. }
             | MissingKey { at }
+            | Provider { at, .. }
             | BareEntryKey { at }
             | EmptyContent { at }
             | NamedCollectionWithPath { at }
@@ -197,6 +203,7 @@ impl Hint for RecipeError {
             RetiredKey { replacement, .. } => vec![format!("use `{replacement}` instead")],
             WrongType { .. } => vec!["fix the value's type as described".to_owned()],
             MissingKey { at } => vec![format!("add `{}`", at.key)],
+            Provider { problem, .. } => vec![problem.hint()],
             BareEntryKey { .. } => vec![
                 "give the entry a `name` and move its glob under `content` to use a channel"
                     .to_owned(),

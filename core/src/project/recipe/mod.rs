@@ -3,6 +3,7 @@
 
 mod error;
 mod parse;
+pub mod providers;
 mod save;
 
 use std::fmt;
@@ -28,6 +29,8 @@ pub struct Recipe {
     /// In declared order.
     pub profiles: Vec<Profile>,
     pub gates: GateConfig,
+    /// `providers:`, by name, in recipe order.
+    pub providers: Vec<providers::ProviderSpec>,
     raw: Mapping,
 }
 
@@ -40,6 +43,7 @@ impl Default for Recipe {
             collections: Vec::new(),
             profiles: Vec::new(),
             gates: GateConfig::default(),
+            providers: Vec::new(),
             raw: Mapping::new(),
         }
     }

@@ -144,6 +144,10 @@ impl Recipe {
             None | Some(Value::Null) => GateConfig::default(),
             Some(v) => parse_gates(&ctx, ctx.mapping(v, "gates")?)?,
         };
+        let providers = match get(&raw, "providers") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => parse_providers(&ctx, ctx.mapping(v, "providers")?)?,
+        };
         Ok(Recipe {
             version: RECIPE_VERSION.to_owned(),
             name,
@@ -151,6 +155,7 @@ impl Recipe {
             collections,
             profiles,
             gates,
+            providers,
             raw,
         })
     }
@@ -526,6 +531,38 @@ fn parse_collection(
         content,
         raw: m.clone(),
     })
+}
+
+fn parse_providers(
+    ctx: &Ctx<'_>,
+    m: &Mapping,
+) -> Result<Vec<providers::ProviderSpec>, RecipeError> {
+    let mut out = Vec::with_capacity(m.len());
+    for (name, v) in m {
+        let name = match name.as_str() {
+            Some(n) => n.to_owned(),
+            None => return Err(ctx.wrong("providers", "a mapping of provider names")),
+        };
+        let base = format!("providers.{name}");
+        let entry = ctx.mapping(v, &base)?;
+        let key = |k: &str| format!("{base}.{k}");
+        let string = |k: &str| ctx.string(get(entry, k), &key(k));
+        let error = |k: &str, problem| RecipeError::Provider {
+            at: ctx.site(&key(k)),
+            problem,
+        };
+        let number = |k: &str, default: u64| match get(entry, k) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=1_000_000).contains(n))
+                .ok_or_else(|| error(k, providers::ProviderProblem::Number)),
+        };
+        out.push(providers::parse_provider(
+            &name, entry, &string, &number, &error,
+        )?);
+    }
+    Ok(out)
 }
 
 fn parse_gate(ctx: &Ctx<'_>, m: &Mapping, key: &str) -> Result<GateSpec, RecipeError> {

@@ -360,3 +360,71 @@ fn languages_read_and_save_at_every_level() {
     let e = err("version: v1\ncollections:\n  - path: a.md\n    target_languages: {fr: 1}\n");
     assert_eq!(e.site().unwrap().key, "collections[0].target_languages");
 }
+
+#[test]
+fn providers_parse_with_defaults_and_a_secret_is_refused_where_it_stands() {
+    let r = parse(
+        "version: v1\nproviders:\n  local:\n    kind: openai-compatible\n    base_url: http://127.0.0.1:8080/v1\n    model: m\n    api_key_env: KEY\n    batch: 5\n  fake:\n    kind: pseudo\n    expansion: 1.5\n",
+    )
+    .unwrap();
+    assert_eq!(r.providers.len(), 2);
+    let local = &r.providers[0];
+    assert_eq!(
+        (
+            local.name.as_str(),
+            local.batch,
+            local.concurrency,
+            local.timeout_secs,
+            local.retries
+        ),
+        ("local", 5, 2, 60, 3)
+    );
+    assert!(
+        matches!(&local.kind, providers::ProviderKind::OpenAiCompatible { api_key_env: Some(v), .. } if v == "KEY")
+    );
+    assert_eq!(
+        r.providers[1].kind,
+        providers::ProviderKind::Pseudo { expansion: 1.5 }
+    );
+    for (text, key, says) in [
+        (
+            "version: v1\nproviders:\n  x:\n    kind: openai-compatible\n    base_url: u\n    model: m\n    api_key: sk-123\n",
+            "providers.x.api_key",
+            "holds a secret",
+        ),
+        (
+            "version: v1\nproviders:\n  x:\n    kind: deepl\n",
+            "providers.x.kind",
+            "`deepl` is not a provider kind",
+        ),
+        (
+            "version: v1\nproviders:\n  x:\n    kind: openai-compatible\n    model: m\n",
+            "providers.x.base_url",
+            "is required",
+        ),
+        (
+            "version: v1\nproviders:\n  x:\n    kind: pseudo\n    batch: 0\n",
+            "providers.x.batch",
+            "whole number",
+        ),
+        (
+            "version: v1\nproviders:\n  x:\n    kind: pseudo\n    expansion: 9\n",
+            "providers.x.expansion",
+            "1.0 to 3.0",
+        ),
+    ] {
+        let e = err(text);
+        assert_eq!(e.site().map(|s| s.key.as_str()), Some(key), "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+        assert!(
+            !e.to_string().contains("sk-123"),
+            "the secret is never echoed: {e}"
+        );
+        // A key that is there is located; a missing one is named.
+        assert_eq!(
+            e.site().and_then(|s| s.line).is_some(),
+            says != "is required",
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Pseudo-localization: an edition rewritten so that a person sees at a glance which strings
+//! went through translation and which are hard-coded, and where a longer language would
+//! truncate: every ASCII letter swapped for an accented one (`Save` → `Šåṽé`), the text
+//! lengthened by a factor with `~`, and brackets around each string (`[Šåṽé~~]`).
+//!
+//! Inline codes (placeholders, markup) and plural or select branches are kept exactly: only
+//! text runs change, so the result passes every placeholder guard. The brackets go around the
+//! edition's top-level runs; an edition that is nothing but one plural or select (a PO or
+//! Android plural, an ICU message of one switch) gets them inside each branch instead, where
+//! a format that stores each form apart can write them. Deterministic: the same input gives
+//! the same output.
+
+use crate::model::{Edition, Run};
+
+/// How pseudo-localization lengthens text: 1.3 adds 30% (at least one `~` for any text).
+pub const DEFAULT_EXPANSION: f32 = 1.3;
+
+/// The pseudo-localized form of `edition`; its state is left as it is.
+pub fn pseudo(edition: &Edition, expansion: f32) -> Edition {
+    let mut out = edition.clone();
+    let only_switches =
+        !out.runs.is_empty() && out.runs.iter().all(|r| matches!(r, Run::Switch(_)));
+    if only_switches {
+        for run in &mut out.runs {
+            if let Run::Switch(switch) = run {
+                for branch in &mut switch.branches {
+                    branch.runs = bracketed(&branch.runs, expansion);
+                }
+            }
+        }
+    } else {
+        out.runs = bracketed(&out.runs, expansion);
+    }
+    out
+}
+
+/// `runs` with their letters accented, padded, and between brackets.
+fn bracketed(runs: &[Run], expansion: f32) -> Vec<Run> {
+    let mut letters = 0usize;
+    let mut body: Vec<Run> = runs.iter().map(|r| accented(r, &mut letters)).collect();
+    let pad = if letters == 0 {
+        0
+    } else {
+        let extra = (letters as f32 * (expansion - 1.0).max(0.0)).ceil();
+        (extra as usize).max(1)
+    };
+    body.insert(0, Run::text("["));
+    body.push(Run::text(format!("{}]", "~".repeat(pad))));
+    merge_text(body)
+}
+
+/// One run with its letters accented (a nested switch's branches too: the outer brackets
+/// cover them), counting the letters.
+fn accented(run: &Run, letters: &mut usize) -> Run {
+    match run {
+        Run::Text { text, .. } => {
+            *letters += text.chars().filter(char::is_ascii_alphabetic).count();
+            Run::text(text.chars().map(accent).collect::<String>())
+        }
+        Run::Code(code) => Run::Code(code.clone()),
+        Run::Switch(switch) => {
+            let mut switch = switch.clone();
+            for branch in &mut switch.branches {
+                branch.runs = branch.runs.iter().map(|r| accented(r, letters)).collect();
+            }
+            Run::Switch(switch)
+        }
+    }
+}
+
+/// Adjacent text runs joined into one.
+fn merge_text(runs: Vec<Run>) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::with_capacity(runs.len());
+    for run in runs {
+        match (out.last_mut(), run) {
+            (Some(Run::Text { text, .. }), Run::Text { text: more, .. }) => text.push_str(&more),
+            (_, run) => out.push(run),
+        }
+    }
+    out
+}
+
+/// The accented letter that stands for `c`; anything else as it is.
+fn accent(c: char) -> char {
+    const FROM: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const TO: [char; 52] = [
+        'å', 'ƀ', 'ç', 'ð', 'é', 'ƒ', 'ĝ', 'ĥ', 'î', 'ĵ', 'ķ', 'ļ', 'ɱ', 'ñ', 'ö', 'þ', 'ǫ', 'ŕ',
+        'š', 'ţ', 'û', 'ṽ', 'ŵ', 'ẋ', 'ý', 'ž', 'Å', 'Ɓ', 'Ç', 'Ð', 'É', 'Ƒ', 'Ĝ', 'Ĥ', 'Î', 'Ĵ',
+        'Ķ', 'Ļ', 'Ṁ', 'Ñ', 'Ö', 'Þ', 'Ǫ', 'Ŕ', 'Š', 'Ţ', 'Û', 'Ṽ', 'Ŵ', 'Ẋ', 'Ý', 'Ž',
+    ];
+    FROM.find(c).map_or(c, |i| TO[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Branch, Code, CodeKind, Switch, SwitchKind};
+    use crate::projection;
+
+    #[test]
+    fn letters_are_accented_padded_and_bracketed_and_codes_kept() {
+        let edition = Edition::new(vec![
+            Run::text("Save "),
+            Code::new("1", CodeKind::Standalone, "placeholder", "{name}", false).into(),
+            Run::text(" now"),
+        ]);
+        let out = pseudo(&edition, DEFAULT_EXPANSION);
+        assert_eq!(
+            projection::render(&out.runs).0,
+            "[Šåṽé <x id=\"1/\"/> ñöŵ~~~]"
+        );
+        assert_eq!(pseudo(&edition, DEFAULT_EXPANSION), out, "deterministic");
+        assert_eq!(
+            projection::render(&pseudo(&edition, 2.0).runs).0,
+            "[Šåṽé <x id=\"1/\"/> ñöŵ~~~~~~~]"
+        );
+    }
+
+    #[test]
+    fn an_edition_of_one_switch_is_bracketed_in_each_branch() {
+        let switch = Switch {
+            id: "1".into(),
+            kind: SwitchKind::Plural,
+            pivot: "n".into(),
+            branches: vec![
+                Branch::new("one", vec![Run::text("file")]),
+                Branch::new("other", vec![Run::text("files")]),
+            ],
+            head: String::new(),
+            tail: String::new(),
+            src: None,
+        };
+        let out = pseudo(&Edition::new(vec![switch.into()]), DEFAULT_EXPANSION);
+        let leaves: Vec<String> = out
+            .leaves()
+            .iter()
+            .map(|(_, r)| projection::render(r).0)
+            .collect();
+        assert_eq!(leaves, ["[ƒîļé~~]", "[ƒîļéš~~]"]);
+    }
+
+    #[test]
+    fn empty_text_stays_bracketed_without_padding() {
+        let out = pseudo(&Edition::new(vec![Run::text("123")]), DEFAULT_EXPANSION);
+        assert_eq!(projection::render(&out.runs).0, "[123]");
+    }
+}
