@@ -49,7 +49,7 @@ use super::inline::placeholders::{self, Ids, Syntaxes};
 use super::output::Output;
 use super::xml::{self, Token, Tree};
 use super::{
-    Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
+    Capabilities, Format, FormatInfo, Hole, HoleKind, Keys, Parsed, ReadError, Skeleton, WriteError,
 };
 use crate::model::{Block, Code, CodeKind, Edition, Role, Run};
 
@@ -76,7 +76,7 @@ impl Format for Xliff {
     super::output::text_reads!(xml::decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        write(parsed)
+        write(parsed, Version::V1)
     }
 
     fn sniff(&self, head: &[u8]) -> bool {
@@ -120,6 +120,7 @@ fn read_text<'e>(
         let file = ancestor(&tree, unit, |i| is(i, "file"));
         let UnitParts {
             source,
+            seg_source,
             target,
             notes,
         } = unit_parts(&tree, unit, &is)?;
@@ -151,6 +152,8 @@ fn read_text<'e>(
             source,
             target,
             state: target.and_then(|t| tree.attr(t, "state")),
+            state_on: target,
+            after: seg_source.unwrap_or(source),
             notes,
             translate,
         };
@@ -167,6 +170,12 @@ pub(super) struct Found<'t> {
     pub source: usize,
     pub target: Option<usize>,
     pub state: Option<std::borrow::Cow<'t, str>>,
+    /// The element whose start tag records the target's state (1.2: the `<target>`, none
+    /// without one; 2: the `<segment>`).
+    pub state_on: Option<usize>,
+    /// The element after which a missing `<target>` is written (the `<source>`, or a 1.2
+    /// `<seg-source>`).
+    pub after: usize,
     pub notes: Vec<String>,
     /// The `translate` in force (`no` locks the block).
     pub translate: Option<String>,
@@ -192,24 +201,59 @@ pub(super) fn push_found(
     }
     out.skeleton
         .hole(edition_span(tree, found.source), index, &block.source);
-    if let Some(target) = found.target {
+    let edition = found.target.map(|target| {
         let mut edition = Edition::new(read_inline(tree, target, classify));
         edition.state = found.state.map(|s| Box::from(s.as_ref()));
-        out.skeleton.push(
-            edition_span(tree, target),
-            index,
-            Some(lang),
-            None,
-            &edition.runs,
-        );
-        block.targets.insert(lang.to_owned(), edition);
+        edition
+    });
+    // The state hole first: on an empty `<target/>` it starts where the content's does.
+    if let Some(on) = found.state_on {
+        let span = state_span(tree, on);
+        out.skeleton.push_state(span, index, lang, edition.as_ref());
+    }
+    match (found.target, edition) {
+        (Some(target), Some(edition)) => {
+            out.skeleton.push(
+                edition_span(tree, target),
+                index,
+                Some(lang),
+                None,
+                &edition.runs,
+            );
+            block.targets.insert(lang.to_owned(), edition);
+        }
+        _ => {
+            let at = tree.get(found.after).map_or(0, |e| e.span().end);
+            out.skeleton.push_missing(at, index, lang);
+        }
     }
     out.push(tree.text, block);
 }
 
-/// A `<trans-unit>`'s `<source>`, `<target>` and the text of its notes.
+/// Where `element`'s start tag records a state: its `state` attribute with the whitespace
+/// before it, else the empty span after its name (where one would go).
+fn state_span(tree: &Tree, element: usize) -> std::ops::Range<usize> {
+    let Some(e) = tree.get(element) else {
+        return 0..0;
+    };
+    let name_end = e.name().end;
+    let found = xml::attributes(tree.text, name_end, &e.open())
+        .map_while(Result::ok)
+        .find(|a| tree.text.get(a.name.clone()) == Some("state"));
+    match found {
+        Some(attr) => {
+            let before = tree.text.get(name_end..attr.name.start).unwrap_or_default();
+            let spaces = before.len() - before.trim_end().len();
+            attr.name.start - spaces..attr.value.end + 1
+        }
+        None => name_end..name_end,
+    }
+}
+
+/// A `<trans-unit>`'s `<source>`, `<seg-source>`, `<target>` and the text of its notes.
 struct UnitParts {
     source: usize,
+    seg_source: Option<usize>,
     target: Option<usize>,
     notes: Vec<String>,
 }
@@ -222,6 +266,7 @@ fn unit_parts(
     is: &dyn Fn(usize, &str) -> bool,
 ) -> Result<UnitParts, ReadError> {
     let mut source = None;
+    let mut seg_source = None;
     let mut target = None;
     let mut notes = Vec::new();
     for child in tree.children(unit) {
@@ -245,6 +290,8 @@ fn unit_parts(
             target = Some(child);
         } else if is(child, "note") {
             notes.push(tree.text_content(child));
+        } else if is(child, "seg-source") {
+            seg_source.get_or_insert(child);
         }
     }
     let Some(source) = source else {
@@ -256,6 +303,7 @@ fn unit_parts(
     };
     Ok(UnitParts {
         source,
+        seg_source,
         target,
         notes,
     })
@@ -676,13 +724,211 @@ impl InlineReader<'_, '_> {
     }
 }
 
+/// What the XLIFF versions write differently: where a target's state goes (1.2 on the
+/// `<target>`, 2 on the `<segment>`) and which states they take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Version {
+    V1,
+    V2,
+}
+
+/// XLIFF 1.2's `state` values; `x-…` ones are the file's own.
+const STATES_1: &[&str] = &[
+    "final",
+    "needs-adaptation",
+    "needs-l10n",
+    "needs-review-adaptation",
+    "needs-review-l10n",
+    "needs-review-translation",
+    "needs-translation",
+    "new",
+    "signed-off",
+    "translated",
+];
+
+/// XLIFF 2's `<segment state>` values.
+const STATES_2: &[&str] = &["initial", "translated", "reviewed", "final"];
+
+impl Version {
+    /// Refuses a state this version has no value for.
+    fn check_state(self, state: &str, key: &str) -> Result<(), WriteError> {
+        let (known, allowed) = match self {
+            Version::V1 => (
+                STATES_1.contains(&state) || state.starts_with("x-"),
+                format!("{} or an `x-` state", STATES_1.join(", ")),
+            ),
+            Version::V2 => (STATES_2.contains(&state), STATES_2.join(", ")),
+        };
+        if known {
+            return Ok(());
+        }
+        Err(WriteError::State {
+            key: key.to_owned(),
+            state: state.to_owned(),
+            allowed,
+        })
+    }
+}
+
 /// Fills the skeleton: an edited edition is written with its text escaped and its codes as
-/// their data.
-pub(super) fn write(parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+/// their data; a changed state is written where `version` records it; a target the file
+/// lacks is written after the unit's `</source>`.
+pub(super) fn write(parsed: &Parsed, version: Version) -> Result<Vec<u8>, WriteError> {
     let original = parsed.skeleton.text();
-    parsed.skeleton.fill(&parsed.document, |hole, runs| {
-        Ok(render(original, hole, runs))
+    let document = &parsed.document;
+    // Where each block's source content starts, for the style of a missing target: found
+    // once, the first time one is written.
+    let mut sources: Option<HashMap<usize, usize>> = None;
+    parsed.skeleton.fill(document, |hole, runs| {
+        let edition = super::hole_edition(document, hole);
+        let key = || {
+            document
+                .blocks
+                .get(hole.block)
+                .map_or_else(String::new, |b| b.key.clone())
+        };
+        let state = edition.and_then(|e| e.state.as_deref());
+        match hole.kind() {
+            HoleKind::Runs => Ok(render(original, hole, runs)),
+            HoleKind::State => render_state(original, hole.span.clone(), state, version, &key()),
+            HoleKind::Missing => {
+                let sources = sources.get_or_insert_with(|| source_starts(&parsed.skeleton.holes));
+                let source = sources.get(&hole.block).copied();
+                let state = match version {
+                    Version::V1 => state,
+                    Version::V2 => None,
+                };
+                if let Some(state) = state {
+                    version.check_state(state, &key())?;
+                }
+                Ok(render_missing(
+                    original,
+                    hole.span.start,
+                    source,
+                    state,
+                    runs,
+                ))
+            }
+        }
     })
+}
+
+/// Where each block's source content (its source hole) starts.
+fn source_starts(holes: &[Hole]) -> HashMap<usize, usize> {
+    holes
+        .iter()
+        .filter(|h| h.kind() == HoleKind::Runs && h.language().is_none() && h.branch().is_none())
+        .map(|h| (h.block, h.span.start))
+        .collect()
+}
+
+/// The state attribute in place of `span` (a `state="…"` with the whitespace before it, or
+/// the empty span after a tag's name): copied when it records `state` already, else
+/// rewritten with the same quotes, added, or dropped when there is no state.
+fn render_state(
+    original: &str,
+    span: std::ops::Range<usize>,
+    state: Option<&str>,
+    version: Version,
+    key: &str,
+) -> Result<String, WriteError> {
+    let held = original.get(span.clone()).unwrap_or_default();
+    // The value as written: after `=`, between its quotes.
+    let value = held.find('=').and_then(|eq| {
+        let rest = held.get(eq + 1..)?;
+        let open = rest.find(['"', '\''])?;
+        let quote = rest.get(open..open + 1)?;
+        let start = eq + 1 + open + 1;
+        let end = held.get(start..)?.find(quote)? + start;
+        Some(start..end)
+    });
+    let read = value.as_ref().map(|v| {
+        let raw = held.get(v.clone()).unwrap_or_default();
+        xml::unescape(original, raw, span.start + v.start)
+            .map_or_else(|_| raw.to_owned(), std::borrow::Cow::into_owned)
+    });
+    if read.as_deref() == state {
+        return Ok(held.to_owned());
+    }
+    let Some(state) = state else {
+        return Ok(String::new());
+    };
+    version.check_state(state, key)?;
+    let mut escaped = String::new();
+    escape_attr(state, &mut escaped);
+    Ok(match value {
+        Some(v) => format!(
+            "{}{escaped}{}",
+            held.get(..v.start).unwrap_or_default(),
+            held.get(v.end..).unwrap_or_default()
+        ),
+        None => format!(" state=\"{escaped}\""),
+    })
+}
+
+/// Escapes an attribute value for double quotes: `&`, `<`, `>` and `"`.
+fn escape_attr(value: &str, out: &mut String) {
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => {
+                let mut buf = [0u8; 4];
+                xml::escape_text(c.encode_utf8(&mut buf), out);
+            }
+        }
+    }
+}
+
+/// A target the file lacked, written at `at` (right after the `</source>`): in the
+/// source's style when `source` (where its content starts) shows it: the same prefix
+/// (`<xlf:target>`), and on a line of its own indented like the `<source>` when that is on
+/// one. `state` goes on the element (XLIFF 1.2).
+fn render_missing(
+    original: &str,
+    at: usize,
+    source: Option<usize>,
+    state: Option<&str>,
+    runs: &[Run],
+) -> String {
+    let before = original.get(..source.unwrap_or(at)).unwrap_or_default();
+    let (lt, tag) = match source.and_then(|_| before.rfind('<')) {
+        Some(lt) => (lt, before.get(lt + 1..).unwrap_or_default()),
+        None => (before.len(), ""),
+    };
+    let name = tag
+        .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+        .and_then(|end| tag.get(..end))
+        .unwrap_or(tag);
+    let prefix = name.rsplit_once(':').map_or("", |(p, _)| p);
+    // The whitespace before `<source`, from its last line break: the line and indent.
+    let lead = before.get(..lt).unwrap_or_default();
+    let spaces = &lead[lead.trim_end().len()..];
+    let sep = match spaces.rfind('\n') {
+        Some(nl) if spaces.get(..nl).is_some_and(|s| s.ends_with('\r')) => &spaces[nl - 1..],
+        Some(nl) => &spaces[nl..],
+        None => "",
+    };
+    let name = if prefix.is_empty() {
+        "target".to_owned()
+    } else {
+        format!("{prefix}:target")
+    };
+    let mut out = String::with_capacity(sep.len() + 2 * name.len() + 32);
+    out.push_str(sep);
+    out.push('<');
+    out.push_str(&name);
+    if let Some(state) = state {
+        out.push_str(" state=\"");
+        escape_attr(state, &mut out);
+        out.push('"');
+    }
+    out.push('>');
+    super::render_runs(runs, &mut out, &mut |text, out| xml::escape_text(text, out));
+    out.push_str("</");
+    out.push_str(&name);
+    out.push('>');
+    out
 }
 
 /// An edition's content in place of `hole`.
@@ -760,6 +1006,8 @@ pub(crate) mod tests {
             source,
             target: Some(target),
             state: Some("final".into()),
+            state_on: Some(target),
+            after: source,
             notes: vec!["N".into()],
             translate: Some("no".into()),
         };
@@ -779,7 +1027,18 @@ pub(crate) mod tests {
         let target_at = text.find("/>").unwrap();
         let source_at = text.find("Hi").unwrap();
         let source_end = text.find("</source>").unwrap();
-        assert_eq!(spans, [source_at..source_end, target_at..target_at + 2]);
+        assert_eq!(
+            spans,
+            [
+                source_at..source_end,
+                target_at..target_at,
+                target_at..target_at + 2
+            ]
+        );
+        assert_eq!(
+            out.skeleton.holes[1].kind(),
+            crate::formats::HoleKind::State
+        );
     }
 
     /// The runs as a compact string: text, `{kind id: data}` codes.
@@ -997,12 +1256,17 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_unit_without_target_has_no_target_edition() {
+    fn a_unit_without_target_has_no_target_edition_but_a_place_for_one() {
         let parsed = read(&unit(
             "<trans-unit id=\"1\"><source>A</source></trans-unit>",
         ));
         assert!(parsed.document.blocks[0].targets.is_empty());
-        assert_eq!(parsed.skeleton.holes.len(), 1);
+        let kinds: Vec<_> = parsed.skeleton.holes.iter().map(Hole::kind).collect();
+        assert_eq!(kinds, [HoleKind::Runs, HoleKind::Missing]);
+        let missing = &parsed.skeleton.holes[1];
+        assert_eq!(missing.edition(), Some("fr"));
+        let end = parsed.skeleton.text().find("</source>").unwrap() + "</source>".len();
+        assert_eq!(missing.span, end..end);
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl Format for Xliff2 {
     super::output::text_reads!(xml::decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        xliff::write(parsed)
+        xliff::write(parsed, xliff::Version::V2)
     }
 
     fn sniff(&self, head: &[u8]) -> bool {
@@ -152,6 +152,8 @@ fn read_text<'e>(
                 source,
                 target,
                 state: tree.attr(segment, "state"),
+                state_on: Some(segment),
+                after: source,
                 notes: notes.clone(),
                 translate: translate.clone(),
             };

@@ -79,15 +79,19 @@
 mod blocks;
 mod codes;
 mod parser;
+mod state;
 mod writer;
 
 use std::borrow::Cow;
 
-use super::{Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, WriteError};
+use super::{
+    Capabilities, Encoding, Format, FormatInfo, Hole, HoleKind, Parsed, ReadError, WriteError,
+};
 use crate::model::Run;
 pub use blocks::plural_categories;
 use blocks::read_text;
-use writer::{file_wraps, render};
+use state::{Plurals, render_flags};
+use writer::{file_wraps, line_ending, render};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "po",
@@ -113,15 +117,36 @@ impl Format for Po {
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         let original = parsed.skeleton.text();
-        let mut wraps: Option<bool> = None;
+        let document = &parsed.document;
+        // Whether the file wraps as msgcat does, and its line ending: found once.
+        let mut style: Option<(bool, &str)> = None;
+        let mut plurals: Option<Plurals> = None;
         parsed
             .skeleton
-            .fill(&parsed.document, |hole: &Hole, runs: &[Run]| {
-                let wraps =
-                    *wraps.get_or_insert_with(|| file_wraps(original, &parsed.skeleton.holes));
-                let mut plain = String::new();
-                super::render_runs(runs, &mut plain, &mut |text, out| out.push_str(text));
-                Ok(render(original, hole.span.clone(), wraps, &plain))
+            .fill(document, |hole: &Hole, runs: &[Run]| match hole.kind() {
+                HoleKind::Runs => {
+                    let (wraps, eol) = *style.get_or_insert_with(|| {
+                        let wraps = file_wraps(original, &parsed.skeleton.holes);
+                        (wraps, line_ending(original))
+                    });
+                    let mut plain = String::new();
+                    super::render_runs(runs, &mut plain, &mut |text, out| out.push_str(text));
+                    Ok(render(original, hole.span.clone(), wraps, eol, &plain))
+                }
+                HoleKind::State => {
+                    // The target changed: it must fit the message, and its state gives the
+                    // `fuzzy` flag.
+                    let Some(edition) = super::hole_edition(document, hole) else {
+                        return Ok(original.get(hole.span.clone()).unwrap_or_default().into());
+                    };
+                    plurals
+                        .get_or_insert_with(|| Plurals::new(original, &parsed.skeleton.holes))
+                        .check(document, hole, edition)?;
+                    let fuzzy = edition.state.as_deref() == Some("fuzzy");
+                    Ok(render_flags(original, hole.span.clone(), fuzzy))
+                }
+                // The reader makes none: every message has a `msgstr`.
+                HoleKind::Missing => Ok(original.get(hole.span.clone()).unwrap_or_default().into()),
             })
     }
 }
