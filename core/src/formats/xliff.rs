@@ -15,8 +15,9 @@
 //!   times the file's size plus 16 MB ([`super::KeyBudget`]: a long `original` repeats in every
 //!   unit's key). A `<file>`'s and a `<group>`'s attributes are read once, not per unit.
 //! - **Editions**: `<source>` is the source; `<target>` is `targets[lang]` with `lang` the
-//!   `<file target-language>`, else `target`; its `state` attribute is `Edition.state`. A unit
-//!   with no `<target>` element has no target edition: adding one is not supported yet.
+//!   `<file target-language>`, else `target`; its `state` attribute is `Edition.state`,
+//!   verbatim. A unit with no `<target>` element has no target edition; one can be added
+//!   (see Writing).
 //!   `<note>` texts go to `block.notes`. A segmented unit (`<seg-source>` with
 //!   `<mrk mtype="seg">`) is read as its whole `<source>`; the `<seg-source>`, every
 //!   `<alt-trans>` and everything else outside `<source>`/`<target>` stay in the skeleton.
@@ -33,7 +34,16 @@
 //!   its file offset only when it is a verbatim slice of the file.
 //! - **Writing**: only edited editions are re-rendered: text escaped (`&amp;`, `&lt;`,
 //!   `&gt;`), codes as their data. An edited empty `<target/>` becomes
-//!   `<target>…</target>`. Everything else (declaration, encoding, BOM, namespaces,
+//!   `<target>…</target>`. A target added to a unit that had none
+//!   (`block.targets.insert(lang, edition)`) is written as a `<target>` right after the
+//!   `</source>` (after the `</seg-source>` of a segmented unit, as the schema orders
+//!   them), with the source's prefix, on a line of its own indented as the `<source>` when
+//!   that is on one, and `state="…"` when the edition has a state. A target's changed state
+//!   rewrites its `state` attribute in place (same quotes), adds it after the element name,
+//!   or drops it when the state is taken away; an unchanged one is copied. A state must be
+//!   one of XLIFF 1.2's (`new`, `needs-translation`, `needs-review-translation`,
+//!   `translated`, `final`, `signed-off`… or an `x-` one), else the write is refused with
+//!   [`WriteError::State`]. Everything else (declaration, encoding, BOM, namespaces,
 //!   comments, CDATA of untouched editions, attribute order, whitespace) is copied.
 //!
 //! - **Sniffing**: the root `<xliff>`'s `version` (anything but `2.x`), else its namespace,
@@ -1360,5 +1370,173 @@ pub(crate) mod tests {
             .runs = vec![Run::text("été €")];
         let written = Xliff.write(&parsed).unwrap();
         assert!(written.windows(5).any(|w| w == b"\xe9t\xe9 \x80"));
+    }
+
+    /// Writes `parsed`, reads it back and asserts every target reads as it was written;
+    /// a no-op write of the re-read gives the same bytes.
+    pub(crate) fn written_and_read_back(format: &dyn Format, parsed: &Parsed) -> String {
+        let out = format.write(parsed).unwrap_or_else(|e| panic!("{e}"));
+        let again = format.read(&out).unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            blocks_table(&again.document),
+            blocks_table(&parsed.document),
+            "{text}"
+        );
+        assert_eq!(format.write(&again).unwrap(), text.as_bytes());
+        text
+    }
+
+    /// A target as `kapi translate` makes one: the source's runs with new text.
+    pub(crate) fn draft(parsed: &Parsed, index: usize, text: &str, state: Option<&str>) -> Edition {
+        let mut runs = parsed.document.blocks[index].source.runs.clone();
+        if let Some(Run::Text { text: t, src }) = runs.first_mut() {
+            *t = text.to_owned();
+            *src = None;
+        }
+        Edition {
+            runs,
+            state: state.map(Box::from),
+        }
+    }
+
+    #[test]
+    fn a_target_added_to_a_unit_goes_after_its_source_in_the_files_style() {
+        let text = concat!(
+            "<?xml version=\"1.0\"?>\r\n<x:xliff version=\"1.2\" xmlns:x=\"urn:oasis:names:tc:xliff:document:1.2\">\r\n",
+            " <x:file original=\"a\" source-language=\"en\" target-language=\"fr\"><x:body>\r\n",
+            "    <x:trans-unit id=\"1\">\r\n      <x:source>Hello <x:g id=\"1\">you</x:g> &amp; {0}</x:source>\r\n      <x:note>n</x:note>\r\n    </x:trans-unit>\r\n",
+            "    <x:trans-unit id=\"2\"><x:source>Bye</x:source></x:trans-unit>\r\n",
+            "    <x:trans-unit id=\"3\">\r\n\t\t<x:source>A. B.</x:source>\r\n\t\t<x:seg-source><x:mrk mtype=\"seg\" mid=\"1\">A.</x:mrk> <x:mrk mtype=\"seg\" mid=\"2\">B.</x:mrk></x:seg-source>\r\n    </x:trans-unit>\r\n",
+            "    <x:trans-unit id=\"4\"><x:source/></x:trans-unit>\r\n",
+            " </x:body></x:file>\r\n</x:xliff>\r\n",
+        );
+        let mut parsed = read(text);
+        let first = draft(&parsed, 0, "Bonjour ", Some("needs-review-translation"));
+        let second = draft(&parsed, 1, "Au revoir <&>", Some("translated"));
+        let third = draft(&parsed, 2, "A. B.", None);
+        let fourth = Edition::new(vec![Run::text("vide")]);
+        for (i, edition) in [first, second, third, fourth].into_iter().enumerate() {
+            parsed.document.blocks[i]
+                .targets
+                .insert("fr".into(), edition);
+        }
+        let out = written_and_read_back(&Xliff, &parsed);
+        assert!(out.contains("</x:source>\r\n      <x:target state=\"needs-review-translation\">Bonjour <x:g id=\"1\">you</x:g> &amp; {0}</x:target>\r\n      <x:note>"), "{out}");
+        assert!(out.contains("<x:source>Bye</x:source><x:target state=\"translated\">Au revoir &lt;&amp;&gt;</x:target></x:trans-unit>"), "{out}");
+        assert!(
+            out.contains(
+                "</x:seg-source>\r\n\t\t<x:target>A. B.</x:target>\r\n    </x:trans-unit>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("<x:source/><x:target>vide</x:target>"),
+            "{out}"
+        );
+        // Untouched units stay byte for byte: only the inserted elements differ.
+        let inserted: usize = [
+            "\r\n      <x:target state=\"needs-review-translation\">Bonjour <x:g id=\"1\">you</x:g> &amp; {0}</x:target>",
+            "<x:target state=\"translated\">Au revoir &lt;&amp;&gt;</x:target>",
+            "\r\n\t\t<x:target>A. B.</x:target>",
+            "<x:target>vide</x:target>",
+        ]
+        .iter()
+        .map(|s| s.len())
+        .sum();
+        assert_eq!(out.len(), text.len() + inserted);
+    }
+
+    #[test]
+    fn a_targets_state_attribute_is_changed_added_or_dropped() {
+        let text = unit(concat!(
+            "<trans-unit id=\"1\"><source>A</source><target state=\"new\" xml:lang=\"fr\">a</target></trans-unit>\n",
+            "<trans-unit id=\"2\"><source>B</source><target>b</target></trans-unit>\n",
+            "<trans-unit id=\"3\"><source>C</source><target  state = 'translated'>c</target></trans-unit>\n",
+            "<trans-unit id=\"4\"><source>D</source><target/></trans-unit>\n",
+            "<trans-unit id=\"5\"><source>E</source><target state=\"final\">e</target></trans-unit>",
+        ));
+        let mut parsed = read(&text);
+        let states = [
+            Some("translated"),
+            Some("needs-review-translation"),
+            Some("x-mine&\"yours\""),
+            Some("signed-off"),
+            None,
+        ];
+        for (block, state) in parsed.document.blocks.iter_mut().zip(states) {
+            block.targets.get_mut("fr").unwrap().state = state.map(Box::from);
+        }
+        parsed.document.blocks[3]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("d")];
+        let out = written_and_read_back(&Xliff, &parsed);
+        for want in [
+            "<target state=\"translated\" xml:lang=\"fr\">a</target>",
+            "<target state=\"needs-review-translation\">b</target>",
+            "<target  state = 'x-mine&amp;&quot;yours&quot;'>c</target>",
+            "<target state=\"signed-off\">d</target>",
+            "<source>E</source><target>e</target>",
+        ] {
+            assert!(out.contains(want), "{want}\n{out}");
+        }
+        // The state unchanged and the text edited: the attribute stays as written.
+        let mut parsed = read(&text);
+        parsed.document.blocks[2]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("C!")];
+        let out = written_and_read_back(&Xliff, &parsed);
+        assert_eq!(out, text.replace(">c</target>", ">C!</target>"));
+    }
+
+    #[test]
+    fn a_state_xliff_has_no_value_for_is_refused_by_name() {
+        let text = unit(concat!(
+            "<trans-unit id=\"1\"><source>A</source><target>a</target></trans-unit>\n",
+            "<trans-unit id=\"2\"><source>B</source></trans-unit>",
+        ));
+        for (index, state) in [(0, "fuzzy"), (1, "reviewed")] {
+            let mut parsed = read(&text);
+            let edition = draft(&parsed, index, "x", Some(state));
+            parsed.document.blocks[index]
+                .targets
+                .insert("fr".into(), edition);
+            let e = Xliff.write(&parsed).unwrap_err();
+            let key = (index + 1).to_string();
+            assert!(
+                matches!(&e, WriteError::State { key: k, state: s, .. } if *k == key && s == state),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("needs-review-translation"), "{e}");
+        }
+    }
+
+    #[test]
+    fn targets_added_to_many_units_write_in_linear_time() {
+        let mut body = String::new();
+        for i in 0..20_000 {
+            body.push_str(&format!(
+                "  <trans-unit id=\"{i}\">\n    <source>Text {i}</source>\n  </trans-unit>\n"
+            ));
+        }
+        let mut parsed = read(&unit(&body));
+        for i in 0..parsed.document.blocks.len() {
+            let edition = draft(&parsed, i, "Texte ", Some("translated"));
+            parsed.document.blocks[i]
+                .targets
+                .insert("fr".into(), edition);
+        }
+        let started = std::time::Instant::now();
+        let out = String::from_utf8(Xliff.write(&parsed).unwrap()).unwrap();
+        assert!(started.elapsed().as_secs() < 20);
+        assert_eq!(
+            out.matches("\n    <target state=\"translated\">Texte ")
+                .count(),
+            20_000
+        );
     }
 }

@@ -15,8 +15,9 @@
 //! none, as in a POT file), holds the `msgstr` text. An empty `msgstr` still gives an (empty)
 //! target edition with a hole, so a translation can be written into it. The target's state
 //! is `fuzzy` when the `#,` flags say so, else `translated` when some `msgstr` is not empty,
-//! else none. The writer does not change flags: a state set on an edited edition is not
-//! written back.
+//! else none; the writer writes it back as the `fuzzy` flag (see Writing), so a state of
+//! `fuzzy` or `translated` reads back as written (none reads back as `translated` once the
+//! `msgstr` has text).
 //!
 //! A plural message is one [`Switch`](crate::model::Switch) per edition (kind plural, pivot `n`): the source has
 //! branches `one` (`msgid`) and `other` (`msgid_plural`); the target has one branch per
@@ -61,6 +62,20 @@
 //! In a file that does not wrap, a string that was one segment stays one line and one
 //! broken into segments is broken after each `\n`, keeping whether it began with `""`.
 //! Continuation lines reuse the hole's own separator (its line ending), else the file's.
+//!
+//! A target edition replaced or edited (`block.targets.insert(lang, edition)`) is written as
+//! the `msgstr`, an empty one included. A plural message's `msgstr[0]`, `msgstr[1]`… are
+//! written from the target switch's branches by name, in the order the reader names them
+//! for the header's `Plural-Forms: nplurals=N` (the [`plural_categories`] of `Language:`,
+//! else `form0`…); a target whose branches are not exactly those names, or a message whose
+//! `msgstr[i]` count is not N, is refused with [`WriteError::PluralForms`] naming the
+//! message (a header with no number, as in a POT, takes the message's own count); a
+//! switch in a singular message is refused with [`WriteError::Block`]. Adding forms a
+//! message lacks is not supported: msgmerge gives it them. The `fuzzy` flag follows
+//! the state of an edited target: state `fuzzy` adds it first on the message's first `#,`
+//! line (a `#, fuzzy` line before the `#|` lines or keywords when there is none), any other
+//! state or none takes it from every `#,` line, dropping a line left empty; the other flags
+//! and comments stay as written, and flags already right are copied byte for byte.
 //!
 //! # Encoding
 //! A UTF-16 or UTF-8 BOM decides; else the header's `charset=` through
