@@ -336,9 +336,83 @@ pub enum WriteError {
     Skeleton { message: String },
     #[error("{message}")]
     Container { message: String },
+    /// A plural message whose target does not hold the forms the file takes: PO's
+    /// `msgstr[0]`, `msgstr[1]`… follow the header's `Plural-Forms: nplurals=N`, each form a
+    /// branch of the target's plural switch. `expected` are the branch names in `msgstr[i]`
+    /// order; `found` the target's (empty when it is no plural switch); `in_file` how many
+    /// `msgstr[i]` the message holds.
+    #[error(
+        "block `{key}` cannot be written: {}",
+        plural_forms_message(.expected, .found, *.in_file)
+    )]
+    PluralForms {
+        key: String,
+        expected: Vec<String>,
+        found: Vec<String>,
+        in_file: usize,
+    },
+    /// A target state the format has no place for (XLIFF 2 `<segment state>` takes
+    /// `initial`, `translated`, `reviewed` or `final`).
+    #[error(
+        "block `{key}` cannot be written: the state `{state}` is not one the file records; expected {allowed}"
+    )]
+    State {
+        key: String,
+        state: String,
+        allowed: String,
+    },
 }
 
-/// A hole in the skeleton: the bytes of one block edition, or of one branch of it.
+/// What [`WriteError::PluralForms`] says.
+fn plural_forms_message(expected: &[String], found: &[String], in_file: usize) -> String {
+    let n = expected.len();
+    if in_file != n {
+        return format!(
+            "the message holds {in_file} `msgstr[i]` forms but the header's Plural-Forms \
+             gives nplurals={n}: give it {n} forms (msgmerge does) before writing a translation"
+        );
+    }
+    let expected = expected.join(", ");
+    if found.is_empty() {
+        return format!(
+            "the target is not a plural switch; this message takes the forms {expected} \
+             (`msgstr[0]` to `msgstr[{}]`)",
+            n.saturating_sub(1)
+        );
+    }
+    format!(
+        "the target's plural forms are {}, but the header's Plural-Forms (nplurals={n}) \
+         gives {expected} (`msgstr[0]` to `msgstr[{}]`)",
+        found.join(", "),
+        n.saturating_sub(1)
+    )
+}
+
+/// What a hole holds ([`Hole::kind`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HoleKind {
+    /// The runs of an edition, or of one branch of it: every format's holes.
+    #[default]
+    Runs,
+    /// Where a bilingual file records a target's state (an XLIFF `state` attribute, PO's
+    /// `#,` flags lines) or where it would. Its fingerprint is the whole edition's
+    /// ([`Edition::fingerprint`]: runs and state), so it is edited whenever the edition is,
+    /// and its writer renders it from [`Edition::state`], copying it when the state is the
+    /// one the file records. Untouched while the block has no such edition.
+    State,
+    /// Where a target the file lacks would go (an empty span after an XLIFF `</source>`):
+    /// untouched while the block has no such edition, rendered whole (element, state and
+    /// runs) once it has one.
+    Missing,
+}
+
+/// The `original` of a hole whose edition the file lacks: never compared (a
+/// [`HoleKind::Missing`] hole is edited when the edition exists, a state hole of an absent
+/// edition likewise).
+const ABSENT: u64 = 0;
+
+/// A hole in the skeleton: the bytes of one block edition, or of one branch of it, or where
+/// a target's state is recorded ([`HoleKind`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hole {
     /// Byte range in [`Skeleton::original`] (the decoded text).
@@ -349,22 +423,39 @@ pub struct Hole {
     /// set: one pointer, shared between the holes of one skeleton that repeat them (a hole is
     /// 40 bytes, one per block edition).
     name: Option<Arc<HoleName>>,
-    /// [`fingerprint_runs`] of the content as read, to tell an edited hole from an
-    /// untouched one without keeping a copy of every edition.
+    /// [`fingerprint_runs`] of the content as read (for a [`HoleKind::State`] hole, the
+    /// edition's [`Edition::fingerprint`]), to tell an edited hole from an untouched one
+    /// without keeping a copy of every edition.
     pub original: u64,
 }
 
-/// What names a hole beside its block: the target language, the branch.
+/// What names a hole beside its block: the target language, the branch, what it holds.
 #[derive(Debug, PartialEq, Eq)]
 struct HoleName {
     edition: Option<Box<str>>,
     branch: Option<Box<str>>,
+    kind: HoleKind,
 }
 
 impl Hole {
-    /// The target language whose edition fills the hole; `None` for the source edition.
+    /// The target language whose runs fill the hole (a [`HoleKind::Missing`] hole's
+    /// included); `None` for the source edition and for a [`HoleKind::State`] hole, which
+    /// holds no text ([`Hole::language`] names its edition).
     pub fn edition(&self) -> Option<&str> {
+        self.name
+            .as_ref()
+            .filter(|n| n.kind != HoleKind::State)
+            .and_then(|n| n.edition.as_deref())
+    }
+
+    /// The target language of the hole's edition, whatever it holds; `None` for the source.
+    pub fn language(&self) -> Option<&str> {
         self.name.as_ref().and_then(|n| n.edition.as_deref())
+    }
+
+    /// What the hole holds.
+    pub fn kind(&self) -> HoleKind {
+        self.name.as_ref().map_or(HoleKind::Runs, |n| n.kind)
     }
 
     /// The branch path (`count:one`) when the hole holds one form of a switch that the
@@ -664,21 +755,24 @@ impl Skeleton {
 
     /// The names of a hole as a shared value: the one already handed out when a hole had
     /// them; `None` for a source edition read whole.
-    fn intern(&mut self, edition: Option<&str>, branch: Option<&str>) -> Option<Arc<HoleName>> {
-        if edition.is_none() && branch.is_none() {
+    fn intern(
+        &mut self,
+        edition: Option<&str>,
+        branch: Option<&str>,
+        kind: HoleKind,
+    ) -> Option<Arc<HoleName>> {
+        if edition.is_none() && branch.is_none() && kind == HoleKind::Runs {
             return None;
         }
-        if let Some(known) = self
-            .names
-            .iter()
-            .rev()
-            .find(|n| n.edition.as_deref() == edition && n.branch.as_deref() == branch)
-        {
+        if let Some(known) = self.names.iter().rev().find(|n| {
+            n.edition.as_deref() == edition && n.branch.as_deref() == branch && n.kind == kind
+        }) {
             return Some(Arc::clone(known));
         }
         let shared = Arc::new(HoleName {
             edition: edition.map(Box::from),
             branch: branch.map(Box::from),
+            kind,
         });
         // Bounded so a file with many distinct branch names stays linear.
         if self.names.len() < 64 {
@@ -704,8 +798,39 @@ impl Skeleton {
         let hole = Hole {
             span,
             block,
-            name: self.intern(edition, branch),
+            name: self.intern(edition, branch, HoleKind::Runs),
             original: fingerprint_runs(runs),
+        };
+        self.holes.push(hole);
+    }
+
+    /// A [`HoleKind::State`] hole for the target `lang` of a block: `span` holds the state as
+    /// the file records it, or is empty where it would go; `edition` is the target as read
+    /// (`None` when the block has none).
+    pub fn push_state(
+        &mut self,
+        span: Range<usize>,
+        block: usize,
+        lang: &str,
+        edition: Option<&Edition>,
+    ) {
+        let hole = Hole {
+            span,
+            block,
+            name: self.intern(Some(lang), None, HoleKind::State),
+            original: edition.map_or(ABSENT, Edition::fingerprint),
+        };
+        self.holes.push(hole);
+    }
+
+    /// A [`HoleKind::Missing`] hole: the empty span `at` where the target `lang` of a block
+    /// that has none would be written.
+    pub fn push_missing(&mut self, at: usize, block: usize, lang: &str) {
+        let hole = Hole {
+            span: at..at,
+            block,
+            name: self.intern(Some(lang), None, HoleKind::Missing),
+            original: ABSENT,
         };
         self.holes.push(hole);
     }
@@ -714,8 +839,18 @@ impl Skeleton {
     /// runs, such as splitting placeholders out of text).
     pub fn refresh(&mut self, document: &Document) {
         for hole in &mut self.holes {
-            if let Some(runs) = hole_runs(document, hole) {
-                hole.original = fingerprint_runs(runs);
+            match hole.kind() {
+                HoleKind::Runs => {
+                    if let Some(runs) = hole_runs(document, hole) {
+                        hole.original = fingerprint_runs(runs);
+                    }
+                }
+                HoleKind::State => {
+                    if let Some(edition) = hole_edition(document, hole) {
+                        hole.original = edition.fingerprint();
+                    }
+                }
+                HoleKind::Missing => {}
             }
         }
     }
@@ -724,12 +859,14 @@ impl Skeleton {
     pub fn is_edited(&self, document: &Document) -> bool {
         self.holes
             .iter()
-            .any(|hole| matches!(hole_runs(document, hole), Some(runs) if fingerprint_runs(runs) != hole.original))
+            .any(|hole| edited_runs(document, hole).is_some())
     }
 
     /// Rebuilds the file: untouched holes copy their original bytes; an edited hole is
-    /// rendered by `render` (the format's escaping rules) from its current runs. Holes must
-    /// not overlap. The result is encoded back to the file's encoding.
+    /// rendered by `render` (the format's escaping rules) from its current runs (a
+    /// [`HoleKind::State`] or [`HoleKind::Missing`] hole gets its edition's runs, and
+    /// `render` finds the edition with [`hole_edition`]). Holes must not overlap; an empty
+    /// hole at the start of another is pushed before it. The result is encoded back to the file's encoding.
     pub fn fill(
         &self,
         document: &Document,
@@ -760,8 +897,8 @@ impl Skeleton {
                 });
             };
             out.extend_from_slice(before);
-            match hole_runs(document, hole) {
-                Some(runs) if fingerprint_runs(runs) != hole.original => {
+            match edited_runs(document, hole) {
+                Some(runs) => {
                     let rendered = render(hole, runs)?;
                     // Room for the rest of the file too, exactly: an edit that lengthens a
                     // 100 MB file by a byte must not double the buffer.
@@ -796,14 +933,37 @@ impl Skeleton {
     }
 }
 
-/// The current runs a hole stands for, if the block, edition and branch still exist.
+/// The current runs a hole stands for, if the block, edition and branch still exist; `None`
+/// for a hole that holds no runs of its own ([`HoleKind::State`], [`HoleKind::Missing`]).
 pub fn hole_runs<'a>(document: &'a Document, hole: &Hole) -> Option<&'a [Run]> {
+    if hole.kind() != HoleKind::Runs {
+        return None;
+    }
+    hole_edition(document, hole)?.branch(hole.branch().unwrap_or(""))
+}
+
+/// The edition a hole belongs to (whatever it holds), if the block and edition exist.
+pub fn hole_edition<'a>(document: &'a Document, hole: &Hole) -> Option<&'a Edition> {
     let block = document.blocks.get(hole.block)?;
-    let edition = match hole.edition() {
-        None => &block.source,
-        Some(lang) => block.targets.get(lang)?,
-    };
-    edition.branch(hole.branch().unwrap_or(""))
+    match hole.language() {
+        None => Some(&block.source),
+        Some(lang) => block.targets.get(lang),
+    }
+}
+
+/// The runs to render in place of `hole` when it is edited: a runs hole's when they differ
+/// from what was read; a state hole's edition's when the edition (runs or state) does; a
+/// missing target's once the block has it. `None` when the hole is untouched.
+fn edited_runs<'a>(document: &'a Document, hole: &Hole) -> Option<&'a [Run]> {
+    match hole.kind() {
+        HoleKind::Runs => {
+            hole_runs(document, hole).filter(|runs| fingerprint_runs(runs) != hole.original)
+        }
+        HoleKind::State => hole_edition(document, hole)
+            .filter(|e| e.fingerprint() != hole.original)
+            .map(|e| e.runs.as_slice()),
+        HoleKind::Missing => hole_edition(document, hole).map(|e| e.runs.as_slice()),
+    }
 }
 
 /// Writes runs in their native form: text through `text` (the format's escaping), codes as

@@ -15,8 +15,9 @@
 //!   times the file's size plus 16 MB ([`super::KeyBudget`]: a long `original` repeats in every
 //!   unit's key). A `<file>`'s and a `<group>`'s attributes are read once, not per unit.
 //! - **Editions**: `<source>` is the source; `<target>` is `targets[lang]` with `lang` the
-//!   `<file target-language>`, else `target`; its `state` attribute is `Edition.state`. A unit
-//!   with no `<target>` element has no target edition: adding one is not supported yet.
+//!   `<file target-language>`, else `target`; its `state` attribute is `Edition.state`,
+//!   verbatim. A unit with no `<target>` element has no target edition; one can be added
+//!   (see Writing).
 //!   `<note>` texts go to `block.notes`. A segmented unit (`<seg-source>` with
 //!   `<mrk mtype="seg">`) is read as its whole `<source>`; the `<seg-source>`, every
 //!   `<alt-trans>` and everything else outside `<source>`/`<target>` stay in the skeleton.
@@ -33,7 +34,16 @@
 //!   its file offset only when it is a verbatim slice of the file.
 //! - **Writing**: only edited editions are re-rendered: text escaped (`&amp;`, `&lt;`,
 //!   `&gt;`), codes as their data. An edited empty `<target/>` becomes
-//!   `<target>…</target>`. Everything else (declaration, encoding, BOM, namespaces,
+//!   `<target>…</target>`. A target added to a unit that had none
+//!   (`block.targets.insert(lang, edition)`) is written as a `<target>` right after the
+//!   `</source>` (after the `</seg-source>` of a segmented unit, as the schema orders
+//!   them), with the source's prefix, on a line of its own indented as the `<source>` when
+//!   that is on one, and `state="…"` when the edition has a state. A target's changed state
+//!   rewrites its `state` attribute in place (same quotes), adds it after the element name,
+//!   or drops it when the state is taken away; an unchanged one is copied. A state must be
+//!   one of XLIFF 1.2's (`new`, `needs-translation`, `needs-review-translation`,
+//!   `translated`, `final`, `signed-off`… or an `x-` one), else the write is refused with
+//!   [`WriteError::State`]. Everything else (declaration, encoding, BOM, namespaces,
 //!   comments, CDATA of untouched editions, attribute order, whitespace) is copied.
 //!
 //! - **Sniffing**: the root `<xliff>`'s `version` (anything but `2.x`), else its namespace,
@@ -49,7 +59,7 @@ use super::inline::placeholders::{self, Ids, Syntaxes};
 use super::output::Output;
 use super::xml::{self, Token, Tree};
 use super::{
-    Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
+    Capabilities, Format, FormatInfo, Hole, HoleKind, Keys, Parsed, ReadError, Skeleton, WriteError,
 };
 use crate::model::{Block, Code, CodeKind, Edition, Role, Run};
 
@@ -76,7 +86,7 @@ impl Format for Xliff {
     super::output::text_reads!(xml::decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        write(parsed)
+        write(parsed, Version::V1)
     }
 
     fn sniff(&self, head: &[u8]) -> bool {
@@ -120,6 +130,7 @@ fn read_text<'e>(
         let file = ancestor(&tree, unit, |i| is(i, "file"));
         let UnitParts {
             source,
+            seg_source,
             target,
             notes,
         } = unit_parts(&tree, unit, &is)?;
@@ -151,6 +162,8 @@ fn read_text<'e>(
             source,
             target,
             state: target.and_then(|t| tree.attr(t, "state")),
+            state_on: target,
+            after: seg_source.unwrap_or(source),
             notes,
             translate,
         };
@@ -167,6 +180,12 @@ pub(super) struct Found<'t> {
     pub source: usize,
     pub target: Option<usize>,
     pub state: Option<std::borrow::Cow<'t, str>>,
+    /// The element whose start tag records the target's state (1.2: the `<target>`, none
+    /// without one; 2: the `<segment>`).
+    pub state_on: Option<usize>,
+    /// The element after which a missing `<target>` is written (the `<source>`, or a 1.2
+    /// `<seg-source>`).
+    pub after: usize,
     pub notes: Vec<String>,
     /// The `translate` in force (`no` locks the block).
     pub translate: Option<String>,
@@ -192,24 +211,59 @@ pub(super) fn push_found(
     }
     out.skeleton
         .hole(edition_span(tree, found.source), index, &block.source);
-    if let Some(target) = found.target {
+    let edition = found.target.map(|target| {
         let mut edition = Edition::new(read_inline(tree, target, classify));
         edition.state = found.state.map(|s| Box::from(s.as_ref()));
-        out.skeleton.push(
-            edition_span(tree, target),
-            index,
-            Some(lang),
-            None,
-            &edition.runs,
-        );
-        block.targets.insert(lang.to_owned(), edition);
+        edition
+    });
+    // The state hole first: on an empty `<target/>` it starts where the content's does.
+    if let Some(on) = found.state_on {
+        let span = state_span(tree, on);
+        out.skeleton.push_state(span, index, lang, edition.as_ref());
+    }
+    match (found.target, edition) {
+        (Some(target), Some(edition)) => {
+            out.skeleton.push(
+                edition_span(tree, target),
+                index,
+                Some(lang),
+                None,
+                &edition.runs,
+            );
+            block.targets.insert(lang.to_owned(), edition);
+        }
+        _ => {
+            let at = tree.get(found.after).map_or(0, |e| e.span().end);
+            out.skeleton.push_missing(at, index, lang);
+        }
     }
     out.push(tree.text, block);
 }
 
-/// A `<trans-unit>`'s `<source>`, `<target>` and the text of its notes.
+/// Where `element`'s start tag records a state: its `state` attribute with the whitespace
+/// before it, else the empty span after its name (where one would go).
+fn state_span(tree: &Tree, element: usize) -> std::ops::Range<usize> {
+    let Some(e) = tree.get(element) else {
+        return 0..0;
+    };
+    let name_end = e.name().end;
+    let found = xml::attributes(tree.text, name_end, &e.open())
+        .map_while(Result::ok)
+        .find(|a| tree.text.get(a.name.clone()) == Some("state"));
+    match found {
+        Some(attr) => {
+            let before = tree.text.get(name_end..attr.name.start).unwrap_or_default();
+            let spaces = before.len() - before.trim_end().len();
+            attr.name.start - spaces..attr.value.end + 1
+        }
+        None => name_end..name_end,
+    }
+}
+
+/// A `<trans-unit>`'s `<source>`, `<seg-source>`, `<target>` and the text of its notes.
 struct UnitParts {
     source: usize,
+    seg_source: Option<usize>,
     target: Option<usize>,
     notes: Vec<String>,
 }
@@ -222,6 +276,7 @@ fn unit_parts(
     is: &dyn Fn(usize, &str) -> bool,
 ) -> Result<UnitParts, ReadError> {
     let mut source = None;
+    let mut seg_source = None;
     let mut target = None;
     let mut notes = Vec::new();
     for child in tree.children(unit) {
@@ -245,6 +300,8 @@ fn unit_parts(
             target = Some(child);
         } else if is(child, "note") {
             notes.push(tree.text_content(child));
+        } else if is(child, "seg-source") {
+            seg_source.get_or_insert(child);
         }
     }
     let Some(source) = source else {
@@ -256,6 +313,7 @@ fn unit_parts(
     };
     Ok(UnitParts {
         source,
+        seg_source,
         target,
         notes,
     })
@@ -676,13 +734,211 @@ impl InlineReader<'_, '_> {
     }
 }
 
+/// What the XLIFF versions write differently: where a target's state goes (1.2 on the
+/// `<target>`, 2 on the `<segment>`) and which states they take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Version {
+    V1,
+    V2,
+}
+
+/// XLIFF 1.2's `state` values; `x-…` ones are the file's own.
+const STATES_1: &[&str] = &[
+    "final",
+    "needs-adaptation",
+    "needs-l10n",
+    "needs-review-adaptation",
+    "needs-review-l10n",
+    "needs-review-translation",
+    "needs-translation",
+    "new",
+    "signed-off",
+    "translated",
+];
+
+/// XLIFF 2's `<segment state>` values.
+const STATES_2: &[&str] = &["initial", "translated", "reviewed", "final"];
+
+impl Version {
+    /// Refuses a state this version has no value for.
+    fn check_state(self, state: &str, key: &str) -> Result<(), WriteError> {
+        let (known, allowed) = match self {
+            Version::V1 => (
+                STATES_1.contains(&state) || state.starts_with("x-"),
+                format!("{} or an `x-` state", STATES_1.join(", ")),
+            ),
+            Version::V2 => (STATES_2.contains(&state), STATES_2.join(", ")),
+        };
+        if known {
+            return Ok(());
+        }
+        Err(WriteError::State {
+            key: key.to_owned(),
+            state: state.to_owned(),
+            allowed,
+        })
+    }
+}
+
 /// Fills the skeleton: an edited edition is written with its text escaped and its codes as
-/// their data.
-pub(super) fn write(parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+/// their data; a changed state is written where `version` records it; a target the file
+/// lacks is written after the unit's `</source>`.
+pub(super) fn write(parsed: &Parsed, version: Version) -> Result<Vec<u8>, WriteError> {
     let original = parsed.skeleton.text();
-    parsed.skeleton.fill(&parsed.document, |hole, runs| {
-        Ok(render(original, hole, runs))
+    let document = &parsed.document;
+    // Where each block's source content starts, for the style of a missing target: found
+    // once, the first time one is written.
+    let mut sources: Option<HashMap<usize, usize>> = None;
+    parsed.skeleton.fill(document, |hole, runs| {
+        let edition = super::hole_edition(document, hole);
+        let key = || {
+            document
+                .blocks
+                .get(hole.block)
+                .map_or_else(String::new, |b| b.key.clone())
+        };
+        let state = edition.and_then(|e| e.state.as_deref());
+        match hole.kind() {
+            HoleKind::Runs => Ok(render(original, hole, runs)),
+            HoleKind::State => render_state(original, hole.span.clone(), state, version, &key()),
+            HoleKind::Missing => {
+                let sources = sources.get_or_insert_with(|| source_starts(&parsed.skeleton.holes));
+                let source = sources.get(&hole.block).copied();
+                let state = match version {
+                    Version::V1 => state,
+                    Version::V2 => None,
+                };
+                if let Some(state) = state {
+                    version.check_state(state, &key())?;
+                }
+                Ok(render_missing(
+                    original,
+                    hole.span.start,
+                    source,
+                    state,
+                    runs,
+                ))
+            }
+        }
     })
+}
+
+/// Where each block's source content (its source hole) starts.
+fn source_starts(holes: &[Hole]) -> HashMap<usize, usize> {
+    holes
+        .iter()
+        .filter(|h| h.kind() == HoleKind::Runs && h.language().is_none() && h.branch().is_none())
+        .map(|h| (h.block, h.span.start))
+        .collect()
+}
+
+/// The state attribute in place of `span` (a `state="…"` with the whitespace before it, or
+/// the empty span after a tag's name): copied when it records `state` already, else
+/// rewritten with the same quotes, added, or dropped when there is no state.
+fn render_state(
+    original: &str,
+    span: std::ops::Range<usize>,
+    state: Option<&str>,
+    version: Version,
+    key: &str,
+) -> Result<String, WriteError> {
+    let held = original.get(span.clone()).unwrap_or_default();
+    // The value as written: after `=`, between its quotes.
+    let value = held.find('=').and_then(|eq| {
+        let rest = held.get(eq + 1..)?;
+        let open = rest.find(['"', '\''])?;
+        let quote = rest.get(open..open + 1)?;
+        let start = eq + 1 + open + 1;
+        let end = held.get(start..)?.find(quote)? + start;
+        Some(start..end)
+    });
+    let read = value.as_ref().map(|v| {
+        let raw = held.get(v.clone()).unwrap_or_default();
+        xml::unescape(original, raw, span.start + v.start)
+            .map_or_else(|_| raw.to_owned(), std::borrow::Cow::into_owned)
+    });
+    if read.as_deref() == state {
+        return Ok(held.to_owned());
+    }
+    let Some(state) = state else {
+        return Ok(String::new());
+    };
+    version.check_state(state, key)?;
+    let mut escaped = String::new();
+    escape_attr(state, &mut escaped);
+    Ok(match value {
+        Some(v) => format!(
+            "{}{escaped}{}",
+            held.get(..v.start).unwrap_or_default(),
+            held.get(v.end..).unwrap_or_default()
+        ),
+        None => format!(" state=\"{escaped}\""),
+    })
+}
+
+/// Escapes an attribute value for double quotes: `&`, `<`, `>` and `"`.
+fn escape_attr(value: &str, out: &mut String) {
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => {
+                let mut buf = [0u8; 4];
+                xml::escape_text(c.encode_utf8(&mut buf), out);
+            }
+        }
+    }
+}
+
+/// A target the file lacked, written at `at` (right after the `</source>`): in the
+/// source's style when `source` (where its content starts) shows it: the same prefix
+/// (`<xlf:target>`), and on a line of its own indented like the `<source>` when that is on
+/// one. `state` goes on the element (XLIFF 1.2).
+fn render_missing(
+    original: &str,
+    at: usize,
+    source: Option<usize>,
+    state: Option<&str>,
+    runs: &[Run],
+) -> String {
+    let before = original.get(..source.unwrap_or(at)).unwrap_or_default();
+    let (lt, tag) = match source.and_then(|_| before.rfind('<')) {
+        Some(lt) => (lt, before.get(lt + 1..).unwrap_or_default()),
+        None => (before.len(), ""),
+    };
+    let name = tag
+        .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+        .and_then(|end| tag.get(..end))
+        .unwrap_or(tag);
+    let prefix = name.rsplit_once(':').map_or("", |(p, _)| p);
+    // The whitespace before `<source`, from its last line break: the line and indent.
+    let lead = before.get(..lt).unwrap_or_default();
+    let spaces = &lead[lead.trim_end().len()..];
+    let sep = match spaces.rfind('\n') {
+        Some(nl) if spaces.get(..nl).is_some_and(|s| s.ends_with('\r')) => &spaces[nl - 1..],
+        Some(nl) => &spaces[nl..],
+        None => "",
+    };
+    let name = if prefix.is_empty() {
+        "target".to_owned()
+    } else {
+        format!("{prefix}:target")
+    };
+    let mut out = String::with_capacity(sep.len() + 2 * name.len() + 32);
+    out.push_str(sep);
+    out.push('<');
+    out.push_str(&name);
+    if let Some(state) = state {
+        out.push_str(" state=\"");
+        escape_attr(state, &mut out);
+        out.push('"');
+    }
+    out.push('>');
+    super::render_runs(runs, &mut out, &mut |text, out| xml::escape_text(text, out));
+    out.push_str("</");
+    out.push_str(&name);
+    out.push('>');
+    out
 }
 
 /// An edition's content in place of `hole`.
@@ -760,6 +1016,8 @@ pub(crate) mod tests {
             source,
             target: Some(target),
             state: Some("final".into()),
+            state_on: Some(target),
+            after: source,
             notes: vec!["N".into()],
             translate: Some("no".into()),
         };
@@ -779,7 +1037,18 @@ pub(crate) mod tests {
         let target_at = text.find("/>").unwrap();
         let source_at = text.find("Hi").unwrap();
         let source_end = text.find("</source>").unwrap();
-        assert_eq!(spans, [source_at..source_end, target_at..target_at + 2]);
+        assert_eq!(
+            spans,
+            [
+                source_at..source_end,
+                target_at..target_at,
+                target_at..target_at + 2
+            ]
+        );
+        assert_eq!(
+            out.skeleton.holes[1].kind(),
+            crate::formats::HoleKind::State
+        );
     }
 
     /// The runs as a compact string: text, `{kind id: data}` codes.
@@ -997,12 +1266,17 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_unit_without_target_has_no_target_edition() {
+    fn a_unit_without_target_has_no_target_edition_but_a_place_for_one() {
         let parsed = read(&unit(
             "<trans-unit id=\"1\"><source>A</source></trans-unit>",
         ));
         assert!(parsed.document.blocks[0].targets.is_empty());
-        assert_eq!(parsed.skeleton.holes.len(), 1);
+        let kinds: Vec<_> = parsed.skeleton.holes.iter().map(Hole::kind).collect();
+        assert_eq!(kinds, [HoleKind::Runs, HoleKind::Missing]);
+        let missing = &parsed.skeleton.holes[1];
+        assert_eq!(missing.edition(), Some("fr"));
+        let end = parsed.skeleton.text().find("</source>").unwrap() + "</source>".len();
+        assert_eq!(missing.span, end..end);
     }
 
     #[test]
@@ -1096,5 +1370,173 @@ pub(crate) mod tests {
             .runs = vec![Run::text("été €")];
         let written = Xliff.write(&parsed).unwrap();
         assert!(written.windows(5).any(|w| w == b"\xe9t\xe9 \x80"));
+    }
+
+    /// Writes `parsed`, reads it back and asserts every target reads as it was written;
+    /// a no-op write of the re-read gives the same bytes.
+    pub(crate) fn written_and_read_back(format: &dyn Format, parsed: &Parsed) -> String {
+        let out = format.write(parsed).unwrap_or_else(|e| panic!("{e}"));
+        let again = format.read(&out).unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            blocks_table(&again.document),
+            blocks_table(&parsed.document),
+            "{text}"
+        );
+        assert_eq!(format.write(&again).unwrap(), text.as_bytes());
+        text
+    }
+
+    /// A target as `kapi translate` makes one: the source's runs with new text.
+    pub(crate) fn draft(parsed: &Parsed, index: usize, text: &str, state: Option<&str>) -> Edition {
+        let mut runs = parsed.document.blocks[index].source.runs.clone();
+        if let Some(Run::Text { text: t, src }) = runs.first_mut() {
+            *t = text.to_owned();
+            *src = None;
+        }
+        Edition {
+            runs,
+            state: state.map(Box::from),
+        }
+    }
+
+    #[test]
+    fn a_target_added_to_a_unit_goes_after_its_source_in_the_files_style() {
+        let text = concat!(
+            "<?xml version=\"1.0\"?>\r\n<x:xliff version=\"1.2\" xmlns:x=\"urn:oasis:names:tc:xliff:document:1.2\">\r\n",
+            " <x:file original=\"a\" source-language=\"en\" target-language=\"fr\"><x:body>\r\n",
+            "    <x:trans-unit id=\"1\">\r\n      <x:source>Hello <x:g id=\"1\">you</x:g> &amp; {0}</x:source>\r\n      <x:note>n</x:note>\r\n    </x:trans-unit>\r\n",
+            "    <x:trans-unit id=\"2\"><x:source>Bye</x:source></x:trans-unit>\r\n",
+            "    <x:trans-unit id=\"3\">\r\n\t\t<x:source>A. B.</x:source>\r\n\t\t<x:seg-source><x:mrk mtype=\"seg\" mid=\"1\">A.</x:mrk> <x:mrk mtype=\"seg\" mid=\"2\">B.</x:mrk></x:seg-source>\r\n    </x:trans-unit>\r\n",
+            "    <x:trans-unit id=\"4\"><x:source/></x:trans-unit>\r\n",
+            " </x:body></x:file>\r\n</x:xliff>\r\n",
+        );
+        let mut parsed = read(text);
+        let first = draft(&parsed, 0, "Bonjour ", Some("needs-review-translation"));
+        let second = draft(&parsed, 1, "Au revoir <&>", Some("translated"));
+        let third = draft(&parsed, 2, "A. B.", None);
+        let fourth = Edition::new(vec![Run::text("vide")]);
+        for (i, edition) in [first, second, third, fourth].into_iter().enumerate() {
+            parsed.document.blocks[i]
+                .targets
+                .insert("fr".into(), edition);
+        }
+        let out = written_and_read_back(&Xliff, &parsed);
+        assert!(out.contains("</x:source>\r\n      <x:target state=\"needs-review-translation\">Bonjour <x:g id=\"1\">you</x:g> &amp; {0}</x:target>\r\n      <x:note>"), "{out}");
+        assert!(out.contains("<x:source>Bye</x:source><x:target state=\"translated\">Au revoir &lt;&amp;&gt;</x:target></x:trans-unit>"), "{out}");
+        assert!(
+            out.contains(
+                "</x:seg-source>\r\n\t\t<x:target>A. B.</x:target>\r\n    </x:trans-unit>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("<x:source/><x:target>vide</x:target>"),
+            "{out}"
+        );
+        // Untouched units stay byte for byte: only the inserted elements differ.
+        let inserted: usize = [
+            "\r\n      <x:target state=\"needs-review-translation\">Bonjour <x:g id=\"1\">you</x:g> &amp; {0}</x:target>",
+            "<x:target state=\"translated\">Au revoir &lt;&amp;&gt;</x:target>",
+            "\r\n\t\t<x:target>A. B.</x:target>",
+            "<x:target>vide</x:target>",
+        ]
+        .iter()
+        .map(|s| s.len())
+        .sum();
+        assert_eq!(out.len(), text.len() + inserted);
+    }
+
+    #[test]
+    fn a_targets_state_attribute_is_changed_added_or_dropped() {
+        let text = unit(concat!(
+            "<trans-unit id=\"1\"><source>A</source><target state=\"new\" xml:lang=\"fr\">a</target></trans-unit>\n",
+            "<trans-unit id=\"2\"><source>B</source><target>b</target></trans-unit>\n",
+            "<trans-unit id=\"3\"><source>C</source><target  state = 'translated'>c</target></trans-unit>\n",
+            "<trans-unit id=\"4\"><source>D</source><target/></trans-unit>\n",
+            "<trans-unit id=\"5\"><source>E</source><target state=\"final\">e</target></trans-unit>",
+        ));
+        let mut parsed = read(&text);
+        let states = [
+            Some("translated"),
+            Some("needs-review-translation"),
+            Some("x-mine&\"yours\""),
+            Some("signed-off"),
+            None,
+        ];
+        for (block, state) in parsed.document.blocks.iter_mut().zip(states) {
+            block.targets.get_mut("fr").unwrap().state = state.map(Box::from);
+        }
+        parsed.document.blocks[3]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("d")];
+        let out = written_and_read_back(&Xliff, &parsed);
+        for want in [
+            "<target state=\"translated\" xml:lang=\"fr\">a</target>",
+            "<target state=\"needs-review-translation\">b</target>",
+            "<target  state = 'x-mine&amp;&quot;yours&quot;'>c</target>",
+            "<target state=\"signed-off\">d</target>",
+            "<source>E</source><target>e</target>",
+        ] {
+            assert!(out.contains(want), "{want}\n{out}");
+        }
+        // The state unchanged and the text edited: the attribute stays as written.
+        let mut parsed = read(&text);
+        parsed.document.blocks[2]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("C!")];
+        let out = written_and_read_back(&Xliff, &parsed);
+        assert_eq!(out, text.replace(">c</target>", ">C!</target>"));
+    }
+
+    #[test]
+    fn a_state_xliff_has_no_value_for_is_refused_by_name() {
+        let text = unit(concat!(
+            "<trans-unit id=\"1\"><source>A</source><target>a</target></trans-unit>\n",
+            "<trans-unit id=\"2\"><source>B</source></trans-unit>",
+        ));
+        for (index, state) in [(0, "fuzzy"), (1, "reviewed")] {
+            let mut parsed = read(&text);
+            let edition = draft(&parsed, index, "x", Some(state));
+            parsed.document.blocks[index]
+                .targets
+                .insert("fr".into(), edition);
+            let e = Xliff.write(&parsed).unwrap_err();
+            let key = (index + 1).to_string();
+            assert!(
+                matches!(&e, WriteError::State { key: k, state: s, .. } if *k == key && s == state),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("needs-review-translation"), "{e}");
+        }
+    }
+
+    #[test]
+    fn targets_added_to_many_units_write_in_linear_time() {
+        let mut body = String::new();
+        for i in 0..20_000 {
+            body.push_str(&format!(
+                "  <trans-unit id=\"{i}\">\n    <source>Text {i}</source>\n  </trans-unit>\n"
+            ));
+        }
+        let mut parsed = read(&unit(&body));
+        for i in 0..parsed.document.blocks.len() {
+            let edition = draft(&parsed, i, "Texte ", Some("translated"));
+            parsed.document.blocks[i]
+                .targets
+                .insert("fr".into(), edition);
+        }
+        let started = std::time::Instant::now();
+        let out = String::from_utf8(Xliff.write(&parsed).unwrap()).unwrap();
+        assert!(started.elapsed().as_secs() < 20);
+        assert_eq!(
+            out.matches("\n    <target state=\"translated\">Texte ")
+                .count(),
+            20_000
+        );
     }
 }

@@ -15,8 +15,13 @@
 //!   unit notes each segment repeats, may add up to four times the file's size plus 16 MB
 //!   ([`super::KeyBudget`]).
 //! - **Editions**: `<source>` is the source; `<target>` is `targets[trgLang]` (`target` when the
-//!   root names no `trgLang`); the segment's `state` is the target's `Edition.state`. A segment
-//!   with no `<target>` has no target edition: adding one is not supported yet. The unit's
+//!   root names no `trgLang`); the segment's `state` is the target's `Edition.state`,
+//!   verbatim. A segment with no `<target>` has no target edition; one added is written as a
+//!   `<target>` right after the `</source>`, in the source's style (see [`super::xliff`]).
+//!   An edited target's state is written on the `<segment>`: its `state` attribute
+//!   rewritten in place, added after the name, or dropped when the state is taken away
+//!   (`subState` is left as it is); it must be `initial`, `translated`, `reviewed` or
+//!   `final`, else the write is refused with [`WriteError::State`]. The unit's
 //!   `<notes><note>` texts go to the notes of each of its segments.
 //! - **Codes**: `<pc>` and `<mrk>` are paired (start tag opens, end tag closes; not deletable
 //!   when `canDelete="no"`, resp. `translate="no"`); `<ph/>`, `<cp/>`, comments and processing
@@ -66,7 +71,7 @@ impl Format for Xliff2 {
     super::output::text_reads!(xml::decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        xliff::write(parsed)
+        xliff::write(parsed, xliff::Version::V2)
     }
 
     fn sniff(&self, head: &[u8]) -> bool {
@@ -152,6 +157,8 @@ fn read_text<'e>(
                 source,
                 target,
                 state: tree.attr(segment, "state"),
+                state_on: Some(segment),
+                after: source,
                 notes: notes.clone(),
                 translate: translate.clone(),
             };
@@ -464,5 +471,84 @@ mod tests {
             err,
             "1:1: the file is XLIFF 1.2: read it with format `xliff`"
         );
+    }
+
+    #[test]
+    fn a_target_added_to_a_segment_goes_after_its_source_and_its_state_on_the_segment() {
+        let text = doc(concat!(
+            "  <unit id=\"u1\">\n    <segment>\n      <source>Hi <pc id=\"1\">you</pc></source>\n    </segment>\n  </unit>\n",
+            "  <unit id=\"u2\"><segment state=\"initial\"><source>Bye</source></segment></unit>\n",
+            "  <unit id=\"u3\"><segment id=\"s\" state=\"translated\"><source>Yes</source><target>Oui</target></segment></unit>\n",
+            "  <unit id=\"u4\"><segment subState=\"x:y\"><source>No</source><target>Non</target></segment></unit>",
+        ));
+        let mut parsed = read(&text);
+        let first = xliff::tests::draft(&parsed, 0, "Salut ", Some("translated"));
+        let second = xliff::tests::draft(&parsed, 1, "Au revoir", None);
+        parsed.document.blocks[0].targets.insert("fr".into(), first);
+        parsed.document.blocks[1]
+            .targets
+            .insert("fr".into(), second);
+        parsed.document.blocks[2]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .state = Some("reviewed".into());
+        parsed.document.blocks[3]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .state = Some("final".into());
+        let out = xliff::tests::written_and_read_back(&Xliff2, &parsed);
+        for want in [
+            "<segment state=\"translated\">\n      <source>Hi <pc id=\"1\">you</pc></source>\n      <target>Salut <pc id=\"1\">you</pc></target>\n    </segment>",
+            "<segment><source>Bye</source><target>Au revoir</target></segment>",
+            "<segment id=\"s\" state=\"reviewed\"><source>Yes</source><target>Oui</target>",
+            "<segment state=\"final\" subState=\"x:y\"><source>No</source>",
+        ] {
+            assert!(out.contains(want), "{want}\n{out}");
+        }
+        // Taking a state away drops the attribute; an unchanged state is copied.
+        let mut parsed = read(&out);
+        parsed.document.blocks[2]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .state = None;
+        parsed.document.blocks[3]
+            .targets
+            .get_mut("fr")
+            .unwrap()
+            .runs = vec![Run::text("Non!")];
+        let again = xliff::tests::written_and_read_back(&Xliff2, &parsed);
+        assert_eq!(
+            again,
+            out.replace(
+                "<segment id=\"s\" state=\"reviewed\">",
+                "<segment id=\"s\">"
+            )
+            .replace(">Non<", ">Non!<")
+        );
+    }
+
+    #[test]
+    fn a_state_xliff_2_has_no_value_for_is_refused_by_name() {
+        let text = doc("<unit id=\"u\"><segment><source>A</source></segment></unit>");
+        for state in ["needs-review-translation", "fuzzy", "Final"] {
+            let mut parsed = read(&text);
+            let edition = xliff::tests::draft(&parsed, 0, "a", Some(state));
+            parsed.document.blocks[0]
+                .targets
+                .insert("fr".into(), edition);
+            let e = Xliff2.write(&parsed).unwrap_err();
+            assert!(
+                matches!(&e, crate::formats::WriteError::State { key, .. } if key == "u"),
+                "{e:?}"
+            );
+            assert!(
+                e.to_string()
+                    .contains("initial, translated, reviewed, final"),
+                "{e}"
+            );
+        }
     }
 }

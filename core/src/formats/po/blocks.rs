@@ -12,13 +12,16 @@ use crate::model::{Block, Branch, Edition, KeyDeduper, Role, Run, Switch, Switch
 
 /// What the header says about the file.
 #[derive(Debug, Default)]
-struct Header {
-    language: Option<String>,
+pub(super) struct Header {
+    /// `Language:` as written (a gettext locale: `zh_CN`, `sr@latin`).
+    pub(super) language: Option<String>,
+    /// `Plural-Forms: nplurals=N`, when N is a number (a POT's `INTEGER` is not).
+    pub(super) nplurals: Option<usize>,
 }
 
 /// The header: the first message with an empty `msgid` and no context (read up to it, so
 /// a file with its header first, as gettext writes them, costs one message).
-fn header(text: &str) -> Result<Header, ReadError> {
+pub(super) fn header(text: &str) -> Result<Header, ReadError> {
     let mut found = None;
     parse(text, &mut |entry| {
         if entry.is_header() {
@@ -44,9 +47,39 @@ fn header_of(text: Option<&str>) -> Header {
             if !value.is_empty() {
                 out.language = Some(value.to_owned());
             }
+        } else if name.trim().eq_ignore_ascii_case("plural-forms") {
+            out.nplurals = nplurals(value);
         }
     }
     out
+}
+
+/// The `nplurals=N` of a `Plural-Forms` value, N of at most three digits (the most
+/// `msgstr[i]` forms the parser reads).
+fn nplurals(value: &str) -> Option<usize> {
+    let (_, rest) = value.split_once("nplurals")?;
+    let rest = rest.trim_start().strip_prefix('=')?.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 3 {
+        return None;
+    }
+    rest.get(..digits)?.parse().ok()
+}
+
+/// The branch names of a plural message's `forms` target forms, `msgstr[0]` first: the
+/// CLDR categories of the header's `language` when the table has that many
+/// ([`plural_categories`]), else `form0`, `form1`….
+pub(super) fn form_names(language: Option<&str>, forms: usize) -> Vec<String> {
+    let names = language
+        .and_then(|l| plural_categories(l, forms))
+        .or_else(|| plural_categories("", forms));
+    (0..forms)
+        .map(|i| {
+            names
+                .and_then(|n| n.get(i))
+                .map_or_else(|| format!("form{i}"), |c| (*c).to_owned())
+        })
+        .collect()
 }
 
 /// A gettext locale name as a language tag: `zh_CN` → `zh-CN`, `sr@latin` → `sr-Latn`.
@@ -256,16 +289,9 @@ pub(super) fn read_text<'e>(
             }
             runs
         } else {
-            let names = header
-                .language
-                .as_deref()
-                .and_then(|l| plural_categories(l, entry.strs.len()))
-                .or_else(|| plural_categories("", entry.strs.len()));
+            let names = form_names(header.language.as_deref(), entry.strs.len());
             let mut branches = Vec::with_capacity(entry.strs.len());
-            for (i, s) in entry.strs.iter_mut().enumerate() {
-                let case = names
-                    .and_then(|n| n.get(i))
-                    .map_or_else(|| format!("form{i}"), |c| (*c).to_owned());
+            for (s, case) in entry.strs.iter_mut().zip(names) {
                 let runs = runs_of(s, syntaxes, &mut Ids::default());
                 let path = format!("n:{case}");
                 out.skeleton
@@ -283,13 +309,13 @@ pub(super) fn read_text<'e>(
         };
 
         let mut block = Block::new(keys.key(&key), Role::Key, source);
-        block.targets.insert(
-            lang.clone(),
-            Edition {
-                runs: target,
-                state: state.map(String::into_boxed_str),
-            },
-        );
+        let target = Edition {
+            runs: target,
+            state: state.map(String::into_boxed_str),
+        };
+        out.skeleton
+            .push_state(entry.flags_span(), index, &lang, Some(&target));
+        block.targets.insert(lang.clone(), target);
         for lines in [&entry.comments.translator, &entry.comments.extracted] {
             if lines.is_empty() {
                 continue;

@@ -15,8 +15,9 @@
 //! none, as in a POT file), holds the `msgstr` text. An empty `msgstr` still gives an (empty)
 //! target edition with a hole, so a translation can be written into it. The target's state
 //! is `fuzzy` when the `#,` flags say so, else `translated` when some `msgstr` is not empty,
-//! else none. The writer does not change flags: a state set on an edited edition is not
-//! written back.
+//! else none; the writer writes it back as the `fuzzy` flag (see Writing), so a state of
+//! `fuzzy` or `translated` reads back as written (none reads back as `translated` once the
+//! `msgstr` has text).
 //!
 //! A plural message is one [`Switch`](crate::model::Switch) per edition (kind plural, pivot `n`): the source has
 //! branches `one` (`msgid`) and `other` (`msgid_plural`); the target has one branch per
@@ -62,6 +63,20 @@
 //! broken into segments is broken after each `\n`, keeping whether it began with `""`.
 //! Continuation lines reuse the hole's own separator (its line ending), else the file's.
 //!
+//! A target edition replaced or edited (`block.targets.insert(lang, edition)`) is written as
+//! the `msgstr`, an empty one included. A plural message's `msgstr[0]`, `msgstr[1]`… are
+//! written from the target switch's branches by name, in the order the reader names them
+//! for the header's `Plural-Forms: nplurals=N` (the [`plural_categories`] of `Language:`,
+//! else `form0`…); a target whose branches are not exactly those names, or a message whose
+//! `msgstr[i]` count is not N, is refused with [`WriteError::PluralForms`] naming the
+//! message (a header with no number, as in a POT, takes the message's own count); a
+//! switch in a singular message is refused with [`WriteError::Block`]. Adding forms a
+//! message lacks is not supported: msgmerge gives it them. The `fuzzy` flag follows
+//! the state of an edited target: state `fuzzy` adds it first on the message's first `#,`
+//! line (a `#, fuzzy` line before the `#|` lines or keywords when there is none), any other
+//! state or none takes it from every `#,` line, dropping a line left empty; the other flags
+//! and comments stay as written, and flags already right are copied byte for byte.
+//!
 //! # Encoding
 //! A UTF-16 or UTF-8 BOM decides; else the header's `charset=` through
 //! [`Encoding::for_label`] (`windows-1251`, `ISO-8859-1`…), except that a file that is valid
@@ -79,15 +94,19 @@
 mod blocks;
 mod codes;
 mod parser;
+mod state;
 mod writer;
 
 use std::borrow::Cow;
 
-use super::{Capabilities, Encoding, Format, FormatInfo, Hole, Parsed, ReadError, WriteError};
+use super::{
+    Capabilities, Encoding, Format, FormatInfo, Hole, HoleKind, Parsed, ReadError, WriteError,
+};
 use crate::model::Run;
 pub use blocks::plural_categories;
 use blocks::read_text;
-use writer::{file_wraps, render};
+use state::{Plurals, render_flags};
+use writer::{file_wraps, line_ending, render};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "po",
@@ -113,15 +132,36 @@ impl Format for Po {
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         let original = parsed.skeleton.text();
-        let mut wraps: Option<bool> = None;
+        let document = &parsed.document;
+        // Whether the file wraps as msgcat does, and its line ending: found once.
+        let mut style: Option<(bool, &str)> = None;
+        let mut plurals: Option<Plurals> = None;
         parsed
             .skeleton
-            .fill(&parsed.document, |hole: &Hole, runs: &[Run]| {
-                let wraps =
-                    *wraps.get_or_insert_with(|| file_wraps(original, &parsed.skeleton.holes));
-                let mut plain = String::new();
-                super::render_runs(runs, &mut plain, &mut |text, out| out.push_str(text));
-                Ok(render(original, hole.span.clone(), wraps, &plain))
+            .fill(document, |hole: &Hole, runs: &[Run]| match hole.kind() {
+                HoleKind::Runs => {
+                    let (wraps, eol) = *style.get_or_insert_with(|| {
+                        let wraps = file_wraps(original, &parsed.skeleton.holes);
+                        (wraps, line_ending(original))
+                    });
+                    let mut plain = String::new();
+                    super::render_runs(runs, &mut plain, &mut |text, out| out.push_str(text));
+                    Ok(render(original, hole.span.clone(), wraps, eol, &plain))
+                }
+                HoleKind::State => {
+                    // The target changed: it must fit the message, and its state gives the
+                    // `fuzzy` flag.
+                    let Some(edition) = super::hole_edition(document, hole) else {
+                        return Ok(original.get(hole.span.clone()).unwrap_or_default().into());
+                    };
+                    plurals
+                        .get_or_insert_with(|| Plurals::new(original, &parsed.skeleton.holes))
+                        .check(document, hole, edition)?;
+                    let fuzzy = edition.state.as_deref() == Some("fuzzy");
+                    Ok(render_flags(original, hole.span.clone(), fuzzy))
+                }
+                // The reader makes none: every message has a `msgstr`.
+                HoleKind::Missing => Ok(original.get(hole.span.clone()).unwrap_or_default().into()),
             })
     }
 }

@@ -24,6 +24,11 @@ pub(super) struct Comments<'a> {
     pub(super) extracted: Vec<&'a str>,
     /// The words of `#,` lines.
     pub(super) flags: Vec<&'a str>,
+    /// From the first `#,` line to the end of the last one, its line ending included: where
+    /// the writer changes the `fuzzy` flag.
+    pub(super) flag_lines: Option<Range<usize>>,
+    /// Where the first `#|` line (the previous message) starts: a new `#,` line goes before it.
+    pub(super) previous: Option<usize>,
 }
 
 impl<'a> Comments<'a> {
@@ -55,6 +60,8 @@ impl<'a> Comments<'a> {
 pub(super) struct Entry<'a> {
     /// Where the message's comments (or its first keyword) start.
     pub(super) start: usize,
+    /// Where its first keyword (`msgctxt` or `msgid`) starts.
+    pub(super) keyword: usize,
     pub(super) comments: Comments<'a>,
     pub(super) ctx: Option<Str>,
     pub(super) id: Option<Str>,
@@ -70,6 +77,15 @@ impl Entry<'_> {
 
     pub(super) fn end(&self) -> usize {
         self.strs.last().map_or(self.start, |s| s.span.end)
+    }
+
+    /// Where the message's `fuzzy` flag is written: its `#,` lines, else the empty span
+    /// where a `#,` line would go (before the `#|` lines, else before the first keyword).
+    pub(super) fn flags_span(&self) -> Range<usize> {
+        self.comments.flag_lines.clone().unwrap_or_else(|| {
+            let at = self.comments.previous.unwrap_or(self.keyword);
+            at..at
+        })
     }
 }
 
@@ -354,6 +370,7 @@ impl<'a> Messages<'a, '_> {
     fn start(&mut self, at: usize, ctx: Option<Str>) -> Entry<'a> {
         Entry {
             start: self.comments_start.take().unwrap_or(at),
+            keyword: at,
             comments: std::mem::take(&mut self.comments),
             ctx,
             id: None,
@@ -375,6 +392,19 @@ impl<'a> Messages<'a, '_> {
         } else {
             self.comments_start.get_or_insert(at);
             self.comments.add(line);
+            if line.starts_with("#,") {
+                // The line ending too, so a line left with no flag goes whole.
+                let after = match self.p.bytes.get(end) {
+                    Some(b'\r') => end + 2,
+                    Some(b'\n') => end + 1,
+                    _ => end,
+                };
+                let after = after.min(self.p.bytes.len());
+                let lines = self.comments.flag_lines.get_or_insert(at..after);
+                lines.end = after;
+            } else if line.starts_with("#|") {
+                self.comments.previous.get_or_insert(at);
+            }
         }
         self.p.at = end;
         Ok(Flow::Go)

@@ -6,8 +6,8 @@ use super::codes::split_at;
 use super::parser::{Flow, parse};
 use super::writer::{file_wraps, render};
 use super::*;
-use crate::formats::Hole;
 use crate::formats::inline::placeholders::{self, Ids, Syntaxes};
+use crate::formats::{Hole, HoleKind};
 use crate::model::CodeKind;
 use crate::model::Document;
 use crate::model::{Edition, Run};
@@ -133,6 +133,14 @@ fn every_fixture_round_trips_with_verbatim_offsets_and_disjoint_holes() {
         }
         for hole in &holes {
             let held = &text[hole.span.clone()];
+            if hole.kind() == HoleKind::State {
+                // The `#,` lines, or where one would go.
+                assert!(
+                    held.is_empty() || held.starts_with("#,") && held.ends_with('\n'),
+                    "{name}: {held}"
+                );
+                continue;
+            }
             assert!(
                 held.starts_with('"') && held.ends_with('"'),
                 "{name}: {held}"
@@ -414,7 +422,12 @@ fn an_edit_wraps_as_msgcat_when_the_file_wraps() {
 fn render_all(parsed: &Parsed) -> String {
     let text = parsed.skeleton.text();
     let wraps = file_wraps(text, &parsed.skeleton.holes);
-    let mut holes: Vec<&Hole> = parsed.skeleton.holes.iter().collect();
+    let mut holes: Vec<&Hole> = parsed
+        .skeleton
+        .holes
+        .iter()
+        .filter(|h| h.kind() == HoleKind::Runs)
+        .collect();
     holes.sort_by_key(|h| h.span.start);
     let (mut out, mut at) = (String::new(), 0);
     for hole in holes {
@@ -422,7 +435,8 @@ fn render_all(parsed: &Parsed) -> String {
         let runs = super::super::hole_runs(&parsed.document, hole).unwrap();
         let mut plain = String::new();
         super::super::render_runs(runs, &mut plain, &mut |t, o| o.push_str(t));
-        out.push_str(&render(text, hole.span.clone(), wraps, &plain));
+        let eol = super::writer::line_ending(text);
+        out.push_str(&render(text, hole.span.clone(), wraps, eol, &plain));
         at = hole.span.end;
     }
     out.push_str(&text[at..]);
@@ -680,4 +694,325 @@ fn read_and_write_take_linear_time() {
     let one = time(&bytes);
     let eight = time(&bytes.repeat(8));
     assert!(eight < one * 24.0, "1x {one:.3}s, 8x {eight:.3}s");
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing targets: text into an empty `msgstr`, plural forms by `Plural-Forms`, the
+// `fuzzy` flag from the state, and what is refused.
+
+const HEADER_FR: &str = "msgid \"\"\nmsgstr \"\"\n\"Language: fr\\n\"\n\"Plural-Forms: nplurals=2; plural=(n > 1);\\n\"\n\n";
+
+const HEADER_RU: &str = "msgid \"\"\nmsgstr \"\"\n\"Language: ru\\n\"\n\"Plural-Forms: nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);\\n\"\n\n";
+
+/// Replaces the target of `key` with `runs` and `state`, as `kapi translate` does.
+fn put_target(parsed: &mut Parsed, key: &str, runs: Vec<Run>, state: Option<&str>) {
+    let block = parsed.document.block_mut(key).unwrap();
+    let lang = block.targets.keys().next().unwrap().clone();
+    block.targets.insert(
+        lang,
+        Edition {
+            runs,
+            state: state.map(Box::from),
+        },
+    );
+}
+
+/// A plural switch as the reader makes one, its branches in the order given.
+fn plural(forms: &[(&str, &str)]) -> Vec<Run> {
+    vec![Run::Switch(Box::new(crate::model::Switch {
+        id: "1".into(),
+        kind: crate::model::SwitchKind::Plural,
+        pivot: "n".into(),
+        branches: forms
+            .iter()
+            .map(|(case, text)| crate::model::Branch::new(*case, vec![Run::text(*text)]))
+            .collect(),
+        head: String::new(),
+        tail: String::new(),
+        src: None,
+    }))]
+}
+
+/// Writes `parsed`, reads it back and asserts `key`'s target reads as it was written.
+fn written_and_read_back(parsed: &Parsed, key: &str) -> String {
+    let out = write(parsed);
+    let again = read(&out);
+    let want = &parsed.document.block(key).unwrap().targets;
+    let got = &again.document.block(key).unwrap().targets;
+    // Each leaf (or the whole edition) as native text, by path: codes as their data.
+    let show = |t: &crate::model::Targets| {
+        t.iter()
+            .map(|(l, e)| {
+                let mut leaves: Vec<(String, &[Run])> = e.leaves();
+                if leaves.is_empty() {
+                    leaves.push((String::new(), &e.runs));
+                }
+                leaves.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut line = format!("{l} {:?}", e.state);
+                for (path, runs) in leaves {
+                    line.push_str(&format!(" {path}["));
+                    super::super::render_runs(runs, &mut line, &mut |t, o| o.push_str(t));
+                    line.push(']');
+                }
+                line
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(show(got), show(want), "{out}");
+    assert_eq!(
+        Po.write(&again).unwrap(),
+        out.as_bytes(),
+        "a no-op write of {out}"
+    );
+    out
+}
+
+#[test]
+fn a_translation_fills_an_empty_msgstr_and_its_state_gives_the_fuzzy_flag() {
+    let text = format!(
+        "{HEADER_FR}#: a.c:1\n#, c-format\nmsgid \"Open %s\"\nmsgstr \"\"\n\nmsgid \"Close the \\\"file\\\"\"\nmsgstr \"\"\n"
+    );
+    let mut parsed = read(&text);
+    let mut runs = parsed.document.blocks[0].source.runs.clone();
+    if let Some(Run::Text { text, src }) = runs.first_mut() {
+        *text = "Ouvrir ".into();
+        *src = None;
+    }
+    put_target(&mut parsed, "Open %s", runs, Some("fuzzy"));
+    let long =
+        "Fermez le \"fichier\" maintenant, s'il vous plaît, avant que la machine manque de place";
+    put_target(
+        &mut parsed,
+        "Close the \\\"file\\\"",
+        vec![Run::text(long)],
+        Some("fuzzy"),
+    );
+    let out = written_and_read_back(&parsed, "Open %s");
+    assert_eq!(
+        out,
+        format!(
+            "{HEADER_FR}#: a.c:1\n#, fuzzy, c-format\nmsgid \"Open %s\"\nmsgstr \"Ouvrir %s\"\n\n#, fuzzy\nmsgid \"Close the \\\"file\\\"\"\nmsgstr \"\"\n\"Fermez le \\\"fichier\\\" maintenant, s'il vous plaît, avant que la machine \"\n\"manque de place\"\n"
+        )
+    );
+    // Reviewed: the flag goes, the other flags stay.
+    let mut parsed = read(&out);
+    let block = &mut parsed.document.blocks[0];
+    block.targets.values_mut().next().unwrap().state = Some("translated".into());
+    let out = written_and_read_back(&parsed, "Open %s");
+    assert!(out.contains("#: a.c:1\n#, c-format\nmsgid \"Open %s\"\nmsgstr \"Ouvrir %s\""));
+    assert_eq!(out.matches("fuzzy").count(), 1, "{out}");
+}
+
+#[test]
+fn the_fuzzy_flag_follows_the_state_whatever_the_flags_lines_hold() {
+    let flag_lines = [
+        "",
+        "#, fuzzy\n",
+        "#, c-format\n",
+        "#, fuzzy, c-format\n",
+        "#, c-format, fuzzy\n",
+        "#,\n",
+        "#, c-format\n#: x.c:2\n#, fuzzy\n",
+        "#| msgid \"Old\"\n",
+        "#, fuzzy\n#| msgid \"Old\"\n",
+    ];
+    let states = [
+        None,
+        Some("fuzzy"),
+        Some("translated"),
+        Some("needs-review"),
+    ];
+    for lines in flag_lines {
+        for eol in ["\n", "\r\n"] {
+            for state in states {
+                for edit_text in [false, true] {
+                    let text =
+                        format!("# Note\n{lines}msgctxt \"m\"\nmsgid \"New\"\nmsgstr \"Neu\"\n")
+                            .replace('\n', eol);
+                    let mut parsed = read(&text);
+                    let target = parsed.document.blocks[0]
+                        .targets
+                        .values_mut()
+                        .next()
+                        .unwrap();
+                    let was_fuzzy = target.state.as_deref() == Some("fuzzy");
+                    target.state = state.map(Box::from);
+                    if edit_text {
+                        target.runs = vec![Run::text("Neu!")];
+                    }
+                    let out = write(&parsed);
+                    let again = read(&out);
+                    let got = &again.document.blocks[0].targets["target"];
+                    let fuzzy = state == Some("fuzzy");
+                    let case = format!("{lines:?} {eol:?} {state:?} {edit_text}: {out:?}");
+                    assert_eq!(got.state.as_deref() == Some("fuzzy"), fuzzy, "{case}");
+                    if fuzzy == was_fuzzy && !edit_text {
+                        assert_eq!(out, text, "{case}");
+                    }
+                    // Every other flag and comment stays.
+                    assert_eq!(
+                        out.contains("c-format"),
+                        text.contains("c-format"),
+                        "{case}"
+                    );
+                    assert!(
+                        out.contains("#| msgid") == text.contains("#| msgid"),
+                        "{case}"
+                    );
+                    assert!(out.starts_with("# Note"), "{case}");
+                    assert!(!out.contains(&format!("{eol}{eol}msgctxt")), "{case}");
+                    if eol == "\r\n" {
+                        assert!(!out.replace("\r\n", "").contains('\n'), "{case}");
+                    }
+                    assert_eq!(Po.write(&again).unwrap(), out.as_bytes(), "{case}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn plural_forms_are_written_in_the_order_plural_forms_gives() {
+    // Two forms (French): msgstr[0] is `one`, msgstr[1] `other`.
+    let text = format!(
+        "{HEADER_FR}msgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\n"
+    );
+    let mut parsed = read(&text);
+    let forms = plural(&[("other", "%d fichiers"), ("one", "%d fichier")]);
+    put_target(&mut parsed, "%d file", forms, Some("translated"));
+    let out = written_and_read_back(&parsed, "%d file");
+    assert!(
+        out.ends_with("msgstr[0] \"%d fichier\"\nmsgstr[1] \"%d fichiers\"\n"),
+        "{out}"
+    );
+    // Three forms (Russian): `one`, `few`, `many`; a draft is fuzzy.
+    let text = format!(
+        "{HEADER_RU}#, c-format\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n"
+    );
+    let mut parsed = read(&text);
+    let forms = plural(&[
+        ("many", "%d файлов"),
+        ("one", "%d файл"),
+        ("few", "%d файла"),
+    ]);
+    put_target(&mut parsed, "%d file", forms, Some("fuzzy"));
+    let out = written_and_read_back(&parsed, "%d file");
+    assert!(
+        out.ends_with("#, fuzzy, c-format\nmsgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"%d файл\"\nmsgstr[1] \"%d файла\"\nmsgstr[2] \"%d файлов\"\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn targets_that_do_not_fit_the_message_are_refused_by_name() {
+    let ru = format!(
+        "{HEADER_RU}msgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n\nmsgid \"One\"\nmsgstr \"\"\n"
+    );
+    let refused = |text: &str, key: &str, runs: Vec<Run>| {
+        let mut parsed = read(text);
+        put_target(&mut parsed, key, runs, None);
+        Po.write(&parsed).unwrap_err()
+    };
+    // Two forms where nplurals is 3.
+    let e = refused(&ru, "%d file", plural(&[("one", "a"), ("other", "b")]));
+    assert_eq!(
+        e,
+        WriteError::PluralForms {
+            key: "%d file".into(),
+            expected: vec!["one".into(), "few".into(), "many".into()],
+            found: vec!["one".into(), "other".into()],
+            in_file: 3,
+        }
+    );
+    assert!(e.to_string().contains("block `%d file`"), "{e}");
+    assert!(e.to_string().contains("one, few, many"), "{e}");
+    // The right count, a wrong name; a repeated name; no switch at all.
+    for forms in [
+        plural(&[("one", "a"), ("few", "b"), ("other", "c")]),
+        plural(&[("one", "a"), ("few", "b"), ("few", "c")]),
+        vec![Run::text("plain")],
+    ] {
+        let e = refused(&ru, "%d file", forms);
+        assert!(
+            matches!(&e, WriteError::PluralForms { key, .. } if key == "%d file"),
+            "{e:?}"
+        );
+    }
+    // A switch in a singular message.
+    let e = refused(&ru, "One", plural(&[("one", "a")]));
+    assert!(
+        matches!(&e, WriteError::Block { key, .. } if key == "One"),
+        "{e:?}"
+    );
+    // The message holds two forms, the header asks for three.
+    let short = ru.replace("msgstr[2] \"\"\n", "");
+    let e = refused(
+        &short,
+        "%d file",
+        plural(&[("one", "a"), ("few", "b"), ("many", "c")]),
+    );
+    assert!(
+        matches!(e, WriteError::PluralForms { in_file: 2, .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("nplurals=3"), "{e}");
+    // Untouched, the same files write back as read.
+    for text in [&ru, &short] {
+        assert_eq!(write(&read(text)), *text);
+    }
+    // A header without a number (a POT) takes the message's own count.
+    let pot = ru.replace("nplurals=3", "nplurals=INTEGER");
+    let mut parsed = read(&pot);
+    put_target(
+        &mut parsed,
+        "%d file",
+        plural(&[("one", "a"), ("few", "b"), ("many", "c")]),
+        None,
+    );
+    assert!(write(&parsed).contains("msgstr[2] \"c\""));
+}
+
+#[test]
+fn hostile_plural_headers_and_flags_write_in_linear_time() {
+    // Many messages, each with long flags lines, every target edited: one pass each.
+    let mut text = String::from(HEADER_RU);
+    for i in 0..3000 {
+        let _ = write!(
+            text,
+            "#, {}fuzzy\nmsgid \"m{i}\"\nmsgid_plural \"p{i}\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n\n",
+            "c-format, ".repeat(20)
+        );
+    }
+    let mut parsed = read(&text);
+    for block in &mut parsed.document.blocks {
+        let target = block.targets.values_mut().next().unwrap();
+        *target = Edition {
+            runs: plural(&[("one", "a"), ("few", "b"), ("many", "c")]),
+            state: Some("translated".into()),
+        };
+    }
+    let started = std::time::Instant::now();
+    let out = write(&parsed);
+    assert!(started.elapsed().as_secs() < 20);
+    assert_eq!(out.matches("fuzzy").count(), 0);
+    assert_eq!(out.matches("msgstr[2] \"c\"").count(), 3000);
+    // A header whose nplurals is huge or garbled never panics.
+    for header in [
+        "nplurals=999",
+        "nplurals=99999999999999999999",
+        "nplurals=",
+        "nplurals",
+    ] {
+        let text = format!(
+            "msgid \"\"\nmsgstr \"Plural-Forms: {header};\\n\"\n\nmsgid \"a\"\nmsgid_plural \"b\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\n"
+        );
+        let mut parsed = read(&text);
+        put_target(
+            &mut parsed,
+            "a",
+            plural(&[("one", "x"), ("other", "y")]),
+            None,
+        );
+        let _ = Po.write(&parsed);
+    }
 }

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::formats::Hole;
+use crate::formats::{Hole, HoleKind};
 
 /// msgcat's page width: no line longer than this many columns when a string is wrapped.
 const WIDTH: usize = 79;
@@ -101,7 +101,7 @@ fn segments(held: &str) -> Vec<Range<usize>> {
 /// one-line string that runs past the page width (msgcat's default is to wrap).
 pub(super) fn file_wraps(original: &str, holes: &[Hole]) -> bool {
     let mut too_long = false;
-    for hole in holes {
+    for hole in holes.iter().filter(|h| h.kind() == HoleKind::Runs) {
         let Some(held) = original.get(hole.span.clone()) else {
             continue;
         };
@@ -135,20 +135,31 @@ fn ends_with_newline_escape(content: &str) -> bool {
     slashes % 2 == 1
 }
 
-/// Renders `text` as the string of the hole at `span`, in the hole's style.
-pub(super) fn render(original: &str, span: Range<usize>, wraps: bool, text: &str) -> String {
+/// The file's line ending, for continuation lines of a string that had none: `\r\n` when
+/// the file holds one. Found once per write (a search of the whole file).
+pub(super) fn line_ending(original: &str) -> &'static str {
+    if original.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// Renders `text` as the string of the hole at `span`, in the hole's style; `eol` is the
+/// file's [`line_ending`].
+pub(super) fn render(
+    original: &str,
+    span: Range<usize>,
+    wraps: bool,
+    eol: &str,
+    text: &str,
+) -> String {
     let held = original.get(span.clone()).unwrap_or_default();
     let segs = segments(held);
     // Continuation lines: the hole's own separator, else the file's line ending.
     let sep = match (segs.first(), segs.get(1)) {
         (Some(a), Some(b)) => held.get(a.end + 1..b.start - 1).unwrap_or("\n"),
-        _ => {
-            if original.contains("\r\n") {
-                "\r\n"
-            } else {
-                "\n"
-            }
-        }
+        _ => eol,
     };
     let sep = if sep.contains('\n') { sep } else { "\n" };
     let line_start = original
