@@ -183,6 +183,13 @@ pub struct Env {
     pub host_project_dir: Option<std::path::PathBuf>,
 }
 
+/// The value of the environment variable a provider's recipe entry names for its key
+/// (`api_key_env`): read when a request is made, never stored, never printed.
+#[allow(clippy::disallowed_methods)]
+pub fn secret(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
 impl Env {
     /// The one place kapi reads the environment.
     #[allow(clippy::disallowed_methods)]

@@ -21,6 +21,7 @@ pub mod search;
 pub mod services;
 pub mod surface;
 pub mod toolbox;
+pub mod translate;
 
 pub use app::App;
 pub use error::{ErrorKind, HostError, hints_for, kind_of};

@@ -34,7 +34,7 @@ const GROUPS: &[(&str, &[&str])] = &[
     ("Text tools, format-aware", &["cat", "grep", "sed", "diff"]),
     ("Change content and assets", &["apply", "schema", "rewrite"]),
     ("Check", &["check", "redact"]),
-    ("Translations", &["stats", "review"]),
+    ("Translations", &["stats", "translate", "up", "review"]),
     ("Serve assistants", &["mcp", "hook"]),
     ("Formats", &["formats"]),
     ("Help", &["help"]),

@@ -20,6 +20,7 @@ pub mod schema;
 pub mod sed;
 pub mod stats;
 pub mod toolbox;
+pub mod translate;
 
 use clap::Subcommand;
 
@@ -168,6 +169,20 @@ pub enum Command {
     /// `--rev REV FILE` compares a file with its version at a git revision. `--json` prints
     /// `kapi.diff/v1`. Exits as diff: 0 the same, 1 different, 2 trouble.
     Diff(diff::DiffArgs),
+    /// Fill missing and stale translations with a provider
+    ///
+    /// For each named source catalog and target language (`--to fr,de`, default each
+    /// catalog's): the translation file is written from the source's skeleton when missing,
+    /// exact matches come from the content memory, the rest go to the provider `--provider`
+    /// names (`providers:` in kapi.yaml; `pseudo` is built in) with the brief for the path,
+    /// and every answer lands through the change service as `tool:<provider>`: placeholders
+    /// guarded, the commit check run. A refused or failed block is reported; the rest land.
+    /// `--dry-run` lists what would be sent; `--max-requests` caps the requests. Exits 0 all
+    /// landed, 3 some refused, 1 some failed or the budget was spent, 2 on bad flags.
+    Translate(translate::TranslateArgs),
+    /// Fill every declared catalog's missing and stale translations (`kapi translate` over
+    /// `kapi stats --plan`'s list)
+    Up(translate::UpArgs),
     /// The translations awaiting a person's review, or one in full
     ///
     /// Lists each target edition that exists and no person decided at its current rev, with
@@ -210,6 +225,8 @@ pub fn run(
         Command::Grep(args) => grep::run(args, app, printer),
         Command::Sed(args) => sed::run(args, app, printer),
         Command::Diff(args) => diff::run(args, app, printer),
+        Command::Translate(args) => translate::run_translate(args, app, printer),
+        Command::Up(args) => translate::run_up(args, app, printer),
         Command::Review(args) => review::run(args, app, printer),
         Command::Hook(args) => hook::run(args, app, printer),
         Command::Help(args) => help::run(args, app, printer),

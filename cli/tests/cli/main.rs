@@ -25,6 +25,7 @@ mod stats;
 mod store;
 mod toolbox;
 mod toolbox_sed;
+mod translate;
 mod wiring;
 
 use std::path::{Path, PathBuf};

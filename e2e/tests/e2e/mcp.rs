@@ -170,11 +170,16 @@ const SETS: &[(&str, &[&str])] = &[
         ],
     ),
     ("review", &["review_queue", "review_block", "apply_edits"]),
-    ("translation", &["stats", "up_plan"]),
+    ("translation", &["stats", "up_plan", "translate", "up"]),
 ];
 
-/// The listing helpers `--all-tools` (and `--all`) add.
-const HELPERS: &[&str] = &["list_formats", "list_profiles", "list_collections"];
+/// The listing helpers `--all-tools` (and `--all`) add, and `pseudo_translate`.
+const HELPERS: &[&str] = &[
+    "list_formats",
+    "list_profiles",
+    "list_collections",
+    "pseudo_translate",
+];
 
 /// Every tool name of the sets, helpers included.
 fn table_tools() -> BTreeSet<&'static str> {

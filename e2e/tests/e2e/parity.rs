@@ -348,6 +348,22 @@ fn every_tool_answers_as_its_output_schema_declares() {
         let count = item.structured[listed].as_array().map_or(0, Vec::len);
         assert_eq!(count, 1, "{listed}: {:#}", item.structured);
     }
+    // Translation: a dry run of each, then pseudo-localization written for real, as a tool.
+    let catalog = json!({"paths": ["app/i18n/en-US.json"], "provider": "pseudo", "dry_run": true});
+    call(&mut server, "translate", catalog);
+    call(
+        &mut server,
+        "up",
+        json!({"provider": "pseudo", "dry_run": true}),
+    );
+    let pseudo = call(&mut server, "pseudo_translate", json!({"to": ["es"]}));
+    assert_eq!(
+        pseudo.structured["actor"], "tool:pseudo",
+        "{:#}",
+        pseudo.structured
+    );
+    let es = std::fs::read_to_string(dir.join("app/i18n/es.json")).expect("es.json written");
+    assert!(es.contains("[Héllö~~]"), "{es}");
     assert_eq!(answered, served, "tools answered against tools served");
     assert_eq!(server.close(), 0);
 }

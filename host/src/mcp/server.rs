@@ -75,7 +75,7 @@ impl KapiServer {
                 .unwrap_or_default();
             default_lang = langs.first().cloned();
             if langs.is_empty() {
-                for tool in ["stats", "up_plan"] {
+                for tool in ["stats", "up_plan", "translate", "up", "pseudo_translate"] {
                     selection.tools.remove(tool);
                 }
             }

@@ -32,11 +32,16 @@ pub const SETS: &[(&str, &[&str])] = &[
         ],
     ),
     ("review", &["review_queue", "review_block", "apply_edits"]),
-    ("translation", &["stats", "up_plan"]),
+    ("translation", &["stats", "up_plan", "translate", "up"]),
 ];
 
-/// The listing helpers `--all-tools` (and `--all`) add.
-pub const HELPERS: &[&str] = &["list_formats", "list_profiles", "list_collections"];
+/// The listing helpers `--all-tools` (and `--all`) add, and `pseudo_translate`.
+pub const HELPERS: &[&str] = &[
+    "list_formats",
+    "list_profiles",
+    "list_collections",
+    "pseudo_translate",
+];
 
 /// The sets a server serves and the tools that makes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -555,7 +555,7 @@ fn parse_providers(
             None | Some(Value::Null) => Ok(default),
             Some(v) => v
                 .as_u64()
-                .filter(|n| (1..=1_000_000).contains(n))
+                .filter(|n| (u64::from(k != "retries")..=1_000_000).contains(n))
                 .ok_or_else(|| error(k, providers::ProviderProblem::Number)),
         };
         out.push(providers::parse_provider(

@@ -144,7 +144,9 @@ impl ProviderProblem {
             ProviderProblem::Missing => "is required".into(),
             ProviderProblem::Kind(found) => format!("`{found}` is not a provider kind"),
             ProviderProblem::Expansion => "must be a number from 1.0 to 3.0".into(),
-            ProviderProblem::Number => "must be a whole number from 1 to 1000000".into(),
+            ProviderProblem::Number => {
+                "must be a whole number from 1 (0 for `retries`) to 1000000".into()
+            }
         }
     }
 

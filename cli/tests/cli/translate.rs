@@ -1,0 +1,340 @@
+//! `kapi translate` and `kapi up` through the binary: the built-in `pseudo` provider, and an
+//! `openai-compatible` provider served by a mock of the chat-completions API on 127.0.0.1
+//! (started and ended by each test): a correct answer lands, a dropped placeholder is refused
+//! and reported, a 429 is retried, a timeout and a spent budget are reported, and the key
+//! never shows in any output or file.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Kapi;
+
+const KEY: &str = "sk-test-5ecret-never-shown";
+
+/// A project with one JSON catalog (a placeholder, a plural) into French and German.
+fn project(providers: &str) -> Kapi {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        format!("version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr, de]\ncollections:\n  - name: app\n    content:\n      - path: \"locales/en.json\"\n        format: json\n        target: \"locales/{{lang}}.json\"\n{providers}"),
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"greet\": \"Hello, {name}!\",\n  \"files\": \"{n, plural, one {# file} other {# files}}\",\n  \"bye\": \"Goodbye\"\n}\n",
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\n  \"greet\": \"Bonjour, {name} !\"\n}\n",
+    );
+    kapi
+}
+
+#[test]
+fn pseudo_fills_every_catalog_and_the_result_passes_check() {
+    let kapi = project("");
+    let dry = kapi.run(&["up", "--provider", "pseudo", "--dry-run", "--json"]);
+    assert_eq!(dry.code, 0, "{}", dry.transcript());
+    let plan = dry.json();
+    assert_eq!(plan["schema"], "kapi.translate/v1");
+    assert_eq!(plan["dry_run"], true);
+    assert!(
+        plan["characters"].as_u64().unwrap() > 0 && plan["estimated_tokens"].as_u64().unwrap() > 0
+    );
+    assert!(
+        !kapi.path().join("locales/de.json").exists(),
+        "a dry run writes nothing"
+    );
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout
+            .contains("locales/en.json → de (locales/de.json, created)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("as tool:pseudo"), "{}", run.stdout);
+    let de = kapi.read("locales/de.json");
+    assert!(de.contains("\"greet\": \"[Héllö, {name}!~~]\""), "{de}");
+    assert!(de.contains("one {[# fîlé~~]} other {[# fîlés~~]}"), "{de}");
+    let fr = kapi.read("locales/fr.json");
+    assert!(
+        fr.contains("\"greet\": \"Bonjour, {name} !\""),
+        "a translation is kept: {fr}"
+    );
+    assert!(fr.contains("\"bye\": \"[Gööðbýé~~~]\""), "{fr}");
+    let check = kapi.run(&["check", "locales"]);
+    assert_eq!(check.code, 0, "{}", check.transcript());
+    let stats = kapi.run(&["stats", "--json"]).json();
+    for lang in stats["languages"].as_array().unwrap() {
+        assert_eq!(lang["translated"], lang["total"], "{lang}");
+    }
+    let again = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(again.code, 0);
+    assert!(again.stdout.contains("sent 0 requests"), "{}", again.stdout);
+    let translate = kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "fr",
+        "--provider",
+        "pseudo",
+    ]);
+    assert_eq!(translate.code, 0, "{}", translate.transcript());
+}
+
+#[test]
+fn a_provider_must_be_named_known_and_have_its_key() {
+    let kapi = project(
+        "providers:\n  local:\n    kind: openai-compatible\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_env: KAPI_TEST_KEY\n  other:\n    kind: pseudo\n",
+    );
+    let none = kapi.run(&["up"]);
+    assert_eq!(none.code, 2, "{}", none.transcript());
+    assert!(
+        none.stderr.contains("--provider") && none.stderr.contains("local, other, pseudo"),
+        "{}",
+        none.stderr
+    );
+    let unknown = kapi.run(&["up", "--provider", "deepl"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.transcript());
+    let keyless = kapi.run(&["up", "--provider", "local"]);
+    assert_eq!(keyless.code, 2, "{}", keyless.transcript());
+    assert!(
+        keyless.stderr.contains("KAPI_TEST_KEY"),
+        "{}",
+        keyless.stderr
+    );
+    kapi.write(
+        "kapi.yaml",
+        format!(
+            "{}providers:\n  x:\n    kind: pseudo\n    api_key: {KEY}\n",
+            "version: v1\n"
+        ),
+    );
+    let secret = kapi.run(&["up"]);
+    assert_eq!(secret.code, 1, "{}", secret.transcript());
+    assert!(
+        secret.stderr.contains("holds a secret") && !secret.stderr.contains(KEY),
+        "{}",
+        secret.stderr
+    );
+}
+
+/// What the mock answers to one request: a status, a body, after a delay.
+type Reply = Box<dyn Fn(usize, &Value) -> (u16, String, Duration) + Send + Sync>;
+
+/// A chat-completions mock on 127.0.0.1: each request's JSON body and headers are kept.
+struct Mock {
+    url: String,
+    seen: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+fn mock(reply: Reply) -> Mock {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
+    let seen: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+    let kept = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let (mut head, mut length) = (String::new(), 0usize);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                head.push_str(&line);
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let (status, answer, delay) = reply(n, &body);
+            kept.lock().unwrap().push((head, body));
+            std::thread::sleep(delay);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    Mock { url, seen }
+}
+
+/// The strings a request asks for, by key.
+fn asked(body: &Value) -> serde_json::Map<String, Value> {
+    let user = body
+        .pointer("/messages/1/content")
+        .and_then(Value::as_str)
+        .unwrap_or("{}");
+    serde_json::from_str(user).unwrap_or_default()
+}
+
+/// A chat-completions answer whose content is `object`.
+fn completion(object: &serde_json::Map<String, Value>) -> String {
+    json!({"choices": [{"message": {"role": "assistant", "content": Value::Object(object.clone()).to_string()}}]}).to_string()
+}
+
+/// Each string as `FR:` + itself (tags kept), except keys `drop` names, whose tags go.
+fn translated(body: &Value, drop: &str) -> String {
+    let mut out = asked(body);
+    for (key, v) in out.iter_mut() {
+        let text = v.as_str().unwrap_or_default();
+        *v = if !drop.is_empty() && key.starts_with(drop) {
+            Value::String("FR: lost".into())
+        } else {
+            Value::String(format!("FR: {text}"))
+        };
+    }
+    completion(&out)
+}
+
+fn provider_recipe(url: &str, extra: &str) -> String {
+    format!(
+        "providers:\n  local:\n    kind: openai-compatible\n    base_url: {url}\n    model: test-model\n    api_key_env: KAPI_TEST_KEY\n{extra}"
+    )
+}
+
+#[test]
+fn answers_land_as_the_provider_and_a_dropped_placeholder_is_refused() {
+    let server = mock(Box::new(|_, body| {
+        (200, translated(body, "greet"), Duration::ZERO)
+    }));
+    let kapi = project(&provider_recipe(&server.url, "")).env("KAPI_TEST_KEY", KEY);
+    let run = kapi.run(&["translate", "locales/en.json", "--to", "de", "--json"]);
+    assert_eq!(run.code, 3, "a refused block: {}", run.transcript());
+    let result = run.json();
+    assert_eq!(result["actor"], "tool:local/test-model");
+    let de = &result["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["lang"] == "de")
+        .unwrap()
+        .clone();
+    assert_eq!(de["skipped"][0]["block"], "greet");
+    assert_eq!(de["skipped"][0]["status"], "guard");
+    let file = kapi.read("locales/de.json");
+    assert!(
+        file.contains("\"bye\": \"FR: Goodbye\""),
+        "the rest landed: {file}"
+    );
+    assert!(
+        file.contains("\"greet\": \"Hello, {name}!\""),
+        "the refused one kept its copy: {file}"
+    );
+    let seen = server.seen.lock().unwrap();
+    let (head, body) = &seen[0];
+    assert!(
+        head.to_ascii_lowercase().contains(&format!(
+            "authorization: bearer {}",
+            KEY.to_ascii_lowercase()
+        )),
+        "{head}"
+    );
+    assert_eq!(body["model"], "test-model");
+    let system = body
+        .pointer("/messages/0/content")
+        .and_then(Value::as_str)
+        .unwrap();
+    assert!(
+        system.contains("<x id=") && system.contains("en") && system.contains("de"),
+        "{system}"
+    );
+    assert!(
+        !body.to_string().contains(KEY),
+        "the key is never in a message"
+    );
+    for text in [run.stdout.as_str(), run.stderr.as_str(), file.as_str()] {
+        assert!(!text.contains(KEY), "the key never shows: {text}");
+    }
+}
+
+#[test]
+fn a_429_is_retried_and_a_timeout_and_a_spent_budget_are_reported() {
+    let server = mock(Box::new(|n, body| match n {
+        0 => (429, "{}".into(), Duration::ZERO),
+        _ => (200, translated(body, ""), Duration::ZERO),
+    }));
+    let kapi = project(&provider_recipe(&server.url, "    retries: 2\n")).env("KAPI_TEST_KEY", KEY);
+    let run = kapi.run(&["translate", "locales/en.json", "--to", "de"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(server.seen.lock().unwrap().len(), 2, "one 429, one answer");
+    assert!(kapi.read("locales/de.json").contains("FR: Goodbye"));
+
+    let slow = mock(Box::new(|_, body| {
+        (200, translated(body, ""), Duration::from_secs(3))
+    }));
+    let kapi = project(&provider_recipe(
+        &slow.url,
+        "    timeout: 1\n    retries: 0\n",
+    ))
+    .env("KAPI_TEST_KEY", KEY);
+    let run = kapi.run(&["translate", "locales/en.json", "--to", "de", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(!run.stdout.is_empty(), "{}", run.transcript());
+    let skipped = run.json()["documents"][0]["skipped"].clone();
+    assert!(
+        skipped.as_array().unwrap().iter().all(
+            |s| s["status"] == "failed" && s["message"].as_str().unwrap().contains("timed out")
+        ),
+        "{skipped}"
+    );
+
+    let ok = mock(Box::new(|_, body| {
+        (200, translated(body, ""), Duration::ZERO)
+    }));
+    let kapi = project(&provider_recipe(&ok.url, "    batch: 1\n")).env("KAPI_TEST_KEY", KEY);
+    let run = kapi.run(&["up", "--max-requests", "2", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let result = run.json();
+    assert_eq!(
+        (
+            result["requests"].as_u64(),
+            result["budget_spent"].as_bool()
+        ),
+        (Some(2), Some(true))
+    );
+    assert_eq!(ok.seen.lock().unwrap().len(), 2);
+    assert!(run.stdout.contains("not_sent"), "{}", run.stdout);
+}
+
+#[test]
+fn an_exact_match_in_the_content_memory_comes_first() {
+    let kapi = project("");
+    kapi.write(
+        "memory.json",
+        r#"{"schema": "kapi.change/v1", "operations": [{"op": "memory", "pair": {"source": "Goodbye", "target": "Au revoir", "target_lang": "fr"}}]}"#,
+    );
+    let stored = kapi.run(&["apply", "memory.json"]);
+    assert_eq!(stored.code, 0, "{}", stored.transcript());
+    let run = kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "fr",
+        "--provider",
+        "pseudo",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(
+        run.json()["documents"][0]["from_memory"],
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        kapi.read("locales/fr.json")
+            .contains("\"bye\": \"Au revoir\""),
+        "{}",
+        kapi.read("locales/fr.json")
+    );
+}

@@ -1,0 +1,691 @@
+//! Unattended translation: `kapi translate` and `kapi up` (MCP `translate`, `up` and
+//! `pseudo_translate`) fill the missing and stale target editions `up_plan` lists, with a
+//! provider the recipe names (`providers:`; `pseudo` is always there).
+//!
+//! For each catalog and target language: the translation file is made ready to take every
+//! key (`scaffold`: written from the source's skeleton when missing); each block to do takes
+//! an exact match from the content memory first (its source text, tags included, in that
+//! language), else goes to the provider in batches (`run`: a concurrency limit, timeouts,
+//! retries with backoff after a 429 or 5xx, a request budget) with the brief for the target
+//! path in that language (`kapi context`). Every answer lands through the change service as
+//! `tool:<provider>` (`tool:<provider>/<model>` for a provider with a model), so placeholders
+//! are guarded and the commit check runs (enforced, or reported when the caller chooses the
+//! report gate); the change is recorded with that actor and its time in the store, where
+//! `kapi context log` shows it, and each new translation waits in `kapi review` for a person.
+//! A block refused or failed is reported and skipped; the rest lands. `--dry-run` writes and
+//! sends nothing: it lists the blocks, characters and estimated tokens a run would send.
+//!
+//! Not yet: writing a missing target into a bilingual file (PO, XLIFF): the change service
+//! refuses their edits, so their blocks are reported refused `unsupported`.
+
+pub mod openai;
+pub mod provider;
+pub mod pseudo;
+mod run;
+mod scaffold;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+use kapi_core::change::result::OpStatus;
+use kapi_core::change::{ChangeSet, GateMode, Operation, SCHEMA};
+use kapi_core::model::Ref;
+use kapi_core::project::recipe::providers::ProviderSpec;
+use kapi_core::projection;
+use serde::Serialize;
+
+use crate::app::{Actor, App};
+use crate::apply::{ApplyRequest, apply_as};
+use crate::error::HostError;
+use crate::services::translation::{Unreadable, catalogs, survey};
+use provider::{Batch, Item};
+use scaffold::Scaffolded;
+
+/// What to translate.
+#[derive(Debug, Clone)]
+pub struct TranslateRequest {
+    /// Source documents; none: every catalog the collections declare (`kapi up`).
+    pub docs: Vec<String>,
+    /// Target languages; none: each catalog's own.
+    pub langs: Vec<String>,
+    /// The provider's name in the recipe (`pseudo` needs none); none: the recipe's only one.
+    pub provider: Option<String>,
+    pub dry_run: bool,
+    /// Most requests to send, retries included.
+    pub max_requests: Option<usize>,
+    pub gate: GateMode,
+    /// The first wait before a retry (it doubles).
+    pub backoff: Duration,
+}
+
+/// `kapi.translate/v1`.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Translation {
+    pub schema: &'static str,
+    pub provider: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Who the translations landed as.
+    pub actor: String,
+    pub dry_run: bool,
+    pub documents: Vec<DocLang>,
+    /// Requests sent (a dry run: that would be sent).
+    pub requests: usize,
+    /// Characters of source text and brief sent (or that would be).
+    pub characters: usize,
+    /// About a quarter of `characters`.
+    pub estimated_tokens: usize,
+    /// Whether `--max-requests` stopped the run.
+    pub budget_spent: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<Unreadable>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remark: Option<String>,
+}
+
+impl Translation {
+    /// One line per catalog and language (and one per block skipped), then what was sent.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        if let Some(remark) = &self.remark {
+            out.push_str(remark);
+            out.push('\n');
+        }
+        for d in &self.documents {
+            let file = d.file.map(|f| format!(", {f}")).unwrap_or_default();
+            let landed = if self.dry_run {
+                format!("{} to send", d.todo.saturating_sub(d.from_memory))
+            } else {
+                format!("{} landed", d.landed)
+            };
+            out.push_str(&format!(
+                "{} → {} ({}{file}): {} to do, {} from memory, {landed}\n",
+                d.doc, d.lang, d.target_doc, d.todo, d.from_memory
+            ));
+            for s in &d.skipped {
+                out.push_str(&format!("  {} {}: {}\n", s.status, s.block, s.message));
+            }
+        }
+        for e in &self.errors {
+            out.push_str(&format!("error {}: {}\n", e.doc, e.error));
+        }
+        let verb = if self.dry_run { "would send" } else { "sent" };
+        out.push_str(&format!(
+            "{} {verb} {} request{}, {} characters (about {} tokens){}; as {}\n",
+            self.provider,
+            self.requests,
+            if self.requests == 1 { "" } else { "s" },
+            self.characters,
+            self.estimated_tokens,
+            if self.budget_spent {
+                "; the request budget is spent"
+            } else {
+                ""
+            },
+            self.actor
+        ));
+        out
+    }
+}
+
+/// One catalog in one language.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct DocLang {
+    pub doc: String,
+    pub lang: String,
+    pub target_doc: String,
+    /// `created` or `rebuilt` when the translation file was written from the source's
+    /// skeleton to take every key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<&'static str>,
+    /// Blocks missing or stale before the run.
+    pub todo: usize,
+    pub from_memory: usize,
+    /// Translations that landed, each an edition or one plural or select branch (a dry
+    /// run: none).
+    pub landed: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Skip>,
+}
+
+/// A block not translated, and why.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Skip {
+    pub block: String,
+    /// `failed` (the provider gave no usable answer), `not_sent` (the budget), or the change
+    /// service's refusal (`guard`, `gate_failed`, `stale`, `unsupported`, …).
+    pub status: String,
+    pub message: String,
+}
+
+/// The provider a request names.
+fn spec_for(
+    project: &kapi_core::project::Project,
+    name: Option<&str>,
+) -> Result<ProviderSpec, HostError> {
+    let providers = &project.recipe.providers;
+    let names = || {
+        let mut all: Vec<String> = providers.iter().map(|p| p.name.clone()).collect();
+        all.push("pseudo".into());
+        all.join(", ")
+    };
+    match name {
+        Some(n) => providers
+            .iter()
+            .find(|p| p.name == n)
+            .cloned()
+            .or_else(|| (n == "pseudo").then(ProviderSpec::builtin_pseudo))
+            .ok_or_else(|| HostError::Usage {
+                message: format!("no provider `{n}` in kapi.yaml"),
+                hint: Some(format!("providers: {}", names())),
+            }),
+        None => match providers.as_slice() {
+            [only] => Ok(only.clone()),
+            _ => Err(HostError::Usage {
+                message: "name the provider to translate with".into(),
+                hint: Some(format!(
+                    "`--provider NAME` ({}); `providers:` in kapi.yaml declares them",
+                    names()
+                )),
+            }),
+        },
+    }
+}
+
+/// Translates what `request` names; `progress` is told (done, total) blocks as answers come.
+pub fn translate(
+    app: &App,
+    request: &TranslateRequest,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Translation, HostError> {
+    let project = app.require_project()?;
+    let spec = spec_for(&project, request.provider.as_deref())?;
+    let provider =
+        provider::for_spec(&spec, &crate::env::secret).map_err(|message| HostError::Usage {
+            message,
+            hint: Some(
+                "export the variable in the shell that runs kapi; kapi.yaml never holds a key"
+                    .into(),
+            ),
+        })?;
+    let actor_name = match provider.model() {
+        Some(model) => format!("{}/{model}", provider.name()),
+        None => provider.name().to_owned(),
+    };
+    let mut out = Translation {
+        schema: "kapi.translate/v1",
+        provider: provider.name().to_owned(),
+        model: provider.model().map(str::to_owned),
+        actor: format!("tool:{actor_name}"),
+        dry_run: request.dry_run,
+        documents: Vec::new(),
+        requests: 0,
+        characters: 0,
+        estimated_tokens: 0,
+        budget_spent: false,
+        errors: Vec::new(),
+        remark: None,
+    };
+    if !request.dry_run {
+        prepare_files(app, request, &mut out)?;
+    }
+    let work = gather(app, &project, request, &mut out)?;
+    let batches = batches(&work, spec.batch);
+    out.characters = batches
+        .iter()
+        .map(|b| {
+            b.brief.chars().count()
+                + b.items
+                    .iter()
+                    .map(|i| i.text.chars().count())
+                    .sum::<usize>()
+        })
+        .sum();
+    out.estimated_tokens = out.characters.div_ceil(4);
+    if request.dry_run {
+        out.requests = batches.len();
+        return Ok(out);
+    }
+    let total: usize = batches.iter().map(|b| b.items.len()).sum();
+    let sent = run::send(
+        &batches,
+        &run::Sending {
+            provider: provider.as_ref(),
+            concurrency: spec.concurrency,
+            retries: spec.retries,
+            budget: request.max_requests,
+            backoff: request.backoff,
+            progress: &|done| progress(done, total),
+        },
+    );
+    out.requests = sent.requests;
+    out.budget_spent = sent.budget_spent;
+    let actor = Actor {
+        kind: "tool".into(),
+        name: actor_name,
+        session: app.actor().session,
+    };
+    land(
+        app,
+        &actor,
+        request.gate,
+        &work,
+        &batches,
+        sent.answers,
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// One catalog in one language with blocks to do, and the brief.
+struct Work {
+    doc: String,
+    lang: String,
+    source_lang: String,
+    brief: String,
+    /// For the provider.
+    blocks: Vec<Todo>,
+    /// Answered by the content memory: each with its text.
+    memory: Vec<(Todo, String)>,
+}
+
+/// One edition (or one plural or select branch of it) to translate: the block's key, the
+/// branch's path, the source text as the provider sees it, and the rev of the target
+/// edition (or branch) the answer replaces.
+#[derive(Debug, Clone)]
+struct Todo {
+    key: String,
+    branch: Option<String>,
+    item: Item,
+    rev: Option<String>,
+}
+
+/// The parts of `block` to translate into `lang`: its whole edition, or, when it holds a
+/// plural or select, each branch (a `set_content` reaches one branch at a time) and the text
+/// around them when there is any.
+fn todos(block: &kapi_core::model::Block, lang: &str) -> Vec<Todo> {
+    let target = block.targets.get(lang);
+    let leaves = block.source.leaves();
+    let whole = |runs: &[kapi_core::model::Run], branch: Option<String>| {
+        let rev = match &branch {
+            None => target.map(kapi_core::model::Edition::rev),
+            Some(path) => target
+                .and_then(|t| t.branch(path))
+                .map(kapi_core::model::rev_runs),
+        };
+        let id = match &branch {
+            None => block.key.clone(),
+            Some(path) => format!("{} [{path}]", block.key),
+        };
+        Todo {
+            key: block.key.clone(),
+            item: Item {
+                key: id,
+                text: projection::render(runs).0,
+                source: kapi_core::model::Edition::new(runs.to_vec()),
+            },
+            branch,
+            rev,
+        }
+    };
+    if leaves.is_empty() {
+        return vec![whole(&block.source.runs, None)];
+    }
+    let mut out = Vec::new();
+    let around = block.source.runs.iter().any(|r| match r {
+        kapi_core::model::Run::Text { text, .. } => !text.trim().is_empty(),
+        _ => false,
+    });
+    if around {
+        out.push(whole(&block.source.runs, None));
+    }
+    out.extend(
+        leaves
+            .into_iter()
+            .map(|(path, runs)| whole(runs, Some(path))),
+    );
+    out
+}
+
+/// Writes each translation file that is missing or lacks keys, from its source's skeleton.
+fn prepare_files(
+    app: &App,
+    request: &TranslateRequest,
+    out: &mut Translation,
+) -> Result<(), HostError> {
+    for doc in docs(request) {
+        let catalogs = catalogs(app, doc, None)?;
+        for loaded in &catalogs.loaded {
+            for target in loaded.targets.iter().filter(|t| wanted(request, &t.lang)) {
+                match scaffold::scaffold(loaded, target) {
+                    Ok(Scaffolded::Ready) => {}
+                    Ok(done) => out.documents.push(DocLang {
+                        doc: loaded.doc.clone(),
+                        lang: target.lang.clone(),
+                        target_doc: target.doc.clone(),
+                        file: Some(if done == Scaffolded::Created {
+                            "created"
+                        } else {
+                            "rebuilt"
+                        }),
+                        todo: 0,
+                        from_memory: 0,
+                        landed: 0,
+                        skipped: Vec::new(),
+                    }),
+                    Err(error) => out.errors.push(Unreadable {
+                        doc: target.doc.clone(),
+                        error,
+                    }),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn docs(request: &TranslateRequest) -> Vec<Option<&str>> {
+    if request.docs.is_empty() {
+        vec![None]
+    } else {
+        request.docs.iter().map(|d| Some(d.as_str())).collect()
+    }
+}
+
+fn wanted(request: &TranslateRequest, lang: &str) -> bool {
+    request.langs.is_empty() || request.langs.iter().any(|l| l == lang)
+}
+
+/// The blocks to do, per catalog and language, with the memory's exact matches set apart.
+fn gather(
+    app: &App,
+    project: &kapi_core::project::Project,
+    request: &TranslateRequest,
+    out: &mut Translation,
+) -> Result<Vec<Work>, HostError> {
+    let memory = memory(app, project);
+    let mut work = Vec::new();
+    for doc in docs(request) {
+        let catalogs = catalogs(app, doc, None)?;
+        out.errors.extend(catalogs.errors.iter().cloned());
+        if out.remark.is_none() {
+            out.remark.clone_from(&catalogs.remark);
+        }
+        let source_lang = project
+            .recipe
+            .defaults
+            .source_language
+            .clone()
+            .unwrap_or_else(|| "en".into());
+        for s in survey(&catalogs)
+            .into_iter()
+            .filter(|s| wanted(request, &s.lang))
+        {
+            let Some(loaded) = catalogs.loaded.iter().find(|l| l.doc == s.doc) else {
+                continue;
+            };
+            let todo: Vec<&String> = s.missing.iter().chain(&s.stale).collect();
+            let entry = match out
+                .documents
+                .iter_mut()
+                .position(|d| d.doc == s.doc && d.lang == s.lang)
+            {
+                Some(i) => i,
+                None => {
+                    out.documents.push(DocLang {
+                        doc: s.doc.clone(),
+                        lang: s.lang.clone(),
+                        target_doc: s.target_doc.clone(),
+                        file: None,
+                        todo: 0,
+                        from_memory: 0,
+                        landed: 0,
+                        skipped: Vec::new(),
+                    });
+                    out.documents.len() - 1
+                }
+            };
+            out.documents[entry].todo = todo.len();
+            if todo.is_empty() {
+                continue;
+            }
+            let mut w = Work {
+                doc: s.doc.clone(),
+                lang: s.lang.clone(),
+                source_lang: source_lang.clone(),
+                brief: brief(app, &s.target_doc, &s.lang),
+                blocks: Vec::new(),
+                memory: Vec::new(),
+            };
+            for key in todo {
+                let Some(block) = loaded.parsed.document.block(key) else {
+                    continue;
+                };
+                for todo in todos(block, &s.lang) {
+                    match memory.get(&(todo.item.text.clone(), s.lang.clone())) {
+                        Some(target) => {
+                            let target = target.clone();
+                            w.memory.push((todo, target));
+                        }
+                        None => w.blocks.push(todo),
+                    }
+                }
+            }
+            out.documents[entry].from_memory = w.memory.len();
+            work.push(w);
+        }
+    }
+    Ok(work)
+}
+
+/// The content memory's pairs, by (source text, target language).
+fn memory(app: &App, project: &kapi_core::project::Project) -> HashMap<(String, String), String> {
+    let path = project.root.join(kapi_core::project::layout::STORE_FILE);
+    let mut out = HashMap::new();
+    if path.exists()
+        && let Ok(handle) = app.store(&path)
+        && let Ok(store) = crate::app::lock(&handle)
+        && let Ok(rows) = store.memory_rows()
+    {
+        for (source, lang, target) in rows {
+            out.insert((source, lang), target);
+        }
+    }
+    out
+}
+
+/// The brief for `target_doc` in `lang`, as `kapi context` gives it (empty when none reads).
+fn brief(app: &App, target_doc: &str, lang: &str) -> String {
+    let request = crate::context::ContextRequest {
+        path: Some(Path::new(target_doc).to_path_buf()),
+        profile: None,
+        locale: Some(lang.to_owned()),
+        limit: Some(25),
+    };
+    crate::context::context(app, &request)
+        .map(|a| a.markdown())
+        .unwrap_or_default()
+}
+
+/// The provider's batches: each catalog and language's blocks, `size` at a time.
+fn batches(work: &[Work], size: usize) -> Vec<Batch> {
+    let mut out = Vec::new();
+    for w in work {
+        for chunk in w.blocks.chunks(size.max(1)) {
+            out.push(Batch {
+                source_lang: w.source_lang.clone(),
+                target_lang: w.lang.clone(),
+                brief: w.brief.clone(),
+                items: chunk.iter().map(|t| t.item.clone()).collect(),
+            });
+        }
+    }
+    out
+}
+
+/// (document, language, block) of an operation, as a skip names it.
+type Place = (String, String, String);
+
+/// Each answer as an operation (with where it lands), and each block with no usable answer
+/// reported in `out`.
+fn operations(
+    work: &[Work],
+    batches: &[Batch],
+    answers: Vec<Vec<provider::Answer>>,
+    out: &mut Translation,
+) -> (Vec<Operation>, Vec<Place>) {
+    // (document, language, block) of each operation, in order.
+    let mut places: Vec<Place> = Vec::new();
+    let mut operations = Vec::new();
+    let mut answers = answers.into_iter();
+    let mut batch = batches.iter();
+    for w in work {
+        let mut texts: Vec<(&Todo, Result<String, String>)> = w
+            .memory
+            .iter()
+            .map(|(todo, text)| (todo, Ok(text.clone())))
+            .collect();
+        let mut todo = w.blocks.iter();
+        let mut left = w.blocks.len();
+        while left > 0 {
+            let (Some(b), Some(a)) = (batch.next(), answers.next()) else {
+                break;
+            };
+            for (answer, t) in a.into_iter().zip(todo.by_ref()) {
+                texts.push((t, answer));
+            }
+            left = left.saturating_sub(b.items.len());
+        }
+        let entry = out
+            .documents
+            .iter_mut()
+            .find(|d| d.doc == w.doc && d.lang == w.lang);
+        let mut skipped = Vec::new();
+        for (todo, answer) in texts {
+            let block = match &todo.branch {
+                Some(path) => format!("{} [{path}]", todo.key),
+                None => todo.key.clone(),
+            };
+            match (answer, &todo.rev) {
+                (Ok(content), Some(rev)) => {
+                    operations.push(Operation::SetContent {
+                        at: Ref {
+                            doc: w.doc.clone(),
+                            block: todo.key.clone(),
+                            edition: w.lang.clone(),
+                            branch: todo.branch.clone(),
+                        },
+                        if_match: rev.clone(),
+                        content,
+                    });
+                    places.push((w.doc.clone(), w.lang.clone(), block));
+                }
+                (Ok(_), None) => skipped.push(Skip {
+                    block,
+                    status: "unsupported".into(),
+                    message: match &todo.branch {
+                        Some(path) => format!("the translation has no branch `{path}` to write it to (its plural forms differ from the source's)"),
+                        None => "the translation file has no place for it (a bilingual file without its target)".into(),
+                    },
+                }),
+                (Err(why), _) => skipped.push(Skip {
+                    status: if why.starts_with("not sent") { "not_sent" } else { "failed" }.into(),
+                    block,
+                    message: why,
+                }),
+            }
+        }
+        if let Some(entry) = entry {
+            entry.skipped.extend(skipped);
+        }
+    }
+    (operations, places)
+}
+
+/// Lands every answer as a `set_content` of its target edition: the set is first computed
+/// without writing, the operations the change service refuses are reported and left out,
+/// and the rest land whole.
+fn land(
+    app: &App,
+    actor: &Actor,
+    gate: GateMode,
+    work: &[Work],
+    batches: &[Batch],
+    answers: Vec<Vec<provider::Answer>>,
+    out: &mut Translation,
+) -> Result<(), HostError> {
+    let (operations, places) = operations(work, batches, answers, out);
+    if operations.is_empty() {
+        return Ok(());
+    }
+    let set = |operations| ChangeSet {
+        schema: SCHEMA,
+        gate,
+        operations,
+    };
+    let trial = apply_as(
+        app,
+        actor,
+        &ApplyRequest {
+            set: set(operations.clone()),
+            dry_run: true,
+        },
+    )?;
+    let mut kept = Vec::new();
+    let mut kept_places = Vec::new();
+    for ((op, place), result) in operations.into_iter().zip(places).zip(&trial.operations) {
+        if result.status.refuses() {
+            if let Some(d) = out
+                .documents
+                .iter_mut()
+                .find(|d| d.doc == place.0 && d.lang == place.1)
+            {
+                d.skipped.push(Skip {
+                    block: place.2,
+                    status: result.status.as_str().to_owned(),
+                    message: result.message.clone(),
+                });
+            }
+        } else {
+            kept.push(op);
+            kept_places.push(place);
+        }
+    }
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let result = apply_as(
+        app,
+        actor,
+        &ApplyRequest {
+            set: set(kept),
+            dry_run: false,
+        },
+    )?;
+    for (place, r) in kept_places.into_iter().zip(&result.operations) {
+        let Some(d) = out
+            .documents
+            .iter_mut()
+            .find(|d| d.doc == place.0 && d.lang == place.1)
+        else {
+            continue;
+        };
+        if matches!(r.status, OpStatus::Applied | OpStatus::Unchanged) {
+            d.landed += 1;
+        } else {
+            d.skipped.push(Skip {
+                block: place.2,
+                status: r.status.as_str().to_owned(),
+                message: r.message.clone(),
+            });
+        }
+    }
+    if let Some(error) = result.error {
+        out.errors.push(Unreadable {
+            doc: String::new(),
+            error,
+        });
+    }
+    Ok(())
+}
