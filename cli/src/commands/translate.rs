@@ -98,13 +98,16 @@ fn run(
             let _ = write!(io::stderr().lock(), "\rtranslating {done}/{total} blocks");
         }
     };
-    let hold = app.stop.hold();
+    // No hold while requests run: Ctrl-C ends the run at once (the files written so far are
+    // whole). The service holds a stop off while the answers land.
     let result = translate(app, &request, &progress)?;
-    drop(hold);
     if bar {
         let _ = writeln!(io::stderr().lock());
     }
     printer.emit(&Rendered(&result, Translation::text))?;
+    if app.stop.asked() {
+        return Ok(Outcome::Interrupted);
+    }
     let skipped = |refused: bool| {
         result.documents.iter().flat_map(|d| &d.skipped).any(|s| {
             let failed = s.status == "failed" || s.status == "not_sent";

@@ -72,6 +72,21 @@ fn pseudo_fills_every_catalog_and_the_result_passes_check() {
     for lang in stats["languages"].as_array().unwrap() {
         assert_eq!(lang["translated"], lang["total"], "{lang}");
     }
+    let log = kapi.run(&["context", "log", "--json"]).json();
+    let entry = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "translate")
+        .cloned();
+    let entry = entry.unwrap_or_else(|| panic!("no translate entry: {log:#}"));
+    assert_eq!(entry["actor"], "tool:pseudo", "{entry:#}");
+    assert_eq!(entry["evidence"]["provider"], "pseudo", "{entry:#}");
+    assert_eq!(
+        entry["evidence"]["documents"].as_array().map(Vec::len),
+        Some(2),
+        "{entry:#}"
+    );
     let again = kapi.run(&["up", "--provider", "pseudo"]);
     assert_eq!(again.code, 0);
     assert!(again.stdout.contains("sent 0 requests"), "{}", again.stdout);

@@ -10,8 +10,9 @@
 //! path in that language (`kapi context`). Every answer lands through the change service as
 //! `tool:<provider>` (`tool:<provider>/<model>` for a provider with a model), so placeholders
 //! are guarded and the commit check runs (enforced, or reported when the caller chooses the
-//! report gate); the change is recorded with that actor and its time in the store, where
-//! `kapi context log` shows it, and each new translation waits in `kapi review` for a person.
+//! report gate); the run is recorded as a `translate` operation with that actor, its time,
+//! the provider and model and what landed where (`kapi context log`), and each new
+//! translation waits in `kapi review` for a person.
 //! A block refused or failed is reported and skipped; the rest lands. `--dry-run` writes and
 //! sends nothing: it lists the blocks, characters and estimated tokens a run would send.
 //!
@@ -82,6 +83,9 @@ pub struct Translation {
     pub errors: Vec<Unreadable>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remark: Option<String>,
+    /// What the person should know that is no failure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Translation {
@@ -109,6 +113,9 @@ impl Translation {
         }
         for e in &self.errors {
             out.push_str(&format!("error {}: {}\n", e.doc, e.error));
+        }
+        for note in &self.notes {
+            out.push_str(&format!("note: {note}\n"));
         }
         let verb = if self.dry_run { "would send" } else { "sent" };
         out.push_str(&format!(
@@ -226,6 +233,7 @@ pub fn translate(
         budget_spent: false,
         errors: Vec::new(),
         remark: None,
+        notes: Vec::new(),
     };
     if !request.dry_run {
         prepare_files(app, request, &mut out)?;
@@ -275,7 +283,60 @@ pub fn translate(
         sent.answers,
         &mut out,
     )?;
+    // The translations landed: a store that cannot record the run says so, and fails nothing.
+    if let Err(e) = record(app, &project, &actor, &out) {
+        out.notes.push(format!(
+            "the run landed but could not be recorded in the store: {e}"
+        ));
+    }
     Ok(out)
+}
+
+/// Records the run where `kapi context log` shows it (kind `translate`): the provider, its
+/// model, and per catalog and language what landed and what was skipped.
+fn record(
+    app: &App,
+    project: &kapi_core::project::Project,
+    actor: &Actor,
+    out: &Translation,
+) -> Result<(), HostError> {
+    let landed: usize = out.documents.iter().map(|d| d.landed).sum();
+    if landed == 0 && out.documents.iter().all(|d| d.file.is_none()) {
+        return Ok(());
+    }
+    let handle = app.store(&project.root.join(kapi_core::project::layout::STORE_FILE))?;
+    let store = crate::app::lock(&handle)?;
+    let now = app.timestamp();
+    store.touch_session(&kapi_core::store::SessionRow {
+        id: actor.session.clone(),
+        actor_kind: actor.kind.clone(),
+        actor_name: actor.name.clone(),
+        project: Some(project.root.display().to_string()),
+        client: Some(app.client_name()),
+        started_at: now.clone(),
+        last_seen: now.clone(),
+    })?;
+    let documents: Vec<serde_json::Value> = out
+        .documents
+        .iter()
+        .filter(|d| d.landed > 0 || d.file.is_some())
+        .map(|d| {
+            serde_json::json!({"doc": d.doc, "lang": d.lang, "target_doc": d.target_doc,
+                               "file": d.file, "landed": d.landed, "skipped": d.skipped.len()})
+        })
+        .collect();
+    store.record_op(&kapi_core::store::NewOp {
+        kind: "translate".into(),
+        actor_kind: actor.kind.clone(),
+        actor_name: actor.name.clone(),
+        session: actor.session.clone(),
+        path: None,
+        payload: serde_json::json!({"provider": out.provider, "model": out.model,
+                                    "requests": out.requests, "documents": documents}),
+        status: "applied".into(),
+        created_at: now,
+    })?;
+    Ok(())
 }
 
 /// One catalog in one language with blocks to do, and the brief.
@@ -616,6 +677,8 @@ fn land(
     out: &mut Translation,
 ) -> Result<(), HostError> {
     let (operations, places) = operations(work, batches, answers, out);
+    // A stop asked from here on waits for the set to land (or not) whole.
+    let _hold = app.stop.hold();
     if operations.is_empty() {
         return Ok(());
     }
