@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-code bench-toolbox bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-code bench-toolbox bench-translate bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -77,6 +77,7 @@ bench: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/hooks.py
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/code.py
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/toolbox.py
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/translate.py
 
 # Only the code-comment benchmark (a Rust source tree from cargo's registry, against grep).
 bench-code: release
@@ -85,6 +86,10 @@ bench-code: release
 # Only the text tools' benchmark (kgrep over the Rust book, against grep and rg).
 bench-toolbox: release
 	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/toolbox.py
+
+# Only the unattended translation benchmark (kapi up --provider pseudo over Django's PO files).
+bench-translate: release
+	KAPI_BIN=$(CURDIR)/target/release/kapi python3 bench/translate.py
 
 # Only the format benchmark (throughput, inspect, translation checks vs pofilter).
 bench-formats: release

@@ -56,10 +56,7 @@ fn bracketed(runs: &[Run], expansion: f32) -> Vec<Run> {
 /// cover them), counting the letters.
 fn accented(run: &Run, letters: &mut usize) -> Run {
     match run {
-        Run::Text { text, .. } => {
-            *letters += text.chars().filter(char::is_ascii_alphabetic).count();
-            Run::text(text.chars().map(accent).collect::<String>())
-        }
+        Run::Text { text, .. } => Run::text(accent_text(text, letters)),
         Run::Code(code) => Run::Code(code.clone()),
         Run::Switch(switch) => {
             let mut switch = switch.clone();
@@ -68,6 +65,59 @@ fn accented(run: &Run, letters: &mut usize) -> Run {
             }
             Run::Switch(switch)
         }
+    }
+}
+
+/// `text` with its letters accented, except inside what reads as markup a format left as
+/// text (an HTML tag `<a href="…">` in a PO message, an entity `&amp;`): those stay as
+/// written, or the translation would break them.
+fn accent_text(text: &str, letters: &mut usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let keep = match c {
+            '<' => tag_len(rest),
+            '&' => entity_len(rest),
+            _ => 0,
+        };
+        if keep > 0 {
+            out.push_str(&rest[..keep]);
+            rest = &rest[keep..];
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            *letters += 1;
+        }
+        out.push(accent(c));
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The length of an HTML tag at the start of `text` (`<a …>`, `</a>`, `<br/>`), else 0.
+fn tag_len(text: &str) -> usize {
+    let body = &text[1..];
+    let starts = body.starts_with('/') || body.starts_with(|c: char| c.is_ascii_alphabetic());
+    match (starts, body.find(['>', '<', '\n'])) {
+        (true, Some(end)) if body.as_bytes()[end] == b'>' && end <= 2048 => end + 2,
+        _ => 0,
+    }
+}
+
+/// The length of an entity at the start of `text` (`&amp;`, `&#39;`), else 0.
+fn entity_len(text: &str) -> usize {
+    let body = &text[1..];
+    match body.find(';') {
+        Some(end)
+            if end > 0
+                && end <= 10
+                && body[..end]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '#') =>
+        {
+            end + 2
+        }
+        _ => 0,
     }
 }
 
@@ -223,6 +273,18 @@ mod tests {
             }
         }
         assert!(written > 50, "{written} files");
+    }
+
+    #[test]
+    fn markup_left_as_text_stays_as_written() {
+        let out = pseudo(
+            &Edition::new(vec![Run::text("See <a href=\"x\">docs</a> &amp; more < 3")]),
+            1.0,
+        );
+        assert_eq!(
+            projection::render(&out.runs).0,
+            "[Séé <a href=\"x\">ðöçs</a> &amp;amp; möré < 3~]"
+        );
     }
 
     #[test]

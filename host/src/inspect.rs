@@ -341,7 +341,7 @@ fn record(
         for (lang, edition) in &block.targets {
             editions.insert(
                 lang.clone(),
-                view(&loaded.doc, edition, bilingual_target(loaded)),
+                view(&loaded.doc, edition, bilingual_target(loaded, block)),
             );
         }
     } else {
@@ -445,18 +445,23 @@ fn source_accepts(format: &dyn Format, block: &Block) -> (Vec<&'static str>, Opt
     (vec!["set_content", "replace_text"], None)
 }
 
-fn bilingual_target(loaded: &Loaded) -> (Vec<&'static str>, Option<String>) {
-    let name = loaded.format.info().name;
-    let mut accepts = Vec::new();
+/// (accepts, why) for a target edition of a bilingual file: edited in place, marked a draft
+/// needing review when no person edits it (PO `fuzzy`, XLIFF `needs-review-translation`).
+fn bilingual_target(loaded: &Loaded, block: &Block) -> (Vec<&'static str>, Option<String>) {
+    if let Some(reason) = &block.locked {
+        return (Vec::new(), Some(reason.to_string()));
+    }
+    if !block.translatable {
+        return (
+            Vec::new(),
+            Some("the file marks this block as not translatable".to_owned()),
+        );
+    }
+    let mut accepts = vec!["set_content", "replace_text"];
     if loaded.in_project {
         accepts.push("decide");
     }
-    (
-        accepts,
-        Some(format!(
-            "{name} is a bilingual interchange format: kapi reads and checks it, translations are edited where they are authored"
-        )),
-    )
+    (accepts, None)
 }
 
 fn target_accepts(

@@ -353,3 +353,74 @@ fn an_exact_match_in_the_content_memory_comes_first() {
         kapi.read("locales/fr.json")
     );
 }
+
+const PO: &str = "msgid \"\"\nmsgstr \"\"\n\"Language: fr\\n\"\n\"Plural-Forms: nplurals=2; plural=(n > 1);\\n\"\n\nmsgid \"Hello, %(name)s!\"\nmsgstr \"\"\n\nmsgid \"Goodbye\"\nmsgstr \"Au revoir\"\n";
+
+const XLIFF: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n  <file original=\"a\" source-language=\"en\" target-language=\"fr\" datatype=\"plaintext\">\n    <body>\n      <trans-unit id=\"one\">\n        <source>Save {0}</source>\n        <target>Enregistrer {0}</target>\n      </trans-unit>\n      <trans-unit id=\"two\">\n        <source>Open</source>\n      </trans-unit>\n    </body>\n  </file>\n</xliff>\n";
+
+#[test]
+fn bilingual_files_take_drafts_marked_for_review_and_a_person_edits_them_plainly() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - path: \"po/*.po\"\n  - path: \"xliff/*.xlf\"\n",
+    );
+    kapi.write("po/fr.po", PO);
+    kapi.write("xliff/a.xlf", XLIFF);
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let po = kapi.read("po/fr.po");
+    assert!(
+        po.contains("#, fuzzy\nmsgid \"Hello, %(name)s!\"\nmsgstr \"[Héllö, %(name)s!~~]\""),
+        "{po}"
+    );
+    assert!(
+        po.contains("msgid \"Goodbye\"\nmsgstr \"Au revoir\""),
+        "{po}"
+    );
+    let xliff = kapi.read("xliff/a.xlf");
+    assert!(
+        xliff.contains("<source>Open</source>\n        <target state=\"needs-review-translation\">[Öþéñ~~]</target>"),
+        "{xliff}"
+    );
+    assert_eq!(kapi.run(&["check"]).code, 0);
+    let again = kapi.run(&["up", "--provider", "pseudo"]);
+    assert!(
+        again.stdout.contains("sent 0 requests"),
+        "a draft waits for review: {}",
+        again.stdout
+    );
+
+    // A person's edit of a PO target lands as written, with no draft flag.
+    kapi.write("po/fr.po", PO);
+    let read = kapi
+        .run(&["inspect", "po/fr.po", "--editions", "fr", "--json"])
+        .json();
+    let fr = &read["blocks"][0]["editions"]["fr"];
+    assert_eq!(
+        fr["accepts"],
+        json!(["set_content", "replace_text", "decide"]),
+        "{fr}"
+    );
+    let set = json!({"schema": "kapi.change/v1", "operations": [{"op": "set_content",
+        "at": {"doc": "po/fr.po", "block": "Hello, %(name)s!", "edition": "fr"},
+        "if_match": fr["rev"], "content": "Bonjour, <x id=\"1/\"/> !"}]});
+    kapi.write("set.json", set.to_string());
+    assert_eq!(kapi.run(&["apply", "set.json"]).code, 0);
+    assert!(
+        kapi.read("po/fr.po")
+            .contains("\nmsgid \"Hello, %(name)s!\"\nmsgstr \"Bonjour, %(name)s !\""),
+        "{}",
+        kapi.read("po/fr.po")
+    );
+    assert!(!kapi.read("po/fr.po").contains("fuzzy"));
+    let source = json!({"schema": "kapi.change/v1", "operations": [{"op": "set_content",
+        "at": {"doc": "po/fr.po", "block": "Goodbye", "edition": "source"},
+        "if_match": read["blocks"][1]["rev"], "content": "Bye"}]});
+    kapi.write("source.json", source.to_string());
+    let refused = kapi.run(&["apply", "source.json"]);
+    assert_eq!(
+        refused.code, 3,
+        "the source of a bilingual file is edited where it is authored"
+    );
+}

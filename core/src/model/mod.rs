@@ -502,6 +502,13 @@ pub fn code_count(runs: &[Run]) -> usize {
         .sum()
 }
 
+/// Whether `runs` hold no code or switch and only whitespace: an untranslated target (a PO
+/// `msgstr ""`, an empty `<target/>`).
+pub fn plain_empty(runs: &[Run]) -> bool {
+    runs.iter()
+        .all(|r| matches!(r, Run::Text { text, .. } if text.trim().is_empty()))
+}
+
 fn plain_into(runs: &[Run], out: &mut String) {
     for run in runs {
         match run {

@@ -25,6 +25,12 @@
 //! - A source file's comment takes `set_content` alone, through the comment write path
 //!   (`comment.rs`): on the command line only (over MCP it is refused `unsupported`, capability
 //!   `comment`), and never in a set that also edits documents.
+//! - A bilingual file (PO, XLIFF) takes edits of its targets, never of its source (authored
+//!   elsewhere). An empty target starts as its source, so an edit's `<x id>` tags are its
+//!   source's; a unit that lacks its target, in a file that translates into that language,
+//!   takes a copy of its source (whose rev is the source's). A target an agent or a tool
+//!   writes is marked a draft for a person's review: PO `fuzzy`, XLIFF 1.2
+//!   `needs-review-translation`, XLIFF 2.0 `translated`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -158,6 +164,9 @@ struct Service<'a> {
     /// The set's content operations name both source files (comments) and documents: the
     /// comment edits are refused.
     mixed: bool,
+    /// The actor is no person: a translation it writes into a bilingual file is marked a draft
+    /// that needs review ([`draft_state`]).
+    draft: bool,
 }
 
 impl<'a> Service<'a> {
@@ -175,7 +184,51 @@ impl<'a> Service<'a> {
             translations: HashMap::new(),
             splice: Some(BTreeSet::new()),
             mixed: false,
+            draft: false,
         }
+    }
+}
+
+/// An empty target of a bilingual file (a PO `msgstr ""`, an empty `msgstr[1]`) takes its
+/// source's runs (the branch of the same case, else the source's last), so the `<x id>` tags
+/// an edit sends are its source's; the rev read stays the empty one's.
+fn seed(
+    edition: &mut Edition,
+    source: &Edition,
+    branch: Option<&str>,
+    read_rev: &mut Option<String>,
+) {
+    use kapi_core::model::{plain_empty, rev_runs};
+    match branch {
+        None if plain_empty(&edition.runs) => {
+            read_rev.get_or_insert_with(|| edition.rev());
+            edition.runs = source.runs.clone();
+        }
+        Some(path) => {
+            let from = source
+                .branch(path)
+                .map(<[_]>::to_vec)
+                .or_else(|| source.leaves().last().map(|(_, runs)| runs.to_vec()));
+            if let (Some(runs), Some(from)) = (edition.branch_mut(path), from)
+                && plain_empty(runs)
+            {
+                read_rev.get_or_insert_with(|| rev_runs(runs));
+                *runs = from;
+            }
+        }
+        None => {}
+    }
+}
+
+/// The state a bilingual format records for a machine's or an agent's translation: a draft
+/// that needs a person's review (PO `fuzzy`, XLIFF 1.2 `needs-review-translation`, XLIFF 2.0
+/// `translated`, which a review moves to `reviewed`).
+fn draft_state(format: &str) -> Option<&'static str> {
+    match format {
+        "po" => Some("fuzzy"),
+        "xliff" => Some("needs-review-translation"),
+        "xliff2" => Some("translated"),
+        _ => None,
     }
 }
 
@@ -635,6 +688,12 @@ impl Service<'_> {
 
     /// Locates the edition `at` names.
     fn locate(&mut self, at: &Ref) -> Result<Loc, Refused> {
+        self.locate_as(at, false)
+    }
+
+    /// [`Service::locate`]; with `add`, a unit of a bilingual file that lacks its target in a
+    /// language the file translates into takes one, a copy of its source (a content edit).
+    fn locate_as(&mut self, at: &Ref, add: bool) -> Result<Loc, Refused> {
         let d = self.open(&at.doc)?;
         let doc = &self.doc_list[d];
         let source = &self.files[doc.file];
@@ -680,10 +739,20 @@ impl Service<'_> {
             });
         }
         if source.format.info().capabilities.bilingual {
-            return if source.parsed.document.blocks[block]
-                .targets
-                .contains_key(&at.edition)
-            {
+            // A unit without its target, in a file that translates into that language, takes
+            // one: a copy of its source, which the edit then replaces (the writer adds it).
+            let translates = source
+                .parsed
+                .document
+                .blocks
+                .iter()
+                .any(|b| b.targets.contains_key(&at.edition));
+            let blocks = &mut self.files[doc.file].parsed.document.blocks;
+            if add && translates && !blocks[block].targets.contains_key(&at.edition) {
+                let copy = Edition::new(blocks[block].source.runs.clone());
+                blocks[block].targets.insert(at.edition.clone(), copy);
+            }
+            return if blocks[block].targets.contains_key(&at.edition) {
                 Ok(Loc {
                     file: doc.file,
                     block,
@@ -744,14 +813,15 @@ impl Service<'_> {
 
     /// Applies one content operation in memory.
     fn content(&mut self, op: &Operation, at: &Ref) -> Result<(Loc, OpResult), Refused> {
-        let loc = self.locate(at)?;
+        let loc = self.locate_as(at, true)?;
         let file = &mut self.files[loc.file];
         let info = file.format.info();
-        if info.capabilities.bilingual {
+        let bilingual_target = info.capabilities.bilingual && loc.edition != SOURCE;
+        if info.capabilities.bilingual && loc.edition == SOURCE {
             return Err(refused(
                 OpStatus::Unsupported,
                 format!(
-                    "{} is a bilingual interchange format: kapi reads and checks it, but content is edited where it is authored",
+                    "{} is a bilingual interchange format: its source is edited where it is authored; a target edition takes edits",
                     info.name
                 ),
             ));
@@ -766,7 +836,7 @@ impl Service<'_> {
                 ),
             ));
         }
-        if !info.capabilities.editable && !info.capabilities.comments {
+        if !info.capabilities.editable && !info.capabilities.comments && !bilingual_target {
             return Err(refused(
                 OpStatus::Unsupported,
                 format!("kapi does not write {} files", info.name),
@@ -796,11 +866,28 @@ impl Service<'_> {
             None => Some(e.rev()),
             Some(path) => e.branch(path).map(rev_runs),
         });
+        let source = file.parsed.document.blocks[loc.block].source.clone();
+        let draft = self.draft.then(|| draft_state(info.id)).flatten();
         let Some(edition) = file.parsed.document.blocks[loc.block].edition_mut(&loc.edition) else {
             return Err(refused(OpStatus::NotFound, "the edition is gone"));
         };
         let before = edition.clone();
+        // An empty target of a bilingual file (a PO `msgstr ""`) starts as its source, so the
+        // `<x id>` tags an edit sends are its source's; the rev read stays the empty one's.
+        let mut read_rev = read_rev;
+        if bilingual_target {
+            seed(edition, &source, at.branch.as_deref(), &mut read_rev);
+        }
         let outcome = edit::apply(edition, op, read_rev.as_deref());
+        if bilingual_target
+            && matches!(outcome, Edited::Applied { .. })
+            && let Some(state) = draft
+        {
+            edition.state = Some(state.into());
+        }
+        if !matches!(outcome, Edited::Applied { .. }) {
+            *edition = before.clone();
+        }
         let mut res = OpResult::new(0, op.name(), OpStatus::Applied, "applied");
         res.at = Some(at.clone());
         match outcome {

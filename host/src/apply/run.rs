@@ -65,7 +65,8 @@ fn partial_error(what: &str, at_document: bool, landed: &[&str], lost_assets: &[
 }
 
 impl<'a> Run<'a> {
-    pub(super) fn new(svc: Service<'a>, actor: &'a Actor, request: &'a ApplyRequest) -> Self {
+    pub(super) fn new(mut svc: Service<'a>, actor: &'a Actor, request: &'a ApplyRequest) -> Self {
+        svc.draft = actor.kind != "person";
         Run {
             svc,
             actor,

@@ -16,9 +16,11 @@
 //! A block refused or failed is reported and skipped; the rest lands. `--dry-run` writes and
 //! sends nothing: it lists the blocks, characters and estimated tokens a run would send.
 //!
-//! Not yet: writing a missing target into a bilingual file (PO, XLIFF): the change service
-//! refuses their edits, so their blocks are reported refused `unsupported`.
+//! Bilingual files (PO, XLIFF) are translated in place (`bilingual`): the change service gives
+//! a unit that lacks its target a copy of its source to replace and marks a tool's target a
+//! draft for review (`#, fuzzy`, `needs-review-translation`), which the next run leaves alone.
 
+mod bilingual;
 pub mod openai;
 pub mod provider;
 pub mod pseudo;
@@ -236,7 +238,7 @@ pub fn translate(
         notes: Vec::new(),
     };
     if !request.dry_run {
-        prepare_files(app, request, &mut out)?;
+        prepare_files(app, &project, request, &mut out)?;
     }
     let work = gather(app, &project, request, &mut out)?;
     let batches = batches(&work, spec.batch);
@@ -349,6 +351,8 @@ struct Work {
     blocks: Vec<Todo>,
     /// Answered by the content memory: each with its text.
     memory: Vec<(Todo, String)>,
+    /// Blocks missing or stale.
+    todo: usize,
 }
 
 /// One edition (or one plural or select branch of it) to translate: the block's key, the
@@ -365,8 +369,13 @@ struct Todo {
 /// The parts of `block` to translate into `lang`: its whole edition, or, when it holds a
 /// plural or select, each branch (a `set_content` reaches one branch at a time) and the text
 /// around them when there is any.
-fn todos(block: &kapi_core::model::Block, lang: &str) -> Vec<Todo> {
-    let target = block.targets.get(lang);
+fn todos(
+    block: &kapi_core::model::Block,
+    lang: &str,
+    missing: Option<&kapi_core::model::Edition>,
+) -> Vec<Todo> {
+    // A target the file lacks is read as `missing` (a bilingual unit's copy of its source).
+    let target = block.targets.get(lang).or(missing);
     let leaves = block.source.leaves();
     let whole = |runs: &[kapi_core::model::Run], branch: Option<String>| {
         let rev = match &branch {
@@ -412,10 +421,15 @@ fn todos(block: &kapi_core::model::Block, lang: &str) -> Vec<Todo> {
 /// Writes each translation file that is missing or lacks keys, from its source's skeleton.
 fn prepare_files(
     app: &App,
+    project: &kapi_core::project::Project,
     request: &TranslateRequest,
     out: &mut Translation,
 ) -> Result<(), HostError> {
-    for doc in docs(request) {
+    let (_, template_docs) = bilingual::split(app, project, &request.docs);
+    if !request.docs.is_empty() && template_docs.is_empty() {
+        return Ok(());
+    }
+    for doc in template(request.docs.is_empty(), &template_docs) {
         let catalogs = catalogs(app, doc, None)?;
         for loaded in &catalogs.loaded {
             for target in loaded.targets.iter().filter(|t| wanted(request, &t.lang)) {
@@ -446,19 +460,12 @@ fn prepare_files(
     Ok(())
 }
 
-fn docs(request: &TranslateRequest) -> Vec<Option<&str>> {
-    if request.docs.is_empty() {
-        vec![None]
-    } else {
-        request.docs.iter().map(|d| Some(d.as_str())).collect()
-    }
-}
-
 fn wanted(request: &TranslateRequest, lang: &str) -> bool {
     request.langs.is_empty() || request.langs.iter().any(|l| l == lang)
 }
 
-/// The blocks to do, per catalog and language, with the memory's exact matches set apart.
+/// The blocks to do, per catalog and language (catalogs with a `target` template, then
+/// bilingual files), with the memory's exact matches set apart.
 fn gather(
     app: &App,
     project: &kapi_core::project::Project,
@@ -466,19 +473,21 @@ fn gather(
     out: &mut Translation,
 ) -> Result<Vec<Work>, HostError> {
     let memory = memory(app, project);
+    let source_lang = project
+        .recipe
+        .defaults
+        .source_language
+        .clone()
+        .unwrap_or_else(|| "en".into());
+    let all = request.docs.is_empty();
+    let (bilingual_docs, template_docs) = bilingual::split(app, project, &request.docs);
     let mut work = Vec::new();
-    for doc in docs(request) {
+    for doc in template(all, &template_docs) {
         let catalogs = catalogs(app, doc, None)?;
         out.errors.extend(catalogs.errors.iter().cloned());
         if out.remark.is_none() {
             out.remark.clone_from(&catalogs.remark);
         }
-        let source_lang = project
-            .recipe
-            .defaults
-            .source_language
-            .clone()
-            .unwrap_or_else(|| "en".into());
         for s in survey(&catalogs)
             .into_iter()
             .filter(|s| wanted(request, &s.lang))
@@ -486,58 +495,102 @@ fn gather(
             let Some(loaded) = catalogs.loaded.iter().find(|l| l.doc == s.doc) else {
                 continue;
             };
-            let todo: Vec<&String> = s.missing.iter().chain(&s.stale).collect();
-            let entry = match out
-                .documents
-                .iter_mut()
-                .position(|d| d.doc == s.doc && d.lang == s.lang)
-            {
-                Some(i) => i,
-                None => {
-                    out.documents.push(DocLang {
-                        doc: s.doc.clone(),
-                        lang: s.lang.clone(),
-                        target_doc: s.target_doc.clone(),
-                        file: None,
-                        todo: 0,
-                        from_memory: 0,
-                        landed: 0,
-                        skipped: Vec::new(),
-                    });
-                    out.documents.len() - 1
-                }
-            };
-            out.documents[entry].todo = todo.len();
-            if todo.is_empty() {
-                continue;
-            }
+            let keys: Vec<&String> = s.missing.iter().chain(&s.stale).collect();
             let mut w = Work {
                 doc: s.doc.clone(),
                 lang: s.lang.clone(),
                 source_lang: source_lang.clone(),
-                brief: brief(app, &s.target_doc, &s.lang),
+                brief: if keys.is_empty() {
+                    String::new()
+                } else {
+                    brief(app, &s.target_doc, &s.lang)
+                },
                 blocks: Vec::new(),
                 memory: Vec::new(),
+                todo: keys.len(),
             };
-            for key in todo {
-                let Some(block) = loaded.parsed.document.block(key) else {
-                    continue;
-                };
-                for todo in todos(block, &s.lang) {
-                    match memory.get(&(todo.item.text.clone(), s.lang.clone())) {
-                        Some(target) => {
-                            let target = target.clone();
-                            w.memory.push((todo, target));
-                        }
-                        None => w.blocks.push(todo),
-                    }
+            for key in keys {
+                if let Some(block) = loaded.parsed.document.block(key) {
+                    w.blocks.extend(todos(block, &s.lang, None));
                 }
             }
-            out.documents[entry].from_memory = w.memory.len();
-            work.push(w);
+            settle(w, &s.target_doc, &memory, out, &mut work);
         }
     }
+    let found = bilingual::gather(
+        app,
+        project,
+        request,
+        &bilingual_docs,
+        all,
+        &source_lang,
+        &mut out.errors,
+    )?;
+    if !found.is_empty() && all {
+        // The catalogs' remark (no `target` template) does not hold for bilingual files.
+        out.remark = None;
+    }
+    for w in found {
+        let doc = w.doc.clone();
+        settle(w, &doc, &memory, out, &mut work);
+    }
     Ok(work)
+}
+
+/// The template catalogs to read: every one, or the named ones.
+fn template(all: bool, named: &[String]) -> Vec<Option<&str>> {
+    if all {
+        vec![None]
+    } else {
+        named.iter().map(|d| Some(d.as_str())).collect()
+    }
+}
+
+/// Sets apart `w`'s memory matches, reports it in `out` (its entry made or updated), and keeps
+/// it when it has anything to do.
+fn settle(
+    mut w: Work,
+    target_doc: &str,
+    memory: &HashMap<(String, String), String>,
+    out: &mut Translation,
+    work: &mut Vec<Work>,
+) {
+    let (hits, rest): (Vec<Todo>, Vec<Todo>) = std::mem::take(&mut w.blocks)
+        .into_iter()
+        .partition(|t| memory.contains_key(&(t.item.text.clone(), w.lang.clone())));
+    w.blocks = rest;
+    w.memory = hits
+        .into_iter()
+        .filter_map(|t| {
+            let text = memory.get(&(t.item.text.clone(), w.lang.clone()))?.clone();
+            Some((t, text))
+        })
+        .collect();
+    let entry = match out
+        .documents
+        .iter()
+        .position(|d| d.doc == w.doc && d.lang == w.lang)
+    {
+        Some(i) => i,
+        None => {
+            out.documents.push(DocLang {
+                doc: w.doc.clone(),
+                lang: w.lang.clone(),
+                target_doc: target_doc.to_owned(),
+                file: None,
+                todo: 0,
+                from_memory: 0,
+                landed: 0,
+                skipped: Vec::new(),
+            });
+            out.documents.len() - 1
+        }
+    };
+    out.documents[entry].todo = w.todo;
+    out.documents[entry].from_memory = w.memory.len();
+    if w.todo > 0 {
+        work.push(w);
+    }
 }
 
 /// The content memory's pairs, by (source text, target language).
@@ -664,9 +717,10 @@ fn operations(
     (operations, places)
 }
 
-/// Lands every answer as a `set_content` of its target edition: the set is first computed
-/// without writing, the operations the change service refuses are reported and left out,
-/// and the rest land whole.
+/// Lands every answer as a `set_content` of its target edition, one change set per document
+/// (a large run is many small sets, and one document's refusal holds no other back): each set
+/// is first computed without writing, the operations the change service refuses are reported
+/// and left out, and the rest land whole.
 fn land(
     app: &App,
     actor: &Actor,
@@ -677,42 +731,108 @@ fn land(
     out: &mut Translation,
 ) -> Result<(), HostError> {
     let (operations, places) = operations(work, batches, answers, out);
-    // A stop asked from here on waits for the set to land (or not) whole.
+    // A stop asked from here on waits for the set being written to land (or not) whole.
     let _hold = app.stop.hold();
-    if operations.is_empty() {
-        return Ok(());
+    let mut by_doc: Vec<(String, Vec<Operation>, Vec<Place>)> = Vec::new();
+    for (op, place) in operations.into_iter().zip(places) {
+        match by_doc.iter_mut().find(|(doc, _, _)| *doc == place.0) {
+            Some((_, ops, at)) => {
+                ops.push(op);
+                at.push(place);
+            }
+            None => by_doc.push((place.0.clone(), vec![op], vec![place])),
+        }
     }
+    for (_, operations, places) in by_doc {
+        land_one(app, actor, gate, operations, places, out)?;
+    }
+    Ok(())
+}
+
+/// Reports a skipped block in its catalog's entry.
+fn skip(out: &mut Translation, place: Place, status: &str, message: &str) {
+    if let Some(d) = out
+        .documents
+        .iter_mut()
+        .find(|d| d.doc == place.0 && d.lang == place.1)
+    {
+        d.skipped.push(Skip {
+            block: place.2,
+            status: status.to_owned(),
+            message: message.to_owned(),
+        });
+    }
+}
+
+/// Each operation with its refusal when the change service refuses it, tried as a set without
+/// writing. A document refused whole for one block it cannot write (a PO message whose
+/// `msgstr[]` forms disagree with its header) refuses every operation alike: the set is then
+/// halved and each half tried, so the one block is found and the rest still land.
+#[allow(clippy::type_complexity)]
+fn sort_out(
+    app: &App,
+    actor: &Actor,
+    gate: GateMode,
+    pairs: Vec<(Operation, Place)>,
+    depth: usize,
+) -> Result<Vec<((Operation, Place), Option<(&'static str, String)>)>, HostError> {
+    let set = ChangeSet {
+        schema: SCHEMA,
+        gate,
+        operations: pairs.iter().map(|(op, _)| op.clone()).collect(),
+    };
+    let trial = apply_as(app, actor, &ApplyRequest { set, dry_run: true })?;
+    let alike = pairs.len() > 1
+        && depth < 24
+        && trial.operations.iter().all(|r| {
+            r.status == OpStatus::Unsupported
+                && Some(&r.message) == trial.operations.first().map(|f| &f.message)
+        });
+    if alike {
+        let mut pairs = pairs;
+        let second = pairs.split_off(pairs.len() / 2);
+        let mut out = sort_out(app, actor, gate, pairs, depth + 1)?;
+        out.extend(sort_out(app, actor, gate, second, depth + 1)?);
+        return Ok(out);
+    }
+    Ok(pairs
+        .into_iter()
+        .zip(&trial.operations)
+        .map(|(pair, r)| {
+            let refusal = r
+                .status
+                .refuses()
+                .then(|| (r.status.as_str(), r.message.clone()));
+            (pair, refusal)
+        })
+        .collect())
+}
+
+/// One document's operations: tried, the refused ones left out, the rest applied.
+fn land_one(
+    app: &App,
+    actor: &Actor,
+    gate: GateMode,
+    operations: Vec<Operation>,
+    places: Vec<Place>,
+    out: &mut Translation,
+) -> Result<(), HostError> {
+    let doc = places.first().map(|p| p.0.clone()).unwrap_or_default();
     let set = |operations| ChangeSet {
         schema: SCHEMA,
         gate,
         operations,
     };
-    let trial = apply_as(
-        app,
-        actor,
-        &ApplyRequest {
-            set: set(operations.clone()),
-            dry_run: true,
-        },
-    )?;
     let mut kept = Vec::new();
     let mut kept_places = Vec::new();
-    for ((op, place), result) in operations.into_iter().zip(places).zip(&trial.operations) {
-        if result.status.refuses() {
-            if let Some(d) = out
-                .documents
-                .iter_mut()
-                .find(|d| d.doc == place.0 && d.lang == place.1)
-            {
-                d.skipped.push(Skip {
-                    block: place.2,
-                    status: result.status.as_str().to_owned(),
-                    message: result.message.clone(),
-                });
+    let pairs: Vec<(Operation, Place)> = operations.into_iter().zip(places).collect();
+    for (pair, refusal) in sort_out(app, actor, gate, pairs, 0)? {
+        match refusal {
+            Some((status, message)) => skip(out, pair.1, status, &message),
+            None => {
+                kept.push(pair.0);
+                kept_places.push(pair.1);
             }
-        } else {
-            kept.push(op);
-            kept_places.push(place);
         }
     }
     if kept.is_empty() {
@@ -727,28 +847,20 @@ fn land(
         },
     )?;
     for (place, r) in kept_places.into_iter().zip(&result.operations) {
-        let Some(d) = out
-            .documents
-            .iter_mut()
-            .find(|d| d.doc == place.0 && d.lang == place.1)
-        else {
-            continue;
-        };
         if matches!(r.status, OpStatus::Applied | OpStatus::Unchanged) {
-            d.landed += 1;
+            if let Some(d) = out
+                .documents
+                .iter_mut()
+                .find(|d| d.doc == place.0 && d.lang == place.1)
+            {
+                d.landed += 1;
+            }
         } else {
-            d.skipped.push(Skip {
-                block: place.2,
-                status: r.status.as_str().to_owned(),
-                message: r.message.clone(),
-            });
+            skip(out, place, r.status.as_str(), &r.message);
         }
     }
     if let Some(error) = result.error {
-        out.errors.push(Unreadable {
-            doc: String::new(),
-            error,
-        });
+        out.errors.push(Unreadable { doc, error });
     }
     Ok(())
 }

@@ -1,0 +1,130 @@
+//! The work a bilingual file holds (PO, XLIFF: source and targets in one file): for each
+//! language the file translates into, every unit whose target is missing (absent or empty)
+//! or stale, read from the file itself. A missing target's rev is its source's: the change
+//! service gives such a unit a copy of its source to replace. A PO entry marked `fuzzy` with
+//! text is a draft waiting for a person's review (the change service marks a tool's or an
+//! agent's translation so): it is left to the review, not sent again.
+
+use std::path::Path;
+
+use kapi_core::model::Edition;
+use kapi_core::project::Project;
+
+use super::{TranslateRequest, Work, todos, wanted};
+use crate::app::App;
+use crate::document::{self, Editions};
+use crate::error::HostError;
+use crate::services::translation::{Standing, Unreadable, standing, translatable};
+
+/// The named documents split in two: bilingual files, and the rest (catalogs with a `target`
+/// template), each as named.
+pub(super) fn split(app: &App, project: &Project, docs: &[String]) -> (Vec<String>, Vec<String>) {
+    docs.iter().cloned().partition(|d| {
+        let abs = app.absolute(Path::new(d));
+        let collections = project.collections().ok();
+        let declared = document::declared_format(Some(project), collections.as_deref(), &abs);
+        document::pick(&abs, declared.as_deref())
+            .ok()
+            .flatten()
+            .is_some_and(|f| f.info().capabilities.bilingual)
+    })
+}
+
+/// Every bilingual file the collections declare, or the `named` ones, as (rel, abs).
+fn files(
+    app: &App,
+    project: &Project,
+    named: &[String],
+    all: bool,
+) -> Result<Vec<(String, std::path::PathBuf)>, HostError> {
+    if !all {
+        return named
+            .iter()
+            .map(|d| {
+                let path = app.resolve(Some(project), Path::new(d))?;
+                Ok((path.doc(), path.abs().to_path_buf()))
+            })
+            .collect();
+    }
+    let collections = project.collections()?;
+    let declared = collections
+        .declared_files(&project.root)
+        .map_err(|e| HostError::io(&project.root, e))?;
+    Ok(declared
+        .into_iter()
+        .filter(|f| {
+            document::pick(&f.abs, f.format.as_deref())
+                .ok()
+                .flatten()
+                .is_some_and(|fmt| fmt.info().capabilities.bilingual)
+        })
+        .map(|f| (f.rel, f.abs))
+        .collect())
+}
+
+/// The work in bilingual files: the `named` ones, or every declared one when `all`.
+pub(super) fn gather(
+    app: &App,
+    project: &Project,
+    request: &TranslateRequest,
+    named: &[String],
+    all: bool,
+    source_lang: &str,
+    errors: &mut Vec<Unreadable>,
+) -> Result<Vec<Work>, HostError> {
+    let mut work = Vec::new();
+    for (rel, abs) in files(app, project, named, all)? {
+        let loaded = match document::load(app, &abs, &Editions::All, None) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                errors.push(Unreadable {
+                    doc: rel,
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let mut langs: Vec<String> = loaded
+            .parsed
+            .document
+            .blocks
+            .iter()
+            .flat_map(|b| b.targets.keys().cloned())
+            .collect();
+        langs.sort();
+        langs.dedup();
+        for lang in langs.into_iter().filter(|l| wanted(request, l)) {
+            let mut w = Work {
+                doc: loaded.doc.clone(),
+                lang: lang.clone(),
+                source_lang: source_lang.to_owned(),
+                brief: super::brief(app, &loaded.doc, &lang),
+                blocks: Vec::new(),
+                memory: Vec::new(),
+                todo: 0,
+            };
+            for block in loaded
+                .parsed
+                .document
+                .blocks
+                .iter()
+                .filter(|b| translatable(b))
+            {
+                let target = block.targets.get(&lang);
+                let draft = target.is_some_and(|t| {
+                    t.state.as_deref() == Some("fuzzy") && !kapi_core::model::plain_empty(&t.runs)
+                });
+                match standing(&block.source, target) {
+                    Standing::Translated => continue,
+                    Standing::Stale(_) if draft => continue,
+                    _ => {}
+                }
+                w.todo += 1;
+                let copy = Edition::new(block.source.runs.clone());
+                w.blocks.extend(todos(block, &lang, Some(&copy)));
+            }
+            work.push(w);
+        }
+    }
+    Ok(work)
+}
