@@ -424,3 +424,21 @@ fn bilingual_files_take_drafts_marked_for_review_and_a_person_edits_them_plainly
         "the source of a bilingual file is edited where it is authored"
     );
 }
+
+#[test]
+fn a_language_with_more_plural_forms_than_the_source_gets_every_form() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - path: \"*.po\"\n",
+    );
+    kapi.write(
+        "bs.po",
+        "msgid \"\"\nmsgstr \"\"\n\"Language: bs\\n\"\n\"Plural-Forms: nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);\\n\"\n\n#, python-format\nmsgid \"%(count)s file\"\nmsgid_plural \"%(count)s files\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n",
+    );
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let po = kapi.read("bs.po");
+    assert!(po.contains("msgstr[0] \"[%(count)s fîlé~~]\"\nmsgstr[1] \"[%(count)s fîlés~~]\"\nmsgstr[2] \"[%(count)s fîlés~~]\""), "{po}");
+    assert_eq!(kapi.run(&["check"]).code, 0);
+}

@@ -367,8 +367,8 @@ struct Todo {
 }
 
 /// The parts of `block` to translate into `lang`: its whole edition, or, when it holds a
-/// plural or select, each branch (a `set_content` reaches one branch at a time) and the text
-/// around them when there is any.
+/// plural or select, each of the target's branches (a `set_content` reaches one branch at a
+/// time) and the text around them when there is any.
 fn todos(
     block: &kapi_core::model::Block,
     lang: &str,
@@ -410,11 +410,21 @@ fn todos(
     if around {
         out.push(whole(&block.source.runs, None));
     }
-    out.extend(
-        leaves
-            .into_iter()
-            .map(|(path, runs)| whole(runs, Some(path))),
-    );
+    // Each of the target's own forms (a language may have more plural forms than the
+    // source: Bosnian `few`), from the source's form of the same case, else its last (`other`).
+    let forms: Vec<String> = match target.map(kapi_core::model::Edition::leaves) {
+        Some(target) if !target.is_empty() => target.into_iter().map(|(path, _)| path).collect(),
+        _ => leaves.iter().map(|(path, _)| path.clone()).collect(),
+    };
+    for path in forms {
+        let runs = block
+            .source
+            .branch(&path)
+            .or_else(|| leaves.last().map(|(_, runs)| *runs));
+        if let Some(runs) = runs {
+            out.push(whole(runs, Some(path)));
+        }
+    }
     out
 }
 
