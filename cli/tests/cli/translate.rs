@@ -442,3 +442,25 @@ fn a_language_with_more_plural_forms_than_the_source_gets_every_form() {
     assert!(po.contains("msgstr[0] \"[%(count)s fîlé~~]\"\nmsgstr[1] \"[%(count)s fîlés~~]\"\nmsgstr[2] \"[%(count)s fîlés~~]\""), "{po}");
     assert_eq!(kapi.run(&["check"]).code, 0);
 }
+
+#[test]
+fn an_xliff_2_segment_takes_its_target_marked_translated() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - path: \"*.xlf\"\n",
+    );
+    kapi.write(
+        "a.xlf",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\">\n  <file id=\"f1\">\n    <unit id=\"u1\">\n      <segment>\n        <source>Save <ph id=\"1\"/> now</source>\n        <target>Jetzt <ph id=\"1\"/> speichern</target>\n      </segment>\n    </unit>\n    <unit id=\"u2\">\n      <segment>\n        <source>Open</source>\n      </segment>\n    </unit>\n  </file>\n</xliff>\n",
+    );
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let xliff = kapi.read("a.xlf");
+    assert!(xliff.contains("<segment state=\"translated\">\n        <source>Open</source>\n        <target>[Öþéñ~~]</target>"), "{xliff}");
+    assert!(
+        xliff.contains("<target>Jetzt <ph id=\"1\"/> speichern</target>"),
+        "a translation is kept: {xliff}"
+    );
+    assert_eq!(kapi.run(&["check"]).code, 0);
+}
