@@ -74,7 +74,9 @@ pub fn person_only(actor: &Actor, verb: &str) -> Result<(), HostError> {
     }
 }
 
-fn open_store(
+/// The project's store, opened with `actor`'s session row touched (a context operation names
+/// its session).
+pub(crate) fn open_store(
     project: &Project,
     app: &App,
     actor: &Actor,

@@ -306,18 +306,9 @@ fn record(
     if landed == 0 && out.documents.iter().all(|d| d.file.is_none()) {
         return Ok(());
     }
-    let handle = app.store(&project.root.join(kapi_core::project::layout::STORE_FILE))?;
+    let handle = crate::notes::open_store(project, app, actor)?;
     let store = crate::app::lock(&handle)?;
     let now = app.timestamp();
-    store.touch_session(&kapi_core::store::SessionRow {
-        id: actor.session.clone(),
-        actor_kind: actor.kind.clone(),
-        actor_name: actor.name.clone(),
-        project: Some(project.root.display().to_string()),
-        client: Some(app.client_name()),
-        started_at: now.clone(),
-        last_seen: now.clone(),
-    })?;
     let documents: Vec<serde_json::Value> = out
         .documents
         .iter()
