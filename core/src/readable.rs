@@ -167,18 +167,12 @@ impl Readable {
         &self,
         range: &std::ops::Range<usize>,
     ) -> Option<(&RunPath, std::ops::Range<usize>)> {
-        let i = self.pieces.partition_point(|p| p.start + p.len < range.end);
-        let piece = self.pieces.get(i)?;
-        (piece.start <= range.start && range.end <= piece.start + piece.len).then(|| {
-            (
-                &piece.path,
-                range.start - piece.start..range.end - piece.start,
-            )
-        })
+        match self.spans(range).as_slice() {
+            [(path, within)] if within.len() == range.len() => Some((*path, within.clone())),
+            _ => None,
+        }
     }
-}
 
-impl Readable {
     /// Each text run `range` covers and the part of it covered, in order: one run for a
     /// range inside a run, several for a range across touching runs (a Markdown soft break
     /// is a run of its own). Empty when the range covers no text.

@@ -741,14 +741,13 @@ impl Service<'_> {
         if source.format.info().capabilities.bilingual {
             // A unit without its target, in a file that translates into that language, takes
             // one: a copy of its source, which the edit then replaces (the writer adds it).
-            let translates = source
-                .parsed
-                .document
-                .blocks
-                .iter()
-                .any(|b| b.targets.contains_key(&at.edition));
             let blocks = &mut self.files[doc.file].parsed.document.blocks;
-            if add && translates && !blocks[block].targets.contains_key(&at.edition) {
+            // Whether the file translates into the language is asked only for a unit that
+            // lacks it (a scan of every block: not once per edit of a large file).
+            if add
+                && !blocks[block].targets.contains_key(&at.edition)
+                && blocks.iter().any(|b| b.targets.contains_key(&at.edition))
+            {
                 let copy = Edition::new(blocks[block].source.runs.clone());
                 blocks[block].targets.insert(at.edition.clone(), copy);
             }

@@ -19,9 +19,9 @@ use crate::services::translation::{Standing, Unreadable, standing, translatable}
 /// The named documents split in two: bilingual files, and the rest (catalogs with a `target`
 /// template), each as named.
 pub(super) fn split(app: &App, project: &Project, docs: &[String]) -> (Vec<String>, Vec<String>) {
+    let collections = project.collections().ok();
     docs.iter().cloned().partition(|d| {
         let abs = app.absolute(Path::new(d));
-        let collections = project.collections().ok();
         let declared = document::declared_format(Some(project), collections.as_deref(), &abs);
         document::pick(&abs, declared.as_deref())
             .ok()

@@ -158,6 +158,22 @@ pub struct DocLang {
     pub skipped: Vec<Skip>,
 }
 
+impl DocLang {
+    /// A catalog in a language with nothing counted yet.
+    fn new(doc: &str, lang: &str, target_doc: &str, file: Option<&'static str>) -> DocLang {
+        DocLang {
+            doc: doc.to_owned(),
+            lang: lang.to_owned(),
+            target_doc: target_doc.to_owned(),
+            file,
+            todo: 0,
+            from_memory: 0,
+            landed: 0,
+            skipped: Vec::new(),
+        }
+    }
+}
+
 /// A block not translated, and why.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Skip {
@@ -436,20 +452,16 @@ fn prepare_files(
             for target in loaded.targets.iter().filter(|t| wanted(request, &t.lang)) {
                 match scaffold::scaffold(loaded, target) {
                     Ok(Scaffolded::Ready) => {}
-                    Ok(done) => out.documents.push(DocLang {
-                        doc: loaded.doc.clone(),
-                        lang: target.lang.clone(),
-                        target_doc: target.doc.clone(),
-                        file: Some(if done == Scaffolded::Created {
+                    Ok(done) => out.documents.push(DocLang::new(
+                        &loaded.doc,
+                        &target.lang,
+                        &target.doc,
+                        Some(if done == Scaffolded::Created {
                             "created"
                         } else {
                             "rebuilt"
                         }),
-                        todo: 0,
-                        from_memory: 0,
-                        landed: 0,
-                        skipped: Vec::new(),
-                    }),
+                    )),
                     Err(error) => out.errors.push(Unreadable {
                         doc: target.doc.clone(),
                         error,
@@ -556,17 +568,12 @@ fn settle(
     out: &mut Translation,
     work: &mut Vec<Work>,
 ) {
-    let (hits, rest): (Vec<Todo>, Vec<Todo>) = std::mem::take(&mut w.blocks)
-        .into_iter()
-        .partition(|t| memory.contains_key(&(t.item.text.clone(), w.lang.clone())));
-    w.blocks = rest;
-    w.memory = hits
-        .into_iter()
-        .filter_map(|t| {
-            let text = memory.get(&(t.item.text.clone(), w.lang.clone()))?.clone();
-            Some((t, text))
-        })
-        .collect();
+    for t in std::mem::take(&mut w.blocks) {
+        match memory.get(&(t.item.text.clone(), w.lang.clone())) {
+            Some(text) => w.memory.push((t, text.clone())),
+            None => w.blocks.push(t),
+        }
+    }
     let entry = match out
         .documents
         .iter()
@@ -574,16 +581,8 @@ fn settle(
     {
         Some(i) => i,
         None => {
-            out.documents.push(DocLang {
-                doc: w.doc.clone(),
-                lang: w.lang.clone(),
-                target_doc: target_doc.to_owned(),
-                file: None,
-                todo: 0,
-                from_memory: 0,
-                landed: 0,
-                skipped: Vec::new(),
-            });
+            out.documents
+                .push(DocLang::new(&w.doc, &w.lang, target_doc, None));
             out.documents.len() - 1
         }
     };

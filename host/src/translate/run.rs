@@ -87,9 +87,8 @@ fn one(
         match how.provider.translate(batch) {
             Ok(answers) if answers.len() == batch.items.len() => return answers,
             Ok(_) => return fail("the provider answered a different number of strings".into()),
-            Err(ProviderError::Transient(why)) if attempt < how.retries => {
+            Err(ProviderError::Transient(_)) if attempt < how.retries => {
                 attempt += 1;
-                let _ = why;
                 std::thread::sleep(wait);
                 wait = wait.saturating_mul(2);
             }
