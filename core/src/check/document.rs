@@ -93,7 +93,11 @@ impl<'a> DocumentCheck<'a> {
         // Cancelled inside a block, the scan of the block in hand finishes (linear) but
         // nothing more is located or held.
         let mut sink = Each(|hit: Hit| {
-            if !keep(hit.rule) || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            // A hit the project allows where it stands is not a finding.
+            if hit.suppressed_by.is_some()
+                || !keep(hit.rule)
+                || cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            {
                 return;
             }
             let lines = lines.get_or_insert_with(|| LineIndex::new(text));

@@ -50,6 +50,10 @@ pub struct Hit {
     pub range: Range<usize>,
     pub message: String,
     pub suggestion: Option<String>,
+    /// Set when the project allows this match where it stands (a term's `exceptions:`): what
+    /// allows it, as the report names it. The check counts and lists such a hit as suppressed,
+    /// never as a finding.
+    pub suppressed_by: Option<String>,
 }
 
 /// Where an analyzer puts its hits: a `Vec<Hit>`, or [`Each`], a function that takes each as

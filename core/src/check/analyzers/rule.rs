@@ -42,6 +42,7 @@ impl Rule {
             range,
             message: message.into(),
             suggestion: None,
+            suppressed_by: None,
         }
     }
 

@@ -86,6 +86,7 @@ fn push_match(entry: &TermEntry, range: Range<usize>, prose: &str, hits: &mut dy
         range,
         message: message(entry, written),
         suggestion: entry.replacement.clone(),
+        suppressed_by: None,
     });
 }
 
