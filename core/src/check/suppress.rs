@@ -50,8 +50,8 @@ declare_rule! {
     /// real finding written there; a misspelt rule name suppresses nothing at all.
     ///
     /// ## Example
-    /// `<!-- kapi-disable-next-line voice.sentense-too-long -->` above a short sentence. Use
-    /// instead: remove the comment, or name the rule as `kapi help rules` lists it.
+    /// `<!-- kapi-disable-next-line voice.sentense-too-long -->` above a short sentence.
+    /// Use instead: remove the comment, or name the rule as `kapi help rules` lists it.
     pub UNUSED_DIRECTIVE = "suppress.unused-directive", Severity::Minor
 }
 
