@@ -36,6 +36,9 @@ pub struct CheckArgs {
     /// Check every file: never reuse the findings of a file unchanged since its last check
     #[arg(long)]
     pub no_cache: bool,
+    /// Report what `kapi-disable` comments, term exceptions and the recipe's `rules:` allow as findings
+    #[arg(long)]
+    pub no_suppress: bool,
     /// Output format [default: text, or json with `--json`]; text prints findings while files are checked, by path
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
@@ -115,6 +118,7 @@ pub fn run(
         cancel: None,
         resolved: Vec::new(),
         no_cache: args.no_cache,
+        no_suppress: args.no_suppress,
     };
     let format = args.format.unwrap_or(if printer.json {
         FormatArg::Json
@@ -280,6 +284,21 @@ fn render_after(
             ))
         )?;
     }
+    let suppressed = report.summary.suppressed;
+    if suppressed > 0 {
+        let noun = if suppressed == 1 {
+            "finding"
+        } else {
+            "findings"
+        };
+        writeln!(
+            out,
+            "{}",
+            style.dim(&format!(
+                "{suppressed} {noun} suppressed where the project allows them (kapi-disable comments, term exceptions, the recipe's `rules:`): `--json` lists each, `--no-suppress` reports them"
+            ))
+        )?;
+    }
     if let Some(cache) = report.cache.filter(|c| c.reused > 0) {
         writeln!(
             out,
@@ -302,6 +321,10 @@ fn render_after(
     } else {
         format!("{} findings", s.findings)
     };
+    let suppressed = match s.suppressed {
+        0 => String::new(),
+        n => format!(", {n} suppressed"),
+    };
     let verdict = if report.pass {
         style.paint("32", "gate passed")
     } else {
@@ -312,7 +335,7 @@ fn render_after(
     };
     writeln!(
         out,
-        "{files}, {findings} ({} critical, {} major, {} minor), score {}: {verdict}",
+        "{files}, {findings} ({} critical, {} major, {} minor){suppressed}, score {}: {verdict}",
         s.critical, s.major, s.minor, s.score
     )
 }

@@ -54,6 +54,7 @@ pub fn run(
         ship: args.ship,
         hold: None,
         cancel: None,
+        no_suppress: args.no_suppress,
     };
     // As for the whole report: `--format` wins over `--json`.
     let json = match args.format {

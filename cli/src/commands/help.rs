@@ -161,6 +161,28 @@ What is checked where:
   `apply_edits` (a translation edited as its source's `\"edition\": \"fr\"` or as its own file).
 ";
 
+/// How a finding the project allows where it stands is suppressed, and what the report says.
+const SUPPRESSING: &str = "
+Suppressing a finding where it is right (what eslint, textlint and markdownlint users type):
+  <!-- kapi-disable-next-line RULE, … -->   the next line, and the block that starts there
+  <!-- kapi-disable-line RULE, … -->        its own line
+  <!-- kapi-disable RULE, … --> … <!-- kapi-enable RULE, … -->   a region (to the end of the
+                                            file when never ended; `kapi-enable` alone ends all)
+  No RULE means every rule; a RULE is a rule id or an analyzer (`terms`); ` -- ` starts a reason.
+  One comment on one line, as the format writes comments: `<!-- -->` in Markdown, HTML and the
+  XML formats, `{/* */}` in MDX-style Markdown, `#` in YAML, PO and properties (`!` there too),
+  the language's comment markers in source files. In a code block or inline code it is an
+  example, not a directive. JSON, plain text and Word files have no comments.
+  Also: a term's `exceptions:` in the terms file (phrases where it is allowed), and the recipe's
+  `rules:` (paths a rule does not apply to; `kapi help files`).
+  A suppressed finding is never dropped: the report counts it (`summary.suppressed`), `--json`
+  lists each with what allowed it and the directive's line, SARIF marks it `suppressions`, and
+  `kapi check --no-suppress` reports them all. A directive that suppressed nothing, or names no
+  rule, is a finding (`suppress.unused-directive`), except when the check saw part of the file
+  (`--diff-against`) or one analyzer. The commit check of `kapi apply` compares an edition
+  before and after an edit and ignores directives.
+";
+
 fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
     let rules = kapi_core::check::analyzers::rule::all();
     match id {
@@ -171,6 +193,7 @@ fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
                 text.push_str(&format!("  {:<28} {}\n", rule.id, rule.severity.as_str()));
             }
             text.push_str(CHECKED_WHERE);
+            text.push_str(SUPPRESSING);
             Ok(text)
         }
         Some(id) => match kapi_core::check::analyzers::rule::find(id) {

@@ -18,6 +18,12 @@ struct Report {
     fingerprints: Vec<String>,
     findings: Vec<Finding>,
     cache: Option<CacheUse>,
+    /// Files with findings, each with its words and score.
+    #[serde(default)]
+    files: Vec<Value>,
+    /// Findings set apart where the project allows them.
+    #[serde(default)]
+    suppressed: Vec<Value>,
 }
 #[derive(Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -124,6 +130,9 @@ fn json_report_carries_every_contract_field() {
     assert!(!report.gate.passed && !report.gate.failed.is_empty());
     assert_eq!(report.coverage.ran, ["hygiene", "terms", "voice"]);
     assert_eq!(report.fingerprints.len(), 1);
+    assert_eq!(report.files.len(), 1, "the file with findings, scored");
+    assert_eq!(report.files[0]["path"], "docs/bad.md");
+    assert!(report.suppressed.is_empty());
     assert!(report.fingerprints[0].starts_with('g'));
     let fresh = CacheUse {
         reused: 0,
@@ -218,7 +227,8 @@ fn min_score_fails_a_low_score() {
     ]);
     assert_eq!(run.code, 3, "{}", run.transcript());
     assert!(
-        run.stdout.contains("below the minimum 99"),
+        run.stdout
+            .contains("score 89 is below the gate's minimum 99"),
         "{}",
         run.transcript()
     );

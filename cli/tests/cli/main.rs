@@ -5,6 +5,7 @@ mod apply;
 mod check;
 mod check_cache;
 mod check_stream;
+mod check_suppress;
 mod ci_example;
 mod comments;
 mod context;

@@ -10,6 +10,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::analyzers::{hygiene, terms, voice};
+use super::suppress::{SuppressedBy, Suppression, SuppressionKind};
 use super::{CheckInput, Each, Finding, Findings, Hit, Rule};
 use crate::governance::Governance;
 use crate::model::{Block, Edition, Run};
@@ -32,6 +33,11 @@ pub struct DocumentCheck<'a> {
     /// Built at the first hit (most files have none): line starts of the text blocks index.
     lines: Option<LineIndex>,
     findings: Findings,
+    /// What the project allows where it stands: directives, the recipe's exclusions, term
+    /// exceptions; what they set apart.
+    suppression: Suppression,
+    /// Words in the blocks checked (what weighs the file's score in a project's).
+    words: usize,
     joined: String,
     checked_any: bool,
     stopped: bool,
@@ -53,10 +59,19 @@ impl<'a> DocumentCheck<'a> {
             keep,
             lines: None,
             findings: Findings::default(),
+            suppression: Suppression::default(),
+            words: 0,
             joined: String::new(),
             checked_any: false,
             stopped: false,
         }
+    }
+
+    /// Sets apart what `suppression` allows (directives in the file's comments, the recipe's
+    /// exclusions); without it only term exceptions are set apart.
+    pub fn with_suppression(mut self, suppression: Suppression) -> Self {
+        self.suppression = suppression;
+        self
     }
 
     fn cancelled(&self) -> bool {
@@ -66,7 +81,14 @@ impl<'a> DocumentCheck<'a> {
     /// Checks the next block; `text` is the file's (decoded) text its span and runs index,
     /// the same for every block of the document.
     pub fn block(&mut self, text: &str, block: &Block) {
-        if self.stopped || !block.translatable {
+        if self.stopped {
+            return;
+        }
+        self.suppression.scan(text, &mut self.lines);
+        if let Some(lines) = &self.lines {
+            self.suppression.note_block(text, lines, block);
+        }
+        if !block.translatable {
             return;
         }
         if self.cancelled() {
@@ -88,21 +110,29 @@ impl<'a> DocumentCheck<'a> {
         if document_rules {
             push_joined(&mut self.joined, |out| out.push_str(&prose.text));
         }
+        self.words += hygiene::word_count(&prose.text);
         let (keep, cancel, path) = (self.keep, self.cancel, self.path);
         let (lines, findings) = (&mut self.lines, &mut self.findings);
+        let suppression = &mut self.suppression;
         // Cancelled inside a block, the scan of the block in hand finishes (linear) but
         // nothing more is located or held.
         let mut sink = Each(|hit: Hit| {
-            // A hit the project allows where it stands is not a finding.
-            if hit.suppressed_by.is_some()
-                || !keep(hit.rule)
-                || cancel.is_some_and(|c| c.load(Ordering::Relaxed))
-            {
+            if !keep(hit.rule) || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return;
             }
             let lines = lines.get_or_insert_with(|| LineIndex::new(text));
             let placed = place(text, lines, block, &prose, &hit.range);
             let (start, at) = (placed.0.start, placed.1);
+            // What the project allows where it stands is set apart, never a finding.
+            if let Some(by) = allowed(suppression, &hit, at.0, &block.key, path) {
+                if suppression.has_room() {
+                    let finding = finding(text, path, block, &prose, hit, placed);
+                    suppression.keep(finding, by);
+                } else {
+                    suppression.count_only();
+                }
+                return;
+            }
             if findings.would_hold(hit.severity, path, at, hit.rule.id, start) {
                 findings.push(finding(text, path, block, &prose, hit, placed));
             } else {
@@ -115,19 +145,36 @@ impl<'a> DocumentCheck<'a> {
     }
 
     /// The findings: the blocks', then the document rules' (none when the check was
-    /// cancelled).
-    pub fn finish(mut self) -> Findings {
+    /// cancelled). What the project allows is left out ([`DocumentCheck::finish_checked`]
+    /// gives it).
+    pub fn finish(self) -> Findings {
+        self.finish_checked().findings
+    }
+
+    /// The findings, what was set apart (its [`Suppression`], which may set apart more of the
+    /// file's findings, such as its translations', before it finishes), and the words checked.
+    pub fn finish_checked(mut self) -> Checked {
         let gov = self.governance;
-        if self.stopped || gov.required.is_empty() {
-            return self.findings;
+        let whole = !self.stopped
+            && !gov.required.is_empty()
+            && (self.checked_any || self.only_blocks.is_none());
+        if whole {
+            self.document_rules();
         }
-        if !self.checked_any && self.only_blocks.is_some() {
-            return self.findings;
+        Checked {
+            findings: self.findings,
+            suppression: self.suppression,
+            words: self.words,
         }
+    }
+
+    /// The document rules, once over the prose joined.
+    fn document_rules(&mut self) {
         let mut hits = Vec::new();
-        voice::check_document(gov, &self.joined, &mut hits);
+        voice::check_document(self.governance, &self.joined, &mut hits);
         for hit in hits.into_iter().filter(|h| (self.keep)(h.rule)) {
-            self.findings.push(Finding {
+            let rule = hit.rule;
+            let finding = Finding {
                 rule: hit.rule.id.to_owned(),
                 severity: hit.severity,
                 path: self.path.to_owned(),
@@ -139,10 +186,44 @@ impl<'a> DocumentCheck<'a> {
                 message: hit.message,
                 matched: None,
                 suggestion: hit.suggestion,
-            });
+            };
+            match self.suppression.verdict(rule, 0, None, self.path) {
+                Some(by) => self.suppression.keep(finding, by),
+                None => self.findings.push(finding),
+            }
         }
-        self.findings
     }
+}
+
+/// A document's check, finished: its findings, its suppression and the words it read.
+#[derive(Debug)]
+pub struct Checked {
+    pub findings: Findings,
+    pub suppression: Suppression,
+    pub words: usize,
+}
+
+/// What allows `hit` where it stands (line `line` of block `key`), if anything: a term's
+/// exception, else the recipe or a directive. Nothing under `--no-suppress`.
+fn allowed(
+    suppression: &mut Suppression,
+    hit: &Hit,
+    line: usize,
+    key: &str,
+    path: &str,
+) -> Option<SuppressedBy> {
+    if suppression.is_off() {
+        return None;
+    }
+    if let Some(text) = &hit.suppressed_by {
+        return Some(SuppressedBy {
+            kind: SuppressionKind::Exception,
+            text: text.clone(),
+            path: None,
+            line: None,
+        });
+    }
+    suppression.verdict(hit.rule, line, Some(key), path)
 }
 
 /// Runs every analyzer over a document's blocks ([`DocumentCheck`]).

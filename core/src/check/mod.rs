@@ -14,6 +14,8 @@ pub mod edition;
 pub mod findings;
 pub mod render;
 pub mod report;
+pub mod score;
+pub mod suppress;
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -26,11 +28,14 @@ use crate::model::{Document, Edition};
 use analyzers::{placeholders, translation_terms};
 
 pub use analyzers::rule::Rule;
-pub use document::DocumentCheck;
+pub use document::{Checked, DocumentCheck};
 pub use findings::{Findings, MAX_FINDINGS, report_order};
 pub use report::{
-    CacheUse, CheckReport, Coverage, FailOn, Gate, GateResult, StaleTranslation, Summary, Target,
+    CacheUse, CheckReport, Coverage, FailOn, Gate, GateResult, Scoring, StaleTranslation, Summary,
+    Target,
 };
+pub use score::{FileScore, FileTally};
+pub use suppress::{Suppressed, SuppressedBy, Suppression};
 
 /// The analyzers `kapi check` runs, in order.
 pub const ANALYZERS: &[&str] = &[
@@ -39,6 +44,7 @@ pub const ANALYZERS: &[&str] = &[
     "voice",
     "placeholders",
     "translation-terms",
+    "suppress",
 ];
 
 /// What an analyzer found in one block's prose, in offsets of the prose view.
@@ -77,6 +83,9 @@ impl<F: FnMut(Hit)> Sink for Each<F> {
     }
 }
 
+/// How many characters of what matched a text output quotes.
+pub const QUOTE_CHARS: usize = 48;
+
 /// One finding, located in its file. Field names are the `kapi.check/v1` contract.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
@@ -111,11 +120,66 @@ impl Finding {
     }
 
     /// The message and, when there is one, what to write instead: ``…; use `sign in` ``.
+    /// When the message does not already quote what matched, that comes first:
+    /// ``` `simply`: Minimising words ```.
     pub fn advice(&self) -> String {
-        match &self.suggestion {
-            Some(s) => format!("{}; use `{s}`", self.message),
+        let mut advice = match self.quote() {
+            Some(quote) => format!("`{quote}`: {}", self.message),
             None => self.message.clone(),
+        };
+        if let Some(s) = &self.suggestion {
+            advice.push_str(&format!("; use `{s}`"));
         }
+        advice
+    }
+
+    /// What matched, as the text outputs quote it: on one line, cut to
+    /// [`QUOTE_CHARS`] characters with `…`; none when nothing matched or the message quotes it.
+    pub fn quote(&self) -> Option<String> {
+        let matched = self.matched.as_deref()?;
+        let mut one_line = String::with_capacity(matched.len().min(4 * QUOTE_CHARS));
+        for (i, word) in matched.split_whitespace().enumerate() {
+            if i > 0 {
+                one_line.push(' ');
+            }
+            one_line.push_str(word);
+            if one_line.len() > 4 * QUOTE_CHARS {
+                break;
+            }
+        }
+        if one_line.is_empty() || self.message.contains(&format!("`{one_line}`")) {
+            return None;
+        }
+        if one_line.chars().count() > QUOTE_CHARS {
+            let cut: String = one_line.chars().take(QUOTE_CHARS - 1).collect();
+            // At a word's end when one is in the second half.
+            let cut = match cut.rfind(' ') {
+                Some(space) if space > cut.len() / 2 => &cut[..space],
+                _ => cut.as_str(),
+            };
+            one_line = format!("{}…", cut.trim_end());
+        }
+        Some(one_line)
+    }
+
+    /// A stable identity for the finding that survives its lines moving: a hash of its rule,
+    /// its file, what it matched (or its message), and `occurrence`, which one of the file's
+    /// findings with that rule and match it is (0 for the first). Code scanning keeps an
+    /// alert's identity by it (SARIF `partialFingerprints`).
+    pub fn fingerprint(&self, occurrence: usize) -> String {
+        use sha2::Digest;
+        let what = self.matched.as_deref().unwrap_or(&self.message);
+        let words: Vec<&str> = what.split_whitespace().collect();
+        let mut hash = sha2::Sha256::new();
+        for part in [self.rule.as_str(), self.path.as_str(), &words.join(" ")] {
+            hash.update(part.as_bytes());
+            hash.update([0]);
+        }
+        hash.update(occurrence.to_le_bytes());
+        hash.finalize()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// The one line every text output gives a finding (the CLI's text, the hook's reason,
@@ -184,6 +248,11 @@ pub struct TranslationInput<'a> {
 /// Runs `placeholders` and `translation-terms` over each pair, sorted like
 /// [`check_document`]'s findings.
 pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
+    check_translations_counted(input).0
+}
+
+/// [`check_translations`], with the words of the translations checked.
+pub fn check_translations_counted(input: &TranslationInput<'_>) -> (Vec<Finding>, usize) {
     let mut check = TranslationCheck::new(input.path);
     for pair in &input.pairs {
         check.pair(
@@ -194,7 +263,8 @@ pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
             input.target_governance,
         );
     }
-    check.finish()
+    let words = check.words();
+    (check.finish(), words)
 }
 
 /// [`check_translations`] fed one pair at a time (a bilingual file read block by block).
@@ -204,6 +274,8 @@ pub struct TranslationCheck<'a> {
     /// Built at the first finding: line starts of the text the pairs' offsets index.
     lines: Option<crate::text::LineIndex>,
     findings: Vec<Finding>,
+    /// Words in the translations checked.
+    words: usize,
 }
 
 impl<'a> TranslationCheck<'a> {
@@ -212,7 +284,13 @@ impl<'a> TranslationCheck<'a> {
             path,
             lines: None,
             findings: Vec::new(),
+            words: 0,
         }
+    }
+
+    /// Words in the translations checked so far (what weighs the file's score).
+    pub fn words(&self) -> usize {
+        self.words
     }
 
     /// Checks one translation into `lang`; `text` is the file's text its offsets index.
@@ -226,6 +304,7 @@ impl<'a> TranslationCheck<'a> {
     ) {
         let lines = &mut self.lines;
         let prose = crate::text::Prose::from_edition(pair.target);
+        self.words += analyzers::hygiene::word_count(&prose.text);
         let mut push = |rule: &'static Rule,
                         severity: Severity,
                         range: Range<usize>,

@@ -20,6 +20,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::score::{self, FileScore, FileTally};
+use super::suppress::Suppressed;
 use super::{Finding, Findings};
 use crate::governance::{Severity, Unassessed};
 
@@ -81,7 +83,8 @@ pub struct GateResult {
     pub failed: Vec<String>,
 }
 
-/// Counts by severity and the score: 100 − 25·critical − 5·major − 1·minor, floored at 0.
+/// Counts by severity and the score: one file's is 100 − 25·critical − 5·major − 1·minor,
+/// floored at 0; many files' the mean of theirs weighted by words ([`super::score`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub findings: usize,
@@ -90,6 +93,11 @@ pub struct Summary {
     pub minor: usize,
     pub info: usize,
     pub score: u32,
+    /// Findings the project allows where they stand (directives, term exceptions, the
+    /// recipe's `rules:`): listed in the report's `suppressed`, not counted above.
+    pub suppressed: usize,
+    /// Words checked: what weighs each file's score in the whole.
+    pub words: usize,
 }
 
 impl Summary {
@@ -108,22 +116,15 @@ impl Summary {
 
     /// The summary of findings counted by severity: (critical, major, minor, info).
     pub fn of_counts([critical, major, minor, info]: [usize; 4]) -> Self {
-        let cost = |n: usize, severity: Severity| {
-            u32::try_from(n)
-                .unwrap_or(u32::MAX)
-                .saturating_mul(severity.penalty())
-        };
-        let penalty = cost(critical, Severity::Critical)
-            .saturating_add(cost(major, Severity::Major))
-            .saturating_add(cost(minor, Severity::Minor))
-            .saturating_add(cost(info, Severity::Info));
         Summary {
             findings: critical + major + minor + info,
             critical,
             major,
             minor,
             info,
-            score: 100u32.saturating_sub(penalty),
+            score: super::score::score_of([critical, major, minor, info]),
+            suppressed: 0,
+            words: 0,
         }
     }
 }
@@ -245,6 +246,25 @@ pub struct CheckReport {
     /// a text, no project).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheUse>,
+    /// The score of each file with findings or below its voice's `min_score`, by path (a file
+    /// not listed scored 100); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileScore>,
+    /// Findings the project allows where they stand, each with what allowed it (at most
+    /// [`super::suppress::MAX_SUPPRESSED`]; `summary.suppressed` counts every one); absent
+    /// when none. `kapi check --no-suppress` reports them as findings.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<Suppressed>,
+}
+
+/// What a check adds up to beyond its findings: each file's words and counts, and what was
+/// suppressed.
+#[derive(Debug, Clone, Default)]
+pub struct Scoring {
+    pub files: Vec<FileTally>,
+    pub suppressed: Vec<Suppressed>,
+    /// Every finding suppressed, listed or not.
+    pub suppressed_count: usize,
 }
 
 /// How a run used the check cache: files whose findings it reused (unchanged since they were
@@ -282,9 +302,35 @@ impl CheckReport {
         coverage: Coverage,
         fingerprints: Vec<String>,
     ) -> Self {
+        Self::build_scored(
+            target,
+            findings,
+            gate,
+            coverage,
+            fingerprints,
+            Scoring::default(),
+        )
+    }
+
+    /// [`CheckReport::build`] scoring each file of `scoring` (the whole's score is their
+    /// word-weighted mean, and each is held to its voice's minimum) and listing what it
+    /// suppressed. With no file, the findings score as one file.
+    pub fn build_scored(
+        target: Target,
+        findings: impl Into<Findings>,
+        gate: Gate,
+        coverage: Coverage,
+        fingerprints: Vec<String>,
+        scoring: Scoring,
+    ) -> Self {
         let findings: Findings = findings.into();
         let counts = findings.counts();
-        let summary = Summary::of_counts(counts);
+        let mut summary = Summary::of_counts(counts);
+        if !scoring.files.is_empty() {
+            summary.score = score::mean(&scoring.files);
+        }
+        summary.words = scoring.files.iter().map(|f| f.words).sum();
+        summary.suppressed = scoring.suppressed_count;
         let (findings, truncated) = findings.into_sorted();
         let mut failed = Vec::new();
         let failing: usize = [
@@ -309,9 +355,12 @@ impl CheckReport {
             && summary.score < min
         {
             failed.push(format!(
-                "score {} is below the minimum {min}",
+                "score {} is below the gate's minimum {min}",
                 summary.score
             ));
+        }
+        if let Some(reason) = score::files_below(&scoring.files) {
+            failed.push(reason);
         }
         let passed = failed.is_empty();
         let mut fingerprints = fingerprints;
@@ -334,6 +383,12 @@ impl CheckReport {
             truncated,
             stale: Vec::new(),
             cache: None,
+            files: score::listed(&scoring.files),
+            suppressed: {
+                let mut suppressed = scoring.suppressed;
+                suppressed.sort_by(|a, b| super::report_order(&a.finding, &b.finding));
+                suppressed
+            },
         }
     }
 }

@@ -22,12 +22,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use kapi_core::check::{CacheUse, Finding, Findings};
+use kapi_core::check::{CacheUse, Finding, Findings, Suppressed};
 use kapi_core::project::layout::{KAPI_DIR, WORK_DIR};
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
 use super::Job;
+use super::allowed::Allowed;
 use super::run::FileResult;
 use crate::inspect::hex;
 use crate::memo::{Stat, now_ns};
@@ -48,6 +49,14 @@ struct Entry {
     findings: Vec<Finding>,
     dropped: [usize; 4],
     blocks: usize,
+    /// What the project allowed where it stands, and how many in all.
+    #[serde(default)]
+    suppressed: Vec<Suppressed>,
+    #[serde(default)]
+    suppressed_count: usize,
+    /// Words checked per file the findings name.
+    #[serde(default)]
+    words: Vec<(String, usize)>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -132,6 +141,11 @@ impl Cache {
             stale: Vec::new(),
             blocks: entry.blocks,
             digest: None,
+            allowed: Allowed {
+                held: entry.suppressed.clone(),
+                count: entry.suppressed_count,
+            },
+            words: entry.words.clone(),
         }))
     }
 
@@ -155,6 +169,9 @@ impl Cache {
                 findings: held.to_vec(),
                 dropped,
                 blocks: result.blocks,
+                suppressed: result.allowed.held.clone(),
+                suppressed_count: result.allowed.count,
+                words: result.words.clone(),
             },
         );
     }
@@ -227,12 +244,18 @@ pub(super) fn cacheable(job: &Job) -> bool {
 /// the path the findings name, whether the source analyzers run, and the governance
 /// fingerprints of the source and each target language checked.
 pub(super) fn key_of(job: &Job, fingerprints: &[&str]) -> String {
+    let rules: Vec<String> = job
+        .file_rules
+        .iter()
+        .map(|r| format!("{}@{}:{:?}", r.selector, r.path, r.line))
+        .collect();
     format!(
-        "{}|{}|{}|{}",
+        "{}|{}|{}|{}|{}",
         job.format.info().id,
         job.display,
         job.source_checks,
-        fingerprints.join(",")
+        fingerprints.join(","),
+        rules.join(",")
     )
 }
 

@@ -11,6 +11,7 @@
 //! however it was reached, and a source and its named translation are checked once.
 //! `--diff-against REV` is `diff`: only the blocks that changed since REV, translations too.
 
+mod allowed;
 mod cache;
 pub(crate) mod diff;
 mod feed;
@@ -23,7 +24,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use kapi_core::check::{self, CheckReport, Coverage, FailOn, Findings, Gate, Target};
+use kapi_core::check::{
+    self, CheckReport, Coverage, FailOn, FileTally, Findings, Gate, Scoring, Target,
+};
 use kapi_core::formats::Format;
 use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::project::collections::Collections;
@@ -34,6 +37,7 @@ use crate::app::{App, ResolvedPath, normalize};
 use crate::error::HostError;
 use crate::memo::GovernanceKey;
 
+pub(crate) use allowed::recipe_rules;
 pub(crate) use walk::{declares, walk_entry};
 
 /// What to check and how to gate it.
@@ -56,6 +60,9 @@ pub struct CheckRequest {
     pub diff_against: Option<String>,
     /// Check every file, never reusing a cached check of an unchanged one.
     pub no_cache: bool,
+    /// Report what the project allows where it stands (directives, term exceptions, the
+    /// recipe's `rules:`) as findings, setting nothing apart (`--no-suppress`).
+    pub no_suppress: bool,
     /// Set from another thread to stop the check (an MCP client's `notifications/cancelled`):
     /// the check then ends with an error no one reads, and frees its cores.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -110,6 +117,8 @@ struct Job {
     target_governance: Vec<(String, Arc<Governance>)>,
     /// A catalog's translation files, from its collection item's `target` template.
     targets: Vec<TargetJob>,
+    /// The recipe's `rules:` exclusions that cover the file.
+    file_rules: Vec<kapi_core::check::suppress::FileRule>,
 }
 
 /// One translation file of a monolingual catalog.
@@ -118,6 +127,8 @@ struct TargetJob {
     lang: String,
     abs: PathBuf,
     display: String,
+    /// The recipe's `rules:` exclusions that cover the translation file.
+    file_rules: Vec<kapi_core::check::suppress::FileRule>,
 }
 
 /// A file a walk names, as the text tools read it (`kapi cat`, `grep`, `sed`).
@@ -252,7 +263,7 @@ pub fn check(
     };
 
     let cache = match &project {
-        Some(p) if !request.no_cache && changed.is_none() => {
+        Some(p) if !request.no_cache && !request.no_suppress && changed.is_none() => {
             // The cache as the last check left it: its write (after that answer) is done.
             crate::derived::wait();
             cache::Cache::open(&p.root)
@@ -265,6 +276,7 @@ pub fn check(
         cache: cache.as_ref(),
         progress,
         cancel: request.cancel.as_deref(),
+        no_suppress: request.no_suppress,
         expected: if changed.is_some() {
             ready.len()
         } else {
@@ -301,12 +313,13 @@ pub fn check(
         request.ship,
     );
     let target = target(request, named, &jobs, tally.blocks);
-    let mut report = CheckReport::build(
+    let mut report = CheckReport::build_scored(
         target,
         tally.findings,
         gate,
         tally.coverage,
         tally.fingerprints,
+        tally.scoring,
     );
     let mut stale = tally.stale;
     stale.sort_by(|a, b| (&a.path, &a.block, &a.lang).cmp(&(&b.path, &b.block, &b.lang)));
@@ -416,6 +429,7 @@ impl Scope<'_> {
         }
         Ok(Job {
             abs,
+            file_rules: allowed::recipe_rules(self.project, spec.rel.as_deref()),
             display: spec.display,
             format: spec.format,
             source_checks: spec.source_checks,
@@ -451,6 +465,7 @@ fn target_jobs(
         if abs.is_file() {
             targets.push(TargetJob {
                 display: app.display_path(&abs),
+                file_rules: allowed::recipe_rules(Some(project), Some(&target_rel)),
                 lang,
                 abs,
             });
@@ -467,6 +482,8 @@ struct Tally {
     coverage: Coverage,
     fingerprints: Vec<String>,
     blocks: usize,
+    /// Each file's words and counts, and what was set apart.
+    scoring: Scoring,
 }
 
 impl Tally {
@@ -477,12 +494,19 @@ impl Tally {
             coverage: Coverage::default(),
             fingerprints: Vec::new(),
             blocks: 0,
+            scoring: Scoring::default(),
         };
+        let mut allowed = allowed::Allowed::default();
         let mut ran: Vec<&str> = Vec::new();
         let mut unassessed: Vec<(&str, &[kapi_core::governance::Unassessed])> = Vec::new();
         for (job, result) in jobs.iter().zip(results) {
             let governance = &job.governance;
             tally.blocks += result.blocks;
+            tally
+                .scoring
+                .files
+                .extend(file_tallies(job, &result.findings, &result.words));
+            allowed.append(result.allowed);
             tally.findings.append(result.findings);
             tally.stale.extend(result.stale);
             if job.source_checks {
@@ -512,6 +536,8 @@ impl Tally {
             }
         }
         tally.coverage.add_files(unassessed);
+        tally.scoring.suppressed = allowed.held;
+        tally.scoring.suppressed_count = allowed.count;
         tally.coverage.ran = check::ANALYZERS
             .iter()
             .filter(|a| ran.contains(a))
@@ -519,6 +545,48 @@ impl Tally {
             .collect();
         tally
     }
+}
+
+/// The files one job's check names, for their scores: each with the words checked in it and
+/// its findings counted by severity (the findings the check let go past its cap count against
+/// the job's own file), the source held to its voice's `min_score`.
+fn file_tallies(job: &Job, findings: &Findings, words: &[(String, usize)]) -> Vec<FileTally> {
+    let mut files: Vec<FileTally> = words
+        .iter()
+        .map(|(path, words)| FileTally {
+            path: path.clone(),
+            words: *words,
+            ..FileTally::default()
+        })
+        .collect();
+    let (held, dropped) = findings.parts();
+    for finding in held {
+        let at = match files.iter().position(|f| f.path == finding.path) {
+            Some(at) => at,
+            None => {
+                files.push(FileTally {
+                    path: finding.path.clone(),
+                    ..FileTally::default()
+                });
+                files.len() - 1
+            }
+        };
+        files[at].count(finding.severity);
+    }
+    if let Some(first) = files.first_mut() {
+        for (slot, n) in dropped.iter().enumerate() {
+            first.counts[slot] += n;
+        }
+    }
+    let voice = job.governance.voice.as_ref();
+    if let (Some(min), Some(source)) = (
+        voice.and_then(|v| v.min_score),
+        job.governance.voice_source.as_ref(),
+    ) && let Some(own) = files.iter_mut().find(|f| f.path == job.display)
+    {
+        own.min_score = Some((min, source.clone()));
+    }
+    files
 }
 
 /// What the report says was checked: a diff, the project, or the files named (`named`, as

@@ -8,13 +8,12 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use kapi_core::check::{
-    self, CheckInput, DocumentCheck, Finding, Findings, Rule, StaleTranslation,
-};
+use kapi_core::check::{self, DocumentCheck, Finding, Findings, Rule, StaleTranslation};
 use kapi_core::formats;
 use kapi_core::governance::Governance;
 
 use super::Job;
+use super::allowed::{self, Allowed};
 use super::cache::{self, Cache, Lookup};
 use super::diff::Changed;
 use super::feed::Feed;
@@ -26,6 +25,10 @@ pub(super) struct FileResult {
     pub blocks: usize,
     /// SHA-256 of the file's bytes as checked (none from the cache).
     pub digest: Option<[u8; 32]>,
+    /// What the project allows where it stands, set apart from `findings`.
+    pub allowed: Allowed,
+    /// Words checked per file the findings name (the source, each translation file).
+    pub words: Vec<(String, usize)>,
 }
 
 /// What every worker of one check shares besides its jobs.
@@ -34,6 +37,8 @@ pub(super) struct Workers<'a> {
     pub cache: Option<&'a Cache>,
     pub progress: &'a dyn super::Progress,
     pub cancel: Option<&'a AtomicBool>,
+    /// `--no-suppress`: set nothing apart.
+    pub no_suppress: bool,
     /// How many jobs the plan will make at most (the progress bar's length; one: the
     /// per-edit check, run on the calling thread with no thread to start).
     pub expected: usize,
@@ -61,7 +66,7 @@ pub(super) fn run_jobs(
             let change = workers.changed.and_then(|c| c.get(&job.abs));
             let result = match workers.cache.filter(|_| cache::cacheable(&job)) {
                 Some(cache) => cached(cache, &job, workers.cancel),
-                None => check_file(&job, change, workers.cancel),
+                None => check_file(&job, change, workers.cancel, workers.no_suppress),
             };
             feed.finished(i, result.as_ref().ok().map(|r| &r.findings));
             out.push((i, result));
@@ -143,7 +148,7 @@ fn cached(cache: &Cache, job: &Job, cancel: Option<&AtomicBool>) -> Result<FileR
     match cache.lookup(job, &key) {
         Lookup::Hit(result) => Ok(*result),
         Lookup::Miss(stat) => {
-            let result = check_file(job, None, cancel)?;
+            let result = check_file(job, None, cancel, false)?;
             cache.record(job, &key, stat, &result);
             Ok(result)
         }
@@ -154,30 +159,33 @@ fn check_file(
     job: &Job,
     change: Option<&Changed>,
     cancel: Option<&AtomicBool>,
+    no_suppress: bool,
 ) -> Result<FileResult, HostError> {
     let governance: &Governance = &job.governance;
     let bilingual = job.format.info().capabilities.bilingual;
     // Read block by block unless translations are paired across files, or a diff reports
     // a bilingual file's stale translations (for every language any block has).
     if job.targets.is_empty() && (!bilingual || change.is_none()) {
-        return check_streamed(job, change, cancel);
+        return check_streamed(job, change, cancel, no_suppress);
     }
     let (read, parsed) = crate::document::parse(&job.abs, &job.display, job.format)?;
     // Offsets index the decoded text the skeleton holds.
     let text = parsed.skeleton.text();
+    let only = change.and_then(|c| c.source.as_ref());
     let mut findings = Findings::default();
     let mut blocks = 0;
-    if job.source_checks {
-        let only = change.and_then(|c| c.source.as_ref());
-        let input = CheckInput {
-            path: &job.display,
-            text,
-            document: &parsed.document,
-            governance,
-            only_blocks: only,
-            cancel,
-        };
-        findings = check::check_document(&input);
+    let mut words = 0;
+    let keep = |_: &Rule| true;
+    let suppression = if job.source_checks {
+        let mut check =
+            DocumentCheck::new(&job.display, governance, only, cancel, &keep).with_suppression(
+                allowed::for_file(job.format, job.file_rules.clone(), no_suppress),
+            );
+        for block in &parsed.document.blocks {
+            check.block(text, block);
+        }
+        let checked = check.finish_checked();
+        (findings, words) = (checked.findings, checked.words);
         blocks = match only {
             Some(keys) => keys.len(),
             None => parsed
@@ -187,8 +195,20 @@ fn check_file(
                 .filter(|b| b.translatable)
                 .count(),
         };
-    }
-    let translations = check_translations(job, &parsed, change)?;
+        checked.suppression
+    } else {
+        allowed::scanned(job.format, job.file_rules.clone(), no_suppress, text)
+    };
+    let mut translations = check_translations(job, &parsed, change, no_suppress)?;
+    words += translations.own_words;
+    allowed::settle(
+        suppression,
+        &mut findings,
+        std::mem::take(&mut translations.own),
+        &job.display,
+        change.is_none(),
+        &mut translations.allowed,
+    );
     findings.extend(translations.findings);
     if !job.source_checks {
         blocks = translations.blocks;
@@ -196,11 +216,15 @@ fn check_file(
     if parsed.container.is_some() {
         unplace(&mut findings);
     }
+    let mut per_file = vec![(job.display.clone(), words)];
+    per_file.extend(translations.words);
     Ok(FileResult {
         findings,
         stale: translations.stale,
         blocks,
         digest: Some(read.digest),
+        allowed: translations.allowed,
+        words: per_file,
     })
 }
 
@@ -211,13 +235,16 @@ fn check_streamed(
     job: &Job,
     change: Option<&Changed>,
     cancel: Option<&AtomicBool>,
+    no_suppress: bool,
 ) -> Result<FileResult, HostError> {
     let governance: &Governance = &job.governance;
     let only = change.and_then(|c| c.source.as_ref());
     let keep = |_: &Rule| true;
-    let mut source = job
-        .source_checks
-        .then(|| DocumentCheck::new(&job.display, governance, only, cancel, &keep));
+    let mut source = job.source_checks.then(|| {
+        DocumentCheck::new(&job.display, governance, only, cancel, &keep).with_suppression(
+            allowed::for_file(job.format, job.file_rules.clone(), no_suppress),
+        )
+    });
     let bilingual = job.format.info().capabilities.bilingual;
     let empty = Governance::empty();
     let target_gov = |lang: &str| target_governance(job, lang).unwrap_or(&empty);
@@ -258,12 +285,35 @@ fn check_streamed(
             }
         },
     )?;
-    let mut findings = source.map_or_else(Findings::default, DocumentCheck::finish);
+    let (mut findings, suppression, mut words) = match source {
+        Some(check) => {
+            let checked = check.finish_checked();
+            (checked.findings, checked.suppression, checked.words)
+        }
+        None => {
+            let rules = job.file_rules.clone();
+            let text = parsed.skeleton.text();
+            let suppression = allowed::scanned(job.format, rules, no_suppress, text);
+            (Findings::default(), suppression, 0)
+        }
+    };
     let mut paired = 0;
+    let mut translated = Vec::new();
     for (check, pairs) in languages.into_values() {
-        findings.extend(check.finish());
+        words += check.words();
+        translated.extend(check.finish());
         paired += pairs;
     }
+    let mut allowed = Allowed::default();
+    let whole = change.is_none();
+    allowed::settle(
+        suppression,
+        &mut findings,
+        translated,
+        &job.display,
+        whole,
+        &mut allowed,
+    );
     if parsed.container.is_some() {
         unplace(&mut findings);
     }
@@ -276,6 +326,8 @@ fn check_streamed(
             (false, _) => paired,
         },
         digest: Some(read.digest),
+        allowed,
+        words: vec![(job.display.clone(), words)],
     })
 }
 
@@ -335,9 +387,16 @@ impl Selection<'_> {
 static NONE: LazyLock<HashSet<String>> = LazyLock::new(HashSet::new);
 
 struct Translations {
+    /// Findings of a bilingual file's own editions (settled with the file's suppression).
+    own: Vec<Finding>,
+    own_words: usize,
+    /// Findings of a catalog's translation files, each file's suppression settled.
     findings: Vec<Finding>,
     stale: Vec<StaleTranslation>,
     blocks: usize,
+    allowed: Allowed,
+    /// Words checked per translation file.
+    words: Vec<(String, usize)>,
 }
 
 /// The `placeholders` and `translation-terms` findings of a file's translations: a bilingual
@@ -347,11 +406,16 @@ fn check_translations(
     job: &Job,
     parsed: &formats::Parsed,
     change: Option<&Changed>,
+    no_suppress: bool,
 ) -> Result<Translations, HostError> {
     let mut out = Translations {
+        own: Vec::new(),
+        own_words: 0,
         findings: Vec::new(),
         stale: Vec::new(),
         blocks: 0,
+        allowed: Allowed::default(),
+        words: Vec::new(),
     };
     if job.format.info().capabilities.bilingual {
         let langs: BTreeSet<&String> = parsed
@@ -366,7 +430,7 @@ fn check_translations(
         return Ok(out);
     }
     for target in &job.targets {
-        check_target_file(job, parsed, change, target, &mut out)?;
+        check_target_file(job, parsed, change, target, no_suppress, &mut out)?;
     }
     Ok(out)
 }
@@ -432,15 +496,16 @@ fn check_own_edition(
         }
     }
     out.blocks += pairs.len();
-    out.findings
-        .extend(check::check_translations(&check::TranslationInput {
-            path: &job.display,
-            text: parsed.skeleton.text(),
-            lang,
-            pairs,
-            source_governance: &job.governance,
-            target_governance: target_governance(job, lang).unwrap_or(&empty),
-        }));
+    let (found, words) = check::check_translations_counted(&check::TranslationInput {
+        path: &job.display,
+        text: parsed.skeleton.text(),
+        lang,
+        pairs,
+        source_governance: &job.governance,
+        target_governance: target_governance(job, lang).unwrap_or(&empty),
+    });
+    out.own.extend(found);
+    out.own_words += words;
 }
 
 /// Checks one of a catalog's translation files against the source blocks it aligns with
@@ -450,6 +515,7 @@ fn check_target_file(
     parsed: &formats::Parsed,
     change: Option<&Changed>,
     target: &super::TargetJob,
+    no_suppress: bool,
     out: &mut Translations,
 ) -> Result<(), HostError> {
     let empty = Governance::empty();
@@ -482,15 +548,28 @@ fn check_target_file(
         }
     }
     out.blocks += pairs.len();
-    out.findings
-        .extend(check::check_translations(&check::TranslationInput {
-            path: &target.display,
-            text: translated.skeleton.text(),
-            lang: &target.lang,
-            pairs,
-            source_governance: &job.governance,
-            target_governance: target_governance(job, &target.lang).unwrap_or(&empty),
-        }));
+    let text = translated.skeleton.text();
+    let (found, words) = check::check_translations_counted(&check::TranslationInput {
+        path: &target.display,
+        text,
+        lang: &target.lang,
+        pairs,
+        source_governance: &job.governance,
+        target_governance: target_governance(job, &target.lang).unwrap_or(&empty),
+    });
+    let rules = target.file_rules.clone();
+    let suppression = allowed::scanned(job.format, rules, no_suppress, text);
+    let mut findings = Findings::with_cap(usize::MAX);
+    allowed::settle(
+        suppression,
+        &mut findings,
+        found,
+        &target.display,
+        change.is_none(),
+        &mut out.allowed,
+    );
+    out.findings.extend(findings.into_vec());
+    out.words.push((target.display.clone(), words));
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! `check_text`: the `kapi.check/v1` report over a text no file holds yet, bound where it
 //! will be saved ([`super::text_scope`]). MCP's `check_text` and `kapi check --text`.
 
-use kapi_core::check::{self, CheckReport, Coverage, Target};
+use kapi_core::check::{self, CheckReport, Coverage, FileTally, Scoring, Target};
 
 use super::text_scope::{TextRequest, check_read, render, scope};
 use crate::app::App;
@@ -17,7 +17,9 @@ pub struct TextCheck {
 /// Checks the request's text with every analyzer, as `kapi check` checks a file.
 pub fn check_text(app: &App, mut request: TextRequest) -> Result<TextCheck, HostError> {
     let scope = scope(app, &request)?;
-    let (found, prose) = check_read(&mut request, &scope, &|_| true)?;
+    let read = check_read(&mut request, &scope, &|_| true)?;
+    let (prose, words) = (read.prose, read.words);
+    let (found, suppressed, suppressed_count) = read.settle(&scope.display, true);
     let gov = &scope.governance;
     let mut coverage = Coverage::default();
     coverage.add(&scope.display, &gov.unassessed);
@@ -47,12 +49,30 @@ pub fn check_text(app: &App, mut request: TextRequest) -> Result<TextCheck, Host
             scope.format.info().name
         ));
     }
-    let mut report = CheckReport::build(
+    let mut file = FileTally {
+        path: scope.display.clone(),
+        words,
+        counts: found.counts(),
+        min_score: None,
+    };
+    if let (Some(min), Some(source)) = (
+        gov.voice.as_ref().and_then(|v| v.min_score),
+        gov.voice_source.as_ref(),
+    ) {
+        file.min_score = Some((min, source.clone()));
+    }
+    let scoring = Scoring {
+        files: vec![file],
+        suppressed,
+        suppressed_count,
+    };
+    let mut report = CheckReport::build_scored(
         target,
         found,
         scope.gate,
         coverage,
         vec![gov.fingerprint.clone()],
+        scoring,
     );
     report.hold_at_most(request.held());
     Ok(TextCheck { report, notes })

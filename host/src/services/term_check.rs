@@ -1,7 +1,7 @@
 //! `term_check`: the terms analyzer's findings alone on a text (`terms.*`), and every project
 //! term found in it with its status. MCP's `term-check` and `kapi check --text --only terms`.
 
-use kapi_core::check::{DocumentCheck, Finding, Rule, Summary};
+use kapi_core::check::{Finding, Rule, Summary};
 use kapi_core::governance::TermStatus;
 use kapi_core::text::{LineIndex, Prose};
 use serde::Serialize;
@@ -58,7 +58,7 @@ pub fn term_check(app: &App, mut request: TextRequest) -> Result<TermCheck, Host
     let cancel = request.cancel.clone();
     let hold = request.held();
     let keep = |rule: &Rule| rule.analyzer() == "terms";
-    let mut check = DocumentCheck::new(&scope.display, gov, None, cancel.as_deref(), &keep);
+    let mut check = scope.document_check(&request, cancel.as_deref(), &keep);
     let mut lines = None;
     let mut terms = Vec::new();
     let mut terms_truncated = 0;
@@ -99,7 +99,10 @@ pub fn term_check(app: &App, mut request: TextRequest) -> Result<TermCheck, Host
         });
     })?;
     request.not_cancelled()?;
-    let (summary, pass, findings, truncated) = settle(check.finish(), &scope.gate, hold);
+    let checked = check.finish_checked();
+    let suppressed = checked.suppression.finish(&scope.display, false).count;
+    let (mut summary, pass, findings, truncated) = settle(checked.findings, &scope.gate, hold);
+    summary.suppressed = suppressed;
     terms.sort_by_key(|t| t.start);
     let mut notes = scope.notes.clone();
     if gov.terms.is_empty() {

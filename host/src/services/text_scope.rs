@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use kapi_core::check::{DocumentCheck, FailOn, Finding, Findings, Gate, Rule, Summary};
+use kapi_core::check::suppress::{self, FileRule};
+use kapi_core::check::{
+    DocumentCheck, FailOn, Finding, Findings, Gate, Rule, Summary, Suppressed, Suppression,
+};
 use kapi_core::formats::{self, Format, Parsed};
 use kapi_core::governance::{Governance, Severity, load as governance_load};
 use kapi_core::model::Block;
@@ -52,6 +55,9 @@ pub struct TextRequest {
     pub hold: Option<usize>,
     /// Set from another thread to stop the read between blocks.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Report what `kapi-disable` comments, term exceptions and the recipe's `rules:` allow
+    /// as findings (`--no-suppress`).
+    pub no_suppress: bool,
 }
 
 impl TextRequest {
@@ -88,6 +94,8 @@ pub(crate) struct Scope {
     pub context_path: Option<String>,
     pub gate: Gate,
     pub notes: Vec<String>,
+    /// The recipe's `rules:` exclusions that cover the destination.
+    pub file_rules: Vec<FileRule>,
 }
 
 /// Whether a cancel flag is set (read inside a block callback, where the request is lent).
@@ -151,6 +159,7 @@ pub(crate) fn scope(app: &App, request: &TextRequest) -> Result<Scope, HostError
             notes: vec![
                 "no kapi project here: only the hygiene rules apply; name a `project` or run `kapi init` for a voice and terms".into(),
             ],
+            file_rules: Vec::new(),
         });
     };
     let resolver = Resolver::new(&project, app.now);
@@ -188,6 +197,10 @@ pub(crate) fn scope(app: &App, request: &TextRequest) -> Result<Scope, HostError
         request.min_score,
         request.ship,
     );
+    let file_rules = match context_path {
+        Some(_) => crate::check::recipe_rules(Some(&project), Some(&display)),
+        None => Vec::new(),
+    };
     Ok(Scope {
         governance,
         lang,
@@ -196,6 +209,7 @@ pub(crate) fn scope(app: &App, request: &TextRequest) -> Result<Scope, HostError
         context_path: context_path.map(str::to_owned),
         gate,
         notes,
+        file_rules,
     })
 }
 
@@ -223,22 +237,63 @@ pub(crate) fn check_read(
     request: &mut TextRequest,
     scope: &Scope,
     keep: &dyn Fn(&Rule) -> bool,
-) -> Result<(Findings, usize), HostError> {
+) -> Result<Read, HostError> {
     let cancel = request.cancel.clone();
-    let mut check = DocumentCheck::new(
-        &scope.display,
-        &scope.governance,
-        None,
-        cancel.as_deref(),
-        keep,
-    );
+    let mut check = scope.document_check(request, cancel.as_deref(), keep);
     let mut prose = 0;
     read_blocks(request, scope, &mut |text, block| {
         prose += usize::from(block.translatable);
         check.block(text, &block);
     })?;
     request.not_cancelled()?;
-    Ok((check.finish(), prose))
+    let checked = check.finish_checked();
+    Ok(Read {
+        findings: checked.findings,
+        prose,
+        words: checked.words,
+        suppression: checked.suppression,
+    })
+}
+
+/// A text's check, read: its findings, how many blocks are prose, the words checked, and its
+/// suppression (to [`Read::settle`]).
+pub(crate) struct Read {
+    pub findings: Findings,
+    pub prose: usize,
+    pub words: usize,
+    pub suppression: Suppression,
+}
+
+impl Read {
+    /// The findings with the unused directives added when `every_rule` ran, and what was set
+    /// apart (listed, and counted).
+    pub(crate) fn settle(
+        self,
+        display: &str,
+        every_rule: bool,
+    ) -> (Findings, Vec<Suppressed>, usize) {
+        let mut findings = self.findings;
+        let held_all = findings.parts().1 == [0; 4];
+        let outcome = self.suppression.finish(display, every_rule && held_all);
+        findings.extend(outcome.unused);
+        (findings, outcome.held, outcome.count)
+    }
+}
+
+impl Scope {
+    /// The check of the text: its analyzers (those `keep` accepts), what the project allows
+    /// where it goes (the format's comments, the recipe's `rules:` for the destination).
+    pub(crate) fn document_check<'a>(
+        &'a self,
+        request: &TextRequest,
+        cancel: Option<&'a AtomicBool>,
+        keep: &'a dyn Fn(&Rule) -> bool,
+    ) -> DocumentCheck<'a> {
+        let syntax = suppress::syntax_for(self.format.info().id);
+        let suppression = Suppression::new(syntax, self.file_rules.clone(), request.no_suppress);
+        DocumentCheck::new(&self.display, &self.governance, None, cancel, keep)
+            .with_suppression(suppression)
+    }
 }
 
 /// Reads the request's text with the scope's format a block at a time

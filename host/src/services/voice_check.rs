@@ -38,8 +38,10 @@ pub struct VoiceCheck {
 /// Checks the request's text against the voice bound there.
 pub fn voice_check(app: &App, mut request: TextRequest) -> Result<VoiceCheck, HostError> {
     let scope = scope(app, &request)?;
-    let (found, _) = check_read(&mut request, &scope, &|rule| rule.analyzer() == "voice")?;
-    let (summary, pass, findings, truncated) = settle(found, &scope.gate, request.held());
+    let read = check_read(&mut request, &scope, &|rule| rule.analyzer() == "voice")?;
+    let (found, _, suppressed) = read.settle(&scope.display, false);
+    let (mut summary, pass, findings, truncated) = settle(found, &scope.gate, request.held());
+    summary.suppressed = suppressed;
     let gov = &scope.governance;
     let mut notes = scope.notes.clone();
     if gov.voice.is_none() {

@@ -104,6 +104,7 @@ static ALL: &[&Rule] = &[
     &super::placeholders::TAGS,
     &super::translation_terms::MISSING,
     &super::translation_terms::AVOID,
+    &crate::check::suppress::UNUSED_DIRECTIVE,
 ];
 
 /// Every rule, grouped by analyzer in the order the analyzers run.

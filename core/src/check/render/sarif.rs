@@ -2,12 +2,23 @@
 //! (its explanation as the full description) and one result per finding the report holds (a
 //! report past its cap says in the run's `properties.truncated` how many more it counted).
 //! Columns count Unicode code points, as the report's do (`columnKind: unicodeCodePoints`).
+//! Each result carries `partialFingerprints` ([`FINGERPRINT`]), so code scanning keeps an
+//! alert's identity when lines move, and a suppressed finding is a result with a
+//! `suppressions` entry (GitHub closes it as suppressed rather than dropping it silently).
+
+use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
+use crate::check::Finding;
 use crate::check::analyzers::rule;
 use crate::check::report::CheckReport;
+use crate::check::suppress::{SuppressedBy, SuppressionKind};
 use crate::governance::Severity;
+
+/// The `partialFingerprints` key of a result: [`Finding::fingerprint`], which holds while the
+/// finding's lines move (its rule, file, matched text and which occurrence of them it is).
+pub const FINGERPRINT: &str = "kapiFinding/v1";
 
 /// The SARIF schema the output follows.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -35,10 +46,24 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
             })
         })
         .collect();
+    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    let mut occurrence = |finding: &Finding| {
+        let what = finding.matched.as_deref().unwrap_or(&finding.message);
+        let key = (finding.rule.clone(), finding.path.clone(), what.to_owned());
+        let n = seen.entry(key).or_insert(0);
+        *n += 1;
+        *n - 1
+    };
+    let suppressed = report
+        .suppressed
+        .iter()
+        .map(|s| (&s.finding, Some(&s.suppressed_by)));
     let results: Vec<Value> = report
         .findings
         .iter()
-        .map(|finding| {
+        .map(|f| (f, None))
+        .chain(suppressed)
+        .map(|(finding, by)| {
             let artifact = json!({"uri": uri(&finding.path)});
             let physical = if finding.line == 0 {
                 json!({"artifactLocation": artifact})
@@ -69,6 +94,11 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
             if let Some(suggestion) = &finding.suggestion {
                 result["properties"]["suggestion"] = json!(suggestion);
             }
+            result["partialFingerprints"] =
+                json!({FINGERPRINT: finding.fingerprint(occurrence(finding))});
+            if let Some(by) = by {
+                result["suppressions"] = json!([suppression(by)]);
+            }
             result
         })
         .collect();
@@ -91,6 +121,24 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
         log["runs"][0]["properties"] = json!({"truncated": report.truncated});
     }
     log
+}
+
+/// A suppressed finding's SARIF `suppression`: `inSource` for a directive in the file,
+/// `external` for the terms file or the recipe, with what allowed it as the justification.
+fn suppression(by: &SuppressedBy) -> Value {
+    let kind = match by.kind {
+        SuppressionKind::Directive => "inSource",
+        SuppressionKind::Exception | SuppressionKind::Recipe => "external",
+    };
+    let mut justification = by.text.clone();
+    if let Some(path) = &by.path {
+        justification.push_str(&format!(" ({path}"));
+        if let Some(line) = by.line {
+            justification.push_str(&format!(":{line}"));
+        }
+        justification.push(')');
+    }
+    json!({"kind": kind, "justification": justification})
 }
 
 /// SARIF's level for a severity: critical and major are errors, minor a warning, info a note.

@@ -43,6 +43,58 @@ pub struct CheckReport {
     /// How the check cache served the run; absent when it was off.
     #[serde(default)]
     pub cache: Option<CacheUse>,
+    /// Files with findings or below their voice's minimum; absent when none.
+    #[serde(default)]
+    pub files: Vec<FileScore>,
+    /// Findings the project allows where they stand; absent when none.
+    #[serde(default)]
+    pub suppressed: Vec<Suppressed>,
+}
+
+/// A check report's score of one file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileScore {
+    pub path: String,
+    pub words: u64,
+    pub findings: u64,
+    pub score: u64,
+    #[serde(default)]
+    pub min_score: Option<u64>,
+    #[serde(default)]
+    pub voice: Option<String>,
+}
+
+/// A finding set apart, with what allowed it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suppressed {
+    pub rule: String,
+    pub severity: String,
+    pub path: String,
+    pub line: u64,
+    pub column: u64,
+    pub start: u64,
+    pub end: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub block: Option<String>,
+    pub message: String,
+    #[serde(deserialize_with = "nullable")]
+    pub matched: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub suggestion: Option<String>,
+    pub suppressed_by: SuppressedBy,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuppressedBy {
+    pub kind: String,
+    pub text: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub line: Option<u64>,
 }
 
 /// A check report's `cache`: files whose findings were reused, files checked.
@@ -73,6 +125,8 @@ pub struct Summary {
     pub minor: u64,
     pub info: u64,
     pub score: u64,
+    pub suppressed: u64,
+    pub words: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
