@@ -292,7 +292,7 @@ try:
     old = open(path).read()
 except FileNotFoundError:
     old = ""
-kept = [m.group(0) for m in re.finditer(r"<!-- (formats|apply|mcp|hooks|code):start -->.*?<!-- \1:end -->", old, re.S)]
+kept = [m.group(0) for m in re.finditer(r"<!-- (formats|apply|mcp|hooks|code|precision):start -->.*?<!-- \1:end -->", old, re.S)]
 history = re.search(r"<!-- history:start -->(.*?)<!-- history:end -->", old, re.S)
 rows = [l for l in (history.group(1) if history else "").splitlines()
         if l.startswith("| 20")]

@@ -21,6 +21,7 @@ mod inspect;
 mod landing;
 mod outside;
 mod pofilter;
+mod precision;
 mod skill;
 mod stats;
 mod store;
