@@ -20,6 +20,7 @@ mod inspect;
 mod landing;
 mod outside;
 mod pofilter;
+mod rules_files;
 mod skill;
 mod stats;
 mod store;
