@@ -10,6 +10,7 @@ mod comments;
 mod context;
 mod context_notes;
 mod context_search;
+mod edit_route;
 mod errors;
 mod help;
 mod host_actor;
