@@ -35,6 +35,10 @@ pub struct InitReport {
     /// Rules files (AGENTS.md, CLAUDE.md) written or removed, relative to the root.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules_files: Vec<String>,
+    /// Folders with rules of their own inside a content collection, which get no rules file
+    /// (it would be published): where their rules went instead.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules_moved: Vec<crate::agents::rules_files::Moved>,
     /// The agent hosts wired, each with the step a person still has to take.
     pub agents: Vec<crate::agents::HostWiring>,
     /// No `kapi` on PATH: every entry init wrote runs `kapi` from PATH, so none would start.
@@ -65,6 +69,7 @@ pub fn init(
         offered: Vec::new(),
         source_language: None,
         rules_files: Vec::new(),
+        rules_moved: Vec::new(),
         agents: Vec::new(),
         kapi_not_on_path: !crate::env::on_path(app.env.path.as_deref(), "kapi"),
     };
@@ -76,7 +81,9 @@ pub fn init(
     report.kept.sort();
     let project = kapi_core::project::Project::load(&recipe)?;
     if rules_files {
-        report.rules_files = crate::notes::refresh_rules(app, &project)?;
+        let rules = crate::notes::refresh_rules(app, &project)?;
+        report.rules_files = rules.changed();
+        report.rules_moved = rules.moved;
     }
     let skill = skill_input();
     report.agents = crate::agents::wire(&root, &project.recipe, agents, &skill)?.hosts;
@@ -234,7 +241,8 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String) {
             .unwrap_or_default();
         let is_md = matches!(ext.as_str(), "md" | "markdown");
         let is_code = kapi_core::formats::comment_format(path).is_some();
-        if !is_md && !is_code {
+        // kapi's own rules file (only its section in it) is not the project's Markdown.
+        if (!is_md && !is_code) || kapi_core::project::own_files::is_kapis_own(path) {
             continue;
         }
         let Some(rel) = relative_to(path, root) else {

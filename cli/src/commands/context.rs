@@ -499,6 +499,9 @@ impl Render for Sync {
         for (p, why) in &r.skipped {
             writeln!(out, "skipped {p}: {why}")?;
         }
+        for moved in &r.moved {
+            writeln!(out, "{}", moved.sentence())?;
+        }
         for id in &self.restored {
             writeln!(out, "restored {id} to .kapi/notes.yaml")?;
         }

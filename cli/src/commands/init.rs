@@ -84,6 +84,14 @@ impl Render for InitReport {
                 style.paint("32", "rules  ")
             )?;
         }
+        for moved in &self.rules_moved {
+            writeln!(
+                out,
+                "  {} {}",
+                style.paint("33", "moved  "),
+                moved.sentence()
+            )?;
+        }
         for file in &self.kept {
             writeln!(out, "  {} {file} (yours, unchanged)", style.dim("kept   "))?;
         }

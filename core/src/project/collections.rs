@@ -286,6 +286,16 @@ impl Collections {
             .map(|i| self.entries[i].at.clone())
     }
 
+    /// The pattern (the collection's `base` folded in) of the item `m` names.
+    pub fn pattern(&self, m: &Match) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|e| {
+                e.at.collection_index == m.collection_index && e.at.item_index == m.item_index
+            })
+            .map(|e| e.pattern.as_str())
+    }
+
     /// True when `defaults.exclude` matches `rel`.
     pub fn is_excluded(&self, rel: &str) -> bool {
         self.exclude.is_match(rel.trim_start_matches("./"))
@@ -298,7 +308,8 @@ impl Collections {
 
     /// Every source file under `root` that an item declares, sorted by `rel`. Honours
     /// `.gitignore`/`.ignore`/`.kapiignore`, skips `.kapi/`, hidden folders no pattern names,
-    /// excluded files and target files.
+    /// excluded files, target files and kapi's own rules files (an `AGENTS.md` or `CLAUDE.md`
+    /// holding only kapi's section: [`super::own_files`]).
     pub fn declared_files(&self, root: &Path) -> Result<Vec<DeclaredFile>, std::io::Error> {
         std::fs::read_dir(root)?;
         let dot_names = Arc::clone(&self.dot_names);
@@ -356,6 +367,10 @@ impl Collections {
             return None;
         }
         let m = self.matches(&rel)?;
+        // kapi's own rules file (only kapi's section in it) is never content.
+        if super::own_files::is_kapis_own(entry.path()) {
+            return None;
+        }
         Some(DeclaredFile {
             abs: entry.into_path(),
             format: m.format,
@@ -534,6 +549,10 @@ collections:
             std::fs::write(&p, "x").unwrap();
         }
         std::fs::write(root.join(".gitignore"), "docs/ignored.md\n").unwrap();
+        // kapi's own rules file is not content; a person's is.
+        let section = "<!-- kapi:rules -->\n- One.\n<!-- /kapi:rules -->\n";
+        std::fs::write(root.join("docs/AGENTS.md"), section).unwrap();
+        std::fs::write(root.join("docs/CLAUDE.md"), format!("Ours.\n\n{section}")).unwrap();
         let c = Collections::new(&recipe(RECIPE)).unwrap();
         let files = c.declared_files(root).unwrap();
         let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
@@ -543,13 +562,14 @@ collections:
                 ".github/PR.md",
                 "README.md",
                 "app/i18n/en.json",
+                "docs/CLAUDE.md",
                 "docs/a.md",
                 "docs/blog/p.md",
                 "docs/z.md"
             ]
         );
         assert_eq!(files[2].format.as_deref(), Some("json"));
-        assert_eq!(files[3].abs, root.join("docs/a.md"));
+        assert_eq!(files[4].abs, root.join("docs/a.md"));
     }
 
     #[test]

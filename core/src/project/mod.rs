@@ -4,6 +4,7 @@
 pub mod collections;
 pub mod discover;
 pub mod layout;
+pub mod own_files;
 pub mod recipe;
 pub mod recipe_field;
 pub mod recipe_text;

@@ -1,7 +1,8 @@
 //! The growing-context loop through the built binary (`KAPI_BIN`, default
 //! `target/debug/kapi`): an agent notes two observations and a person's change, tries to keep
-//! one (refused), a person reviews (keep one, drop one, widen one), the rules files and the
-//! brief show what was kept in the right folders, `kapi context log --session this` shows the
+//! one (refused), a person reviews (keep one, drop one, widen one), the root's rules file
+//! (no file inside the `docs/` collection) and the brief show what was kept for the right
+//! folders, `kapi context log --session this` shows the
 //! agent's session, and `kapi context sync --files-only` is idempotent.
 
 use std::collections::BTreeMap;
@@ -183,29 +184,46 @@ fn the_growing_context_loop() {
         "review",
     );
 
-    // The rules files: each folder states what holds there; the root lists the folders.
-    let help = read(dir, "docs/help/AGENTS.md");
+    // The rules files: `docs/` is a content collection (`docs/**/*.md`), so no rules file is
+    // written inside it (a docs site would publish it); each folder's rules are in the root's
+    // section under its name, and the person's text there is kept.
+    for rel in [
+        "docs/help/AGENTS.md",
+        "docs/help/CLAUDE.md",
+        "docs/api/AGENTS.md",
+        "docs/guide/AGENTS.md",
+    ] {
+        assert!(!dir.join(rel).exists(), "{rel} is inside the collection");
+    }
+    let root = read(dir, "AGENTS.md");
+    assert!(root.starts_with("# Our agents\n\nBe kind.\n"), "{root}");
+    let under = |folder: &str| -> String {
+        let head = format!("Under `{folder}/`:\n");
+        let at = root
+            .find(&head)
+            .unwrap_or_else(|| panic!("no rules for {folder} in:\n{root}"));
+        root[at + head.len()..]
+            .lines()
+            .take_while(|l| l.starts_with("- "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let help = under("docs/help");
     assert!(
         help.contains("Write \"Space\", not \"Workspace\"."),
         "{help}"
     );
-    let api = read(dir, "docs/api/AGENTS.md");
+    let api = under("docs/api");
     assert!(api.contains("Endpoint names keep \"Workspace\""), "{api}");
     assert!(
         api.contains("\"Workspace\" is correct here; do not rename it to \"Space\"."),
         "{api}"
     );
     assert!(
-        !dir.join("docs/guide/AGENTS.md").exists(),
-        "the dropped note writes nothing"
+        !root.contains("docs/guide"),
+        "the dropped note writes nothing: {root}"
     );
-    for rel in [
-        "AGENTS.md",
-        "CLAUDE.md",
-        "docs/help/AGENTS.md",
-        "docs/help/CLAUDE.md",
-        "docs/api/AGENTS.md",
-    ] {
+    for rel in ["AGENTS.md", "CLAUDE.md"] {
         let text = read(dir, rel);
         let section = text
             .split("<!-- kapi:rules -->")
@@ -215,12 +233,6 @@ fn the_growing_context_loop() {
         let last = section.trim_end().lines().last().unwrap_or_default();
         assert!(last.contains("kapi check"), "{rel} ends with: {last}");
     }
-    let root = read(dir, "AGENTS.md");
-    assert!(root.starts_with("# Our agents\n\nBe kind.\n"), "{root}");
-    assert!(
-        root.contains("docs/help") && root.contains("docs/api"),
-        "{root}"
-    );
 
     // The brief shows the kept notes where they apply, and the stays line beside the rename.
     let brief_api = ok(&agent(dir, &["context", "docs/api/calls.md"]), "brief api");

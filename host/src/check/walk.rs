@@ -211,9 +211,9 @@ pub(crate) fn walk_entry(
 }
 
 /// The format a folder walk checks a [`Role::Source`] file `abs` with, or `None` when the walk
-/// skips it: an excluded file, a format kapi does not read, and a data format
-/// (`package.json`, `kapi.yaml`, any `.xml`) or a rules file (`AGENTS.md`, `CLAUDE.md`) no
-/// collection declares.
+/// skips it: an excluded file, a format kapi does not read, a data format (`package.json`,
+/// `kapi.yaml`, any `.xml`) or a rules file (`AGENTS.md`, `CLAUDE.md`) no collection declares,
+/// and a rules file that holds only kapi's section wherever it is.
 fn walk_format(
     project: Option<&Project>,
     collections: Option<&Collections>,
@@ -236,8 +236,11 @@ fn walk_format(
         return Ok(None);
     }
     // An AGENTS.md or CLAUDE.md holds kapi's rules section (never checked): the person's
-    // text around it is content only where a collection declares the file.
-    if !in_collection && rel.is_some_and(crate::agents::rules_files::rules_file) {
+    // text around it is content only where a collection declares the file, and a file that
+    // holds nothing but kapi's section is kapi's own, never content.
+    if rel.is_some_and(crate::agents::rules_files::rules_file)
+        && (!in_collection || kapi_core::project::own_files::is_kapis_own(abs))
+    {
         return Ok(None);
     }
     Ok(Some(format))

@@ -8,6 +8,7 @@ use kapi_core::project::Project;
 use kapi_core::store::Suggestion;
 
 use super::NOTES_FILE;
+use crate::agents::rules_files::SyncReport;
 use crate::app::App;
 use crate::error::HostError;
 
@@ -52,8 +53,8 @@ pub(super) fn write_notes(root: &Path, notes: &mut NotesFile) -> Result<(), Host
 }
 
 /// Adds kept notes to `.kapi/notes.yaml` (replacing any with the same id) and refreshes the
-/// rules files; returns the rules files written or removed.
-pub fn keep(app: &App, project: &Project, kept: Vec<KeptNote>) -> Result<Vec<String>, HostError> {
+/// rules files; returns what the refresh did.
+pub fn keep(app: &App, project: &Project, kept: Vec<KeptNote>) -> Result<SyncReport, HostError> {
     let mut notes = read_notes(&project.root)?;
     for k in kept {
         notes.notes.retain(|n| n.id != k.id);
@@ -63,10 +64,9 @@ pub fn keep(app: &App, project: &Project, kept: Vec<KeptNote>) -> Result<Vec<Str
     refresh_rules(app, project)
 }
 
-/// Rewrites the rules files from the kept state; returns the files written or removed.
-pub fn refresh_rules(app: &App, project: &Project) -> Result<Vec<String>, HostError> {
+/// Rewrites the rules files from the kept state; returns what it did (the files written or
+/// removed: [`SyncReport::changed`]).
+pub fn refresh_rules(app: &App, project: &Project) -> Result<SyncReport, HostError> {
     let notes = read_notes(&project.root)?;
-    let plan = crate::agents::rules_files::plan(app, project, &notes)?;
-    let report = crate::agents::rules_files::sync(&project.root, &plan)?;
-    Ok(report.written.into_iter().chain(report.removed).collect())
+    crate::agents::rules_files::refresh(app, project, &notes)
 }

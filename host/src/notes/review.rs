@@ -87,7 +87,7 @@ pub fn review(app: &App, request: &ReviewRequest) -> Result<Review, HostError> {
     let mut decided = landing.decided;
     record_decisions(&mut store, &actor, &plan, &by, &now, &mut decided)?;
     let rules_files = if kept_any {
-        refresh_rules(app, &project)?
+        refresh_rules(app, &project)?.changed()
     } else {
         Vec::new()
     };

@@ -52,8 +52,7 @@ pub fn sync(app: &App, files_only: bool) -> Result<Sync, HostError> {
             write_notes(&project.root, &mut notes)?;
         }
     }
-    let plan = crate::agents::rules_files::plan(app, &project, &notes)?;
-    let report = crate::agents::rules_files::sync(&project.root, &plan)?;
+    let report = crate::agents::rules_files::refresh(app, &project, &notes)?;
     Ok(Sync {
         schema: "kapi.sync/v1",
         report,

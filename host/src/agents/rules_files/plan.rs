@@ -10,6 +10,7 @@ use kapi_core::governance::notes::{KeptNote, NotesFile, applies, normal_path};
 use kapi_core::governance::{Governance, TermStatus};
 use kapi_core::project::{Collections, Project, Resolver};
 
+use super::place::{Content, hosts};
 use super::{AGENTS, CHECK_LINE, CLAUDE, FOLDER_BUDGET, ROOT_BUDGET, RulesPlan, SCAN_LIMIT};
 use crate::App;
 use crate::error::HostError;
@@ -20,7 +21,18 @@ use crate::error::HostError;
 /// its lowest-ranked groups first, and says what it left out. At the root: words to use go
 /// first, then the folder lines, the words to avoid, the notes, and the voice last. In a folder:
 /// the lines on wording that stays, then the notes on files, then the folder's own notes.
-pub fn plan(app: &App, project: &Project, notes: &NotesFile) -> Result<RulesPlan, HostError> {
+///
+/// A folder that `content` covers gets no section of its own: its section's lines (within its
+/// budget) go into its host's ([`place`](super::place)) as a group headed "Under `F/`:",
+/// ranked after the host's own notes and before its words to avoid; the host's budget grows
+/// by those lines, at most twice over. The root's folder line points at the file that holds a
+/// folder's rules, and names no folder whose rules are in the root's own section.
+pub fn plan(
+    app: &App,
+    project: &Project,
+    notes: &NotesFile,
+    content: &Content,
+) -> Result<RulesPlan, HostError> {
     let resolver = Resolver::new(project, app.now);
     let point = resolver.resolve_path("");
     let governance = governance_load::load(&project.root, &point, &point.source_language)?;
@@ -50,76 +62,109 @@ pub fn plan(app: &App, project: &Project, notes: &NotesFile) -> Result<RulesPlan
         }
     }
 
+    let moved = hosts(folders.keys(), content);
+    let mut hosted: BTreeMap<String, Vec<Group>> = BTreeMap::new();
+    for (folder, m) in &moved {
+        let own = folder_body(folder, &folders[folder], Vec::new());
+        hosted
+            .entry(m.host.clone())
+            .or_default()
+            .push(Group::under(folder, own));
+    }
     let mut plan = RulesPlan::default();
     for (folder, lines) in &folders {
-        let mut file_notes = lines.file_notes.clone();
-        file_notes.sort_by(|a, b| a.0.cmp(&b.0));
-        let groups = vec![
-            Group::new(None, dedup(lines.notes.clone()), 3, ("note", "notes")),
-            Group::new(
-                None,
-                file_notes.into_iter().map(|(_, l)| l).collect(),
-                2,
-                ("note on a file", "notes on files"),
-            ),
-            Group::new(
-                None,
-                lines.stays.clone(),
-                1,
-                ("line on wording that stays", "lines on wording that stays"),
-            ),
-        ];
-        let heading = format!("## Rules for `{folder}/` (kapi)");
-        let rest = format!("`kapi context {folder}/` gives the rest");
-        let body = fit(heading, groups, FOLDER_BUDGET, &rest);
-        plan.folders.insert(folder.clone(), body);
+        if !moved.contains_key(folder) {
+            let guests = hosted.remove(folder).unwrap_or_default();
+            plan.folders
+                .insert(folder.clone(), folder_body(folder, lines, guests));
+        }
     }
 
     root_notes.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    let pointers: Vec<String> = plan
-        .folders
+    let pointers: Vec<String> = folders
         .keys()
-        .map(|f| format!("- `{f}/`: see {f}/{AGENTS}"))
+        .filter_map(|f| match moved.get(f) {
+            None => Some(format!("- `{f}/`: see {f}/{AGENTS}")),
+            Some(m) if m.host.is_empty() => None,
+            Some(m) => Some(format!("- `{f}/`: see {}/{AGENTS}", m.host)),
+        })
         .collect();
-    let groups = vec![
+    let mut groups = vec![
         Group::new(
             None,
             voice_lines(&governance),
-            5,
+            10,
             ("voice line", "voice lines"),
         ),
         Group::new(
             Some("Words to use:"),
             words_to_use(&governance),
-            1,
+            2,
             ("word to use", "words to use"),
         ),
         Group::new(
             Some("Words to avoid:"),
             words_to_avoid(&governance),
-            3,
+            6,
             ("word to avoid", "words to avoid"),
         ),
         Group::new(
             Some("Notes a person kept:"),
             dedup(root_notes.into_iter().map(|(_, _, l)| l).collect()),
-            4,
+            8,
             ("note", "notes"),
         ),
         Group::new(
             Some("Folders with rules of their own:"),
             pointers,
-            2,
+            4,
             ("folder line", "folder lines"),
         ),
     ];
+    let guests = hosted.remove("").unwrap_or_default();
+    let budget = hosting_budget(ROOT_BUDGET, &guests);
+    groups.extend(guests);
     plan.root = fit(
         "## Project rules (kapi)".to_owned(),
         groups,
-        ROOT_BUDGET,
+        budget,
         "`kapi context PATH` gives the rest for the file you work on",
     );
+    plan.moved = moved.into_values().collect();
     Ok(plan)
+}
+
+/// A folder's section: its notes, its notes on files, the wording that stays, and the groups
+/// of the folders whose rules it holds, within [`FOLDER_BUDGET`] (grown by theirs).
+fn folder_body(folder: &str, lines: &FolderLines, guests: Vec<Group>) -> Vec<String> {
+    let mut file_notes = lines.file_notes.clone();
+    file_notes.sort_by(|a, b| a.0.cmp(&b.0));
+    let budget = hosting_budget(FOLDER_BUDGET, &guests);
+    let mut groups = vec![
+        Group::new(None, dedup(lines.notes.clone()), 8, ("note", "notes")),
+        Group::new(
+            None,
+            file_notes.into_iter().map(|(_, l)| l).collect(),
+            4,
+            ("note on a file", "notes on files"),
+        ),
+        Group::new(
+            None,
+            lines.stays.clone(),
+            2,
+            ("line on wording that stays", "lines on wording that stays"),
+        ),
+    ];
+    groups.extend(guests);
+    let heading = format!("## Rules for `{folder}/` (kapi)");
+    let rest = format!("`kapi context {folder}/` gives the rest");
+    fit(heading, groups, budget, &rest)
+}
+
+/// A section's budget grown by the lines of the folders it holds the rules of, at most twice
+/// over.
+fn hosting_budget(budget: usize, guests: &[Group]) -> usize {
+    budget + guests.iter().map(Group::lines).sum::<usize>().min(budget)
 }
 
 /// A folder's lines before the budget.
@@ -461,21 +506,36 @@ struct Group {
     /// Higher keeps its lines longer when the budget is short.
     keep: u8,
     /// How the left-out line names its lines (one, many).
-    noun: (&'static str, &'static str),
+    noun: (String, String),
 }
 
 impl Group {
-    fn new(
-        header: Option<&str>,
-        items: Vec<String>,
-        keep: u8,
-        noun: (&'static str, &'static str),
-    ) -> Self {
+    fn new(header: Option<&str>, items: Vec<String>, keep: u8, noun: (&str, &str)) -> Self {
         Group {
             header: header.map(str::to_owned),
             items,
             keep,
-            noun,
+            noun: (noun.0.to_owned(), noun.1.to_owned()),
+        }
+    }
+
+    /// The rules of `folder`, whose own section `body` (heading first, the `kapi check` line
+    /// last) is held in another folder's: its lines under "Under `folder/`:". It ranks after
+    /// the host's own notes and before every other group the host may leave out.
+    fn under(folder: &str, body: Vec<String>) -> Self {
+        let items = body
+            .into_iter()
+            .skip(1)
+            .filter(|l| l != CHECK_LINE)
+            .collect();
+        Group {
+            header: Some(format!("Under `{folder}/`:")),
+            items,
+            keep: 7,
+            noun: (
+                format!("line for `{folder}/`"),
+                format!("lines for `{folder}/`"),
+            ),
         }
     }
 
@@ -508,7 +568,7 @@ fn fit(heading: String, mut groups: Vec<Group>, budget: usize, rest: &str) -> Ve
             .iter()
             .zip(&dropped)
             .filter(|(_, n)| **n > 0)
-            .map(|(g, n)| format!("{n} {}", if *n == 1 { g.noun.0 } else { g.noun.1 }))
+            .map(|(g, n)| format!("{n} {}", if *n == 1 { &g.noun.0 } else { &g.noun.1 }))
             .collect();
         left_out = Some(format!(
             "- Left out to keep this short: {}; {rest}.",

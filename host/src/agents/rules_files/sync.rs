@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 use kapi_core::governance::notes::normal_path;
 use kapi_core::project::layout::WORK_DIR;
 
+use kapi_core::project::own_files::holds_only_section;
+
+use super::place::Content;
 use super::section::{imports_agents, marker, set_section};
-use super::{AGENTS, CLAUDE, CREATED_FILES, RulesPlan, SyncReport, rules_file};
+use super::{AGENTS, CLAUDE, CREATED_FILES, Moved, RulesPlan, SyncReport, rules_file};
 use crate::app::normalize;
 use crate::error::HostError;
 
@@ -31,13 +34,23 @@ enum Action {
 /// Every file is read and validated before any is written: a broken section anywhere refuses
 /// the whole sync. A folder (or the root) with an empty body gets no section. A plan folder
 /// that does not exist, and a file that is a link out of the project, are skipped.
-pub fn sync(root: &Path, plan: &RulesPlan) -> Result<SyncReport, HostError> {
+///
+/// A folder `content` covers gets no section, whatever the plan says: a section there is
+/// removed, with the file when only kapi's section was in it (kapi's own, whoever created
+/// it), and a file there in a folder whose rules the plan moved is named in `skipped`. The
+/// report's `moved` names the files that hold each moved folder's rules.
+pub fn sync(root: &Path, plan: &RulesPlan, content: &Content) -> Result<SyncReport, HostError> {
     let root_real = std::fs::canonicalize(root).map_err(|e| HostError::io(root, e))?;
     let tracked = read_tracked(root);
     let wanted = wanted_sections(plan);
+    let moved: HashMap<&str, &Moved> = plan.moved.iter().map(|m| (m.folder.as_str(), m)).collect();
 
     let mut candidates: BTreeSet<String> = BTreeSet::new();
-    for folder in wanted.keys() {
+    for folder in wanted
+        .keys()
+        .map(String::as_str)
+        .chain(moved.keys().copied())
+    {
         candidates.insert(join(folder, AGENTS));
         candidates.insert(join(folder, CLAUDE));
     }
@@ -55,13 +68,40 @@ pub fn sync(root: &Path, plan: &RulesPlan) -> Result<SyncReport, HostError> {
     };
     for rel in &candidates {
         let folder = rel.rsplit_once('/').map_or("", |(f, _)| f);
-        syncing.candidate(rel, wanted.get(folder).copied())?;
+        let body = wanted.get(folder).copied();
+        match content.covering(folder) {
+            None => syncing.candidate(rel, body, false)?,
+            Some(glob) => {
+                let why = moved.get(folder).map(|m| {
+                    format!(
+                        "inside the content collection `{glob}`, where kapi's text would be published; the folder's rules are in {}",
+                        join(&m.host, AGENTS)
+                    )
+                });
+                syncing.covered(rel, body, why)?;
+            }
+        }
     }
     let Syncing {
-        report, actions, ..
+        mut report,
+        actions,
+        ..
     } = syncing;
     apply_actions(root, &tracked, actions)?;
+    report.moved = plan.moved.iter().map(|m| held_in(m, &report)).collect();
     Ok(report)
+}
+
+/// `m` with the files that hold its rules after the sync: its host's pair, as written or
+/// found up to date.
+fn held_in(m: &Moved, report: &SyncReport) -> Moved {
+    let mut m = m.clone();
+    m.into = [AGENTS, CLAUDE]
+        .into_iter()
+        .map(|name| join(&m.host, name))
+        .filter(|f| report.written.contains(f) || report.unchanged.contains(f))
+        .collect();
+    m
 }
 
 /// The body each folder's section should hold (`""` for the root): the plan's non-empty ones,
@@ -102,8 +142,36 @@ impl Syncing<'_> {
         }
     }
 
-    /// Plans one candidate file: its section set to `body` (None: removed).
-    fn candidate(&mut self, rel: &str, body: Option<&[String]>) -> Result<(), HostError> {
+    /// Plans a candidate file in a folder a content collection covers: no section, whatever
+    /// `body` says; the file goes with its section when only kapi's section was in it. `why`
+    /// (the folder had rules of its own) names a file that stays in `skipped`.
+    fn covered(
+        &mut self,
+        rel: &str,
+        body: Option<&[String]>,
+        why: Option<String>,
+    ) -> Result<(), HostError> {
+        let why = why.or_else(|| {
+            body.map(|_| "inside a content collection, where kapi's text would be published".into())
+        });
+        self.candidate(rel, None, true)?;
+        let stays = std::fs::symlink_metadata(self.root.join(rel)).is_ok()
+            && !self.report.deleted.iter().any(|d| d == rel);
+        if let Some(why) = why.filter(|_| stays) {
+            self.report.skipped.push((rel.to_owned(), why));
+        }
+        Ok(())
+    }
+
+    /// Plans one candidate file: its section set to `body` (None: removed). With `own_goes`, a
+    /// file that held only kapi's section goes with it though kapi has no record of creating
+    /// it.
+    fn candidate(
+        &mut self,
+        rel: &str,
+        body: Option<&[String]>,
+        own_goes: bool,
+    ) -> Result<(), HostError> {
         let (folder, name) = match rel.rsplit_once('/') {
             Some((f, n)) => (f, n),
             None => ("", rel),
@@ -141,8 +209,8 @@ impl Syncing<'_> {
             return Ok(());
         }
         // A section removed from a file kapi created, leaving nothing: the file goes too.
-        let delete =
-            body.is_none() && self.tracked.contains(rel) && new.trim().is_empty() && meta.is_file();
+        let created = self.tracked.contains(rel) || (own_goes && holds_only_section(&text));
+        let delete = body.is_none() && created && new.trim().is_empty() && meta.is_file();
         if body.is_some() {
             self.report.written.push(rel.to_owned());
         } else {

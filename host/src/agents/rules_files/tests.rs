@@ -156,14 +156,20 @@ struct Fixture {
 }
 
 impl Fixture {
+    /// Every Markdown file is content, the rules files left out (`defaults.exclude`): each
+    /// folder may hold its own.
     fn new(terms: &str) -> Self {
+        Fixture::with_recipe(
+            terms,
+            "version: v1\ndefaults:\n  source_language: en\n  exclude: [\"**/AGENTS.md\", \"**/CLAUDE.md\"]\ncollections:\n  - path: \"**/*.md\"\n",
+        )
+    }
+
+    fn with_recipe(terms: &str, recipe: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
         let f = Fixture { _dir: dir, root };
-        f.write(
-            "kapi.yaml",
-            "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - path: \"**/*.md\"\n",
-        );
+        f.write("kapi.yaml", recipe);
         f.write(".kapi/terms.yaml", terms);
         f
     }
@@ -196,7 +202,7 @@ impl Fixture {
             version: "v1".into(),
             notes: notes.to_vec(),
         };
-        plan(&app, &project, &notes).unwrap()
+        plan(&app, &project, &notes, &Content::of(&project).unwrap()).unwrap()
     }
 
     /// Every file's bytes under the root, `.kapi/work` included.
@@ -256,6 +262,7 @@ fn simple_plan(folders: &[(&str, &[&str])]) -> RulesPlan {
             .iter()
             .map(|(f, lines)| ((*f).to_owned(), body(lines)))
             .collect(),
+        moved: Vec::new(),
     }
 }
 
@@ -361,7 +368,7 @@ fn a_rename_held_for_a_folder_stays_in_siblings_that_use_the_word() {
     );
     // The rules files kapi writes are not content: once api stops using the word, its
     // line goes, though api/AGENTS.md still says "Workspace".
-    sync(&f.root, &plan).unwrap();
+    sync(&f.root, &plan, &Content::none()).unwrap();
     assert!(
         f.read("api/AGENTS.md")
             .contains("\"Workspace\" is correct here")
@@ -425,7 +432,7 @@ fn budgets_hold_with_a_line_saying_what_was_left_out() {
     assert_eq!(help[1], "- Rule 00.");
 
     // Written through sync, the section's body is the budget.
-    sync(&f.root, &plan).unwrap();
+    sync(&f.root, &plan, &Content::none()).unwrap();
     let text = f.read("help/AGENTS.md");
     assert_eq!(text.lines().count(), FOLDER_BUDGET + 2);
 }
@@ -436,7 +443,7 @@ fn sync_writes_root_and_folders_and_a_second_sync_changes_nothing() {
     f.write("help/a.md", "Help.\n");
     f.write("AGENTS.md", "# How we work\r\n\r\nBe kind.\r\n");
     let plan = f.plan(&[note("n2", "help", "Steps are numbered.")]);
-    let first = sync(&f.root, &plan).unwrap();
+    let first = sync(&f.root, &plan, &Content::none()).unwrap();
     assert_eq!(
         first.written,
         ["AGENTS.md", "CLAUDE.md", "help/AGENTS.md", "help/CLAUDE.md"]
@@ -456,7 +463,7 @@ fn sync_writes_root_and_folders_and_a_second_sync_changes_nothing() {
     assert_eq!(created, ["CLAUDE.md", "help/AGENTS.md", "help/CLAUDE.md"]);
 
     let before = f.snapshot();
-    let second = sync(&f.root, &plan).unwrap();
+    let second = sync(&f.root, &plan, &Content::none()).unwrap();
     assert!(second.written.is_empty(), "{second:?}");
     assert_eq!(
         second.unchanged,
@@ -477,7 +484,7 @@ fn a_dropped_folder_loses_its_section_and_only_kapis_empty_files() {
         ("docs", &["## docs", CHECK_LINE]),
         ("api", &["## api", CHECK_LINE]),
     ]);
-    sync(&f.root, &plan).unwrap();
+    sync(&f.root, &plan, &Content::none()).unwrap();
     assert!(
         f.read("help/CLAUDE.md")
             .starts_with("# Mine\n\n<!-- kapi:rules -->\n")
@@ -486,7 +493,7 @@ fn a_dropped_folder_loses_its_section_and_only_kapis_empty_files() {
     let api = f.read("api/CLAUDE.md");
     f.write("api/CLAUDE.md", &format!("Mine too.\n\n{api}"));
 
-    let report = sync(&f.root, &simple_plan(&[])).unwrap();
+    let report = sync(&f.root, &simple_plan(&[]), &Content::none()).unwrap();
     assert_eq!(
         report.removed,
         [
@@ -514,7 +521,7 @@ fn a_dropped_folder_loses_its_section_and_only_kapis_empty_files() {
 
     // Found by their markers with no record of them (a fresh clone): still removed.
     f.write("docs/AGENTS.md", &format!("Docs.\n\n{SECTION}"));
-    let report = sync(&f.root, &simple_plan(&[])).unwrap();
+    let report = sync(&f.root, &simple_plan(&[]), &Content::none()).unwrap();
     assert_eq!(report.removed, ["docs/AGENTS.md"]);
     assert_eq!(f.read("docs/AGENTS.md"), "Docs.\n");
 }
@@ -528,7 +535,7 @@ fn a_claude_md_importing_agents_md_gets_no_section() {
     );
     f.write("help/CLAUDE.md", "@./AGENTS.md\n");
     let plan = simple_plan(&[("help", &["## help", CHECK_LINE])]);
-    let report = sync(&f.root, &plan).unwrap();
+    let report = sync(&f.root, &plan, &Content::none()).unwrap();
     assert_eq!(
         report.skipped,
         [
@@ -559,7 +566,7 @@ fn a_claude_md_that_is_agents_md_gets_no_section() {
         ("help", &["## help", CHECK_LINE]),
         ("docs", &["## docs", CHECK_LINE]),
     ]);
-    let report = sync(&f.root, &plan).unwrap();
+    let report = sync(&f.root, &plan, &Content::none()).unwrap();
     assert_eq!(
         report.skipped,
         [
@@ -589,7 +596,7 @@ fn a_claude_md_that_is_agents_md_gets_no_section() {
     assert_eq!(f.read("docs/CLAUDE.md").matches(START_MARKER).count(), 1);
     assert_eq!(f.read("help/CLAUDE.md").matches(START_MARKER).count(), 1);
     // And again: nothing to do.
-    let again = sync(&f.root, &plan).unwrap();
+    let again = sync(&f.root, &plan, &Content::none()).unwrap();
     assert!(again.written.is_empty(), "{again:?}");
 }
 
@@ -599,7 +606,7 @@ fn a_broken_file_anywhere_refuses_the_whole_sync() {
     f.write("help/AGENTS.md", "Mine.\n<!-- kapi:rules -->\nhalf\n");
     let plan = simple_plan(&[("help", &["## help", CHECK_LINE])]);
     let before = f.snapshot();
-    let err = sync(&f.root, &plan).unwrap_err();
+    let err = sync(&f.root, &plan, &Content::none()).unwrap_err();
     let message = err.to_string();
     assert!(
         message.contains("help/AGENTS.md") && message.contains("line 2"),
@@ -611,7 +618,9 @@ fn a_broken_file_anywhere_refuses_the_whole_sync() {
     // A stray end marker in a file outside the plan refuses it too.
     f.write("help/AGENTS.md", "Mine.\n");
     f.write("old/CLAUDE.md", "<!-- /kapi:rules -->\n");
-    let err = sync(&f.root, &plan).unwrap_err().to_string();
+    let err = sync(&f.root, &plan, &Content::none())
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("old/CLAUDE.md") && err.contains("line 1"),
         "{err}"
@@ -623,7 +632,7 @@ fn a_broken_file_anywhere_refuses_the_whole_sync() {
 fn a_folder_that_does_not_exist_is_skipped() {
     let f = Fixture::new(TERMS);
     let plan = simple_plan(&[("gone", &["## gone", CHECK_LINE])]);
-    let report = sync(&f.root, &plan).unwrap();
+    let report = sync(&f.root, &plan, &Content::none()).unwrap();
     assert_eq!(report.written, ["AGENTS.md", "CLAUDE.md"]);
     assert_eq!(
         report.skipped,
@@ -639,4 +648,219 @@ fn a_folder_that_does_not_exist_is_skipped() {
         ]
     );
     assert!(!f.exists("gone"));
+}
+
+// --- Folders inside a content collection ----------------------------------------------------
+
+/// A docs site: `docs/` and `guides/tutorials/` are content, `guides/` itself is not; a Hugo-like
+/// `content/en/` tree with no rules around it.
+fn site() -> Fixture {
+    let f = Fixture::with_recipe(
+        TERMS,
+        "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - path: \"docs/**/*.md\"\n  - path: \"guides/tutorials/**/*.md\"\n  - path: \"content/en/**/*.md\"\n",
+    );
+    f.write("docs/learn/a.md", "Learn.\n");
+    f.write("guides/tutorials/b.md", "Tutorial.\n");
+    f.write("guides/README.txt", "Guides.\n");
+    f.write("content/en/blog/c.md", "Blog.\n");
+    f
+}
+
+fn project_content(f: &Fixture) -> Content {
+    let project = kapi_core::project::Project::load(&f.root.join("kapi.yaml")).unwrap();
+    Content::of(&project).unwrap()
+}
+
+#[test]
+fn a_folder_inside_a_collection_has_its_rules_in_the_nearest_folder_outside_one() {
+    let f = site();
+    let plan = f.plan(&[
+        note("n1", "docs/learn", "Steps are numbered."),
+        note("n2", "guides", "Guides speak to beginners."),
+        note(
+            "n3",
+            "guides/tutorials",
+            "Each tutorial ends with a summary.",
+        ),
+        note("n4", "content/en/blog", "Posts are signed."),
+    ]);
+    assert_eq!(plan.folders.keys().collect::<Vec<_>>(), ["guides"]);
+    assert_eq!(
+        plan.folders["guides"],
+        body(&[
+            "## Rules for `guides/` (kapi)",
+            "- Guides speak to beginners.",
+            "Under `guides/tutorials/`:",
+            "- Each tutorial ends with a summary.",
+            CHECK_LINE
+        ])
+    );
+    // The root holds what no folder outside a collection can: never a new file in `content/`.
+    let root = plan.root.join("\n");
+    assert!(
+        root.contains("Under `content/en/blog/`:\n- Posts are signed.\nUnder `docs/learn/`:\n- Steps are numbered.\n"),
+        "{root}"
+    );
+    assert!(
+        root.contains(
+            "Folders with rules of their own:\n- `guides/`: see guides/AGENTS.md\n- `guides/tutorials/`: see guides/AGENTS.md\n"
+        ),
+        "{root}"
+    );
+    assert!(
+        !root.contains("see docs/learn") && !root.contains("see content"),
+        "{root}"
+    );
+    assert_eq!(plan.root.last().unwrap(), CHECK_LINE);
+    let moved: Vec<(&str, &str, &str)> = plan
+        .moved
+        .iter()
+        .map(|m| (m.folder.as_str(), m.host.as_str(), m.glob.as_str()))
+        .collect();
+    assert_eq!(
+        moved,
+        [
+            ("content/en/blog", "", "content/en/**/*.md"),
+            ("docs/learn", "", "docs/**/*.md"),
+            ("guides/tutorials", "guides", "guides/tutorials/**/*.md"),
+        ]
+    );
+
+    let report = sync(&f.root, &plan, &project_content(&f)).unwrap();
+    assert_eq!(
+        report.written,
+        [
+            "AGENTS.md",
+            "CLAUDE.md",
+            "guides/AGENTS.md",
+            "guides/CLAUDE.md"
+        ]
+    );
+    assert!(report.skipped.is_empty(), "{report:?}");
+    for rel in [
+        "docs/learn/AGENTS.md",
+        "docs/AGENTS.md",
+        "content/AGENTS.md",
+        "content/en/blog/CLAUDE.md",
+        "guides/tutorials/AGENTS.md",
+    ] {
+        assert!(!f.exists(rel), "{rel}");
+    }
+    let into: Vec<(&str, Vec<String>)> = report
+        .moved
+        .iter()
+        .map(|m| (m.folder.as_str(), m.into.clone()))
+        .collect();
+    assert_eq!(
+        into,
+        [
+            ("content/en/blog", body(&["AGENTS.md", "CLAUDE.md"])),
+            ("docs/learn", body(&["AGENTS.md", "CLAUDE.md"])),
+            (
+                "guides/tutorials",
+                body(&["guides/AGENTS.md", "guides/CLAUDE.md"])
+            ),
+        ]
+    );
+    assert_eq!(
+        report.moved[1].sentence(),
+        "rules for `docs/learn/` are in AGENTS.md and CLAUDE.md: the content collection `docs/**/*.md` covers the folder, where a rules file would be published as a page"
+    );
+}
+
+#[test]
+fn the_folders_a_host_holds_keep_to_their_budget_and_its_own() {
+    let mut terms = String::from("version: v1\nconcepts:\n");
+    for i in 0..80 {
+        terms.push_str(&format!(
+            "  - id: c{i:02}\n    terms:\n      - text: word{i:02}\n        lang: en\n        status: preferred\n"
+        ));
+    }
+    let f = Fixture::with_recipe(
+        &terms,
+        "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - path: \"docs/**/*.md\"\n",
+    );
+    f.write("docs/learn/a.md", "Learn.\n");
+    let mut notes: Vec<KeptNote> = (0..40)
+        .map(|i| note(&format!("n{i}"), "docs/learn", &format!("Rule {i:02}.")))
+        .collect();
+    notes.push(note("r1", "", "A root rule."));
+    let plan = f.plan(&notes);
+    // The folder's lines as its own section would hold them (heading and gate line aside),
+    // under its name, on top of the root's own budget.
+    assert_eq!(plan.root.len(), ROOT_BUDGET + FOLDER_BUDGET - 1);
+    assert_eq!(plan.root.last().unwrap(), CHECK_LINE);
+    assert!(plan.root.contains(&"- A root rule.".to_owned()));
+    assert!(plan.root.contains(&"- \"word00\"".to_owned()));
+    assert!(plan.root.contains(&"- Rule 00.".to_owned()));
+    assert!(
+        plan.root.contains(
+            &"- Left out to keep this short: 18 notes; `kapi context docs/learn/` gives the rest."
+                .to_owned()
+        ),
+        "{:?}",
+        plan.root
+    );
+}
+
+#[test]
+fn a_section_inside_a_collection_goes_and_kapis_own_file_with_it() {
+    let f = site();
+    let section =
+        "<!-- kapi:rules -->\n## Rules for `docs/learn/` (kapi)\n- Old.\n<!-- /kapi:rules -->\n";
+    // No record that kapi created these (a teammate's clone): only their content says so.
+    f.write("docs/learn/AGENTS.md", section);
+    f.write("docs/learn/CLAUDE.md", &format!("\n{section}\n"));
+    f.write("docs/old/AGENTS.md", section);
+    f.write("docs/mine/AGENTS.md", &format!("# Mine\n\n{section}"));
+    f.write("docs/mine/CLAUDE.md", "# Mine too\n");
+    // A plan that names folders a collection covers (as an earlier plan did) writes nothing
+    // there either.
+    let plan = RulesPlan {
+        moved: f.plan(&[note("n1", "docs/mine", "Ask Dana.")]).moved,
+        ..simple_plan(&[
+            ("docs/learn", &["## learn", CHECK_LINE]),
+            ("docs/guide", &["## guide", CHECK_LINE]),
+        ])
+    };
+    f.write("docs/guide/AGENTS.md", "# Guide\n");
+    let report = sync(&f.root, &plan, &project_content(&f)).unwrap();
+    assert_eq!(
+        report.removed,
+        [
+            "docs/learn/AGENTS.md",
+            "docs/learn/CLAUDE.md",
+            "docs/mine/AGENTS.md",
+            "docs/old/AGENTS.md"
+        ]
+    );
+    assert_eq!(
+        report.deleted,
+        [
+            "docs/learn/AGENTS.md",
+            "docs/learn/CLAUDE.md",
+            "docs/old/AGENTS.md"
+        ]
+    );
+    assert_eq!(f.read("docs/mine/AGENTS.md"), "# Mine\n");
+    assert_eq!(f.read("docs/mine/CLAUDE.md"), "# Mine too\n");
+    assert_eq!(f.read("docs/guide/AGENTS.md"), "# Guide\n");
+    assert!(!f.exists("docs/guide/CLAUDE.md"));
+    let why = "inside the content collection `docs/**/*.md`, where kapi's text would be published; the folder's rules are in AGENTS.md";
+    let guide = "inside a content collection, where kapi's text would be published";
+    assert_eq!(
+        report.skipped,
+        [
+            ("docs/guide/AGENTS.md".to_owned(), guide.to_owned()),
+            ("docs/mine/AGENTS.md".to_owned(), why.to_owned()),
+            ("docs/mine/CLAUDE.md".to_owned(), why.to_owned()),
+        ]
+    );
+    assert!(!f.exists("docs/learn/AGENTS.md") && !f.exists("docs/old/AGENTS.md"));
+    // Nothing half: the next sync finds nothing to do.
+    let again = sync(&f.root, &plan, &project_content(&f)).unwrap();
+    assert!(
+        again.written.is_empty() && again.removed.is_empty(),
+        "{again:?}"
+    );
 }
