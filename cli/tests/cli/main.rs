@@ -20,6 +20,7 @@ mod inspect;
 mod landing;
 mod outside;
 mod pofilter;
+mod recipe_keys;
 mod skill;
 mod stats;
 mod store;
