@@ -49,7 +49,7 @@ impl Outcome {
         (
             2,
             "usage",
-            "usage error: bad flags, a missing argument, input that does not decode",
+            "usage error: bad flags, a missing argument, input that does not decode, or under `--strict` a recipe key kapi does not read",
         ),
         (
             3,

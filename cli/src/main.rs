@@ -38,6 +38,10 @@ pub struct Cli {
     /// When to colour output [`NO_COLOR` turns `auto` off]
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
     pub color: ColorArg,
+    /// Refuse a recipe key kapi does not read (exit 2) instead of naming it on stderr
+    /// [`KAPI_STRICT` sets it]
+    #[arg(long, global = true)]
+    pub strict: bool,
     #[command(subcommand)]
     pub command: Option<commands::Command>,
 }
@@ -114,13 +118,15 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Outcome {
-    let env = kapi_host::env::Env::read();
+    let mut env = kapi_host::env::Env::read();
+    env.strict |= cli.strict;
     let color = match cli.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => !env.no_color && std::io::stdout().is_terminal(),
     };
     let mut printer = Printer::new(cli.json, cli.quiet, Style { color });
+    install_warnings(cli, color && std::io::stderr().is_terminal());
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(e) => {
@@ -131,8 +137,10 @@ fn run(cli: &Cli) -> Outcome {
             );
         }
     };
+    let strict = env.strict;
     let mut app = kapi_host::App::new(env, cwd, cli.project.clone());
     app.stop = &STOP;
+    app.strict = strict;
     let Some(command) = &cli.command else {
         // Not a usage error: a host that ignores a hook's arguments runs a bare `kapi`, and exit
         // 2 would read as a deny there (agent-hosts.md §4).
@@ -143,6 +151,28 @@ fn run(cli: &Cli) -> Outcome {
         Ok(outcome) => outcome,
         Err(err) => report(&err, cli.json, color && std::io::stderr().is_terminal()),
     }
+}
+
+/// Where the host's warnings about the project's files go (a recipe key kapi does not read,
+/// said once a run; `kapi mcp`'s log): `warning: …` on stderr, a `{"note": …}` line under
+/// `--json` (the notes' convention), nothing under `--quiet`.
+fn install_warnings(cli: &Cli, color: bool) {
+    let (json, quiet) = (cli.json, cli.quiet);
+    kapi_host::notices::install(move |text| {
+        if quiet {
+            return;
+        }
+        let mut stderr = std::io::stderr().lock();
+        let _ = if json {
+            writeln!(stderr, "{}", serde_json::json!({ "note": text }))
+        } else {
+            writeln!(
+                stderr,
+                "{} {text}",
+                Style { color }.paint("33;1", "warning:")
+            )
+        };
+    });
 }
 
 /// Renders an error on stderr, as text or as the JSON envelope, and returns its outcome.

@@ -20,6 +20,35 @@ pub fn closest<'a, S: AsRef<str>>(word: &str, candidates: &'a [S]) -> Option<&'a
     best.map(|(_, c)| c)
 }
 
+/// The candidate a mistyped key most likely means: [`closest`], else [`by_words`].
+pub fn closest_key<'a, S: AsRef<str>>(word: &str, candidates: &'a [S]) -> Option<&'a str> {
+    closest(word, candidates).or_else(|| by_words(word, candidates))
+}
+
+/// The first candidate of which `word` is one `_`- or `-`-separated word or run of words
+/// (`languages` in `target_languages`; `min_score` is its own run), else the first that is
+/// one such run of `word`'s (`fail_on` in `fail_on_severity`). Case is ignored; a run of one
+/// letter never matches.
+pub fn by_words<'a, S: AsRef<str>>(word: &str, candidates: &'a [S]) -> Option<&'a str> {
+    let words = |s: &str| -> Vec<String> {
+        s.split(['_', '-'])
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let contains = |outer: &[String], inner: &[String]| {
+        !inner.is_empty()
+            && inner.iter().map(String::len).sum::<usize>() > 1
+            && outer.windows(inner.len()).any(|w| w == inner)
+    };
+    let key = words(word);
+    let mut candidates = candidates.iter().map(AsRef::as_ref);
+    candidates
+        .clone()
+        .find(|c| contains(&words(c), &key))
+        .or_else(|| candidates.find(|c| contains(&key, &words(c))))
+}
+
 /// The Levenshtein distance between `a` and `b`, in characters.
 pub fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -80,6 +109,34 @@ mod tests {
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(distance("", "abc"), 3);
         assert_eq!(distance("été", "ete"), 2);
+    }
+
+    #[test]
+    fn a_key_is_matched_by_its_words_when_no_spelling_is_close() {
+        let keys = ["source_language", "target_languages", "voice", "exclude"];
+        assert_eq!(closest_key("languages", &keys), Some("target_languages"));
+        assert_eq!(
+            closest_key("target_langauges", &keys),
+            Some("target_languages")
+        );
+        assert_eq!(closest_key("language", &keys), Some("source_language"));
+        assert_eq!(closest_key("voice_file", &keys), Some("voice"));
+        assert_eq!(closest_key("colour", &keys), None);
+        assert_eq!(closest_key("", &keys), None);
+        assert_eq!(
+            closest_key("tone_of_voice_x", &["x"]),
+            None,
+            "one-letter words"
+        );
+        assert_eq!(
+            by_words("min_score", &["gates", "min_score"]),
+            Some("min_score")
+        );
+        assert_eq!(
+            by_words("minscore", &["min_score"]),
+            None,
+            "spelling is `closest`'s"
+        );
     }
 
     #[test]

@@ -356,14 +356,19 @@ impl Outline {
     /// `key`), the `-` of an `[n]`. `None` when the text does not write it in block style, or
     /// for an empty or malformed path.
     pub fn locate(&self, path: &str) -> Option<(usize, usize)> {
-        let segments = segments(path)?;
+        self.locate_segments(&segments(path)?)
+    }
+
+    /// [`locate`](Self::locate) for a path given as its parts, so a key may hold a `.` (a rule
+    /// id, `voice.sentence-too-long`); `None` for no parts.
+    pub fn locate_segments(&self, segments: &[Segment<'_>]) -> Option<(usize, usize)> {
         // The entries of the current node's value: `entries[from..to]`, the node's column
         // (`None` for the document).
         let (mut from, mut to) = (0, self.entries.len());
         let mut found = None;
         for segment in segments {
             let first = self.entries.get(from).filter(|_| from < to)?;
-            let at = match segment {
+            let at = match *segment {
                 Segment::Key(key) => {
                     first.key.as_ref()?;
                     let level = first.column;
@@ -504,7 +509,9 @@ fn key_of(rest: &str) -> Option<(String, &str)> {
         .then(|| (key, value.trim_start_matches([' ', '\t'])))
 }
 
-enum Segment<'a> {
+/// One part of a path to [`Outline::locate_segments`]: a mapping key or a sequence index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment<'a> {
     Key(&'a str),
     Index(usize),
 }

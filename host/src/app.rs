@@ -130,6 +130,9 @@ pub struct App {
     pub stop: &'static Stop,
     /// The surface the call came through, for the flags or fields its hints name.
     pub surface: crate::Surface,
+    /// A recipe key kapi does not read is an error (`--strict`, `KAPI_STRICT`), not a warning.
+    /// Off unless the surface turns it on: a hook never refuses for it.
+    pub strict: bool,
 }
 
 impl App {
@@ -154,6 +157,7 @@ impl App {
             stores: Stores::default(),
             stop: &NEVER,
             surface: crate::Surface::Cli,
+            strict: false,
         }
     }
 
@@ -180,7 +184,36 @@ impl App {
         let Some(recipe) = discover(&options)? else {
             return Ok(None);
         };
-        Ok(Some(load_project(recipe)?))
+        let project = load_project(recipe)?;
+        self.vet(&project)?;
+        Ok(Some(project))
+    }
+
+    /// What the recipe's keys that kapi does not read mean for this call: under
+    /// [`App::strict`], an error naming them (exit 2); else a warning each
+    /// ([`crate::notices::warn_once`]: once a process). The recipe is named as this call names
+    /// files (`kapi.yaml`, `../kapi.yaml`).
+    pub fn vet(&self, project: &Project) -> Result<(), HostError> {
+        let unknown = project.recipe.unknown_keys();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let shown = std::path::PathBuf::from(self.display_path(&project.recipe_path));
+        let keys: Vec<_> = unknown
+            .iter()
+            .map(|k| {
+                let mut k = k.clone();
+                k.at.file.clone_from(&shown);
+                k
+            })
+            .collect();
+        if self.strict {
+            return Err(kapi_core::project::RecipeError::UnknownKeys { keys }.into());
+        }
+        for key in &keys {
+            crate::notices::warn_once(&key.to_string());
+        }
+        Ok(())
     }
 
     /// The project, or an error saying none was found.

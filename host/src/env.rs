@@ -31,6 +31,9 @@ pub const KAPI_TEST_HOOK_READY: &str = "KAPI_TEST_HOOK_READY";
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 /// KKSS's project folder, exported to its hook processes (same use).
 pub const KKSS_PROJECT_ROOT: &str = "KKSS_PROJECT_ROOT";
+/// When set and non-empty, a recipe key kapi does not read is an error (exit 2), as with
+/// `--strict`, for every command (a CI job sets it once); a hook never refuses for it.
+pub const KAPI_STRICT: &str = "KAPI_STRICT";
 /// When set and non-empty, no colour is written (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
 
@@ -143,6 +146,10 @@ pub const ALL: &[(&str, &str)] = &[
         AI_AGENT,
         "the shared agent marker (`claude-code_…`, `github_copilot_…`): the actor is `agent:<what leads it>`",
     ),
+    (
+        KAPI_STRICT,
+        "non-empty: a recipe key kapi does not read is an error (exit 2), as with `--strict`; hooks only note it",
+    ),
     (NO_COLOR, "non-empty: no colour in output"),
     (
         CLAUDE_PROJECT_DIR,
@@ -162,6 +169,9 @@ pub struct Env {
     pub session: Option<String>,
     pub actor: Option<String>,
     pub no_color: bool,
+    /// [`KAPI_STRICT`], or the command line's `--strict`: the surface sets [`crate::App::strict`]
+    /// from it (the command line and `kapi mcp`; never a hook).
+    pub strict: bool,
     /// [`KAPI_TEST_FAIL_RENAME`] (debug builds only).
     pub fail_rename: Option<usize>,
     /// [`KAPI_TEST_PAUSE_RENAME`] (debug builds only).
@@ -201,6 +211,7 @@ impl Env {
             session: non_empty(KAPI_SESSION).map(|v| v.to_string_lossy().into_owned()),
             actor: non_empty(KAPI_ACTOR).map(|v| v.to_string_lossy().into_owned()),
             no_color: non_empty(NO_COLOR).is_some(),
+            strict: non_empty(KAPI_STRICT).is_some(),
             fail_rename: if cfg!(debug_assertions) {
                 non_empty(KAPI_TEST_FAIL_RENAME).and_then(|v| v.to_str()?.parse().ok())
             } else {

@@ -119,6 +119,10 @@ impl HostError {
             HostError::NothingToCheck | HostError::Usage { .. } | HostError::ChangeSet { .. } => {
                 ErrorKind::Usage
             }
+            // Refused only because the caller asked for a strict reading: a usage error.
+            HostError::Recipe(kapi_core::project::RecipeError::UnknownKeys { .. }) => {
+                ErrorKind::Usage
+            }
             HostError::NotPermitted { .. } => ErrorKind::Refused,
             _ => ErrorKind::Operational,
         }

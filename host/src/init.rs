@@ -73,7 +73,7 @@ pub fn init(
         agents: Vec::new(),
         kapi_not_on_path: !crate::env::on_path(app.env.path.as_deref(), "kapi"),
     };
-    write_recipe(&root, &recipe, &mut report)?;
+    write_recipe(app, &root, &recipe, &mut report)?;
     write_layout(&root, &mut report)?;
     record_init(app, &root, &mut report)?;
     report.created.sort();
@@ -97,10 +97,16 @@ pub fn init(
 
 /// Validates an existing recipe (a broken one is reported, nothing written) or writes a new one
 /// declaring the Markdown trees and the source language found under `root`.
-fn write_recipe(root: &Path, recipe: &Path, report: &mut InitReport) -> Result<(), HostError> {
+fn write_recipe(
+    app: &App,
+    root: &Path,
+    recipe: &Path,
+    report: &mut InitReport,
+) -> Result<(), HostError> {
     if report.existing {
-        // Validate before touching anything: a broken recipe is reported, nothing written.
-        kapi_core::project::Project::load(recipe)?;
+        // Validate before touching anything: a broken recipe is reported, nothing written (nor
+        // under `--strict`, one with a key kapi does not read; else each is named).
+        app.vet(&kapi_core::project::Project::load(recipe)?)?;
         report.kept.push("kapi.yaml".into());
     } else {
         let (globs, offered, language) = detect(root);

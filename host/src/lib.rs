@@ -16,6 +16,7 @@ pub mod inspect;
 pub mod mcp;
 mod memo;
 pub mod notes;
+pub mod notices;
 pub mod policy;
 pub mod search;
 pub mod services;

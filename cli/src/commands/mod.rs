@@ -40,7 +40,8 @@ pub enum Command {
     /// kapi section cannot be read (not closed, two of them, a stray end: the file is left as it
     /// was, the line named); 1 too when a
     /// host was refused (its file malformed, its folder a link, its file read-only): that host
-    /// is named with its file and position, the others are wired; 2 bad flags.
+    /// is named with its file and position, the others are wired; 2 bad flags, or under
+    /// `--strict` a recipe key kapi does not read (nothing is written).
     ///
     /// Then wires the agent hosts `--agents` names: each one's MCP entry and hooks, and SKILL.md
     /// alone in each skill folder (`kapi help <topic>` serves its references; a copy an earlier

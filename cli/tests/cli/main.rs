@@ -23,6 +23,7 @@ mod landing;
 mod outside;
 mod pofilter;
 mod precision;
+mod recipe_keys;
 mod rules_files;
 mod skill;
 mod stats;

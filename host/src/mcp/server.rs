@@ -176,6 +176,9 @@ impl KapiServer {
             env.no_project = false;
         }
         let mut app = App::new(env, self.base.cwd.clone(), flag);
+        // `kapi mcp --strict` (or `KAPI_STRICT`): every call refuses a recipe key kapi does not
+        // read; else the server's log names each once.
+        app.strict = self.base.env.strict;
         app.stores = self.base.stores.clone();
         app.surface = crate::Surface::Mcp;
         app.client = Some(client.to_owned());

@@ -123,6 +123,37 @@ pub enum RecipeError {
         name: String,
         declared: Vec<String>,
     },
+    /// A key under `rules` that names no rule and no analyzer.
+    #[error("{at}: `{found}` in `rules` is neither a rule nor an analyzer")]
+    UnknownRule {
+        at: Box<Site>,
+        found: String,
+        /// Every rule id and analyzer name, to suggest from.
+        valid: Vec<String>,
+    },
+    /// Keys kapi does not read, refused because the caller asked for a strict reading
+    /// (`--strict`); never returned by [`super::Recipe::parse`], which keeps them
+    /// ([`super::Recipe::unknown_keys`]). Never empty.
+    #[error("{}", unknown_keys_message(.keys))]
+    UnknownKeys { keys: Vec<super::UnknownKey> },
+}
+
+fn unknown_keys_message(keys: &[super::UnknownKey]) -> String {
+    let Some(first) = keys.first() else {
+        return "no unknown keys".to_owned();
+    };
+    let mut out = format!("{}: {}", first.at, first.problem());
+    if let [_, rest @ ..] = keys
+        && !rest.is_empty()
+    {
+        let names: Vec<String> = rest.iter().map(|k| k.at.key.clone()).collect();
+        out.push_str(&format!(
+            " (and {} more: {})",
+            rest.len(),
+            backticked(&names)
+        ));
+    }
+    out
 }
 
 impl RecipeError {
@@ -154,7 +185,9 @@ impl RecipeError {
             | BadFailOn { at, .. }
             | MinScoreTooHigh { at, .. }
             | BadGlob { at, .. }
-            | UndeclaredProfile { at, .. } => Some(at.as_ref()),
+            | UndeclaredProfile { at, .. }
+            | UnknownRule { at, .. } => Some(at.as_ref()),
+            UnknownKeys { keys } => keys.first().map(|k| &k.at),
         }
     }
 }
@@ -269,6 +302,23 @@ impl Hint for RecipeError {
             BadGlob { .. } => vec![
                 "fix the glob; use `**` to cross folders and `{a,b}` for alternatives".to_owned(),
             ],
+            UnknownRule { found, valid, .. } => crate::suggest::closest(found, valid)
+                .map(|near| format!("did you mean `{near}`?"))
+                .into_iter()
+                .chain([
+                    "`kapi help rules` lists every rule; an analyzer's name (`terms`) takes in all of its rules"
+                        .to_owned(),
+                ])
+                .collect(),
+            UnknownKeys { keys } => keys
+                .first()
+                .and_then(super::UnknownKey::fix)
+                .into_iter()
+                .chain([
+                    "rename or remove the key; without `--strict` kapi names it and goes on"
+                        .to_owned(),
+                ])
+                .collect(),
             UndeclaredProfile { name, declared, .. } => {
                 if declared.is_empty() {
                     vec!["declare the profile under `profiles` in `kapi.yaml`".to_owned()]

@@ -1,9 +1,13 @@
 //! The `kapi.yaml` recipe: its typed model, load-time validation with located errors, and a
 //! save that writes known keys back into the original YAML so unknown keys survive verbatim.
+//! A key kapi does not read is kept and listed ([`Recipe::unknown_keys`], see `keys`), never an
+//! error here: the surface says whether it is a warning or, under `--strict`, an error.
 
 mod error;
+mod keys;
 mod parse;
 pub mod providers;
+mod rules;
 mod save;
 
 use std::fmt;
@@ -13,6 +17,8 @@ use serde_yaml::{Mapping, Value};
 
 use crate::check::FailOn;
 pub use error::{RecipeError, Site};
+pub use keys::{MAX_UNKNOWN_KEYS, UnknownKey};
+pub use rules::RuleExclusion;
 
 /// The only recipe version this kapi reads.
 pub const RECIPE_VERSION: &str = "v1";
@@ -31,6 +37,10 @@ pub struct Recipe {
     pub gates: GateConfig,
     /// `providers:`, by name, in recipe order.
     pub providers: Vec<providers::ProviderSpec>,
+    /// `rules:`, in recipe order ([`Recipe::rule_exclusions`], [`Recipe::excludes`]).
+    rules: Vec<RuleExclusion>,
+    /// The keys kapi does not read, in file order ([`Recipe::unknown_keys`]).
+    unknown: Vec<UnknownKey>,
     raw: Mapping,
 }
 
@@ -44,6 +54,8 @@ impl Default for Recipe {
             profiles: Vec::new(),
             gates: GateConfig::default(),
             providers: Vec::new(),
+            rules: Vec::new(),
+            unknown: Vec::new(),
             raw: Mapping::new(),
         }
     }
@@ -271,6 +283,13 @@ impl Recipe {
             source,
         })?;
         Recipe::parse(&text, path)
+    }
+
+    /// The keys kapi does not read where they stand, in file order, as parsed (a recipe built
+    /// in code has none; at most [`MAX_UNKNOWN_KEYS`]): kept on save, and named by every
+    /// surface that loads the recipe.
+    pub fn unknown_keys(&self) -> &[UnknownKey] {
+        &self.unknown
     }
 
     /// A profile by name.

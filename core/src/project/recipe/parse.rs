@@ -1,5 +1,6 @@
 //! Reading `kapi.yaml`: [`Recipe::parse`] and one parser per section (defaults, profiles and
-//! their channels, collections and items, gates), each error located at its key.
+//! their channels, collections and items, gates; `rules` in `rules`), each error located at
+//! its key; then the keys it does not read are listed (`keys`).
 
 use std::path::Path;
 
@@ -148,6 +149,11 @@ impl Recipe {
             None | Some(Value::Null) => Vec::new(),
             Some(v) => parse_providers(&ctx, ctx.mapping(v, "providers")?)?,
         };
+        let rules = match get(&raw, "rules") {
+            None => Vec::new(),
+            Some(v) => super::rules::parse_rules(path, &ctx.outline, v)?,
+        };
+        let unknown = super::keys::unknown_keys(&raw, path, &ctx.outline);
         Ok(Recipe {
             version: RECIPE_VERSION.to_owned(),
             name,
@@ -156,6 +162,8 @@ impl Recipe {
             profiles,
             gates,
             providers,
+            rules,
+            unknown,
             raw,
         })
     }

@@ -428,3 +428,231 @@ fn providers_parse_with_defaults_and_a_secret_is_refused_where_it_stands() {
         );
     }
 }
+
+/// Each unknown key as `line:column key -> fix`.
+fn unknown(text: &str) -> Vec<String> {
+    parse(text)
+        .unwrap()
+        .unknown_keys()
+        .iter()
+        .map(|k| {
+            format!(
+                "{}:{} {} -> {}",
+                k.at.line.unwrap_or(0),
+                k.at.column.unwrap_or(0),
+                k.at.key,
+                k.fix().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn unknown_keys_are_listed_in_file_order_with_the_key_meant() {
+    assert_eq!(
+        unknown(FULL),
+        [
+            "10:3 defaults.custom_default -> ",
+            "16:5 collections[1].preview -> ",
+            "22:9 collections[1].content[0].note -> ",
+            "30:5 profiles.handbook.owner -> ",
+        ],
+        "`x-extra` is the person's own"
+    );
+    let text = "version: v1\ndefaults:\n  languages: [fr]\n  min_score: 3\ncolections: []\nexclude: [a]\ngates:\n  minscore: 80\n  ship: {failon: minor}\n";
+    assert_eq!(
+        unknown(text),
+        [
+            "3:3 defaults.languages -> did you mean `defaults.target_languages`?",
+            "4:3 defaults.min_score -> did you mean `gates.min_score`?",
+            "5:1 colections -> did you mean `collections`?",
+            "6:1 exclude -> did you mean `defaults.exclude`?",
+            "8:3 gates.minscore -> did you mean `gates.min_score`?",
+            "9:3 gates.ship.failon -> did you mean `gates.ship.fail_on`?",
+        ]
+    );
+    let r = parse(text).unwrap();
+    let keys = r.unknown_keys();
+    assert_eq!(
+        keys[0].to_string(),
+        "kapi.yaml:3:3: `defaults.languages` is not a key kapi reads, so it does nothing; did you mean `defaults.target_languages`?"
+    );
+    assert_eq!(
+        keys[1].message(),
+        "`defaults.min_score` does nothing here; did you mean `gates.min_score`?"
+    );
+    assert!(Recipe::new(None).unknown_keys().is_empty());
+}
+
+#[test]
+fn a_key_read_on_another_kind_of_entry_says_where_it_goes() {
+    let text = "version: v1\ncollections:\n  - path: a.md\n    base: docs\n    target: \"{lang}/{relpath}\"\n  - name: g\n    format: markdown\n    content:\n      - path: b.md\n        base: x\n        format: {name: json, confg: {}}\n";
+    let r = parse(text).unwrap();
+    let said: Vec<String> = r.unknown_keys().iter().map(UnknownKey::message).collect();
+    assert_eq!(
+        said,
+        [
+            "`collections[0].base` does nothing on a bare entry; give the entry a `name` and move its glob into an item under `content` to use `base`",
+            "`collections[1].format` does nothing on a named collection; give each item under `content` its own `format`",
+            "`collections[1].content[0].base` does nothing on an item; put `base` on the collection, beside `content`",
+            "`collections[1].content[0].format.confg` is not a key kapi reads, so it does nothing; did you mean `collections[1].content[0].format.config`?",
+        ],
+        "a bare entry's `target` is read"
+    );
+    // Profiles, channels and voices; flow style is located at its nearest written key.
+    let text = "version: v1\nprofiles:\n  hb:\n    channels: [docs, {id: web, concpt: x}]\n    voice: {profile_file: v.yaml, extra: 1}\n    termstores: t.yaml\n";
+    assert_eq!(
+        unknown(text),
+        [
+            "4:5 profiles.hb.channels[1].concpt -> did you mean `profiles.hb.channels[1].concept`?",
+            "5:5 profiles.hb.voice.extra -> ",
+            "6:5 profiles.hb.termstores -> did you mean `profiles.hb.termstore`?",
+        ]
+    );
+}
+
+#[test]
+fn unknown_keys_refused_strictly_name_the_first_and_count_the_rest() {
+    let r = parse("version: v1\nfoo: 1\nbar: 2\n").unwrap();
+    let e = RecipeError::UnknownKeys {
+        keys: r.unknown_keys().to_vec(),
+    };
+    assert_eq!(
+        e.to_string(),
+        "kapi.yaml:2:1: `foo` is not a key kapi reads (and 1 more: `bar`)"
+    );
+    assert_eq!(e.site().map(|s| s.line), Some(Some(2)));
+    assert_eq!(
+        e.hints(),
+        ["rename or remove the key; without `--strict` kapi names it and goes on"]
+    );
+}
+
+const RULES: &str = "version: v1\nrules:\n  voice.sentence-too-long:\n    exclude: [\"docs/reference/**\", ./CHANGELOG.md]\n  voice:\n    exclude: docs/legal/**\n  terms:\n  hygiene: {exclude: []}\n";
+
+#[test]
+fn rule_exclusions_name_a_rule_or_an_analyzer_with_the_line() {
+    let r = parse(RULES).unwrap();
+    let entries = r.rule_exclusions();
+    let summary: Vec<(&str, Vec<&str>, Option<usize>)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e.rule.as_str(),
+                e.globs.iter().map(String::as_str).collect(),
+                e.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "voice.sentence-too-long",
+                vec!["docs/reference/**", "./CHANGELOG.md"],
+                Some(3)
+            ),
+            ("voice", vec!["docs/legal/**"], Some(5)),
+            ("terms", vec![], Some(7)),
+            ("hygiene", vec![], Some(8)),
+        ]
+    );
+    assert!(r.unknown_keys().is_empty());
+    let origin = |rule: &str, rel: &str| r.excludes(rule, rel).map(RuleExclusion::origin);
+    // The rule's own entry first, then its analyzer's.
+    assert_eq!(
+        origin("voice.sentence-too-long", "docs/reference/api/a.md"),
+        Some("kapi.yaml:3".into())
+    );
+    assert_eq!(
+        origin("voice.sentence-too-long", "./CHANGELOG.md"),
+        Some("kapi.yaml:3".into())
+    );
+    assert_eq!(
+        origin("voice.sentence-too-long", "docs/legal/terms.md"),
+        Some("kapi.yaml:5".into())
+    );
+    assert_eq!(
+        origin("voice.prohibited-pattern", "docs/legal/terms.md"),
+        Some("kapi.yaml:5".into())
+    );
+    // A glob is the collections': `*` stays in its folder, and paths are from the root.
+    assert_eq!(
+        origin("voice.prohibited-pattern", "docs/reference/a.md"),
+        None
+    );
+    assert_eq!(origin("voice.sentence-too-long", "docs/CHANGELOG.md"), None);
+    assert_eq!(origin("terms.forbidden", "docs/legal/terms.md"), None);
+    assert_eq!(origin("voicex.thing", "docs/legal/terms.md"), None);
+    let e = &entries[1];
+    assert!(e.covers("voice.required-pattern") && !e.covers("voicemail.x") && e.covers("voice"));
+    assert!(parse("version: v1\n").unwrap().rule_exclusions().is_empty());
+}
+
+#[test]
+fn a_rule_kapi_does_not_have_is_an_error_with_the_closest() {
+    let e = err("version: v1\nrules:\n  voice.sentence-to-long:\n    exclude: [a]\n");
+    assert!(matches!(e, RecipeError::UnknownRule { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "kapi.yaml:3:3: `voice.sentence-to-long` in `rules` is neither a rule nor an analyzer"
+    );
+    assert_eq!(e.hints()[0], "did you mean `voice.sentence-too-long`?");
+    assert_eq!(
+        err("version: v1\nrules:\n  term:\n    exclude: a\n").hints()[0],
+        "did you mean `terms`?"
+    );
+    for (text, key) in [
+        ("version: v1\nrules: [a]\n", "rules"),
+        ("version: v1\nrules:\n  terms: docs/**\n", "rules.terms"),
+        (
+            "version: v1\nrules:\n  terms: {exclude: {a: 1}}\n",
+            "rules.terms.exclude",
+        ),
+        (
+            "version: v1\nrules:\n  terms: {exclude: [1]}\n",
+            "rules.terms.exclude",
+        ),
+    ] {
+        let e = err(text);
+        assert!(matches!(e, RecipeError::WrongType { .. }), "{text}: {e:?}");
+        assert_eq!(e.site().map(|s| s.key.as_str()), Some(key), "{text}");
+        assert!(e.site().and_then(|s| s.line).is_some(), "{text}: located");
+    }
+    let e = err("version: v1\nrules:\n  hygiene:\n    exclude:\n      - ok/**\n      - \"a/{b\"\n");
+    assert!(matches!(e, RecipeError::BadGlob { .. }), "{e:?}");
+    assert_eq!(
+        e.site().map(|s| s.key.as_str()),
+        Some("rules.hygiene.exclude[1]")
+    );
+    assert_eq!(e.site().and_then(|s| s.line), Some(4));
+}
+
+#[test]
+fn rules_and_unknown_keys_survive_a_save() {
+    let text = format!("{RULES}defaults:\n  languages: [fr]\n");
+    let mut r = parse(&text).unwrap();
+    r.name = Some("x".into());
+    let saved = r.to_yaml().unwrap();
+    let again = parse(&saved).unwrap();
+    let rules = |r: &Recipe| -> Vec<(String, Vec<String>)> {
+        r.rule_exclusions()
+            .iter()
+            .map(|e| (e.rule.clone(), e.globs.clone()))
+            .collect()
+    };
+    assert_eq!(rules(&again), rules(&r));
+    assert!(saved.contains("languages:"), "{saved}");
+    assert_eq!(again.unknown_keys().len(), 1);
+}
+
+#[test]
+fn a_recipe_of_many_unknown_keys_lists_a_bounded_few() {
+    let mut text = String::from("version: v1\ndefaults:\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("  k{i}: 1\n"));
+    }
+    let r = parse(&text).unwrap();
+    assert_eq!(r.unknown_keys().len(), MAX_UNKNOWN_KEYS);
+    assert_eq!(r.unknown_keys()[0].at.line, Some(3));
+}
