@@ -368,3 +368,68 @@ fn the_voice_s_min_score_gates_the_files_it_governs_and_the_gate_says_which() {
         run.stdout
     );
 }
+
+#[test]
+fn the_recipe_s_rules_set_a_rule_aside_for_its_paths() {
+    let kapi = project();
+    kapi.write(
+        "kapi.yaml",
+        format!("{RECIPE}rules:\n  terms.forbidden:\n    exclude: [\"docs/legacy/**\"]\n  voice:\n    exclude: docs/legacy/old.md\n"),
+    );
+    kapi.write(
+        "docs/legacy/old.md",
+        "# Old\n\nSimply add it to the whitelist.\n",
+    );
+    kapi.write("docs/new.md", "# New\n\nAdd it to the whitelist.\n");
+    let (code, report) = json(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3, "the new page still fails: {report}");
+    assert_eq!(
+        lines(&report, "findings"),
+        vec![("terms.forbidden".to_owned(), 3, None)],
+        "{report}"
+    );
+    let suppressed = &report["suppressed"];
+    assert_eq!(suppressed.as_array().map(Vec::len), Some(2), "{report}");
+    let by: Vec<(&str, &str, u64)> = suppressed
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            let by = &s["suppressed_by"];
+            (
+                by["kind"].as_str().unwrap_or_default(),
+                by["text"].as_str().unwrap_or_default(),
+                by["line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by,
+        vec![
+            ("recipe", "rules.voice.exclude", 12),
+            ("recipe", "rules.terms.forbidden.exclude", 10),
+        ]
+    );
+    // A changed exclusion is a new check, not a cached one.
+    kapi.write("kapi.yaml", RECIPE);
+    let (_, again) = json(&kapi, &["check", "--json"]);
+    assert_eq!(again["summary"]["suppressed"], 0, "{again}");
+    assert_eq!(again["summary"]["findings"], 3, "{again}");
+    // A draft bound to an excluded path is held to the same.
+    kapi.write(
+        "kapi.yaml",
+        format!("{RECIPE}rules:\n  terms:\n    exclude: [\"docs/legacy/**\"]\n"),
+    );
+    let run = kapi.run_stdin(
+        &[
+            "check",
+            "--text",
+            "-",
+            "--context-path",
+            "docs/legacy/x.md",
+            "--json",
+        ],
+        b"The whitelist.\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}

@@ -49,10 +49,21 @@ pub(super) fn scanned(
 
 /// The recipe's `rules:` exclusions that cover the project-relative `rel`.
 pub(crate) fn recipe_rules(project: Option<&Project>, rel: Option<&str>) -> Vec<FileRule> {
-    let (Some(_project), Some(_rel)) = (project, rel) else {
+    let (Some(project), Some(rel)) = (project, rel) else {
         return Vec::new();
     };
-    Vec::new()
+    project
+        .recipe
+        .rule_exclusions()
+        .iter()
+        .filter(|rule| rule.matches(rel))
+        .map(|rule| FileRule {
+            selector: rule.rule.clone(),
+            text: format!("rules.{}.exclude", rule.rule),
+            path: kapi_core::project::layout::RECIPE_FILE.to_owned(),
+            line: rule.line,
+        })
+        .collect()
 }
 
 /// Finishes a file's suppression: `extra` (findings of the same file from other checks, such
