@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::Hit;
 use super::analyzers::{hygiene, placeholders, terms, translation_terms, voice};
+use super::not_words::AddressFilter;
 use crate::governance::{Governance, Severity};
 use crate::model::{Edition, Role};
 use crate::text::Prose;
@@ -42,11 +43,15 @@ fn from_hit(prose: &Prose, hit: Hit) -> EditionFinding {
 /// language).
 pub fn source(gov: &Governance, role: Role, edition: &Edition) -> Vec<EditionFinding> {
     let prose = Prose::from_edition(edition);
-    let mut hits = Vec::new();
+    // Words inside an address are not words, as `kapi check` reads them.
+    let mut hits = AddressFilter::new(&prose.text, Vec::new());
     hygiene::check(&prose.text, &mut hits);
     terms::check(gov, &prose.text, &mut hits);
     voice::check_block(gov, role, &prose.text, &mut hits);
-    hits.into_iter().map(|h| from_hit(&prose, h)).collect()
+    hits.into_inner()
+        .into_iter()
+        .map(|h| from_hit(&prose, h))
+        .collect()
 }
 
 /// Placeholders and translation terms of a translation against its source.

@@ -12,8 +12,10 @@ pub mod analyzers;
 pub mod document;
 pub mod edition;
 pub mod findings;
+pub mod not_words;
 pub mod render;
 pub mod report;
+pub mod sentences;
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -242,7 +244,7 @@ impl<'a> TranslationCheck<'a> {
                 start
             } else {
                 prose
-                    .file_offset(range.end)
+                    .file_end(&range)
                     .filter(|&e| e >= start && e <= text.len())
                     .unwrap_or(start)
             };
