@@ -335,6 +335,13 @@ mod tests {
     }
 
     #[test]
+    fn a_link_s_markup_is_no_bracket_and_emphasis_does_not_break_a_repeated_word() {
+        let gov = governance(&[], &[]);
+        let page = "Open the **the** [dashboard](https://example.com/Rust_(lang).\n";
+        assert_eq!(check(page, &gov), ["hygiene.repeated-word the **the"]);
+    }
+
+    #[test]
     fn terms_and_patterns_inside_addresses_are_not_findings() {
         let gov = governance(&["whitelist"], &[r"(?i)\bwhitelist\b", "http://"]);
         let page = "See https://example.com/whitelist-guide, legacy.whitelist.org, \

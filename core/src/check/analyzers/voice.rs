@@ -13,7 +13,11 @@ use crate::model::Role;
 declare_rule! {
     /// ## What it flags
     /// Text matching one of the voice's `style.prohibited_patterns`, in any block. The
-    /// message is the pattern's `description`, and the severity its `severity`.
+    /// message is the pattern's `description`, and the severity its `severity`. Patterns run
+    /// over the prose as a reader sees it (emphasis and link markup gone, each inline code one
+    /// opaque character). A match inside a URL, domain, e-mail address, @handle or file path
+    /// that holds none of its `.`, `/`, `@`, `:` is not a finding (`!` in `#!/bin`); words two
+    /// patterns both match are reported once, by the first.
     ///
     /// ## Why it matters
     /// Prohibited patterns capture habits the voice rules out (minimisers such as "simply",
@@ -44,14 +48,18 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// A sentence with more words than the voice's `style.constraints.max_sentence_words`.
-    /// Sentences are read as a reader sees them: emphasis and link markup gone, each inline
-    /// code one word. A sentence ends at a stop (`.`, `!`, `?`, `…`, `。`) followed by
-    /// whitespace, where Unicode's sentence rules (UAX #29) end one: `.` only before a word
-    /// that is not lower case, never in an abbreviation (`e.g.`, `i.e.`, `vs.`, `Dr.`,
-    /// `U.S.`, `J. Doe`), a number (`3.14`, `v1.2.0`), a file name or a URL
-    /// (`config.yaml`, `example.com/a.b`). CJK full stops end a sentence with no space after
-    /// them. A line break is a space: a hard-wrapped paragraph, list item or heading is read
-    /// whole, and a heading is one sentence unless it has a stop.
+    /// Sentences are read as a reader sees them: emphasis and link markup gone
+    /// (`**Save first.** Then quit.` is two), each inline code one word. A sentence ends at a
+    /// stop (`.`, `!`, `?`, `…`) followed by whitespace, where Unicode's sentence rules
+    /// (UAX #29) end one: `.`, `...` and `…` only before a word that is not lower case (or an
+    /// inline code), `!` and `?` before anything but a lower-case word after a closing quote
+    /// (`“Ready?” she asked`). Never in an abbreviation (`e.g.`, `i.e.`, `vs.`, `cf.`,
+    /// `Mr.`, `Dr.`, `St.`, `U.S.`, `J. Doe`; `etc.` before a capital does end one), a
+    /// number (`3.14`, `v1.2.0`), a file name or a URL (`config.yaml`, `example.com/a.b`),
+    /// or inside a code; a footnote, line break or HTML tag right after the stop stays with
+    /// the sentence it ends. CJK full stops (`。！？`) end one with no space after them. A
+    /// line break is a space: a hard-wrapped paragraph, list item or heading is read whole,
+    /// and a heading is one sentence unless it has a stop.
     ///
     /// ## Why it matters
     /// Long sentences are harder to read, to scan and to translate; readers skim them and
