@@ -632,6 +632,31 @@ mod tests {
     }
 
     #[test]
+    fn sentences_cover_the_text_in_order_and_count_their_own_words() {
+        let pieces = [
+            "ab", "J", "e.g", "etc", "Cd", " ", "\n", ".", "!", "?", "\u{2026}", "\u{FFFC}", ")",
+            "\u{201D}", "\u{3002}", "12", "\u{4e2d}", ",",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            texts = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            for text in &texts {
+                let mut end = 0;
+                for_each_sentence(text, |r, words| {
+                    assert!(r.start >= end && r.start < r.end, "{text:?} {r:?}");
+                    assert!(text[end..r.start].trim().is_empty(), "{text:?} {r:?}");
+                    assert_eq!(words, count_words(&text[r.clone()]), "{text:?} {r:?}");
+                    end = r.end;
+                });
+                assert!(text[end..].trim().is_empty(), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_long_run_after_a_stop_is_read_in_linear_time() {
         // The crate's segmenter is quadratic here; this scan looks a bounded way ahead.
         for tail in [" ", ")", "\u{FFFC}", "1 ", ". "] {
