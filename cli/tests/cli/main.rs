@@ -4,6 +4,7 @@
 mod apply;
 mod check;
 mod check_cache;
+mod check_prose;
 mod check_stream;
 mod check_suppress;
 mod ci_example;

@@ -10,11 +10,12 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::analyzers::{hygiene, terms, voice};
+use super::not_words;
 use super::suppress::{SuppressedBy, Suppression, SuppressionKind};
 use super::{CheckInput, Each, Finding, Findings, Hit, Rule};
 use crate::governance::Governance;
-use crate::model::{Block, Edition, Run};
-use crate::text::{CODE_MARK, LineIndex, Prose};
+use crate::model::Block;
+use crate::text::{CODE_MARK, LineIndex, Prose, push_prose};
 
 /// The check of one document, fed its blocks in reading order.
 ///
@@ -101,7 +102,7 @@ impl<'a> DocumentCheck<'a> {
             .is_none_or(|keys| keys.contains(&block.key));
         if !selected {
             if document_rules {
-                push_joined(&mut self.joined, |out| push_prose(out, &block.source));
+                push_joined(&mut self.joined, |out| push_prose(out, &block.source.runs));
             }
             return;
         }
@@ -114,14 +115,25 @@ impl<'a> DocumentCheck<'a> {
         let (keep, cancel, path) = (self.keep, self.cancel, self.path);
         let (lines, findings) = (&mut self.lines, &mut self.findings);
         let suppression = &mut self.suppression;
+        // The block's addresses, scanned at the first hit they may hide.
+        let mut addresses = None;
+        // The last hit taken: a rule that reports the same range twice in a row (none does:
+        // see `no_rule_reports_a_range_twice`) is reported once.
+        let mut last: Option<(&str, Range<usize>)> = None;
         // Cancelled inside a block, the scan of the block in hand finishes (linear) but
         // nothing more is located or held.
         let mut sink = Each(|hit: Hit| {
-            if !keep(hit.rule) || cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            // A word that is part of an address is no finding (a term's exception is, but set
+            // apart below).
+            if !keep(hit.rule)
+                || cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+                || not_words::hidden(&prose.text, &mut addresses, &hit)
+                || repeats(&mut last, hit.rule.id, &hit.range)
+            {
                 return;
             }
             let lines = lines.get_or_insert_with(|| LineIndex::new(text));
-            let placed = place(text, lines, block, &prose, &hit.range);
+            let placed = place(text, lines, block, &prose, &hit);
             let (start, at) = (placed.0.start, placed.1);
             // What the project allows where it stands is set apart, never a finding.
             if let Some(by) = allowed(suppression, &hit, at.0, &block.key, path) {
@@ -241,6 +253,22 @@ pub(crate) fn run_analyzers(input: &CheckInput<'_>, keep: &dyn Fn(&Rule) -> bool
     check.finish()
 }
 
+/// Whether a hit of `rule` at `range` repeats the hit before it (held in `last`).
+fn repeats<'r>(
+    last: &mut Option<(&'r str, Range<usize>)>,
+    rule: &'r str,
+    range: &Range<usize>,
+) -> bool {
+    if last
+        .as_ref()
+        .is_some_and(|(r, at)| *r == rule && at == range)
+    {
+        return true;
+    }
+    *last = Some((rule, range.clone()));
+    false
+}
+
 /// Appends one block's prose to the document's joined prose, `\n` between blocks.
 fn push_joined(joined: &mut String, push: impl FnOnce(&mut String)) {
     if !joined.is_empty() {
@@ -249,42 +277,29 @@ fn push_joined(joined: &mut String, push: impl FnOnce(&mut String)) {
     push(joined);
 }
 
-/// Appends an edition's prose view (codes as [`CODE_MARK`]) without building a [`Prose`].
-fn push_prose(out: &mut String, edition: &Edition) {
-    push_prose_runs(out, &edition.runs);
-}
-
-/// The same view [`Prose::from_edition`] builds: a switch is a mark, then each branch's
-/// prose and a mark.
-fn push_prose_runs(out: &mut String, runs: &[Run]) {
-    for run in runs {
-        match run {
-            Run::Text { text, .. } => out.push_str(text),
-            Run::Code(_) => out.push(CODE_MARK),
-            Run::Switch(switch) => {
-                out.push(CODE_MARK);
-                for branch in &switch.branches {
-                    push_prose_runs(out, &branch.runs);
-                    out.push(CODE_MARK);
-                }
-            }
-        }
-    }
-}
-
 /// Where a block hit sits in the file: its byte range, and the line and column of its start.
+/// A sentence or a paragraph takes the emphasis and link markup around it with it.
 fn place(
     text: &str,
     lines: &LineIndex,
     block: &Block,
     prose: &Prose,
-    range: &Range<usize>,
+    hit: &Hit,
 ) -> (Range<usize>, (usize, usize)) {
-    let mapped = prose
-        .file_offset(range.start)
-        .zip(file_end(block, prose, range));
+    let range = &hit.range;
+    let whole = [&voice::SENTENCE_TOO_LONG, &voice::PARAGRAPH_TOO_LONG]
+        .iter()
+        .any(|rule| rule.id == hit.rule.id);
+    let mapped = prose.file_offset(range.start).zip(prose.file_end(range));
     let (start, end) = match mapped {
-        Some((start, end)) if start <= end && end <= text.len() => (start, end),
+        Some((start, end)) if start <= end && end <= text.len() => {
+            let span = if whole {
+                prose.widen(start..end)
+            } else {
+                start..end
+            };
+            (span.start, span.end.min(text.len()))
+        }
         _ => {
             // Decoded text (escapes undone) has no exact place in the file: point at the block.
             let at = prose
@@ -333,33 +348,120 @@ fn finding(
     }
 }
 
-/// The file offset just past the last character of `range` in the prose view.
-fn file_end(block: &Block, prose: &Prose, range: &Range<usize>) -> Option<usize> {
-    let before = prose.text.get(..range.end)?;
-    let last = match before.chars().next_back() {
-        Some(last) if !range.is_empty() => last,
-        _ => return prose.file_offset(range.start),
+#[cfg(test)]
+mod tests {
+    use regex::Regex;
+
+    use crate::check::{CheckInput, Finding, check_document};
+    use crate::formats::Format as _;
+    use crate::governance::{
+        Governance, PatternRule, Severity, TermEntry, TermMatcher, TermStatus,
     };
-    let last_at = range.end - last.len_utf8();
-    if last != CODE_MARK {
-        return prose.file_offset(last_at).map(|at| at + last.len_utf8());
+
+    /// The findings of a Markdown page, each as `rule matched` (the file's bytes it covers).
+    fn check(page: &str, gov: &Governance) -> Vec<String> {
+        findings(page, gov)
+            .iter()
+            .map(|f| {
+                let bytes = page.get(f.start..f.end).unwrap_or_default();
+                assert_eq!(f.matched.as_deref(), Some(bytes), "{f:?}");
+                format!("{} {bytes}", f.rule)
+            })
+            .collect()
     }
-    // The range ends on a code: its end in the file is past the code's own bytes.
-    let mut at = 0;
-    for run in &block.source.runs {
-        match run {
-            Run::Text { text, .. } => at += text.len(),
-            Run::Code(code) => {
-                if at == last_at {
-                    return code.src.map(|src| src + code.data.len());
-                }
-                at += CODE_MARK.len_utf8();
-            }
-            Run::Switch(_) => break,
-        }
-        if at > last_at {
-            break;
-        }
+
+    fn findings(page: &str, gov: &Governance) -> Vec<Finding> {
+        let parsed = match crate::formats::markdown::Markdown.read(page.as_bytes()) {
+            Ok(parsed) => parsed,
+            Err(e) => panic!("{e}"),
+        };
+        check_document(&CheckInput {
+            path: "a.md",
+            text: page,
+            document: &parsed.document,
+            governance: gov,
+            only_blocks: None,
+            cancel: None,
+        })
+        .into_vec()
     }
-    prose.file_offset(range.end)
+
+    fn governance(forbidden: &[&str], prohibited: &[&str]) -> Governance {
+        let terms: Vec<TermEntry> = forbidden
+            .iter()
+            .map(|t| TermEntry::new(*t, "en", TermStatus::Forbidden))
+            .collect();
+        let mut gov = Governance::empty();
+        gov.matcher = TermMatcher::new(&terms);
+        gov.terms = terms;
+        for re in prohibited {
+            gov.prohibited.push(PatternRule {
+                regex: Regex::new(re).unwrap_or_else(|e| panic!("{e}")),
+                description: None,
+                severity: Severity::Major,
+                field: "style.prohibited_patterns[0]".into(),
+            });
+        }
+        gov
+    }
+
+    #[test]
+    fn a_sentence_ends_inside_emphasis_and_links_and_maps_back_to_the_file() {
+        let mut gov = governance(&[], &[]);
+        gov.constraints.max_sentence_words = Some(5);
+        let page = "**Open the settings first.** Then pick a theme.\n\n\
+                    Read [the guide first.](https://example.com) Then come back.\n\n\
+                    - A hard-wrapped list item that goes on\n  past the line end.\n";
+        assert_eq!(
+            check(page, &gov),
+            ["voice.sentence-too-long A hard-wrapped list item that goes on\n  past the line end."]
+        );
+    }
+
+    #[test]
+    fn a_link_s_markup_is_no_bracket_and_emphasis_does_not_break_a_repeated_word() {
+        let gov = governance(&[], &[]);
+        let page = "Open the **the** [dashboard](https://example.com/Rust_(lang).\n";
+        assert_eq!(check(page, &gov), ["hygiene.repeated-word the **the"]);
+    }
+
+    #[test]
+    fn terms_and_patterns_inside_addresses_are_not_findings() {
+        let gov = governance(&["whitelist"], &[r"(?i)\bwhitelist\b", "http://"]);
+        let page = "See https://example.com/whitelist-guide, legacy.whitelist.org, \
+                    ops@whitelist.io, @whitelist, `x` src/whitelist/config.yaml and \
+                    ./whitelist.sh.\n\nAdd it to the whitelist/blacklist at http://x.io.\n";
+        assert_eq!(
+            check(page, &gov),
+            [
+                "terms.forbidden whitelist",
+                "voice.prohibited-pattern whitelist",
+                "voice.prohibited-pattern http://",
+            ]
+        );
+    }
+
+    #[test]
+    fn no_rule_reports_a_range_twice() {
+        let gov = governance(
+            &["whitelist", "white list"],
+            &[
+                r"(?i)\bwhitelist\b",
+                r"(?i)whitelist|blacklist",
+                "“",
+                r#"""#,
+            ],
+        );
+        let page = "Click “Save to continue. Click \"Save to continue.\n\n\
+                    The whitelist and the the (list [x] `y`.\n";
+        let found: Vec<(String, usize, usize)> = findings(page, &gov)
+            .into_iter()
+            .map(|f| (f.rule, f.start, f.end))
+            .collect();
+        assert!(found.len() >= 8, "{found:#?}");
+        let mut unique = found.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(found.len(), unique.len(), "{found:#?}");
+    }
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::Hit;
 use super::analyzers::{hygiene, placeholders, terms, translation_terms, voice};
+use super::not_words::AddressFilter;
 use crate::governance::{Governance, Severity};
 use crate::model::{Edition, Role};
 use crate::text::Prose;
@@ -42,12 +43,14 @@ fn from_hit(prose: &Prose, hit: Hit) -> EditionFinding {
 /// language).
 pub fn source(gov: &Governance, role: Role, edition: &Edition) -> Vec<EditionFinding> {
     let prose = Prose::from_edition(edition);
-    let mut hits = Vec::new();
+    // Words inside an address are not words, as `kapi check` reads them.
+    let mut hits = AddressFilter::new(&prose.text, Vec::new());
     hygiene::check(&prose.text, &mut hits);
     terms::check(gov, &prose.text, &mut hits);
     voice::check_block(gov, role, &prose.text, &mut hits);
     // A match the project allows where it stands (a term's exception) is no finding.
-    hits.into_iter()
+    hits.into_inner()
+        .into_iter()
         .filter(|h| h.suppressed_by.is_none())
         .map(|h| from_hit(&prose, h))
         .collect()

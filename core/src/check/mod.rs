@@ -12,9 +12,11 @@ pub mod analyzers;
 pub mod document;
 pub mod edition;
 pub mod findings;
+pub mod not_words;
 pub mod render;
 pub mod report;
 pub mod score;
+pub mod sentences;
 pub mod suppress;
 
 use std::collections::HashSet;
@@ -321,7 +323,7 @@ impl<'a> TranslationCheck<'a> {
                 start
             } else {
                 prose
-                    .file_offset(range.end)
+                    .file_end(&range)
                     .filter(|&e| e >= start && e <= text.len())
                     .unwrap_or(start)
             };

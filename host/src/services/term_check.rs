@@ -1,6 +1,7 @@
 //! `term_check`: the terms analyzer's findings alone on a text (`terms.*`), and every project
 //! term found in it with its status. MCP's `term-check` and `kapi check --text --only terms`.
 
+use kapi_core::check::not_words::Addresses;
 use kapi_core::check::{Finding, Rule, Summary};
 use kapi_core::governance::TermStatus;
 use kapi_core::text::{LineIndex, Prose};
@@ -70,7 +71,15 @@ pub fn term_check(app: &App, mut request: TextRequest) -> Result<TermCheck, Host
         }
         let lines = lines.get_or_insert_with(|| LineIndex::new(source));
         let prose = Prose::from_edition(&block.source);
+        // A term inside a URL, domain or path is not a word (nor a finding): not listed.
+        let mut addresses = None;
         gov.matcher.find_each(&prose.text, |m| {
+            if addresses
+                .get_or_insert_with(|| Addresses::scan(&prose.text))
+                .hides(&prose.text, &m.range)
+            {
+                return;
+            }
             if terms.len() >= hold {
                 terms_truncated += 1;
                 return;
@@ -167,6 +176,16 @@ mod tests {
 
     fn terms(text: &str) -> TextRequest {
         at(text, Some("docs/a.md"))
+    }
+
+    #[test]
+    fn a_term_inside_an_address_is_neither_found_nor_a_finding() {
+        let fx = Fixture::new();
+        let text = "See https://example.com/login and login.example.com, then login.\n";
+        let report = term_check(&fx.app(), terms(text)).unwrap();
+        assert_eq!(rules(&report.findings), ["terms.deprecated"]);
+        let found: Vec<usize> = report.terms.iter().map(|t| t.start).collect();
+        assert_eq!(found, [text.rfind("login").unwrap_or_default()]);
     }
 
     #[test]

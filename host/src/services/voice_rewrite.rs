@@ -3,6 +3,7 @@
 //! MCP's `voice_rewrite` and `kapi rewrite`.
 
 use kapi_core::check::analyzers::terms::rule_for;
+use kapi_core::check::not_words::Addresses;
 use kapi_core::governance::TermStatus;
 use kapi_core::text::Prose;
 use serde::Serialize;
@@ -88,7 +89,17 @@ pub fn voice_rewrite(app: &App, mut request: TextRequest) -> Result<Rewrite, Hos
             return;
         }
         let prose = Prose::from_edition(&block.source);
-        for m in gov.matcher.find(&prose.text) {
+        let found = gov.matcher.find(&prose.text);
+        // A term inside a URL, domain or path is not a word: rewriting it would break it.
+        let addresses = if found.is_empty() {
+            Addresses::default()
+        } else {
+            Addresses::scan(&prose.text)
+        };
+        for m in found {
+            if addresses.hides(&prose.text, &m.range) {
+                continue;
+            }
             let Some(entry) = gov.terms.get(m.entry) else {
                 continue;
             };
@@ -237,6 +248,18 @@ mod tests {
         let same = voice_rewrite(&fx.app(), at("Select **Save**.\n", Some("docs/a.md"))).unwrap();
         assert_eq!(same.text, "Select **Save**.\n");
         assert!(same.replacements.is_empty() && same.unchanged.is_empty());
+    }
+
+    #[test]
+    fn a_term_inside_an_address_is_not_rewritten() {
+        let fx = Fixture::new();
+        let text = "Read https://example.com/utilize-guide or ./utilize.sh, then utilize it.\n";
+        let r = voice_rewrite(&fx.app(), at(text, Some("docs/a.md"))).unwrap();
+        assert_eq!(
+            r.text,
+            "Read https://example.com/utilize-guide or ./utilize.sh, then use it.\n"
+        );
+        assert!(r.unchanged.is_empty(), "{:?}", r.unchanged);
     }
 
     #[test]

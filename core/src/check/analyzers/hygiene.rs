@@ -1,6 +1,9 @@
 //! `hygiene`: slips any text can have whatever governs it (a word written twice, two spaces,
-//! an unclosed bracket or quote). Runs on every translatable block's source prose, where each
-//! inline code is one [`CODE_MARK`], so no rule reads or matches across a code.
+//! an unclosed bracket or quote). Runs on every translatable block's source prose as a reader
+//! sees it ([`crate::text::Prose`]): emphasis and link markup gone (a link's `[` and `](url)`
+//! are no brackets), each standalone inline code one [`CODE_MARK`], so no rule reads or
+//! matches across a code. A bracket or a repeated word inside a URL or path is not a finding
+//! ([`crate::check::not_words`]).
 
 use std::ops::Range;
 
@@ -12,7 +15,9 @@ use crate::text::CODE_MARK;
 declare_rule! {
     /// ## What it flags
     /// The same word twice in a row, ignoring case, with only spaces or a line break between:
-    /// "the the". A code between the two words breaks the pair.
+    /// "the the". A code between the two words breaks the pair; emphasis does not
+    /// (`the **the**`). A word of a URL, domain or path is not a word here
+    /// (`example.com com`).
     ///
     /// ## Why it matters
     /// It is nearly always left over from an edit. "had had" and "that that" are fine.
@@ -39,8 +44,9 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// A `(`, `[` or `{` that is never closed, or a `)`, `]` or `}` that closes nothing, in
-    /// one block. Text inside codes is not read, and list enumerators such as `1)` or `a)`
-    /// are fine.
+    /// one block. Text inside codes is not read (nor a link's own `[` and `](url)`), a bracket
+    /// inside a URL or path (`…/wiki/Rust_(language`) is part of it, and list enumerators
+    /// such as `1)` or `a)` are fine.
     ///
     /// ## Why it matters
     /// An unbalanced bracket is usually a truncated aside or a broken edit, and it confuses

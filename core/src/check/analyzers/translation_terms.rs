@@ -8,6 +8,8 @@
 //! case folding by the term's own `case_sensitive`).
 
 use super::rule::declare_rule;
+use crate::check::not_words::Addresses;
+use crate::governance::TermMatch;
 use crate::governance::{Governance, Severity, TermStatus};
 use crate::model::Edition;
 use crate::text::Prose;
@@ -68,7 +70,18 @@ pub fn compare(
     }
     let source_prose = Prose::from_edition(source);
     let target_prose = Prose::from_edition(target);
-    let found_target = target_gov.matcher.find(&target_prose.text);
+    // A term inside an address (a URL, a domain, a path) is not a word of either text.
+    let words = |prose: &Prose, found: Vec<TermMatch>| -> Vec<TermMatch> {
+        if found.is_empty() {
+            return found;
+        }
+        let addresses = Addresses::scan(&prose.text);
+        found
+            .into_iter()
+            .filter(|f| !addresses.hides(&prose.text, &f.range))
+            .collect()
+    };
+    let found_target = words(&target_prose, target_gov.matcher.find(&target_prose.text));
     // Forbidden or deprecated target-language terms.
     for found in &found_target {
         let Some(entry) = target_gov.terms.get(found.entry) else {
@@ -91,7 +104,7 @@ pub fn compare(
     }
     // Concepts the source names: the translation should use one of their target terms.
     let mut seen = std::collections::HashSet::new();
-    for found in source_gov.matcher.find(&source_prose.text) {
+    for found in words(&source_prose, source_gov.matcher.find(&source_prose.text)) {
         let Some(entry) = source_gov.terms.get(found.entry) else {
             continue;
         };

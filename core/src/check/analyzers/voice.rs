@@ -6,14 +6,18 @@ use std::ops::Range;
 
 use super::rule::declare_rule;
 use crate::check::Sink;
+use crate::check::sentences::{for_each_sentence, trimmed};
 use crate::governance::{Governance, PatternRule, Severity};
 use crate::model::Role;
-use crate::text::CODE_MARK;
 
 declare_rule! {
     /// ## What it flags
     /// Text matching one of the voice's `style.prohibited_patterns`, in any block. The
-    /// message is the pattern's `description`, and the severity its `severity`.
+    /// message is the pattern's `description`, and the severity its `severity`. Patterns run
+    /// over the prose as a reader sees it (emphasis and link markup gone, each inline code one
+    /// opaque character). A match inside a URL, domain, e-mail address, @handle or file path
+    /// that holds none of its `.`, `/`, `@`, `:` is not a finding (`!` in `#!/bin`); words two
+    /// patterns both match are reported once, by the first.
     ///
     /// ## Why it matters
     /// Prohibited patterns capture habits the voice rules out (minimisers such as "simply",
@@ -44,8 +48,18 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// A sentence with more words than the voice's `style.constraints.max_sentence_words`.
-    /// Sentences end at `.`, `!` or `?` followed by a space or the end of the block, and at
-    /// line breaks in headings and list items; an inline code counts as one word.
+    /// Sentences are read as a reader sees them: emphasis and link markup gone
+    /// (`**Save first.** Then quit.` is two), each inline code one word. A sentence ends at a
+    /// stop (`.`, `!`, `?`, `…`) followed by whitespace, where Unicode's sentence rules
+    /// (UAX #29) end one: `.`, `...` and `…` only before a word that is not lower case (or an
+    /// inline code), `!` and `?` before anything but a lower-case word after a closing quote
+    /// (`“Ready?” she asked`). Never in an abbreviation (`e.g.`, `i.e.`, `vs.`, `cf.`,
+    /// `Mr.`, `Dr.`, `St.`, `U.S.`, `J. Doe`; `etc.` before a capital does end one), a
+    /// number (`3.14`, `v1.2.0`), a file name or a URL (`config.yaml`, `example.com/a.b`),
+    /// or inside a code; a footnote, line break or HTML tag right after the stop stays with
+    /// the sentence it ends. CJK full stops (`。！？`) end one with no space after them. A
+    /// line break is a space: a hard-wrapped paragraph, list item or heading is read whole,
+    /// and a heading is one sentence unless it has a stop.
     ///
     /// ## Why it matters
     /// Long sentences are harder to read, to scan and to translate; readers skim them and
@@ -61,7 +75,9 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// A paragraph with more sentences than the voice's
-    /// `style.constraints.max_paragraph_sentences`.
+    /// `style.constraints.max_paragraph_sentences`, its sentences counted as
+    /// `voice.sentence-too-long` finds them (a hard-wrapped paragraph is one paragraph; its
+    /// line breaks end no sentence). List items, headings and table cells are not paragraphs.
     ///
     /// ## Why it matters
     /// Long paragraphs read as walls of text; splitting them gives each idea its own
@@ -75,16 +91,13 @@ declare_rule! {
 
 /// Runs the per-block `voice` rules over one block's prose, pushing hits in prose offsets.
 pub fn check_block(gov: &Governance, role: Role, prose: &str, hits: &mut dyn Sink) {
-    for rule in &gov.prohibited {
-        prohibited(rule, prose, hits);
-    }
+    prohibited(&gov.prohibited, prose, hits);
     let limits = &gov.constraints;
     if limits.max_sentence_words.is_none() && limits.max_paragraph_sentences.is_none() {
         return;
     }
-    let split_lines = matches!(role, Role::Heading | Role::ListItem | Role::TableCell);
     let mut sentences = 0usize;
-    for_each_sentence(prose, split_lines, |range, words| {
+    for_each_sentence(prose, |range, words| {
         if words == 0 {
             return;
         }
@@ -136,204 +149,65 @@ pub fn check_document(gov: &Governance, text: &str, hits: &mut dyn Sink) {
     }
 }
 
-fn prohibited(rule: &PatternRule, prose: &str, hits: &mut dyn Sink) {
-    for found in rule.regex.find_iter(prose) {
-        if found.is_empty() {
-            continue;
+/// Every prohibited pattern's non-empty matches, in order of place, each range once: where two
+/// patterns match the same words (`\bsimply\b` and `simply|just`), the first declared
+/// reports them.
+fn prohibited(rules: &[PatternRule], prose: &str, hits: &mut dyn Sink) {
+    if let [rule] = rules {
+        for found in rule.regex.find_iter(prose).filter(|m| !m.is_empty()) {
+            push_prohibited(rule, found.range(), hits);
         }
-        let message = match rule
-            .description
-            .as_deref()
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-        {
-            Some(description) => description.to_owned(),
-            None => format!("matches `{}`", rule.regex.as_str()),
-        };
-        let mut hit = PROHIBITED_PATTERN.hit(found.range(), message);
-        hit.severity = rule.severity;
-        hits.push(hit);
+        return;
     }
-}
-
-/// Counts words as a scan passes over them: whitespace-separated tokens holding a letter, a
-/// digit or a code. ASCII bytes are judged without decoding; only a non-ASCII character is
-/// decoded.
-#[derive(Default)]
-struct WordCount {
-    count: usize,
-    /// The token in hand has been counted.
-    counted: bool,
-}
-
-impl WordCount {
-    fn ascii(&mut self, b: u8) {
-        if b.is_ascii_whitespace() || b == 0x0B {
-            self.counted = false;
-        } else if !self.counted && b.is_ascii_alphanumeric() {
-            self.count += 1;
-            self.counted = true;
-        }
-    }
-
-    fn char(&mut self, c: char) {
-        if c.is_whitespace() {
-            self.counted = false;
-        } else if !self.counted && (c.is_alphanumeric() || c == CODE_MARK) {
-            self.count += 1;
-            self.counted = true;
-        }
-    }
-
-    /// Passes the character starting at byte `i` of `text`; its length (at least 1).
-    fn at(&mut self, text: &str, i: usize) -> usize {
-        match text.as_bytes().get(i) {
-            Some(&b) if b < 0x80 => {
-                self.ascii(b);
-                1
-            }
-            _ => match text.get(i..).and_then(|t| t.chars().next()) {
-                Some(c) => {
-                    self.char(c);
-                    c.len_utf8()
-                }
-                None => 1,
-            },
-        }
-    }
-}
-
-/// Words in a sentence: whitespace-separated tokens holding a letter, a digit or a code.
-#[cfg(test)]
-pub(crate) fn count_words(sentence: &str) -> usize {
-    let mut words = WordCount::default();
-    let mut i = 0;
-    while i < sentence.len() {
-        i += words.at(sentence, i);
-    }
-    words.count
-}
-
-/// `range` without leading and trailing whitespace.
-fn trimmed(text: &str, range: Range<usize>) -> Range<usize> {
-    let Some(slice) = text.get(range.clone()) else {
-        return range;
-    };
-    let start = range.start + (slice.len() - slice.trim_start().len());
-    let end = range.end - (slice.len() - slice.trim_end().len());
-    if start >= end {
-        range.start..range.start
-    } else {
-        start..end
-    }
-}
-
-/// Abbreviations whose full stop ends no sentence.
-fn is_abbreviation(text: &str, dot: usize) -> bool {
-    let before = text.get(..dot).unwrap_or_default();
-    let token = before
-        .rsplit(char::is_whitespace)
-        .next()
-        .unwrap_or_default();
-    let token = token.trim_start_matches(|c: char| !c.is_alphanumeric());
-    let initial = token.chars().count() == 1 && token.chars().all(char::is_uppercase);
-    initial
-        || [
-            "e.g", "i.e", "vs", "cf", "mr", "mrs", "ms", "dr", "st", "approx", "fig",
-        ]
+    let mut matches: Vec<_> = rules
         .iter()
-        .any(|a| token.eq_ignore_ascii_case(a))
+        .map(|rule| {
+            rule.regex
+                .find_iter(prose)
+                .filter(|m| !m.is_empty())
+                .peekable()
+        })
+        .collect();
+    loop {
+        let mut first: Option<(usize, Range<usize>)> = None;
+        for (i, found) in matches.iter_mut().enumerate() {
+            if let Some(m) = found.peek()
+                && first
+                    .as_ref()
+                    .is_none_or(|(_, r)| (m.start(), m.end()) < (r.start, r.end))
+            {
+                first = Some((i, m.range()));
+            }
+        }
+        let Some((i, range)) = first else { break };
+        for found in &mut matches {
+            if found.peek().is_some_and(|m| m.range() == range) {
+                found.next();
+            }
+        }
+        if let Some(rule) = rules.get(i) {
+            push_prohibited(rule, range, hits);
+        }
+    }
 }
 
-/// Calls `f` with the range of every sentence in `text`, trimmed, empty ones skipped, and its
-/// words (as [`WordCount`] counts them): one pass over the text for both.
-pub(crate) fn for_each_sentence(
-    text: &str,
-    split_lines: bool,
-    mut f: impl FnMut(Range<usize>, usize),
-) {
-    let mut start = 0;
-    let mut words = WordCount::default();
-    // Words before `start`.
-    let mut before = 0;
-    let mut emit = |range: Range<usize>, count: usize, f: &mut dyn FnMut(Range<usize>, usize)| {
-        let range = trimmed(text, range);
-        if !range.is_empty() {
-            f(range, count - before);
-        }
-        before = count;
+fn push_prohibited(rule: &PatternRule, range: Range<usize>, hits: &mut dyn Sink) {
+    let message = match rule
+        .description
+        .as_deref()
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+    {
+        Some(description) => description.to_owned(),
+        None => format!("matches `{}`", rule.regex.as_str()),
     };
-    // Every stop is ASCII but `…` (E2 80 A6): scan bytes and decode only around a stop or a
-    // non-ASCII character. A sentence ends before whitespace, so no word spans two.
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = match bytes[i] {
-            b'\n' if split_lines => {
-                words.ascii(b'\n');
-                emit(start..i, words.count, &mut f);
-                start = i + 1;
-                i += 1;
-                continue;
-            }
-            b @ (b'.' | b'!' | b'?') => char::from(b),
-            0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA6) => {
-                '\u{2026}'
-            }
-            _ => {
-                i += words.at(text, i);
-                continue;
-            }
-        };
-        // Closing quotes and brackets after the stop belong to the sentence (none of them
-        // starts or ends a word).
-        let mut end = i + c.len_utf8();
-        while let Some(next) = text.get(end..).and_then(|t| t.chars().next()) {
-            if matches!(
-                next,
-                '.' | '!' | '?' | '"' | '\'' | ')' | ']' | '\u{2019}' | '\u{201D}' | '\u{00BB}'
-            ) {
-                end += next.len_utf8();
-            } else {
-                break;
-            }
-        }
-        let at_boundary = text
-            .get(end..)
-            .and_then(|t| t.chars().next())
-            .is_none_or(char::is_whitespace);
-        if at_boundary && !(c == '.' && end == i + 1 && is_abbreviation(text, i)) {
-            emit(start..end, words.count, &mut f);
-            start = end;
-        }
-        i = end;
-    }
-    emit(start..text.len(), words.count, &mut f);
+    let mut hit = PROHIBITED_PATTERN.hit(range, message);
+    hit.severity = rule.severity;
+    hits.push(hit);
 }
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn words_are_counted_as_whitespace_tokens_holding_a_letter_digit_or_code() {
-        let slow = |s: &str| {
-            s.split_whitespace()
-                .filter(|t| t.chars().any(|c| c.is_alphanumeric() || c == CODE_MARK))
-                .count()
-        };
-        for text in [
-            "",
-            "one two  three",
-            "don\u{2019}t stop \u{2014} now",
-            "caf\u{e9}\u{a0}au lait \u{FFFC} -- ... 42",
-            "\u{3000}全角\u{3000}スペース ok",
-            "a\u{0B}b\u{0C}c\td\re \u{85}f",
-            "\u{FFFC}\u{FFFC} \u{2026} \u{201C}quoted\u{201D}",
-        ] {
-            assert_eq!(count_words(text), slow(text), "{text:?}");
-        }
-    }
-
     use regex::Regex;
 
     use super::*;
@@ -392,18 +266,31 @@ mod tests {
                 ),
                 (
                     "voice.prohibited-pattern",
-                    Severity::Minor,
-                    23..31,
-                    "Minimising words".to_owned()
-                ),
-                (
-                    "voice.prohibited-pattern",
                     Severity::Major,
                     15..17,
                     "matches `!{2,}`".to_owned()
                 ),
+                (
+                    "voice.prohibited-pattern",
+                    Severity::Minor,
+                    23..31,
+                    "Minimising words".to_owned()
+                ),
             ]
         );
+    }
+
+    #[test]
+    fn two_patterns_matching_the_same_words_report_them_once() {
+        let mut gov = Governance::empty();
+        gov.prohibited
+            .push(pattern(r"(?i)\bsimply\b", Some("first"), Severity::Minor));
+        gov.prohibited
+            .push(pattern(r"(?i)simply|just", Some("second"), Severity::Major));
+        let rows = block(&gov, Role::Paragraph, "Simply run it, just once.");
+        let found: Vec<(Range<usize>, &str)> =
+            rows.iter().map(|r| (r.2.clone(), r.3.as_str())).collect();
+        assert_eq!(found, [(0..6, "first"), (15..19, "second")]);
     }
 
     #[test]
@@ -469,59 +356,43 @@ mod tests {
     }
 
     #[test]
-    fn sentences_split_at_stops_not_abbreviations_or_decimals() {
-        let text = "Use e.g. the CLI (v1.2) now. Dr. Smith said \"go!\" Then J. Doe left… OK";
-        let mut found = Vec::new();
-        for_each_sentence(text, false, |r, _| found.push(text[r].to_owned()));
-        assert_eq!(
-            found,
-            vec![
-                "Use e.g. the CLI (v1.2) now.",
-                "Dr. Smith said \"go!\"",
-                "Then J. Doe left…",
-                "OK"
-            ]
-        );
-    }
-
-    #[test]
-    fn headings_and_list_items_split_at_line_breaks_paragraphs_do_not() {
+    fn a_line_break_ends_no_sentence_in_any_block() {
         let gov = limits(Some(3), None);
         let text = "one two three\nfour five six";
-        assert!(block(&gov, Role::ListItem, text).is_empty());
-        assert!(block(&gov, Role::Heading, text).is_empty());
-        let rows = block(&gov, Role::Paragraph, text);
-        assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0].2, 0..text.len());
-        assert_eq!(rows[0].3, "sentence has 6 words; the limit is 3");
-    }
-
-    #[test]
-    fn each_sentence_s_words_are_the_words_counted_in_it() {
-        for text in [
-            "One two. Three four five! Six? Seven\u{2026} eight",
-            "Use e.g. the CLI (v1.2) now. Dr. Smith said \"go!\" Then J. Doe left\u{2026} OK",
-            "\u{FFFC} runs. caf\u{e9}\u{a0}au lait.\nnext line \u{3000}\u{5168}\u{89d2}. -- 42.",
-            "  . .. ! Trailing  ",
-            "",
+        for role in [
+            Role::Paragraph,
+            Role::ListItem,
+            Role::Heading,
+            Role::TableCell,
         ] {
-            for split_lines in [false, true] {
-                let mut counted = Vec::new();
-                for_each_sentence(text, split_lines, |r, words| {
-                    counted.push((count_words(&text[r.clone()]), words, r));
-                });
-                for (expected, words, r) in counted {
-                    assert_eq!(words, expected, "{text:?} {r:?} split {split_lines}");
-                }
-            }
+            let rows = block(&gov, role, text);
+            assert_eq!(rows.len(), 1, "{role:?}");
+            assert_eq!(rows[0].2, 0..text.len());
+            assert_eq!(rows[0].3, "sentence has 6 words; the limit is 3");
         }
+        assert!(block(&gov, Role::Heading, "One two. Three four.").is_empty());
     }
 
     #[test]
-    fn codes_count_as_words_and_punctuation_does_not() {
+    fn a_sentence_ends_inside_emphasis_as_a_reader_sees_it() {
+        use crate::model::{Code, CodeKind, Edition, Run};
+        use crate::text::Prose;
+        let pair =
+            |id: &str, kind, data: &str| Run::from(Code::new(id, kind, "strong", data, true));
+        let edition = Edition::new(vec![
+            pair("1", CodeKind::Open, "**"),
+            Run::text("Open the settings first."),
+            pair("1", CodeKind::Close, "**"),
+            Run::text(" Then pick a theme."),
+        ]);
+        let prose = Prose::from_edition(&edition);
+        let gov = limits(Some(4), Some(1));
+        let rows = block(&gov, Role::Paragraph, &prose.text);
+        let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
         assert_eq!(
-            count_words("Run \u{FFFC} now \u{2014} \u{FFFC}fast\u{FFFC} - ok"),
-            5
+            ids,
+            ["voice.paragraph-too-long"],
+            "two short sentences: {rows:?}"
         );
     }
 
