@@ -17,7 +17,8 @@ declare_rule! {
     /// The same word twice in a row, ignoring case, with only spaces or a line break between:
     /// "the the". A code between the two words breaks the pair; emphasis does not
     /// (`the **the**`). A word of a URL, domain or path is not a word here
-    /// (`example.com com`).
+    /// (`example.com com`), and an all-capitals word beside its lower-case self names
+    /// something (`Bitwise AND and assignment`).
     ///
     /// ## Why it matters
     /// It is nearly always left over from an edit. "had had" and "that that" are fine.
@@ -200,6 +201,15 @@ impl Iterator for Words<'_> {
     }
 }
 
+/// Whether two spellings of one word could be one slip: anything but an all-capitals word
+/// beside a spelling that is not, which names something (`Bitwise AND and assignment`, `OR or`).
+fn same_shape(first: &str, second: &str) -> bool {
+    let shouted = |w: &str| {
+        w.chars().filter(|c| c.is_alphabetic()).count() > 1 && !w.chars().any(char::is_lowercase)
+    };
+    shouted(first) == shouted(second)
+}
+
 fn same_ignoring_case(a: &str, b: &str) -> bool {
     // Most word pairs differ at their first letter: two ASCII letters decide at once (an
     // ASCII letter lowercases to an ASCII letter).
@@ -245,6 +255,7 @@ fn repeated_words(text: &str, hits: &mut dyn Sink) {
                 text.get(word.clone()),
             )
             && same_ignoring_case(first, second)
+            && same_shape(first, second)
             && !gap.is_empty()
             && gap.chars().all(char::is_whitespace)
             && first.chars().any(char::is_alphabetic)
@@ -492,6 +503,8 @@ mod tests {
         assert!(ids("Set the\u{FFFC}the value.").is_empty());
         assert!(ids("It is 4 4 wide, the, the end.").is_empty());
         assert!(ids("a well-known known issue, don't don").is_empty());
+        assert!(ids("Bitwise AND and assignment, OR or XOR.").is_empty());
+        assert_eq!(ids("THE THE end"), vec!["hygiene.repeated-word"]);
     }
 
     #[test]
@@ -501,7 +514,7 @@ mod tests {
 
     #[test]
     fn repeated_non_ascii_words_are_flagged() {
-        let hits = run("Öffnen Sie die DIE Datei");
+        let hits = run("Öffnen Sie die Die Datei");
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].2, 12..19);
     }
