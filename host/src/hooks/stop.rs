@@ -118,8 +118,16 @@ fn own_findings(
         let Ok(path) = app.resolve_target(Base::Root, Some(project), &root.join(&rel)) else {
             continue;
         };
-        if !path.abs().is_file() || !eval::is_content(project, &collections, &path)? {
+        if !path.abs().is_file() {
             continue;
+        }
+        match eval::is_content(project, &collections, &path) {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(e) => {
+                own.could_not.push(format!("{rel}: {e}"));
+                continue;
+            }
         }
         ctx.phase
             .set(format!("checking what this session changed in {rel}"));
@@ -253,9 +261,7 @@ impl Stop<'_, '_> {
             // A report (TurnEnd only observes), with the rest of the project beside it.
             let summary = self.new_summary();
             let _ = state::update(&self.project.root, self.session, |s| {
-                if let Some((digest, _)) = &summary {
-                    s.reported = Some(digest.clone());
-                }
+                self.remember(s, summary.as_ref());
             });
             let verdict = Verdict::Negative { reason };
             return match summary {
@@ -276,9 +282,7 @@ impl Stop<'_, '_> {
         let _ = state::update(&self.project.root, self.session, |s| {
             s.stop_blocks = 0;
             s.last_block = None;
-            if let Some((digest, _)) = &summary {
-                s.reported = Some(digest.clone());
-            }
+            self.remember(s, summary.as_ref());
         });
         let mut causes = self.could_not();
         if let Some(cause) = &self.did_not_run {
@@ -296,6 +300,17 @@ impl Stop<'_, '_> {
                 cause: causes.join("; "),
             },
             (None, true) => Verdict::Nothing,
+        }
+    }
+
+    /// Records what the session was told: `told`, the summary said now; with none to say
+    /// (the ship gate holds, or fails only by the session's own findings), the record is
+    /// dropped, so failures that come back are said again.
+    fn remember(&self, s: &mut state::SessionState, told: Option<&(String, String)>) {
+        if let Some((digest, _)) = told {
+            s.reported = Some(digest.clone());
+        } else if self.summary.is_none() && self.did_not_run.is_none() {
+            s.reported = None;
         }
     }
 
@@ -387,8 +402,9 @@ impl Stop<'_, '_> {
             } else {
                 &summary_with_block
             };
-            if let Some((digest, _)) = told {
-                s.reported = Some(digest.clone());
+            // A summary held back (Kiki, blocking) is neither said nor dropped.
+            if told.is_some() || summary.is_none() {
+                self.remember(s, told.as_ref());
             }
             match why {
                 Some(why) => Err(why),
