@@ -271,6 +271,35 @@ mod tests {
     }
 
     #[test]
+    fn an_older_kapis_state_loads_and_kept_copies_go_with_their_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(kapi_core::project::layout::HOOKS_DIR)).unwrap();
+        std::fs::write(
+            path(root, "old"),
+            r#"{"stop_blocks": 1, "pending": {"a.md": {"reason": "x", "edit": 1}}}"#,
+        )
+        .unwrap();
+        assert_eq!(load(root, "old").stop_blocks, 1);
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let kept = |session: &str| {
+            let file = kept_path(root, session, "h");
+            let folder = file.parent().unwrap().to_path_buf();
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(&file, "x").unwrap();
+            std::fs::File::open(&folder)
+                .unwrap()
+                .set_modified(hour_ago)
+                .unwrap();
+            file
+        };
+        let (gone, stays) = (kept("gone"), kept("old"));
+        update(root, "new", |_| ()).unwrap();
+        assert!(!gone.exists() && !gone.parent().unwrap().exists());
+        assert!(stays.exists());
+    }
+
+    #[test]
     fn session_ids_never_leave_the_state_folder() {
         let dir = Path::new("/p");
         for id in ["../../etc/passwd", "a/b", ".hidden", "", &"x".repeat(500)] {
