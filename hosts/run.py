@@ -574,11 +574,63 @@ def sc_post_edit(ctx, env):
     ok = written and "terms.forbidden" in fb and "docs/new.md" in fb
     ctx.expect("post-edit hook's findings reach the model after the edit", ok,
                f"file written: {written}; next request: {_clip(fb)}")
-    later = run.all_feedback()
-    ctx.expect("stop hook keeps the model working while the gate fails",
-               "gate is not met" in later or "terms.forbidden" in "\n".join(
-                   run.feedback(t) for t in range(1, len(run.main()))),
-               _clip("\n".join(run.feedback(t) for t in range(1, len(run.main())))))
+    later = "\n".join(run.feedback(t) for t in range(1, len(run.main())))
+    ctx.expect("stop hook keeps the model working while the session's finding is there",
+               "introduced 1 failing finding" in later and "terms.forbidden" in later, _clip(later))
+    return run
+
+
+def failures_before_the_session(env):
+    """Failures that were there before the session: one committed, one a person's uncommitted
+    change."""
+    project = env["project"]
+    (project / "docs/bad.md").write_text("# Bad\n\nUse the login page.\n")
+    genv = base_env(env["kapi_dir"], project.parent / "init-home")
+    ident = ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "-c", "commit.gpgsign=false"]
+    for args in (["add", "-A"], ["commit", "-q", "-m", "before the session"]):
+        subprocess.run(["git", *ident, *args], cwd=project, env=genv, check=True, timeout=30,
+                       capture_output=True)
+    (project / "docs/good.md").write_text("# Guide\n\nUse the login page, for now.\n")
+
+
+def sc_answer_only(ctx, env):
+    """Issue 38 item 9: a session that only answers a question, in a project with failures that
+    were there before it, is not held at its stop; the stop says once, without blocking, that
+    the project has other failures."""
+    host, project = ctx.host, env["project"]
+    failures_before_the_session(env)
+    run = env["run"](project, "What does this project document?", [])
+    if not common_checks(ctx, run):
+        return run
+    later = "\n".join(run.feedback(t) for t in range(len(run.main())))
+    held = len(run.main()) > 1 or "docs/bad.md:3" in later or "Fix these before you finish" in later
+    ctx.expect("the stop hook does not hold a session that edited nothing", not held,
+               f"{len(run.main())} model request(s); after the answer: {_clip(later)}")
+    states = sorted((project / ".kapi/work/hooks").glob("*.json"))
+    told = [p.name for p in states if '"reported"' in p.read_text()]
+    ctx.expect("the stop hook ran and said once that the project has other failures", bool(told),
+               f"session state: {[p.name for p in states] or 'none'}")
+    ship = kapi_json(env["kapi"], env["kapi_dir"], project, "check", "--ship")
+    ctx.expect("`kapi check --ship` still fails on them", ship.get("pass") is False,
+               f"pass {ship.get('pass')!r}, failed {((ship.get('gate') or {}).get('failed'))!r}")
+    return run
+
+
+def sc_own_finding(ctx, env):
+    """Issue 38 item 9: in the same project, a session that writes a failing file is held for
+    that file alone (the block's reason names it, not the failures that were there before), with
+    the project's other failures as a systemMessage beside the block."""
+    host, project = ctx.host, env["project"]
+    failures_before_the_session(env)
+    run = env["run"](project, "Write docs/new.md.",
+                     [host.write(project, "docs/new.md", "# New\n\nUse the login page.\n")])
+    if not common_checks(ctx, run):
+        return run
+    later = "\n".join(run.feedback(t) for t in range(1, len(run.main())))
+    ok = "introduced 1 failing finding" in later and "docs/new.md:3:9" in later
+    ctx.expect("the stop hook holds the session to the finding it introduced", ok, _clip(later))
+    ctx.expect("the stop's reason names no finding that was there before",
+               "docs/bad.md" not in later and "docs/good.md:3" not in later, _clip(later))
     return run
 
 
@@ -778,6 +830,9 @@ SCENARIOS = {
     "mcp-error": ("(b2) a tool error (check_file of a missing file) reaches the model as kapi's message", sc_mcp_error),
     "post-edit": ("(c) the post-edit hook's block reaches the model", sc_post_edit),
     "pre-edit": ("(d) the pre-edit hook denies a generated target's edit", sc_pre_edit),
+    "answer-only": ("(c2) a session that only answers is not held by failures that were there before it",
+                    sc_answer_only),
+    "own-finding": ("(c3) a session is held for the finding it introduced, not for the others", sc_own_finding),
     "listing": ("(e) the skill, the rules section and the MCP instructions reach the model", sc_listing),
     "shell-note": ("(f) a note from the host's shell: actor, session, and the env the host sets", sc_shell_note),
     "untrusted-hooks": ("(g) Codex exec with kapi's hooks not yet trusted by a person", sc_codex_untrusted_hooks),

@@ -7,7 +7,11 @@
 //!
 //! Cases: clean edit, failing edit, generated target, no project, no payload, garbage payload,
 //! huge payload, missing file, timeout, a stop loop, gates that did not run, a panic, bad
-//! arguments, and the universal safe mode.
+//! arguments, and the universal safe mode; and the stop hook holding a session to its own work
+//! (issue 38 item 9): a session that edits nothing in a project with pre-existing failures, one
+//! that introduces a finding, a pre-existing finding in a block it did not add to, a person's
+//! uncommitted change from before the session, a change made through a shell, the same findings
+//! twice, and kapi's own rules file.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -871,7 +875,18 @@ fn a_stop_loop_ends() {
     for host in HOSTS {
         let p = project();
         let what = format!("{host:?}");
+        // The session's edit leaves docs/bad.md failing: with no git and no copy from before
+        // it, the whole file is the session's.
+        let (_, _) = fire(p.path(), host, true, Event::PostEdit, "docs/bad.md", false);
         let stop = |active: bool| fire(p.path(), host, true, Event::Stop, "", active);
+        // A change no edit hook sees (a shell's): the same finding, elsewhere.
+        let move_it = |n: usize| {
+            std::fs::write(
+                p.path().join("docs/bad.md"),
+                format!("# Bad\n\n{}Use the login page.\n", "Now. ".repeat(n)),
+            )
+            .unwrap();
+        };
         match host {
             Host::ClaudeCode => {
                 let (first, _) = stop(false);
@@ -888,14 +903,17 @@ fn a_stop_loop_ends() {
                 assert!(answer.stderr.contains("kapi hook stop"), "{answer:?}");
             }
             Host::Codex | Host::Kiki => {
-                // No flag the hook can trust: kapi's own count, 2 in a row with no new edit.
+                // No flag the hook can trust: kapi's own count, 2 in a row with no new edit
+                // (the findings moving each time, or kapi would not block twice for them).
                 for i in 0..2 {
+                    move_it(i);
                     let (seen, _) = stop(false);
                     assert!(
                         matches!(&seen, Seen::Continue(r) if r.contains("docs/bad.md")),
                         "{what} #{i}: {seen:?}"
                     );
                 }
+                move_it(2);
                 let (third, answer) = stop(false);
                 assert_never_broken(&third, &answer, &what);
                 assert!(
@@ -916,7 +934,7 @@ fn a_stop_loop_ends() {
                 fix(p.path());
                 let (clean, answer) = stop(false);
                 assert_eq!(clean, Seen::Allow, "{what}: {answer:?}");
-                assert!(answer.stderr.is_empty(), "{what}: {answer:?}");
+                assert!(!answer.stderr.contains("docs/bad.md"), "{what}: {answer:?}");
             }
             Host::Kkss => {
                 // TurnEnd only observes: a report on stderr, never a loop.
@@ -935,12 +953,13 @@ fn the_session_block_cap_holds_even_with_edits_between() {
     let p = project();
     let mut blocks = 0;
     for _ in 0..12 {
+        // The session's own edit of a failing file, each round.
         let (_, _) = fire(
             p.path(),
             Host::Codex,
             true,
             Event::PostEdit,
-            "docs/good.md",
+            "docs/bad.md",
             false,
         );
         let (seen, answer) = fire(p.path(), Host::Codex, true, Event::Stop, "", false);
@@ -1450,9 +1469,10 @@ fn a_payload_with_no_cwd_is_never_guessed_where_the_host_does_not_promise_one() 
         Feed::Bytes(payload.to_string().into_bytes()),
     );
     let seen = Host::Kiki.read(Event::Stop, &answer);
+    assert_eq!(seen, Seen::Allow, "{answer:?}");
     assert!(
-        matches!(&seen, Seen::Continue(r) if r.contains("docs/bad.md")),
-        "{seen:?}"
+        answer.stderr.contains("the project's ship gate is not met"),
+        "{answer:?}"
     );
 }
 
@@ -1599,7 +1619,7 @@ fn an_inherited_kapi_project_never_gates_an_unrelated_folder() {
         matches!(Host::Kiki.read(Event::PreEdit, &answer), Seen::Deny(_)),
         "{answer:?}"
     );
-    // Inside the project it names, it binds as usual.
+    // Inside the project it names, it binds as usual: the project's gate is read.
     let body = Host::Kiki.payload(Event::Stop, p.path(), "", false);
     let answer = run_hook(
         p.path(),
@@ -1610,7 +1630,7 @@ fn an_inherited_kapi_project_never_gates_an_unrelated_folder() {
         Feed::Bytes(body.to_string().into_bytes()),
     );
     assert!(
-        matches!(Host::Kiki.read(Event::Stop, &answer), Seen::Continue(_)),
+        answer.stderr.contains("the project's ship gate is not met"),
         "{answer:?}"
     );
 }
@@ -1632,5 +1652,386 @@ fn a_declared_file_kapi_cannot_read_is_nothing_to_report() {
             assert_eq!(seen, Seen::Allow, "{file} {host:?}: {answer:?}");
             assert!(answer.stderr.is_empty(), "{file} {host:?}: {answer:?}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stop hook holds a session to its own work (issue 38, item 9)
+
+/// `git ARGS` in `dir`, with no user or system configuration.
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=e2e",
+            "-c",
+            "user.email=e2e@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// [`project`] committed to git, as a person's repository is before a session starts: its
+/// `docs/bad.md` fails the gate (a pre-existing finding), and `docs/mixed.md` has one in its
+/// first paragraph and none in its second.
+fn committed() -> tempfile::TempDir {
+    let p = project();
+    std::fs::write(
+        p.path().join("docs/mixed.md"),
+        "# Mixed\n\nUse the login page.\n\nA second paragraph.\n",
+    )
+    .unwrap();
+    std::fs::write(p.path().join(".kapi/.gitignore"), "work/\n").unwrap();
+    git(p.path(), &["init", "-q"]);
+    git(p.path(), &["add", "-A"]);
+    git(p.path(), &["commit", "-q", "-m", "before the session"]);
+    p
+}
+
+/// An edit tool's write of `text` to `file`, with the hooks the host runs around it:
+/// pre-edit, the write, post-edit.
+fn edit(dir: &Path, host: Host, file: &str, text: &str) {
+    let what = format!("{host:?} edit of {file}");
+    let (seen, answer) = fire(dir, host, true, Event::PreEdit, file, false);
+    assert_eq!(seen, Seen::Allow, "{what}: pre-edit: {answer:?}");
+    let path = dir.join(file);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    let (seen, answer) = fire(dir, host, true, Event::PostEdit, file, false);
+    assert_never_broken(&seen, &answer, &what);
+}
+
+/// The stop hook as the host runs it at the end of a turn.
+fn stop(dir: &Path, host: Host) -> (Seen, Answer) {
+    let (seen, answer) = fire(dir, host, true, Event::Stop, "", false);
+    assert_never_broken(&seen, &answer, &format!("{host:?} stop"));
+    (seen, answer)
+}
+
+/// The stop held the session to `needle` (a finding of its own) and named nothing in
+/// `absent`: the host keeps the assistant working (KKSS, whose turn end only observes: the
+/// report on stderr).
+fn assert_held(
+    host: Host,
+    seen: &Seen,
+    answer: &Answer,
+    needle: &str,
+    absent: &[&str],
+    what: &str,
+) {
+    let said = match (host, seen) {
+        (Host::Kkss, Seen::Allow) => answer.stderr.clone(),
+        (Host::Kkss, other) => panic!("{what}: KKSS's turn end never blocks: {other:?}"),
+        (_, Seen::Continue(reason)) => reason.clone(),
+        (_, other) => panic!("{what}: expected the stop to be held, got {other:?}\n{answer:?}"),
+    };
+    assert!(
+        said.contains(needle),
+        "{what}: should name `{needle}`: {said}"
+    );
+    for a in absent {
+        assert!(!said.contains(a), "{what}: should not name `{a}`: {said}");
+    }
+}
+
+/// The stop was let through, and whatever it said names no finding's place (`file:line`):
+/// nothing it says holds the session to work that is not its own.
+fn assert_let_through(host: Host, seen: &Seen, answer: &Answer, what: &str) {
+    assert!(
+        matches!(seen, Seen::Allow | Seen::Warn(_)),
+        "{what}: the stop should not be held: {seen:?}\n{answer:?}"
+    );
+    let said = format!("{seen:?} {}", answer.stderr);
+    for place in ["docs/bad.md:3:", "docs/mixed.md:3:", "docs/good.md:3:"] {
+        assert!(!said.contains(place), "{what}: names {place}: {said}");
+    }
+    if matches!(host, Host::Kkss | Host::Kiki) {
+        assert!(answer.stdout.is_empty(), "{what}: {answer:?}");
+    }
+}
+
+/// The project's failures the session did not introduce, said once without blocking: a
+/// `systemMessage` (Claude Code, Codex) or stderr (KKSS, Kiki), short, naming the count and
+/// `kapi check --ship`.
+fn assert_summary(host: Host, seen: &Seen, answer: &Answer, what: &str) {
+    assert_let_through(host, seen, answer, what);
+    let said = match (host, seen) {
+        (Host::ClaudeCode | Host::Codex, Seen::Warn(m)) => m.clone(),
+        (Host::ClaudeCode | Host::Codex, other) => {
+            panic!("{what}: expected a systemMessage, got {other:?}\n{answer:?}")
+        }
+        _ => answer.stderr.clone(),
+    };
+    assert!(
+        said.contains("not this session's") && said.contains("kapi check --ship"),
+        "{what}: {said}"
+    );
+    assert!(said.lines().count() <= 3, "{what}: short: {said}");
+}
+
+/// Nothing at all: no decision, no message, nothing on stderr.
+fn assert_silent(seen: &Seen, answer: &Answer, what: &str) {
+    assert_eq!(seen, &Seen::Allow, "{what}: {answer:?}");
+    assert!(
+        answer.stdout.is_empty() && answer.stderr.is_empty(),
+        "{what}: {answer:?}"
+    );
+}
+
+#[test]
+fn a_session_that_edits_nothing_is_not_blocked_by_what_was_there() {
+    for host in HOSTS {
+        for git in [true, false] {
+            for flag in [true, false] {
+                let p = if git { committed() } else { project() };
+                let what = format!("{host:?} git={git} flag={flag}");
+                let (seen, answer) = fire(p.path(), host, flag, Event::Stop, "", false);
+                assert_summary(host, &seen, &answer, &what);
+                // docs/bad.md's `login`, and docs/mixed.md's in the repository.
+                let count = if git {
+                    "2 failing findings"
+                } else {
+                    "1 failing finding"
+                };
+                assert!(
+                    format!("{seen:?} {}", answer.stderr).contains(count),
+                    "{what}: the count: {seen:?} {answer:?}"
+                );
+                // Said once: the same failures are not repeated at the next stop.
+                let (seen, answer) = fire(p.path(), host, flag, Event::Stop, "", false);
+                assert_silent(&seen, &answer, &format!("{what}, again"));
+                // `kapi check --ship` stays the whole project's gate.
+                let ship = command(p.path(), Bind::Discover)
+                    .args(["check", "--ship"])
+                    .output()
+                    .unwrap();
+                assert_eq!(ship.status.code(), Some(3), "{what}: {ship:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_forbidden_term_the_session_introduces_blocks_naming_only_it() {
+    for host in HOSTS {
+        for git in [true, false] {
+            let p = if git { committed() } else { project() };
+            let what = format!("{host:?} git={git}");
+            edit(
+                p.path(),
+                host,
+                "docs/good.md",
+                "# Guide\n\nUse the sign in page.\n\nThen open the login form.\n",
+            );
+            let (seen, answer) = stop(p.path(), host);
+            assert_held(
+                host,
+                &seen,
+                &answer,
+                "docs/good.md:5:15",
+                &["docs/bad.md", "docs/mixed.md"],
+                &what,
+            );
+            assert!(
+                format!("{seen:?} {}", answer.stderr).contains("terms.forbidden"),
+                "{what}: {seen:?} {answer:?}"
+            );
+            // Fixed: the stop lets the session go.
+            edit(
+                p.path(),
+                host,
+                "docs/good.md",
+                "# Guide\n\nUse the sign in page.\n\nThen open the sign in form.\n",
+            );
+            let (seen, answer) = stop(p.path(), host);
+            assert_let_through(host, &seen, &answer, &format!("{what}, fixed"));
+        }
+    }
+}
+
+#[test]
+fn a_pre_existing_finding_in_a_block_the_session_did_not_add_it_to_does_not_block() {
+    for host in HOSTS {
+        let p = committed();
+        let what = format!("{host:?}");
+        // Another block of the file with a pre-existing finding.
+        edit(
+            p.path(),
+            host,
+            "docs/mixed.md",
+            "# Mixed\n\nUse the login page.\n\nA second paragraph, longer now.\n",
+        );
+        let (seen, answer) = stop(p.path(), host);
+        assert_let_through(host, &seen, &answer, &format!("{what}: another block"));
+        // The block with the finding, changed, keeping it: it was there before.
+        edit(
+            p.path(),
+            host,
+            "docs/mixed.md",
+            "# Mixed\n\nUse the login page today.\n\nA second paragraph, longer now.\n",
+        );
+        let (seen, answer) = stop(p.path(), host);
+        assert_let_through(host, &seen, &answer, &format!("{what}: the same block"));
+        // A second `login` in that block is the session's own.
+        edit(
+            p.path(),
+            host,
+            "docs/mixed.md",
+            "# Mixed\n\nUse the login page today, or the login link.\n\nA second paragraph, longer now.\n",
+        );
+        let (seen, answer) = stop(p.path(), host);
+        assert_held(
+            host,
+            &seen,
+            &answer,
+            "docs/mixed.md:3:",
+            &["docs/bad.md"],
+            &format!("{what}: a second login"),
+        );
+    }
+}
+
+#[test]
+fn an_uncommitted_change_made_before_the_session_does_not_block() {
+    for host in HOSTS {
+        let p = committed();
+        let what = format!("{host:?}");
+        // The person's own work in progress, before the session starts.
+        std::fs::write(
+            p.path().join("docs/good.md"),
+            "# Guide\n\nUse the login page.\n",
+        )
+        .unwrap();
+        std::fs::write(p.path().join("docs/draft.md"), "# Draft\n\nA login page.\n").unwrap();
+        // The session edits another block of that file, and another file.
+        edit(
+            p.path(),
+            host,
+            "docs/good.md",
+            "# A better guide\n\nUse the login page.\n",
+        );
+        edit(p.path(), host, "docs/other.md", "# Other\n\nAll fine.\n");
+        let (seen, answer) = stop(p.path(), host);
+        assert_let_through(host, &seen, &answer, &what);
+        let said = format!("{seen:?} {}", answer.stderr);
+        assert!(!said.contains("docs/draft.md"), "{what}: {said}");
+    }
+}
+
+#[test]
+fn a_change_made_through_the_shell_during_the_session_blocks() {
+    for host in HOSTS {
+        let p = committed();
+        let what = format!("{host:?}");
+        // The session's first turn only answers; its stop is its first hook.
+        let (seen, answer) = stop(p.path(), host);
+        assert_let_through(host, &seen, &answer, &format!("{what}: first turn"));
+        // The next turn changes files with a shell command (`sed -i`, a script), which no
+        // edit hook sees: a changed file and a new one.
+        std::fs::write(
+            p.path().join("docs/good.md"),
+            "# Guide\n\nUse the login page.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            p.path().join("docs/new.md"),
+            "# New\n\nOpen the login form.\n",
+        )
+        .unwrap();
+        let (seen, answer) = stop(p.path(), host);
+        assert_held(
+            host,
+            &seen,
+            &answer,
+            "docs/good.md:3:",
+            &["docs/bad.md", "docs/mixed.md"],
+            &what,
+        );
+        assert_held(host, &seen, &answer, "docs/new.md:3:", &[], &what);
+    }
+}
+
+#[test]
+fn the_same_unchanged_findings_never_block_twice() {
+    for host in HOSTS {
+        let p = committed();
+        let what = format!("{host:?}");
+        edit(
+            p.path(),
+            host,
+            "docs/good.md",
+            "# Guide\n\nUse the login page.\n",
+        );
+        let (seen, answer) = stop(p.path(), host);
+        assert_held(
+            host,
+            &seen,
+            &answer,
+            "docs/good.md:3:",
+            &["docs/bad.md"],
+            &what,
+        );
+        // Stopped again with nothing edited and the same findings: let through, with a notice.
+        let (seen, answer) = stop(p.path(), host);
+        match host {
+            Host::Kkss => assert_held(host, &seen, &answer, "docs/good.md:3:", &[], &what),
+            Host::ClaudeCode | Host::Codex => assert!(
+                matches!(&seen, Seen::Warn(m) if m.contains("does not block twice") && m.contains("docs/good.md:3:")),
+                "{what}: {seen:?}"
+            ),
+            Host::Kiki => {
+                assert_eq!(seen, Seen::Allow, "{what}: {answer:?}");
+                assert!(
+                    answer.stderr.contains("does not block twice"),
+                    "{what}: {answer:?}"
+                );
+            }
+        }
+        // An edit since (that leaves the finding) is new work: held again.
+        edit(
+            p.path(),
+            host,
+            "docs/good.md",
+            "# Guide, edited\n\nUse the login page.\n",
+        );
+        let (seen, answer) = stop(p.path(), host);
+        assert_held(host, &seen, &answer, "docs/good.md:3:", &[], &what);
+    }
+}
+
+#[test]
+fn kapis_own_rules_file_written_during_the_session_never_blocks() {
+    for host in HOSTS {
+        let p = committed();
+        let what = format!("{host:?}");
+        let (seen, answer) = stop(p.path(), host);
+        assert_let_through(host, &seen, &answer, &format!("{what}: first turn"));
+        // `kapi context sync` run by the session writes a rules file into a declared folder.
+        std::fs::create_dir_all(p.path().join("docs/api")).unwrap();
+        std::fs::write(
+            p.path().join("docs/api/AGENTS.md"),
+            "<!-- kapi:rules -->\n## kapi\n\n- Never write login: write sign in.\n<!-- /kapi:rules -->\n",
+        )
+        .unwrap();
+        let (seen, answer) = stop(p.path(), host);
+        assert_let_through(host, &seen, &answer, &what);
+        assert!(
+            !format!("{seen:?} {}", answer.stderr).contains("AGENTS.md"),
+            "{what}: {seen:?} {answer:?}"
+        );
     }
 }

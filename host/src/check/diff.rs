@@ -34,7 +34,7 @@ impl Changed {
 }
 
 /// Each block's revision per edition (`source` and every target language it holds).
-type Revs = HashMap<String, HashMap<String, String>>;
+pub(crate) type Revs = HashMap<String, HashMap<String, String>>;
 
 /// The jobs whose files changed since `rev`, each with what changed.
 pub(super) fn changed(
@@ -124,8 +124,12 @@ fn versions(
 }
 
 /// Each prose block's revisions, by key, read a block at a time: the document is never held
-/// (a file dense with markup held 20 times its size whole).
-fn revs(format: &dyn Format, bytes: Vec<u8>) -> Result<Revs, kapi_core::formats::ReadError> {
+/// (a file dense with markup held 20 times its size whole). The stop hook reads a session's
+/// files with it too (`hooks::own`), so both tell a changed block the same way.
+pub(crate) fn revs(
+    format: &dyn Format,
+    bytes: Vec<u8>,
+) -> Result<Revs, kapi_core::formats::ReadError> {
     let mut revs = Revs::new();
     format.read_each(bytes, &mut |_, b, _| {
         if !b.translatable {

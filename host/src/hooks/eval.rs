@@ -19,7 +19,7 @@ use crate::env::Env;
 use crate::error::HostError;
 
 /// Findings listed in one reason; the rest are counted.
-const MAX_LISTED: usize = 25;
+pub(crate) const MAX_LISTED: usize = 25;
 
 /// What the hook is doing now, for the message a deadline leaves.
 #[derive(Debug, Clone, Default)]

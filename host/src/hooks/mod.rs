@@ -14,7 +14,9 @@
 //! stderr, and a missing or unknown hook name is "could not run", because clap's exit 2 reads
 //! as a deny to Claude Code, KKSS and Kiki.
 
+pub mod baseline;
 pub mod eval;
+pub mod own;
 pub mod payload;
 pub mod post_edit;
 pub mod pre_edit;
@@ -40,7 +42,8 @@ pub const MAX_PAYLOAD_BYTES: u64 = 32 * 1024 * 1024;
 pub enum HookName {
     /// After an edit tool wrote a file: the writing check on that file.
     PostEdit,
-    /// When the assistant is about to end its turn: the project's ship gates.
+    /// When the assistant is about to end its turn: the failing findings the session
+    /// introduced, and the project's ship gate said once.
     Stop,
     /// Before an edit tool writes a file: refuses hand-edits of generated translation targets.
     PreEdit,

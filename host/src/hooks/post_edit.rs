@@ -1,5 +1,6 @@
 //! `kapi hook post-edit`: the writing check on the file an edit wrote, so the assistant fixes
-//! it before it reports done; the findings are also recorded for the stop hook.
+//! it before it reports done; the file is recorded as the session's for the stop hook (which,
+//! on Kiki, is the only way its findings reach the model).
 //!
 //! A file outside any project, kapi's own files, an excluded file and a format kapi does not
 //! read are nothing to report. A file the edit named that is not there is a guard that could not
@@ -110,18 +111,24 @@ fn check_one(ctx: &Ctx, abs: &Path) -> Outcome {
         )),
         Err(e) => Outcome::DidNotRun(format!("{rel}: {e}")),
     };
-    record(ctx, &project.root, &rel, &outcome);
+    record(ctx, &project.root, &rel);
     outcome
 }
 
-/// Records the file for the stop hook: its findings while it fails, and a new edit (which
-/// resets the consecutive stop-block count).
-fn record(ctx: &Ctx, root: &Path, rel: &str, outcome: &Outcome) {
-    // Recording is best effort: the verdict above stands without it, and the stop hook
-    // still runs the ship gates.
-    let failing = match outcome {
-        Outcome::Fail(reason) => Some(reason.as_str()),
-        _ => None,
-    };
-    let _ = state::update(root, &ctx.session(), |s| s.record_edit(rel, failing));
+/// Records the file as the session's for the stop hook, and a new edit (which resets the
+/// consecutive stop-block count); the session's baseline too when this is its first hook
+/// ([`super::baseline`]: the file just edited is the session's whatever the baseline says).
+fn record(ctx: &Ctx, root: &Path, rel: &str) {
+    // Recording is best effort: the verdict above stands without it.
+    let session = ctx.session();
+    let first = state::update(root, &session, |s| {
+        s.record_edit(rel);
+        s.baseline.is_none()
+    });
+    if first == Ok(true) {
+        let taken = super::baseline::take(root);
+        let _ = state::update(root, &session, |s| {
+            s.baseline.get_or_insert(taken);
+        });
+    }
 }

@@ -1,6 +1,11 @@
 //! `kapi hook pre-edit`: refuses a direct hand-edit of a file the project generates as a
 //! translation target (a collection item's `target` template), naming its source and the kapi
 //! command that changes that language instead. Every other edit is nothing to report.
+//!
+//! Before an edit it allows, it also notes for the stop hook how things were before the
+//! session (best effort, never part of the verdict): the session's baseline at its first hook,
+//! and a copy of a file someone else was editing that the session's first edit of it is about
+//! to change ([`super::baseline`]).
 
 use std::path::{Path, PathBuf};
 
@@ -62,7 +67,19 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             Ok(Role::Translation { source, lang }) => denials.push(format!(
                 "{named} is generated: it is the `{lang}` translation of {source} (its collection's `target` template), so kapi refuses a direct edit. Change the `{lang}` edition through kapi instead: `kapi inspect {source} --editions {lang}`, then `kapi apply` a change set whose operations name `\"edition\": \"{lang}\"` (MCP: read_blocks, then apply_edits)."
             )),
-            Ok(Role::Source | Role::Orphan) => {}
+            Ok(Role::Source | Role::Orphan) => {
+                let content = !target.exists()
+                    || eval::is_content(&project, &collections, &target).unwrap_or(false);
+                if content {
+                    ctx.phase.set(format!("noting {rel} as it was"));
+                    super::baseline::before_edit(
+                        &project.root,
+                        &ctx.session(),
+                        &rel,
+                        target.abs(),
+                    );
+                }
+            }
             Err(e) => {
                 return Verdict::CouldNotRun {
                     message: e.to_string(),

@@ -8,6 +8,7 @@
 //! | stop gate not met | `{"decision":"block","reason"}`, 0 | stderr, 0 (TurnEnd only observes) | reason on stderr, 2 | stderr, 0 |
 //! | nothing to report | nothing, 0 | nothing, 0 | nothing, 0 | nothing, 0 |
 //! | could not run, gates did not run, a notice | `{"systemMessage"}` and stderr, 0 | stderr, 0 | stderr, 0 | stderr, 0 |
+//! | a verdict with a notice beside it | the verdict's object with `systemMessage` added, 0 | the verdict, the notice on stderr | the same | the same |
 //!
 //! A hook never exits 1 or 101 and writes nothing to stdout but the one protocol object (Kiki
 //! blocks on any stray `message` key, and KKSS and Kiki fail closed on every other exit code).
@@ -34,6 +35,14 @@ pub enum Verdict {
     /// Evaluated; the verdict is negative but not enforced (a stop kapi no longer blocks):
     /// a warning for the person, no decision.
     Notice { message: String },
+    /// A verdict and a notice for the person beside it (a stop that blocks for the session's
+    /// own findings and says once that the project has others). On Kiki a stop's stderr
+    /// reaches the model with its exit 2, so the stop hook never pairs a notice with a block
+    /// there.
+    Noted {
+        verdict: Box<Verdict>,
+        notice: String,
+    },
 }
 
 /// A hook's whole answer: at most one stdout object, stderr lines, the exit code.
@@ -77,6 +86,27 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
         }
     };
     match verdict {
+        Verdict::Noted { verdict, notice } => {
+            let mut reply = render(verdict, hook, host);
+            let notice = clip(notice, MAX_REASON_CHARS);
+            let message = format!("{name}: {notice}");
+            if matches!(host, Some(Protocol::ClaudeCode | Protocol::Codex)) {
+                let mut object = reply
+                    .stdout
+                    .as_deref()
+                    .and_then(|o| serde_json::from_str::<serde_json::Value>(o).ok())
+                    .filter(serde_json::Value::is_object)
+                    .unwrap_or_else(|| json!({}));
+                let joined = match object["systemMessage"].as_str() {
+                    Some(first) => format!("{first}\n{message}"),
+                    None => message.clone(),
+                };
+                object["systemMessage"] = json!(joined);
+                reply.stdout = Some(object.to_string());
+            }
+            reply.stderr.push_str(&format!("{message}\n"));
+            reply
+        }
         Verdict::Nothing => Reply::default(),
         Verdict::CouldNotRun { message } => warn(&format!(
             "could not run: {message}; the action was allowed, unchecked"
@@ -199,6 +229,54 @@ mod tests {
         assert_eq!(kiki_stop.code, 2);
         let kiki_post = render(&negative(), Some(HookName::PostEdit), Some(Protocol::Kiki));
         assert_eq!((kiki_post.code, kiki_post.stdout), (0, None));
+    }
+
+    #[test]
+    fn a_notice_travels_beside_the_verdict() {
+        let noted = |verdict: Verdict| Verdict::Noted {
+            verdict: Box::new(verdict),
+            notice: "3 others".into(),
+        };
+        let r = render(
+            &noted(negative()),
+            Some(HookName::Stop),
+            Some(Protocol::ClaudeCode),
+        );
+        let v: serde_json::Value = serde_json::from_str(r.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            (&v["decision"], &v["reason"], &v["systemMessage"]),
+            (
+                &json!("block"),
+                &json!("fix it"),
+                &json!("kapi hook stop: 3 others")
+            )
+        );
+        assert_eq!(
+            (r.code, r.stderr.as_str()),
+            (0, "kapi hook stop: 3 others\n")
+        );
+        let r = render(
+            &noted(Verdict::Nothing),
+            Some(HookName::Stop),
+            Some(Protocol::Codex),
+        );
+        assert_eq!(
+            r.stdout.as_deref(),
+            Some(r#"{"systemMessage":"kapi hook stop: 3 others"}"#)
+        );
+        let r = render(
+            &noted(negative()),
+            Some(HookName::Stop),
+            Some(Protocol::Kkss),
+        );
+        assert_eq!(
+            (r.code, r.stdout, r.stderr.as_str()),
+            (
+                0,
+                None,
+                "kapi hook stop: fix it\nkapi hook stop: 3 others\n"
+            )
+        );
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! What the hooks remember within one assistant session, in `.kapi/work/hooks/<session>.json`:
-//! findings post-edit saw that wait for the stop hook (the only way to the model on Kiki), and
-//! the stop-block count.
+//! the working tree as the session found it, the files its edits touched (and, beside the state,
+//! copies of files as they were before its first edit of them), and the stop hook's memory of
+//! what it blocked and reported.
 //!
 //! The count is kapi's own loop guard for hosts without `stop_hook_active` or a cap of their
 //! own: a stop is blocked at most [`MAX_CONSECUTIVE_BLOCKS`] times in a row with no new edit,
 //! and at most [`MAX_SESSION_BLOCKS`] times in a session whatever happens. State older than a
-//! week is pruned whenever state is written. A state file kapi cannot read starts afresh.
+//! week is pruned whenever state is written, and with it the session's kept copies. A state
+//! file kapi cannot read starts afresh (an older kapi's fields are ignored).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -22,6 +24,8 @@ const PRUNE_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
 /// A temporary file a hook ended before renaming (its deadline, a signal) is this old at most.
 const STALE_TEMP: Duration = Duration::from_secs(600);
 const LOCK: &str = ".lock";
+/// The folder beside a session's state that holds its kept copies.
+const KEPT_SUFFIX: &str = ".before";
 
 /// One session's hook state.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,53 +36,73 @@ pub struct SessionState {
     /// Stop blocks in the session.
     #[serde(default)]
     pub session_blocks: u32,
-    /// Edits post-edit has recorded in the session; each pending record carries the number of
-    /// the edit that made it.
+    /// Edits post-edit has recorded in the session.
     #[serde(default)]
     pub edits: u64,
-    /// Findings post-edit recorded for the stop hook (hosts whose post-edit only observes),
-    /// by project-relative file.
+    /// The working tree as the session's first hook found it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
+    /// Every project-relative file post-edit checked in the session: the session's own, whatever
+    /// the working tree says.
     #[serde(default)]
-    pub pending: BTreeMap<String, Pending>,
+    pub touched: BTreeSet<String>,
+    /// Files as pre-edit found them before the session's first edit of them: the hash naming
+    /// the kept copy ([`kept_path`]), or `None` for a file that did not exist yet.
+    #[serde(default)]
+    pub before: BTreeMap<String, Option<String>>,
+    /// The findings of the last stop kapi blocked, and the edit count then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_block: Option<LastBlock>,
+    /// The digest of the project's other failures the stop last reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported: Option<String>,
 }
 
-/// One file's findings, as the edit numbered `edit` left them.
+/// The working tree as a session's first hook found it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pending {
-    pub reason: String,
-    pub edit: u64,
+pub struct Baseline {
+    /// Whether the project is in a git work tree.
+    #[serde(default)]
+    pub git: bool,
+    /// The commit HEAD named (`None`: no git, or no commit yet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    /// Every file that differed from HEAD (changed, added, or untracked and not ignored), by
+    /// project-relative path: a person's work in progress, not the session's.
+    #[serde(default)]
+    pub dirty: BTreeMap<String, Sig>,
+    /// More files differed than kapi records: a file it did not record is the session's only
+    /// when an edit hook saw it.
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+/// What a file was: its size and modification time, and its content's hash when kapi read it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sig {
+    pub len: u64,
+    /// Nanoseconds since the Unix epoch (0 when the system does not say).
+    pub mtime: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+}
+
+/// The stop kapi last blocked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastBlock {
+    /// The digest of the findings it blocked for.
+    pub findings: String,
+    /// [`SessionState::edits`] then.
+    pub edits: u64,
 }
 
 impl SessionState {
-    /// Records an edit of `rel`: its findings while it fails, none once it passes; a new edit
-    /// also starts the consecutive stop-block count again.
-    pub fn record_edit(&mut self, rel: &str, failing: Option<&str>) {
+    /// Records an edit of `rel`: the file is the session's, and a new edit starts the
+    /// consecutive stop-block count again.
+    pub fn record_edit(&mut self, rel: &str) {
         self.edits += 1;
         self.stop_blocks = 0;
-        match failing {
-            Some(reason) => {
-                self.pending.insert(
-                    rel.to_owned(),
-                    Pending {
-                        reason: reason.to_owned(),
-                        edit: self.edits,
-                    },
-                );
-            }
-            None => {
-                self.pending.remove(rel);
-            }
-        }
-    }
-
-    /// Clears the records a stop found passing, each only if no edit re-recorded it since the
-    /// stop read it (`seen`: file → the edit number read).
-    pub fn clear(&mut self, seen: &[(String, u64)]) {
-        for (rel, edit) in seen {
-            if self.pending.get(rel).is_some_and(|p| p.edit == *edit) {
-                self.pending.remove(rel);
-            }
-        }
+        self.touched.insert(rel.to_owned());
     }
 }
 
@@ -86,6 +110,13 @@ impl SessionState {
 pub fn path(root: &Path, session: &str) -> PathBuf {
     root.join(kapi_core::project::layout::HOOKS_DIR)
         .join(format!("{}.json", file_key(session)))
+}
+
+/// The copy of a file as it was before the session's first edit of it, named by its hash.
+pub fn kept_path(root: &Path, session: &str, hash: &str) -> PathBuf {
+    root.join(kapi_core::project::layout::HOOKS_DIR)
+        .join(format!("{}{KEPT_SUFFIX}", file_key(session)))
+        .join(hash)
 }
 
 /// A session id as a file name: kept when it is plain, else a readable prefix and a hash.
@@ -166,27 +197,38 @@ fn prune(dir: &Path, keep: &Path) {
         return;
     };
     let now = SystemTime::now();
+    let older = |entry: &std::fs::DirEntry, limit: Duration| {
+        entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > limit)
+    };
+    let mut kept_dirs = Vec::new();
     for entry in entries.flatten() {
         let p = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        let limit = if name.ends_with(".kapi-tmp") {
+        let limit = if let Some(key) = name.strip_suffix(KEPT_SUFFIX) {
+            // A session's kept copies go with its state (after the state's own pruning).
+            kept_dirs.push((entry, format!("{key}.json")));
+            continue;
+        } else if name.ends_with(".kapi-tmp") {
             STALE_TEMP
         } else if name.ends_with(".json") {
             PRUNE_AFTER
         } else {
             continue;
         };
-        if p == keep {
-            continue;
-        }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age > limit);
-        if old {
+        if p != keep && older(&entry, limit) {
             let _ = std::fs::remove_file(p);
+        }
+    }
+    for (entry, state) in kept_dirs {
+        // Written after its state is: a folder with no state beside it for ten minutes is
+        // a pruned session's.
+        if !dir.join(state).exists() && older(&entry, STALE_TEMP) {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -202,26 +244,13 @@ mod tests {
             stop_blocks: 1,
             ..SessionState::default()
         };
-        s.record_edit("docs/a.md", Some("fails"));
+        s.record_edit("docs/a.md");
         let copy = s.clone();
         update(dir.path(), "abc-1", |state| *state = copy).unwrap();
         assert_eq!(load(dir.path(), "abc-1"), s);
         std::fs::write(path(dir.path(), "abc-1"), "{not json").unwrap();
         assert_eq!(load(dir.path(), "abc-1"), SessionState::default());
         assert_eq!(load(dir.path(), "other"), SessionState::default());
-    }
-
-    #[test]
-    fn a_stop_never_clears_a_record_an_edit_made_after_it_read() {
-        let mut s = SessionState::default();
-        s.record_edit("a.md", Some("fails"));
-        let seen = vec![("a.md".to_owned(), s.pending["a.md"].edit)];
-        s.record_edit("a.md", Some("fails again"));
-        s.clear(&seen);
-        assert!(s.pending.contains_key("a.md"));
-        let seen = vec![("a.md".to_owned(), s.pending["a.md"].edit)];
-        s.clear(&seen);
-        assert!(s.pending.is_empty());
     }
 
     #[test]
@@ -232,13 +261,42 @@ mod tests {
                 let root = dir.path();
                 scope.spawn(move || {
                     update(root, "s", |state| {
-                        state.record_edit(&format!("f{i}.md"), Some("fails"));
+                        state.record_edit(&format!("f{i}.md"));
                     })
                     .unwrap();
                 });
             }
         });
-        assert_eq!(load(dir.path(), "s").pending.len(), 16);
+        assert_eq!(load(dir.path(), "s").touched.len(), 16);
+    }
+
+    #[test]
+    fn an_older_kapis_state_loads_and_kept_copies_go_with_their_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(kapi_core::project::layout::HOOKS_DIR)).unwrap();
+        std::fs::write(
+            path(root, "old"),
+            r#"{"stop_blocks": 1, "pending": {"a.md": {"reason": "x", "edit": 1}}}"#,
+        )
+        .unwrap();
+        assert_eq!(load(root, "old").stop_blocks, 1);
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let kept = |session: &str| {
+            let file = kept_path(root, session, "h");
+            let folder = file.parent().unwrap().to_path_buf();
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(&file, "x").unwrap();
+            std::fs::File::open(&folder)
+                .unwrap()
+                .set_modified(hour_ago)
+                .unwrap();
+            file
+        };
+        let (gone, stays) = (kept("gone"), kept("old"));
+        update(root, "new", |_| ()).unwrap();
+        assert!(!gone.exists() && !gone.parent().unwrap().exists());
+        assert!(stays.exists());
     }
 
     #[test]
