@@ -19,8 +19,9 @@ use crate::printer::Printer;
 /// Run one assistant hook: the host pipes its event JSON in and reads the verdict back
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// `post-edit` (check the file an edit wrote), `stop` (the ship gates before the turn
-    /// ends), or `pre-edit` (refuse hand-edits of generated translation targets)
+    /// `post-edit` (check the file an edit wrote), `stop` (before the turn ends: what the
+    /// session changed must pass), or `pre-edit` (refuse hand-edits of generated translation
+    /// targets)
     #[arg(value_name = "HOOK")]
     pub hook: String,
     /// The host whose protocol to speak: claude-code, codex, kkss or kiki [default: told by
