@@ -23,6 +23,7 @@ mod pofilter;
 mod skill;
 mod stats;
 mod store;
+mod terms_case;
 mod toolbox;
 mod toolbox_sed;
 mod translate;
