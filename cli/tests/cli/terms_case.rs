@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::Kapi;
-use super::apply::{apply, set, statuses};
+use super::apply::{apply, block, set, statuses};
 
 const RECIPE: &str = "version: v1\nname: names\ndefaults:\n  source_language: en\ncollections:\n  - path: \"docs/**/*.md\"\n";
 
@@ -248,5 +248,26 @@ fn context_and_context_search_show_a_terms_exceptions() {
     assert_eq!(
         reactjs["exceptions"],
         json!(["ReactJS Day", "ReactJS Conf"])
+    );
+}
+
+#[test]
+fn an_edit_that_writes_an_exception_passes_the_commit_check_and_the_bare_term_does_not() {
+    let kapi = react("# Events\n\nSee you soon.\n");
+    let edit = |content: &str| {
+        let (at, rev, _) = block(&kapi, "docs/events.md", "See you");
+        apply(
+            &kapi,
+            &set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": content}])),
+            &["--json"],
+        )
+    };
+    let run = edit("See you at ReactJS Day.");
+    assert_eq!(statuses(&run), ["applied"], "{}", run.transcript());
+    let run = edit("ReactJS is the old name.");
+    assert_eq!(statuses(&run), ["gate_failed"], "{}", run.transcript());
+    assert!(
+        kapi.read("docs/events.md")
+            .contains("See you at ReactJS Day.")
     );
 }
