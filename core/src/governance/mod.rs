@@ -7,7 +7,7 @@ pub mod matcher;
 pub mod notes;
 pub mod terms;
 pub mod terms_edit;
-mod variants;
+pub mod variants;
 pub mod voice;
 
 use regex::Regex;

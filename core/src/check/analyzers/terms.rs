@@ -16,7 +16,8 @@ use crate::governance::{Governance, Severity, TermEntry, TermMatch, TermStatus};
 declare_rule! {
     /// ## What it flags
     /// A term the project forbids (`status: forbidden` in `.kapi/terms.yaml`, or the voice's
-    /// `vocabulary.forbidden`), matched as a whole word.
+    /// `vocabulary.forbidden`), matched as a whole word, except inside a phrase its
+    /// `exceptions:` allow (`ReactJS Day` for a forbidden `ReactJS`).
     ///
     /// ## Why it matters
     /// Forbidden terms are decisions the project already made: jargon, unverifiable claims,
@@ -30,7 +31,8 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// A competitor's product or company name (`status: competitor`, or the voice's
-    /// `vocabulary.competitor`), matched as a whole word.
+    /// `vocabulary.competitor`), matched as a whole word, except inside a phrase its
+    /// `exceptions:` allow.
     ///
     /// ## Why it matters
     /// Naming a competitor in your own documentation advertises it, can raise legal
@@ -44,7 +46,7 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// A deprecated term (`status: deprecated`): one still understood but replaced by the
-    /// concept's preferred term.
+    /// concept's preferred term; not inside a phrase its `exceptions:` allow.
     ///
     /// ## Why it matters
     /// Two names for one thing make readers wonder whether they are two things, and make
@@ -63,10 +65,13 @@ declare_rule! {
     /// `NPM`. Case may differ anywhere; a `.` or `-` between the term's parts may be dropped,
     /// swapped or put where its case changes (`Git-Hub`); spaces may not (`Java Script` is
     /// not flagged). Not flagged: the name inside a longer one (`rust-analyzer`, `github.io`,
-    /// `npm-run-all`, `@github`), and an all-lower-case term (`npm`) capitalised at the start
-    /// of a sentence, heading, list item or table cell (`Npm`; `NPM` is still flagged). A
-    /// term declared for the same spelling (a forbidden `Github`) reports as itself instead.
-    /// The term's own `severity` replaces the default.
+    /// `npm-run-all`, `~/.cargo`, `@github`, `#typescript`); a one-word name capitalised like
+    /// a proper noun written all in lower case (`rust`, `cargo`, `go` are words and commands
+    /// too; `RUST` is flagged); an all-lower-case term (`npm`) capitalised at the start of a
+    /// sentence, heading, list item or table cell (`Npm`; `NPM` is still flagged); a name in
+    /// capitals between words in capitals. A term declared for the same spelling (a
+    /// forbidden `Github`) reports as itself instead. The term's own `severity` replaces the
+    /// default; a phrase in the term's `exceptions:` allows it.
     ///
     /// ## Why it matters
     /// A name is part of a brand and of what readers search for; a misspelt one looks careless
