@@ -582,6 +582,7 @@ impl ContextAnswer {
                 if let Some(n) = &t.note {
                     line.push_str(&format!(" — {n}"));
                 }
+                push_exceptions(&mut line, t);
                 out.push_str(&line);
                 out.push('\n');
             }
@@ -597,6 +598,7 @@ impl ContextAnswer {
                 if t.case_sensitive {
                     line.push_str(" (case as written)");
                 }
+                push_exceptions(&mut line, t);
                 out.push_str(&line);
                 out.push('\n');
             }
@@ -623,6 +625,19 @@ impl ContextAnswer {
         );
         push_section(out, "Notes", &self.notes, |n| format!("- {n}\n"));
     }
+}
+
+/// `; allowed in `ReactJS Day`, `ReactJS Conf`` after a term line that has exceptions.
+fn push_exceptions(line: &mut String, term: &TermEntry) {
+    if term.exceptions.is_empty() {
+        return;
+    }
+    let phrases: Vec<String> = term
+        .exceptions
+        .iter()
+        .map(|e| format!("`{}`", e.text))
+        .collect();
+    line.push_str(&format!("; allowed in {}", phrases.join(", ")));
 }
 
 /// Demotes every markdown heading one level, leaving fenced code alone.

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use kapi_core::governance::notes::KeptNote;
-use kapi_core::governance::terms::TermsFile;
+use kapi_core::governance::terms::{CaseMode, TermsFile};
 use kapi_core::governance::voice::{TermRule, VoiceProfile};
 use kapi_core::governance::{TermEntry, TermStatus};
 use kapi_core::project::Project;
@@ -59,6 +59,13 @@ pub struct SearchTerm {
     pub definition: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Written exactly so (`case: sensitive`): for a preferred or admitted term, `kapi check`
+    /// reports its other spellings (`terms.case`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub case_sensitive: bool,
+    /// Phrases in which the term is allowed (`exceptions:`), as the terms file writes them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exceptions: Vec<String>,
     /// The terms file or voice file that declares it, project-relative.
     pub source: String,
     /// `ok`, `avoid: say "X"`, `avoid` (no replacement known), or `not established` (a
@@ -429,6 +436,8 @@ fn terms_hits(file: &TermsFile, q: &str) -> Vec<(u8, SearchTerm)> {
                     replacement,
                     definition: concept.definition.clone(),
                     note,
+                    case_sensitive: t.case == CaseMode::Sensitive,
+                    exceptions: t.exceptions.iter().map(|e| e.trim().to_owned()).collect(),
                     source: String::new(),
                 },
             ));
@@ -476,6 +485,8 @@ fn voice_hits(voice: &VoiceProfile, q: &str) -> Vec<(u8, SearchTerm)> {
                 replacement,
                 definition: None,
                 note: rule.note.clone(),
+                case_sensitive: false,
+                exceptions: Vec::new(),
                 source: String::new(),
             },
         ));
@@ -494,6 +505,15 @@ fn verdict(status: TermStatus, replacement: Option<&str>) -> String {
     } else {
         "ok".to_owned()
     }
+}
+
+/// `` `a`, `b` ``.
+fn backticked(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Case and spacing folded.
@@ -569,10 +589,16 @@ impl SearchAnswer {
                 if let Some(c) = &t.concept {
                     about.push(format!("concept `{c}`"));
                 }
+                if t.case_sensitive {
+                    about.push("case as written".to_owned());
+                }
                 about.push(format!("`{}`", t.source));
                 line.push_str(&format!(" — {}", about.join(", ")));
                 if let Some(n) = t.note.as_ref().or(t.definition.as_ref()) {
                     line.push_str(&format!(". {}", n.trim()));
+                }
+                if !t.exceptions.is_empty() {
+                    line.push_str(&format!(". Allowed in {}", backticked(&t.exceptions)));
                 }
                 out.push_str(&line);
                 out.push('\n');

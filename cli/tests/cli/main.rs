@@ -29,6 +29,7 @@ mod rules_files;
 mod skill;
 mod stats;
 mod store;
+mod terms_case;
 mod toolbox;
 mod toolbox_sed;
 mod translate;

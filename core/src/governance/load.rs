@@ -62,7 +62,7 @@ pub fn load(root: &Path, point: &Point, lang: &str) -> Result<Governance, Govern
         }
         let text = read(path, &display, None)?;
         let file = TermsFile::parse(&text, &display)?;
-        for entry in file.entries_for(lang) {
+        for entry in file.entries_in(lang, &text, &display) {
             if seen.insert(key(&entry)) {
                 terms.push(entry);
             }
@@ -203,6 +203,7 @@ fn voice_entry(rule: &TermRule, status: TermStatus, lang: &str) -> TermEntry {
         definition: None,
         severity: rule.severity,
         origin: TermOrigin::Voice,
+        exceptions: Vec::new(),
     }
 }
 

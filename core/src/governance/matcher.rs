@@ -7,42 +7,92 @@
 //! length (`İ` → `i̇`). Candidate matches (overlapping) that fail a word boundary are
 //! dropped, then the longest at each position wins, left to right, without overlap.
 //!
-//! Cost: linear in the text, and memory bounded by the longest term, not the matches.
+//! Two more kinds of pattern ride in the same automata, so neither costs a pass of its own:
+//! - **Variants** ([`super::variants`]): the spellings of a case-sensitive preferred or
+//!   admitted term that differ from it only in case or joiners (`Javascript`, `NodeJS` for
+//!   `JavaScript`, `Node.js`), folded. [`TermMatcher::find_each_variant`] hands them on
+//!   (`TermMatch::variant`); [`TermMatcher::find_each`] never does. A variant competes like
+//!   any term (the longest match wins, so `node.JS` is one variant, not a `JS` inside it),
+//!   and on the very same span a declared term wins over it (a forbidden `Github` reports as
+//!   forbidden, with its own replacement).
+//! - **Exceptions**: a term's `exceptions:` phrases, matched like the term (its side of the
+//!   matcher, whole words). They never compete: a match that stands inside an occurrence of
+//!   one of its own entry's exceptions carries it (`TermMatch::exception`).
+//!
+//! Cost: linear in the text, and memory bounded by the longest pattern, not the matches.
 //! Candidates stream from both automata in the order they end; every candidate starting
 //! before the point no future one can start before (the furthest scan back the longest
 //! pattern allows) is settled and handed on, so a text with a million matches never holds
-//! them all ([`TermMatcher::find_each`]). The byte map, needed only when normalising moves
+//! them all ([`TermMatcher::find_each`]). Exception occurrences settle with them: one that
+//! starts before that point is folded into the furthest end each entry's exceptions reach,
+//! so a match asks one map, never a list. The byte map, needed only when normalising moves
 //! bytes, is one `u32` per byte (a text is at most 100 MB).
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_segmentation::GraphemeCursor;
 
-use super::TermEntry;
+use super::variants::{self, Spelling};
+use super::{TermEntry, TermStatus};
 
 /// One match of a term in a text: the entry's index and the byte range in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TermMatch {
     pub entry: usize,
     pub range: std::ops::Range<usize>,
+    /// A spelling of the entry that differs from it only in case or joiners (`terms.case`);
+    /// only [`TermMatcher::find_each_variant`] hands these on.
+    pub variant: bool,
+    /// The entry's exception phrase (an index into its `exceptions`) this match stands
+    /// inside: the project allows the term there.
+    pub exception: Option<usize>,
 }
 
-/// One side of the matcher (case-insensitive or case-sensitive terms). Its automaton is built
-/// on the first search: a check answered by the cache, which needs only the governance's
-/// fingerprint, never compiles it.
+/// What an automaton pattern stands for.
+#[derive(Debug, Clone)]
+enum Kind {
+    /// The entry's own text.
+    Term,
+    /// The entry's variants, with the spelling they are told apart from.
+    Variant(Spelling),
+    /// The entry's exception phrase of this index.
+    Exception(usize),
+}
+
+/// One thing a pattern can be a match of, with the word boundaries its edges need.
+#[derive(Debug, Clone)]
+struct Target {
+    entry: usize,
+    kind: Kind,
+    /// Whether its first and last characters need a word boundary.
+    lead: bool,
+    trail: bool,
+    /// Case-sensitive (wins a tie on the same span).
+    sensitive: bool,
+}
+
+/// One side of the matcher (case-insensitive or case-sensitive patterns). Its automaton is
+/// built on the first search: a check answered by the cache, which needs only the
+/// governance's fingerprint, never compiles it.
 #[derive(Debug, Clone)]
 struct Side {
     patterns: Vec<String>,
     automaton: OnceLock<Option<AhoCorasick>>,
-    /// For each automaton pattern, the entries that share it.
-    entries: Vec<Vec<usize>>,
+    /// For each automaton pattern, the targets that share it.
+    targets: Vec<Vec<usize>>,
     /// The longest pattern, in bytes of the normalised text.
     longest: usize,
+    /// Every pattern stands for variants alone: a search without variants skips the side.
+    variants_only: bool,
 }
 
-/// A candidate match: (start, end, entry) in the original text.
+/// A candidate match: (start, end, target) in the original text.
 type Candidate = (usize, usize, usize);
+
+/// An exception phrase's occurrence: (start, end, entry, exception index).
+type Allowance = (usize, usize, usize, usize);
 
 /// How many candidates wait before the settled ones are handed on (doubled while a window
 /// of unsettled candidates is larger: many terms sharing a long stretch of text).
@@ -53,50 +103,106 @@ const SETTLE_EVERY: usize = 1024;
 pub struct TermMatcher {
     folded: Option<Side>,
     exact: Option<Side>,
-    /// Per entry: whether its first and last characters need a word boundary.
-    edges: Vec<(bool, bool)>,
-    /// Per entry: case-sensitive (wins a tie on the same span).
-    sensitive: Vec<bool>,
+    /// The first `entries.len()` targets are the entries' own texts, in order; variants and
+    /// exceptions follow.
+    targets: Vec<Target>,
+}
+
+/// The patterns of one side as they are compiled.
+#[derive(Default)]
+struct Patterns {
+    patterns: Vec<String>,
+    targets: Vec<Vec<usize>>,
+    /// Where each pattern is, for a pattern given again by another target.
+    index: HashMap<String, usize>,
+}
+
+impl Patterns {
+    fn add(&mut self, pattern: String, target: usize) {
+        if pattern.is_empty() {
+            return;
+        }
+        match self.index.get(&pattern) {
+            Some(&at) => self.targets[at].push(target),
+            None => {
+                self.index.insert(pattern.clone(), self.patterns.len());
+                self.patterns.push(pattern);
+                self.targets.push(vec![target]);
+            }
+        }
+    }
+}
+
+/// Whether a text's first and last characters need a word boundary.
+fn edges(text: &str) -> (bool, bool) {
+    (
+        text.chars().next().is_some_and(spaced_word),
+        text.chars().next_back().is_some_and(spaced_word),
+    )
 }
 
 impl TermMatcher {
     /// Compiles the entries; `TermMatch::entry` indexes this slice. Empty terms never match.
     pub fn new(entries: &[TermEntry]) -> Self {
-        let mut folded_patterns: Vec<String> = Vec::new();
-        let mut folded_entries: Vec<Vec<usize>> = Vec::new();
-        let mut exact_patterns: Vec<String> = Vec::new();
-        let mut exact_entries: Vec<Vec<usize>> = Vec::new();
-        let mut edges = Vec::with_capacity(entries.len());
-        let mut sensitive = Vec::with_capacity(entries.len());
+        let mut folded = Patterns::default();
+        let mut exact = Patterns::default();
+        let mut targets: Vec<Target> = Vec::with_capacity(entries.len());
         for (index, entry) in entries.iter().enumerate() {
             let trimmed = entry.text.trim();
-            edges.push((
-                trimmed.chars().next().is_some_and(spaced_word),
-                trimmed.chars().next_back().is_some_and(spaced_word),
-            ));
-            sensitive.push(entry.case_sensitive);
-            let pattern = normalize(trimmed, !entry.case_sensitive).text;
-            if pattern.is_empty() {
-                continue;
-            }
-            let (patterns, owners) = if entry.case_sensitive {
-                (&mut exact_patterns, &mut exact_entries)
+            let (lead, trail) = edges(trimmed);
+            targets.push(Target {
+                entry: index,
+                kind: Kind::Term,
+                lead,
+                trail,
+                sensitive: entry.case_sensitive,
+            });
+            let side = if entry.case_sensitive {
+                &mut exact
             } else {
-                (&mut folded_patterns, &mut folded_entries)
+                &mut folded
             };
-            match patterns.iter().position(|p| *p == pattern) {
-                Some(at) => owners[at].push(index),
-                None => {
-                    patterns.push(pattern);
-                    owners.push(vec![index]);
+            side.add(normalize(trimmed, !entry.case_sensitive).text, index);
+        }
+        for (index, entry) in entries.iter().enumerate() {
+            let trimmed = entry.text.trim();
+            if has_variants(entry) && !trimmed.is_empty() {
+                let (lead, trail) = edges(trimmed);
+                let target = targets.len();
+                targets.push(Target {
+                    entry: index,
+                    kind: Kind::Variant(Spelling::new(trimmed)),
+                    lead,
+                    trail,
+                    sensitive: false,
+                });
+                for spelling in variants::spellings(trimmed) {
+                    folded.add(normalize(&spelling, true).text, target);
                 }
+            }
+            for (k, exception) in entry.exceptions.iter().enumerate() {
+                let phrase = exception.text.trim();
+                let (lead, trail) = edges(phrase);
+                let target = targets.len();
+                targets.push(Target {
+                    entry: index,
+                    kind: Kind::Exception(k),
+                    lead,
+                    trail,
+                    sensitive: entry.case_sensitive,
+                });
+                let side = if entry.case_sensitive {
+                    &mut exact
+                } else {
+                    &mut folded
+                };
+                side.add(normalize(phrase, !entry.case_sensitive).text, target);
             }
         }
         TermMatcher {
-            folded: build(folded_patterns, folded_entries),
-            exact: build(exact_patterns, exact_entries),
-            edges,
-            sensitive,
+            folded: build(folded, &targets),
+            exact: build(exact, &targets),
+            targets,
         }
     }
 
@@ -114,19 +220,32 @@ impl TermMatcher {
 
     /// [`TermMatcher::find`], handing each match to `emit` as soon as it is settled (in
     /// order), without holding every match.
-    pub fn find_each(&self, text: &str, mut emit: impl FnMut(TermMatch)) {
+    pub fn find_each(&self, text: &str, emit: impl FnMut(TermMatch)) {
+        self.scan(text, Scan::TERMS, emit);
+    }
+
+    /// [`TermMatcher::find_each`], with the variants of case-sensitive preferred and admitted
+    /// terms among the matches (`TermMatch::variant`; [`super::variants`] says which).
+    pub fn find_each_variant(&self, text: &str, emit: impl FnMut(TermMatch)) {
+        self.scan(text, Scan::VARIANTS, emit);
+    }
+
+    fn scan(&self, text: &str, how: Scan, mut emit: impl FnMut(TermMatch)) {
         // Offsets are kept as `u32` in the byte map: longer texts (never read: a file is at
         // most 100 MB) are not matched.
         if self.is_empty() || text.is_empty() || u32::try_from(text.len()).is_err() {
             return;
         }
+        let wanted = |side: &Side| how.variants || !side.variants_only;
         let folded = self
             .folded
             .as_ref()
+            .filter(|side| wanted(side))
             .map(|side| (side, normalize(text, true)));
         let exact = self
             .exact
             .as_ref()
+            .filter(|side| wanted(side))
             .map(|side| (side, normalize(text, false)));
         let mut streams: Vec<_> = [folded.as_ref(), exact.as_ref()]
             .into_iter()
@@ -139,9 +258,8 @@ impl TermMatcher {
                 Some((*side, hay, matches))
             })
             .collect();
-        let mut pending: Vec<Candidate> = Vec::new();
+        let mut window = Window::default();
         let mut settle_at = SETTLE_EVERY;
-        let mut last_end = 0;
         loop {
             // The stream whose next match ends first, in the original text.
             let next = streams
@@ -163,12 +281,10 @@ impl TermMatcher {
                 continue;
             }
             let (start, end) = (hay.start(s), hay.end(e - 1));
-            for &entry in &side.entries[m.pattern().as_usize()] {
-                if self.bounded(text, start, end, entry) {
-                    pending.push((start, end, entry));
-                }
+            for &target in &side.targets[m.pattern().as_usize()] {
+                self.candidate(text, start, end, target, how, &mut window);
             }
-            if pending.len() >= settle_at {
+            if window.held() >= settle_at {
                 // No match still to come starts before the longest pattern's reach back from
                 // where each stream's next match ends.
                 let frontier = streams
@@ -180,67 +296,192 @@ impl TermMatcher {
                     })
                     .min()
                     .unwrap_or(usize::MAX);
-                self.settle(&mut pending, frontier, &mut last_end, &mut emit);
-                settle_at = (pending.len() * 2).max(SETTLE_EVERY);
+                self.settle(&mut window, frontier, &mut emit);
+                settle_at = (window.held() * 2).max(SETTLE_EVERY);
             }
         }
-        self.settle(&mut pending, usize::MAX, &mut last_end, &mut emit);
+        self.settle(&mut window, usize::MAX, &mut emit);
+    }
+
+    /// Takes one automaton match of `target` at `start..end` into the window, if it holds
+    /// there (word boundaries; for a variant, the rules of [`super::variants`]).
+    fn candidate(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        target: usize,
+        how: Scan,
+        window: &mut Window,
+    ) {
+        let Some(t) = self.targets.get(target) else {
+            return;
+        };
+        match &t.kind {
+            Kind::Variant(_) if !how.variants => {}
+            _ if !bounded(text, start, end, t) => {}
+            Kind::Term => window.pending.push((start, end, target)),
+            Kind::Variant(spelling) => {
+                if spelling.reports(text, start..end, how.sentence_starts) {
+                    window.pending.push((start, end, target));
+                }
+            }
+            Kind::Exception(index) => window.allowances.push((start, end, t.entry, *index)),
+        }
     }
 
     /// Hands on, in order, the winners among the candidates that start before `frontier`
-    /// (all the candidates that will ever start there are in `pending`), keeping the rest.
-    fn settle(
-        &self,
-        pending: &mut Vec<Candidate>,
-        frontier: usize,
-        last_end: &mut usize,
-        emit: &mut impl FnMut(TermMatch),
-    ) {
-        pending.sort_unstable_by(|a, b| {
+    /// (all the candidates that will ever start there are in the window), each with the
+    /// exception it stands inside, keeping the rest.
+    fn settle(&self, window: &mut Window, frontier: usize, emit: &mut impl FnMut(TermMatch)) {
+        let targets = &self.targets;
+        let variant = |t: usize| matches!(targets[t].kind, Kind::Variant(_));
+        window.pending.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
                 .then((b.1 - b.0).cmp(&(a.1 - a.0)))
-                .then(self.sensitive[b.2].cmp(&self.sensitive[a.2]))
+                .then(variant(a.2).cmp(&variant(b.2)))
+                .then(targets[b.2].sensitive.cmp(&targets[a.2].sensitive))
                 .then(a.2.cmp(&b.2))
         });
-        let settled = pending.partition_point(|c| c.0 < frontier);
-        for (start, end, entry) in pending.drain(..settled) {
+        window.allowances.sort_unstable_by_key(|a| a.0);
+        let settled = window.pending.partition_point(|c| c.0 < frontier);
+        let mut allowed = 0;
+        let Window {
+            pending,
+            allowances,
+            reach,
+            last_end,
+        } = window;
+        for (start, end, target) in pending.drain(..settled) {
             if start < *last_end {
                 continue;
             }
+            while let Some(&a) = allowances.get(allowed).filter(|a| a.0 <= start) {
+                reach_further(reach, a);
+                allowed += 1;
+            }
+            let entry = targets[target].entry;
+            let exception = reach
+                .get(&entry)
+                .filter(|(reach_end, _)| *reach_end >= end)
+                .map(|&(_, index)| index);
             emit(TermMatch {
                 entry,
                 range: start..end,
+                variant: variant(target),
+                exception,
             });
             *last_end = end;
         }
-    }
-
-    /// Whether the match `start..end` for `entry` sits on word (and grapheme) boundaries.
-    fn bounded(&self, text: &str, start: usize, end: usize, entry: usize) -> bool {
-        if !grapheme_boundary(text, start) || !grapheme_boundary(text, end) {
-            return false;
+        // Every match still to come starts at or after the frontier: an occurrence that
+        // starts before it serves them through `reach` alone.
+        while let Some(&a) = allowances.get(allowed).filter(|a| a.0 < frontier) {
+            reach_further(reach, a);
+            allowed += 1;
         }
-        let (lead, trail) = self.edges.get(entry).copied().unwrap_or((false, false));
-        if lead && text[..start].chars().next_back().is_some_and(spaced_word) {
-            return false;
-        }
-        if trail && text[end..].chars().next().is_some_and(spaced_word) {
-            return false;
-        }
-        true
+        allowances.drain(..allowed);
     }
 }
 
-fn build(patterns: Vec<String>, entries: Vec<Vec<usize>>) -> Option<Side> {
-    if patterns.is_empty() {
+/// What a search hands on.
+#[derive(Debug, Clone, Copy)]
+struct Scan {
+    variants: bool,
+    /// A lower-case term capitalised at the start of a sentence is not a variant (a check);
+    /// off, it is one (whether a phrase holds the term at all).
+    sentence_starts: bool,
+}
+
+impl Scan {
+    const TERMS: Scan = Scan {
+        variants: false,
+        sentence_starts: true,
+    };
+    const VARIANTS: Scan = Scan {
+        variants: true,
+        sentence_starts: true,
+    };
+}
+
+/// The candidates and exception occurrences not yet settled, and what settling keeps.
+#[derive(Default)]
+struct Window {
+    pending: Vec<Candidate>,
+    allowances: Vec<Allowance>,
+    /// Per entry, the furthest end (and its exception) of the entry's exception occurrences
+    /// that start at or before the matches still to settle.
+    reach: HashMap<usize, (usize, usize)>,
+    /// Where the last match handed on ends.
+    last_end: usize,
+}
+
+impl Window {
+    fn held(&self) -> usize {
+        self.pending.len() + self.allowances.len()
+    }
+}
+
+fn reach_further(reach: &mut HashMap<usize, (usize, usize)>, (_, end, entry, index): Allowance) {
+    let furthest = reach.entry(entry).or_insert((end, index));
+    if end > furthest.0 {
+        *furthest = (end, index);
+    }
+}
+
+/// Whether the term `entry` guards its spelling (`terms.case`): a case-sensitive preferred or
+/// admitted term.
+fn has_variants(entry: &TermEntry) -> bool {
+    entry.case_sensitive && matches!(entry.status, TermStatus::Preferred | TermStatus::Admitted)
+}
+
+/// Whether `phrase` holds `entry` as a word of its own: as written (in the term's case
+/// policy), or, for a term with variants, in a spelling the case rule reports anywhere but
+/// at the start of a sentence. What validates a term's `exceptions`.
+pub(crate) fn holds_term(entry: &TermEntry, phrase: &str) -> bool {
+    let bare = TermEntry {
+        exceptions: Vec::new(),
+        ..entry.clone()
+    };
+    let matcher = TermMatcher::new(std::slice::from_ref(&bare));
+    let mut found = false;
+    let how = Scan {
+        variants: true,
+        sentence_starts: false,
+    };
+    matcher.scan(phrase, how, |_| found = true);
+    found
+}
+
+/// Whether the match `start..end` sits on word (and grapheme) boundaries for `target`.
+fn bounded(text: &str, start: usize, end: usize, target: &Target) -> bool {
+    if !grapheme_boundary(text, start) || !grapheme_boundary(text, end) {
+        return false;
+    }
+    if target.lead && text[..start].chars().next_back().is_some_and(spaced_word) {
+        return false;
+    }
+    if target.trail && text[end..].chars().next().is_some_and(spaced_word) {
+        return false;
+    }
+    true
+}
+
+fn build(patterns: Patterns, targets: &[Target]) -> Option<Side> {
+    if patterns.patterns.is_empty() {
         return None;
     }
-    let longest = patterns.iter().map(String::len).max().unwrap_or(0);
+    let longest = patterns.patterns.iter().map(String::len).max().unwrap_or(0);
+    let variants_only = patterns.targets.iter().flatten().all(|&t| {
+        targets
+            .get(t)
+            .is_some_and(|t| matches!(t.kind, Kind::Variant(_)))
+    });
     Some(Side {
-        patterns,
+        patterns: patterns.patterns,
         automaton: OnceLock::new(),
-        entries,
+        targets: patterns.targets,
         longest,
+        variants_only,
     })
 }
 
@@ -591,6 +832,13 @@ mod tests {
     use super::*;
     use crate::governance::TermStatus;
 
+    fn exception(text: &str) -> crate::governance::TermException {
+        crate::governance::TermException {
+            text: text.to_owned(),
+            at: None,
+        }
+    }
+
     fn entry(text: &str, case_sensitive: bool) -> TermEntry {
         TermEntry {
             case_sensitive,
@@ -672,7 +920,9 @@ mod tests {
             found,
             vec![TermMatch {
                 entry: 0,
-                range: 9..14
+                range: 9..14,
+                variant: false,
+                exception: None,
             }]
         );
         assert_eq!(&text[9..14], "login");
@@ -702,10 +952,87 @@ mod tests {
         for i in 0..times {
             expected.extend(one.iter().map(|t| TermMatch {
                 entry: t.entry,
+                variant: t.variant,
+                exception: t.exception,
                 range: t.range.start + i * part.len()..t.range.end + i * part.len(),
             }));
         }
         assert_eq!(whole, expected);
+    }
+
+    #[test]
+    fn variants_and_exceptions_settled_in_windows_are_those_of_each_part() {
+        // As above, with variants (folded, competing with the terms) and exception phrases
+        // (never competing): whole text and each part agree on both.
+        let mut react = entry("ReactJS", false);
+        react.exceptions = vec![
+            exception("ReactJS Day"),
+            exception("the ReactJS   Day Pass"),
+        ];
+        let mut github = entry("GitHub", true);
+        github.status = TermStatus::Preferred;
+        github.exceptions = vec![exception("GITHUB INC")];
+        let mut node = entry("Node.js", true);
+        node.status = TermStatus::Admitted;
+        let entries = [react, github, node, entry("js", false)];
+        let m = TermMatcher::new(&entries);
+        let part = "ReactJS Day, reactjs; the reactjs day pass. Github, GITHUB INC, GitHub,                     node.JS NodeJS Node.js js rust-github; ";
+        let mut one = Vec::new();
+        m.find_each_variant(part, |t| one.push(t));
+        let shown: Vec<(&str, bool, Option<usize>)> = one
+            .iter()
+            .map(|t| (&part[t.range.clone()], t.variant, t.exception))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("ReactJS", false, Some(0)),
+                ("reactjs", false, None),
+                ("reactjs", false, Some(1)),
+                ("Github", true, None),
+                ("GITHUB", true, Some(0)),
+                ("GitHub", false, None),
+                ("node.JS", true, None),
+                ("NodeJS", true, None),
+                ("Node.js", false, None),
+                ("js", false, None),
+            ]
+        );
+        let times = 3 * SETTLE_EVERY;
+        let mut whole = Vec::new();
+        m.find_each_variant(&part.repeat(times), |t| whole.push(t));
+        let mut expected = Vec::new();
+        for i in 0..times {
+            expected.extend(one.iter().map(|t| TermMatch {
+                range: t.range.start + i * part.len()..t.range.end + i * part.len(),
+                ..t.clone()
+            }));
+        }
+        assert_eq!(whole, expected);
+        // Without variants: the terms alone, as before.
+        let plain: Vec<&str> = m
+            .find(part)
+            .iter()
+            .map(|t| &part[t.range.clone()])
+            .collect();
+        assert_eq!(
+            plain,
+            [
+                "ReactJS", "reactjs", "reactjs", "GitHub", "JS", "Node.js", "js"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_side_of_variants_alone_is_not_scanned_without_them() {
+        let mut npm = entry("npm", true);
+        npm.status = TermStatus::Preferred;
+        let m = TermMatcher::new(&[npm]);
+        assert!(m.folded.as_ref().is_some_and(|side| side.variants_only));
+        assert!(m.find("NPM and npm").iter().all(|t| !t.variant));
+        let mut variants = Vec::new();
+        m.find_each_variant("NPM and npm", |t| variants.push(t.range));
+        assert_eq!(variants, [0..3, 8..11]);
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod matcher;
 pub mod notes;
 pub mod terms;
 pub mod terms_edit;
+pub mod variants;
 pub mod voice;
 
 use regex::Regex;
@@ -134,6 +135,32 @@ pub struct TermEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
     pub origin: TermOrigin,
+    /// Phrases in which the term is allowed (`exceptions:` in the terms file): a match inside
+    /// one of them is not a finding (the check lists it as suppressed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exceptions: Vec<TermException>,
+}
+
+/// One phrase in which a term is allowed (`ReactJS Day` for a forbidden `ReactJS`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct TermException {
+    /// The phrase as the terms file writes it.
+    pub text: String,
+    /// Where it is declared, `FILE:LINE` (`.kapi/terms.yaml:14`), when the loader knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+impl TermException {
+    /// What allows a match of `term` inside this phrase, as the check's report names it:
+    /// ``exception `ReactJS Day` of `ReactJS` (.kapi/terms.yaml:14)``.
+    pub fn allows(&self, term: &str) -> String {
+        let mut out = format!("exception `{}` of `{}`", self.text.trim(), term.trim());
+        if let Some(at) = &self.at {
+            out.push_str(&format!(" ({at})"));
+        }
+        out
+    }
 }
 
 impl TermEntry {
@@ -150,6 +177,7 @@ impl TermEntry {
             definition: None,
             severity: None,
             origin: TermOrigin::Terms,
+            exceptions: Vec::new(),
         }
     }
 }

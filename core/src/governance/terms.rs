@@ -6,8 +6,10 @@ use std::collections::{BTreeMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::error::{self, GovernanceError, Problem};
-use super::{Severity, TermEntry, TermOrigin, TermStatus};
+use super::matcher::holds_term;
+use super::{Severity, TermEntry, TermException, TermOrigin, TermStatus};
 use crate::suggest::is_slug;
+use crate::yaml_text::Outline;
 
 /// A whole terms file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +65,11 @@ pub struct Term {
     pub replacement: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// Phrases in which the term is allowed (`ReactJS Day` for a forbidden `ReactJS`), each
+    /// holding the term as a word of its own; matched like the term (whole words, its case
+    /// policy, any whitespace run as one space).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exceptions: Vec<String>,
 }
 
 impl TermsFile {
@@ -72,7 +79,8 @@ impl TermsFile {
     }
 
     /// Every problem: version, empty or repeated concept ids, empty text or lang, the same
-    /// text twice for one language.
+    /// text twice for one language, and exceptions that are empty, repeated, the term alone
+    /// or without the term in them.
     pub fn validate(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
         problems.extend(error::version_problem(&self.version));
@@ -137,6 +145,7 @@ impl TermsFile {
                 } else {
                     seen.insert(key, format!("{at}.text"));
                 }
+                exception_problems(term, &at, &mut problems);
             }
         }
         problems
@@ -144,8 +153,37 @@ impl TermsFile {
 
     /// The terms that apply to text in `lang`: those declared for the tag itself or for its
     /// bare language (`en` applies to `en-GB`); an exact-tag term hides the same text declared
-    /// for the bare language. Discouraged terms get their replacement resolved.
+    /// for the bare language. Discouraged terms get their replacement resolved. Exceptions
+    /// carry no location ([`TermsFile::entries_in`] gives them one).
     pub fn entries_for(&self, lang: &str) -> Vec<TermEntry> {
+        self.entries_located(lang, &mut |_, _, _| None)
+    }
+
+    /// [`TermsFile::entries_for`] of this file read from `text`, which errors and reports call
+    /// `path`: each exception carries where it is declared (`.kapi/terms.yaml:14`).
+    pub fn entries_in(&self, lang: &str, text: &str, path: &str) -> Vec<TermEntry> {
+        let has_exceptions = self
+            .concepts
+            .iter()
+            .flat_map(|c| &c.terms)
+            .any(|t| !t.exceptions.is_empty());
+        if !has_exceptions {
+            return self.entries_for(lang);
+        }
+        let outline = Outline::new(text);
+        self.entries_located(lang, &mut |c, t, i| {
+            outline
+                .locate_nearest(&format!("concepts[{c}].terms[{t}].exceptions[{i}]"))
+                .map(|(line, _)| format!("{path}:{line}"))
+        })
+    }
+
+    /// The entries for `lang`; `locate(concept, term, exception)` says where an exception is.
+    fn entries_located(
+        &self,
+        lang: &str,
+        locate: &mut dyn FnMut(usize, usize, usize) -> Option<String>,
+    ) -> Vec<TermEntry> {
         let wanted = lang.trim().replace('_', "-").to_ascii_lowercase();
         let bare = wanted.split('-').next().unwrap_or("").to_owned();
         let applies = |t: &Term| {
@@ -160,8 +198,11 @@ impl TermsFile {
             .map(|t| fold(&t.text))
             .collect();
         let mut out = Vec::new();
-        for concept in &self.concepts {
-            for term in concept.terms.iter().filter(|t| applies(t)) {
+        for (c, concept) in self.concepts.iter().enumerate() {
+            for (t, term) in concept.terms.iter().enumerate() {
+                if !applies(term) {
+                    continue;
+                }
                 let is_exact = term.lang.replace('_', "-").eq_ignore_ascii_case(&wanted);
                 if !is_exact && exact.contains(&fold(&term.text)) {
                     continue;
@@ -182,10 +223,79 @@ impl TermsFile {
                     definition: concept.definition.clone(),
                     severity: term.severity,
                     origin: TermOrigin::Terms,
+                    exceptions: term
+                        .exceptions
+                        .iter()
+                        .enumerate()
+                        .map(|(i, phrase)| TermException {
+                            text: phrase.trim().to_owned(),
+                            at: locate(c, t, i),
+                        })
+                        .collect(),
                 });
             }
         }
         out
+    }
+}
+
+/// The problems of a term's `exceptions` (`at` is the term's field path): an empty phrase, the
+/// same phrase twice, the term alone (it would allow every use), a phrase that does not hold
+/// the term as a word of its own (or, for a term `terms.case` guards, a spelling it reports).
+fn exception_problems(term: &Term, at: &str, problems: &mut Vec<Problem>) {
+    if term.exceptions.is_empty() {
+        return;
+    }
+    let text = term.text.trim();
+    let entry = TermEntry {
+        case_sensitive: term.case == CaseMode::Sensitive,
+        ..TermEntry::new(text, term.lang.as_str(), term.status)
+    };
+    let key = |phrase: &str| {
+        if entry.case_sensitive {
+            phrase.split_whitespace().collect::<Vec<_>>().join(" ")
+        } else {
+            fold(phrase)
+        }
+    };
+    let mut seen: HashSet<String> = HashSet::new();
+    for (i, phrase) in term.exceptions.iter().enumerate() {
+        let field = format!("{at}.exceptions[{i}]");
+        let phrase = phrase.trim();
+        if phrase.is_empty() {
+            problems.push(Problem::new(field, "must not be empty").with_hint(format!(
+                "write the phrase in which `{text}` is allowed, such as `{text} Day`, or remove the empty entry"
+            )));
+            continue;
+        }
+        let phrase_key = key(phrase);
+        if phrase_key == key(text) {
+            problems.push(
+                Problem::new(
+                    field,
+                    format!("`{phrase}` is the term itself: it would allow every use of it"),
+                )
+                .with_hint(format!(
+                    "list the longer phrases in which `{text}` is allowed, or change the term's `status`"
+                )),
+            );
+        } else if seen.contains(phrase_key.as_str()) {
+            problems.push(
+                Problem::new(field, format!("`{phrase}` is listed twice"))
+                    .with_hint("list each exception once"),
+            );
+        } else if !holds_term(&entry, phrase) {
+            problems.push(
+                Problem::new(
+                    field,
+                    format!("`{phrase}` does not contain the term `{text}` as a word of its own"),
+                )
+                .with_hint(format!(
+                    "write the whole phrase in which `{text}` is allowed, with the term in it as written (`{text} Day`), or remove the exception"
+                )),
+            );
+        }
+        seen.insert(phrase_key);
     }
 }
 
@@ -232,6 +342,7 @@ fn fold(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Hint;
 
     const DOC: &str = include_str!("../../../testdata/governance/terms/terms.yaml");
 
@@ -339,5 +450,62 @@ mod tests {
             let shown = parse(text).expect_err(want).to_string();
             assert!(shown.contains(want), "{shown:?} lacks {want:?}");
         }
+    }
+
+    #[test]
+    fn exceptions_are_located_where_they_are_declared() {
+        let text = "version: v1\nconcepts:\n  - id: react\n    terms:\n      - text: ReactJS\n        lang: en\n        status: forbidden\n        exceptions:\n          - ReactJS Day\n          - \"ReactJS  Conf\"\n      - {text: Vue.js, lang: en, status: forbidden, exceptions: [Vue.js Nation]}\n";
+        let file = parse(text).expect("valid");
+        let entries = file.entries_in("en", text, ".kapi/terms.yaml");
+        let shown: Vec<(&str, Option<&str>)> = entries
+            .iter()
+            .flat_map(|e| &e.exceptions)
+            .map(|x| (x.text.as_str(), x.at.as_deref()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("ReactJS Day", Some(".kapi/terms.yaml:9")),
+                ("ReactJS  Conf", Some(".kapi/terms.yaml:10")),
+                ("Vue.js Nation", Some(".kapi/terms.yaml:11")),
+            ]
+        );
+        assert!(
+            file.entries_for("en")
+                .iter()
+                .flat_map(|e| &e.exceptions)
+                .all(|x| x.at.is_none())
+        );
+    }
+
+    #[test]
+    fn bad_exceptions_are_located_errors_with_their_fix() {
+        let text = "version: v1\nconcepts:\n  - id: react\n    terms:\n      - text: ReactJS\n        lang: en\n        status: forbidden\n        exceptions:\n          - ''\n          - React Day\n          - reactjs\n          - ReactJS Day\n          - reactjs   DAY\n          - ReactJSX Day\n  - id: gh\n    terms:\n      - text: GitHub\n        lang: en\n        status: preferred\n        case: sensitive\n        exceptions: [github Inc, Github, GITHUB-Pages, githubbing]\n";
+        let err = parse(text).expect_err("invalid");
+        let shown: Vec<String> = err
+            .problems()
+            .iter()
+            .map(|p| format!("{}:{} {}", p.line.unwrap_or(0), p.field, p.message))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "9:concepts[0].terms[0].exceptions[0] must not be empty",
+                "10:concepts[0].terms[0].exceptions[1] `React Day` does not contain the term `ReactJS` as a word of its own",
+                "11:concepts[0].terms[0].exceptions[2] `reactjs` is the term itself: it would allow every use of it",
+                "13:concepts[0].terms[0].exceptions[4] `reactjs   DAY` is listed twice",
+                "14:concepts[0].terms[0].exceptions[5] `ReactJSX Day` does not contain the term `ReactJS` as a word of its own",
+                "21:concepts[1].terms[0].exceptions[2] `GITHUB-Pages` does not contain the term `GitHub` as a word of its own",
+                "21:concepts[1].terms[0].exceptions[3] `githubbing` does not contain the term `GitHub` as a word of its own",
+            ]
+        );
+        let hints = err.hints();
+        assert!(
+            hints.iter().any(|h| h.contains("such as `ReactJS Day`")),
+            "{hints:?}"
+        );
+        // A case-sensitive name's exception may hold it in a spelling `terms.case` reports
+        // (`github Inc`, `Github`: not the term itself, which is `GitHub`), even first; one
+        // joined into a longer name (`GITHUB-Pages`) is never reported, so allows nothing.
     }
 }

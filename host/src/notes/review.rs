@@ -274,6 +274,7 @@ fn as_term_rules(
         note,
         case: None,
         severity: None,
+        exceptions: None,
         definition: None,
     };
     for term in [

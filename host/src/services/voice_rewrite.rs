@@ -106,6 +106,10 @@ pub fn voice_rewrite(app: &App, mut request: TextRequest) -> Result<Rewrite, Hos
             let Some(rule) = rule_for(entry.status) else {
                 continue;
             };
+            // Inside one of the term's exceptions (`ReactJS Day`) the project allows it.
+            if m.exception.is_some() {
+                continue;
+            }
             let written = prose.text.get(m.range.clone()).unwrap_or("").to_owned();
             let located = locate(&prose, &m.range, source);
             let (start, end) = located.unwrap_or_else(|| {

@@ -252,6 +252,12 @@ pub const TERM: Shape = Shape {
             Holds::Value(|| json!({"enum": ["critical", "major", "minor", "info"]})),
         ),
         optional(
+            "exceptions",
+            Holds::Value(
+                || json!({"type": "array", "items": {"type": "string", "minLength": 1}, "description": "phrases in which the term is allowed (`ReactJS Day`), each holding the term; the whole list, an empty one removes it"}),
+            ),
+        ),
+        optional(
             "definition",
             Holds::Value(|| json!({"type": "string", "description": "for a new concept"})),
         ),

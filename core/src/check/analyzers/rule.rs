@@ -95,6 +95,7 @@ static ALL: &[&Rule] = &[
     &terms::FORBIDDEN,
     &terms::COMPETITOR,
     &terms::DEPRECATED,
+    &terms::CASE,
     &voice::PROHIBITED_PATTERN,
     &voice::REQUIRED_PATTERN,
     &voice::SENTENCE_TOO_LONG,

@@ -8,7 +8,7 @@ use crate::governance::terms::{CaseMode, Term};
 use crate::yaml_text::scalar;
 
 /// The fields of a term item, in the order kapi writes them.
-pub(super) const FIELDS: [&str; 7] = [
+pub(super) const FIELDS: [&str; 8] = [
     "text",
     "lang",
     "status",
@@ -16,10 +16,11 @@ pub(super) const FIELDS: [&str; 7] = [
     "note",
     "replacement",
     "severity",
+    "exceptions",
 ];
 
-/// A term's field as written (`None` when absent).
-pub(super) fn field(term: &Term, name: &str) -> Option<String> {
+/// A term's scalar field as written (`None` when absent, or not a scalar).
+fn field(term: &Term, name: &str) -> Option<String> {
     match name {
         "text" => Some(term.text.clone()),
         "lang" => Some(term.lang.clone()),
@@ -38,12 +39,25 @@ pub(super) fn field(term: &Term, name: &str) -> Option<String> {
     }
 }
 
+/// A term's field as its YAML value is written (`None` when absent): a scalar quoted as a
+/// flow mapping (`flow`) or a block one needs it, the exceptions as a flow sequence
+/// (`[ReactJS Day, "ReactJS Conf, Paris"]`).
+pub(super) fn value(term: &Term, name: &str, flow: bool) -> Option<String> {
+    if name == "exceptions" {
+        return (!term.exceptions.is_empty()).then(|| {
+            let items: Vec<String> = term.exceptions.iter().map(|e| scalar(e, true)).collect();
+            format!("[{}]", items.join(", "))
+        });
+    }
+    field(term, name).map(|v| scalar(&v, flow))
+}
+
 /// The fields a new term is written with: `case` only when sensitive.
 pub(super) fn new_fields(term: &Term, flow: bool) -> Vec<String> {
     FIELDS
         .iter()
         .filter(|name| !(**name == "case" && term.case == CaseMode::Insensitive))
-        .filter_map(|name| field(term, name).map(|v| format!("{name}: {}", scalar(&v, flow))))
+        .filter_map(|name| value(term, name, flow).map(|v| format!("{name}: {v}")))
         .collect()
 }
 

@@ -38,6 +38,10 @@ pub struct TermUpsert {
     pub case: Option<CaseMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// Phrases in which the term is allowed; set when given (the whole list), an empty list
+    /// removes the field. Left out, the term's exceptions stay as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exceptions: Option<Vec<String>>,
     /// Only used when a new concept is created.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub definition: Option<String>,

@@ -19,6 +19,7 @@ pub(super) struct Want {
     note: Option<Option<String>>,
     case: Option<CaseMode>,
     severity: Option<Severity>,
+    exceptions: Option<Vec<String>>,
     definition: Option<String>,
 }
 
@@ -82,6 +83,10 @@ impl Want {
             note: clearable(&op.note),
             case: op.case,
             severity: op.severity,
+            exceptions: op
+                .exceptions
+                .as_ref()
+                .map(|list| list.iter().map(|e| e.trim().to_owned()).collect()),
             definition: present(&op.definition),
         })
     }
@@ -95,6 +100,7 @@ impl Want {
             note: self.note.clone().flatten(),
             replacement: self.replacement.clone().flatten(),
             severity: self.severity,
+            exceptions: self.exceptions.clone().unwrap_or_default(),
         }
     }
 }
@@ -176,6 +182,9 @@ pub(super) fn apply(file: &mut TermsFile, target: &Target, want: &Want) -> Strin
             }
             if want.severity.is_some() {
                 t.severity = want.severity;
+            }
+            if let Some(exceptions) = &want.exceptions {
+                t.exceptions.clone_from(exceptions);
             }
             c.id.clone()
         }

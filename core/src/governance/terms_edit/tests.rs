@@ -43,6 +43,7 @@ fn op(text: &str, lang: &str, status: TermStatus) -> TermUpsert {
         note: None,
         case: None,
         severity: None,
+        exceptions: None,
         definition: None,
     }
 }
@@ -904,3 +905,152 @@ concepts:
         lang: en
         status: competitor
 "#;
+
+/// A term with exceptions as a block list (a comment on its key), one with a flow list.
+const EXCEPTIONS: &str = "\
+version: v1
+concepts:
+  - id: react
+    terms:
+      - text: React
+        lang: en
+        status: preferred
+      - text: ReactJS
+        lang: en
+        status: forbidden
+        exceptions:   # events
+          - ReactJS Day
+          - \"ReactJS Conf, Paris\"
+        note: old name
+      - {text: React.js, lang: en, status: forbidden, exceptions: [React.js Summit]}  # flow
+";
+
+fn exceptions_of(text: &str, term: usize) -> Vec<String> {
+    parse(text).concepts[0].terms[term].exceptions.clone()
+}
+
+#[test]
+fn exceptions_survive_every_update_of_their_term() {
+    let mut update = op("ReactJS", "en", TermStatus::Deprecated);
+    update.replacement = Some("React".into());
+    let (text, _) = run(Some(EXCEPTIONS), &update);
+    let want = EXCEPTIONS
+        .replace(
+            "status: forbidden\n        exceptions:",
+            "status: deprecated\n        exceptions:",
+        )
+        .replace(
+            "        note: old name\n",
+            "        note: old name\n        replacement: React\n",
+        );
+    assert_eq!(text, want);
+    assert_eq!(
+        exceptions_of(&text, 1),
+        ["ReactJS Day", "ReactJS Conf, Paris"]
+    );
+    let mut flow = op("React.js", "en", TermStatus::Deprecated);
+    flow.note = Some("old name".into());
+    let (text, _) = run(Some(EXCEPTIONS), &flow);
+    let (removed, added) = diff(EXCEPTIONS, &text);
+    assert_eq!(
+        (removed, added),
+        (
+            vec![
+                "      - {text: React.js, lang: en, status: forbidden, exceptions: [React.js Summit]}  # flow\n"
+            ],
+            vec![
+                "      - {text: React.js, lang: en, status: deprecated, exceptions: [React.js Summit], note: old name}  # flow\n"
+            ]
+        )
+    );
+    // Kept from a person's review (a term upsert that names no exceptions): unchanged.
+    let (text, what) = run(
+        Some(EXCEPTIONS),
+        &op("ReactJS", "en", TermStatus::Forbidden),
+    );
+    assert!(matches!(what, Upserted::Unchanged { .. }), "{what:?}");
+    assert_eq!(text, EXCEPTIONS);
+}
+
+#[test]
+fn an_upsert_sets_replaces_and_clears_exceptions() {
+    let with = |text: &str, status, list: &[&str]| {
+        let mut o = op(text, "en", status);
+        o.exceptions = Some(list.iter().map(|s| (*s).to_owned()).collect());
+        o
+    };
+    // A block list stays a block list, its key's comment kept.
+    let (text, _) = run(
+        Some(EXCEPTIONS),
+        &with(
+            "ReactJS",
+            TermStatus::Forbidden,
+            &["ReactJS Day", "ReactJS: the Conf"],
+        ),
+    );
+    let (removed, added) = diff(EXCEPTIONS, &text);
+    assert_eq!(removed, ["          - \"ReactJS Conf, Paris\"\n"]);
+    assert_eq!(added, ["          - \"ReactJS: the Conf\"\n"]);
+    // A flow list is rewritten in its line; an empty list removes the key.
+    let (text, _) = run(
+        Some(EXCEPTIONS),
+        &with(
+            "React.js",
+            TermStatus::Forbidden,
+            &["React.js Summit", "React.js, Berlin"],
+        ),
+    );
+    assert!(text.contains(
+        "      - {text: React.js, lang: en, status: forbidden, exceptions: [React.js Summit, \"React.js, Berlin\"]}  # flow\n"
+    ), "{text}");
+    let (text, _) = run(
+        Some(EXCEPTIONS),
+        &with("ReactJS", TermStatus::Forbidden, &[]),
+    );
+    let (removed, added) = diff(EXCEPTIONS, &text);
+    assert_eq!(
+        removed,
+        [
+            "        exceptions:   # events\n",
+            "          - ReactJS Day\n",
+            "          - \"ReactJS Conf, Paris\"\n"
+        ]
+    );
+    assert!(added.is_empty(), "{added:?}");
+    // A new term, and a new key on a term that had none, get a flow list.
+    let (text, _) = run(
+        Some(EXCEPTIONS),
+        &with("React", TermStatus::Preferred, &["React Native"]),
+    );
+    let (_, added) = diff(EXCEPTIONS, &text);
+    assert_eq!(added, ["        exceptions: [React Native]\n"]);
+    let (text, _) = run(
+        None,
+        &with("Vue.js", TermStatus::Forbidden, &["Vue.js Nation"]),
+    );
+    assert!(
+        text.ends_with("        status: forbidden\n        exceptions: [Vue.js Nation]\n"),
+        "{text}"
+    );
+    assert_eq!(
+        parse(&text).concepts[0].terms[0].exceptions,
+        ["Vue.js Nation"]
+    );
+    // An exception without the term is refused with the fix; nothing is written.
+    let err = upsert(
+        Some(EXCEPTIONS),
+        PATH,
+        &with("ReactJS", TermStatus::Forbidden, &["React Day"]),
+    )
+    .expect_err("an exception without the term");
+    let shown = err.to_string();
+    assert!(
+        shown.contains("`React Day` does not contain the term `ReactJS`"),
+        "{shown}"
+    );
+    assert!(
+        err.hints()[0].contains("`ReactJS Day`"),
+        "{:?}",
+        err.hints()
+    );
+}

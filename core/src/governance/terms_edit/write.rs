@@ -1,7 +1,9 @@
 //! Writing the change into the text: the line edits that update a term in place (block or flow
 //! form), add a term or a concept, and the text of a whole new file.
 
-use super::layout::{ConceptAt, Doc, Edit, FIELDS, ItemAt, ListAt, Shape, Span, field, new_fields};
+use super::layout::{
+    ConceptAt, Doc, Edit, FIELDS, ItemAt, KeyAt, ListAt, Shape, Span, new_fields, value,
+};
 use super::lines::{dash_rest, key_at, split_comment};
 use super::plan::Target;
 use crate::governance::terms::{CaseMode, Concept, Term, TermsFile};
@@ -66,11 +68,14 @@ fn update_block_item(doc: &Doc, item: ItemAt, old: &Term, new: &Term) -> Result<
     let mut edits = Vec::new();
     let mut appended = Vec::new();
     for name in FIELDS {
-        let (was, now) = (field(old, name), field(new, name));
+        let (was, now) = (value(old, name, false), value(new, name, false));
         if was == now {
             continue;
         }
         match (keys.iter().find(|k| k.name == name), now) {
+            (Some(key), Some(_)) if name == "exceptions" => {
+                edits.push(exceptions_edit(doc, key, item.key_col, new));
+            }
             (Some(key), Some(value)) => {
                 let comment = if key.end == key.line {
                     split_comment(key.value).1
@@ -81,10 +86,7 @@ fn update_block_item(doc: &Doc, item: ItemAt, old: &Term, new: &Term) -> Result<
                 edits.push(Edit {
                     from: key.line,
                     to: key.end + 1,
-                    lines: vec![format!(
-                        "{prefix}{name}: {}{comment}",
-                        scalar(&value, false)
-                    )],
+                    lines: vec![format!("{prefix}{name}: {value}{comment}")],
                 });
             }
             (Some(key), None) => {
@@ -101,11 +103,7 @@ fn update_block_item(doc: &Doc, item: ItemAt, old: &Term, new: &Term) -> Result<
                 });
             }
             (None, Some(value)) if !(name == "case" && new.case == CaseMode::Insensitive) => {
-                appended.push(format!(
-                    "{}{name}: {}",
-                    " ".repeat(item.key_col),
-                    scalar(&value, false)
-                ));
+                appended.push(format!("{}{name}: {value}", " ".repeat(item.key_col)));
             }
             (None, _) => {}
         }
@@ -119,6 +117,37 @@ fn update_block_item(doc: &Doc, item: ItemAt, old: &Term, new: &Term) -> Result<
         });
     }
     Ok(edits)
+}
+
+/// The lines of a term's changed `exceptions`: a block list stays a block list (its first
+/// item's indentation and the key's comment kept), anything else becomes one flow list line.
+fn exceptions_edit(doc: &Doc, key: &KeyAt, key_col: usize, new: &Term) -> Edit {
+    let prefix = doc.body(key.line).get(..key_col).unwrap_or_default();
+    let (inline, comment) = split_comment(key.value);
+    let first_item = (key.line + 1..=key.end).find(|&i| doc.is_content(i));
+    let lines = match first_item {
+        Some(i) if inline.is_empty() => {
+            let body = doc.body(i);
+            let dash = body.len() - body.trim_start_matches(' ').len();
+            let mut lines = vec![format!("{prefix}exceptions:{comment}")];
+            lines.extend(
+                new.exceptions
+                    .iter()
+                    .map(|e| format!("{}- {}", " ".repeat(dash), scalar(e, false))),
+            );
+            lines
+        }
+        _ => {
+            let comment = if key.end == key.line { comment } else { "" };
+            let list = value(new, "exceptions", false).unwrap_or_default();
+            vec![format!("{prefix}exceptions: {list}{comment}")]
+        }
+    };
+    Edit {
+        from: key.line,
+        to: key.end + 1,
+        lines,
+    }
 }
 
 fn update_flow_item(doc: &Doc, item: ItemAt, old: &Term, new: &Term) -> Result<Edit, String> {
@@ -148,17 +177,17 @@ fn update_flow_item(doc: &Doc, item: ItemAt, old: &Term, new: &Term) -> Result<E
             return Err(format!("line {}: an unexpected key", line + 1));
         };
         written.push(name);
-        if let Some(value) = field(new, name) {
-            parts.push(format!("{name}: {}", scalar(&value, true)));
+        if let Some(value) = value(new, name, true) {
+            parts.push(format!("{name}: {value}"));
         }
     }
     for name in FIELDS.iter().filter(|n| !written.contains(n)) {
-        let now = field(new, name);
-        if now == field(old, name) || (*name == "case" && new.case == CaseMode::Insensitive) {
+        let now = value(new, name, true);
+        if now == value(old, name, true) || (*name == "case" && new.case == CaseMode::Insensitive) {
             continue;
         }
         if let Some(value) = now {
-            parts.push(format!("{name}: {}", scalar(&value, true)));
+            parts.push(format!("{name}: {value}"));
         }
     }
     Ok(Edit {
