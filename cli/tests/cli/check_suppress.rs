@@ -433,3 +433,46 @@ fn the_recipe_s_rules_set_a_rule_aside_for_its_paths() {
     );
     assert_eq!(run.code, 0, "{}", run.transcript());
 }
+
+#[test]
+fn a_target_term_inside_its_exception_is_set_apart_in_a_translation() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: tr\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n",
+    );
+    kapi.write(
+        ".kapi/terms.yaml",
+        "version: v1\nconcepts:\n  - id: email\n    terms:\n      - {text: e-mail, lang: fr, status: forbidden, replacement: courriel, exceptions: [\"e-mail Pro\"]}\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\"a\": \"Send an email\", \"b\": \"Use Mail Pro\"}\n",
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\"a\": \"Envoyez un e-mail\", \"b\": \"Utilisez e-mail Pro\"}\n",
+    );
+    let (code, report) = json(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3, "{report}");
+    let found: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or_default(),
+                f["block"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(found, vec![("translation-terms.avoid", "a")], "{report}");
+    assert_eq!(report["summary"]["suppressed"], 1, "{report}");
+    assert_eq!(report["suppressed"][0]["block"], "b");
+    assert_eq!(
+        report["suppressed"][0]["suppressed_by"]["kind"],
+        "exception"
+    );
+    let (_, all) = json(&kapi, &["check", "--json", "--no-suppress"]);
+    assert_eq!(all["summary"]["findings"], 2, "{all}");
+}

@@ -126,9 +126,25 @@ fn a_term_inside_one_of_its_exceptions_is_not_a_finding_and_the_bare_term_still_
     exit: 3
     --- stdout ---
     docs/events.md:4:23 major terms.forbidden `ReactJS` is forbidden here; use `React`
-    1 file, 1 finding (0 critical, 1 major, 0 minor), score 95: gate not met (1 finding at major or worse)
+    2 findings suppressed where the project allows them (kapi-disable comments, term exceptions, the recipe's `rules:`): `--json` lists each, `--no-suppress` reports them
+    1 file, 1 finding (0 critical, 1 major, 0 minor), 2 suppressed, score 95: gate not met (1 finding at major or worse)
     --- stderr ---
     ");
+    // Each is listed with the exception that allows it, and `--no-suppress` reports them.
+    let report: serde_json::Value =
+        serde_json::from_str(&kapi.run(&["check", "--json"]).stdout).unwrap_or_default();
+    assert_eq!(report["summary"]["suppressed"], 2, "{report}");
+    let by = &report["suppressed"][0]["suppressed_by"];
+    assert_eq!(by["kind"], "exception", "{report}");
+    assert!(
+        by["text"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("exception `ReactJS Day` of `ReactJS` (.kapi/terms.yaml:"),
+        "{report}"
+    );
+    let all = kapi.run(&["check", "--no-suppress"]);
+    assert!(all.stdout.contains("3 findings"), "{}", all.transcript());
     // The rewrite leaves the event names alone too.
     let run = kapi.run(&["rewrite", "docs/events.md"]);
     assert_eq!(run.code, 0, "{}", run.transcript());

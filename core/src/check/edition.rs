@@ -77,7 +77,10 @@ pub fn translation(
             introduced: false,
         })
         .collect();
-    for gap in translation_terms::compare(source_gov, target_gov, lang, source, target) {
+    for gap in translation_terms::compare(source_gov, target_gov, lang, source, target)
+        .into_iter()
+        .filter(|gap| gap.suppressed_by.is_none())
+    {
         out.push(EditionFinding {
             rule: gap.rule.id.to_owned(),
             severity: gap.severity,

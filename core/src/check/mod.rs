@@ -253,8 +253,11 @@ pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
     check_translations_counted(input).0
 }
 
-/// [`check_translations`], with the words of the translations checked.
-pub fn check_translations_counted(input: &TranslationInput<'_>) -> (Vec<Finding>, usize) {
+/// [`check_translations`], with the words of the translations checked and the findings a term's
+/// `exceptions:` allow (set apart, never findings).
+pub fn check_translations_counted(
+    input: &TranslationInput<'_>,
+) -> (Vec<Finding>, usize, Vec<Suppressed>) {
     let mut check = TranslationCheck::new(input.path);
     for pair in &input.pairs {
         check.pair(
@@ -266,7 +269,8 @@ pub fn check_translations_counted(input: &TranslationInput<'_>) -> (Vec<Finding>
         );
     }
     let words = check.words();
-    (check.finish(), words)
+    let (findings, excepted) = check.finish_all();
+    (findings, words, excepted)
 }
 
 /// [`check_translations`] fed one pair at a time (a bilingual file read block by block).
@@ -276,6 +280,8 @@ pub struct TranslationCheck<'a> {
     /// Built at the first finding: line starts of the text the pairs' offsets index.
     lines: Option<crate::text::LineIndex>,
     findings: Vec<Finding>,
+    /// Target-language terms inside one of their `exceptions:`, set apart.
+    excepted: Vec<Suppressed>,
     /// Words in the translations checked.
     words: usize,
 }
@@ -286,6 +292,7 @@ impl<'a> TranslationCheck<'a> {
             path,
             lines: None,
             findings: Vec::new(),
+            excepted: Vec::new(),
             words: 0,
         }
     }
@@ -307,12 +314,13 @@ impl<'a> TranslationCheck<'a> {
         let lines = &mut self.lines;
         let prose = crate::text::Prose::from_edition(pair.target);
         self.words += analyzers::hygiene::word_count(&prose.text);
-        let mut push = |rule: &'static Rule,
-                        severity: Severity,
-                        range: Range<usize>,
-                        message: String,
-                        matched: Option<String>,
-                        suggestion: Option<String>| {
+        let path = self.path;
+        let locate = |rule: &'static Rule,
+                      severity: Severity,
+                      range: Range<usize>,
+                      message: String,
+                      matched: Option<String>,
+                      suggestion: Option<String>| {
             let start = if range.is_empty() {
                 pair.at
             } else {
@@ -330,10 +338,10 @@ impl<'a> TranslationCheck<'a> {
             let (line, column) = lines
                 .get_or_insert_with(|| crate::text::LineIndex::new(text))
                 .position(text, start);
-            self.findings.push(Finding {
+            Finding {
                 rule: rule.id.to_owned(),
                 severity,
-                path: self.path.to_owned(),
+                path: path.to_owned(),
                 line,
                 column,
                 start,
@@ -342,10 +350,12 @@ impl<'a> TranslationCheck<'a> {
                 message: format!("{} ({})", message, lang),
                 matched,
                 suggestion,
-            });
+            }
         };
+        let mut locate = locate;
         for m in placeholders::compare(pair.source, pair.target) {
-            push(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
+            let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
+            self.findings.push(finding);
         }
         for gap in translation_terms::compare(
             source_governance,
@@ -355,7 +365,8 @@ impl<'a> TranslationCheck<'a> {
             pair.target,
         ) {
             let matched = prose.matched(gap.range.clone());
-            push(
+            let allowed = gap.suppressed_by;
+            let finding = locate(
                 gap.rule,
                 gap.severity,
                 gap.range,
@@ -363,15 +374,33 @@ impl<'a> TranslationCheck<'a> {
                 matched,
                 gap.suggestion,
             );
+            match allowed {
+                Some(text) => self.excepted.push(Suppressed {
+                    finding,
+                    suppressed_by: SuppressedBy {
+                        kind: suppress::SuppressionKind::Exception,
+                        text,
+                        path: None,
+                        line: None,
+                    },
+                }),
+                None => self.findings.push(finding),
+            }
         }
     }
 
     /// The findings, sorted like [`check_document`]'s.
-    pub fn finish(mut self) -> Vec<Finding> {
+    pub fn finish(self) -> Vec<Finding> {
+        self.finish_all().0
+    }
+
+    /// The findings, sorted like [`check_document`]'s, and those a term's `exceptions:` set
+    /// apart.
+    pub fn finish_all(mut self) -> (Vec<Finding>, Vec<Suppressed>) {
         self.findings.sort_by(|a, b| {
             (a.line, a.column, a.rule.as_str()).cmp(&(b.line, b.column, b.rule.as_str()))
         });
-        self.findings
+        (self.findings, self.excepted)
     }
 }
 

@@ -27,12 +27,11 @@
 //!   `#typescript`). Such names are identifiers, packages, folders, handles and hosts,
 //!   written as their owners write them, and `Javascript-based` is missed rather than
 //!   `rust-analyzer` flagged.
-//! - Not, for a term that is one word of letters capitalised like a proper noun (`Rust`,
-//!   `Cargo`, `Go`, `Python`), when it is written all in lower case: `rust`, `cargo`, `go`
-//!   are ordinary words, commands and crate names far more often than misspelt names (the
-//!   Rust book's `7878 is _rust_ typed on a telephone`, the Tauri docs' `cargo feature
-//!   flag`). `RUST` is still reported; a term with a capital inside (`GitHub`,
-//!   `JavaScript`) or other characters (`Node.js`) is reported in lower case too.
+//! - A one-word name (`Rust`, `Cargo`, `Vue`) written all in lower case is reported like any
+//!   other variant: a project that declares the name case-sensitive writes it one way, and
+//!   on real docs a lower-case `rust` or `cargo` in prose is the name miswritten (the whole
+//!   Rust book has one that is not: `7878 is _rust_ typed on a telephone`, which a
+//!   `kapi-disable-line` comment or an exception settles). A command belongs in code.
 //! - Not, for a term whose letters are all lower case (`npm`), when it is capitalised at its
 //!   first letter alone at the start of a sentence: at the start of the text (a block: a
 //!   paragraph, heading, list item or table cell) or after `.`, `!`, `?`, `:` or `…`, with
@@ -56,9 +55,6 @@ pub(crate) struct Spelling {
     text: Box<str>,
     /// Every letter is lower case (`npm`): capitalised first in a sentence, it is no variant.
     lower: bool,
-    /// One word of letters, capitalised like a proper noun (`Rust`, `Cargo`, `Go`): written
-    /// all in lower case it is an ordinary word or a command, no variant.
-    proper: bool,
 }
 
 /// Joiners a spelling may have between two parts.
@@ -69,14 +65,9 @@ const MAX_GAPS: usize = 4;
 
 impl Spelling {
     pub(crate) fn new(text: &str) -> Self {
-        let mut chars = text.chars();
-        let proper = chars.next().is_some_and(char::is_uppercase)
-            && chars.clone().next().is_some()
-            && chars.all(|c| c.is_alphabetic() && !c.is_uppercase());
         Spelling {
             text: text.into(),
             lower: text.chars().any(char::is_alphabetic) && !text.chars().any(char::is_uppercase),
-            proper,
         }
     }
 
@@ -87,9 +78,6 @@ impl Spelling {
             return false;
         };
         if same_words(written, &self.text) || joined(text, range.clone()) {
-            return false;
-        }
-        if self.proper && !written.chars().any(char::is_uppercase) {
             return false;
         }
         if capitals(written) && capitals_around(text, range.clone()) {
@@ -316,7 +304,8 @@ mod tests {
             (&npm, "see npm-run-all", "npm", false),
             (&npm, "in ~/.npm today", "npm", false),
             (&npm, "join #NPM today", "NPM", false),
-            (&rust, "7878 is _rust_ typed", "rust", false),
+            (&rust, "Install rust with rustup", "rust", true),
+            (&rust, "the rust-analyzer server", "rust", false),
             (&rust, "RUST is loud", "RUST", true),
             (&rust, "rUst is odd", "rUst", true),
             (&npm, "SAY HELLO FROM NPM TODAY", "NPM", false),

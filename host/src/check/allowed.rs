@@ -21,6 +21,24 @@ pub(super) struct Allowed {
 }
 
 impl Allowed {
+    /// Takes the findings a term's `exceptions:` set apart (back among `findings` under
+    /// `--no-suppress`).
+    pub(super) fn take(
+        &mut self,
+        excepted: Vec<Suppressed>,
+        off: bool,
+        findings: &mut Vec<Finding>,
+    ) {
+        if off {
+            findings.extend(excepted.into_iter().map(|s| s.finding));
+            return;
+        }
+        self.append(Allowed {
+            count: excepted.len(),
+            held: excepted,
+        });
+    }
+
     pub(super) fn append(&mut self, other: Allowed) {
         self.count += other.count;
         let room = suppress::MAX_SUPPRESSED.saturating_sub(self.held.len());

@@ -299,12 +299,14 @@ fn check_streamed(
     };
     let mut paired = 0;
     let mut translated = Vec::new();
+    let mut allowed = Allowed::default();
     for (check, pairs) in languages.into_values() {
         words += check.words();
-        translated.extend(check.finish());
+        let (found, excepted) = check.finish_all();
+        translated.extend(found);
+        allowed.take(excepted, no_suppress, &mut translated);
         paired += pairs;
     }
-    let mut allowed = Allowed::default();
     let whole = change.is_none();
     allowed::settle(
         suppression,
@@ -425,7 +427,7 @@ fn check_translations(
             .flat_map(|b| b.targets.keys())
             .collect();
         for lang in langs {
-            check_own_edition(job, parsed, change, lang, &mut out);
+            check_own_edition(job, parsed, change, lang, no_suppress, &mut out);
         }
         return Ok(out);
     }
@@ -457,6 +459,7 @@ fn check_own_edition(
     parsed: &formats::Parsed,
     change: Option<&Changed>,
     lang: &str,
+    no_suppress: bool,
     out: &mut Translations,
 ) {
     let empty = Governance::empty();
@@ -496,14 +499,16 @@ fn check_own_edition(
         }
     }
     out.blocks += pairs.len();
-    let (found, words) = check::check_translations_counted(&check::TranslationInput {
-        path: &job.display,
-        text: parsed.skeleton.text(),
-        lang,
-        pairs,
-        source_governance: &job.governance,
-        target_governance: target_governance(job, lang).unwrap_or(&empty),
-    });
+    let (mut found, words, excepted) =
+        check::check_translations_counted(&check::TranslationInput {
+            path: &job.display,
+            text: parsed.skeleton.text(),
+            lang,
+            pairs,
+            source_governance: &job.governance,
+            target_governance: target_governance(job, lang).unwrap_or(&empty),
+        });
+    out.allowed.take(excepted, no_suppress, &mut found);
     out.own.extend(found);
     out.own_words += words;
 }
@@ -549,14 +554,16 @@ fn check_target_file(
     }
     out.blocks += pairs.len();
     let text = translated.skeleton.text();
-    let (found, words) = check::check_translations_counted(&check::TranslationInput {
-        path: &target.display,
-        text,
-        lang: &target.lang,
-        pairs,
-        source_governance: &job.governance,
-        target_governance: target_governance(job, &target.lang).unwrap_or(&empty),
-    });
+    let (mut found, words, excepted) =
+        check::check_translations_counted(&check::TranslationInput {
+            path: &target.display,
+            text,
+            lang: &target.lang,
+            pairs,
+            source_governance: &job.governance,
+            target_governance: target_governance(job, &target.lang).unwrap_or(&empty),
+        });
+    out.allowed.take(excepted, no_suppress, &mut found);
     let rules = target.file_rules.clone();
     let suppression = allowed::scanned(job.format, rules, no_suppress, text);
     let mut findings = Findings::with_cap(usize::MAX);

@@ -65,9 +65,8 @@ declare_rule! {
     /// `NPM`. Case may differ anywhere; a `.` or `-` between the term's parts may be dropped,
     /// swapped or put where its case changes (`Git-Hub`); spaces may not (`Java Script` is
     /// not flagged). Not flagged: the name inside a longer one (`rust-analyzer`, `github.io`,
-    /// `npm-run-all`, `~/.cargo`, `@github`, `#typescript`); a one-word name capitalised like
-    /// a proper noun written all in lower case (`rust`, `cargo`, `go` are words and commands
-    /// too; `RUST` is flagged); an all-lower-case term (`npm`) capitalised at the start of a
+    /// `npm-run-all`, `~/.cargo`, `@github`, `#typescript`); an all-lower-case term (`npm`)
+    /// capitalised at the start of a
     /// sentence, heading, list item or table cell (`Npm`; `NPM` is still flagged); a name in
     /// capitals between words in capitals. A term declared for the same spelling (a
     /// forbidden `Github`) reports as itself instead. The term's own `severity` replaces the

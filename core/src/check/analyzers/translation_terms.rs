@@ -54,6 +54,9 @@ pub struct TermGap {
     pub range: std::ops::Range<usize>,
     pub message: String,
     pub suggestion: Option<String>,
+    /// Set when the target-language term stands inside one of its `exceptions:`: what allows
+    /// it (the check lists it as suppressed, never as a finding).
+    pub suppressed_by: Option<String>,
 }
 
 /// Checks one target edition against its source.
@@ -94,12 +97,17 @@ pub fn compare(
             .text
             .get(found.range.clone())
             .unwrap_or_default();
+        let suppressed_by = found
+            .exception
+            .and_then(|i| entry.exceptions.get(i))
+            .map(|e| e.allows(&entry.text));
         out.push(TermGap {
             rule: &AVOID,
             severity: entry.severity.unwrap_or(AVOID.severity),
             range: found.range.clone(),
             message: format!("`{written}` is to be avoided in {lang}"),
             suggestion: entry.replacement.clone(),
+            suppressed_by,
         });
     }
     // Concepts the source names: the translation should use one of their target terms.
@@ -152,6 +160,7 @@ pub fn compare(
                         .join(", ")
                 ),
                 suggestion: wanted.first().map(|w| (*w).to_owned()),
+                suppressed_by: None,
             });
         }
     }
