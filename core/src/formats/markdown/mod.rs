@@ -76,8 +76,10 @@ use super::{
 };
 use crate::model::{Block, Code, CodeKind, Edition, KeyDeduper, Role, Run};
 
+mod collapse;
 mod pieces;
 mod plan;
+mod syntax;
 mod write;
 pub use pieces::pieces_agree;
 use pieces::*;
@@ -179,6 +181,8 @@ struct Reader<'a, 'e> {
     /// Inside kapi's own rules section (between [`KAPI_SECTION`]'s markers): its blocks are
     /// kapi's, never checked and never edited by hand.
     in_kapi_section: bool,
+    /// Docs generators' syntax in prose, and what of it is open from block to block.
+    syntax: syntax::SiteSyntax,
 }
 
 /// The markers of the rules section `kapi init` and `kapi context sync` write into AGENTS.md
@@ -406,9 +410,30 @@ impl<'a> Reader<'a, '_> {
         }
         self.headings += 1;
         self.counts = [0; KINDS.len()];
+        self.slug_without(items.clone(), &[]);
+        self.leaf(items, span, Role::Heading, level, HEADING);
+    }
+
+    /// The section's name from the words of its heading's events `items`, leaving out those
+    /// in `codes` (a heading id is no word of the title).
+    fn slug_without(&mut self, items: Range<usize>, codes: &[Range<usize>]) {
         let mut words = String::new();
-        for k in items.clone() {
-            if let Event::Text(t) | Event::Code(t) = &self.events[k].0 {
+        for (event, range) in &self.events[items] {
+            let (Event::Text(t) | Event::Code(t)) = event else {
+                continue;
+            };
+            let raw = self.slice(range.clone());
+            if matches!(event, Event::Text(_)) && raw == &**t && !codes.is_empty() {
+                // The words of a text outside the codes it holds part of.
+                let mut at = range.start;
+                for code in codes {
+                    if code.start < range.end && code.end > at {
+                        words.push_str(self.slice(at..code.start.max(at)));
+                        at = code.end;
+                    }
+                }
+                words.push_str(self.slice(at.min(range.end)..range.end));
+            } else if !codes.iter().any(|c| c.contains(&range.start)) {
                 words.push_str(t);
             }
         }
@@ -416,7 +441,6 @@ impl<'a> Reader<'a, '_> {
         if self.slug.is_empty() {
             self.slug.push_str("section");
         }
-        self.leaf(items, span, Role::Heading, level, HEADING);
     }
 
     /// The key of the next block of `kind` in the current section, and its label when
@@ -481,10 +505,21 @@ impl<'a> Reader<'a, '_> {
             .map(|(_, r)| r.end)
             .max()
             .unwrap_or(start);
-        let runs = self.runs(items);
+        let runs = self.runs(items.clone());
         if runs.is_empty() {
             return;
         }
+        let runs = if self.in_kapi_section {
+            runs
+        } else {
+            let heading = role == Role::Heading;
+            let spans = self.syntax.find(self.text, start..end, &runs, heading);
+            let (runs, taken) = collapse::collapse(self.text, runs, spans);
+            if heading && !taken.is_empty() {
+                self.slug_without(items, &taken);
+            }
+            runs
+        };
         let (key, label) = self.key(kind);
         self.push(key, label, role, level, span, start..end, runs);
     }
@@ -667,6 +702,7 @@ impl<'a> Reader<'a, '_> {
             return;
         }
         if role == Role::Html {
+            self.syntax.html_block(raw);
             match raw.trim() {
                 m if m == KAPI_SECTION.0 => self.in_kapi_section = true,
                 m if m == KAPI_SECTION.1 => self.in_kapi_section = false,

@@ -146,6 +146,17 @@ impl Escaper<'_> {
                         prev = Some(c);
                         line_start = false;
                     }
+                    // A code that ends a line (a hard break, a container's line with its
+                    // line break) leaves the text after it at a line's start.
+                    if self.newline.is_some()
+                        && let Some(nl) = code.data.rfind(['\n', '\r'])
+                        && code.data[nl + 1..]
+                            .bytes()
+                            .all(|b| matches!(b, b' ' | b'\t' | b'>'))
+                    {
+                        line_start = true;
+                        prev = None;
+                    }
                     continue;
                 }
                 Run::Text { text, .. } => text,
