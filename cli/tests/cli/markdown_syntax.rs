@@ -100,7 +100,10 @@ fn blocks(kapi: &Kapi, doc: &str) -> Vec<(String, String, Vec<Value>)> {
         .collect()
 }
 
-fn block<'b>(all: &'b [(String, String, Vec<Value>)], key: &str) -> &'b (String, String, Vec<Value>) {
+fn block<'b>(
+    all: &'b [(String, String, Vec<Value>)],
+    key: &str,
+) -> &'b (String, String, Vec<Value>) {
     all.iter()
         .find(|(k, ..)| k == key)
         .unwrap_or_else(|| panic!("no block {key} in {all:#?}"))
@@ -147,7 +150,10 @@ fn inspect_shows_mdx_heading_ids_expressions_and_code_components_as_codes() {
     assert_eq!(text, "<x id=\"1/\"/>");
     assert_eq!(
         codes(c),
-        [pair("jsx", "<img src=\"/a.png\" style={{margin: '0 auto'}} />")]
+        [pair(
+            "jsx",
+            "<img src=\"/a.png\" style={{margin: '0 auto'}} />"
+        )]
     );
     // A component that holds shell commands: its paragraph, between blank lines, is code;
     // without blank lines, the component is one code inside the paragraph.
@@ -234,7 +240,10 @@ fn inspect_shows_shortcodes_liquid_and_mdbook_tags_as_codes() {
         )]
     );
     let (_, text, c) = block(&all, "s1/p#4");
-    assert_eq!(text, "<x id=\"1/\"/> and <x id=\"2/\"/> and <x id=\"3/\"/>.");
+    assert_eq!(
+        text,
+        "<x id=\"1/\"/> and <x id=\"2/\"/> and <x id=\"3/\"/>."
+    );
     assert_eq!(
         codes(c),
         [
@@ -278,7 +287,10 @@ npm run whitelist
     );
     let run = kapi.run(&["check", "docs/inside.md", "--json"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
-    let findings = run.json()["findings"].as_array().cloned().unwrap_or_default();
+    let findings = run.json()["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(findings.is_empty(), "{findings:#?}");
 
     kapi.write(
@@ -339,7 +351,9 @@ fn apply_keeps_the_bytes_of_site_syntax_in_an_edited_block() {
         "{react}"
     );
     assert!(
-        react.contains("Read the guide.{' '}\nThen {/* a note */} begin with {user.name ?? 'you'}.\n"),
+        react.contains(
+            "Read the guide.{' '}\nThen {/* a note */} begin with {user.name ?? 'you'}.\n"
+        ),
         "{react}"
     );
     // A line the edit starts after a container's marker is escaped where it would start a

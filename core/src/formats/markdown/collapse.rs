@@ -13,7 +13,10 @@ use crate::model::{Code, CodeKind, Run};
 /// The file range a run's bytes come from, when it was read from the file.
 fn range_of(run: &Run) -> Option<Range<usize>> {
     match run {
-        Run::Text { text, src: Some(at) } => Some(*at..at + text.len()),
+        Run::Text {
+            text,
+            src: Some(at),
+        } => Some(*at..at + text.len()),
         Run::Code(code) => code.src.map(|at| at..at + code.data.len()),
         _ => None,
     }
@@ -46,9 +49,9 @@ fn whole(runs: &[Run], span: &Range<usize>, from: usize) -> (bool, usize) {
         }
     }
     halves.sort_unstable_by_key(|&(id, kind)| (id, kind == CodeKind::Close));
-    let paired = halves.chunks(2).all(|pair| {
-        matches!(pair, [(a, CodeKind::Open), (b, CodeKind::Close)] if a == b)
-    });
+    let paired = halves
+        .chunks(2)
+        .all(|pair| matches!(pair, [(a, CodeKind::Open), (b, CodeKind::Close)] if a == b));
     (paired, first)
 }
 

@@ -104,6 +104,21 @@ pub(super) struct SiteSyntax {
     /// The file is MDX-style: it holds a JSX comment.
     pub(super) mdx: bool,
     open: Option<Open>,
+    /// The last block ended inside a shortcode whose `>}}` starts the next line, which
+    /// CommonMark reads as a block quote: the next block starts with the shortcode's `}}`.
+    closes_next: bool,
+}
+
+/// Whether the line after offset `at` (the end of a block's text) starts with `>}}`, blank
+/// space aside.
+fn next_line_closes(text: &str, at: usize) -> bool {
+    let rest = text.as_bytes().get(at..).unwrap_or_default();
+    let rest = &rest[blanks(rest)..];
+    let rest = rest.strip_prefix(b"\r").unwrap_or(rest);
+    let Some(rest) = rest.strip_prefix(b"\n") else {
+        return false;
+    };
+    rest[blanks(rest)..].starts_with(b">}}")
 }
 
 /// Whether `text` holds a JSX comment (`{/*` not in a Go template's `{{/*`).
@@ -117,13 +132,14 @@ impl SiteSyntax {
         SiteSyntax {
             mdx: mdx_style(text),
             open: None,
+            closes_next: false,
         }
     }
 
     /// Whether a prose block with these runs may hold a form (a quick look first, so a block
     /// with none is not scanned).
     fn may_hold(&self, runs: &[Run]) -> bool {
-        if self.open.is_some() {
+        if self.open.is_some() || self.closes_next {
             return true;
         }
         let mut line_start = true;
@@ -177,8 +193,14 @@ impl SiteSyntax {
             finders: Finders::default(),
             budget: raw.len().saturating_mul(8).saturating_add(4096),
             unclosed: false,
+            next_closes: next_line_closes(text, hole.end),
+            continued: false,
         };
+        if std::mem::take(&mut self.closes_next) && mask.starts_with(b"}}") {
+            scan.spans.push((0..2, "template"));
+        }
         self.open = scan.run(self.open);
+        self.closes_next = scan.continued;
         let mut spans = scan.spans;
         normalize(&mut spans);
         if heading && let Some((range, class)) = spans.last_mut() {
@@ -218,9 +240,8 @@ impl SiteSyntax {
             let Some(next) = memchr::memchr_iter(b'<', bytes.get(at..).unwrap_or_default())
                 .map(|i| at + i)
                 .find_map(|i| {
-                    component_tag(bytes, i).filter(|t| {
-                        t.kind == TagKind::Open && CODE_COMPONENTS.contains(&t.name)
-                    })
+                    component_tag(bytes, i)
+                        .filter(|t| t.kind == TagKind::Open && CODE_COMPONENTS.contains(&t.name))
                 })
             else {
                 return;
@@ -255,7 +276,10 @@ fn mask(raw: &[u8], base: usize, runs: &[Run]) -> Vec<u8> {
     };
     for run in runs {
         match run {
-            Run::Text { text, src: Some(at) } => put(*at, text.len(), true),
+            Run::Text {
+                text,
+                src: Some(at),
+            } => put(*at, text.len(), true),
             Run::Code(code) => {
                 let Some(at) = code.src else { continue };
                 let data = code.data.as_bytes();
@@ -286,18 +310,27 @@ fn mask(raw: &[u8], base: usize, runs: &[Run]) -> Vec<u8> {
 fn normalize(spans: &mut Vec<Span>) {
     spans.sort_by_key(|(r, _)| (r.start, r.end));
     let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    // Whether the last span ends with a line break.
+    let mut tail_break = false;
     for (range, class) in spans.drain(..) {
+        let is_break = class == BREAK;
         match out.last_mut() {
             Some((last, last_class))
                 if range.start < last.end
-                    || (range.start == last.end && (*last_class == BREAK || class == BREAK)) =>
+                    || (range.start == last.end && (tail_break || is_break)) =>
             {
-                last.end = last.end.max(range.end);
+                if range.end > last.end {
+                    last.end = range.end;
+                    tail_break = is_break;
+                }
                 if *last_class == BREAK {
                     *last_class = class;
                 }
             }
-            _ => out.push((range, class)),
+            _ => {
+                out.push((range, class));
+                tail_break = is_break;
+            }
         }
     }
     for (_, class) in &mut out {
@@ -364,6 +397,10 @@ struct Scan<'a> {
     /// An element of [`CODE_ELEMENTS`] was not closed in the block: the search for a
     /// close, which went to the block's end, is not made again.
     unclosed: bool,
+    /// The line after the block starts with `>}}` (a shortcode's end, read as a quote).
+    next_closes: bool,
+    /// The block ends inside a shortcode that the next line closes.
+    continued: bool,
 }
 
 impl Scan<'_> {
@@ -528,7 +565,7 @@ impl Scan<'_> {
         // Pandoc's closing colons after a title (`::: Warning :::`).
         let trailing = line.iter().rev().take_while(|&&b| b == b':').count();
         let mut title_end = len;
-        if trailing >= 3 && len - trailing > k {
+        if trailing >= 3 && len - trailing >= k && len > colons {
             title_end = trim_end_blank(&line[..len - trailing]);
         }
         if title_end <= k {
@@ -576,7 +613,11 @@ impl Scan<'_> {
                 "template"
             };
             return match finder.find(m, end, at + end.len()) {
-                Some(found) if m[at + end.len()..found].iter().any(|b| !b.is_ascii_whitespace()) => {
+                Some(found)
+                    if m[at + end.len()..found]
+                        .iter()
+                        .any(|b| !b.is_ascii_whitespace()) =>
+                {
                     self.spans.push((at..found + end.len(), class));
                     Step::Next(found + end.len())
                 }
@@ -603,13 +644,20 @@ impl Scan<'_> {
     }
 
     /// Whether an attribute list from `at` to `close` stands where one applies: at the
-    /// block's end (a heading's), or right after a link, an image, code or emphasis.
+    /// block's end (a heading's), or right after a link, an image, code or an autolink (a
+    /// code the reader made ends there with `)`, `` ` `` or `>`) or a bracketed span
+    /// (`[text]{.class}`). Not after a word or a `_`: `\sum_{c=1}` is TeX.
     fn attribute_place(&self, at: usize, close: usize) -> bool {
         let after = close + 1;
         if self.rest_is_blank(after, self.m.len()) {
             return true;
         }
-        at > 0 && matches!(self.raw[at - 1], b')' | b']' | b'`' | b'*' | b'_')
+        at > 0
+            && match self.raw[at - 1] {
+                b']' => true,
+                b')' | b'`' | b'>' => self.m[at - 1] == OPAQUE,
+                _ => false,
+            }
     }
 
     /// A Hugo shortcode at `at` (`{{<` or `{{%`).
@@ -622,6 +670,12 @@ impl Scan<'_> {
             (b">}}".as_slice(), &mut self.finders.shortcode)
         };
         let Some(found) = finder.find(m, end, at + 3) else {
+            if !percent && self.next_closes && !self.continued {
+                // `{{< figure\n  src="a.png"\n>}}`: the shortcode goes on in the next block.
+                self.spans.push((at..m.len(), "template"));
+                self.continued = true;
+                return Step::Next(m.len());
+            }
             return Step::Next(at + 1);
         };
         let stop = found + end.len();
@@ -767,7 +821,10 @@ enum Step {
 
 /// The count of blank space (spaces, tabs) at the start of `bytes`.
 fn blanks(bytes: &[u8]) -> usize {
-    bytes.iter().take_while(|&&b| b == b' ' || b == b'\t').count()
+    bytes
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count()
 }
 
 /// The length of `bytes` without the blank space (and uncovered bytes) at its end.
@@ -840,10 +897,7 @@ fn string_end(m: &[u8], at: usize) -> usize {
 
 /// Whether the inside of a brace pair is one string and blank space (`' '`, `"\n"`).
 fn string_alone(inner: &[u8]) -> bool {
-    let lead = inner
-        .iter()
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
+    let lead = inner.iter().take_while(|b| b.is_ascii_whitespace()).count();
     let Some(&q) = inner.get(lead) else {
         return false;
     };
@@ -851,9 +905,7 @@ fn string_alone(inner: &[u8]) -> bool {
         return false;
     }
     let end = string_end(inner, lead);
-    end > lead + 1
-        && inner[end - 1] == q
-        && inner[end..].iter().all(u8::is_ascii_whitespace)
+    end > lead + 1 && inner[end - 1] == q && inner[end..].iter().all(u8::is_ascii_whitespace)
 }
 
 /// Whether the inside of a brace pair is an attribute list: `#id`, `.class`, `key=value`
@@ -880,7 +932,11 @@ fn attribute_list(inner: &[u8]) -> bool {
         match b {
             b'#' | b'.' => {
                 let n = word(k + 1);
-                if n == 0 || inner[k + 1..k + 1 + n].iter().any(|c| matches!(c, b'"' | b'\'')) {
+                if n == 0
+                    || inner[k + 1..k + 1 + n]
+                        .iter()
+                        .any(|c| matches!(c, b'"' | b'\''))
+                {
                     return false;
                 }
                 k += 1 + n;
@@ -892,14 +948,12 @@ fn attribute_list(inner: &[u8]) -> bool {
                 if inner.get(k) == Some(&b'=') {
                     k += 1;
                     match inner.get(k) {
-                        Some(&q @ (b'"' | b'\'')) => {
-                            match memchr::memchr(q, &inner[k + 1..]) {
-                                Some(close) if !inner[k + 1..k + 1 + close].contains(&b'\n') => {
-                                    k += close + 2;
-                                }
-                                _ => return false,
+                        Some(&q @ (b'"' | b'\'')) => match memchr::memchr(q, &inner[k + 1..]) {
+                            Some(close) if !inner[k + 1..k + 1 + close].contains(&b'\n') => {
+                                k += close + 2;
                             }
-                        }
+                            _ => return false,
+                        },
                         Some(_) => {
                             let n = word(k);
                             if n == 0 {
@@ -953,7 +1007,10 @@ fn component_tag(m: &[u8], at: usize) -> Option<Tag> {
         .iter()
         .chain(CODE_ELEMENTS)
         .find(|c| c.as_bytes() == word)?;
-    if !matches!(rest.get(n), Some(b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'>')) {
+    if !matches!(
+        rest.get(n),
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'>')
+    ) {
         return None;
     }
     let gt = memchr::memchr(b'>', &rest[n..rest.len().min(n + TAG_MOST)])?;
@@ -965,11 +1022,7 @@ fn component_tag(m: &[u8], at: usize) -> Option<Tag> {
     } else {
         TagKind::Open
     };
-    Some(Tag {
-        name,
-        kind,
-        end,
-    })
+    Some(Tag { name, kind, end })
 }
 
 /// A shortcode's parts: its name, and whether it opens a pair (neither `{{< /name >}}` nor
@@ -1030,7 +1083,11 @@ fn close_of(m: &[u8], at: usize, open: Open) -> Result<usize, Open> {
     let mut k = at;
     match open.closer {
         Closer::Component(name) => {
-            while let Some(i) = m.get(k..).and_then(|r| memchr::memchr(b'<', r)).map(|i| k + i) {
+            while let Some(i) = m
+                .get(k..)
+                .and_then(|r| memchr::memchr(b'<', r))
+                .map(|i| k + i)
+            {
                 match component_tag(m, i) {
                     Some(tag) if tag.name == name => {
                         match tag.kind {
@@ -1048,7 +1105,11 @@ fn close_of(m: &[u8], at: usize, open: Open) -> Result<usize, Open> {
             }
         }
         Closer::Shortcode(name) => {
-            while let Some(i) = m.get(k..).and_then(|r| memmem::find(r, b"{{")).map(|i| k + i) {
+            while let Some(i) = m
+                .get(k..)
+                .and_then(|r| memmem::find(r, b"{{"))
+                .map(|i| k + i)
+            {
                 let end: &[u8] = match m.get(i + 2) {
                     Some(b'<') => b">}}",
                     Some(b'%') => b"%}}",
@@ -1077,7 +1138,11 @@ fn close_of(m: &[u8], at: usize, open: Open) -> Result<usize, Open> {
             }
         }
         Closer::Tag(name) => {
-            while let Some(i) = m.get(k..).and_then(|r| memmem::find(r, b"{%")).map(|i| k + i) {
+            while let Some(i) = m
+                .get(k..)
+                .and_then(|r| memmem::find(r, b"{%"))
+                .map(|i| k + i)
+            {
                 let Some(stop) = m.get(i + 2..).and_then(|r| memmem::find(r, b"%}")) else {
                     break;
                 };
@@ -1099,5 +1164,4 @@ fn close_of(m: &[u8], at: usize, open: Open) -> Result<usize, Open> {
 }
 
 #[cfg(test)]
-#[path = "syntax_tests.rs"]
 mod tests;
