@@ -43,7 +43,7 @@ fn whole(runs: &[Run], span: &Range<usize>, from: usize) -> (bool, usize) {
             if range.start < span.start || range.end > span.end {
                 return (false, first);
             }
-            if code.kind != CodeKind::Standalone {
+            if code.kind != CodeKind::Standalone && !markers(&code.data) {
                 halves.push((&code.id, code.kind));
             }
         }
@@ -131,8 +131,47 @@ pub(super) fn collapse(
     for (span, class) in spans {
         code(&mut out, span, class);
     }
+    orphans_to_text(&mut out);
     renumber(&mut out);
     (out, taken.into_iter().map(|(span, _)| span).collect())
+}
+
+/// Whether a pair code's data is emphasis markers alone (`*`, `__`, `~~`).
+fn markers(data: &str) -> bool {
+    data.bytes().all(|b| matches!(b, b'*' | b'_' | b'~'))
+}
+
+/// An emphasis marker whose partner a code took (`{/* a */}\n{/* b */}`, where CommonMark
+/// paired the `*` of one comment's end with the next one's start) is the text it is written
+/// as.
+fn orphans_to_text(runs: &mut [Run]) {
+    let mut halves: Vec<(String, bool)> = runs
+        .iter()
+        .filter_map(|r| match r {
+            Run::Code(c) if c.kind != CodeKind::Standalone => {
+                Some((c.id.clone(), c.kind == CodeKind::Open))
+            }
+            _ => None,
+        })
+        .collect();
+    halves.sort_unstable();
+    let paired = |id: &str| {
+        let first = halves.partition_point(|(h, _)| h.as_str() < id);
+        halves
+            .get(first..first + 2)
+            .is_some_and(|two| two.iter().all(|(h, _)| h == id) && two[0].1 != two[1].1)
+    };
+    for run in runs.iter_mut() {
+        if let Run::Code(c) = run
+            && c.kind != CodeKind::Standalone
+            && !paired(&c.id)
+        {
+            *run = match c.src {
+                Some(at) => Run::text_at(c.data.clone(), at),
+                None => Run::text(c.data.clone()),
+            };
+        }
+    }
 }
 
 /// Numbers the codes `1`, `2`, … in reading order, a close taking its open's number.

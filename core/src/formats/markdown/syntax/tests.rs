@@ -138,6 +138,15 @@ fn jsx_comments_and_string_braces_are_codes_in_any_file() {
             "Line {/* a\ncomment */} end.\n",
             "Line <x id=\"1/\"/> end. | jsx:{/* a\ncomment */}",
         ),
+        // CommonMark pairs the `*` ending one comment with the one starting the next.
+        (
+            "{/* One. */}\n{/* Two. */} After *this*.\n",
+            "<x id=\"1/\"/>\n<x id=\"2/\"/> After <x id=\"3\"/>this<x id=\"/3\"/>. | jsx:{/* One. */}, jsx:{/* Two. */}, emphasis:*, emphasis:*",
+        ),
+        (
+            "A *b {/* c* */} d\n",
+            "A *b <x id=\"1/\"/> d | jsx:{/* c* */}",
+        ),
         (
             "- item {/*docs-19*/}\n",
             "item <x id=\"1/\"/> | jsx:{/*docs-19*/}",
