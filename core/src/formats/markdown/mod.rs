@@ -114,13 +114,14 @@ impl Format for Markdown {
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         // Decoded once: the skeleton holds the bytes `read` accepted as UTF-8.
         let original = parsed.skeleton.text();
+        let mdx = syntax::mdx_style(original);
         parsed.skeleton.fill(&parsed.document, |hole, edition| {
             let role = parsed
                 .document
                 .blocks
                 .get(hole.block)
                 .map_or(Role::Paragraph, |b| b.role);
-            Ok(render(original, hole, role, edition))
+            Ok(render_in(original, hole, role, edition, mdx))
         })
     }
 }
@@ -571,6 +572,13 @@ impl<'a> Reader<'a, '_> {
             let mut next = k + 1;
             let mut merge_next = false;
             match &self.events[k].0 {
+                Event::Text(t) if self.escapes_a_code_start(&out, range.start, t) => {
+                    // `\{{x}}`: the escaped `{` is a run of its own, so the rest is no
+                    // placeholder; and so it stays after an edit, which escapes it again.
+                    out.runs.push(Run::text_at(&t[..1], range.start));
+                    merge_next =
+                        t.len() > 1 && out.text(&t[1..], &raw[1..], range.start + 1, false);
+                }
                 Event::Text(t) => merge_next = out.text(t, raw, range.start, mergeable),
                 Event::SoftBreak => {
                     if raw.ends_with('\n') {
@@ -601,6 +609,20 @@ impl<'a> Reader<'a, '_> {
             k = next;
         }
         out.runs
+    }
+
+    /// Whether the verbatim text `t` at `at` starts with an escaped character that starts a
+    /// placeholder or a template (`\{`, `\$`, `\%`): a backslash no run holds before it.
+    fn escapes_a_code_start(&self, out: &InlineRuns<'_>, at: usize, t: &str) -> bool {
+        t.starts_with(['{', '$', '%'])
+            && self.text.get(at..at + t.len()) == Some(t)
+            && at > 0
+            && self.text.as_bytes().get(at - 1) == Some(&b'\\')
+            && out.runs.last().is_none_or(|r| match r {
+                Run::Text { text, src: Some(s) } => s + text.len() != at,
+                Run::Code(c) => c.src.is_none_or(|s| s + c.data.len() != at),
+                _ => true,
+            })
     }
 
     /// The code of the inline element whose `Start` is event `k`: an open code (its close

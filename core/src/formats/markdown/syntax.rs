@@ -76,6 +76,8 @@ pub const CODE_TAGS: &[&str] = &["comment", "highlight"];
 const UNCOVERED: u8 = 0x01;
 /// A byte of a code the reader made (a code span, an HTML tag, a link's destination).
 const OPAQUE: u8 = 0x02;
+/// A backslash escape and the character it escapes (`\{`): no syntax, and no code's end.
+const ESCAPED: u8 = 0x03;
 
 /// A form found: its range in the block (from the hole's start) and its class.
 pub(super) type Span = (Range<usize>, &'static str);
@@ -121,10 +123,41 @@ fn next_line_closes(text: &str, at: usize) -> bool {
     rest[blanks(rest)..].starts_with(b">}}")
 }
 
-/// Whether `text` holds a JSX comment (`{/*` not in a Go template's `{{/*`).
+/// Whether `text` holds a JSX comment: `{/*` (not a Go template's `{{/*`), then `*/}` with
+/// no blank line between (so in one block). An unterminated `{/*` does not count: it is
+/// prose, which an edit escapes.
 pub(super) fn mdx_style(text: &str) -> bool {
     let bytes = text.as_bytes();
-    memmem::find_iter(bytes, b"{/*").any(|at| at == 0 || bytes[at - 1] != b'{')
+    let mut ends = Finder::default();
+    let mut from = 0;
+    while let Some(open) = memmem::find(&bytes[from..], b"{/*").map(|i| from + i) {
+        if open > 0 && bytes[open - 1] == b'{' {
+            from = open + 3;
+            continue;
+        }
+        let Some(end) = ends.find(bytes, b"*/}", open + 3) else {
+            return false;
+        };
+        match blank_line(&bytes[open..end]) {
+            None => return true,
+            // A `{/*` after that blank line may still close before the next one.
+            Some(at) => from = open + at + 1,
+        }
+    }
+    false
+}
+
+/// Where the first blank line (a line of spaces and tabs alone) of `bytes` starts.
+fn blank_line(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr2_iter(b'\n', b'\r', bytes).find_map(|nl| {
+        let rest = &bytes[nl + 1..];
+        let rest = if bytes[nl] == b'\r' {
+            rest.strip_prefix(b"\n").unwrap_or(rest)
+        } else {
+            rest
+        };
+        matches!(rest.get(blanks(rest)), Some(b'\n' | b'\r')).then_some(nl + 1)
+    })
 }
 
 impl SiteSyntax {
@@ -257,7 +290,8 @@ impl SiteSyntax {
 
 /// The block's bytes with those of no run [`UNCOVERED`], and those of a code (but emphasis,
 /// strong, strikethrough and a link's `[`, whose markers a form may hold, and the tags of
-/// [`CODE_COMPONENTS`] and [`CODE_ELEMENTS`]) and of an escape (`\{`) [`OPAQUE`].
+/// [`CODE_COMPONENTS`] and [`CODE_ELEMENTS`]) [`OPAQUE`], and those of an escape (`\{`)
+/// [`ESCAPED`].
 fn mask(raw: &[u8], base: usize, runs: &[Run]) -> Vec<u8> {
     let mut m = vec![UNCOVERED; raw.len()];
     // Copies the bytes of `len` from file offset `at` into the mask, or makes them opaque.
@@ -296,8 +330,8 @@ fn mask(raw: &[u8], base: usize, runs: &[Run]) -> Vec<u8> {
     let mut i = 1;
     while i < m.len() {
         if m[i - 1] == UNCOVERED && raw[i - 1] == b'\\' && raw[i].is_ascii_punctuation() {
-            m[i - 1] = OPAQUE;
-            m[i] = OPAQUE;
+            m[i - 1] = ESCAPED;
+            m[i] = ESCAPED;
             i += 1;
         }
         i += 1;
@@ -613,10 +647,12 @@ impl Scan<'_> {
                 "template"
             };
             return match finder.find(m, end, at + end.len()) {
+                // A JSX comment may be empty (`{/**/}`); a template holds something.
                 Some(found)
-                    if m[at + end.len()..found]
-                        .iter()
-                        .any(|b| !b.is_ascii_whitespace()) =>
+                    if class == "jsx"
+                        || m[at + end.len()..found]
+                            .iter()
+                            .any(|b| !b.is_ascii_whitespace()) =>
                 {
                     self.spans.push((at..found + end.len(), class));
                     Step::Next(found + end.len())
@@ -847,8 +883,10 @@ fn name_len(bytes: &[u8]) -> usize {
 
 /// Every matched brace pair of `m` (`{` at the first, `}` at the second), sorted. Inside
 /// braces a string (`'…'`, `"…"` to the line's end at most, `` `…` ``) and a comment
-/// (`/* … */`) hold no brace. One pass; nesting costs a stack entry, no recursion.
+/// (`/* … */`, when it ends) hold no brace. One pass; nesting costs a stack entry, no
+/// recursion.
 fn brace_pairs(m: &[u8]) -> Vec<(usize, usize)> {
+    let mut comments = Finder::default();
     let mut stack = Vec::new();
     let mut pairs = Vec::new();
     let mut i = 0;
@@ -859,8 +897,11 @@ fn brace_pairs(m: &[u8]) -> Vec<(usize, usize)> {
                 i = string_end(m, i);
                 continue;
             }
-            if b == b'/' && m.get(i + 1) == Some(&b'*') {
-                i = memmem::find(&m[i + 2..], b"*/").map_or(m.len(), |k| i + 2 + k + 2);
+            if b == b'/'
+                && m.get(i + 1) == Some(&b'*')
+                && let Some(k) = comments.find(m, b"*/", i + 2)
+            {
+                i = k + 2;
                 continue;
             }
         }
