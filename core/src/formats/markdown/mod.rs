@@ -114,14 +114,13 @@ impl Format for Markdown {
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
         // Decoded once: the skeleton holds the bytes `read` accepted as UTF-8.
         let original = parsed.skeleton.text();
-        let mdx = syntax::mdx_style(original);
         parsed.skeleton.fill(&parsed.document, |hole, edition| {
             let role = parsed
                 .document
                 .blocks
                 .get(hole.block)
                 .map_or(Role::Paragraph, |b| b.role);
-            Ok(render_in(original, hole, role, edition, mdx))
+            Ok(render(original, hole, role, edition))
         })
     }
 }

@@ -17,14 +17,7 @@ pub(super) enum Mode {
 }
 
 /// Writes an edited edition in the place of `hole` in `text`.
-#[cfg(test)]
 pub(super) fn render(text: &str, hole: &Hole, role: Role, runs: &[Run]) -> String {
-    render_in(text, hole, role, runs, syntax::mdx_style(text))
-}
-
-/// [`render`] in a file that is MDX-style or not ([`syntax::mdx_style`]), where every `{` of
-/// edited text is escaped.
-pub(super) fn render_in(text: &str, hole: &Hole, role: Role, runs: &[Run], mdx: bool) -> String {
     let start = hole.span.start.min(text.len());
     let line_start = text
         .get(..start)
@@ -69,7 +62,6 @@ pub(super) fn render_in(text: &str, hole: &Hole, role: Role, runs: &[Run], mdx: 
                 },
                 table: role == Role::TableCell,
                 atx: mode == Mode::Line && role == Role::Heading,
-                mdx,
             };
             escaper.write(runs, &mut out);
         }
@@ -140,8 +132,6 @@ pub(super) struct Escaper<'p> {
     pub(super) newline: Option<(&'static str, &'p str)>,
     pub(super) table: bool,
     pub(super) atx: bool,
-    /// The file is MDX-style: a `{` in prose opens an expression.
-    pub(super) mdx: bool,
 }
 
 impl Escaper<'_> {
