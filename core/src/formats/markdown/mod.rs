@@ -513,7 +513,7 @@ impl<'a> Reader<'a, '_> {
             runs
         } else {
             let heading = role == Role::Heading;
-            let spans = self.syntax.find(self.text, start..end, &runs, heading);
+            let spans = self.syntax.find(self.text, start..end, &runs, role);
             let (runs, taken) = collapse::collapse(self.text, runs, spans);
             if heading && !taken.is_empty() {
                 self.slug_without(items, &taken);

@@ -20,8 +20,9 @@
 //!   because a value is an expression (`<img style={{margin: 0}} />`). In other Markdown a
 //!   brace group is prose, since projects write `{name}` placeholders and sets (`{a, b}`) in
 //!   sentences; a simple `{name}` is still a placeholder code ([`super::super::inline`]).
-//! - `directive`: a container line (markdown-it-container, VitePress, Docusaurus admonitions,
-//!   Pandoc fenced divs): three or more colons at a line's start, the container's type and
+//! - `directive`: a GitHub alert's marker on a quote's first line (`> [!NOTE]`), and a
+//!   container line (markdown-it-container, VitePress, Docusaurus admonitions, Pandoc fenced
+//!   divs): three or more colons at a line's start, the container's type and
 //!   attributes (`::: tip `, `:::warning`, `:::note[`, `::: {.aside}`), the closing `:::`,
 //!   and the line breaks before and after such a line, so an edit can neither join a
 //!   container line to the prose nor drop one. A custom title is prose (the site renders it:
@@ -53,7 +54,7 @@ use std::ops::Range;
 
 use memchr::memmem;
 
-use crate::model::{CodeKind, Run};
+use crate::model::{CodeKind, Role, Run};
 
 mod tokens;
 use tokens::*;
@@ -179,11 +180,12 @@ impl SiteSyntax {
             return true;
         }
         let mut line_start = true;
-        for run in runs {
+        for (i, run) in runs.iter().enumerate() {
             match run {
                 Run::Text { text, .. } => {
                     if memchr::memchr(b'{', text.as_bytes()).is_some()
                         || (line_start && text.starts_with(":::"))
+                        || (i == 0 && text.starts_with("[!"))
                     {
                         return true;
                     }
@@ -205,14 +207,16 @@ impl SiteSyntax {
     }
 
     /// The forms in the prose block `text[hole]` whose runs are `runs`, at their file
-    /// offsets, in order. In a heading, an id at its end takes the blank space before it.
+    /// offsets, in order. In a heading, an id at its end takes the blank space before it; in a
+    /// quote, a GitHub alert's marker (`> [!NOTE]`) on its first line is a code.
     pub(super) fn find(
         &mut self,
         text: &str,
         hole: Range<usize>,
         runs: &[Run],
-        heading: bool,
+        role: Role,
     ) -> Vec<Span> {
+        let heading = role == Role::Heading;
         if !self.may_hold(runs) {
             return Vec::new();
         }
@@ -231,6 +235,7 @@ impl SiteSyntax {
             unclosed: false,
             next_closes: next_line_closes(text, hole.end),
             continued: false,
+            quote: role == Role::Quote,
         };
         if std::mem::take(&mut self.closes_next) && mask.starts_with(b"}}") {
             scan.spans.push((0..2, "template"));
@@ -438,6 +443,8 @@ struct Scan<'a> {
     next_closes: bool,
     /// The block ends inside a shortcode that the next line closes.
     continued: bool,
+    /// The block is a block quote's paragraph.
+    quote: bool,
 }
 
 impl Scan<'_> {
@@ -503,7 +510,10 @@ impl Scan<'_> {
     /// is taken, with the line breaks around it; returns where the scan goes on.
     fn line_start(&mut self, at: usize) -> Option<usize> {
         let line_end = memchr::memchr(b'\n', &self.m[at..]).map_or(self.m.len(), |k| at + k);
-        let end = self.directive(at, line_end).or_else(|| {
+        let alert = (at == 0 && self.quote)
+            .then(|| self.alert(line_end))
+            .flatten();
+        let end = alert.or_else(|| self.directive(at, line_end)).or_else(|| {
             let close = self.pair_at(at)?;
             (self.rest_is_blank(close + 1, line_end) && attribute_list(&self.m[at + 1..close]))
                 .then(|| {
@@ -513,6 +523,22 @@ impl Scan<'_> {
         })?;
         self.breaks_around(at, line_end);
         Some(end.max(at + 1))
+    }
+
+    /// A GitHub alert's marker alone on a quote's first line (`[!NOTE]`, `[!WARNING]`…, to
+    /// `line_end`): GitHub renders the alert's title from it, so it is no prose.
+    fn alert(&mut self, line_end: usize) -> Option<usize> {
+        let line = &self.m[..line_end];
+        let len = trim_end_blank(line);
+        let name = line.get(2..len.checked_sub(1)?)?;
+        let ok = line.starts_with(b"[!")
+            && line.get(len - 1) == Some(&b']')
+            && !name.is_empty()
+            && name.iter().all(u8::is_ascii_alphabetic);
+        ok.then(|| {
+            self.spans.push((0..len, "directive"));
+            len
+        })
     }
 
     /// The line breaks before the line starting at `at` and after it (ending at

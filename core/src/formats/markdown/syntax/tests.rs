@@ -22,27 +22,30 @@ fn shown(document: &Document) -> Vec<String> {
         .blocks
         .iter()
         .filter(|b| b.translatable)
-        .map(|b| {
-            let mut text = String::new();
-            let mut codes = Vec::new();
-            for run in &b.source.runs {
-                match run {
-                    Run::Text { text: t, .. } => text.push_str(t),
-                    Run::Code(c) => {
-                        let id = match c.kind {
-                            CodeKind::Open => c.id.clone(),
-                            CodeKind::Close => format!("/{}", c.id),
-                            CodeKind::Standalone => format!("{}/", c.id),
-                        };
-                        let _ = write!(text, "<x id=\"{id}\"/>");
-                        codes.push(format!("{}:{}", c.class, c.data));
-                    }
-                    Run::Switch(_) => text.push_str("<switch/>"),
-                }
-            }
-            format!("{} | {}", text, codes.join(", ")).replace('\n', "⏎")
-        })
+        .map(shown_block)
         .collect()
+}
+
+/// A block as `text with <x/> codes | class:data, …`.
+fn shown_block(b: &Block) -> String {
+    let mut text = String::new();
+    let mut codes = Vec::new();
+    for run in &b.source.runs {
+        match run {
+            Run::Text { text: t, .. } => text.push_str(t),
+            Run::Code(c) => {
+                let id = match c.kind {
+                    CodeKind::Open => c.id.clone(),
+                    CodeKind::Close => format!("/{}", c.id),
+                    CodeKind::Standalone => format!("{}/", c.id),
+                };
+                let _ = write!(text, "<x id=\"{id}\"/>");
+                codes.push(format!("{}:{}", c.class, c.data));
+            }
+            Run::Switch(_) => text.push_str("<switch/>"),
+        }
+    }
+    format!("{} | {}", text, codes.join(", ")).replace('\n', "⏎")
 }
 
 /// Reads `text`, checks it round-trips and reads back the same when every block is written
@@ -238,6 +241,12 @@ fn containers_are_codes_and_their_titles_prose() {
         one("> ::: tip Quoted\n> Body.\n> :::\n"),
         "<x id=\"1/\"/>Quoted<x id=\"2/\"/>Body.<x id=\"3/\"/> | directive:::: tip , directive:⏎> , directive:⏎> :::"
     );
+    // A GitHub alert's marker on a quote's first line; elsewhere it is text.
+    assert_eq!(
+        one("> [!NOTE]\n> Read this.\n"),
+        "<x id=\"1/\"/>Read this. | directive:[!NOTE]⏎> "
+    );
+    assert_eq!(one("See [!NOTE] here.\n"), "See [!NOTE] here. | ");
     // Separate paragraphs: each marker line is a block of one code.
     assert_eq!(
         blocks(":::warning\n\nCareful.\n\n:::\n"),
@@ -630,4 +639,43 @@ fn set_source(parsed: &mut Parsed, key: &str, text: &str) {
         .block_mut(key)
         .unwrap_or_else(|| panic!("no block {key}"));
     block.source = Edition::new(vec![Run::text(text)]);
+}
+
+/// The real pages in `testdata/formats/markdown` (see its SOURCES.md): each block that holds
+/// a form, as agents read it, with the forms' codes.
+#[test]
+fn real_docs_pages_read_their_syntax_as_codes() {
+    const CLASSES: &[&str] = &[
+        "id",
+        "jsx",
+        "attributes",
+        "directive",
+        "template",
+        "verbatim",
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/formats/markdown");
+    let mut out = String::new();
+    for name in [
+        "react-dev-invalid-hook-call-warning.md",
+        "react-dev-blog-react-compiler-1.md",
+        "vuejs-docs-conditional.md",
+        "hugo-docs-shortcodes-figure.md",
+        "hugo-docs-configuration-roles.md",
+    ] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let parsed = read(&text);
+        assert_eq!(write(&parsed), text, "{name}");
+        let _ = writeln!(out, "## {name}");
+        for block in &parsed.document.blocks {
+            let holds = block
+                .source
+                .runs
+                .iter()
+                .any(|r| matches!(r, Run::Code(c) if CLASSES.contains(&c.class.as_str())));
+            if holds {
+                let _ = writeln!(out, "{} | {}", block.key, shown_block(block));
+            }
+        }
+    }
+    insta::assert_snapshot!("markdown_syntax_real_docs_pages", out);
 }
