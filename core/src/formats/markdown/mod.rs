@@ -47,7 +47,13 @@
 //! - inline code is a standalone code (`code`), emphasis, strong and strikethrough are
 //!   open/close codes holding their markers, links are an open code `[` and a close code
 //!   with the raw `](url "title")`, images, autolinks, inline HTML, hard breaks (with the
-//!   next line's indent) and task markers are standalone codes holding their raw bytes.
+//!   next line's indent) and task markers are standalone codes holding their raw bytes;
+//! - the syntax docs generators read inside prose (heading ids `{/*id*/}` and `{#id}`, JSX
+//!   comments and expressions, `:::` containers, Hugo shortcodes, Liquid and mdBook tags,
+//!   components and elements that hold code) is one standalone code each, found in the
+//!   block's bytes after its runs are read (modules `syntax` and `collapse`);
+//! - an escaped `{`, `$` or `%` is a text run of its own, so `\{{x}}` is never read as the
+//!   placeholder `{{x}}` and keeps its backslash when the block is edited.
 //!
 //! Code and HTML blocks are not translatable; their text is the raw content between the
 //! fences (indentation and quote markers of later lines included), written back as is.
@@ -62,7 +68,10 @@
 //! write their data, text gets the minimal escaping that keeps its meaning at that
 //! position, and a newline becomes the block's line ending plus its continuation prefix
 //! (in ATX headings and table cells, a space). Consecutive newlines are written as one,
-//! since a blank line would end the block.
+//! since a blank line would end the block. Text that would read as syntax is escaped: every
+//! `{` (a placeholder, template, JSX expression or attribute list would start there), `:::`
+//! at a line's start, `${` and `%{`; text after a code that ends a line (a container's line,
+//! a hard break) is at a line's start.
 use std::cell::RefCell;
 use std::ops::Range;
 
