@@ -71,7 +71,8 @@
 //! since a blank line would end the block. Text that would read as syntax is escaped: every
 //! `{` (a placeholder, template, JSX expression or attribute list would start there), `:::`
 //! at a line's start, `${` and `%{`; text after a code that ends a line (a container's line,
-//! a hard break) is at a line's start.
+//! a hard break) is at a line's start. A container's marker stays on a line of its own: text
+//! an edit puts before it on its line, or after a closing `:::`, goes on its own line.
 use std::cell::RefCell;
 use std::ops::Range;
 

@@ -6,10 +6,11 @@
 //! one standalone code that no edit may drop, holding its bytes as written; the class says
 //! which form it is:
 //!
-//! - `id`: a heading's id at the end of the heading, as an MDX comment (`## Title
-//!   {/*title*/}`, every heading of the React docs) or an attribute list (`## Title {#title}`,
-//!   `{#id .class key=value}`: VitePress, Hugo, Pandoc, kramdown's `{: #id}`), with the blank
-//!   space before it, so the heading's text is `Title`.
+//! - `id`: a heading's id, as an MDX comment (`## Title {/*title*/}`, every heading of the
+//!   React docs) or an attribute list (`## Title {#title}`, `{#id .class key=value}`:
+//!   VitePress, Hugo, Pandoc, kramdown's `{: #id}`); at the heading's end it takes the blank
+//!   space before it, so the heading's text is `Title`. Anywhere else in a heading (where an
+//!   edit moved it) it is still the id.
 //! - `attributes`: an attribute list elsewhere, on a line of its own (Hugo's and kramdown's
 //!   block attributes, `{.note}`, `{: .note}`) or right after a link, an image, code or
 //!   emphasis (`[text](url){.class}`, Pandoc's spans).
@@ -111,12 +112,12 @@ pub(super) struct SiteSyntax {
     pub(super) mdx: bool,
     open: Option<Open>,
     /// The last block ended inside a shortcode whose `>}}` starts the next line, which
-    /// CommonMark reads as a block quote: the next block starts with the shortcode's `}}`.
+    /// CommonMark reads as a block quote: the next block's first `}}` is the shortcode's.
     closes_next: bool,
 }
 
-/// Whether the line after offset `at` (the end of a block's text) starts with `>}}`, blank
-/// space aside.
+/// Whether the line after offset `at` (the end of a block's text) is a block quote's line
+/// that holds `}}` (`>}}`, blank space aside; text an edit put before the `}}` aside too).
 fn next_line_closes(text: &str, at: usize) -> bool {
     let rest = text.as_bytes().get(at..).unwrap_or_default();
     let rest = &rest[blanks(rest)..];
@@ -124,7 +125,11 @@ fn next_line_closes(text: &str, at: usize) -> bool {
     let Some(rest) = rest.strip_prefix(b"\n") else {
         return false;
     };
-    rest[blanks(rest)..].starts_with(b">}}")
+    let Some(line) = rest[blanks(rest)..].strip_prefix(b">") else {
+        return false;
+    };
+    let line = &line[..memchr::memchr2(b'\n', b'\r', line).unwrap_or(line.len())];
+    memmem::find(line, b"}}").is_some()
 }
 
 /// Whether `text` holds a JSX comment: `{/*` (not a Go template's `{{/*`), then `*/}` with
@@ -236,21 +241,32 @@ impl SiteSyntax {
             next_closes: next_line_closes(text, hole.end),
             continued: false,
             quote: role == Role::Quote,
+            heading,
         };
-        if std::mem::take(&mut self.closes_next) && mask.starts_with(b"}}") {
-            scan.spans.push((0..2, "template"));
+        if std::mem::take(&mut self.closes_next)
+            && let Some(at) = memmem::find(&mask, b"}}")
+        {
+            scan.spans.push((at..at + 2, "template"));
         }
         self.open = scan.run(self.open);
         self.closes_next = scan.continued;
         let mut spans = scan.spans;
         normalize(&mut spans);
-        if heading && let Some((range, class)) = spans.last_mut() {
-            let id = *class == "attributes"
-                || (*class == "jsx" && raw.as_bytes()[range.start..].starts_with(b"{/*"));
-            if id && trim_end_blank(&mask[range.end..]) == 0 {
+        if heading {
+            // A heading's id, wherever an edit put it; at the end it takes the blank space
+            // before it.
+            let last = spans.len().saturating_sub(1);
+            for (k, (range, class)) in spans.iter_mut().enumerate() {
+                let id = *class == "attributes"
+                    || (*class == "jsx" && raw.as_bytes()[range.start..].starts_with(b"{/*"));
+                if !id {
+                    continue;
+                }
                 *class = "id";
-                let before = &raw.as_bytes()[..range.start];
-                range.start -= before.len() - trim_end_blank(before);
+                if k == last && trim_end_blank(&mask[range.end..]) == 0 {
+                    let before = &raw.as_bytes()[..range.start];
+                    range.start -= before.len() - trim_end_blank(before);
+                }
             }
         }
         for (range, _) in &mut spans {
@@ -439,12 +455,14 @@ struct Scan<'a> {
     /// An element of [`CODE_ELEMENTS`] was not closed in the block: the search for a
     /// close, which went to the block's end, is not made again.
     unclosed: bool,
-    /// The line after the block starts with `>}}` (a shortcode's end, read as a quote).
+    /// The line after the block is a quote's that holds `}}` (a shortcode's end, `>}}`).
     next_closes: bool,
     /// The block ends inside a shortcode that the next line closes.
     continued: bool,
     /// The block is a block quote's paragraph.
     quote: bool,
+    /// The block is a heading: an attribute list anywhere in it is its id.
+    heading: bool,
 }
 
 impl Scan<'_> {
@@ -714,7 +732,7 @@ impl Scan<'_> {
     /// (`[text]{.class}`). Not after a word or a `_`: `\sum_{c=1}` is TeX.
     fn attribute_place(&self, at: usize, close: usize) -> bool {
         let after = close + 1;
-        if self.rest_is_blank(after, self.m.len()) {
+        if self.heading || self.rest_is_blank(after, self.m.len()) {
             return true;
         }
         at > 0

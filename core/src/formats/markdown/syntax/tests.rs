@@ -679,3 +679,27 @@ fn real_docs_pages_read_their_syntax_as_codes() {
     }
     insta::assert_snapshot!("markdown_syntax_real_docs_pages", out);
 }
+
+/// Text an edit puts before a container's marker on its line, or after its closing colons,
+/// goes on a line of its own: the container still reads as one.
+#[test]
+fn a_container_marker_keeps_its_line_in_an_edit() {
+    let text = "- ::: tip Tip\n  Body.\n  :::\n";
+    let mut parsed = read(text);
+    let block = parsed.document.block_mut("top/li").unwrap();
+    let mut runs = vec![Run::text("Before")];
+    runs.extend(block.source.runs.iter().cloned());
+    runs.push(Run::text("after"));
+    block.source = Edition::new(runs);
+    let written = write(&parsed);
+    assert_eq!(
+        written,
+        "- Before\n  ::: tip Tip\n  Body.\n  :::\n  after\n"
+    );
+    assert_eq!(
+        shown(&read(&written).document),
+        [
+            "Before<x id=\"1/\"/>Tip<x id=\"2/\"/>Body.<x id=\"3/\"/>after | directive:⏎  ::: tip , directive:⏎  , directive:⏎  :::⏎  "
+        ]
+    );
+}
