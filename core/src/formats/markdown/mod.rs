@@ -47,7 +47,13 @@
 //! - inline code is a standalone code (`code`), emphasis, strong and strikethrough are
 //!   open/close codes holding their markers, links are an open code `[` and a close code
 //!   with the raw `](url "title")`, images, autolinks, inline HTML, hard breaks (with the
-//!   next line's indent) and task markers are standalone codes holding their raw bytes.
+//!   next line's indent) and task markers are standalone codes holding their raw bytes;
+//! - the syntax docs generators read inside prose (heading ids `{/*id*/}` and `{#id}`, JSX
+//!   comments and expressions, `:::` containers, Hugo shortcodes, Liquid and mdBook tags,
+//!   components and elements that hold code) is one standalone code each, found in the
+//!   block's bytes after its runs are read (modules `syntax` and `collapse`);
+//! - an escaped `{`, `$` or `%` is a text run of its own, so `\{{x}}` is never read as the
+//!   placeholder `{{x}}` and keeps its backslash when the block is edited.
 //!
 //! Code and HTML blocks are not translatable; their text is the raw content between the
 //! fences (indentation and quote markers of later lines included), written back as is.
@@ -62,7 +68,11 @@
 //! write their data, text gets the minimal escaping that keeps its meaning at that
 //! position, and a newline becomes the block's line ending plus its continuation prefix
 //! (in ATX headings and table cells, a space). Consecutive newlines are written as one,
-//! since a blank line would end the block.
+//! since a blank line would end the block. Text that would read as syntax is escaped: every
+//! `{` (a placeholder, template, JSX expression or attribute list would start there), `:::`
+//! at a line's start, `${` and `%{`; text after a code that ends a line (a container's line,
+//! a hard break) is at a line's start. A container's marker stays on a line of its own: text
+//! an edit puts before it on its line, or after a closing `:::`, goes on its own line.
 use std::cell::RefCell;
 use std::ops::Range;
 
@@ -76,8 +86,10 @@ use super::{
 };
 use crate::model::{Block, Code, CodeKind, Edition, KeyDeduper, Role, Run};
 
+mod collapse;
 mod pieces;
 mod plan;
+mod syntax;
 mod write;
 pub use pieces::pieces_agree;
 use pieces::*;
@@ -179,6 +191,8 @@ struct Reader<'a, 'e> {
     /// Inside kapi's own rules section (between [`KAPI_SECTION`]'s markers): its blocks are
     /// kapi's, never checked and never edited by hand.
     in_kapi_section: bool,
+    /// Docs generators' syntax in prose, and what of it is open from block to block.
+    syntax: syntax::SiteSyntax,
 }
 
 /// The markers of the rules section `kapi init` and `kapi context sync` write into AGENTS.md
@@ -406,9 +420,30 @@ impl<'a> Reader<'a, '_> {
         }
         self.headings += 1;
         self.counts = [0; KINDS.len()];
+        self.slug_without(items.clone(), &[]);
+        self.leaf(items, span, Role::Heading, level, HEADING);
+    }
+
+    /// The section's name from the words of its heading's events `items`, leaving out those
+    /// in `codes` (a heading id is no word of the title).
+    fn slug_without(&mut self, items: Range<usize>, codes: &[Range<usize>]) {
         let mut words = String::new();
-        for k in items.clone() {
-            if let Event::Text(t) | Event::Code(t) = &self.events[k].0 {
+        for (event, range) in &self.events[items] {
+            let (Event::Text(t) | Event::Code(t)) = event else {
+                continue;
+            };
+            let raw = self.slice(range.clone());
+            if matches!(event, Event::Text(_)) && raw == &**t && !codes.is_empty() {
+                // The words of a text outside the codes it holds part of.
+                let mut at = range.start;
+                for code in codes {
+                    if code.start < range.end && code.end > at {
+                        words.push_str(self.slice(at..code.start.max(at)));
+                        at = code.end;
+                    }
+                }
+                words.push_str(self.slice(at.min(range.end)..range.end));
+            } else if !codes.iter().any(|c| c.contains(&range.start)) {
                 words.push_str(t);
             }
         }
@@ -416,7 +451,6 @@ impl<'a> Reader<'a, '_> {
         if self.slug.is_empty() {
             self.slug.push_str("section");
         }
-        self.leaf(items, span, Role::Heading, level, HEADING);
     }
 
     /// The key of the next block of `kind` in the current section, and its label when
@@ -481,10 +515,21 @@ impl<'a> Reader<'a, '_> {
             .map(|(_, r)| r.end)
             .max()
             .unwrap_or(start);
-        let runs = self.runs(items);
+        let runs = self.runs(items.clone());
         if runs.is_empty() {
             return;
         }
+        let runs = if self.in_kapi_section {
+            runs
+        } else {
+            let heading = role == Role::Heading;
+            let spans = self.syntax.find(self.text, start..end, &runs, role);
+            let (runs, taken) = collapse::collapse(self.text, runs, spans);
+            if heading && !taken.is_empty() {
+                self.slug_without(items, &taken);
+            }
+            runs
+        };
         let (key, label) = self.key(kind);
         self.push(key, label, role, level, span, start..end, runs);
     }
@@ -536,6 +581,13 @@ impl<'a> Reader<'a, '_> {
             let mut next = k + 1;
             let mut merge_next = false;
             match &self.events[k].0 {
+                Event::Text(t) if self.escapes_a_code_start(&out, range.start, t) => {
+                    // `\{{x}}`: the escaped `{` is a run of its own, so the rest is no
+                    // placeholder; and so it stays after an edit, which escapes it again.
+                    out.runs.push(Run::text_at(&t[..1], range.start));
+                    merge_next =
+                        t.len() > 1 && out.text(&t[1..], &raw[1..], range.start + 1, false);
+                }
                 Event::Text(t) => merge_next = out.text(t, raw, range.start, mergeable),
                 Event::SoftBreak => {
                     if raw.ends_with('\n') {
@@ -566,6 +618,20 @@ impl<'a> Reader<'a, '_> {
             k = next;
         }
         out.runs
+    }
+
+    /// Whether the verbatim text `t` at `at` starts with an escaped character that starts a
+    /// placeholder or a template (`\{`, `\$`, `\%`): a backslash no run holds before it.
+    fn escapes_a_code_start(&self, out: &InlineRuns<'_>, at: usize, t: &str) -> bool {
+        t.starts_with(['{', '$', '%'])
+            && self.text.get(at..at + t.len()) == Some(t)
+            && at > 0
+            && self.text.as_bytes().get(at - 1) == Some(&b'\\')
+            && out.runs.last().is_none_or(|r| match r {
+                Run::Text { text, src: Some(s) } => s + text.len() != at,
+                Run::Code(c) => c.src.is_none_or(|s| s + c.data.len() != at),
+                _ => true,
+            })
     }
 
     /// The code of the inline element whose `Start` is event `k`: an open code (its close
@@ -667,6 +733,7 @@ impl<'a> Reader<'a, '_> {
             return;
         }
         if role == Role::Html {
+            self.syntax.html_block(raw);
             match raw.trim() {
                 m if m == KAPI_SECTION.0 => self.in_kapi_section = true,
                 m if m == KAPI_SECTION.1 => self.in_kapi_section = false,

@@ -73,6 +73,7 @@ pub(super) fn read_in_pieces<'e>(
         front: KeyDeduper::default(),
         containers: Vec::new(),
         in_kapi_section: false,
+        syntax: syntax::SiteSyntax::new(body),
         // Variables written in prose (`{name}`, `{{x}}`, `%s`, `${x}`, `%{x}`) are codes
         // too, so an edit cannot lose them; HTML is already a code.
         syntaxes: placeholders::Syntaxes {

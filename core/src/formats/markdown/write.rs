@@ -134,17 +134,67 @@ pub(super) struct Escaper<'p> {
     pub(super) atx: bool,
 }
 
+/// Whether a code is a container's marker that must start its line (`::: tip `, `:::`, a
+/// GitHub alert's `[!NOTE]`) and one whose line must end after it (the colons alone).
+fn container_line(code: &crate::model::Code) -> (bool, bool) {
+    if code.class != "directive" {
+        return (false, false);
+    }
+    let data = code.data.as_str();
+    let starts = data.starts_with(":::") || data.starts_with("[!");
+    let last = data.rsplit(['\n', '\r']).next().unwrap_or(data);
+    let last = last.trim_start_matches([' ', '\t', '>']);
+    let ends = last.len() >= 3 && last.bytes().all(|b| b == b':');
+    (starts, ends)
+}
+
 impl Escaper<'_> {
+    /// Ends the line written so far (its trailing blank space dropped) and starts the next
+    /// with the block's continuation prefix; nothing in a one-line block.
+    fn line_break(&self, out: &mut String) {
+        if let Some((newline, prefix)) = self.newline {
+            let kept = out.trim_end_matches([' ', '\t']).len();
+            out.truncate(kept);
+            out.push_str(newline);
+            out.push_str(prefix);
+        }
+    }
+
     fn write(&self, runs: &[Run], out: &mut String) {
         let mut prev: Option<char> = None;
         let mut line_start = self.newline.is_some();
         for (index, run) in runs.iter().enumerate() {
             let text = match run {
                 Run::Code(code) => {
+                    let (starts_line, ends_line) = container_line(code);
+                    if starts_line && !line_start && !out.is_empty() {
+                        self.line_break(out);
+                    }
                     out.push_str(&code.data);
                     if let Some(c) = code.data.chars().last() {
                         prev = Some(c);
                         line_start = false;
+                    }
+                    let text_follows = matches!(
+                        runs.get(index + 1),
+                        Some(Run::Text { text, .. }) if !text.starts_with(['\n', '\r'])
+                    );
+                    if ends_line && text_follows && self.newline.is_some() {
+                        self.line_break(out);
+                        line_start = true;
+                        prev = None;
+                        continue;
+                    }
+                    // A code that ends a line (a hard break, a container's line with its
+                    // line break) leaves the text after it at a line's start.
+                    if self.newline.is_some()
+                        && let Some(nl) = code.data.rfind(['\n', '\r'])
+                        && code.data[nl + 1..]
+                            .bytes()
+                            .all(|b| matches!(b, b' ' | b'\t' | b'>'))
+                    {
+                        line_start = true;
+                        prev = None;
                     }
                     continue;
                 }
@@ -254,6 +304,14 @@ impl Escaper<'_> {
                 false
             }
             '|' => self.table,
+            // A brace opens a placeholder (`{name}`), a template (`{{x}}`, `{% x %}`), a
+            // JSX expression or comment, or an attribute list: edited text reads back as
+            // text only with each escaped.
+            '{' => true,
+            ':' => line_start && next == Some(':'),
+            // A placeholder's start (`${x}`, `%{x}`, `%(x)s`) read back as text.
+            '$' => next == Some('{'),
+            '%' => matches!(next, Some('{' | '(')),
             '#' => line_start || (self.atx && space(prev)),
             '>' | '-' | '+' | '=' => line_start,
             _ => false,
