@@ -330,7 +330,9 @@ impl<'a> Reader<'a, '_> {
                     self.index_ends();
                     self.leaf_block();
                 }
-                Event::Start(tag) => {
+                // An inline element that opens a tight list item's text (`- **Lead**: text`)
+                // is that text's start, not a container.
+                Event::Start(tag) if !is_inline(&event) => {
                     let container = match tag {
                         Tag::BlockQuote(_) => Container::Quote,
                         Tag::List(_) => Container::List,

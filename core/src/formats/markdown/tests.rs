@@ -750,6 +750,44 @@ fn list_items_and_quotes_have_roles_and_levels() {
 }
 
 #[test]
+fn a_tight_item_that_opens_with_emphasis_or_a_link_is_one_block() {
+    let source = "- **Paths**: Once a module is\n  part of it.\n- _Note_ then text\n- [Link](u) and more\n- `code` first\n";
+    let mut parsed = read(source);
+    let got: Vec<(String, String)> = parsed
+        .document
+        .blocks
+        .iter()
+        .map(|b| (b.key.clone(), marked(&b.source)))
+        .collect();
+    let keys: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        ["top/li", "top/li#2", "top/li#3", "top/li#4"],
+        "{got:?}"
+    );
+    assert!(
+        got[0].1.contains("Paths") && got[0].1.contains("Once a module"),
+        "{got:?}"
+    );
+    // An edit of the item's text keeps its emphasis and writes nothing else.
+    let block = parsed
+        .document
+        .block_mut("top/li#2")
+        .expect("the second item");
+    for run in &mut block.source.runs {
+        if let Run::Text { text, .. } = run
+            && text.as_str() == " then text"
+        {
+            *text = " then other text".into();
+        }
+    }
+    assert_eq!(
+        write(&parsed),
+        source.replace("_Note_ then text", "_Note_ then other text")
+    );
+}
+
+#[test]
 fn malformed_and_truncated_input_never_panics() {
     let mut inputs: Vec<Vec<u8>> = Vec::new();
     for (_, bytes) in fixtures() {
