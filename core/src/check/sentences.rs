@@ -20,8 +20,10 @@
 //!   (`“Where’s the -> Operator?” in Chapter 5`, `“Stop!” she said`).
 //! - Abbreviations do not end a sentence before a capital either: `e.g.`, `i.e.`, `vs.`,
 //!   `cf.`, `viz.`, `approx.`, `fig.` (any case), `Mr.`, `Mrs.`, `Ms.`, `Dr.`, `St.`,
-//!   `Prof.`, `Jr.`, `Sr.` (capitalised), a single capital initial (`J. Doe`) and dotted
-//!   capitals (`U.S.`, `U.K.`). `etc.` is not among them: before a capital it nearly always
+//!   `Prof.`, `Jr.`, `Sr.` (capitalised), a single capital initial (`J. Doe`, `John F.
+//!   Kennedy`: first, or after a capitalised word or another initial; after a lower-case
+//!   word a capital is a name of its own, `module A. Notice`, and its stop ends a sentence)
+//!   and dotted capitals (`U.S.`, `U.K.`). `etc.` is not among them: before a capital it nearly always
 //!   ends its sentence (`…, and so on, etc. Then`). `in the U.S. Then` therefore reads as
 //!   one sentence: the price of `U.S. Army` reading as one.
 //! - Codes: a code is one opaque mark ([`CODE_MARK`]) and no sentence ends inside one. After
@@ -216,10 +218,25 @@ fn is_abbreviation(text: &str, dot: usize) -> bool {
         // A token longer than any abbreviation.
         None => return false,
     };
+    let token_at = before.len() - token.len();
     let token = token.trim_start_matches(|c: char| !c.is_alphanumeric());
     let mut chars = token.chars();
     let (first, rest) = (chars.next(), chars.as_str());
-    let initial = first.is_some_and(char::is_uppercase) && rest.is_empty();
+    // A single capital is an initial in a name (`J. Doe`, `John F. Kennedy`): first in the
+    // text, after a capitalised word or after another initial; after a lower-case word it is a
+    // name of its own (`module A. Notice`, `type T. The`), and its stop can end a sentence.
+    let initial = first.is_some_and(char::is_uppercase)
+        && rest.is_empty()
+        && before[..token_at]
+            .split_whitespace()
+            .next_back()
+            .and_then(|word| {
+                word.trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .chars()
+                    .next()
+            })
+            .is_none_or(|c| c.is_uppercase() || !c.is_alphabetic())
+        || first.is_some_and(char::is_uppercase) && rest.is_empty() && initial_follows(text, dot);
     let dotted_capitals = token.len() > 1
         && token
             .split('.')
@@ -230,6 +247,13 @@ fn is_abbreviation(text: &str, dot: usize) -> bool {
             .iter()
             .any(|a| token.eq_ignore_ascii_case(a))
         || ["Mr", "Mrs", "Ms", "Dr", "St", "Prof", "Jr", "Sr"].contains(&token)
+}
+
+/// Whether another initial follows the stop at `dot` (`J. R. R. Tolkien`).
+fn initial_follows(text: &str, dot: usize) -> bool {
+    let after = text.get(dot + 1..).unwrap_or_default().trim_start();
+    let mut chars = after.chars();
+    matches!((chars.next(), chars.next()), (Some(c), Some('.')) if c.is_uppercase())
 }
 
 /// A stop in the text and what follows it, as [`for_each_sentence`] judges it.
@@ -468,6 +492,21 @@ mod tests {
                 "Use e.g. Rust or i.e. Go.",
                 "Mr. Smith and Dr. Who met.",
                 "Rust vs. Go, cf. Fig. 3."
+            ]
+        );
+        assert_eq!(
+            sentences("If module A is in module B, B is the parent of module A. Notice it."),
+            [
+                "If module A is in module B, B is the parent of module A.",
+                "Notice it."
+            ]
+        );
+        assert_eq!(
+            sentences("John F. Kennedy and J. R. R. Tolkien met. Then type T. The end."),
+            [
+                "John F. Kennedy and J. R. R. Tolkien met.",
+                "Then type T.",
+                "The end."
             ]
         );
         assert_eq!(

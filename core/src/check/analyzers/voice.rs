@@ -8,7 +8,8 @@ use super::rule::declare_rule;
 use crate::check::Sink;
 use crate::check::sentences::{for_each_sentence, trimmed};
 use crate::governance::{Governance, PatternRule, Severity};
-use crate::model::Role;
+use crate::model::{CodeKind, Edition, Role, Run};
+use crate::text::CODE_MARK;
 
 declare_rule! {
     /// ## What it flags
@@ -90,17 +91,25 @@ declare_rule! {
 }
 
 /// Runs the per-block `voice` rules over one block's prose, pushing hits in prose offsets.
-pub fn check_block(gov: &Governance, role: Role, prose: &str, hits: &mut dyn Sink) {
+/// `lead` is where the block's lead-in label ends in the prose ([`lead_in`]; 0 for none): the
+/// label is no part of the first sentence.
+pub fn check_block(gov: &Governance, role: Role, prose: &str, lead: usize, hits: &mut dyn Sink) {
     prohibited(&gov.prohibited, prose, hits);
     let limits = &gov.constraints;
     if limits.max_sentence_words.is_none() && limits.max_paragraph_sentences.is_none() {
         return;
     }
+    let lead = if prose.is_char_boundary(lead) {
+        lead
+    } else {
+        0
+    };
     let mut sentences = 0usize;
-    for_each_sentence(prose, |range, words| {
+    for_each_sentence(&prose[lead..], |range, words| {
         if words == 0 {
             return;
         }
+        let range = range.start + lead..range.end + lead;
         sentences += 1;
         if let Some(max) = limits.max_sentence_words
             && words > max as usize
@@ -124,6 +133,78 @@ pub fn check_block(gov: &Governance, role: Role, prose: &str, hits: &mut dyn Sin
         hit.severity = limits.severity;
         hits.push(hit);
     }
+}
+
+/// The most words a lead-in label holds (`**Note**:`, `**Paths to code in modules**:`).
+const MAX_LEAD_WORDS: usize = 6;
+
+/// Where a block's lead-in label ends in its prose view: an emphasised or strong phrase of at
+/// most [`MAX_LEAD_WORDS`] words that opens the block and is followed by a colon or a dash
+/// (`**Safety**: If …`, `_[Motor](…)_ - These users …`, `**Note:** …`), the separator and the
+/// space after it included. 0 when the block opens otherwise. Docs write such a label as a
+/// heading for the item, not as words of its first sentence, so the sentence is counted
+/// without it.
+pub fn lead_in(edition: &Edition) -> usize {
+    let runs = &edition.runs;
+    let mut i = 0;
+    let mut at = 0;
+    // Blank text before the label.
+    while let Some(Run::Text { text, .. }) = runs.get(i) {
+        if !text.trim().is_empty() {
+            return 0;
+        }
+        at += text.len();
+        i += 1;
+    }
+    let Some(Run::Code(open)) = runs.get(i) else {
+        return 0;
+    };
+    if open.kind != CodeKind::Open || !matches!(open.class.as_str(), "strong" | "emphasis") {
+        return 0;
+    }
+    let mut label = String::new();
+    let mut closed = false;
+    for run in &runs[i + 1..] {
+        i += 1;
+        match run {
+            Run::Text { text, .. } => {
+                label.push_str(text);
+                at += text.len();
+            }
+            Run::Code(code) if code.kind == CodeKind::Close && code.id == open.id => {
+                closed = true;
+                break;
+            }
+            Run::Code(code) if code.kind == CodeKind::Standalone => {
+                label.push(CODE_MARK);
+                at += CODE_MARK.len_utf8();
+            }
+            Run::Code(_) => {}
+            Run::Switch(_) => return 0,
+        }
+    }
+    let words = label.split_whitespace().count();
+    if !closed || words == 0 || words > MAX_LEAD_WORDS {
+        return 0;
+    }
+    // The separator: inside the label (`**Note:**`) or right after it.
+    let after = match runs.get(i + 1) {
+        Some(Run::Text { text, .. }) => text.as_str(),
+        _ => "",
+    };
+    let inside = label.trim_end().ends_with(':');
+    let sep = [":", " -", " –", " —"]
+        .iter()
+        .find(|s| after.starts_with(**s))
+        .map(|s| s.len());
+    let sep = match (inside, sep) {
+        (true, _) => 0,
+        (false, Some(sep)) => sep,
+        (false, None) => return 0,
+    };
+    let rest = &after[sep..];
+    let blank = rest.len() - rest.trim_start().len();
+    at + sep + blank
 }
 
 /// Runs the per-document `voice` rules over the document's prose (every translatable
@@ -236,10 +317,60 @@ mod tests {
 
     fn block(gov: &Governance, role: Role, prose: &str) -> Vec<Row> {
         let mut hits = Vec::new();
-        check_block(gov, role, prose, &mut hits);
+        check_block(gov, role, prose, 0, &mut hits);
         hits.into_iter()
             .map(|h| (h.rule.id, h.severity, h.range, h.message))
             .collect()
+    }
+
+    fn code(id: &str, kind: CodeKind, class: &str, data: &str) -> Run {
+        crate::model::Code::new(id, kind, class, data, false).into()
+    }
+
+    #[test]
+    fn a_lead_in_label_is_no_part_of_the_first_sentence() {
+        let strong = |label: &str, after: &str| {
+            Edition::new(vec![
+                code("1", CodeKind::Open, "strong", "**"),
+                Run::text(label),
+                code("1", CodeKind::Close, "strong", "**"),
+                Run::text(after),
+            ])
+        };
+        let safety = strong("Safety", ": If it is unsafe, say why.");
+        assert_eq!(lead_in(&safety), "Safety: ".len());
+        assert_eq!(lead_in(&strong("Note:", " Save first.")), "Note: ".len());
+        assert_eq!(
+            lead_in(&strong("Motor", " - These users")),
+            "Motor - ".len()
+        );
+        // Bold words that start a sentence, a long phrase, or no separator: no label.
+        assert_eq!(lead_in(&strong("Never", " run it twice.")), 0);
+        assert_eq!(
+            lead_in(&strong("one two three four five six seven", ": x")),
+            0
+        );
+        let plain = Edition::new(vec![Run::text("Safety: If it is unsafe.")]);
+        assert_eq!(lead_in(&plain), 0);
+        // An emphasised link as the label (`_[Motor](url)_ - …`).
+        let linked = Edition::new(vec![
+            code("1", CodeKind::Open, "emphasis", "_"),
+            code("2", CodeKind::Open, "link", "["),
+            Run::text("Motor"),
+            code("2", CodeKind::Close, "link", "](u)"),
+            code("1", CodeKind::Close, "emphasis", "_"),
+            Run::text(" - These users benefit."),
+        ]);
+        assert_eq!(lead_in(&linked), "Motor - ".len());
+        // The first sentence is counted without it.
+        let gov = limits(Some(6), None);
+        let prose = "Safety: If it is unsafe, say why.";
+        let mut hits = Vec::new();
+        check_block(&gov, Role::ListItem, prose, lead_in(&safety), &mut hits);
+        assert!(hits.is_empty(), "{hits:?}");
+        check_block(&gov, Role::ListItem, prose, 0, &mut hits);
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].message, "sentence has 7 words; the limit is 6");
     }
 
     #[test]
