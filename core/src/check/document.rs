@@ -153,8 +153,8 @@ impl<'a> DocumentCheck<'a> {
         });
         hygiene::check(&prose.text, &mut sink);
         terms::check(self.governance, &prose.text, &mut sink);
-        let lead = voice::lead_in(&block.source);
-        voice::check_block(self.governance, block.role, &prose.text, lead, &mut sink);
+        let cuts = voice::cuts(&block.source);
+        voice::check_block(self.governance, block.role, &prose.text, &cuts, &mut sink);
     }
 
     /// The findings: the blocks', then the document rules' (none when the check was

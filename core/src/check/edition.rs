@@ -47,7 +47,7 @@ pub fn source(gov: &Governance, role: Role, edition: &Edition) -> Vec<EditionFin
     let mut hits = AddressFilter::new(&prose.text, Vec::new());
     hygiene::check(&prose.text, &mut hits);
     terms::check(gov, &prose.text, &mut hits);
-    voice::check_block(gov, role, &prose.text, voice::lead_in(edition), &mut hits);
+    voice::check_block(gov, role, &prose.text, &voice::cuts(edition), &mut hits);
     // A match the project allows where it stands (a term's exception) is no finding.
     hits.into_inner()
         .into_iter()

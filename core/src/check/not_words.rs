@@ -14,6 +14,9 @@
 //! - a URL: a scheme and `://` (`https://…`), `mailto:`, or a leading `www.`;
 //! - an `@` before a word character: an e-mail address or a handle (`@whitelist`, `@org/pkg`);
 //! - a path: a leading `/`, `./`, `../` or `~/`, or two or more `/` (`src/a/b`);
+//! - a repository, `owner/name`, when a name holds an identifier's `-`, `_` or digit
+//!   (`rust-lang/book`) or the next word is `repository` or `repo` (`the vuejs/core
+//!   repository`);
 //! - a dotted name: a `.` between two word characters (`legacy.whitelist.org`, `config.yaml`,
 //!   `Node.js`, `v1.2`), or a leading `.` before one (`.gitignore`).
 //!
@@ -135,7 +138,7 @@ fn push_address(text: &str, chunk: Range<usize>, spans: &mut Vec<Range<usize>>) 
         )
     };
     let token = raw.trim_start_matches(lead).trim_end_matches(trail);
-    if token.is_empty() || !is_address(token) {
+    if token.is_empty() || !(is_address(token) || is_repository(token, &text[chunk.end..])) {
         return;
     }
     let start = chunk.start + (raw.len() - raw.trim_start_matches(lead).len());
@@ -171,6 +174,38 @@ fn is_address(token: &str) -> bool {
             .is_some_and(|c| is_word(c) || c == '.')
     }) || token.matches('/').nth(1).is_some();
     url || handle || path || is_dotted(token)
+}
+
+/// A repository as code hosts name one, `owner/name`: one slash between two names, when a name
+/// holds an identifier's `-`, `_` or digit (`rust-lang/book`, `vuejs/core` is not enough) or
+/// the next word says so (`the vuejs/core repository`). `and/or` and `whitelist/blacklist` stay
+/// prose.
+fn is_repository(token: &str, after: &str) -> bool {
+    let Some((owner, name)) = token.split_once('/') else {
+        return false;
+    };
+    let named =
+        |part: &str| !part.is_empty() && part.chars().all(|c| is_word(c) || matches!(c, '-' | '.'));
+    if !named(owner) || !named(name) || name.contains('/') {
+        return false;
+    }
+    let identifier = |part: &str| {
+        part.chars()
+            .any(|c| c == '-' || c == '_' || c.is_ascii_digit())
+    };
+    let next = after
+        .trim_start_matches(|c: char| !c.is_whitespace() && !c.is_alphanumeric())
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_ascii_lowercase();
+    identifier(owner)
+        || identifier(name)
+        || matches!(
+            next.as_str(),
+            "repository" | "repositories" | "repo" | "repos"
+        )
 }
 
 /// A `.` between two word characters, or a leading `.` before one.
@@ -311,6 +346,16 @@ mod tests {
                 "v1.2.0",
             ]
         );
+    }
+
+    #[test]
+    fn a_repository_is_an_address_and_a_pair_of_words_is_not() {
+        assert_eq!(tokens("see the vuejs/core repository."), ["vuejs/core"]);
+        assert_eq!(tokens("clone rust-lang/book now"), ["rust-lang/book"]);
+        assert_eq!(tokens("in the facebook/react repo"), ["facebook/react"]);
+        assert_eq!(tokens("run python3/pip here"), ["python3/pip"]);
+        assert!(tokens("use whitelist/blacklist or and/or, the client/server model").is_empty());
+        assert!(tokens("the read/write repository lock").len() == 1);
     }
 
     #[test]

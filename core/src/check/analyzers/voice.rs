@@ -91,37 +91,32 @@ declare_rule! {
 }
 
 /// Runs the per-block `voice` rules over one block's prose, pushing hits in prose offsets.
-/// `lead` is where the block's lead-in label ends in the prose ([`lead_in`]; 0 for none): the
-/// label is no part of the first sentence.
-pub fn check_block(gov: &Governance, role: Role, prose: &str, lead: usize, hits: &mut dyn Sink) {
+/// `cuts` are where the block's prose is cut before its sentences are read ([`cuts`]; none
+/// for a plain block): no sentence runs across one.
+pub fn check_block(gov: &Governance, role: Role, prose: &str, cuts: &[usize], hits: &mut dyn Sink) {
     prohibited(&gov.prohibited, prose, hits);
     let limits = &gov.constraints;
     if limits.max_sentence_words.is_none() && limits.max_paragraph_sentences.is_none() {
         return;
     }
-    let lead = if prose.is_char_boundary(lead) {
-        lead
-    } else {
-        0
-    };
     let mut sentences = 0usize;
-    for_each_sentence(&prose[lead..], |range, words| {
-        if words == 0 {
-            return;
+    let mut from = 0;
+    let ends = cuts
+        .iter()
+        .copied()
+        .filter(|&at| at > 0 && at < prose.len() && prose.is_char_boundary(at))
+        .chain([prose.len()]);
+    for to in ends {
+        if to <= from {
+            continue;
         }
-        let range = range.start + lead..range.end + lead;
-        sentences += 1;
-        if let Some(max) = limits.max_sentence_words
-            && words > max as usize
-        {
-            let mut hit = SENTENCE_TOO_LONG.hit(
-                range,
-                format!("sentence has {words} words; the limit is {max}"),
-            );
-            hit.severity = limits.severity;
-            hits.push(hit);
+        let (piece, offset) = (&prose[from..to], from);
+        from = to;
+        // A piece of marks alone (a container's marker line) holds no sentence.
+        if piece.chars().any(char::is_alphanumeric) {
+            sentences_of(piece, offset, limits, &mut sentences, hits);
         }
-    });
+    }
     if role == Role::Paragraph
         && let Some(max) = limits.max_paragraph_sentences
         && sentences > max as usize
@@ -133,6 +128,71 @@ pub fn check_block(gov: &Governance, role: Role, prose: &str, lead: usize, hits:
         hit.severity = limits.severity;
         hits.push(hit);
     }
+}
+
+/// Counts the sentences of `piece` (at `offset` of the block's prose) into `sentences` and
+/// reports each over the limit.
+fn sentences_of(
+    piece: &str,
+    offset: usize,
+    limits: &crate::governance::Constraints,
+    sentences: &mut usize,
+    hits: &mut dyn Sink,
+) {
+    for_each_sentence(piece, |range, words| {
+        if words == 0 {
+            return;
+        }
+        *sentences += 1;
+        if let Some(max) = limits.max_sentence_words
+            && words > max as usize
+        {
+            let mut hit = SENTENCE_TOO_LONG.hit(
+                range.start + offset..range.end + offset,
+                format!("sentence has {words} words; the limit is {max}"),
+            );
+            hit.severity = limits.severity;
+            hits.push(hit);
+        }
+    });
+}
+
+/// Where a block's prose is cut before its sentences are read, in prose offsets, in order:
+/// after its lead-in label ([`lead_in`]), and before and after each container marker
+/// (`::: tip Title`, the line break that ends it, the closing `:::`: codes of class
+/// `directive`), so a container's title and the text under it are never one sentence.
+pub fn cuts(edition: &Edition) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    let lead = lead_in(edition);
+    if lead > 0 {
+        cuts.push(lead);
+    }
+    let directive = |run: &Run| matches!(run, Run::Code(code) if code.class == "directive");
+    if !edition.runs.iter().any(directive) {
+        return cuts;
+    }
+    let mut at = 0;
+    for run in &edition.runs {
+        match run {
+            Run::Text { text, .. } => at += text.len(),
+            Run::Code(code) if code.kind == CodeKind::Standalone => {
+                if code.class == "directive" {
+                    cuts.push(at);
+                    cuts.push(at + CODE_MARK.len_utf8());
+                }
+                at += CODE_MARK.len_utf8();
+            }
+            Run::Code(_) => {}
+            Run::Switch(_) => {
+                let mut view = String::new();
+                crate::text::push_prose(&mut view, std::slice::from_ref(run));
+                at += view.len();
+            }
+        }
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
 }
 
 /// The most words a lead-in label holds (`**Note**:`, `**Paths to code in modules**:`).
@@ -317,7 +377,7 @@ mod tests {
 
     fn block(gov: &Governance, role: Role, prose: &str) -> Vec<Row> {
         let mut hits = Vec::new();
-        check_block(gov, role, prose, 0, &mut hits);
+        check_block(gov, role, prose, &[], &mut hits);
         hits.into_iter()
             .map(|h| (h.rule.id, h.severity, h.range, h.message))
             .collect()
@@ -325,6 +385,43 @@ mod tests {
 
     fn code(id: &str, kind: CodeKind, class: &str, data: &str) -> Run {
         crate::model::Code::new(id, kind, class, data, false).into()
+    }
+
+    #[test]
+    fn a_container_title_and_the_text_under_it_are_not_one_sentence() {
+        let edition = Edition::new(vec![
+            code("1", CodeKind::Standalone, "directive", ":::warning "),
+            Run::text("Notes on Production Use"),
+            code("2", CodeKind::Standalone, "directive", "\n"),
+            Run::text("Use the production build here."),
+            code("3", CodeKind::Standalone, "directive", "\n:::"),
+        ]);
+        let prose = crate::text::Prose::from_edition(&edition);
+        let gov = limits(Some(5), Some(1));
+        let mut hits = Vec::new();
+        check_block(
+            &gov,
+            Role::Paragraph,
+            &prose.text,
+            &cuts(&edition),
+            &mut hits,
+        );
+        let rows: Vec<(&str, String)> = hits
+            .iter()
+            .map(|h| (h.rule.id, prose.text[h.range.clone()].to_owned()))
+            .collect();
+        // Two sentences (title, text), the marker lines none; without the cuts, one of 8 words.
+        assert_eq!(
+            rows,
+            vec![(
+                "voice.paragraph-too-long",
+                "\u{FFFC}Notes on Production Use\u{FFFC}Use the production build here.\u{FFFC}"
+                    .to_owned()
+            )]
+        );
+        let mut uncut = Vec::new();
+        check_block(&gov, Role::Paragraph, &prose.text, &[], &mut uncut);
+        assert_eq!(uncut[0].message, "sentence has 8 words; the limit is 5");
     }
 
     #[test]
@@ -366,9 +463,9 @@ mod tests {
         let gov = limits(Some(6), None);
         let prose = "Safety: If it is unsafe, say why.";
         let mut hits = Vec::new();
-        check_block(&gov, Role::ListItem, prose, lead_in(&safety), &mut hits);
+        check_block(&gov, Role::ListItem, prose, &cuts(&safety), &mut hits);
         assert!(hits.is_empty(), "{hits:?}");
-        check_block(&gov, Role::ListItem, prose, 0, &mut hits);
+        check_block(&gov, Role::ListItem, prose, &[], &mut hits);
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].message, "sentence has 7 words; the limit is 6");
     }
