@@ -89,6 +89,14 @@ fn markdown_typed_into_set_content_lands_escaped_as_the_edit_reference_says() {
     ));
     assert_eq!(replaced, r"Some *em* and **b** \`text\`.");
     assert!(help.contains("`replace_text` does the same"), "{help}");
+
+    // A brace is escaped: template syntax and JSX cannot be typed in.
+    let braces = added(&set_content(&kapi, "a.md", 2, "Show {count} items", true));
+    assert_eq!(braces, r"Show \{count} items");
+    assert!(
+        help.contains(r"`Show {count} items` lands as `Show \{count} items`"),
+        "{help}"
+    );
 }
 
 #[test]

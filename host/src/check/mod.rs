@@ -294,17 +294,7 @@ pub fn check(
         Ok(())
     })?;
     let (jobs, streamed) = feed.into_parts();
-    // The cache is written on another core while the report is built and printed (best
-    // effort: a cache that cannot be written is a slower next run).
-    let used = cache.as_ref().map(cache::Cache::usage);
-    if let Some(cache) = cache {
-        if jobs.len() <= 1 {
-            // One file (an edit's check): a thread only where the process outlives the answer.
-            crate::derived::in_background(move || cache.save());
-        } else {
-            crate::derived::alongside(move || cache.save());
-        }
-    }
+    let used = save_cache(cache, jobs.len());
     let tally = Tally::of(&jobs, results);
     let gate = gate_for(
         project.as_ref(),
@@ -330,6 +320,21 @@ pub fn check(
         notes,
         streamed,
     })
+}
+
+/// How the check used the cache, which is written on another core while the report is built
+/// and printed (best effort: a cache that cannot be written is a slower next run).
+fn save_cache(cache: Option<cache::Cache>, jobs: usize) -> Option<kapi_core::check::CacheUse> {
+    let used = cache.as_ref().map(cache::Cache::usage);
+    if let Some(cache) = cache {
+        if jobs <= 1 {
+            // One file (an edit's check): a thread only where the process outlives the answer.
+            crate::derived::in_background(move || cache.save());
+        } else {
+            crate::derived::alongside(move || cache.save());
+        }
+    }
+    used
 }
 
 /// The governances a check loads, each distinct one once (keyed by what it is built from
