@@ -333,7 +333,7 @@ fn a_tree_scores_the_word_weighted_mean_of_its_files() {
     kapi.write("docs/bad.md", "# Bad\n\nThe whitelist.\n");
     kapi.write(
         "docs/good.md",
-        &format!("# Good\n\n{}\n", "Fine words here. ".repeat(60)),
+        format!("# Good\n\n{}\n", "Fine words here. ".repeat(60)),
     );
     let (_, report) = json(&kapi, &["check", "--json"]);
     assert_eq!(report["summary"]["score"], 100, "{}", report["summary"]);
@@ -344,7 +344,7 @@ fn a_tree_scores_the_word_weighted_mean_of_its_files() {
 #[test]
 fn the_voice_s_min_score_gates_the_files_it_governs_and_the_gate_says_which() {
     let kapi = project();
-    kapi.write(".kapi/voice.yaml", &format!("{VOICE}min_score: 100\n"));
+    kapi.write(".kapi/voice.yaml", format!("{VOICE}min_score: 100\n"));
     kapi.write("docs/a.md", "# A\n\nSimply go.\n");
     kapi.write("docs/b.md", "# B\n\nFine.\n");
     let (code, report) = json(&kapi, &["check", "--json"]);
@@ -357,7 +357,7 @@ fn the_voice_s_min_score_gates_the_files_it_governs_and_the_gate_says_which() {
         "{report}"
     );
     // Lowered to what the files reach, the gate holds; the recipe's minimum is the whole's.
-    kapi.write(".kapi/voice.yaml", &format!("{VOICE}min_score: 90\n"));
+    kapi.write(".kapi/voice.yaml", format!("{VOICE}min_score: 90\n"));
     assert_eq!(kapi.run(&["check"]).code, 0);
     let run = kapi.run(&["check", "--min-score", "100"]);
     assert_eq!(run.code, 3);

@@ -130,7 +130,7 @@ fn a_directive_in_code_is_an_example() {
     let mut fence = Block::new("top/code", Role::Code, vec![Run::text_at("x", 4)]);
     fence.span = 0..31;
     s.note_block(text, &lines, &fence);
-    let at = text.find('`').map(|i| i + 0).unwrap_or(0);
+    let at = text.find('`').unwrap_or(0);
     let inline = text[33..].find('`').map(|i| 33 + i).unwrap_or(at);
     let code = Code::new(
         "1",

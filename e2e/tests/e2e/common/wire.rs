@@ -419,7 +419,7 @@ pub struct Content {
 /// A structured answer, typed by its `schema` field.
 #[derive(Debug, Clone)]
 pub enum Answer {
-    Check(CheckReport),
+    Check(Box<CheckReport>),
     Blocks(Blocks),
     Change(ChangeResult),
     /// No `schema`, an `error` field: a refusal.
@@ -440,7 +440,7 @@ pub fn decode(value: &Value, ctx: &str) -> Answer {
         })
     }
     match value.get("schema").and_then(Value::as_str) {
-        Some("kapi.check/v1") => Answer::Check(typed(value, ctx)),
+        Some("kapi.check/v1") => Answer::Check(Box::new(typed(value, ctx))),
         Some("kapi.blocks/v1") => Answer::Blocks(typed(value, ctx)),
         Some("kapi.change-result/v1") => Answer::Change(typed(value, ctx)),
         None if value.get("error").is_some() => Answer::Error(typed(value, ctx)),
@@ -451,7 +451,7 @@ pub fn decode(value: &Value, ctx: &str) -> Answer {
 impl Answer {
     pub fn check(self, ctx: &str) -> CheckReport {
         match self {
-            Answer::Check(report) => report,
+            Answer::Check(report) => *report,
             other => panic!("{ctx}: not a kapi.check/v1 report: {other:#?}"),
         }
     }
