@@ -23,6 +23,8 @@ fuzz_target!(|data: &[u8]| {
         case: None,
         severity: None,
         definition: None,
+        // An exception holding the term, so the edit writes the field too.
+        exceptions: Some(vec![format!("{} Day", term.trim())]),
     };
     if let Ok((new, _)) = upsert(Some(file), "terms.yaml", &op) {
         let parsed = TermsFile::parse(&new, "terms.yaml");

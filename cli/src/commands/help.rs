@@ -164,7 +164,8 @@ What is checked where:
 /// How a finding the project allows where it stands is suppressed, and what the report says.
 const SUPPRESSING: &str = "
 Suppressing a finding where it is right (what eslint, textlint and markdownlint users type):
-  <!-- kapi-disable-next-line RULE, … -->   the next line, and the block that starts there
+  <!-- kapi-disable-next-line RULE, … -->   the next line, and the first block after it (blank
+                                            and comment lines between are fine: a PO `#:`)
   <!-- kapi-disable-line RULE, … -->        its own line
   <!-- kapi-disable RULE, … --> … <!-- kapi-enable RULE, … -->   a region (to the end of the
                                             file when never ended; `kapi-enable` alone ends all)
@@ -178,9 +179,11 @@ Suppressing a finding where it is right (what eslint, textlint and markdownlint 
   A suppressed finding is never dropped: the report counts it (`summary.suppressed`), `--json`
   lists each with what allowed it and the directive's line, SARIF marks it `suppressions`, and
   `kapi check --no-suppress` reports them all. A directive that suppressed nothing, or names no
-  rule, is a finding (`suppress.unused-directive`), except when the check saw part of the file
-  (`--diff-against`) or one analyzer. The commit check of `kapi apply` compares an edition
-  before and after an edit and ignores directives.
+  rule, is a finding (`suppress.unused-directive`; only the recipe's `rules:` sets it aside),
+  except when the check saw part of the file (`--diff-against`, only its translations) or one
+  analyzer. The commit check of `kapi apply` compares an edition before and after an edit: it
+  honours term exceptions and `rules:`, not directives (an edit refused in a disabled region
+  is one a person can land with `\"gate\": \"report\"`).
 ";
 
 fn rules_text(id: Option<&str>) -> anyhow::Result<String> {

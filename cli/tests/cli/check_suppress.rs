@@ -476,3 +476,52 @@ fn a_target_term_inside_its_exception_is_set_apart_in_a_translation() {
     let (_, all) = json(&kapi, &["check", "--json", "--no-suppress"]);
     assert_eq!(all["summary"]["findings"], 2, "{all}");
 }
+
+#[test]
+fn checking_a_translation_alone_judges_no_directive_of_its_source() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: tr\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - path: \"locales/en.yaml\"\n    target: \"locales/{lang}.yaml\"\n",
+    );
+    kapi.write(".kapi/terms.yaml", TERMS);
+    kapi.write(
+        "locales/en.yaml",
+        "en:\n  # kapi-disable-next-line terms\n  greeting: Add it to the whitelist.\n",
+    );
+    kapi.write("locales/fr.yaml", "fr:\n  greeting: Ajoutez-le.\n");
+    let (_, whole) = json(&kapi, &["check", "--json", "locales/en.yaml"]);
+    assert_eq!(whole["summary"]["suppressed"], 1, "{whole}");
+    assert_eq!(whole["summary"]["findings"], 0, "{whole}");
+    let (_, alone) = json(&kapi, &["check", "--json", "locales/fr.yaml"]);
+    assert_eq!(alone["summary"]["findings"], 0, "{alone}");
+}
+
+#[test]
+fn the_commit_check_sets_aside_what_the_recipe_s_rules_set_aside() {
+    let kapi = project();
+    kapi.write(
+        "kapi.yaml",
+        format!("{RECIPE}rules:\n  terms:\n    exclude: [\"docs/legal/**\"]\n"),
+    );
+    kapi.write("docs/legal/l.md", "# Legal\n\nThe text.\n");
+    kapi.write("docs/a.md", "# A\n\nThe text.\n");
+    let set = |kapi: &Kapi, doc: &str| {
+        let read = kapi.run(&["inspect", doc, "--json"]);
+        let blocks: Value = serde_json::from_str(&read.stdout).unwrap_or_default();
+        let block = &blocks["blocks"][1];
+        serde_json::json!({"schema": "kapi.change/v1", "operations": [{
+            "op": "set_content", "at": block["ref"], "if_match": block["rev"],
+            "content": "Add it to the whitelist."}]})
+        .to_string()
+    };
+    let legal = kapi.run_stdin(&["apply", "-"], set(&kapi, "docs/legal/l.md").as_bytes());
+    assert_eq!(legal.code, 0, "{}", legal.transcript());
+    let other = kapi.run_stdin(&["apply", "-"], set(&kapi, "docs/a.md").as_bytes());
+    assert_eq!(other.code, 3, "{}", other.transcript());
+    assert!(
+        other.stdout.contains("gate_failed"),
+        "{}",
+        other.transcript()
+    );
+}

@@ -86,9 +86,7 @@ impl<'a> DocumentCheck<'a> {
             return;
         }
         self.suppression.scan(text, &mut self.lines);
-        if let Some(lines) = &self.lines {
-            self.suppression.note_block(text, lines, block);
-        }
+        self.suppression.note_block(text, block);
         if !block.translatable {
             return;
         }

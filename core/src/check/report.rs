@@ -395,8 +395,20 @@ impl CheckReport {
 
 impl CheckReport {
     /// Holds at most `cap` findings, the most severe first (a surface whose reader needs
-    /// fewer than [`super::MAX_FINDINGS`]); the summary and the gate are unchanged.
+    /// fewer than [`super::MAX_FINDINGS`]), at most `cap` suppressed findings (the first) and
+    /// `cap` file scores (the lowest); the summary and the gate are unchanged.
     pub fn hold_at_most(&mut self, cap: usize) {
+        // What was set apart and the files' scores are held to the same cap (the summary
+        // counts every one); the worst files first.
+        if self.suppressed.len() > cap {
+            self.suppressed.truncate(cap);
+        }
+        if self.files.len() > cap {
+            self.files
+                .sort_by(|a, b| a.score.cmp(&b.score).then_with(|| a.path.cmp(&b.path)));
+            self.files.truncate(cap);
+            self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        }
         if self.findings.len() <= cap {
             return;
         }
@@ -417,6 +429,66 @@ mod tests {
             guidance: guidance.into(),
             value: value.into(),
         }
+    }
+
+    #[test]
+    fn a_held_report_caps_its_suppressed_findings_and_file_scores_too() {
+        use crate::check::score::FileTally;
+        use crate::check::suppress::{SuppressedBy, SuppressionKind};
+        let finding = |line: usize| Finding {
+            rule: "terms.forbidden".into(),
+            severity: Severity::Major,
+            path: format!("f{line:02}.md"),
+            line,
+            column: 1,
+            start: 0,
+            end: 0,
+            block: None,
+            message: String::new(),
+            matched: None,
+            suggestion: None,
+        };
+        let by = SuppressedBy {
+            kind: SuppressionKind::Directive,
+            text: "kapi-disable".into(),
+            path: None,
+            line: Some(1),
+        };
+        let scoring = Scoring {
+            files: (0..10)
+                .map(|i| FileTally {
+                    path: format!("f{i:02}.md"),
+                    words: 10,
+                    counts: [0, 0, i, 0],
+                    min_score: None,
+                })
+                .collect(),
+            suppressed: (1..=10)
+                .map(|line| crate::check::Suppressed {
+                    finding: finding(line),
+                    suppressed_by: by.clone(),
+                })
+                .collect(),
+            suppressed_count: 10,
+        };
+        let mut report = CheckReport::build_scored(
+            Target::default(),
+            Findings::default(),
+            Gate::default(),
+            Coverage::default(),
+            Vec::new(),
+            scoring,
+        );
+        assert_eq!(report.files.len(), 9, "the clean file is not listed");
+        report.hold_at_most(3);
+        assert_eq!(report.suppressed.len(), 3);
+        assert_eq!(report.summary.suppressed, 10);
+        let kept: Vec<&str> = report.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            kept,
+            ["f07.md", "f08.md", "f09.md"],
+            "the lowest scores, by path"
+        );
     }
 
     #[test]

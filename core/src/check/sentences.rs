@@ -37,8 +37,8 @@
 //! code counts as one word. A sentence that ends with no whitespace after it (a CJK stop)
 //! starts a new word.
 //!
-//! Bounded: each stop looks back at most [`LOOK_BACK`] bytes (for an abbreviation) and ahead
-//! at most [`LOOK_AHEAD`] characters (for the first letter after it), so the pass is linear.
+//! Bounded: each stop looks back at most `LOOK_BACK` bytes (for an abbreviation) and ahead
+//! at most `LOOK_AHEAD` characters (for the first letter after it), so the pass is linear.
 //! (The crate's own segmenter looks ahead without bound at every space after a stop, which
 //! makes `end.` followed by a long run of spaces quadratic, and reads about 5 MB/s: it runs
 //! in the tests, never on input.)
@@ -188,7 +188,7 @@ fn is_continue(c: char) -> bool {
 }
 
 /// Whether the text from `at` (past a stop and its whitespace) starts a new sentence after a
-/// full stop: the first letter within [`LOOK_AHEAD`] characters is not lower case (UAX #29's
+/// full stop: the first letter within `LOOK_AHEAD` characters is not lower case (UAX #29's
 /// SB8, which reads past digits, spaces and punctuation), or a code comes first.
 fn starts_sentence(text: &str, at: usize) -> bool {
     for c in text.get(at..).unwrap_or_default().chars().take(LOOK_AHEAD) {

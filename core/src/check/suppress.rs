@@ -9,7 +9,8 @@
 //!   rule ends every region; with rules, it ends theirs (inside a `kapi-disable` of every rule,
 //!   those rules report again).
 //! - `kapi-disable-next-line [RULE, …]`: findings that start on the next line, and every finding
-//!   of the block that starts there (a paragraph the comment sits above, however many lines).
+//!   of the first block after it (a paragraph the comment sits above, however many lines), when
+//!   only blank lines and comment lines lie between (a PO entry's `#:` and `#,` lines).
 //! - `kapi-disable-line [RULE, …]`: findings that start on the directive's own line.
 //!
 //! No rule means every rule; a RULE is a rule id (`voice.sentence-too-long`) or an analyzer
@@ -26,7 +27,13 @@
 //! (`suppress.unused-directive`, minor), as eslint's `--report-unused-disable-directives`
 //! reports: a stale directive would otherwise hide the next real finding there. It is not
 //! reported when the check covered only part of the file or of the rules (`--diff-against`, one
-//! analyzer) or held back findings past the cap: the directive may have suppressed one unseen.
+//! analyzer, a file reached only through its translations) or held back findings past the cap:
+//! the directive may have suppressed one unseen. A `kapi-enable` is never unused, but one that
+//! names no rule is reported (it ends no region). A directive cannot name
+//! `suppress.unused-directive`; the recipe's `rules:` can set it aside (a page of examples).
+//!
+//! Each keyword reads a bounded reach of its line (`REACH_BACK`, `REACH_ON`), and past
+//! [`MAX_DIRECTIVES`] keywords are counted, not read, so a line of thousands is linear.
 //! At most [`MAX_DIRECTIVES`] directives are read in one file; the rest are ignored (and one
 //! finding says so).
 
@@ -58,6 +65,14 @@ declare_rule! {
 /// The most directives read in one file: more are ignored (a file is not a list of them).
 pub const MAX_DIRECTIVES: usize = 1_000;
 
+/// How far a directive reads: back from its keyword to the comment's opener, and on from it
+/// to the comment's end (its rules and reason), in bytes. A longer comment is no directive.
+const REACH_BACK: usize = 64;
+const REACH_ON: usize = 1_024;
+
+/// The most text between a next-line directive and the block it covers (comment lines).
+const MAX_BETWEEN: usize = 4_096;
+
 /// The most suppressed findings a report lists (every one is counted).
 pub const MAX_SUPPRESSED: usize = super::MAX_FINDINGS;
 
@@ -72,6 +87,17 @@ pub enum Syntax {
     /// Comments opened by one of these markers (`//`, `#`, …); `/*` ends at `*/` on the same
     /// line, the others at the end of the line.
     Comments(&'static [&'static str]),
+}
+
+impl Syntax {
+    /// Whether a trimmed line is a comment of this syntax.
+    fn opens_comment(self, line: &str) -> bool {
+        match self {
+            Syntax::Markup { jsx } => line.starts_with("<!--") || (jsx && line.starts_with("{/*")),
+            Syntax::Xml => line.starts_with("<!--"),
+            Syntax::Comments(openers) => openers.iter().any(|o| line.starts_with(o)),
+        }
+    }
 }
 
 /// The comment syntax of a format, by its id; `None` for a format with no comments (JSON,
@@ -220,6 +246,8 @@ pub struct Suppression {
     excepted: HashMap<String, Vec<(usize, usize)>>,
     /// Next-line and same-line directives by the line they cover.
     by_line: HashMap<usize, Vec<usize>>,
+    /// Next-line directives whose block is still to come, in file order.
+    pending: std::collections::VecDeque<usize>,
     /// Block keys next-line directives cover.
     by_block: HashMap<String, Vec<usize>>,
     held: Vec<Suppressed>,
@@ -262,53 +290,85 @@ impl Suppression {
         }
         let lines = lines.get_or_insert_with(|| LineIndex::new(text));
         for at in finder.find_iter(text.as_bytes()) {
-            if let Some(mut directive) = read_directive(text, at, syntax) {
-                if self.directives.len() >= MAX_DIRECTIVES {
+            if self.directives.len() >= MAX_DIRECTIVES {
+                // Past the cap a keyword is counted, never read (each read looks along its line).
+                let rest = text.as_bytes().get(at..).unwrap_or_default();
+                if Kind::KEYWORDS
+                    .iter()
+                    .any(|(k, _)| rest.starts_with(k.as_bytes()))
+                {
                     self.ignored += 1;
-                    continue;
                 }
+                continue;
+            }
+            if let Some(mut directive) = read_directive(text, at, syntax) {
                 (directive.line, directive.column) = lines.position(text, directive.start);
                 self.directives.push(directive);
             }
         }
+        self.pending = self
+            .directives
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.kind == Kind::NextLine)
+            .map(|(i, _)| i)
+            .collect();
         self.index();
     }
 
     /// Marks the directives `block` holds as examples when it is code (a code block, or inline
     /// code in its runs), and notes the block a next-line directive above it covers. Blocks come
     /// in reading order; a directive counts once every block before it was noted.
-    pub fn note_block(&mut self, text: &str, lines: &LineIndex, block: &Block) {
+    pub fn note_block(&mut self, text: &str, block: &Block) {
         if self.directives.is_empty() {
             return;
         }
         let span = block.span.clone();
         let markup = matches!(self.syntax, Some(Syntax::Markup { .. }));
-        let mut changed = false;
-        if markup {
+        // The directives inside the block: they are in file order.
+        let first = self.directives.partition_point(|d| d.start < span.start);
+        let inside = first..self.directives.partition_point(|d| d.start < span.end);
+        if markup && !inside.is_empty() {
             let inline: Vec<(usize, usize)> = code_spans(&block.source.runs);
-            for d in &mut self.directives {
-                if d.in_code || d.start < span.start || d.start >= span.end {
-                    continue;
-                }
+            let mut changed = false;
+            for d in &mut self.directives[inside] {
                 let in_code = block.role == Role::Code
                     || inline.iter().any(|&(s, e)| d.start >= s && d.start < e);
-                if in_code {
+                if in_code && !d.in_code {
                     d.in_code = true;
                     changed = true;
                 }
             }
+            if changed {
+                self.index();
+            }
         }
-        if changed {
-            self.index();
-        }
-        let line = lines.line(span.start.min(text.len()));
-        if let Some(ids) = self.by_line.get(&line) {
-            for &i in ids {
-                let d = &mut self.directives[i];
-                if d.kind == Kind::NextLine && d.line + 1 == line && d.next_block.is_none() {
-                    d.next_block = Some(block.key.clone());
-                    self.by_block.entry(block.key.clone()).or_default().push(i);
-                }
+        self.cover_next(text, block);
+    }
+
+    /// Gives each next-line directive above `block` its block: the first that starts after it,
+    /// when only blank lines and comment lines lie between (a PO entry's `#:` lines, a blank
+    /// line before a paragraph). Each directive is looked at once, by the first block after it.
+    fn cover_next(&mut self, text: &str, block: &Block) {
+        while let Some(&i) = self.pending.front() {
+            let d = &self.directives[i];
+            if d.end > block.span.start {
+                return;
+            }
+            self.pending.pop_front();
+            if d.in_code || d.next_block.is_some() {
+                continue;
+            }
+            let between = text.get(d.end..block.span.start).unwrap_or_default();
+            let syntax = self.syntax;
+            let only_comments = between.len() <= MAX_BETWEEN
+                && between.lines().all(|line| {
+                    let line = line.trim();
+                    line.is_empty() || syntax.is_some_and(|s| s.opens_comment(line))
+                });
+            if only_comments {
+                self.directives[i].next_block = Some(block.key.clone());
+                self.by_block.entry(block.key.clone()).or_default().push(i);
             }
         }
     }
@@ -407,19 +467,8 @@ impl Suppression {
         if self.off || rule.id == UNUSED_DIRECTIVE.id {
             return None;
         }
-        if let Some(i) = self
-            .file_rules
-            .iter()
-            .position(|r| r.selector == rule.id || r.selector == rule.analyzer())
-        {
-            self.file_rules_used[i] = true;
-            let r = &self.file_rules[i];
-            return Some(SuppressedBy {
-                kind: SuppressionKind::Recipe,
-                text: r.text.clone(),
-                path: Some(r.path.clone()),
-                line: r.line,
-            });
+        if let Some(by) = self.recipe_verdict(rule) {
+            return Some(by);
         }
         if self.directives.is_empty() {
             return None;
@@ -456,6 +505,31 @@ impl Suppression {
             text: d.text.clone(),
             path: Some(path.to_owned()),
             line: Some(d.line),
+        })
+    }
+
+    /// What the recipe's `rules:` say of `rule` in this file: the rule's own entry first, then
+    /// its analyzer's.
+    fn recipe_verdict(&mut self, rule: &Rule) -> Option<SuppressedBy> {
+        if self.off {
+            return None;
+        }
+        let i = self
+            .file_rules
+            .iter()
+            .position(|r| r.selector == rule.id)
+            .or_else(|| {
+                self.file_rules
+                    .iter()
+                    .position(|r| r.selector == rule.analyzer())
+            })?;
+        self.file_rules_used[i] = true;
+        let r = &self.file_rules[i];
+        Some(SuppressedBy {
+            kind: SuppressionKind::Recipe,
+            text: r.text.clone(),
+            path: Some(r.path.clone()),
+            line: r.line,
         })
     }
 
@@ -523,7 +597,7 @@ impl Suppression {
 
     /// The findings set apart (listed, and how many in all), and, when `report_unused`, a
     /// `suppress.unused-directive` finding for each directive that set nothing apart.
-    pub fn finish(self, path: &str, report_unused: bool) -> Outcome {
+    pub fn finish(mut self, path: &str, report_unused: bool) -> Outcome {
         let mut unused = Vec::new();
         if report_unused {
             for d in self.directives.iter().filter(|d| !d.in_code) {
@@ -564,11 +638,17 @@ impl Suppression {
                 });
             }
         }
-        Outcome {
-            held: self.held,
-            count: self.count,
-            unused,
+        // The recipe may set unused directives aside too (a file of examples).
+        let mut outcome = Outcome::default();
+        for finding in unused {
+            match self.recipe_verdict(&UNUSED_DIRECTIVE) {
+                Some(by) => self.keep(finding, by),
+                None => outcome.unused.push(finding),
+            }
         }
+        outcome.held = self.held;
+        outcome.count = self.count;
+        outcome
     }
 }
 
@@ -600,28 +680,34 @@ fn push_region(
     }
 }
 
-/// Why a directive counts as unused, if it does.
+/// Why a directive counts as unused, if it does. A `kapi-enable` is never unused, but one that
+/// names no rule is reported: it ends no region, so the region it meant to end goes on.
 fn unused_message(d: &Directive) -> Option<String> {
-    if d.kind == Kind::Enable {
-        return None;
-    }
     let mut parts = Vec::new();
-    if !d.unknown.is_empty() {
-        let names: Vec<String> = d
-            .unknown
+    let (itself, unknown): (Vec<&String>, Vec<&String>) =
+        d.unknown.iter().partition(|n| *n == UNUSED_DIRECTIVE.id);
+    if !unknown.is_empty() {
+        let known = known_names();
+        let names: Vec<String> = unknown
             .iter()
-            .map(|name| {
-                let known = known_names();
-                match crate::suggest::closest(name, &known) {
-                    Some(close) => format!("`{name}` (did you mean `{close}`?)"),
-                    None => format!("`{name}`"),
-                }
+            .map(|name| match crate::suggest::closest(name, &known) {
+                Some(close) => format!("`{name}` (did you mean `{close}`?)"),
+                None => format!("`{name}`"),
             })
             .collect();
         parts.push(format!(
             "names no rule kapi has: {} (`kapi help rules` lists them)",
             names.join(", ")
         ));
+    }
+    if !itself.is_empty() {
+        parts.push(format!(
+            "cannot set `{}` aside: the recipe's `rules:` can",
+            UNUSED_DIRECTIVE.id
+        ));
+    }
+    if d.kind == Kind::Enable {
+        return (!parts.is_empty()).then(|| format!("`{}` {}", d.text, parts.join("; ")));
     }
     let idle: Vec<&str> = if d.selectors.is_empty() {
         Vec::new()
@@ -641,6 +727,15 @@ fn unused_message(d: &Directive) -> Option<String> {
         parts.push(format!("suppressed nothing for {}", names.join(", ")));
     }
     (!parts.is_empty()).then(|| format!("`{}` {}", d.text, parts.join("; ")))
+}
+
+/// `at` moved back to the nearest character boundary of `text`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// Every rule id and analyzer a directive may name.
@@ -675,10 +770,15 @@ fn read_directive(text: &str, at: usize, syntax: Syntax) -> Option<Directive> {
         .iter()
         .find(|(k, _)| rest.starts_with(k))
         .copied()?;
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    // Only a reach of the line around the keyword is read: a scan of its whole line for each
+    // keyword would be quadratic in a line of them.
+    let back = floor_boundary(text, at.saturating_sub(REACH_BACK));
+    let line_start = text[back..at].rfind('\n').map_or(back, |i| back + i + 1);
+    let from = at + keyword.len();
+    let on = floor_boundary(text, (from + REACH_ON).min(text.len()));
+    let line_end = text[from..on].find('\n').map_or(on, |i| from + i);
     let before = text[line_start..at].trim_end_matches([' ', '\t']);
-    let after_keyword = &text[at + keyword.len()..line_end];
+    let after_keyword = &text[from..line_end];
     // The keyword ends at a space, the end of the comment or the line.
     if after_keyword
         .chars()
@@ -689,6 +789,15 @@ fn read_directive(text: &str, at: usize, syntax: Syntax) -> Option<Directive> {
     }
     let (opener, closer) = opener_before(before, syntax)?;
     let open_at = line_start + before.len() - opener.len();
+    // A line comment's marker starts the line or follows a blank (`a#b` is no comment).
+    let bounded = closer.is_some()
+        || text[..open_at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c == '\n' || c == ' ' || c == '\t');
+    if !bounded {
+        return None;
+    }
     let (body, end) = match closer {
         Some(closer) => {
             let i = after_keyword.find(closer)?;
@@ -706,7 +815,7 @@ fn read_directive(text: &str, at: usize, syntax: Syntax) -> Option<Directive> {
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|n| !n.is_empty())
     {
-        if is_known(name) {
+        if is_known(name) && name != UNUSED_DIRECTIVE.id {
             if !selectors.iter().any(|s| s == name) {
                 selectors.push(name.to_owned());
             }
@@ -749,16 +858,9 @@ fn opener_before(before: &str, syntax: Syntax) -> Option<(&'static str, Option<&
             .map(|&o| (o, (o == "/*").then_some("*/")))
             .collect(),
     };
-    for (opener, closer) in candidates {
-        if let Some(head) = before.strip_suffix(opener) {
-            // A line comment's marker starts the line or follows a blank (`a#b` is no comment).
-            let bounded = head.is_empty() || head.ends_with([' ', '\t']) || closer.is_some();
-            if bounded {
-                return Some((opener, closer));
-            }
-        }
-    }
-    None
+    candidates
+        .into_iter()
+        .find(|(opener, _)| before.ends_with(opener))
 }
 
 #[cfg(test)]

@@ -109,10 +109,10 @@ fn regions_lines_and_rules_decide_what_is_set_apart() {
 #[test]
 fn next_line_covers_the_line_and_the_block_that_starts_there() {
     let text = "<!-- kapi-disable-next-line voice.sentence-too-long -->\nA long\nparagraph.\n\nMore <!-- kapi-disable-line -->\n";
-    let (mut s, lines) = md(text);
+    let (mut s, _) = md(text);
     let mut block = Block::new("top/p", Role::Paragraph, vec![Run::text_at("A long", 56)]);
     block.span = 56..74;
-    s.note_block(text, &lines, &block);
+    s.note_block(text, &block);
     assert_eq!(rule_at(&mut s, &voice::SENTENCE_TOO_LONG, 2), Some(1));
     assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 2), None);
     let by_block = s.verdict(&voice::SENTENCE_TOO_LONG, 3, Some("top/p"), "a.md");
@@ -125,11 +125,11 @@ fn next_line_covers_the_line_and_the_block_that_starts_there() {
 #[test]
 fn a_directive_in_code_is_an_example() {
     let text = "```\n<!-- kapi-disable -->\n```\n\nSee `<!-- kapi-disable-line -->` here.\n";
-    let (mut s, lines) = md(text);
+    let (mut s, _) = md(text);
     assert_eq!(s.directives.len(), 2);
     let mut fence = Block::new("top/code", Role::Code, vec![Run::text_at("x", 4)]);
     fence.span = 0..31;
-    s.note_block(text, &lines, &fence);
+    s.note_block(text, &fence);
     let at = text.find('`').unwrap_or(0);
     let inline = text[33..].find('`').map(|i| 33 + i).unwrap_or(at);
     let code = Code::new(
@@ -147,7 +147,7 @@ fn a_directive_in_code_is_an_example() {
         vec![Run::text_at("See ", 33), Run::Code(Box::new(code))],
     );
     para.span = 33..text.len();
-    s.note_block(text, &lines, &para);
+    s.note_block(text, &para);
     assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 2), None);
     assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 5), None);
     assert!(s.finish("a.md", true).unused.is_empty());
@@ -228,4 +228,104 @@ fn hostile_directive_floods_are_bounded() {
     let (mut s, _) = md(&text);
     assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 799), Some(799));
     assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 800), None);
+}
+
+#[test]
+fn a_next_line_directive_covers_the_first_block_after_comment_and_blank_lines() {
+    let po = "# kapi-disable-next-line terms\n#: src/a.c:12\n#, c-format\nmsgid \"The whitelist.\"\nmsgstr \"\"\n";
+    let (mut s, _) = scanned(po, Syntax::Comments(&["#"]));
+    let at = po.find("msgid").unwrap_or(0);
+    let mut entry = Block::new("The whitelist.", Role::Key, vec![Run::text_at("x", at)]);
+    entry.span = at..po.len();
+    s.note_block(po, &entry);
+    let by = s.verdict(&terms::FORBIDDEN, 4, Some("The whitelist."), "a.po");
+    assert_eq!(by.and_then(|b| b.line), Some(1));
+    // Prose between: the block after it is not the directive's.
+    let text = "<!-- kapi-disable-next-line -->\nSome words.\n\nNext paragraph.\n";
+    let (mut s, _) = md(text);
+    let at = text.find("Next").unwrap_or(0);
+    let mut next = Block::new("top/p#2", Role::Paragraph, vec![Run::text_at("Next", at)]);
+    next.span = at..text.len();
+    s.note_block(text, &next);
+    assert!(
+        s.verdict(&terms::FORBIDDEN, 4, Some("top/p#2"), "a.md")
+            .is_none()
+    );
+    // A blank line between the comment and its paragraph is fine.
+    let text = "<!-- kapi-disable-next-line -->\n\nA whitelist.\n";
+    let (mut s, _) = md(text);
+    let at = text.find('A').unwrap_or(0);
+    let mut para = Block::new("top/p", Role::Paragraph, vec![Run::text_at("A", at)]);
+    para.span = at..text.len();
+    s.note_block(text, &para);
+    assert!(
+        s.verdict(&terms::FORBIDDEN, 3, Some("top/p"), "a.md")
+            .is_some()
+    );
+}
+
+#[test]
+fn an_enable_that_names_no_rule_is_reported_and_the_unused_rule_is_the_recipe_s() {
+    let text = "<!-- kapi-disable terms -->\nx\n<!-- kapi-enable termz -->\n<!-- kapi-disable-line suppress.unused-directive -->\n";
+    let (mut s, _) = md(text);
+    assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 2), Some(1));
+    let out = s.finish("a.md", true);
+    let messages: Vec<&str> = out.unused.iter().map(|f| f.message.as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.starts_with(
+            "`kapi-enable termz` names no rule kapi has: `termz` (did you mean `terms`?)"
+        )),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m
+            .contains("cannot set `suppress.unused-directive` aside: the recipe's `rules:` can")),
+        "{messages:?}"
+    );
+    // The recipe sets unused directives aside.
+    let rule = FileRule {
+        selector: "suppress.unused-directive".into(),
+        text: "rules.suppress.unused-directive.exclude".into(),
+        path: "kapi.yaml".into(),
+        line: Some(3),
+    };
+    let mut s = Suppression::new(Some(Syntax::Markup { jsx: true }), vec![rule], false);
+    let mut lines = None;
+    s.scan("<!-- kapi-disable-line -->\n", &mut lines);
+    let out = s.finish("a.md", true);
+    assert!(out.unused.is_empty());
+    assert_eq!(out.count, 1);
+    assert_eq!(out.held[0].suppressed_by.kind, SuppressionKind::Recipe);
+}
+
+#[test]
+fn a_rule_s_own_recipe_entry_wins_over_its_analyzer_s() {
+    let entry = |selector: &str, line| FileRule {
+        selector: selector.into(),
+        text: format!("rules.{selector}.exclude"),
+        path: "kapi.yaml".into(),
+        line: Some(line),
+    };
+    let mut s = Suppression::new(
+        None,
+        vec![entry("terms", 3), entry("terms.forbidden", 5)],
+        false,
+    );
+    let by = s.verdict(&terms::FORBIDDEN, 1, None, "a.md");
+    assert_eq!(by.and_then(|b| b.line), Some(5));
+    let by = s.verdict(&terms::DEPRECATED, 1, None, "a.md");
+    assert_eq!(by.and_then(|b| b.line), Some(3));
+}
+
+#[test]
+fn a_line_of_keywords_is_read_in_linear_time() {
+    // Each keyword reads a bounded reach of its line: 200,000 on one line is quick, and past
+    // the cap they are counted, not read.
+    let text = format!("Text {}", "kapi-enable ".repeat(200_000));
+    let (s, _) = md(&text);
+    assert!(s.directives.is_empty());
+    let text = format!("Text {}", "<!-- kapi-disable-line --> ".repeat(50_000));
+    let (s, _) = md(&text);
+    assert_eq!(s.directives.len(), MAX_DIRECTIVES);
+    assert_eq!(s.ignored, 50_000 - MAX_DIRECTIVES);
 }

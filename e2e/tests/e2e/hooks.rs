@@ -1906,6 +1906,37 @@ fn a_pre_existing_finding_in_a_block_the_session_did_not_add_it_to_does_not_bloc
 }
 
 #[test]
+fn an_old_unused_directive_in_a_file_the_session_edits_does_not_block() {
+    for host in HOSTS {
+        let p = project();
+        // A ship gate that fails on minor findings, and a committed file with a directive that
+        // suppresses nothing (a `suppress.unused-directive`, minor, there before the session).
+        let recipe = std::fs::read_to_string(p.path().join("kapi.yaml")).unwrap();
+        std::fs::write(
+            p.path().join("kapi.yaml"),
+            format!("{recipe}  ship:\n    fail_on: minor\n"),
+        )
+        .unwrap();
+        let page =
+            "# Page\n\n<!-- kapi-disable-next-line terms -->\nAll clean here.\n\nA paragraph.\n";
+        std::fs::write(p.path().join("docs/page.md"), page).unwrap();
+        std::fs::write(p.path().join(".kapi/.gitignore"), "work/\n").unwrap();
+        git(p.path(), &["init", "-q"]);
+        git(p.path(), &["add", "-A"]);
+        git(p.path(), &["commit", "-q", "-m", "before the session"]);
+        let what = format!("{host:?}");
+        edit(
+            p.path(),
+            host,
+            "docs/page.md",
+            &page.replace("A paragraph.", "A longer paragraph."),
+        );
+        let (seen, answer) = stop(p.path(), host);
+        assert_let_through(host, &seen, &answer, &format!("{what}: an old directive"));
+    }
+}
+
+#[test]
 fn an_uncommitted_change_made_before_the_session_does_not_block() {
     for host in HOSTS {
         let p = committed();

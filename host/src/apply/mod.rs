@@ -1033,6 +1033,29 @@ impl Service<'_> {
             .unwrap_or(FailOn::Major)
     }
 
+    /// Drops the findings of the rules the recipe's `rules:` set aside for file `fi`, as
+    /// `kapi check` sets them apart (the commit check reports findings, not what is allowed).
+    fn set_aside(
+        &self,
+        fi: usize,
+        before: &mut Vec<EditionFinding>,
+        after: &mut Vec<EditionFinding>,
+    ) {
+        let own = relative_to(&self.files[fi].abs, &self.root).unwrap_or_default();
+        let aside = crate::check::recipe_rules(self.project.as_ref(), Some(&own));
+        if aside.is_empty() {
+            return;
+        }
+        let kept = |f: &EditionFinding| {
+            let analyzer = f.rule.split_once('.').map_or(f.rule.as_str(), |(a, _)| a);
+            !aside
+                .iter()
+                .any(|r| r.selector == f.rule || r.selector == analyzer)
+        };
+        before.retain(kept);
+        after.retain(kept);
+    }
+
     /// Runs the deterministic analyzers before and after on every changed edition.
     fn commit_check(
         &mut self,
@@ -1107,6 +1130,7 @@ impl Service<'_> {
                     );
                 }
             }
+            self.set_aside(loc.file, &mut before, &mut after);
             for f in before.iter_mut().chain(after.iter_mut()) {
                 f.fails = fail_on.fails(f.severity);
             }

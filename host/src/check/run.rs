@@ -206,7 +206,8 @@ fn check_file(
         &mut findings,
         std::mem::take(&mut translations.own),
         &job.display,
-        change.is_none(),
+        // Unused directives are judged only where the file's own analyzers ran on all of it.
+        change.is_none() && job.source_checks,
         &mut translations.allowed,
     );
     findings.extend(translations.findings);
@@ -307,7 +308,8 @@ fn check_streamed(
         allowed.take(excepted, no_suppress, &mut translated);
         paired += pairs;
     }
-    let whole = change.is_none();
+    // Unused directives are judged only where the file's own analyzers ran on all of it.
+    let whole = change.is_none() && job.source_checks;
     allowed::settle(
         suppression,
         &mut findings,

@@ -17,7 +17,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use kapi_core::check::{CheckReport, DocumentCheck, FailOn, Finding, Rule};
+use kapi_core::check::suppress;
+use kapi_core::check::{CheckReport, DocumentCheck, FailOn, Finding, Rule, Suppression};
 use kapi_core::governance::load as governance_load;
 use kapi_core::project::Project;
 use kapi_core::project::collections::Collections;
@@ -104,13 +105,24 @@ fn earlier(
     let point = Resolver::new(project, app.now).resolve_path(rel);
     let governance = governance_load::load(&project.root, &point, &point.source_language).ok()?;
     let keep = |_: &Rule| true;
-    let mut check = DocumentCheck::new(display, &governance, None, None, &keep);
+    // Set apart as the check of the file now sets apart, so a directive or a `rules:` entry
+    // reads the same before and after (an old unused directive is no new finding).
+    let suppression = Suppression::new(
+        suppress::syntax_for(format.info().id),
+        crate::check::recipe_rules(Some(project), Some(rel)),
+        false,
+    );
+    let mut check =
+        DocumentCheck::new(display, &governance, None, None, &keep).with_suppression(suppression);
     format
         .read_each(bytes.clone(), &mut |text, block, _| {
             check.block(text, &block)
         })
         .ok()?;
-    let (findings, _) = check.finish().into_sorted();
+    let checked = check.finish_checked();
+    let mut findings = checked.findings;
+    findings.extend(checked.suppression.finish(display, true).unused);
+    let (findings, _) = findings.into_sorted();
     Some((revs(format, bytes).ok()?, findings))
 }
 

@@ -188,7 +188,12 @@ fn summary(report: &CheckReport, own: &[Finding], fail_on: FailOn) -> Option<(St
         .filter(|f| !mine.contains(&place(f)))
         .collect();
     let count = total.saturating_sub(failing.len() - others.len());
-    let score_failed = report.gate.min_score.is_some_and(|min| s.score < min);
+    // A minimum missed: the gate's for the whole, or a voice's for a file it governs.
+    let score_failed = report.gate.min_score.is_some_and(|min| s.score < min)
+        || report
+            .files
+            .iter()
+            .any(|f| f.min_score.is_some_and(|min| f.score < min));
     if count == 0 && !score_failed {
         return None;
     }

@@ -98,6 +98,7 @@ impl TextCheck {
         }
         render::findings(&mut out, &report.findings);
         render::truncated(&mut out, report.truncated, report.findings.len());
+        render::suppressed(&mut out, report.summary.suppressed);
         out.push_str(&format!("Ran: {}\n", report.coverage.ran.join(", ")));
         render::unassessed(
             &mut out,

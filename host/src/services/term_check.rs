@@ -2,7 +2,7 @@
 //! term found in it with its status. MCP's `term-check` and `kapi check --text --only terms`.
 
 use kapi_core::check::not_words::Addresses;
-use kapi_core::check::{Finding, Rule, Summary};
+use kapi_core::check::{Finding, Rule, Summary, Suppressed};
 use kapi_core::governance::TermStatus;
 use kapi_core::text::{LineIndex, Prose};
 use serde::Serialize;
@@ -49,6 +49,10 @@ pub struct TermCheck {
     /// Terms found past those listed, counted (absent when none).
     #[serde(skip_serializing_if = "is_zero")]
     pub terms_truncated: usize,
+    /// Findings the project allows where they stand, each with what allowed it (absent when
+    /// none; `summary.suppressed` counts every one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<Suppressed>,
     pub notes: Vec<String>,
 }
 
@@ -109,9 +113,12 @@ pub fn term_check(app: &App, mut request: TextRequest) -> Result<TermCheck, Host
     })?;
     request.not_cancelled()?;
     let checked = check.finish_checked();
-    let suppressed = checked.suppression.finish(&scope.display, false).count;
+    let words = checked.words;
+    let mut allowed = checked.suppression.finish(&scope.display, false);
     let (mut summary, pass, findings, truncated) = settle(checked.findings, &scope.gate, hold);
-    summary.suppressed = suppressed;
+    summary.suppressed = allowed.count;
+    summary.words = words;
+    allowed.held.truncate(hold);
     terms.sort_by_key(|t| t.start);
     let mut notes = scope.notes.clone();
     if gov.terms.is_empty() {
@@ -129,6 +136,7 @@ pub fn term_check(app: &App, mut request: TextRequest) -> Result<TermCheck, Host
         truncated,
         terms,
         terms_truncated,
+        suppressed: allowed.held,
         notes,
     })
 }
@@ -145,6 +153,7 @@ impl TermCheck {
         );
         render::findings(&mut out, &self.findings);
         render::truncated(&mut out, self.truncated, self.findings.len());
+        render::suppressed(&mut out, self.summary.suppressed);
         for term in &self.terms {
             out.push_str(&format!(
                 "- `{}` {}:{} is {}",

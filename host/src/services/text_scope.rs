@@ -369,6 +369,15 @@ pub(crate) mod render {
         }
     }
 
+    /// The line that says how many findings the project allows where they stand.
+    pub fn suppressed(out: &mut String, suppressed: usize) {
+        if suppressed > 0 {
+            out.push_str(&format!(
+                "{suppressed} finding(s) suppressed where the project allows them (kapi-disable comments, term exceptions, the recipe's `rules:`): not counted above\n"
+            ));
+        }
+    }
+
     /// The guidance no analyzer checks, as `(guidance, value)` pairs.
     pub fn unassessed<'a>(out: &mut String, unassessed: impl Iterator<Item = (&'a str, &'a str)>) {
         let items: Vec<String> = unassessed.map(|(g, v)| format!("{g} = {v}")).collect();

@@ -1,7 +1,7 @@
 //! `voice_check`: the voice analyzer's findings alone on a text (`voice.*`), with the
 //! guidance no analyzer checks. MCP's `voice_check` and `kapi check --text --only voice`.
 
-use kapi_core::check::{Finding, Summary};
+use kapi_core::check::{Finding, Summary, Suppressed};
 use kapi_core::governance::Unassessed;
 use serde::Serialize;
 
@@ -32,6 +32,10 @@ pub struct VoiceCheck {
     pub truncated: usize,
     /// Guidance in force that no analyzer checks: follow it yourself.
     pub unassessed: Vec<Unassessed>,
+    /// Findings the project allows where they stand, each with what allowed it (absent when
+    /// none; `summary.suppressed` counts every one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<Suppressed>,
     pub notes: Vec<String>,
 }
 
@@ -39,9 +43,12 @@ pub struct VoiceCheck {
 pub fn voice_check(app: &App, mut request: TextRequest) -> Result<VoiceCheck, HostError> {
     let scope = scope(app, &request)?;
     let read = check_read(&mut request, &scope, &|rule| rule.analyzer() == "voice")?;
-    let (found, _, suppressed) = read.settle(&scope.display, false);
+    let words = read.words;
+    let (found, mut held, count) = read.settle(&scope.display, false);
     let (mut summary, pass, findings, truncated) = settle(found, &scope.gate, request.held());
-    summary.suppressed = suppressed;
+    summary.suppressed = count;
+    summary.words = words;
+    held.truncate(request.held());
     let gov = &scope.governance;
     let mut notes = scope.notes.clone();
     if gov.voice.is_none() {
@@ -58,6 +65,7 @@ pub fn voice_check(app: &App, mut request: TextRequest) -> Result<VoiceCheck, Ho
         findings,
         truncated,
         unassessed: gov.unassessed.clone(),
+        suppressed: held,
         notes,
     })
 }
@@ -76,6 +84,7 @@ impl VoiceCheck {
         };
         render::findings(&mut out, &self.findings);
         render::truncated(&mut out, self.truncated, self.findings.len());
+        render::suppressed(&mut out, self.summary.suppressed);
         render::unassessed(
             &mut out,
             (self.unassessed.iter()).map(|u| (u.guidance.as_str(), u.value.as_str())),

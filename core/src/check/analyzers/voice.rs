@@ -199,7 +199,7 @@ pub fn cuts(edition: &Edition) -> Vec<usize> {
 const MAX_LEAD_WORDS: usize = 6;
 
 /// Where a block's lead-in label ends in its prose view: an emphasised or strong phrase of at
-/// most [`MAX_LEAD_WORDS`] words that opens the block and is followed by a colon or a dash
+/// most `MAX_LEAD_WORDS` (6) words that opens the block and is followed by a colon or a dash
 /// (`**Safety**: If …`, `_[Motor](…)_ - These users …`, `**Note:** …`), the separator and the
 /// space after it included. 0 when the block opens otherwise. Docs write such a label as a
 /// heading for the item, not as words of its first sentence, so the sentence is counted

@@ -10,7 +10,7 @@
 //! is removed when its section goes and nothing else is in it. A `CLAUDE.md` that imports
 //! `@AGENTS.md`, or is the same file, gets no section, so Claude Code reads the rules once.
 //!
-//! A folder inside a content collection gets no rules file ([`place`]): docs sites build a page
+//! A folder inside a content collection gets no rules file (`place`): docs sites build a page
 //! from every Markdown file under their content folder, so a file there would be published.
 //! When a collection's glob covers a folder's `AGENTS.md` or `CLAUDE.md` (and
 //! `defaults.exclude` does not leave it out), the folder's rules go into the section of the

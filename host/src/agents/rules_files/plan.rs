@@ -23,7 +23,7 @@ use crate::error::HostError;
 /// the lines on wording that stays, then the notes on files, then the folder's own notes.
 ///
 /// A folder that `content` covers gets no section of its own: its section's lines (within its
-/// budget) go into its host's ([`place`](super::place)) as a group headed "Under `F/`:",
+/// budget) go into its host's (`place`) as a group headed "Under `F/`:",
 /// ranked after the host's own notes and before its words to avoid; the host's budget grows
 /// by those lines, at most twice over. The root's folder line points at the file that holds a
 /// folder's rules, and names no folder whose rules are in the root's own section.
