@@ -117,9 +117,13 @@ pub enum Command {
     ///
     /// Reads FILE (or standard input) and prints it with each forbidden, competitor or
     /// deprecated term replaced as the project says, cased like the words it replaces, and
-    /// nothing else, so it pipes; what was swapped and what was left (a term with no
-    /// replacement, or split by markup) goes to stderr. Never rephrases; code is left alone.
-    /// `--context-path` binds the terms where the text will be saved, `--profile` a profile's.
+    /// each product name written in another case (`terms.case`: `Github`) as the project
+    /// writes it, and nothing else, so it pipes; what was swapped and what was left (a term
+    /// with no replacement, split by markup, or allowed where it stands) goes to stderr. Never
+    /// rephrases; code, addresses and what `kapi check` sets apart (a `kapi-disable…`
+    /// comment, a term's `exceptions:`, the recipe's `rules:` for `--context-path`) are left
+    /// alone. `--context-path` binds the terms where the text will be saved, `--profile` a
+    /// profile's.
     /// `--json` prints one `kapi.voice-rewrite/v1` document. The same service as MCP's
     /// `voice_rewrite`. Exits 0, 1 when the input or project cannot be read, 2 on bad flags.
     Rewrite(rewrite::RewriteArgs),

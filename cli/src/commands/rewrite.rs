@@ -1,6 +1,8 @@
 //! `kapi rewrite [FILE|-]`: swaps each forbidden, competitor or deprecated term in a text for
-//! the project's replacement, cased like the words it replaces; never rephrases, leaves code
-//! alone. The voice-rewrite service MCP's `voice_rewrite` calls too. Stdout is the rewritten
+//! the project's replacement, cased like the words it replaces, and each `terms.case` variant
+//! for the name as written; never rephrases, leaves code alone, and leaves what the check sets
+//! apart (directives, exceptions, the recipe's `rules:`). The voice-rewrite service MCP's
+//! `voice_rewrite` calls too. Stdout is the rewritten
 //! text alone, so it pipes; what was swapped and left goes to stderr. With `--json`, one
 //! `kapi.voice-rewrite/v1` document. Exits 0, 1 when the input or project cannot be read (or
 //! `--as` names no format), 2 on bad flags (a destination and a profile together).

@@ -26,6 +26,7 @@ mod outside;
 mod pofilter;
 mod precision;
 mod recipe_keys;
+mod review_fixes;
 mod rules_files;
 mod skill;
 mod stats;

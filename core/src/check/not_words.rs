@@ -10,7 +10,18 @@
 //! [`Addresses::scan`] finds the address tokens of a block's prose in one pass. A token is a
 //! run of text between whitespace and codes, without the punctuation around it (brackets,
 //! quotes, emphasis marks, and a sentence's closing `.`, `,`, `:` or `?`: `Visit
-//! example.com.` holds `example.com`). It is an address when it holds:
+//! example.com.` holds `example.com`). A character of a script written without spaces
+//! (Han, kana, Thai, Lao, Tibetan, Myanmar, Khmer: the term matcher's `spaceless`) or CJK
+//! punctuation (`、。「」（）：`, full- and half-width forms) ends a token too: in such text a
+//! run between spaces is a whole sentence or paragraph, and one `Vue.js` in it would make it
+//! all an address (`Vue.jsではホワイトリストを使います。` holds `Vue.js`, and its
+//! `ホワイトリスト` is a word). The choice this makes: an address written with such
+//! characters ends at the first of them, so a bare URL with a raw Japanese path in prose
+//! (`https://ja.wikipedia.org/wiki/ホワイトリスト`) keeps its ASCII part and its Japanese words
+//! are words (a link's target in Markdown, HTML or a code is never prose, and a
+//! percent-encoded path is ASCII). Real text in those scripts puts punctuation or a space
+//! after a bare URL (`https://docs.rs/regex。`), and writes names such as `Node.js` or
+//! `getmonero.org` right against its words. It is an address when it holds:
 //! - a URL: a scheme and `://` (`https://…`), `mailto:`, or a leading `www.`;
 //! - an `@` before a word character: an e-mail address or a handle (`@whitelist`, `@org/pkg`);
 //! - a path: a leading `/`, `./`, `../` or `~/`, or two or more `/` (`src/a/b`);
@@ -32,6 +43,7 @@
 use std::ops::Range;
 
 use super::{Hit, Rule, Sink};
+use crate::governance::matcher::spaceless;
 use crate::text::CODE_MARK;
 
 /// The characters that make a token an address, and that a hidden hit never holds.
@@ -53,8 +65,7 @@ impl Addresses {
         }
         let mut start = None;
         for (i, c) in text.char_indices() {
-            let splits = c.is_whitespace() || c == CODE_MARK;
-            match (splits, start) {
+            match (splits(c), start) {
                 (true, Some(from)) => {
                     push_address(text, from..i, &mut spans);
                     start = None;
@@ -97,6 +108,23 @@ impl Addresses {
         !structural(range.clone())
             && (structural(token.start..range.start) || structural(range.end..token.end))
     }
+}
+
+/// Whether `c` ends a token: whitespace, a code, a character of a script written without
+/// spaces, or CJK punctuation.
+fn splits(c: char) -> bool {
+    c.is_whitespace() || c == CODE_MARK || (!c.is_ascii() && (spaceless(c) || cjk_punctuation(c)))
+}
+
+/// CJK symbols and punctuation (`、。「」〜`), vertical and compatibility forms (`︐︰`), and
+/// full- and half-width forms (`（），：！？｡｢`): none is part of an address.
+fn cjk_punctuation(c: char) -> bool {
+    matches!(u32::from(c),
+        0x3000..=0x303F        // CJK symbols and punctuation
+        | 0xFE10..=0xFE1F      // vertical forms
+        | 0xFE30..=0xFE4F      // CJK compatibility forms
+        | 0xFF00..=0xFF65      // full-width forms, half-width CJK punctuation
+    )
 }
 
 /// Pushes the span of the token at `chunk` of `text` (whitespace and codes around it) when it
@@ -368,6 +396,41 @@ mod tests {
     }
 
     #[test]
+    fn an_address_in_text_written_without_spaces_ends_where_the_script_starts() {
+        assert_eq!(tokens("Vue.jsではホワイトリストを使います。"), ["Vue.js"]);
+        assert_eq!(
+            tokens(
+                "設定はconfig.yamlに書き、v3.2のホワイトリストはhttps://example.com/whitelistで見ます。"
+            ),
+            ["config.yaml", "v3.2", "https://example.com/whitelist"]
+        );
+        assert_eq!(
+            tokens("详见https://docs.rs/regex。问getmonero.org了（@whitelist）"),
+            ["https://docs.rs/regex", "getmonero.org", "@whitelist"]
+        );
+        assert_eq!(tokens("ใช้ไวท์ลิสต์กับv3.2ของระบบ"), ["v3.2"]);
+        // A raw Japanese path ends the URL: its Japanese words are words.
+        assert_eq!(
+            tokens("詳しくはhttps://example.com/ホワイトリスト/を参照"),
+            ["https://example.com/"]
+        );
+        // Spaced scripts are not cut: an accented path or domain is one address.
+        assert_eq!(
+            tokens("voir docs/café/guide.md et münchen.de/whitelist"),
+            ["docs/café/guide.md", "münchen.de/whitelist"]
+        );
+        for (text, word) in [
+            ("Vue.jsではホワイトリストを使います。", "ホワイトリスト"),
+            ("Vue.jsのコンポーネントを使います。", "コンポーネント"),
+            ("请在config.yaml里设置白名单。", "白名单"),
+            ("ใช้ไวท์ลิสต์กับv3.2ของระบบ", "ไวท์ลิสต์"),
+        ] {
+            assert!(!hides(text, word), "{text}");
+        }
+        assert!(hides("見るhttps://example.com/whitelistで", "whitelist"));
+    }
+
+    #[test]
     fn a_hit_inside_an_address_is_hidden_and_in_a_sentence_it_is_not() {
         for text in [
             "https://example.com/whitelist-guide",
@@ -454,7 +517,7 @@ mod tests {
 
     #[test]
     fn the_scan_is_linear_on_hostile_text() {
-        for piece in ["a.", "/", "@a", "a/b/", ". ", "\u{FFFC}."] {
+        for piece in ["a.", "/", "@a", "a/b/", ". ", "\u{FFFC}.", "あa.", "。/"] {
             let text = piece.repeat(300_000);
             let found = Addresses::scan(&text);
             let _ = found.hides(&text, &(1..2));

@@ -719,8 +719,9 @@ fn spaced_word(c: char) -> bool {
 }
 
 /// Scripts written without spaces between words: Han, Hiragana, Katakana, Thai, Lao, Tibetan,
-/// Myanmar and Khmer.
-fn spaceless(c: char) -> bool {
+/// Myanmar and Khmer. Also where an address ends in such text
+/// ([`crate::check::not_words`]).
+pub(crate) fn spaceless(c: char) -> bool {
     matches!(u32::from(c),
         0x0E00..=0x0EFF        // Thai, Lao
         | 0x0F00..=0x0FFF      // Tibetan

@@ -126,7 +126,7 @@ impl KapiServer {
         respond(voice_check(&app, p.into()), VoiceCheck::render)
     }
 
-    /// Swap each forbidden, competitor or deprecated term in a text for the project's replacement, keeping a leading capital. Deterministic: never rephrases; terms with no replacement are listed as unchanged. Code is left alone.
+    /// Swap each forbidden, competitor or deprecated term in a text for the project's replacement, keeping a leading capital, and each product name in another case (`terms.case`) for the name as the project writes it. Deterministic: never rephrases; terms with no replacement, and those a `kapi-disable…` comment, a term exception or the recipe's `rules:` for `context_path` allows, are listed as unchanged with why. Code and addresses are left alone.
     #[tool(annotations(read_only_hint = true))]
     async fn voice_rewrite(
         &self,

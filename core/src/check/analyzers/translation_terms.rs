@@ -229,6 +229,34 @@ mod tests {
     }
 
     #[test]
+    fn a_japanese_term_next_to_an_address_is_used_and_avoided() {
+        let en = gov(vec![term(
+            "component",
+            "en",
+            TermStatus::Preferred,
+            "component",
+        )]);
+        let mut old = term("コンポ", "ja", TermStatus::Forbidden, "component");
+        old.replacement = Some("コンポーネント".into());
+        let ja = gov(vec![
+            term("コンポーネント", "ja", TermStatus::Preferred, "component"),
+            old,
+        ]);
+        let source = ed("Use the component in Vue.js.");
+        let used = compare(
+            &en,
+            &ja,
+            "ja",
+            &source,
+            &ed("Vue.jsのコンポーネントを使います。"),
+        );
+        assert!(used.is_empty(), "{used:?}");
+        let avoided = compare(&en, &ja, "ja", &source, &ed("Vue.jsのコンポを使います。"));
+        let ids: Vec<_> = avoided.iter().map(|g| g.rule.id).collect();
+        assert_eq!(ids, ["translation-terms.avoid"], "{avoided:?}");
+    }
+
+    #[test]
     fn a_concept_with_no_target_term_is_not_checked() {
         let en = gov(vec![term(
             "sign in",

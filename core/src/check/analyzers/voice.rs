@@ -17,8 +17,9 @@ declare_rule! {
     /// message is the pattern's `description`, and the severity its `severity`. Patterns run
     /// over the prose as a reader sees it (emphasis and link markup gone, each inline code one
     /// opaque character). A match inside a URL, domain, e-mail address, @handle or file path
-    /// that holds none of its `.`, `/`, `@`, `:` is not a finding (`!` in `#!/bin`); words two
-    /// patterns both match are reported once, by the first.
+    /// that holds none of its `.`, `/`, `@`, `:` is not a finding (`!` in `#!/bin`). Words two
+    /// patterns both match are reported once, by the more severe (the first declared of two as
+    /// severe), its message naming the other's after `; also:`.
     ///
     /// ## Why it matters
     /// Prohibited patterns capture habits the voice rules out (minimisers such as "simply",
@@ -291,12 +292,13 @@ pub fn check_document(gov: &Governance, text: &str, hits: &mut dyn Sink) {
 }
 
 /// Every prohibited pattern's non-empty matches, in order of place, each range once: where two
-/// patterns match the same words (`\bsimply\b` and `simply|just`), the first declared
-/// reports them.
+/// patterns match the same words (`\bsimply\b` and `simply|just`), the more severe reports them
+/// (the first declared of those as severe), its message naming the others' after `; also:`,
+/// so a minor pattern declared first never hides a critical one from the gate.
 fn prohibited(rules: &[PatternRule], prose: &str, hits: &mut dyn Sink) {
     if let [rule] = rules {
         for found in rule.regex.find_iter(prose).filter(|m| !m.is_empty()) {
-            push_prohibited(rule, found.range(), hits);
+            push_prohibited(rule, found.range(), &[], hits);
         }
         return;
     }
@@ -309,31 +311,64 @@ fn prohibited(rules: &[PatternRule], prose: &str, hits: &mut dyn Sink) {
                 .peekable()
         })
         .collect();
+    // The rules that matched the range in hand, in the order they are declared.
+    let mut same: Vec<&PatternRule> = Vec::new();
     loop {
-        let mut first: Option<(usize, Range<usize>)> = None;
-        for (i, found) in matches.iter_mut().enumerate() {
+        let mut first: Option<Range<usize>> = None;
+        for found in &mut matches {
             if let Some(m) = found.peek()
                 && first
                     .as_ref()
-                    .is_none_or(|(_, r)| (m.start(), m.end()) < (r.start, r.end))
+                    .is_none_or(|r| (m.start(), m.end()) < (r.start, r.end))
             {
-                first = Some((i, m.range()));
+                first = Some(m.range());
             }
         }
-        let Some((i, range)) = first else { break };
-        for found in &mut matches {
+        let Some(range) = first else { break };
+        same.clear();
+        for (rule, found) in rules.iter().zip(&mut matches) {
             if found.peek().is_some_and(|m| m.range() == range) {
                 found.next();
+                same.push(rule);
             }
         }
-        if let Some(rule) = rules.get(i) {
-            push_prohibited(rule, range, hits);
-        }
+        // `Severity` orders the most severe first; `min_by_key` keeps the first of a tie.
+        let Some(at) = (0..same.len()).min_by_key(|&i| same[i].severity) else {
+            continue;
+        };
+        let rule = same.remove(at);
+        push_prohibited(rule, range, &same, hits);
     }
 }
 
-fn push_prohibited(rule: &PatternRule, range: Range<usize>, hits: &mut dyn Sink) {
-    let message = match rule
+/// Pushes `rule`'s hit at `range`, its message naming the other rules that matched the same
+/// words (`others`) after its own.
+fn push_prohibited(
+    rule: &PatternRule,
+    range: Range<usize>,
+    others: &[&PatternRule],
+    hits: &mut dyn Sink,
+) {
+    let mut message = pattern_message(rule);
+    if !others.is_empty() {
+        let mut named = vec![message.clone()];
+        for other in others {
+            let said = pattern_message(other);
+            if !named.contains(&said) {
+                message.push_str(if named.len() == 1 { "; also: " } else { "; " });
+                message.push_str(&said);
+                named.push(said);
+            }
+        }
+    }
+    let mut hit = PROHIBITED_PATTERN.hit(range, message);
+    hit.severity = rule.severity;
+    hits.push(hit);
+}
+
+/// What a prohibited pattern's finding says: its description, else the pattern.
+fn pattern_message(rule: &PatternRule) -> String {
+    match rule
         .description
         .as_deref()
         .map(str::trim)
@@ -341,10 +376,7 @@ fn push_prohibited(rule: &PatternRule, range: Range<usize>, hits: &mut dyn Sink)
     {
         Some(description) => description.to_owned(),
         None => format!("matches `{}`", rule.regex.as_str()),
-    };
-    let mut hit = PROHIBITED_PATTERN.hit(range, message);
-    hit.severity = rule.severity;
-    hits.push(hit);
+    }
 }
 
 #[cfg(test)]
@@ -509,16 +541,55 @@ mod tests {
     }
 
     #[test]
-    fn two_patterns_matching_the_same_words_report_them_once() {
+    fn two_patterns_matching_the_same_words_report_them_once_by_the_more_severe() {
         let mut gov = Governance::empty();
         gov.prohibited
             .push(pattern(r"(?i)\bsimply\b", Some("first"), Severity::Minor));
+        gov.prohibited.push(pattern(
+            r"(?i)simply|just",
+            Some("second"),
+            Severity::Critical,
+        ));
         gov.prohibited
-            .push(pattern(r"(?i)simply|just", Some("second"), Severity::Major));
+            .push(pattern(r"(?i)\bsimply", None, Severity::Major));
         let rows = block(&gov, Role::Paragraph, "Simply run it, just once.");
-        let found: Vec<(Range<usize>, &str)> =
-            rows.iter().map(|r| (r.2.clone(), r.3.as_str())).collect();
-        assert_eq!(found, [(0..6, "first"), (15..19, "second")]);
+        let found: Vec<(Severity, Range<usize>, &str)> = rows
+            .iter()
+            .map(|r| (r.1, r.2.clone(), r.3.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    Severity::Critical,
+                    0..6,
+                    "second; also: first; matches `(?i)\\bsimply`"
+                ),
+                (Severity::Critical, 15..19, "second"),
+            ]
+        );
+    }
+
+    #[test]
+    fn of_two_patterns_as_severe_on_the_same_words_the_first_declared_reports_them() {
+        let mut gov = Governance::empty();
+        for description in ["Minimising words", "Talks down", "Minimising words"] {
+            gov.prohibited.push(pattern(
+                r"(?i)\bsimply\b",
+                Some(description),
+                Severity::Minor,
+            ));
+        }
+        let rows = block(&gov, Role::Paragraph, "Simply run it.");
+        let found: Vec<(Severity, &str)> = rows.iter().map(|r| (r.1, r.3.as_str())).collect();
+        assert_eq!(
+            found,
+            [(Severity::Minor, "Minimising words; also: Talks down")]
+        );
+        // One pattern alone is its description, as before.
+        gov.prohibited.truncate(1);
+        let rows = block(&gov, Role::Paragraph, "Simply run it.");
+        assert_eq!(rows[0].3, "Minimising words");
     }
 
     #[test]
