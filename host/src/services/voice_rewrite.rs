@@ -140,9 +140,7 @@ impl Rewriter<'_> {
     /// and gathers its swaps and the terms it leaves.
     fn block(&mut self, source: &str, block: &Block) {
         self.suppression.scan(source, &mut self.lines);
-        if let Some(lines) = &self.lines {
-            self.suppression.note_block(source, lines, block);
-        }
+        self.suppression.note_block(source, block);
         if !block.translatable {
             return;
         }
