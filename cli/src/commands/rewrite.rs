@@ -24,7 +24,7 @@ pub struct RewriteArgs {
     /// The text: a file, or `-` (the default) for standard input
     #[arg(value_name = "FILE", default_value = "-")]
     pub input: PathBuf,
-    /// Where it will be saved, project-relative (binds the terms there; never read)
+    /// Where it will be saved, project-relative (binds the terms there; never read) [default: FILE's own path, when FILE is in the project]
     #[arg(long, value_name = "PATH")]
     pub context_path: Option<String>,
     /// A profile from `kapi.yaml`, for a snippet with no destination
@@ -40,10 +40,21 @@ pub fn run(
     app: &kapi_host::App,
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
+    // A project file rewritten by name is held to what governs it where it is, as the check
+    // holds it: its own path is the destination unless one (or a profile) is named.
+    let own_path = match (&args.context_path, &args.profile) {
+        (None, None) if args.input.as_os_str() != "-" => app
+            .project()
+            .ok()
+            .flatten()
+            .and_then(|project| app.resolve(Some(&project), &args.input).ok())
+            .and_then(|path| path.rel().map(str::to_owned)),
+        _ => None,
+    };
     let request = TextRequest {
         text: crate::input::text(&args.input, app)?,
         format: args.read_as.clone(),
-        context_path: args.context_path.clone(),
+        context_path: args.context_path.clone().or(own_path),
         profile: args.profile.clone(),
         ..Default::default()
     };

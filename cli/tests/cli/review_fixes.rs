@@ -281,3 +281,24 @@ fn rewrite_leaves_what_the_recipe_sets_aside_where_the_text_goes() {
     );
     assert_eq!(guide.stdout, "Add it to the allowlist on GitHub.\n");
 }
+
+#[test]
+fn a_project_file_rewritten_by_name_is_held_to_what_governs_it_where_it_is() {
+    let kapi = rewriting();
+    let text = "Add it to the whitelist on Github.\n";
+    kapi.write("docs/legal/terms.md", text);
+    kapi.write("docs/guide.md", text);
+    let legal = kapi.run(&["rewrite", "docs/legal/terms.md"]);
+    assert_eq!(legal.code, 0, "{}", legal.transcript());
+    assert_eq!(legal.stdout, "Add it to the whitelist on GitHub.\n");
+    let guide = kapi.run(&["rewrite", "docs/guide.md"]);
+    assert_eq!(guide.stdout, "Add it to the allowlist on GitHub.\n");
+    // A destination named wins over the file's own path.
+    let named = kapi.run(&[
+        "rewrite",
+        "docs/legal/terms.md",
+        "--context-path",
+        "docs/guide.md",
+    ]);
+    assert_eq!(named.stdout, "Add it to the allowlist on GitHub.\n");
+}
