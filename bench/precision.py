@@ -92,6 +92,25 @@ def read_tsv(path, columns):
     return rows
 
 
+def strip_exceptions_from(lines):
+    """The terms file's lines without its `exceptions:` fields: a flow list on one line, or a
+    block list (the field, its comments and its deeper `- ` items)."""
+    kept, depth = [], None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        text = line.strip()
+        if depth is not None:
+            if not text or text.startswith("#") or (indent >= depth and text.startswith("- ")):
+                continue
+            depth = None
+        if text.startswith("exceptions:"):
+            if text == "exceptions:":
+                depth = indent
+            continue
+        kept.append(line)
+    return kept
+
+
 def run_kapi(kapi, project, strip_exceptions):
     """The `kapi.check/v1` report of a temporary copy of `project`, and the copy's file bytes."""
     with tempfile.TemporaryDirectory(prefix="kapi-precision-") as tmp:
@@ -102,7 +121,7 @@ def run_kapi(kapi, project, strip_exceptions):
                 for name in names:
                     if name.endswith("terms.yaml"):
                         path = os.path.join(dirpath, name)
-                        kept = [l for l in open(path, encoding="utf-8") if not l.strip().startswith("exceptions:")]
+                        kept = strip_exceptions_from(open(path, encoding="utf-8").readlines())
                         open(path, "w", encoding="utf-8").writelines(kept)
         env = {"PATH": os.environ.get("PATH", ""), "NO_COLOR": "1", "HOME": tmp}
         out = subprocess.run([kapi, "check", "--json", "--no-cache", "--quiet"], cwd=copy, env=env,
