@@ -61,7 +61,9 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// An odd number of straight double quotes (`"`) in a block, or a curly `“` with no `”`
-    /// (or the reverse). Single quotes are not checked, because apostrophes look the same.
+    /// (or the reverse). A quotation opened one way and closed the other (`“Save"`, `"Save”`)
+    /// is one finding over the pair. Single quotes are not checked, because apostrophes look
+    /// the same.
     ///
     /// ## Why it matters
     /// An unclosed quote leaves the reader unsure where the quotation ends, and often means
@@ -417,6 +419,8 @@ fn quotes(text: &str, hits: &mut dyn Sink) {
     let mut last_straight = 0usize;
     // Open curly quotes: `“`, or German `„` (closed by `“` or `”`).
     let mut open: Vec<(char, usize)> = Vec::new();
+    // `”` that closed no `“`.
+    let mut stray: Vec<usize> = Vec::new();
     // Scan bytes: `"` is ASCII and the curly quotes all start `E2 80`, so no decoding is needed.
     let bytes = text.as_bytes();
     for i in memchr::memchr2_iter(b'"', 0xE2, bytes) {
@@ -443,11 +447,33 @@ fn quotes(text: &str, hits: &mut dyn Sink) {
                     open.push((c, i));
                 }
             }
-            '\u{201D}' if open.pop().is_none() => {
-                hits.push(UNBALANCED_QUOTE.hit(i..i + c.len_utf8(), "`”` closes no `“`"));
-            }
+            '\u{201D}' if open.pop().is_none() => stray.push(i),
             _ => {}
         }
+    }
+    // One quotation opened one way and closed the other (`“Save"`, `"Save”`) is one slip,
+    // reported once over the pair.
+    if straight % 2 == 1 {
+        let curly_open = open.last().copied().filter(|&(_, at)| at < last_straight);
+        let curly_close = stray.first().copied().filter(|&at| at > last_straight);
+        if let Some((c, at)) = curly_open {
+            open.pop();
+            straight = 0;
+            hits.push(UNBALANCED_QUOTE.hit(
+                at..last_straight + 1,
+                format!("`{c}` is closed by a straight `\"`: write both quotes the same way"),
+            ));
+        } else if let Some(at) = curly_close {
+            stray.remove(0);
+            straight = 0;
+            hits.push(UNBALANCED_QUOTE.hit(
+                last_straight..at + '\u{201D}'.len_utf8(),
+                "a straight `\"` is closed by `”`: write both quotes the same way",
+            ));
+        }
+    }
+    for at in stray {
+        hits.push(UNBALANCED_QUOTE.hit(at..at + '\u{201D}'.len_utf8(), "`”` closes no `“`"));
     }
     if straight % 2 == 1 {
         hits.push(UNBALANCED_QUOTE.hit(
@@ -476,6 +502,31 @@ mod tests {
 
     fn ids(text: &str) -> Vec<&'static str> {
         run(text).into_iter().map(|h| h.0).collect()
+    }
+
+    #[test]
+    fn a_quotation_opened_one_way_and_closed_the_other_is_one_finding() {
+        let text = "Click “Save\" to go.";
+        let hits = run(text);
+        let rows: Vec<(&str, &str)> = hits
+            .iter()
+            .map(|h| (&text[h.2.clone()], h.3.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![(
+                "“Save\"",
+                "`“` is closed by a straight `\"`: write both quotes the same way"
+            )]
+        );
+        let hits = run("Say \"Quit” now.");
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert_eq!(
+            hits[0].3,
+            "a straight `\"` is closed by `”`: write both quotes the same way"
+        );
+        // A straight quote, then a curly one opened and never closed: two strays.
+        assert_eq!(run("A \"B and a “C").len(), 2);
     }
 
     #[test]
