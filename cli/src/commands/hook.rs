@@ -95,22 +95,12 @@ pub fn main(args: &[OsString]) -> u8 {
         } else {
             Stdin::Stream(Box::new(std::io::stdin()))
         };
-        let mut reply = kapi_host::hooks::run_interruptible(&inv, env, cwd, stdin, |stop| {
+        let reply = kapi_host::hooks::run_interruptible(&inv, env, cwd, stdin, |stop| {
             signals.forward(stop)
         });
         // What the project's files made the host say (a recipe key kapi does not read): a
         // note ahead of the reply's own text, never a verdict (a hook is never strict).
-        let said = kapi_host::notices::take();
-        if !said.is_empty() {
-            let name = kapi_host::hooks::protocol::label(inv.hook);
-            let mut stderr: String = said
-                .iter()
-                .map(|n| format!("{name}: note: {n}\n"))
-                .collect();
-            stderr.push_str(&reply.stderr);
-            reply.stderr = stderr;
-        }
-        reply
+        reply.with_notes(inv.hook, &kapi_host::notices::take())
     }));
     let reply = result.unwrap_or_else(|_| Reply {
         stdout: None,

@@ -31,7 +31,8 @@ impl Default for Findings {
     }
 }
 
-fn slot(severity: Severity) -> usize {
+/// A severity's place in the counts kept by severity: critical, major, minor, info.
+pub(crate) fn slot(severity: Severity) -> usize {
     match severity {
         Severity::Critical => 0,
         Severity::Major => 1,

@@ -14,6 +14,7 @@
 
 use serde::Serialize;
 
+use super::findings::slot;
 use crate::governance::Severity;
 
 /// One file of a check, for its score: how many words were checked in it and its findings by
@@ -70,15 +71,6 @@ pub fn score_of(counts: [usize; 4]) -> u32 {
         .saturating_add(cost(minor, Severity::Minor))
         .saturating_add(cost(info, Severity::Info));
     100u32.saturating_sub(penalty)
-}
-
-fn slot(severity: Severity) -> usize {
-    match severity {
-        Severity::Critical => 0,
-        Severity::Major => 1,
-        Severity::Minor => 2,
-        Severity::Info => 3,
-    }
 }
 
 /// The word-weighted mean of the files' scores, rounded; every file weighs the same when none

@@ -375,84 +375,48 @@ impl Suppression {
 
     /// Rebuilds the line and region indexes from the directives that count.
     fn index(&mut self) {
-        self.regions.clear();
-        self.excepted.clear();
         self.by_line.clear();
-        let mut all: Option<(usize, usize)> = None;
-        let mut open: HashMap<String, (usize, usize, usize)> = HashMap::new();
-        let mut except: HashMap<String, usize> = HashMap::new();
+        let mut sweep = Sweep::default();
         for (i, d) in self.directives.iter().enumerate() {
             if d.in_code {
                 continue;
             }
             let line = d.line;
+            let every = d.selectors.is_empty() && d.unknown.is_empty();
             match d.kind {
                 Kind::NextLine => self.by_line.entry(line + 1).or_default().push(i),
                 Kind::SameLine => self.by_line.entry(line).or_default().push(i),
-                Kind::Disable if d.selectors.is_empty() && d.unknown.is_empty() => {
-                    for (s, (from, at, slot)) in open.drain() {
-                        push_region(&mut self.regions, Some(s), from, line, at, slot);
-                    }
-                    for (s, from) in except.drain() {
-                        self.excepted.entry(s).or_default().push((from, line));
-                    }
-                    if let Some((from, at)) = all.take() {
-                        push_region(&mut self.regions, None, from, line, at, 0);
-                    }
-                    all = Some((line, i));
+                Kind::Disable if every => {
+                    sweep.close_all(line);
+                    sweep.all = Some((line, i));
                 }
                 Kind::Disable => {
                     for (slot, s) in d.selectors.iter().enumerate() {
-                        if let Some((from, at, old)) = open.remove(s) {
-                            push_region(&mut self.regions, Some(s.clone()), from, line, at, old);
-                        }
-                        if let Some(from) = except.remove(s) {
-                            self.excepted
-                                .entry(s.clone())
-                                .or_default()
-                                .push((from, line));
-                        }
-                        open.insert(s.clone(), (line, i, slot));
+                        sweep.close(s, line);
+                        sweep.open.insert(s.clone(), (line, i, slot));
                     }
                 }
-                Kind::Enable if d.selectors.is_empty() && d.unknown.is_empty() => {
-                    for (s, (from, at, slot)) in open.drain() {
-                        push_region(&mut self.regions, Some(s), from, line, at, slot);
-                    }
-                    for (s, from) in except.drain() {
-                        self.excepted.entry(s).or_default().push((from, line));
-                    }
-                    if let Some((from, at)) = all.take() {
-                        push_region(&mut self.regions, None, from, line, at, 0);
-                    }
-                }
+                Kind::Enable if every => sweep.close_all(line),
                 Kind::Enable => {
                     for s in &d.selectors {
-                        if let Some((from, at, slot)) = open.remove(s) {
-                            push_region(&mut self.regions, Some(s.clone()), from, line, at, slot);
+                        if let Some((from, at, slot)) = sweep.open.remove(s) {
+                            sweep.region(Some(s.clone()), from, line, at, slot);
                         }
-                        if all.is_some() {
-                            except.entry(s.clone()).or_insert(line);
+                        if sweep.all.is_some() {
+                            sweep.except.entry(s.clone()).or_insert(line);
                         }
                     }
                 }
             }
         }
-        for (s, (from, at, slot)) in open {
-            push_region(&mut self.regions, Some(s), from, usize::MAX, at, slot);
-        }
-        for (s, from) in except {
-            self.excepted.entry(s).or_default().push((from, usize::MAX));
-        }
-        if let Some((from, at)) = all {
-            push_region(&mut self.regions, None, from, usize::MAX, at, 0);
-        }
-        for list in self.regions.values_mut() {
+        sweep.close_all(usize::MAX);
+        for list in sweep.regions.values_mut() {
             list.sort_by_key(|r| r.from);
         }
-        for list in self.excepted.values_mut() {
+        for list in sweep.excepted.values_mut() {
             list.sort_unstable();
         }
+        (self.regions, self.excepted) = (sweep.regions, sweep.excepted);
     }
 
     /// What allows a finding of `rule` at `line` (0: none) in block `block`, if anything:
@@ -662,21 +626,66 @@ pub struct Outcome {
     pub unused: Vec<Finding>,
 }
 
-fn push_region(
-    regions: &mut HashMap<Option<String>, Vec<Region>>,
-    key: Option<String>,
-    from: usize,
-    to: usize,
-    directive: usize,
-    slot: usize,
-) {
-    if from < to {
-        regions.entry(key).or_default().push(Region {
-            from,
-            to,
-            directive,
-            slot,
-        });
+/// The directives read in order, region by region: what is open, and the regions closed.
+#[derive(Default)]
+struct Sweep {
+    /// A region of every rule: its first line and its directive.
+    all: Option<(usize, usize)>,
+    /// Regions of one selector: first line, directive, slot.
+    open: HashMap<String, (usize, usize, usize)>,
+    /// Inside `all`, where a selector reports again: from which line.
+    except: HashMap<String, usize>,
+    regions: HashMap<Option<String>, Vec<Region>>,
+    excepted: HashMap<String, Vec<(usize, usize)>>,
+}
+
+impl Sweep {
+    /// Records a region of `[from, to)`, when it holds a line.
+    fn region(
+        &mut self,
+        key: Option<String>,
+        from: usize,
+        to: usize,
+        directive: usize,
+        slot: usize,
+    ) {
+        if from < to {
+            self.regions.entry(key).or_default().push(Region {
+                from,
+                to,
+                directive,
+                slot,
+            });
+        }
+    }
+
+    /// Ends `selector`'s region and its exception at `line`.
+    fn close(&mut self, selector: &str, line: usize) {
+        if let Some((from, at, slot)) = self.open.remove(selector) {
+            self.region(Some(selector.to_owned()), from, line, at, slot);
+        }
+        if let Some(from) = self.except.remove(selector) {
+            self.excepted
+                .entry(selector.to_owned())
+                .or_default()
+                .push((from, line));
+        }
+    }
+
+    /// Ends every region at `line`.
+    fn close_all(&mut self, line: usize) {
+        let selectors: Vec<String> = self
+            .open
+            .keys()
+            .chain(self.except.keys())
+            .cloned()
+            .collect();
+        for s in selectors {
+            self.close(&s, line);
+        }
+        if let Some((from, at)) = self.all.take() {
+            self.region(None, from, line, at, 0);
+        }
     }
 }
 

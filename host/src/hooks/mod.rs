@@ -315,17 +315,7 @@ pub fn run_interruptible(
             }
         },
     };
-    let mut reply = render(&verdict, inv.hook, host);
-    if !notes.is_empty() {
-        let name = protocol::label(inv.hook);
-        let mut stderr: String = notes
-            .iter()
-            .map(|n| format!("{name}: note: {n}\n"))
-            .collect();
-        stderr.push_str(&reply.stderr);
-        reply.stderr = stderr;
-    }
-    reply
+    render(&verdict, inv.hook, host).with_notes(inv.hook, &notes)
 }
 
 enum Message {

@@ -53,6 +53,24 @@ pub struct Reply {
     pub code: u8,
 }
 
+impl Reply {
+    /// Puts `notes` ahead of the reply's stderr, each a line naming the hook
+    /// (`kapi hook stop: note: …`): what the project made kapi say, never a verdict.
+    pub fn with_notes(mut self, hook: Option<HookName>, notes: &[String]) -> Reply {
+        if notes.is_empty() {
+            return self;
+        }
+        let name = label(hook);
+        let mut stderr: String = notes
+            .iter()
+            .map(|n| format!("{name}: note: {n}\n"))
+            .collect();
+        stderr.push_str(&self.stderr);
+        self.stderr = stderr;
+        self
+    }
+}
+
 /// `text` cut to `max` characters on a character boundary, with a marker when cut.
 pub fn clip(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

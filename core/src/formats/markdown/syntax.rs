@@ -766,20 +766,23 @@ impl Scan<'_> {
             .filter(|s| s.opens)
             .and_then(|s| CODE_SHORTCODES.iter().find(|n| n.as_bytes() == s.name));
         if let Some(&name) = code_name {
-            let open = Open {
-                closer: Closer::Shortcode(name),
-                depth: 1,
-            };
-            return match close_of(m, stop, open) {
-                Ok(close) => {
-                    self.spans.push((at..close, "verbatim"));
-                    Step::Next(close)
-                }
-                Err(still) => Step::Open(still, at),
-            };
+            return self.verbatim(at, stop, Closer::Shortcode(name));
         }
         self.spans.push((at..stop, "template"));
         Step::Next(stop)
+    }
+
+    /// The code-holding element opened at `at` (its opening ends at `stop`): one `verbatim`
+    /// code to its `closer`, or, unclosed here, still open past the window.
+    fn verbatim(&mut self, at: usize, stop: usize, closer: Closer) -> Step {
+        let open = Open { closer, depth: 1 };
+        match close_of(self.m, stop, open) {
+            Ok(close) => {
+                self.spans.push((at..close, "verbatim"));
+                Step::Next(close)
+            }
+            Err(still) => Step::Open(still, at),
+        }
     }
 
     /// A Liquid or Jinja tag at `at` (`{%`).
@@ -791,17 +794,7 @@ impl Scan<'_> {
         let stop = found + 2;
         let name = tag_name(&m[at + 2..found]);
         if let Some(&name) = CODE_TAGS.iter().find(|n| n.as_bytes() == name) {
-            let open = Open {
-                closer: Closer::Tag(name),
-                depth: 1,
-            };
-            return match close_of(m, stop, open) {
-                Ok(close) => {
-                    self.spans.push((at..close, "verbatim"));
-                    Step::Next(close)
-                }
-                Err(still) => Step::Open(still, at),
-            };
+            return self.verbatim(at, stop, Closer::Tag(name));
         }
         self.spans.push((at..stop, "template"));
         Step::Next(stop)
