@@ -457,7 +457,8 @@ mod tests {
             .into_iter()
             .map(|f| (f.rule, f.start, f.end))
             .collect();
-        assert!(found.len() >= 8, "{found:#?}");
+        // The mixed quotation pair is one finding; every other rule hits once.
+        assert!(found.len() >= 7, "{found:#?}");
         let mut unique = found.clone();
         unique.sort();
         unique.dedup();
