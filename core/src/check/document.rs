@@ -109,7 +109,6 @@ impl<'a> DocumentCheck<'a> {
         if document_rules {
             push_joined(&mut self.joined, |out| out.push_str(&prose.text));
         }
-        self.words += hygiene::word_count(&prose.text);
         let (keep, cancel, path) = (self.keep, self.cancel, self.path);
         let (lines, findings) = (&mut self.lines, &mut self.findings);
         let suppression = &mut self.suppression;
@@ -149,7 +148,7 @@ impl<'a> DocumentCheck<'a> {
                 findings.count(hit.severity);
             }
         });
-        hygiene::check(&prose.text, &mut sink);
+        self.words += hygiene::check(&prose.text, &mut sink);
         terms::check(self.governance, &prose.text, &mut sink);
         let cuts = voice::cuts(&block.source);
         voice::check_block(self.governance, block.role, &prose.text, &cuts, &mut sink);

@@ -74,12 +74,15 @@ declare_rule! {
     pub UNBALANCED_QUOTE = "hygiene.unbalanced-quote", Severity::Minor
 }
 
-/// Runs the `hygiene` rules over one block's prose, pushing hits in prose offsets.
-pub fn check(prose: &str, hits: &mut dyn Sink) {
-    repeated_words(prose, hits);
+/// Runs the `hygiene` rules over one block's prose, pushing hits in prose offsets. Gives the
+/// words the prose holds, as [`word_count`] counts them (counted in the same pass over the
+/// words, so a check that weighs a score by words reads them once).
+pub fn check(prose: &str, hits: &mut dyn Sink) -> usize {
+    let words = repeated_words(prose, hits);
     doubled_spaces(prose, hits);
     brackets(prose, hits);
     quotes(prose, hits);
+    words
 }
 
 fn is_word_char(c: char) -> bool {
@@ -94,7 +97,11 @@ fn is_joiner(c: char) -> bool {
 /// The words of a text, as byte ranges: runs of letters, digits and `_`, with apostrophes and
 /// hyphens kept inside a word. A [`CODE_MARK`] is never part of a word.
 pub(crate) fn words(text: &str) -> Words<'_> {
-    Words { text, pos: 0 }
+    Words {
+        text,
+        pos: 0,
+        wide: false,
+    }
 }
 
 /// How many words `text` holds, as the hygiene rules find them (runs of letters, digits and
@@ -104,13 +111,20 @@ pub(crate) fn words(text: &str) -> Words<'_> {
 /// `kapi stats` reports.
 pub fn word_count(text: &str) -> usize {
     words(text)
-        .map(|range| {
-            let word = text.get(range).unwrap_or_default();
-            let east_asian = word.chars().filter(|c| is_east_asian(*c)).count();
-            let other = word.chars().any(|c| is_word_char(c) && !is_east_asian(c));
-            east_asian + usize::from(other || east_asian == 0)
-        })
+        .map(|range| word_weight(text.get(range).unwrap_or_default()))
         .sum()
+}
+
+/// How many words one word of [`words`] counts for: one, or as many as its Han ideographs and
+/// kana (and one more for any other letters in it).
+#[inline]
+fn word_weight(word: &str) -> usize {
+    if word.is_ascii() {
+        return 1;
+    }
+    let east_asian = word.chars().filter(|c| is_east_asian(*c)).count();
+    let other = word.chars().any(|c| is_word_char(c) && !is_east_asian(c));
+    east_asian + usize::from(other || east_asian == 0)
 }
 
 /// Han ideographs, hiragana and katakana: scripts written without spaces between words.
@@ -127,6 +141,9 @@ fn is_east_asian(c: char) -> bool {
 pub(crate) struct Words<'a> {
     text: &'a str,
     pos: usize,
+    /// Whether the last word given may hold a non-ASCII character (its weight then needs
+    /// reading: [`word_weight`]); `false` means it is ASCII.
+    wide: bool,
 }
 
 /// ASCII bytes that are word characters (letters, digits, `_`), for the scans' tight loops.
@@ -154,6 +171,7 @@ impl Iterator for Words<'_> {
         // Find the first word character: ASCII bytes in a tight loop, a non-ASCII character
         // decoded.
         let mut i = self.pos;
+        self.wide = false;
         let start = loop {
             let b = *bytes.get(i)?;
             if b < 0x80 {
@@ -164,6 +182,7 @@ impl Iterator for Words<'_> {
             } else {
                 let c = text.get(i..)?.chars().next()?;
                 if is_word_char(c) {
+                    self.wide = true;
                     break i;
                 }
                 i += c.len_utf8();
@@ -181,6 +200,7 @@ impl Iterator for Words<'_> {
             let (c, len) = if b < 0x80 {
                 (char::from(b), 1)
             } else {
+                self.wide = true;
                 match text.get(i..).and_then(|t| t.chars().next()) {
                     Some(c) => (c, c.len_utf8()),
                     None => break,
@@ -247,9 +267,17 @@ fn is_grammatical_pair(word: &str) -> bool {
         .any(|ok| word.eq_ignore_ascii_case(ok))
 }
 
-fn repeated_words(text: &str, hits: &mut dyn Sink) {
+/// Reports words written twice; gives the words' count ([`word_count`]).
+fn repeated_words(text: &str, hits: &mut dyn Sink) -> usize {
     let mut previous: Option<Range<usize>> = None;
-    for word in words(text) {
+    let mut count = 0;
+    let mut all = words(text);
+    while let Some(word) = all.next() {
+        count += if all.wide {
+            word_weight(text.get(word.clone()).unwrap_or_default())
+        } else {
+            1
+        };
         if let Some(prev) = previous.take()
             && let (Some(first), Some(gap), Some(second)) = (
                 text.get(prev.clone()),
@@ -272,6 +300,7 @@ fn repeated_words(text: &str, hits: &mut dyn Sink) {
         }
         previous = Some(word);
     }
+    count
 }
 
 fn doubled_spaces(text: &str, hits: &mut dyn Sink) {
@@ -727,6 +756,19 @@ mod tests {
             6
         );
         assert_eq!(word_count("  ... -- "), 0);
+    }
+
+    #[test]
+    fn the_check_counts_the_words_it_reads() {
+        for text in [
+            "Don't stop the the well-known  show (now.",
+            "Open \u{FFFC}dashboard\u{FFFC} now",
+            "\u{4e2d}\u{6587}\u{5b57} and \u{3072}\u{3089}x caf\u{e9}",
+            "  ... -- ",
+        ] {
+            let mut hits = Vec::new();
+            assert_eq!(check(text, &mut hits), word_count(text), "{text}");
+        }
     }
 
     #[test]
