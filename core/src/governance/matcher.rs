@@ -147,23 +147,35 @@ impl TermMatcher {
         let mut folded = Patterns::default();
         let mut exact = Patterns::default();
         let mut targets: Vec<Target> = Vec::with_capacity(entries.len());
-        for (index, entry) in entries.iter().enumerate() {
-            let trimmed = entry.text.trim();
-            let (lead, trail) = edges(trimmed);
+        // Each phrase a target: a term, or an exception, matched with the term's case.
+        let mut add = |targets: &mut Vec<Target>, index: usize, kind: Kind, phrase: &str| {
+            let sensitive = entries[index].case_sensitive;
+            let (lead, trail) = edges(phrase);
+            let target = targets.len();
             targets.push(Target {
                 entry: index,
-                kind: Kind::Term,
+                kind,
                 lead,
                 trail,
-                sensitive: entry.case_sensitive,
+                sensitive,
             });
-            let side = if entry.case_sensitive {
-                &mut exact
-            } else {
-                &mut folded
-            };
-            side.add(normalize(trimmed, !entry.case_sensitive).text, index);
+            let side = if sensitive { &mut exact } else { &mut folded };
+            side.add(normalize(phrase, !sensitive).text, target);
+        };
+        for (index, entry) in entries.iter().enumerate() {
+            add(&mut targets, index, Kind::Term, entry.text.trim());
         }
+        for (index, entry) in entries.iter().enumerate() {
+            for (k, exception) in entry.exceptions.iter().enumerate() {
+                add(
+                    &mut targets,
+                    index,
+                    Kind::Exception(k),
+                    exception.text.trim(),
+                );
+            }
+        }
+        // Variants: other spellings of a term, matched whatever their case.
         for (index, entry) in entries.iter().enumerate() {
             let trimmed = entry.text.trim();
             if has_variants(entry) && !trimmed.is_empty() {
@@ -179,24 +191,6 @@ impl TermMatcher {
                 for spelling in variants::spellings(trimmed) {
                     folded.add(normalize(&spelling, true).text, target);
                 }
-            }
-            for (k, exception) in entry.exceptions.iter().enumerate() {
-                let phrase = exception.text.trim();
-                let (lead, trail) = edges(phrase);
-                let target = targets.len();
-                targets.push(Target {
-                    entry: index,
-                    kind: Kind::Exception(k),
-                    lead,
-                    trail,
-                    sensitive: entry.case_sensitive,
-                });
-                let side = if entry.case_sensitive {
-                    &mut exact
-                } else {
-                    &mut folded
-                };
-                side.add(normalize(phrase, !entry.case_sensitive).text, target);
             }
         }
         TermMatcher {
