@@ -27,6 +27,8 @@ pub struct Match {
     /// The target languages in force for the item (item, else collection, else defaults),
     /// the source language left out.
     pub target_languages: Vec<String>,
+    /// The item's `generated`: kapi writes its target files.
+    pub generated: bool,
 }
 
 impl Match {
@@ -241,6 +243,7 @@ impl Collections {
                         base: c.base.clone(),
                         source_language: source.to_owned(),
                         target_languages: langs,
+                        generated: item.generated,
                     },
                     pattern,
                 });

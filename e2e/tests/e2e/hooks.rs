@@ -50,6 +50,18 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
+/// Marks the `i18n` item `generated: true`: kapi writes its targets, so a hand edit of one is
+/// refused (unmarked, `i18n/fr.json` is a person's translation, edited like any file).
+fn generated(dir: &Path) {
+    let recipe = dir.join("kapi.yaml");
+    let text = std::fs::read_to_string(&recipe).unwrap().replace(
+        "target: \"i18n/{lang}.json\"\n",
+        "target: \"i18n/{lang}.json\"\n        generated: true\n",
+    );
+    assert!(text.contains("generated: true"), "{text}");
+    std::fs::write(recipe, text).unwrap();
+}
+
 /// Makes `docs/bad.md` pass, as an assistant's fix would.
 fn fix(dir: &Path) {
     std::fs::write(dir.join("docs/bad.md"), "# Bad\n\nUse the sign in page.\n").unwrap();
@@ -636,6 +648,7 @@ fn a_generated_target_is_refused_naming_its_source_and_the_kapi_route() {
     for host in HOSTS {
         for flag in [true, false] {
             let p = project();
+            generated(p.path());
             let what = format!("{host:?} flag={flag}");
             let (seen, answer) = fire(p.path(), host, flag, Event::PreEdit, "i18n/fr.json", false);
             assert_never_broken(&seen, &answer, &what);
@@ -654,6 +667,35 @@ fn a_generated_target_is_refused_naming_its_source_and_the_kapi_route() {
             // The source itself is the person's to edit.
             let (seen, _) = fire(p.path(), host, flag, Event::PreEdit, "i18n/en.json", false);
             assert_eq!(seen, Seen::Allow, "{what}");
+        }
+    }
+}
+
+/// A translation a person wrote (its collection item not marked `generated`) is editable:
+/// an assistant asked to fix a German string edits the file, and the pre-edit hook lets it
+/// (issue 39 item 8), through a link too; the same file marked `generated: true` is refused.
+#[test]
+fn a_human_translation_is_editable_and_a_generated_one_is_not() {
+    for host in HOSTS {
+        for flag in [true, false] {
+            let p = project();
+            let what = format!("{host:?} flag={flag}");
+            let (seen, answer) = fire(p.path(), host, flag, Event::PreEdit, "i18n/fr.json", false);
+            assert_eq!(seen, Seen::Allow, "{what}: {answer:?}");
+            #[cfg(unix)]
+            {
+                std::os::unix::fs::symlink("i18n/fr.json", p.path().join("notes.json")).unwrap();
+                let (seen, answer) =
+                    fire(p.path(), host, flag, Event::PreEdit, "notes.json", false);
+                assert_eq!(seen, Seen::Allow, "{what} via a link: {answer:?}");
+            }
+            generated(p.path());
+            let (seen, answer) = fire(p.path(), host, flag, Event::PreEdit, "i18n/fr.json", false);
+            assert_never_broken(&seen, &answer, &what);
+            assert!(
+                matches!(&seen, Seen::Deny(r) if r.contains("generated: true")),
+                "{what}: {seen:?}"
+            );
         }
     }
 }
@@ -679,6 +721,7 @@ fn an_edit_through_a_link_to_a_generated_target_is_refused() {
                     .replace("target_languages: [fr]", "target_languages: [fr, de]"),
             )
             .unwrap();
+            generated(p.path());
             for (link, to) in links {
                 std::os::unix::fs::symlink(to, p.path().join(link)).unwrap();
             }

@@ -45,7 +45,7 @@ pub enum HookName {
     /// When the assistant is about to end its turn: the failing findings the session
     /// introduced, and the project's ship gate said once.
     Stop,
-    /// Before an edit tool writes a file: refuses hand-edits of generated translation targets.
+    /// Before an edit tool writes a file: refuses hand-edits of the translation targets kapi generates (`generated: true`).
     PreEdit,
 }
 

@@ -1,6 +1,10 @@
-//! `kapi hook pre-edit`: refuses a direct hand-edit of a file the project generates as a
-//! translation target (a collection item's `target` template), naming its source and the kapi
+//! `kapi hook pre-edit`: refuses a direct hand-edit of a file kapi generates (a translation
+//! target of a collection item marked `generated: true`), naming its source and the kapi
 //! command that changes that language instead. Every other edit is nothing to report.
+//!
+//! A target of an item not marked `generated` is a person's translation: an assistant asked
+//! to fix a German string edits it like any other file (the post-edit hook checks it against
+//! its source), so it is allowed and noted for the stop hook like source content.
 //!
 //! Before an edit it allows, it also notes for the stop hook how things were before the
 //! session (best effort, never part of the verdict): the session's baseline at its first hook,
@@ -63,21 +67,21 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             }
         };
         ctx.phase.set(format!("finding the source of {rel}"));
-        match crate::check::plan::role(&project, &collections, &rel) {
-            Ok(Role::Translation { source, lang }) => denials.push(format!(
-                "{named} is generated: it is the `{lang}` translation of {source} (its collection's `target` template), so kapi refuses a direct edit. Change the `{lang}` edition through kapi instead: `kapi inspect {source} --editions {lang}`, then `kapi apply` a change set whose operations name `\"edition\": \"{lang}\"` (MCP: read_blocks, then apply_edits)."
-            )),
-            Ok(Role::Source | Role::Orphan) => {
+        let role = crate::check::plan::role(&project, &collections, &rel);
+        match role {
+            Ok(Role::Translation { source, lang })
+                if collections.matches(&source).is_some_and(|m| m.generated) =>
+            {
+                denials.push(format!(
+                "{named} is generated: kapi writes it as the `{lang}` translation of {source} (its collection item says `generated: true` in kapi.yaml), so kapi refuses a direct edit. Change the `{lang}` edition through kapi instead: `kapi inspect {source} --editions {lang}`, then `kapi apply` a change set whose operations name `\"edition\": \"{lang}\"` (MCP: read_blocks, then apply_edits)."
+                ));
+            }
+            Ok(Role::Source | Role::Orphan | Role::Translation { .. }) => {
                 let content = !target.exists()
                     || eval::is_content(&project, &collections, &target).unwrap_or(false);
                 if content {
                     ctx.phase.set(format!("noting {rel} as it was"));
-                    super::baseline::before_edit(
-                        &project.root,
-                        &ctx.session(),
-                        &rel,
-                        target.abs(),
-                    );
+                    super::baseline::before_edit(&project.root, &ctx.session(), &rel, target.abs());
                 }
             }
             Err(e) => {

@@ -64,6 +64,7 @@ const ITEM: &[&str] = &[
     "channel",
     "source_language",
     "target_languages",
+    "generated",
 ];
 /// A bare entry: an item (`channel` and `content` are refused by parse), with `name` empty.
 const BARE: &[&str] = &[
@@ -75,6 +76,7 @@ const BARE: &[&str] = &[
     "target_languages",
     "name",
     "content",
+    "generated",
 ];
 const FORMAT: &[&str] = &["name", "config"];
 const PROFILE: &[&str] = &[
@@ -228,7 +230,7 @@ pub(super) fn site_in_rule(file: &Path, outline: &Outline, rule: &str, rest: &[&
 type Placement = fn(&str) -> Option<(&'static str, String)>;
 
 fn on_named(k: &str) -> Option<(&'static str, String)> {
-    matches!(k, "format" | "target").then(|| {
+    matches!(k, "format" | "target" | "generated").then(|| {
         (
             "on a named collection",
             format!("give each item under `content` its own `{k}`"),

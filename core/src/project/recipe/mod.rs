@@ -153,6 +153,10 @@ pub struct Item {
     pub channel: Option<ChannelRef>,
     pub source_language: Option<String>,
     pub target_languages: Option<Vec<String>>,
+    /// `generated: true`: kapi writes this item's target files (`translate`, `up`), so a hand
+    /// edit of one is refused by the pre-edit hook; by default a target is a person's work,
+    /// editable by hand.
+    pub generated: bool,
     raw: Mapping,
 }
 

@@ -43,6 +43,14 @@ impl Ctx<'_> {
         }
     }
 
+    fn boolean(&self, v: Option<&Value>, key: &str) -> Result<Option<bool>, RecipeError> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(self.wrong(key, "`true` or `false`")),
+        }
+    }
+
     fn strings(&self, v: Option<&Value>, key: &str) -> Result<Option<Vec<String>>, RecipeError> {
         match v {
             None | Some(Value::Null) => Ok(None),
@@ -447,6 +455,9 @@ fn parse_item(
     let target = ctx.string(get(m, "target"), &format!("{key}.target"))?;
     let channel = parse_channel_ref(ctx, m, &format!("{key}.channel"), profiles)?;
     let (source_language, target_languages) = parse_languages(ctx, m, key)?;
+    let generated = ctx
+        .boolean(get(m, "generated"), &format!("{key}.generated"))?
+        .unwrap_or(false);
     Ok(Item {
         path,
         format,
@@ -454,6 +465,7 @@ fn parse_item(
         channel,
         source_language,
         target_languages,
+        generated,
         raw: m.clone(),
     })
 }

@@ -86,6 +86,15 @@ impl Item {
             self.source_language.as_deref(),
             self.target_languages.as_deref(),
         );
+        // `false` is the default: written only when the file says so already.
+        if self.generated {
+            set(m, "generated", Some(Value::Bool(true)));
+        } else if m
+            .get("generated")
+            .is_some_and(|v| v.as_bool() == Some(true))
+        {
+            set(m, "generated", None);
+        }
     }
 }
 

@@ -656,3 +656,36 @@ fn a_recipe_of_many_unknown_keys_lists_a_bounded_few() {
     assert_eq!(r.unknown_keys().len(), MAX_UNKNOWN_KEYS);
     assert_eq!(r.unknown_keys()[0].at.line, Some(3));
 }
+
+#[test]
+fn an_item_marked_generated_is_read_kept_and_named_where_it_does_nothing() {
+    let text = "version: v1\ncollections:\n  - path: po/*.pot\n    target: \"po/{lang}.po\"\n  - path: pseudo/en.json\n    target: \"pseudo/{lang}.json\"\n    generated: true\n  - name: g\n    generated: true\n    content:\n      - path: b.json\n        generated: false\n";
+    let r = parse(text).unwrap();
+    let generated: Vec<bool> = r
+        .collections
+        .iter()
+        .flat_map(|c| c.content.iter().map(|i| i.generated))
+        .collect();
+    assert_eq!(generated, [false, true, false]);
+    let said: Vec<String> = r.unknown_keys().iter().map(UnknownKey::message).collect();
+    assert_eq!(
+        said,
+        [
+            "`collections[2].generated` does nothing on a named collection; give each item under `content` its own `generated`"
+        ]
+    );
+    let e = err("version: v1\ncollections:\n  - path: a.json\n    generated: yes please\n");
+    assert!(
+        e.to_string().contains("collections[0].generated")
+            && e.to_string().contains("`true` or `false`"),
+        "{e}"
+    );
+    // A save writes each back as the file says it.
+    let saved = r.to_yaml().unwrap();
+    assert_eq!(saved.matches("generated: true").count(), 2, "{saved}");
+    assert_eq!(saved.matches("generated: false").count(), 1, "{saved}");
+    let mut r = r;
+    r.collections[1].content[0].generated = false;
+    let saved = r.to_yaml().unwrap();
+    assert_eq!(saved.matches("generated: true").count(), 1, "{saved}");
+}
