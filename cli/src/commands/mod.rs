@@ -188,14 +188,22 @@ pub enum Command {
     /// Fill every declared catalog's missing and stale translations (`kapi translate` over
     /// `kapi stats --plan`'s list)
     Up(translate::UpArgs),
-    /// The translations awaiting a person's review, or one in full
+    /// The drafts awaiting a person's review, or one in full; accept or reject one
     ///
-    /// Lists each target edition that exists and no person decided at its current rev, with
-    /// the source and target text and the agents' advice at that rev (`--doc`, `--lang`,
-    /// `--limit`). `--block KEY --doc DOC --lang LANG` shows one in full: codes, placeholder
-    /// findings, every decision and advice, and how to pre-review it. The same service as
-    /// MCP's `review_queue` and `review_block`. Exits 0, 1 when the project or document
-    /// cannot be read, 2 on bad flags.
+    /// Lists drafts: target editions a tool or an agent wrote (`kapi translate`, `kapi up`, an
+    /// assistant's `kapi apply`, as the store recorded them) that no person decided at their
+    /// current rev, each with the source and target text, who wrote it and when, and the agents'
+    /// advice. A translation a person wrote (by hand, or through kapi as `person`) is no
+    /// draft; `--all` lists every undecided target edition. Narrow with `--doc`, `--lang`,
+    /// `--actor` (`tool:pseudo`, `agent`, a name), `--since` (a date or RFC 3339 time) and
+    /// `--limit`. `--block KEY --doc DOC --lang LANG` shows one in full: codes, who wrote it,
+    /// when, the text it replaced, placeholder findings, every decision and advice. With it,
+    /// `--accept` records a person's decision (outcome establish) and `--reject` writes back
+    /// the text the draft replaced (emptied when it filled an empty target), each a change set
+    /// through the change service like `kapi apply`. The same service as MCP's `review_queue`
+    /// and `review_block`. Exits 0; 1 when the project or document cannot be read; 2 on bad
+    /// flags, a bad `--since` or a `--reject` of what is no draft; 3 when the verdict is refused
+    /// (an actor who is not a person, a stale rev, the commit check).
     Review(review::ReviewArgs),
     /// Run an assistant hook (post-edit, stop, pre-edit) for Claude Code, Codex, KKSS or Kiki
     ///

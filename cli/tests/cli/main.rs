@@ -27,6 +27,7 @@ mod pofilter;
 mod precision;
 mod recipe_keys;
 mod review_fixes;
+mod review_queue;
 mod rules_files;
 mod skill;
 mod stats;

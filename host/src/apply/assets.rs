@@ -505,6 +505,7 @@ impl Service<'_> {
         prepared: &Prepared,
         status: &str,
         edits: &[(String, String, String)],
+        befores: &std::collections::BTreeMap<usize, String>,
     ) -> Result<Option<i64>, HostError> {
         let Some(project) = &self.project else {
             return Ok(None);
@@ -545,7 +546,16 @@ impl Service<'_> {
             .iter()
             .zip(&result.operations)
             .map(|(op, r)| {
-                serde_json::json!({"operation": op, "status": r.status.as_str(), "rev": r.rev})
+                let mut recorded =
+                    serde_json::json!({"operation": op, "status": r.status.as_str(), "rev": r.rev});
+                // The text an applied content operation replaced (`kapi review`'s view of a
+                // draft, and what `--reject` restores).
+                if r.status == OpStatus::Applied
+                    && let Some(before) = befores.get(&r.index)
+                {
+                    recorded["before"] = serde_json::Value::from(before.as_str());
+                }
+                recorded
             })
             .collect();
         let id = store.record_change(&ChangeRecord {

@@ -978,6 +978,40 @@ impl Service<'_> {
         Ok(now.rev)
     }
 
+    /// Each applied content operation's text before the set (its edition's, or its branch's
+    /// when it names one), as agents read it: what `kapi review` shows a draft replaced and
+    /// what `--reject` restores. An edition the set created replaced the empty text.
+    fn befores(
+        &self,
+        set: &kapi_core::change::ChangeSet,
+        touched: &BTreeMap<Loc, Vec<usize>>,
+    ) -> BTreeMap<usize, String> {
+        let mut out = BTreeMap::new();
+        for (loc, ops) in touched {
+            let original = self.files[loc.file]
+                .originals
+                .get(&loc.block)
+                .and_then(|b| b.editions.get(&loc.edition));
+            for &i in ops {
+                let branch = set
+                    .operations
+                    .get(i)
+                    .and_then(|op| op.at())
+                    .and_then(|at| at.branch.as_deref());
+                let runs = original.and_then(|e| match branch {
+                    None => Some(e.runs.as_slice()),
+                    Some(path) => e.branch(path),
+                });
+                out.insert(
+                    i,
+                    runs.map(kapi_core::projection::render_text)
+                        .unwrap_or_default(),
+                );
+            }
+        }
+        out
+    }
+
     /// Every edited edition as (document, text before, text after), for agent signals.
     fn edits(&self, touched: &BTreeMap<Loc, Vec<usize>>) -> Vec<(String, String, String)> {
         let mut out = Vec::new();

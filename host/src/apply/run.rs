@@ -455,6 +455,7 @@ impl<'a> Run<'a> {
             &Prepared::default(),
             "partial",
             &[],
+            &svc.befores(set, &self.touched),
         ) {
             append_error(
                 &mut result,
@@ -470,6 +471,7 @@ impl<'a> Run<'a> {
     fn record(&self, store: Option<&super::assets::StoreHandle>, result: &mut ChangeResult) {
         let svc = &self.svc;
         let edits = svc.edits(&self.touched);
+        let befores = svc.befores(&self.request.set, &self.touched);
         let recorded = svc.record(
             store,
             self.actor,
@@ -478,6 +480,7 @@ impl<'a> Run<'a> {
             &self.prepared,
             "applied",
             &edits,
+            &befores,
         );
         match recorded {
             Ok(id) => {

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::server::{KapiServer, answer, failure};
-use crate::services::review::{AtParam, queue, review_block};
+use crate::services::review::{AtParam, QueueRequest, queue, review_block};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -21,6 +21,12 @@ pub(crate) struct QueueParams {
     pub lang: Option<String>,
     /// Most items to return (default 50); `total` counts them all
     pub limit: Option<usize>,
+    /// Every target edition no person decided, not only drafts (what a tool or an agent wrote)
+    pub all: Option<bool>,
+    /// Only drafts this actor wrote: `kind:name` (`tool:pseudo`), a kind (`tool`, `agent`) or a name
+    pub actor: Option<String>,
+    /// Only drafts written at or after this time: a date (`2026-12-01`) or RFC 3339
+    pub since: Option<String>,
     /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
     pub project: Option<String>,
 }
@@ -36,7 +42,7 @@ pub(crate) struct BlockParams {
 
 #[tool_router(router = review_tools, vis = "pub(crate)")]
 impl KapiServer {
-    /// The target editions awaiting a person's review: for each catalog and target language, the blocks whose translation exists and no person has decided at its current rev, with the source and target text and the agents' advice at that rev. Paged by `limit`; `total` counts all.
+    /// The drafts awaiting a person's review: for each catalog and target language, the target editions a tool or an agent wrote (the store's record) that no person has decided at their current rev, with the source and target text, who wrote each, when, the text it replaced, and the agents' advice at that rev; `all` lists every undecided edition, `actor` and `since` narrow it. Paged by `limit`; `total` counts all.
     #[tool(annotations(read_only_hint = true))]
     async fn review_queue(
         &self,
@@ -44,14 +50,20 @@ impl KapiServer {
         Parameters(p): Parameters<QueueParams>,
     ) -> CallToolResult {
         let app = self.app(&peer, p.project.as_deref());
-        match queue(
-            &app,
-            p.doc.as_deref(),
-            p.lang
-                .as_deref()
-                .or(p.project.is_none().then(|| self.default_lang()).flatten()),
-            p.limit,
-        ) {
+        let request = QueueRequest {
+            doc: p.doc,
+            lang: p.lang.or(p
+                .project
+                .is_none()
+                .then(|| self.default_lang())
+                .flatten()
+                .map(str::to_owned)),
+            limit: p.limit,
+            all: p.all.unwrap_or(false),
+            actor: p.actor,
+            since: p.since,
+        };
+        match queue(&app, &request) {
             Ok(q) => {
                 let text = q.text();
                 answer(&q, Some(text))

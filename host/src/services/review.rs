@@ -1,10 +1,17 @@
 //! The `review` set: the review queue (`review_queue`), one queued block in full
 //! (`review_block`), and pre-review through `apply_edits` (served by the writing set).
 //!
-//! The queue holds the target editions a person has not decided yet: for each catalog the
-//! collections declare with a `target` template, and each target language, every
-//! translatable block whose target edition exists and has no person's decision at its
-//! current revision. Decisions are the lines of `.kapi/decisions.jsonl`
+//! The queue holds drafts: target editions a tool or an agent wrote that no person decided.
+//! For each catalog the collections declare with a `target` template, and each target
+//! language, a translatable block's target edition is a draft when the store's last recorded
+//! write of it (of the whole edition, or of one plural branch) is a tool's or an agent's, the
+//! text it wrote is still the text the file holds (a hand edit since makes it a person's
+//! again), and no person decided the edition at its current revision. A translation no change
+//! set wrote (every human one in a catalog kapi never touched) is no draft. `all` widens the
+//! queue to what it was before drafts (every undecided target edition, `scope: undecided`).
+//! The store records, with each applied content operation, the text it replaced (`before`):
+//! a draft shows it, and rejecting a draft writes it back through the change service as one
+//! `set_content` of the person's (a draft that filled an absent or empty target is emptied). Decisions are the lines of `.kapi/decisions.jsonl`
 //! (`kapi.decision/v1`, only a person's `decide` writes them); a line with outcome `advise`
 //! is a person's comment, not a decision. A decision counts for an edition when it names the
 //! edition at its current rev, either by the source ref (`{doc: locales/en.json, edition:
@@ -167,7 +174,9 @@ fn names(at: &Ref, target_doc: Option<&str>, candidate: &Ref) -> bool {
     }
     (candidate.doc == at.doc && candidate.edition == at.edition)
         || target_doc.is_some_and(|t| {
-            at.edition != SOURCE && candidate.doc == t && candidate.edition == SOURCE
+            at.edition != SOURCE
+                && candidate.doc == t
+                && (candidate.edition == SOURCE || candidate.edition == at.edition)
         })
 }
 
@@ -207,12 +216,184 @@ pub struct Item {
     pub target: String,
     /// The advice given at `rev`.
     pub advice: Vec<Advice>,
+    /// The draft's write: who, when, and the text it replaced (absent for an undecided edition
+    /// no change set wrote, which only `all` lists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<Written>,
+}
+
+/// The store's record of a write of a target edition (or of one branch of it).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Written {
+    /// `kind:name` of who wrote it (`tool:pseudo`, `agent:claude`).
+    pub by: String,
+    /// When it was recorded (RFC 3339).
+    pub at: String,
+    /// The change set's id in the store.
+    pub change: i64,
+    /// The plural/select branch it wrote, when it wrote one alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The text it replaced, codes as `<x id/>` tags (`""`: the target was absent or empty;
+    /// absent when the store did not record it, as a kapi before this field did not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
+    #[serde(skip)]
+    kind: String,
+    #[serde(skip)]
+    rev: String,
+    /// The edition as the operation named it.
+    #[serde(skip)]
+    named: Ref,
+}
+
+impl Written {
+    /// Who wrote it is a tool or an agent, not a person.
+    fn drafted(&self) -> bool {
+        self.kind != "person"
+    }
+}
+
+/// Every applied content write the store recorded, oldest first (no store: none).
+pub fn writes(root: &Path) -> Result<Vec<Written>, HostError> {
+    let path = root.join(layout::STORE_FILE);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let store = Store::open(&path)?;
+    let mut out = Vec::new();
+    for row in store.changes()? {
+        for recorded in row.operations.as_array().into_iter().flatten() {
+            let op = &recorded["operation"];
+            if !matches!(op["op"].as_str(), Some("set_content" | "replace_text"))
+                || recorded["status"] != "applied"
+            {
+                continue;
+            }
+            let (Ok(named), Some(rev)) = (
+                serde_json::from_value::<Ref>(op["at"].clone()),
+                recorded["rev"].as_str(),
+            ) else {
+                continue;
+            };
+            out.push(Written {
+                by: format!("{}:{}", row.actor_kind, row.actor_name),
+                at: row.created_at.clone(),
+                change: row.id,
+                branch: named.branch.clone(),
+                replaced: recorded["before"].as_str().map(str::to_owned),
+                kind: row.actor_kind.clone(),
+                rev: rev.to_owned(),
+                named,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The draft write of `edition` (named by `at`, whole): the latest of its
+/// [`current_writes`], when it is a tool's or an agent's. `None`: a person's work.
+fn draft<'w>(
+    writes: &'w [Written],
+    at: &Ref,
+    target_doc: Option<&str>,
+    edition: &Edition,
+) -> Option<&'w Written> {
+    current_writes(writes, at, target_doc, edition)
+        .into_iter()
+        .max_by_key(|w| w.change)
+        .filter(|w| w.drafted())
+}
+
+/// Of the store's last write of `edition` (named by `at`, whole) and of each of its branches,
+/// those still current: the text each wrote is the text there now.
+fn current_writes<'w>(
+    writes: &'w [Written],
+    at: &Ref,
+    target_doc: Option<&str>,
+    edition: &Edition,
+) -> Vec<&'w Written> {
+    let whole = Ref {
+        branch: None,
+        ..at.clone()
+    };
+    // The last write per branch (`None`: the whole edition).
+    let mut last: Vec<(&Option<String>, &Written)> = Vec::new();
+    for w in writes {
+        let named = Ref {
+            branch: None,
+            ..w.named.clone()
+        };
+        if !names(&whole, target_doc, &named) {
+            continue;
+        }
+        match last.iter_mut().find(|(b, _)| **b == w.branch) {
+            Some(slot) => slot.1 = w,
+            None => last.push((&w.branch, w)),
+        }
+    }
+    let now = |branch: &Option<String>| match branch {
+        None => Some(edition.rev()),
+        Some(path) => edition.branch(path).map(rev_runs),
+    };
+    last.into_iter()
+        .map(|(_, w)| w)
+        .filter(|w| now(&w.branch).as_deref() == Some(w.rev.as_str()))
+        .collect()
+}
+
+/// What `review_queue` lists: drafts (the default) or every undecided edition (`all`), each
+/// filter narrowing it.
+#[derive(Debug, Clone, Default)]
+pub struct QueueRequest {
+    pub doc: Option<String>,
+    pub lang: Option<String>,
+    pub limit: Option<usize>,
+    /// Every target edition no person decided, not only drafts.
+    pub all: bool,
+    /// Only drafts this actor wrote: `kind:name`, a kind (`tool`, `agent`) or a name.
+    pub actor: Option<String>,
+    /// Only drafts written at or after this time (RFC 3339, or a date: midnight UTC).
+    pub since: Option<String>,
+}
+
+/// Whether `w` was written by `actor` (`kind:name`, a kind, or a name).
+fn by_actor(w: &Written, actor: &str) -> bool {
+    let actor = actor.trim();
+    match actor.split_once(':') {
+        Some(_) => w.by == actor,
+        None => w.kind == actor || w.by.split_once(':').is_some_and(|(_, n)| n == actor),
+    }
+}
+
+/// `--since` read as a time: RFC 3339, or a date (its midnight, UTC).
+fn parse_since(since: &str) -> Result<jiff::Timestamp, HostError> {
+    let text = since.trim();
+    text.parse::<jiff::Timestamp>()
+        .or_else(|_| {
+            text.parse::<jiff::civil::Date>()
+                .map_err(|e| e.to_string())
+                .and_then(|d| {
+                    format!("{d}T00:00:00Z")
+                        .parse::<jiff::Timestamp>()
+                        .map_err(|e| e.to_string())
+                })
+        })
+        .map_err(|_| HostError::Usage {
+            message: format!("`{since}` is not a time kapi reads for `since`"),
+            hint: Some(
+                "give a date (`2026-12-01`) or an RFC 3339 time (`2026-12-01T09:30:00Z`)".into(),
+            ),
+        })
 }
 
 /// `kapi.review-queue/v1`.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Queue {
     pub schema: &'static str,
+    /// `drafts` (what a tool or an agent wrote and no person decided) or `undecided` (`all`:
+    /// every target edition no person decided).
+    pub scope: &'static str,
     /// Editions awaiting review (all of them, before `limit`).
     pub total: usize,
     pub items: Vec<Item>,
@@ -232,17 +413,21 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// The `review_queue` answer.
-pub fn queue(
-    app: &App,
-    doc: Option<&str>,
-    lang: Option<&str>,
-    limit: Option<usize>,
-) -> Result<Queue, HostError> {
-    let catalogs = translation::catalogs(app, doc, lang)?;
+pub fn queue(app: &App, request: &QueueRequest) -> Result<Queue, HostError> {
+    let since = request.since.as_deref().map(parse_since).transpose()?;
+    let catalogs = translation::catalogs(app, request.doc.as_deref(), request.lang.as_deref())?;
     let root = &catalogs.project.root;
     let (decisions, skipped) = decisions(root)?;
     let advice = advice(root)?;
-    let limit = limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let writes = writes(root)?;
+    let limit = request.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let wanted = |w: Option<&Written>| match w {
+        None => request.all && request.actor.is_none() && since.is_none(),
+        Some(w) => {
+            request.actor.as_deref().is_none_or(|a| by_actor(w, a))
+                && since.is_none_or(|t| w.at.parse::<jiff::Timestamp>().is_ok_and(|at| at >= t))
+        }
+    };
     let (mut items, mut total) = (Vec::new(), 0);
     for loaded in &catalogs.loaded {
         for target in loaded.targets.iter().filter(|t| t.parsed.is_some()) {
@@ -265,6 +450,10 @@ pub fn queue(
                 if decided(&decisions, &at, Some(&target.doc), edition) {
                     continue;
                 }
+                let written = draft(&writes, &at, Some(&target.doc), edition);
+                if !wanted(written) {
+                    continue;
+                }
                 total += 1;
                 if items.len() >= limit {
                     continue;
@@ -281,12 +470,14 @@ pub fn queue(
                     target_doc: target.doc.clone(),
                     source: projection::render(&block.source.runs).0,
                     target: projection::render(&edition.runs).0,
+                    written: written.cloned(),
                 });
             }
         }
     }
     Ok(Queue {
         schema: "kapi.review-queue/v1",
+        scope: if request.all { "undecided" } else { "drafts" },
         truncated: total > items.len(),
         total,
         items,
@@ -303,8 +494,13 @@ impl Queue {
             None => String::new(),
         };
         out.push_str(&format!(
-            "{} target edition(s) await a person's review{}",
+            "{} {} await a person's review{}",
             self.total,
+            if self.scope == "drafts" {
+                "draft(s) a tool or an agent wrote"
+            } else {
+                "undecided target edition(s)"
+            },
             if self.truncated {
                 format!(" (showing {})", self.items.len())
             } else {
@@ -319,13 +515,17 @@ impl Queue {
                 .map(|a| format!("{} by {}", a.score, a.by))
                 .collect();
             out.push_str(&format!(
-                "- {} {} [{}] {}: {:?} → {:?}{}\n",
+                "- {} {} [{}] {}: {:?} → {:?}{}{}\n",
                 i.at.doc,
                 i.at.block,
                 i.at.edition,
                 i.rev,
                 i.source,
                 i.target,
+                i.written
+                    .as_ref()
+                    .map(|w| format!(" (by {} at {})", w.by, w.at))
+                    .unwrap_or_default(),
                 if advice.is_empty() {
                     String::new()
                 } else {
@@ -379,6 +579,15 @@ pub struct ReviewItem {
     pub decisions: Vec<CurrentDecision>,
     /// Every advice recorded for the edition, each with `current`.
     pub advice: Vec<Advice>,
+    /// The store's latest write of the text there now: who, when, and the text it replaced
+    /// (absent when no change set wrote it: a hand edit, or a file kapi never changed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written: Option<Written>,
+    /// Whether it is a draft: a tool or an agent wrote it and no person decided it.
+    pub draft: bool,
+    /// The tool's and agents' writes still current, each of which `--reject` undoes.
+    #[serde(skip)]
+    restores: Vec<Written>,
     pub accepts: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -478,10 +687,28 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
     } else {
         placeholder_findings(block, edition)
     };
+    let writes = writes(&project.root)?;
+    let written: Vec<Written> = if at.edition == SOURCE {
+        Vec::new()
+    } else {
+        let whole = Ref {
+            branch: None,
+            ..at_ref.clone()
+        };
+        current_writes(&writes, &whole, other_doc, edition)
+            .into_iter()
+            .filter(|w| at.branch.is_none() || w.branch.is_none() || w.branch == at.branch)
+            .cloned()
+            .collect()
+    };
+    let restores: Vec<Written> = written.iter().filter(|w| w.drafted()).cloned().collect();
+    let written = written.into_iter().max_by_key(|w| w.change);
+    let draft = !is_decided && written.as_ref().is_some_and(Written::drafted);
     let (accepts, why) = accepts(block);
     let at_json = serde_json::to_string(&at_ref).unwrap_or_default();
     let hint = format!(
-        "A person decides (outcome establish, reject or withdraw). An agent may only pre-review: call `apply_edits` with {{\"operations\": [{{\"op\": \"decide\", \"at\": {at_json}, \"if_match\": \"{rev}\", \"outcome\": \"advise\", \"score\": 0-100, \"reasons\": [\"…\"]}}]}}; the advice is bound to this rev."
+        "A person decides (outcome establish, reject or withdraw; on the command line `kapi review --doc {} --lang {} --block {} --accept`, or `--reject` to restore the text a draft replaced). An agent may only pre-review: call `apply_edits` with {{\"operations\": [{{\"op\": \"decide\", \"at\": {at_json}, \"if_match\": \"{rev}\", \"outcome\": \"advise\", \"score\": 0-100, \"reasons\": [\"…\"]}}]}}; the advice is bound to this rev.",
+        at_ref.doc, at_ref.edition, at_ref.block
     );
     let target = (at.edition != SOURCE).then(|| {
         text_of(
@@ -501,9 +728,96 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
         decided: is_decided,
         decisions: decisions_out,
         advice: advice_out,
+        written,
+        draft,
+        restores,
         accepts,
         why,
         hint,
+    })
+}
+
+/// A person's verdict on a draft, as `kapi review --accept|--reject` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// A decision, outcome `establish`, at the edition's current rev.
+    Accept,
+    /// The text each tool's or agent's write still there replaced, written back.
+    Reject,
+}
+
+/// The change set a person's verdict on the edition `at` names sends (the change service
+/// applies it, atomically, as every write): `Accept` a `decide` (outcome `establish`) at its
+/// current rev; `Reject` a `set_content` per draft write that restores the text it replaced.
+/// Refused for an actor who is not a person; a reject of what is no draft, or of a draft
+/// whose replaced text the store lacks, is a usage error naming the way instead.
+pub fn verdict(
+    app: &App,
+    at: &AtParam,
+    verdict: Verdict,
+) -> Result<kapi_core::change::ChangeSet, HostError> {
+    let actor = app.actor();
+    if actor.kind != "person" {
+        return Err(HostError::NotPermitted {
+            message: format!(
+                "`{}:{}` may not decide a translation: accepting or rejecting a draft is a person's",
+                actor.kind, actor.name
+            ),
+            instead: "pre-review it: a `decide` operation with outcome `advise` through `kapi apply` (MCP: apply_edits), and tell the person to run `kapi review`".into(),
+        });
+    }
+    let item = review_block(app, at)?;
+    let ops: Vec<serde_json::Value> = match verdict {
+        Verdict::Accept => vec![serde_json::json!({
+            "op": "decide", "at": item.at, "if_match": item.rev, "outcome": "establish",
+        })],
+        Verdict::Reject => {
+            let what = format!(
+                "`{}` block `{}` [{}{}]",
+                item.at.doc,
+                item.at.block,
+                item.at.edition,
+                item.at
+                    .branch
+                    .as_deref()
+                    .map(|b| format!(" {b}"))
+                    .unwrap_or_default()
+            );
+            if item.restores.is_empty() {
+                return Err(HostError::Usage {
+                    message: format!(
+                        "{what} is no draft: no tool or agent wrote the text it holds, so there is nothing to restore"
+                    ),
+                    hint: Some(
+                        "change a person's translation with `kapi apply` (or by hand), or `--accept` it"
+                            .into(),
+                    ),
+                });
+            }
+            let mut ops = Vec::new();
+            for w in &item.restores {
+                let Some(before) = &w.replaced else {
+                    return Err(HostError::Usage {
+                        message: format!(
+                            "{what}: the store did not record the text change {} replaced (it was written before kapi recorded it)",
+                            w.change
+                        ),
+                        hint: Some(
+                            "send the text it should hold with `kapi apply` (a `set_content` operation)"
+                                .into(),
+                        ),
+                    });
+                };
+                ops.push(serde_json::json!({
+                    "op": "set_content", "at": w.named, "if_match": w.rev, "content": before,
+                }));
+            }
+            ops
+        }
+    };
+    let set = serde_json::json!({"schema": "kapi.change/v1", "operations": ops});
+    kapi_core::change::decode(set.to_string().as_bytes()).map_err(|e| HostError::Internal {
+        message: format!("the verdict's change set did not decode: {e}"),
     })
 }
 
@@ -640,13 +954,34 @@ impl ReviewItem {
             self.rev,
             if self.decided {
                 "decided"
+            } else if self.draft {
+                "a draft awaiting a person's review"
             } else {
-                "awaiting a person's review"
+                "no person decided it"
             },
             self.source.text
         );
         if let Some(t) = &self.target {
             out.push_str(&format!("target ({}): {}\n", self.target_doc, t.text));
+        }
+        if let Some(w) = &self.written {
+            out.push_str(&format!(
+                "written by {} at {} (change {}{})\n",
+                w.by,
+                w.at,
+                w.change,
+                w.branch
+                    .as_deref()
+                    .map(|b| format!(", branch {b}"))
+                    .unwrap_or_default()
+            ));
+            match &w.replaced {
+                Some(r) if r.is_empty() => {
+                    out.push_str("replaced: nothing (the target was absent or empty)\n")
+                }
+                Some(r) => out.push_str(&format!("replaced: {r}\n")),
+                None => out.push_str("replaced: not recorded\n"),
+            }
         }
         for f in &self.findings {
             out.push_str(&format!("finding {}: {}\n", f.rule, f.message));
@@ -686,6 +1021,17 @@ mod tests {
         .unwrap()
     }
 
+    /// Every undecided edition (`all`), as the queue was before drafts.
+    fn undecided(doc: Option<&str>, lang: Option<&str>, limit: Option<usize>) -> QueueRequest {
+        QueueRequest {
+            doc: doc.map(str::to_owned),
+            lang: lang.map(str::to_owned),
+            limit,
+            all: true,
+            ..QueueRequest::default()
+        }
+    }
+
     fn at(block: &str) -> AtParam {
         AtParam {
             doc: "locales/en.json".into(),
@@ -693,6 +1039,42 @@ mod tests {
             edition: "fr".into(),
             branch: None,
         }
+    }
+
+    #[test]
+    fn an_actor_filter_takes_a_kind_a_name_or_both_and_since_a_date_or_a_time() {
+        let w = Written {
+            by: "tool:pseudo".into(),
+            at: "2026-12-07T10:00:00Z".into(),
+            change: 1,
+            branch: None,
+            replaced: None,
+            kind: "tool".into(),
+            rev: "r1".into(),
+            named: Ref {
+                doc: "en.json".into(),
+                block: "a".into(),
+                edition: "fr".into(),
+                branch: None,
+            },
+        };
+        assert!(w.drafted());
+        for (actor, hit) in [
+            ("tool", true),
+            ("pseudo", true),
+            ("tool:pseudo", true),
+            (" tool:pseudo ", true),
+            ("agent", false),
+            ("agent:pseudo", false),
+            ("tool:pseud", false),
+        ] {
+            assert_eq!(by_actor(&w, actor), hit, "{actor}");
+        }
+        let day = parse_since("2026-12-07").unwrap();
+        assert_eq!(day.to_string(), "2026-12-07T00:00:00Z");
+        assert!(parse_since("2026-12-07T09:30:00+02:00").is_ok());
+        let e = parse_since("yesterday").err().unwrap();
+        assert!(e.to_string().contains("`yesterday` is not a time"), "{e}");
     }
 
     #[test]
@@ -737,7 +1119,7 @@ mod tests {
         let dir = shop();
         let root = dir.path();
         let person = app(root, None);
-        let q = queue(&person, None, None, None).unwrap();
+        let q = queue(&person, &undecided(None, None, None)).unwrap();
         // `new` has no French edition; the other three await review.
         let keys: Vec<&str> = q.items.iter().map(|i| i.at.block.as_str()).collect();
         assert_eq!(keys, ["greeting", "bye", "thanks"]);
@@ -764,7 +1146,11 @@ mod tests {
             serde_json::json!([{"op": "decide", "at": bye.at, "if_match": bye.rev, "outcome": "establish"}]),
         );
         assert!(!r.refused(), "{r:?}");
-        let q = queue(&person, Some("locales/en.json"), Some("fr"), None).unwrap();
+        let q = queue(
+            &person,
+            &undecided(Some("locales/en.json"), Some("fr"), None),
+        )
+        .unwrap();
         let keys: Vec<&str> = q.items.iter().map(|i| i.at.block.as_str()).collect();
         assert_eq!(keys, ["greeting", "thanks"]);
         let advice = &q.items[0].advice;
@@ -781,14 +1167,14 @@ mod tests {
         );
 
         // The limit keeps the total; a changed translation leaves the decision behind.
-        let one = queue(&person, None, None, Some(1)).unwrap();
+        let one = queue(&person, &undecided(None, None, Some(1))).unwrap();
         assert_eq!((one.items.len(), one.total, one.truncated), (1, 2, true));
         std::fs::write(
             root.join("locales/fr.json"),
             "{\"greeting\": \"Salut {name}\", \"bye\": \"Au revoir\", \"thanks\": \"Merci\"}",
         )
         .unwrap();
-        let q = queue(&person, None, None, None).unwrap();
+        let q = queue(&person, &undecided(None, None, None)).unwrap();
         let keys: Vec<&str> = q.items.iter().map(|i| i.at.block.as_str()).collect();
         assert_eq!(keys, ["greeting", "bye", "thanks"]);
         assert!(
@@ -878,7 +1264,7 @@ mod tests {
             format!("not json\n{line}\n{{\"schema\": \"other\"}}\n"),
         )
         .unwrap();
-        let q = queue(&person, None, None, None).unwrap();
+        let q = queue(&person, &undecided(None, None, None)).unwrap();
         assert!(q.items.iter().all(|i| i.at.block != "greeting"));
         assert_eq!(q.skipped_decisions, 2);
     }

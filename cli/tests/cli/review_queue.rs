@@ -1,0 +1,345 @@
+//! `kapi review` as a queue a person can work (issue 39 item 9): it lists drafts (targets a
+//! tool or an agent wrote that no person decided), not every human translation; filters by
+//! actor, time, language and document; shows one draft's writer, time and the text it
+//! replaced; and `--accept` / `--reject` are flags, a rejection writing the replaced text back.
+
+use super::{Kapi, Run};
+
+const RECIPE: &str = "version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr, de]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n";
+
+/// A catalog translated by people into French and German (`new` left empty in both).
+fn project() -> Kapi {
+    let kapi = Kapi::bound();
+    kapi.write("kapi.yaml", RECIPE);
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"greeting\": \"Hello {name}\",\n  \"bye\": \"Goodbye\",\n  \"new\": \"New\"\n}\n",
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\n  \"greeting\": \"Bonjour {name}\",\n  \"bye\": \"Au revoir\",\n  \"new\": \"\"\n}\n",
+    );
+    kapi.write(
+        "locales/de.json",
+        "{\n  \"greeting\": \"Hallo {name}\",\n  \"bye\": \"Tschüss\",\n  \"new\": \"\"\n}\n",
+    );
+    kapi
+}
+
+fn ok(run: Run) -> Run {
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    run
+}
+
+fn queue(kapi: &Kapi, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["review", "--json"];
+    all.extend_from_slice(args);
+    ok(kapi.run(&all)).json()
+}
+
+fn blocks(q: &serde_json::Value) -> Vec<String> {
+    q["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {}",
+                i["ref"]["edition"].as_str().unwrap(),
+                i["ref"]["block"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// The rev of `block`'s `lang` edition, as the undecided queue gives it.
+fn rev(kapi: &Kapi, lang: &str, block: &str) -> String {
+    let q = queue(kapi, &["--all", "--lang", lang]);
+    q["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["ref"]["block"] == block)
+        .and_then(|i| i["rev"].as_str())
+        .unwrap_or_else(|| panic!("no {lang} {block} in {q}"))
+        .to_owned()
+}
+
+/// An agent writes `text` over `block`'s `lang` edition through `kapi apply`.
+fn agent_writes(kapi: &Kapi, lang: &str, block: &str, text: &str) {
+    let set = serde_json::json!({"schema": "kapi.change/v1", "operations": [{
+        "op": "set_content",
+        "at": {"doc": "locales/en.json", "block": block, "edition": lang},
+        "if_match": rev(kapi, lang, block), "content": text}]});
+    kapi.write("set.json", set.to_string());
+    ok(kapi.run_env(&[("KAPI_ACTOR", "agent:claude")], &["apply", "set.json"]));
+}
+
+fn redacted(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        // RFC 3339 times the store recorded: `2026-12-07T12:06:42.276579997Z`.
+        let mut line = line.to_owned();
+        while let Some(start) = line.find("20").filter(|&i| {
+            line[i..].len() > 20
+                && line.as_bytes()[i + 4] == b'-'
+                && line.as_bytes()[i + 10] == b'T'
+        }) {
+            let end = line[start..]
+                .find('Z')
+                .map_or(line.len(), |e| start + e + 1);
+            line.replace_range(start..end, "[time]");
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_queue_lists_drafts_not_the_translations_people_wrote() {
+    let kapi = project();
+    // Six human translations (two of them empty): none is a draft.
+    let q = queue(&kapi, &[]);
+    assert_eq!(
+        (q["scope"].as_str(), q["total"].as_u64()),
+        (Some("drafts"), Some(0)),
+        "{q}"
+    );
+    let all = queue(&kapi, &["--all"]);
+    assert_eq!(all["scope"], "undecided");
+    assert_eq!(all["total"], 6, "{all}");
+    assert!(all["items"][0].get("written").is_none(), "{all}");
+
+    // The pseudo provider fills the empty French `new`: one draft, by the tool.
+    ok(kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "fr",
+        "--provider",
+        "pseudo",
+    ]));
+    let q = queue(&kapi, &[]);
+    assert_eq!(blocks(&q), ["fr new"], "{q}");
+    let written = &q["items"][0]["written"];
+    assert_eq!(written["by"], "tool:pseudo");
+    assert_eq!(written["replaced"], "");
+    assert!(
+        written["at"].as_str().is_some_and(|t| t.ends_with('Z')),
+        "{written}"
+    );
+    insta::assert_snapshot!("queue_text", redacted(&ok(kapi.run(&["review"])).stdout));
+    insta::assert_snapshot!(
+        "block_text",
+        redacted(
+            &ok(kapi.run(&[
+                "review",
+                "--doc",
+                "locales/en.json",
+                "--lang",
+                "fr",
+                "--block",
+                "new"
+            ]))
+            .stdout
+        )
+    );
+    let block = ok(kapi.run(&[
+        "review",
+        "--json",
+        "--doc",
+        "locales/en.json",
+        "--lang",
+        "fr",
+        "--block",
+        "new",
+    ]))
+    .json();
+    assert_eq!(
+        (block["draft"].as_bool(), block["written"]["by"].as_str()),
+        (Some(true), Some("tool:pseudo"))
+    );
+    // A person's block is no draft and names no writer.
+    let bye = ok(kapi.run(&[
+        "review",
+        "--json",
+        "--doc",
+        "locales/en.json",
+        "--lang",
+        "fr",
+        "--block",
+        "bye",
+    ]))
+    .json();
+    assert_eq!(bye["draft"], false);
+    assert!(bye.get("written").is_none(), "{bye}");
+
+    // Rejected, the draft that filled an empty target leaves it empty again.
+    ok(kapi.run(&[
+        "review",
+        "--doc",
+        "locales/en.json",
+        "--lang",
+        "fr",
+        "--block",
+        "new",
+        "--reject",
+    ]));
+    assert!(
+        kapi.read("locales/fr.json").contains("\"new\": \"\""),
+        "{}",
+        kapi.read("locales/fr.json")
+    );
+    assert_eq!(queue(&kapi, &[])["total"], 0);
+}
+
+#[test]
+fn a_rejected_draft_restores_the_text_it_replaced_and_an_accepted_one_leaves_the_queue() {
+    let kapi = project();
+    agent_writes(&kapi, "fr", "bye", "Adieu");
+    let q = queue(&kapi, &[]);
+    assert_eq!(blocks(&q), ["fr bye"], "{q}");
+    assert_eq!(q["items"][0]["written"]["by"], "agent:claude");
+    assert_eq!(q["items"][0]["written"]["replaced"], "Au revoir");
+    let at = [
+        "review",
+        "--doc",
+        "locales/en.json",
+        "--lang",
+        "fr",
+        "--block",
+        "bye",
+    ];
+    let view = ok(kapi.run(&at)).stdout;
+    assert!(
+        view.contains("written by agent:claude at ") && view.contains("replaced: Au revoir"),
+        "{view}"
+    );
+
+    // Neither verdict is an agent's (exit 3), and nothing is written.
+    for flag in ["--accept", "--reject"] {
+        let run = kapi.run_env(
+            &[("KAPI_ACTOR", "agent:claude")],
+            &[&at[..], &[flag]].concat(),
+        );
+        assert_eq!(run.code, 3, "{flag}: {}", run.transcript());
+        assert!(run.stderr.contains("a person's"), "{}", run.stderr);
+    }
+    assert!(kapi.read("locales/fr.json").contains("\"Adieu\""));
+
+    // The person rejects it: the text it replaced is back, through the change service.
+    let run = ok(kapi.run(&[&at[..], &["--reject"]].concat()));
+    assert!(
+        run.stdout.contains("wrote locales/fr.json"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        kapi.read("locales/fr.json"),
+        "{\n  \"greeting\": \"Bonjour {name}\",\n  \"bye\": \"Au revoir\",\n  \"new\": \"\"\n}\n"
+    );
+    assert_eq!(queue(&kapi, &[])["total"], 0);
+    // Rejecting what is no draft is a usage error naming the way instead.
+    let again = kapi.run(&[&at[..], &["--reject"]].concat());
+    assert_eq!(again.code, 2, "{}", again.transcript());
+    assert!(again.stderr.contains("is no draft"), "{}", again.stderr);
+
+    // Accepted, a draft leaves the queue, and the decision is the person's.
+    agent_writes(&kapi, "fr", "bye", "Salut");
+    assert_eq!(queue(&kapi, &[])["total"], 1);
+    ok(kapi.run(&[&at[..], &["--accept"]].concat()));
+    assert_eq!(queue(&kapi, &[])["total"], 0);
+    let decisions = kapi.read(".kapi/decisions.jsonl");
+    assert!(
+        decisions.contains("\"outcome\":\"establish\""),
+        "{decisions}"
+    );
+    assert!(kapi.read("locales/fr.json").contains("\"Salut\""));
+
+    // A person's hand edit after a draft makes the text theirs: no draft.
+    let all = queue(&kapi, &["--all", "--lang", "fr"]);
+    let hello = all["items"][0]["target"]
+        .as_str()
+        .unwrap()
+        .replace("Bonjour", "Coucou");
+    agent_writes(&kapi, "fr", "greeting", &hello);
+    assert_eq!(blocks(&queue(&kapi, &[])), ["fr greeting"]);
+    let fr = kapi.read("locales/fr.json").replace("Coucou", "Bonsoir");
+    kapi.write("locales/fr.json", fr);
+    assert_eq!(queue(&kapi, &[])["total"], 0);
+}
+
+#[test]
+fn the_filters_narrow_the_queue_and_bad_flags_exit_2() {
+    let kapi = project();
+    ok(kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "de",
+        "--provider",
+        "pseudo",
+    ]));
+    agent_writes(&kapi, "fr", "bye", "Adieu");
+    assert_eq!(blocks(&queue(&kapi, &[])), ["fr bye", "de new"]);
+    assert_eq!(blocks(&queue(&kapi, &["--actor", "tool"])), ["de new"]);
+    assert_eq!(
+        blocks(&queue(&kapi, &["--actor", "tool:pseudo"])),
+        ["de new"]
+    );
+    assert_eq!(
+        blocks(&queue(&kapi, &["--actor", "agent:claude"])),
+        ["fr bye"]
+    );
+    assert_eq!(blocks(&queue(&kapi, &["--actor", "claude"])), ["fr bye"]);
+    assert!(blocks(&queue(&kapi, &["--actor", "person"])).is_empty());
+    assert_eq!(blocks(&queue(&kapi, &["--lang", "de"])), ["de new"]);
+    assert_eq!(
+        blocks(&queue(&kapi, &["--doc", "locales/en.json", "--lang", "fr"])),
+        ["fr bye"]
+    );
+    assert_eq!(blocks(&queue(&kapi, &["--since", "2000-01-01"])).len(), 2);
+    assert!(blocks(&queue(&kapi, &["--since", "2999-01-01T00:00:00Z"])).is_empty());
+    let one = queue(&kapi, &["--limit", "1"]);
+    assert_eq!(
+        (one["total"].as_u64(), one["truncated"].as_bool()),
+        (Some(2), Some(true))
+    );
+
+    let bad = kapi.run(&["review", "--since", "last week"]);
+    assert_eq!(bad.code, 2, "{}", bad.transcript());
+    assert!(
+        bad.stderr.contains("`last week` is not a time"),
+        "{}",
+        bad.stderr
+    );
+    for args in [
+        &["review", "--accept"][..],
+        &[
+            "review",
+            "--doc",
+            "locales/en.json",
+            "--lang",
+            "fr",
+            "--block",
+            "bye",
+            "--accept",
+            "--reject",
+        ],
+        &[
+            "review",
+            "--doc",
+            "locales/en.json",
+            "--lang",
+            "fr",
+            "--block",
+            "bye",
+            "--actor",
+            "tool",
+        ],
+    ] {
+        let run = kapi.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.transcript());
+    }
+}
