@@ -343,3 +343,91 @@ fn the_filters_narrow_the_queue_and_bad_flags_exit_2() {
         assert_eq!(run.code, 2, "{args:?}: {}", run.transcript());
     }
 }
+
+/// A PO file holds its own targets: a draft an agent or a provider writes into it is listed
+/// (no `target` template needed), and rejecting it gives the file back byte for byte, the
+/// draft's `fuzzy` mark gone with it, an emptied target included.
+#[test]
+fn a_po_draft_is_listed_and_rejecting_it_gives_the_file_back_byte_for_byte() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - path: \"locale/*.po\"\n",
+    );
+    // Django admin's French catalog, as its translators wrote it.
+    let real = std::fs::read(super::testdata().join("formats/po/django-admin-fr-djangojs.po"))
+        .expect("the Django catalog");
+    kapi.write("locale/fr.po", &real);
+    assert_eq!(queue(&kapi, &[])["total"], 0);
+    let all = queue(&kapi, &["--all", "--doc", "locale/fr.po"]);
+    assert_eq!(all["total"], 76, "every human translation, only with --all");
+    let item = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["ref"]["block"] == "Available %s")
+        .expect("Available %s");
+    let set = serde_json::json!({"schema": "kapi.change/v1", "operations": [{
+        "op": "set_content", "at": item["ref"], "if_match": item["rev"],
+        "content": item["target"].as_str().unwrap().replace("disponible(s)", "libres")}]});
+    kapi.write("set.json", set.to_string());
+    ok(kapi.run_env(&[("KAPI_ACTOR", "agent:claude")], &["apply", "set.json"]));
+    assert!(
+        kapi.read("locale/fr.po")
+            .contains("#, fuzzy, javascript-format")
+    );
+
+    let q = queue(&kapi, &[]);
+    assert_eq!(blocks(&q), ["fr Available %s"], "{q}");
+    assert_eq!(q["items"][0]["target_doc"], "locale/fr.po");
+    assert_eq!(q["items"][0]["written"]["replaced"], item["target"]);
+    let at = [
+        "review",
+        "--doc",
+        "locale/fr.po",
+        "--lang",
+        "fr",
+        "--block",
+        "Available %s",
+    ];
+    let view = ok(kapi.run(&at)).stdout;
+    assert!(
+        view.contains("--block 'Available %s' --accept"),
+        "a hint a shell reads back: {view}"
+    );
+    ok(kapi.run(&[&at[..], &["--reject"]].concat()));
+    assert!(
+        std::fs::read(kapi.path().join("locale/fr.po")).unwrap() == real,
+        "{}",
+        kapi.read("locale/fr.po")
+    );
+    assert_eq!(queue(&kapi, &[])["total"], 0);
+
+    // A provider fills an empty target whose source has a placeholder; rejected, it is empty
+    // again (the code guard does not hold an emptied target to its codes).
+    let empty = "msgid \"\"\nmsgstr \"\"\n\"Language: fr\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\nmsgid \"Open %s\"\nmsgstr \"\"\n";
+    kapi.write("locale/app.po", empty);
+    ok(kapi.run(&[
+        "translate",
+        "locale/app.po",
+        "--to",
+        "fr",
+        "--provider",
+        "pseudo",
+    ]));
+    assert!(kapi.read("locale/app.po").contains("#, fuzzy"));
+    let q = queue(&kapi, &["--doc", "locale/app.po"]);
+    assert_eq!(blocks(&q), ["fr Open %s"], "{q}");
+    assert_eq!(q["items"][0]["written"]["replaced"], "");
+    ok(kapi.run(&[
+        "review",
+        "--doc",
+        "locale/app.po",
+        "--lang",
+        "fr",
+        "--block",
+        "Open %s",
+        "--reject",
+    ]));
+    assert_eq!(kapi.read("locale/app.po"), empty);
+}

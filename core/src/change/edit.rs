@@ -4,6 +4,10 @@
 //! `set_content` replaces an edition's runs, or one branch's when `at.branch` names a plural
 //! or select case. `replace_text` finds within text runs only, so it can never touch, drop or
 //! straddle a code; a phrase broken by a code is not found (use `set_content` for it).
+//!
+//! `set_content` of the empty text empties a target edition (or branch) whatever codes it
+//! held (a source's codes stay guarded): an empty target is untranslated (what `kapi review --reject` restores when a draft filled
+//! one), not a translation that lost its placeholders.
 
 use serde::Serialize;
 
@@ -86,6 +90,12 @@ pub fn apply(edition: &mut Edition, op: &Operation, read_rev: Option<&str>) -> E
     };
     let before = fingerprint_runs(runs);
     let count = match op {
+        Operation::SetContent { content, .. }
+            if content.is_empty() && at.edition != crate::model::SOURCE =>
+        {
+            runs.clear();
+            None
+        }
         Operation::SetContent { content, .. } => match projection::parse(content, runs) {
             Ok(new) => {
                 *runs = new;
@@ -332,6 +342,22 @@ mod tests {
             Edited::Guard(g) => assert_eq!(g.problem, "invented"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn an_empty_target_is_untranslated_but_a_source_keeps_its_codes() {
+        let mut e = linked();
+        let rev = e.rev();
+        let mut op = set("", &rev);
+        assert!(
+            matches!(apply(&mut e, &op, None), Edited::Guard(_)),
+            "a source"
+        );
+        if let Operation::SetContent { at, .. } = &mut op {
+            at.edition = "fr".into();
+        }
+        assert_eq!(apply(&mut e, &op, None), Edited::Applied { count: None });
+        assert!(e.runs.is_empty(), "{:?}", e.runs);
     }
 
     fn plural() -> Edition {

@@ -30,7 +30,9 @@
 //!   source's; a unit that lacks its target, in a file that translates into that language,
 //!   takes a copy of its source (whose rev is the source's). A target an agent or a tool
 //!   writes is marked a draft for a person's review: PO `fuzzy`, XLIFF 1.2
-//!   `needs-review-translation`, XLIFF 2.0 `translated`.
+//!   `needs-review-translation`, XLIFF 2.0 `translated`; a person's edit of a target so
+//!   marked unmarks it (PO `fuzzy` goes, XLIFF 1.2 becomes `translated`), since a person's
+//!   text is no draft (`kapi review --reject` writes a draft's replaced text back this way).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -228,6 +230,17 @@ fn draft_state(format: &str) -> Option<&'static str> {
         "po" => Some("fuzzy"),
         "xliff" => Some("needs-review-translation"),
         "xliff2" => Some("translated"),
+        _ => None,
+    }
+}
+
+/// The state a person's edit leaves on a bilingual target marked as a draft (`Some`: the new
+/// state; `None`: leave it): PO `fuzzy` goes, XLIFF 1.2 `needs-review-translation` becomes
+/// `translated`. XLIFF 2.0's draft mark (`translated`) is a person's state too.
+fn decided_state(format: &str, state: Option<&str>) -> Option<Option<String>> {
+    match (format, state) {
+        ("po", Some("fuzzy")) => Some(None),
+        ("xliff", Some("needs-review-translation")) => Some(Some("translated".into())),
         _ => None,
     }
 }
@@ -878,11 +891,18 @@ impl Service<'_> {
             seed(edition, &source, at.branch.as_deref(), &mut read_rev);
         }
         let outcome = edit::apply(edition, op, read_rev.as_deref());
-        if bilingual_target
-            && matches!(outcome, Edited::Applied { .. })
-            && let Some(state) = draft
-        {
-            edition.state = Some(state.into());
+        if bilingual_target && matches!(outcome, Edited::Applied { .. }) {
+            match draft {
+                Some(state) => edition.state = Some(state.into()),
+                // A person's text is no draft: the mark a draft carries goes (a rejected
+                // draft's text written back reads as it did).
+                None if !self.draft => {
+                    if let Some(state) = decided_state(info.id, edition.state.as_deref()) {
+                        edition.state = state.map(Into::into);
+                    }
+                }
+                None => {}
+            }
         }
         if !matches!(outcome, Edited::Applied { .. }) {
             *edition = before.clone();

@@ -415,65 +415,93 @@ fn is_zero(n: &usize) -> bool {
 /// The `review_queue` answer.
 pub fn queue(app: &App, request: &QueueRequest) -> Result<Queue, HostError> {
     let since = request.since.as_deref().map(parse_since).transpose()?;
-    let catalogs = translation::catalogs(app, request.doc.as_deref(), request.lang.as_deref())?;
-    let root = &catalogs.project.root;
-    let (decisions, skipped) = decisions(root)?;
-    let advice = advice(root)?;
-    let writes = writes(root)?;
-    let limit = request.limit.unwrap_or(DEFAULT_LIMIT).max(1);
-    let wanted = |w: Option<&Written>| match w {
-        None => request.all && request.actor.is_none() && since.is_none(),
-        Some(w) => {
-            request.actor.as_deref().is_none_or(|a| by_actor(w, a))
-                && since.is_none_or(|t| w.at.parse::<jiff::Timestamp>().is_ok_and(|at| at >= t))
-        }
+    // A bilingual file `doc` names (a PO or XLIFF file holding its own targets) is read on
+    // its own; any other `doc` must be a catalog's source.
+    let named = match request.doc.as_deref() {
+        Some(d) => bilingual(app, d)?,
+        None => None,
     };
-    let (mut items, mut total) = (Vec::new(), 0);
+    let mut catalogs = match named {
+        Some(_) => translation::Catalogs {
+            project: app.require_project()?,
+            loaded: Vec::new(),
+            errors: Vec::new(),
+            remark: None,
+        },
+        None => translation::catalogs(app, request.doc.as_deref(), request.lang.as_deref())?,
+    };
+    let root = catalogs.project.root.clone();
+    let (decisions, skipped) = decisions(&root)?;
+    let advice = advice(&root)?;
+    let writes = writes(&root)?;
+    let mut list = Listing {
+        request,
+        since,
+        decisions: &decisions,
+        advice: &advice,
+        writes: &writes,
+        limit: request.limit.unwrap_or(DEFAULT_LIMIT).max(1),
+        items: Vec::new(),
+        total: 0,
+    };
     for loaded in &catalogs.loaded {
         for target in loaded.targets.iter().filter(|t| t.parsed.is_some()) {
-            for block in loaded
-                .parsed
-                .document
-                .blocks
+            list.file(loaded, &target.lang, &target.doc, Some(&target.doc));
+        }
+    }
+    // Bilingual files: the one `doc` names, else each one the store recorded a target write
+    // in (no catalog's source or translation file), so a tool's PO or XLIFF draft is listed.
+    let covered: std::collections::BTreeSet<&str> = catalogs
+        .loaded
+        .iter()
+        .flat_map(|l| {
+            std::iter::once(l.doc.as_str()).chain(l.targets.iter().map(|t| t.doc.as_str()))
+        })
+        .collect();
+    let others: Vec<Loaded> = match named {
+        Some(loaded) => vec![loaded],
+        None if request.doc.is_some() => Vec::new(),
+        None => {
+            let docs: std::collections::BTreeSet<&str> = writes
                 .iter()
-                .filter(|b| translation::translatable(b))
-            {
-                let Some(edition) = block.targets.get(&target.lang) else {
-                    continue;
-                };
-                let at = Ref {
-                    doc: loaded.doc.clone(),
-                    block: block.key.clone(),
-                    edition: target.lang.clone(),
-                    branch: None,
-                };
-                if decided(&decisions, &at, Some(&target.doc), edition) {
-                    continue;
+                .filter(|w| w.named.edition != SOURCE && !covered.contains(w.named.doc.as_str()))
+                .map(|w| w.named.doc.as_str())
+                .collect();
+            let mut out = Vec::new();
+            for doc in docs {
+                match bilingual(app, doc) {
+                    Ok(Some(loaded)) => out.push(loaded),
+                    // Gone since, or no longer bilingual: nothing of it to review.
+                    Ok(None) => {}
+                    Err(e) => catalogs.errors.push(Unreadable {
+                        doc: doc.to_owned(),
+                        error: e.to_string(),
+                    }),
                 }
-                let written = draft(&writes, &at, Some(&target.doc), edition);
-                if !wanted(written) {
-                    continue;
-                }
-                total += 1;
-                if items.len() >= limit {
-                    continue;
-                }
-                let rev = edition.rev();
-                items.push(Item {
-                    advice: advice
-                        .iter()
-                        .filter(|a| a.rev == rev && names(&at, Some(&target.doc), &a.at))
-                        .cloned()
-                        .collect(),
-                    at,
-                    rev,
-                    target_doc: target.doc.clone(),
-                    source: projection::render(&block.source.runs).0,
-                    target: projection::render(&edition.runs).0,
-                    written: written.cloned(),
-                });
+            }
+            out
+        }
+    };
+    for loaded in &others {
+        let mut langs: Vec<&String> = loaded
+            .parsed
+            .document
+            .blocks
+            .iter()
+            .flat_map(|b| b.targets.keys())
+            .collect();
+        langs.sort();
+        langs.dedup();
+        for lang in langs {
+            if request.lang.as_deref().is_none_or(|l| l == lang) {
+                list.file(loaded, lang, &loaded.doc, None);
             }
         }
+    }
+    let Listing { items, total, .. } = list;
+    if !items.is_empty() && catalogs.loaded.is_empty() {
+        // The bilingual files listed: no remark about catalogs is due.
+        catalogs.remark = None;
     }
     Ok(Queue {
         schema: "kapi.review-queue/v1",
@@ -485,6 +513,106 @@ pub fn queue(app: &App, request: &QueueRequest) -> Result<Queue, HostError> {
         skipped_decisions: skipped,
         remark: catalogs.remark,
     })
+}
+
+/// `doc` read whole when it is a bilingual file in the project (its targets its own), else
+/// `None` (a catalog's source a `target` template names, a file that does not exist, or
+/// another format).
+fn bilingual(app: &App, doc: &str) -> Result<Option<Loaded>, HostError> {
+    let project = app.require_project()?;
+    let path = app.resolve_target(crate::app::Base::Project, Some(&project), Path::new(doc))?;
+    let collections = kapi_core::project::collections::Collections::new(&project.recipe)?;
+    let templated = path
+        .rel()
+        .and_then(|rel| collections.matches(rel))
+        .is_some_and(|m| m.target.is_some());
+    if templated || !path.exists() {
+        return Ok(None);
+    }
+    let loaded =
+        document::load_resolved(app, Some(&project), &path, &Editions::All, None, Hold::All)?;
+    Ok(loaded
+        .format
+        .info()
+        .capabilities
+        .bilingual
+        .then_some(loaded))
+}
+
+/// The queue being listed: what it is filtered by, and what it holds so far.
+struct Listing<'a> {
+    request: &'a QueueRequest,
+    since: Option<jiff::Timestamp>,
+    decisions: &'a [Decision],
+    advice: &'a [Advice],
+    writes: &'a [Written],
+    limit: usize,
+    items: Vec<Item>,
+    total: usize,
+}
+
+impl Listing<'_> {
+    /// Whether an edition with the draft write `w` (`None`: no draft) is listed.
+    fn wanted(&self, w: Option<&Written>) -> bool {
+        let request = self.request;
+        match w {
+            None => request.all && request.actor.is_none() && self.since.is_none(),
+            Some(w) => {
+                request.actor.as_deref().is_none_or(|a| by_actor(w, a))
+                    && self
+                        .since
+                        .is_none_or(|t| w.at.parse::<jiff::Timestamp>().is_ok_and(|at| at >= t))
+            }
+        }
+    }
+
+    /// Lists the `lang` editions of `loaded`'s blocks, held in `target_doc` (`other`: that
+    /// file when it is not `loaded` itself, so the edition's own ref names it too).
+    fn file(&mut self, loaded: &Loaded, lang: &str, target_doc: &str, other: Option<&str>) {
+        for block in loaded
+            .parsed
+            .document
+            .blocks
+            .iter()
+            .filter(|b| translation::translatable(b))
+        {
+            let Some(edition) = block.targets.get(lang) else {
+                continue;
+            };
+            let at = Ref {
+                doc: loaded.doc.clone(),
+                block: block.key.clone(),
+                edition: lang.to_owned(),
+                branch: None,
+            };
+            if decided(self.decisions, &at, other, edition) {
+                continue;
+            }
+            let written = draft(self.writes, &at, other, edition);
+            if !self.wanted(written) {
+                continue;
+            }
+            self.total += 1;
+            if self.items.len() >= self.limit {
+                continue;
+            }
+            let rev = edition.rev();
+            self.items.push(Item {
+                advice: self
+                    .advice
+                    .iter()
+                    .filter(|a| a.rev == rev && names(&at, other, &a.at))
+                    .cloned()
+                    .collect(),
+                at,
+                rev,
+                target_doc: target_doc.to_owned(),
+                source: projection::render(&block.source.runs).0,
+                target: projection::render(&edition.runs).0,
+                written: written.cloned(),
+            });
+        }
+    }
 }
 
 impl Queue {
@@ -708,7 +836,9 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
     let at_json = serde_json::to_string(&at_ref).unwrap_or_default();
     let hint = format!(
         "A person decides (outcome establish, reject or withdraw; on the command line `kapi review --doc {} --lang {} --block {} --accept`, or `--reject` to restore the text a draft replaced). An agent may only pre-review: call `apply_edits` with {{\"operations\": [{{\"op\": \"decide\", \"at\": {at_json}, \"if_match\": \"{rev}\", \"outcome\": \"advise\", \"score\": 0-100, \"reasons\": [\"…\"]}}]}}; the advice is bound to this rev.",
-        at_ref.doc, at_ref.edition, at_ref.block
+        shell_word(&at_ref.doc),
+        shell_word(&at_ref.edition),
+        shell_word(&at_ref.block)
     );
     let target = (at.edition != SOURCE).then(|| {
         text_of(
@@ -735,6 +865,19 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
         why,
         hint,
     })
+}
+
+/// `word` as a shell reads it back: as it is when it is plain, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./:@+=,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// A person's verdict on a draft, as `kapi review --accept|--reject` gives it.
@@ -1073,6 +1216,9 @@ mod tests {
         let day = parse_since("2026-12-07").unwrap();
         assert_eq!(day.to_string(), "2026-12-07T00:00:00Z");
         assert!(parse_since("2026-12-07T09:30:00+02:00").is_ok());
+        assert_eq!(shell_word("locales/en.json"), "locales/en.json");
+        assert_eq!(shell_word("Open %s"), "'Open %s'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
         let e = parse_since("yesterday").err().unwrap();
         assert!(e.to_string().contains("`yesterday` is not a time"), "{e}");
     }
