@@ -193,7 +193,7 @@ PROJECT_FILES = {
     "kapi.yaml": (
         "version: v1\nname: hosts\ndefaults:\n  source_language: en\n  target_languages: [fr]\n"
         "  terms_source: .kapi/terms.yaml\ncollections:\n  - path: \"docs/**/*.md\"\n"
-        "  - name: app\n    content:\n      - path: \"i18n/en.json\"\n        target: \"i18n/{lang}.json\"\n"
+        "  - name: app\n    content:\n      - path: \"i18n/en.json\"\n        target: \"i18n/{lang}.json\"\n        generated: true\n"
         "gates:\n  fail_on: major\n"
     ),
     ".kapi/terms.yaml": (

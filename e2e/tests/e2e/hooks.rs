@@ -1131,6 +1131,7 @@ fn bad_arguments_never_exit_with_a_usage_error() {
 #[test]
 fn with_no_host_told_the_answer_is_the_universal_safe_mode() {
     let p = project();
+    generated(p.path());
     // A payload no host's fields identify, on a generated target and a failing file.
     for (event, file) in [
         (Event::PreEdit, "i18n/fr.json"),
@@ -1158,6 +1159,7 @@ fn with_no_host_told_the_answer_is_the_universal_safe_mode() {
 #[test]
 fn a_closed_stdout_loses_the_text_never_the_exit_code() {
     let p = project();
+    generated(p.path());
     let payload = Host::ClaudeCode.payload(Event::PreEdit, p.path(), "i18n/fr.json", false);
     let mut child = command(p.path(), Bind::Discover)
         .args(["hook", "pre-edit", "--host", "claude-code"])
@@ -1264,6 +1266,7 @@ fn configured(dir: &Path, host: Host, event: Event) -> Option<(String, Vec<Strin
 #[test]
 fn the_hooks_init_writes_run_as_written() {
     let p = project();
+    generated(p.path());
     let init = command(p.path(), Bind::Discover)
         .args(["init", "--agents", "all", "--no-rules-files"])
         .output()
@@ -1649,6 +1652,7 @@ fn an_inherited_kapi_project_never_gates_an_unrelated_folder() {
         assert!(answer.stderr.is_empty(), "{event:?}: {answer:?}");
     }
     // A stale one (naming nothing) never switches the hooks off inside a real project.
+    generated(p.path());
     let body = Host::Kiki.payload(Event::PreEdit, p.path(), "i18n/fr.json", false);
     let answer = run_hook(
         p.path(),
