@@ -49,6 +49,8 @@ pub struct ChangeRecord {
     /// `applied` or `partial`.
     pub status: String,
     pub fingerprint: Option<String>,
+    /// Each operation as `{operation, status, rev}`, with `before` (the text an applied
+    /// content operation replaced, as agents read it) for `kapi review`.
     pub operations: serde_json::Value,
     pub documents: serde_json::Value,
     /// RFC 3339.
