@@ -294,7 +294,7 @@ pub fn writes(root: &Path) -> Result<Vec<Written>, HostError> {
 /// The draft write of `edition` (named by `at`, whole): the latest of its
 /// [`current_writes`], when it is a tool's or an agent's. `None`: a person's work.
 fn draft<'w>(
-    writes: &'w [Written],
+    writes: &'w Writes,
     at: &Ref,
     target_doc: Option<&str>,
     edition: &Edition,
@@ -308,25 +308,14 @@ fn draft<'w>(
 /// Of the store's last write of `edition` (named by `at`, whole) and of each of its branches,
 /// those still current: the text each wrote is the text there now.
 fn current_writes<'w>(
-    writes: &'w [Written],
+    writes: &'w Writes,
     at: &Ref,
     target_doc: Option<&str>,
     edition: &Edition,
 ) -> Vec<&'w Written> {
-    let whole = Ref {
-        branch: None,
-        ..at.clone()
-    };
     // The last write per branch (`None`: the whole edition).
     let mut last: Vec<(&Option<String>, &Written)> = Vec::new();
-    for w in writes {
-        let named = Ref {
-            branch: None,
-            ..w.named.clone()
-        };
-        if !names(&whole, target_doc, &named) {
-            continue;
-        }
+    for w in writes.naming(at, target_doc) {
         match last.iter_mut().find(|(b, _)| **b == w.branch) {
             Some(slot) => slot.1 = w,
             None => last.push((&w.branch, w)),
@@ -340,6 +329,50 @@ fn current_writes<'w>(
         .map(|(_, w)| w)
         .filter(|w| now(&w.branch).as_deref() == Some(w.rev.as_str()))
         .collect()
+}
+
+/// The store's recorded writes, indexed by the (document, block, edition) each names, so a
+/// queue over every edition of a large project looks each up at once.
+pub struct Writes {
+    all: Vec<Written>,
+    index: std::collections::HashMap<(String, String, String), Vec<usize>>,
+}
+
+impl Writes {
+    pub fn new(all: Vec<Written>) -> Self {
+        let mut index: std::collections::HashMap<_, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, w) in all.iter().enumerate() {
+            let key = (
+                w.named.doc.clone(),
+                w.named.block.clone(),
+                w.named.edition.clone(),
+            );
+            index.entry(key).or_default().push(i);
+        }
+        Writes { all, index }
+    }
+
+    /// The writes that name the edition `at` names (whole or any branch of it), oldest first:
+    /// by its source and language, or, `target_doc` given, by the target file's own ref.
+    fn naming(&self, at: &Ref, target_doc: Option<&str>) -> Vec<&Written> {
+        let mut keys = vec![(at.doc.clone(), at.block.clone(), at.edition.clone())];
+        if let Some(t) = target_doc
+            && at.edition != SOURCE
+        {
+            keys.push((t.to_owned(), at.block.clone(), SOURCE.to_owned()));
+            keys.push((t.to_owned(), at.block.clone(), at.edition.clone()));
+        }
+        let mut hits: Vec<usize> = keys
+            .iter()
+            .filter_map(|k| self.index.get(k))
+            .flatten()
+            .copied()
+            .collect();
+        hits.sort_unstable();
+        hits.dedup();
+        hits.into_iter().map(|i| &self.all[i]).collect()
+    }
 }
 
 /// What `review_queue` lists: drafts (the default) or every undecided edition (`all`), each
@@ -433,7 +466,7 @@ pub fn queue(app: &App, request: &QueueRequest) -> Result<Queue, HostError> {
     let root = catalogs.project.root.clone();
     let (decisions, skipped) = decisions(&root)?;
     let advice = advice(&root)?;
-    let writes = writes(&root)?;
+    let writes = Writes::new(writes(&root)?);
     let mut list = Listing {
         request,
         since,
@@ -463,6 +496,7 @@ pub fn queue(app: &App, request: &QueueRequest) -> Result<Queue, HostError> {
         None if request.doc.is_some() => Vec::new(),
         None => {
             let docs: std::collections::BTreeSet<&str> = writes
+                .all
                 .iter()
                 .filter(|w| w.named.edition != SOURCE && !covered.contains(w.named.doc.as_str()))
                 .map(|w| w.named.doc.as_str())
@@ -545,7 +579,7 @@ struct Listing<'a> {
     since: Option<jiff::Timestamp>,
     decisions: &'a [Decision],
     advice: &'a [Advice],
-    writes: &'a [Written],
+    writes: &'a Writes,
     limit: usize,
     items: Vec<Item>,
     total: usize,
@@ -815,7 +849,7 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
     } else {
         placeholder_findings(block, edition)
     };
-    let writes = writes(&project.root)?;
+    let writes = Writes::new(writes(&project.root)?);
     let written: Vec<Written> = if at.edition == SOURCE {
         Vec::new()
     } else {
