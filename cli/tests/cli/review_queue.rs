@@ -431,3 +431,64 @@ fn a_po_draft_is_listed_and_rejecting_it_gives_the_file_back_byte_for_byte() {
     ]));
     assert_eq!(kapi.read("locale/app.po"), empty);
 }
+
+/// A plural an agent rewrote branch by branch is one draft: its view shows each branch's
+/// write and the text it replaced, and rejecting it writes every branch back.
+#[test]
+fn a_plural_drafted_branch_by_branch_is_rejected_whole() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"files\": \"{count, plural, one {# file} other {# files}}\"\n}\n",
+    );
+    let fr = "{\n  \"files\": \"{count, plural, one {# fichier} other {# fichiers}}\"\n}\n";
+    kapi.write("locales/fr.json", fr);
+    let read = ok(kapi.run(&["inspect", "locales/en.json", "--editions", "fr", "--json"])).json();
+    let branches = read["blocks"][0]["editions"]["fr"]["branches"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(branches.len(), 2, "{read}");
+    let ops: Vec<serde_json::Value> = branches
+        .iter()
+        .map(|b| {
+            serde_json::json!({"op": "set_content",
+                "at": {"doc": "locales/en.json", "block": "files", "edition": "fr", "branch": b["path"]},
+                "if_match": b["rev"], "content": b["text"].as_str().unwrap().replace("fichier", "dossier")})
+        })
+        .collect();
+    kapi.write(
+        "set.json",
+        serde_json::json!({"schema": "kapi.change/v1", "operations": ops}).to_string(),
+    );
+    ok(kapi.run_env(&[("KAPI_ACTOR", "agent:claude")], &["apply", "set.json"]));
+    assert_eq!(blocks(&queue(&kapi, &[])), ["fr files"]);
+    let at = [
+        "review",
+        "--doc",
+        "locales/en.json",
+        "--lang",
+        "fr",
+        "--block",
+        "files",
+    ];
+    insta::assert_snapshot!("plural_block_text", redacted(&ok(kapi.run(&at)).stdout));
+    let view = ok(kapi.run(&[&at[..], &["--json"]].concat())).json();
+    let replaced: Vec<&str> = view["drafts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["replaced"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        replaced,
+        ["<x id=\"1/\"/> fichier", "<x id=\"1/\"/> fichiers"]
+    );
+    ok(kapi.run(&[&at[..], &["--reject"]].concat()));
+    assert_eq!(kapi.read("locales/fr.json"), fr);
+    assert_eq!(queue(&kapi, &[])["total"], 0);
+}

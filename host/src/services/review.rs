@@ -340,8 +340,7 @@ pub struct Writes {
 
 impl Writes {
     pub fn new(all: Vec<Written>) -> Self {
-        let mut index: std::collections::HashMap<_, Vec<usize>> =
-            std::collections::HashMap::new();
+        let mut index: std::collections::HashMap<_, Vec<usize>> = std::collections::HashMap::new();
         for (i, w) in all.iter().enumerate() {
             let key = (
                 w.named.doc.clone(),
@@ -747,9 +746,10 @@ pub struct ReviewItem {
     pub written: Option<Written>,
     /// Whether it is a draft: a tool or an agent wrote it and no person decided it.
     pub draft: bool,
-    /// The tool's and agents' writes still current, each of which `--reject` undoes.
-    #[serde(skip)]
-    restores: Vec<Written>,
+    /// Every tool's or agent's write still there (one per plural branch it wrote alone), each
+    /// of which `--reject` undoes (a decided one too); empty when the text is a person's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drafts: Vec<Written>,
     pub accepts: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -863,7 +863,7 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
             .cloned()
             .collect()
     };
-    let restores: Vec<Written> = written.iter().filter(|w| w.drafted()).cloned().collect();
+    let drafts: Vec<Written> = written.iter().filter(|w| w.drafted()).cloned().collect();
     let written = written.into_iter().max_by_key(|w| w.change);
     let draft = !is_decided && written.as_ref().is_some_and(Written::drafted);
     let (accepts, why) = accepts(block);
@@ -894,7 +894,7 @@ pub fn review_block(app: &App, at: &AtParam) -> Result<ReviewItem, HostError> {
         advice: advice_out,
         written,
         draft,
-        restores,
+        drafts,
         accepts,
         why,
         hint,
@@ -960,7 +960,7 @@ pub fn verdict(
                     .map(|b| format!(" {b}"))
                     .unwrap_or_default()
             );
-            if item.restores.is_empty() {
+            if item.drafts.is_empty() {
                 return Err(HostError::Usage {
                     message: format!(
                         "{what} is no draft: no tool or agent wrote the text it holds, so there is nothing to restore"
@@ -972,7 +972,7 @@ pub fn verdict(
                 });
             }
             let mut ops = Vec::new();
-            for w in &item.restores {
+            for w in &item.drafts {
                 let Some(before) = &w.replaced else {
                     return Err(HostError::Usage {
                         message: format!(
@@ -1141,7 +1141,14 @@ impl ReviewItem {
         if let Some(t) = &self.target {
             out.push_str(&format!("target ({}): {}\n", self.target_doc, t.text));
         }
-        if let Some(w) = &self.written {
+        // The draft writes (a branch each, when they wrote branches alone), else the
+        // latest write of a person's text.
+        let shown: Vec<&Written> = if self.drafts.is_empty() {
+            self.written.iter().collect()
+        } else {
+            self.drafts.iter().collect()
+        };
+        for w in shown {
             out.push_str(&format!(
                 "written by {} at {} (change {}{})\n",
                 w.by,
