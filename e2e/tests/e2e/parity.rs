@@ -140,6 +140,24 @@ fn pairs() -> Vec<Pair> {
             &["review", "--lang", "de"],
         ),
         plain(
+            "review_queue",
+            json!({"lang": "de", "all": true, "limit": 3}),
+            &["review", "--lang", "de", "--all", "--limit", "3"],
+        ),
+        plain(
+            "review_queue",
+            json!({"lang": "de", "actor": "tool", "since": "2026-01-01"}),
+            &[
+                "review",
+                "--lang",
+                "de",
+                "--actor",
+                "tool",
+                "--since",
+                "2026-01-01",
+            ],
+        ),
+        plain(
             "review_block",
             json!({"at": {"doc": "app/i18n/en-US.json", "block": "hello", "edition": "de"}}),
             &[
