@@ -52,16 +52,22 @@ fn blocks(q: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// The rev of `block`'s `lang` edition, as the undecided queue gives it.
+/// The rev of `block`'s `lang` edition, as its review view gives it.
 fn rev(kapi: &Kapi, lang: &str, block: &str) -> String {
-    let q = queue(kapi, &["--all", "--lang", lang]);
-    q["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["ref"]["block"] == block)
-        .and_then(|i| i["rev"].as_str())
-        .unwrap_or_else(|| panic!("no {lang} {block} in {q}"))
+    let view = ok(kapi.run(&[
+        "review",
+        "--json",
+        "--doc",
+        "locales/en.json",
+        "--lang",
+        lang,
+        "--block",
+        block,
+    ]))
+    .json();
+    view["rev"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no rev in {view}"))
         .to_owned()
 }
 
@@ -256,6 +262,42 @@ fn a_rejected_draft_restores_the_text_it_replaced_and_an_accepted_one_leaves_the
         "{decisions}"
     );
     assert!(kapi.read("locales/fr.json").contains("\"Salut\""));
+
+    // A draft a kapi before `before` was recorded wrote: listed, its replaced text unknown,
+    // and a rejection refused (exit 2) naming the way instead, nothing written.
+    agent_writes(&kapi, "fr", "bye", "Bye");
+    {
+        let db = rusqlite::Connection::open(kapi.path().join(".kapi/work/store.db")).unwrap();
+        let ops: String = db
+            .query_row(
+                "SELECT operations FROM changes ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let mut ops: serde_json::Value = serde_json::from_str(&ops).unwrap();
+        for op in ops.as_array_mut().unwrap() {
+            op.as_object_mut().unwrap().remove("before");
+        }
+        db.execute(
+            "UPDATE changes SET operations = ?1 WHERE id = (SELECT MAX(id) FROM changes)",
+            [ops.to_string()],
+        )
+        .unwrap();
+    }
+    let q = queue(&kapi, &[]);
+    assert_eq!(blocks(&q), ["fr bye"], "{q}");
+    assert!(q["items"][0]["written"].get("replaced").is_none(), "{q}");
+    assert!(ok(kapi.run(&at)).stdout.contains("replaced: not recorded"));
+    let old = kapi.run(&[&at[..], &["--reject"]].concat());
+    assert_eq!(old.code, 2, "{}", old.transcript());
+    assert!(
+        old.stderr.contains("did not record the text"),
+        "{}",
+        old.stderr
+    );
+    assert!(kapi.read("locales/fr.json").contains("\"Bye\""));
+    ok(kapi.run(&[&at[..], &["--accept"]].concat()));
 
     // A person's hand edit after a draft makes the text theirs: no draft.
     let all = queue(&kapi, &["--all", "--lang", "fr"]);
@@ -491,4 +533,46 @@ fn a_plural_drafted_branch_by_branch_is_rejected_whole() {
     ok(kapi.run(&[&at[..], &["--reject"]].concat()));
     assert_eq!(kapi.read("locales/fr.json"), fr);
     assert_eq!(queue(&kapi, &[])["total"], 0);
+}
+
+/// A rejection is a write like any other: restoring a text that uses a word the terms forbid
+/// introduces a failing finding, so the commit check refuses it (exit 3) and the file keeps
+/// the draft.
+#[test]
+fn a_rejection_the_commit_check_refuses_exits_3_and_writes_nothing() {
+    let kapi = project();
+    kapi.write(
+        ".kapi/terms.yaml",
+        "version: v1\nconcepts:\n  - id: email\n    terms:\n      - {text: e-mail, lang: fr, status: forbidden, replacement: courriel}\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"greeting\": \"Hello {name}\",\n  \"bye\": \"Goodbye\",\n  \"new\": \"New\",\n  \"send\": \"Send an email\"\n}\n",
+    );
+    // The person's French uses the forbidden word; an agent's draft does not.
+    kapi.write(
+        "locales/fr.json",
+        "{\n  \"greeting\": \"Bonjour {name}\",\n  \"bye\": \"Au revoir\",\n  \"new\": \"\",\n  \"send\": \"Envoyez un e-mail\"\n}\n",
+    );
+    agent_writes(&kapi, "fr", "send", "Envoyez un courriel");
+    let drafted = kapi.read("locales/fr.json");
+    assert!(drafted.contains("\"Envoyez un courriel\""), "{drafted}");
+    let run = kapi.run(&[
+        "review",
+        "--doc",
+        "locales/en.json",
+        "--lang",
+        "fr",
+        "--block",
+        "send",
+        "--reject",
+    ]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    assert!(
+        run.stdout.contains("translation-terms.avoid"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(kapi.read("locales/fr.json"), drafted);
+    assert_eq!(blocks(&queue(&kapi, &[])), ["fr send"]);
 }
