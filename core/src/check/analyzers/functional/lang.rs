@@ -388,14 +388,14 @@ impl Lang {
 /// a quote after `=` (an attribute's value).
 fn guillemets(text: &str) -> String {
     let mut out = text.to_owned();
-    if out.matches('"').count() % 2 == 0 {
+    if out.matches('"').count().is_multiple_of(2) {
         out = quote_pairs(&out, '"', '"');
     }
     let singles = out.matches('\'').count();
     if singles > 0 {
         if singles == out.matches('`').count() {
             out = quote_pairs(&out, '`', '\'');
-        } else if singles % 2 == 0 {
+        } else if singles.is_multiple_of(2) {
             out = quote_pairs(&out, '\'', '\'');
         }
     }

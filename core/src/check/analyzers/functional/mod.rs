@@ -7,6 +7,8 @@
 //! - Text: each check reads a target as its file decodes it (PO escapes undone), with
 //!   pofilter's preconditions: an empty or blank target is untranslated and not checked;
 //!   `endpunc` is skipped when `endwhitespace` fails, `startpunc` when `startwhitespace` does.
+//!   A line break lost or added at one end is `newlines`'s finding alone (pofilter also
+//!   reports it as white space at that end).
 //! - Placeholders and tags a format reads as codes are masked (one U+FFFC each) for every
 //!   check but `long`/`short`, which count them as written: a moved or lost `%(name)s` is
 //!   `placeholders.*`'s to report, never a bracket, number or punctuation finding too.
@@ -446,8 +448,11 @@ fn check_form(s: &Form, t: &Form, lang: &lang::Lang, markers: &[char]) -> Vec<Mi
         }
     }
     brackets(&s.masked, &t.masked, &mut out);
+    // A line break one end lacks is `newlines`'s alone, not white space at that end too.
+    let start_break = s.raw.starts_with('\n') != t.raw.starts_with('\n');
+    let end_break = s.raw.ends_with('\n') != t.raw.ends_with('\n');
     let start_ok = whitespace_start(&s.masked) == whitespace_start(&t.masked);
-    if !start_ok {
+    if !start_ok && !start_break {
         out.push(mismatch(
             &START_WHITESPACE,
             show_space(whitespace_start(&t.masked)),
@@ -460,7 +465,7 @@ fn check_form(s: &Form, t: &Form, lang: &lang::Lang, markers: &[char]) -> Vec<Mi
     }
     let s_end = lang.punctranslate(&s.masked);
     let end_ok = whitespace_end(&s_end) == whitespace_end(&t.masked);
-    if !end_ok {
+    if !end_ok && !end_break {
         out.push(mismatch(
             &END_WHITESPACE,
             show_space(whitespace_end(&t.masked)),
