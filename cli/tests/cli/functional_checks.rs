@@ -216,3 +216,33 @@ fn po_files_named_by_language_share_their_folder_s_template() {
     );
     assert_eq!(typo_paths(&kapi), ["po/app.pot", "po/other/errors.po"]);
 }
+
+/// The commit check holds an edit of a translation to the functional checks too: a lost
+/// final line break (what `msgfmt -c` refuses) is refused, nothing written.
+#[test]
+fn an_edit_that_loses_a_final_line_break_is_refused() {
+    use super::apply::{apply, set, shop, statuses};
+    use serde_json::json;
+    let kapi = shop().env("KAPI_ACTOR", "agent:test");
+    kapi.write("locales/en.json", "{\n  \"done\": \"Done.\\n\"\n}\n");
+    kapi.write("locales/fr.json", "{\n  \"done\": \"Fini.\\n\"\n}\n");
+    let before = kapi.read("locales/fr.json");
+    let read = kapi
+        .run(&["inspect", "locales/en.json", "--editions", "fr", "--json"])
+        .json();
+    let rev = read["blocks"][0]["editions"]["fr"]["rev"].clone();
+    let at = json!({"doc": "locales/en.json", "block": "done", "edition": "fr"});
+    let change =
+        set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": "Terminé."}]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert_eq!(statuses(&run), ["gate_failed"], "{}", run.stdout);
+    let findings = &run.json()["operations"][0]["findings"];
+    assert_eq!(findings[0]["rule"], "translation.newlines", "{findings}");
+    assert_eq!(kapi.read("locales/fr.json"), before);
+    // With its line break the edit lands.
+    let change =
+        set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": "Terminé.\n"}]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}

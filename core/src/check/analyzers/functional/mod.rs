@@ -54,6 +54,12 @@ declare_rule! {
     /// `Ouvrir un fichier…`
     ///
     /// ## Differences from pofilter
+    /// The cases are in `testdata/pofilter/functional-*.po`. kapi passes, where pofilter
+    /// flags:
+    /// - the period of a source that is one abbreviation (`Jan.`, `Sept.`, `p.m.`: one word
+    ///   of at most four letters, or with a `.` inside) left out (`janv`, `1月`);
+    /// - a full-width mark for its ASCII one (`！` for `!`, `？` for `?`).
+    ///
     /// A placeholder at the end is masked: `Total: %d` ends with no punctuation, as in
     /// pofilter, and a translation that moves the placeholder (`%d au total`) is
     /// `placeholders.*`'s concern, not this rule's.
@@ -74,8 +80,11 @@ declare_rule! {
     /// Source `(optional)`, translation `facultatif)` Use instead: `(facultatif)`
     ///
     /// ## Differences from pofilter
-    /// A placeholder at the start is masked: a translation that moves `%s` from the start
-    /// (`Fichiers %s`) passes; pofilter reads `%` as punctuation and flags it.
+    /// - Quotation marks are left out: each language quotes its own way and often
+    ///   elsewhere (`“%(value)s” is not valid` → `Значение «%(value)s» недопустимо`); on
+    ///   Django's catalogs these were most of pofilter's `startpunc` findings.
+    /// - A placeholder at the start is masked: a translation that moves `%s` from the start
+    ///   (`Fichiers %s`) passes; pofilter reads `%` as punctuation and flags it.
     pub START_PUNCTUATION = "translation.start-punctuation", Severity::Info
 }
 
@@ -150,7 +159,8 @@ declare_rule! {
     ///
     /// ## Differences from pofilter
     /// pofilter's standard checker has no marker; kapi reads a PO file as `--gnome` and
-    /// `--kde` together.
+    /// `--kde` together. The `&` of a character reference (`&amp;`, `&#8230;`) is no
+    /// accelerator (pofilter's `--kde` counts `&amp;` as one on `a`).
     pub ACCELERATORS = "translation.accelerators", Severity::Minor
 }
 
@@ -166,6 +176,14 @@ declare_rule! {
     ///
     /// ## Example
     /// Source `Done.\n`, translation `Terminé.` Use instead: `Terminé.\n`
+    ///
+    /// ## Severity
+    /// Major when a line break at the start or end is lost or added (what `msgfmt -c`
+    /// refuses); minor when only the count inside the text differs.
+    ///
+    /// ## Differences from pofilter
+    /// A line break lost or added at an end is this rule's finding alone; pofilter also
+    /// reports it as `startwhitespace` or `endwhitespace`.
     pub NEWLINES = "translation.newlines", Severity::Major
 }
 
@@ -196,7 +214,11 @@ declare_rule! {
     /// Source `Size (in MB)`, translation `Taille (en Mo` Use instead: `Taille (en Mo)`
     ///
     /// ## Differences from pofilter
-    /// Brackets inside a placeholder (`%(name)s`, `{count}`) are masked.
+    /// - Brackets the translation adds in balanced pairs (`English` → `Anglais (US)`) pass:
+    ///   an explanation is the translator's to add. A lost bracket, or an added one left
+    ///   open, is flagged.
+    /// - A full-width bracket (`（`, `）`, Chinese and Japanese) is the bracket it writes.
+    /// - Brackets inside a placeholder (`%(name)s`, `{count}`) are masked.
     pub BRACKETS = "translation.brackets", Severity::Minor
 }
 
@@ -267,6 +289,10 @@ declare_rule! {
     /// ## Example
     /// Source `Delete the selected files`, translation `S` Use instead:
     /// `Supprimer les fichiers sélectionnés`
+    ///
+    /// ## Differences from pofilter
+    /// One Han ideograph, kana or Hangul syllable is a word and passes (`Yes` → `是`,
+    /// `Mon` → `月`).
     pub TOO_SHORT = "translation.too-short", Severity::Info
 }
 
