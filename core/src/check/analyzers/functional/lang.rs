@@ -407,8 +407,15 @@ fn guillemets(text: &str) -> String {
 fn quote_pairs(text: &str, open: char, close: char) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len() + 8);
+    // No quotation can end after the last closing mark: past it the text is copied, so an
+    // opening mark with no close costs one step, not a scan to the end.
+    let last_close = chars.iter().rposition(|&c| c == close);
     let mut i = 0;
     while i < chars.len() {
+        if last_close.is_none_or(|l| i >= l) {
+            out.extend(&chars[i..]);
+            break;
+        }
         // The regex's `(.|^)`: at the start the prefix may be empty, else it is one char
         // (which a newline cannot be: `.` does not match one).
         let (prefix, at) = if i == 0 && chars[0] == open {

@@ -632,7 +632,14 @@ fn decimal(c: char) -> bool {
 fn numbers(s: &str, t: &str, lang: &lang::Lang, out: &mut Vec<Mismatch>) {
     let s = lang.ascii_digits(s);
     let t = lang.ascii_digits(t);
-    for n in numbers_in(&s) {
+    let mut seen = std::collections::HashSet::new();
+    // Each distinct number once, and at most 64 of them: a text of a million numbers costs
+    // its length, not its length squared.
+    for n in numbers_in(&s)
+        .into_iter()
+        .filter(|n| seen.insert(n.clone()))
+        .take(64)
+    {
         let (a, b) = (s.matches(n.as_str()).count(), t.matches(n.as_str()).count());
         if a != b {
             out.push(mismatch(
@@ -676,25 +683,38 @@ fn found_all(
     if a == b {
         return;
     }
-    let mut missing = a.clone();
-    for x in &b {
-        if let Some(i) = missing.iter().position(|y| y == x) {
-            missing.remove(i);
+    // Both lists are sorted: one merge finds the first the translation lacks, else the first
+    // it adds.
+    let (mut i, mut j) = (0, 0);
+    let (mut missing, mut extra) = (None, None);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => {
+                missing = missing.or(Some(*x));
+                i += 1;
+            }
+            (Some(x), None) => {
+                missing = missing.or(Some(*x));
+                i += 1;
+            }
+            (_, Some(y)) => {
+                extra = extra.or(Some(*y));
+                j += 1;
+            }
+            (None, None) => break,
         }
     }
-    let (data, message) = match missing.first() {
-        Some(m) => (
-            (*m).to_owned(),
+    let (data, message) = match (missing, extra) {
+        (Some(m), _) => (
+            m.to_owned(),
             format!("the translation lacks the {what} `{m}`, which the source has"),
         ),
-        None => {
-            let mut extra = b.clone();
-            for x in &a {
-                if let Some(i) = extra.iter().position(|y| y == x) {
-                    extra.remove(i);
-                }
-            }
-            let e = extra.first().copied().unwrap_or_default();
+        (None, e) => {
+            let e = e.unwrap_or_default();
             (
                 e.to_owned(),
                 format!("the translation has the {what} `{e}`, which the source does not"),
@@ -877,12 +897,14 @@ fn drop_accelerators(text: &str, markers: &[char]) -> String {
             continue;
         }
         let mut next = String::with_capacity(out.len());
-        let mut chars = out.chars().peekable();
-        while let Some(c) = chars.next() {
+        for (i, c) in out.char_indices() {
+            let rest = &out[i + c.len_utf8()..];
             if c == marker
-                && let Some(&n) = chars.peek()
-                && valid_accelerator(n, None)
-                && !(marker == '&' && ENTITY.is_match(chars.clone().collect::<String>().as_str()))
+                && rest
+                    .chars()
+                    .next()
+                    .is_some_and(|n| valid_accelerator(n, None))
+                && !(marker == '&' && ENTITY.is_match(rest))
             {
                 continue;
             }

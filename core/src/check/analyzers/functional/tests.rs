@@ -334,3 +334,32 @@ fn kapi_s_precision_choices() {
     assert_eq!(severity("One. Two.", "Un.\nDeux."), Some(Severity::Minor));
     assert_eq!(severity("One. Two.", "Un. Deux."), None);
 }
+
+/// Inputs that a scan from each mark to the end would make quadratic: each stays linear
+/// (a quadratic check of these 100,000 characters takes minutes; this runs in seconds in a
+/// debug build).
+#[test]
+fn long_texts_of_marks_are_checked_in_linear_time() {
+    let n = 100_000;
+    let started = std::time::Instant::now();
+    for (source, target) in [
+        ("“".repeat(n), "“".repeat(n - 1)),
+        ("\"a".repeat(n / 2), "'b".repeat(n / 2)),
+        ("&amp;".repeat(n / 5), "&a".repeat(n / 2)),
+        (
+            (0..n / 8).map(|i| format!("{i} ")).collect(),
+            "1 ".repeat(n / 2),
+        ),
+        ("http://a.b ".repeat(n / 11), "http://c.d ".repeat(n / 11)),
+        ("x@y.z ".repeat(n / 6), "x@y.w ".repeat(n / 6)),
+    ] {
+        for lang in ["fr", "es", "zh", "de"] {
+            compare(&ed(&source), &ed(&target), lang, &['_', '&']);
+        }
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
