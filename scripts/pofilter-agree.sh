@@ -3,10 +3,15 @@
 # checks the verdict each case records on its `# pofilter:` line (the pofilter tests that
 # flag it, or `none`). The `# kapi:` lines are checked by cli/tests/cli/pofilter.rs.
 #
-# Only the tests kapi's `placeholders` analyzer is modelled on run: printf,
-# pythonbraceformat, xmltags and variables. A case file picks pofilter's checker on a
-# `# pofilter-options:` line of its header comment (`--mozilla` for {{name}} variables;
-# anything in parentheses means none).
+# A case file names the pofilter tests it holds kapi to on a `# pofilter-tests:` line of its
+# header comment; without one, the tests kapi's `placeholders` analyzer is modelled on:
+# printf, pythonbraceformat, xmltags and variables (the `functional-*.po` files hold the
+# `translation.*` rules to endpunc, startpunc, numbers, urls, emails, accelerators,
+# newlines, escapes, brackets, doublespacing, startwhitespace, endwhitespace, long and
+# short). A case file picks pofilter's checker and language on a `# pofilter-options:` line
+# (`--mozilla` for {{name}} variables, `--gnome` or `--kde` for accelerators,
+# `--language=fr`: pofilter does not read the PO header's; anything in parentheses means
+# none).
 #
 # Run by hand, not in CI: installs translate-toolkit with pip when pofilter is missing.
 #   scripts/pofilter-agree.sh            every case file
@@ -42,19 +47,19 @@ for file in "${files[@]}"; do
     case "$options" in
         \(* | "") options="" ;;
     esac
+    tests="$(sed -n 's/^# pofilter-tests:[[:space:]]*//p' "$file" | head -n1)"
+    tests="${tests:-printf pythonbraceformat xmltags variables}"
     out="$work/$(basename "$file")"
-    # shellcheck disable=SC2086 # options are words
-    pofilter --progress=none $options \
-        --test=printf --test=pythonbraceformat --test=xmltags --test=variables \
-        "$file" "$out"
-    python3 - "$file" "$out" <<'PY' || status=1
+    # shellcheck disable=SC2086 # options and tests are words
+    pofilter --progress=none $options $(printf -- '--test=%s ' $tests) "$file" "$out"
+    python3 - "$file" "$out" "$tests" <<'PY' || status=1
 import re
 import sys
 
 from translate.storage import po as pofile
 
-TESTS = {"printf", "pythonbraceformat", "xmltags", "variables"}
 case_path, out_path = sys.argv[1], sys.argv[2]
+TESTS = set(sys.argv[3].split())
 
 
 def key(unit):

@@ -192,8 +192,10 @@ fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
         None => {
             let mut text =
                 String::from("Rules `kapi check` reports (`kapi help rules ID` explains one):\n\n");
+            let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
             for rule in rules {
-                text.push_str(&format!("  {:<28} {}\n", rule.id, rule.severity.as_str()));
+                let severity = rule.severity.as_str();
+                text.push_str(&format!("  {:<width$} {severity}\n", rule.id));
             }
             text.push_str(CHECKED_WHERE);
             text.push_str(SUPPRESSING);

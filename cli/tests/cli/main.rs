@@ -14,6 +14,7 @@ mod context_notes;
 mod context_search;
 mod edit_route;
 mod errors;
+mod functional_checks;
 mod help;
 mod host_actor;
 mod hostile;

@@ -1,6 +1,8 @@
 //! The analyzers over one edition alone, as the commit check of a change set runs them: the
 //! source analyzers (hygiene, terms, voice patterns and constraints) or, for a translation,
-//! placeholders and translation terms against its source. Whole-document rules do not run.
+//! placeholders, translation terms and the functional checks (`translation.*`, accelerators
+//! aside: the edition's file type is not known here) against its source. Whole-document
+//! rules do not run.
 
 use serde::Serialize;
 
@@ -56,7 +58,7 @@ pub fn source(gov: &Governance, role: Role, edition: &Edition) -> Vec<EditionFin
         .collect()
 }
 
-/// Placeholders and translation terms of a translation against its source.
+/// Placeholders, translation terms and functional checks of a translation against its source.
 pub fn translation(
     source_gov: &Governance,
     target_gov: &Governance,
@@ -87,6 +89,18 @@ pub fn translation(
             matched: prose.matched(gap.range),
             message: gap.message,
             suggestion: gap.suggestion,
+            fails: false,
+            introduced: false,
+        });
+    }
+    // pofilter's functional checks; the file type is not known here, so no accelerators.
+    for (m, severity) in super::analyzers::functional::compare(source, target, lang, &[]) {
+        out.push(EditionFinding {
+            rule: m.rule.id.to_owned(),
+            severity,
+            message: m.message,
+            matched: (!m.data.is_empty()).then_some(m.data),
+            suggestion: None,
             fails: false,
             introduced: false,
         });

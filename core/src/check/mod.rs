@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
-use analyzers::{placeholders, translation_terms};
+use analyzers::{functional, placeholders, translation_terms};
 
 pub use analyzers::rule::Rule;
 pub use document::{Checked, DocumentCheck};
@@ -46,6 +46,7 @@ pub const ANALYZERS: &[&str] = &[
     "voice",
     "placeholders",
     "translation-terms",
+    "translation",
     "suppress",
 ];
 
@@ -247,7 +248,7 @@ pub struct TranslationInput<'a> {
     pub target_governance: &'a Governance,
 }
 
-/// Runs `placeholders` and `translation-terms` over each pair, sorted like
+/// Runs `placeholders`, `translation-terms` and `translation` over each pair, sorted like
 /// [`check_document`]'s findings.
 pub fn check_translations(input: &TranslationInput<'_>) -> Vec<Finding> {
     check_translations_counted(input).0
@@ -284,6 +285,8 @@ pub struct TranslationCheck<'a> {
     excepted: Vec<Suppressed>,
     /// Words in the translations checked.
     words: usize,
+    /// The accelerator markers of the file's type ([`functional::accelerator_markers`]).
+    markers: &'static [char],
 }
 
 impl<'a> TranslationCheck<'a> {
@@ -294,6 +297,7 @@ impl<'a> TranslationCheck<'a> {
             findings: Vec::new(),
             excepted: Vec::new(),
             words: 0,
+            markers: functional::accelerator_markers(path),
         }
     }
 
@@ -355,6 +359,11 @@ impl<'a> TranslationCheck<'a> {
         let mut locate = locate;
         for m in placeholders::compare(pair.source, pair.target) {
             let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
+            self.findings.push(finding);
+        }
+        for (m, severity) in functional::compare(pair.source, pair.target, lang, self.markers) {
+            let matched = (!m.data.is_empty()).then_some(m.data);
+            let finding = locate(m.rule, severity, 0..0, m.message, matched, None);
             self.findings.push(finding);
         }
         for gap in translation_terms::compare(

@@ -238,7 +238,8 @@ pub fn check(
         &request.paths,
         &request.resolved,
     )?;
-    let specs = specs(app, project.as_ref(), files, &mut notes);
+    let mut specs = specs(app, project.as_ref(), files, &mut notes);
+    sources_once(&mut specs);
     let scope = Scope {
         app,
         project: project.as_ref(),
@@ -528,6 +529,7 @@ impl Tally {
             let bilingual = job.format.info().capabilities.bilingual;
             if bilingual || !job.targets.is_empty() {
                 ran.push("placeholders");
+                ran.push("translation");
                 let mut terms = !governance.terms.is_empty();
                 for (lang, g) in &job.target_governance {
                     if bilingual || job.targets.iter().any(|t| &t.lang == lang) {
@@ -608,7 +610,10 @@ fn target(request: &CheckRequest, named: Vec<String>, jobs: &[Arc<Job>], blocks:
         paths: named,
         files: jobs
             .iter()
-            .map(|j| usize::from(j.source_checks) + j.targets.len())
+            .map(|j| {
+                let bilingual = j.format.info().capabilities.bilingual;
+                usize::from(j.source_checks || bilingual) + j.targets.len()
+            })
             .sum(),
         blocks,
         diff_against: request.diff_against.clone(),
@@ -659,6 +664,75 @@ fn specs(
         }
     }
     specs
+}
+
+/// A gettext catalog's source (its `msgid`s) checked once, not once per language: of the
+/// PO files of one catalog, only its template (`.pot`) runs the source analyzers, else the
+/// first language file in path order; the others check their translations alone. A
+/// catalog is the files of one gettext domain (`django.pot`, `fr/LC_MESSAGES/django.po`),
+/// or, for files named by their language (`po/fr.po`), the folder with its template.
+fn sources_once(specs: &mut BTreeMap<PathKey, Spec>) {
+    let mut owner: HashMap<String, (bool, PathBuf)> = HashMap::new();
+    let mut members: Vec<(PathBuf, Vec<String>)> = Vec::new();
+    for (PathKey(abs), spec) in specs.iter() {
+        if spec.format.info().id != "po" || !spec.source_checks {
+            continue;
+        }
+        let keys = catalog_keys(abs);
+        let template = abs
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("pot"));
+        for key in &keys {
+            let better = match owner.get(key) {
+                None => true,
+                // A template owns its catalog over any language file.
+                Some((was_template, _)) => template && !was_template,
+            };
+            if better {
+                owner.insert(key.clone(), (template, abs.clone()));
+            }
+        }
+        members.push((abs.clone(), keys));
+    }
+    for (abs, keys) in members {
+        let owned_elsewhere = keys
+            .iter()
+            .any(|k| owner.get(k).is_some_and(|(_, o)| *o != abs));
+        if owned_elsewhere && let Some(spec) = specs.get_mut(&PathKey(abs)) {
+            spec.source_checks = false;
+        }
+    }
+}
+
+/// The catalogs a PO or POT file belongs to: its domain (`stem:django`), and for a file
+/// named by a language (`fr.po`, `pt_BR.po`) or a template, its folder (`dir:po`).
+fn catalog_keys(abs: &Path) -> Vec<String> {
+    let stem = abs.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let dir = abs
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let template = abs
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pot"));
+    let mut keys = Vec::new();
+    if template || !looks_like_locale(stem) {
+        keys.push(format!("stem:{stem}"));
+    }
+    if template || looks_like_locale(stem) {
+        keys.push(format!("dir:{dir}"));
+    }
+    keys
+}
+
+/// `fr`, `pt_BR`, `zh-Hans`, `sr@latin`: a language code, as PO files named by language are.
+fn looks_like_locale(stem: &str) -> bool {
+    let (code, _) = stem.split_once('@').unwrap_or((stem, ""));
+    let mut parts = code.split(['_', '-']);
+    let first = parts.next().unwrap_or_default();
+    (2..=3).contains(&first.len())
+        && first.bytes().all(|b| b.is_ascii_lowercase())
+        && parts.all(|p| (2..=4).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// One source file a check of some paths covers ([`covered`]).

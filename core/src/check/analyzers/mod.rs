@@ -2,6 +2,7 @@
 //! Each reads one block's prose (or a translation beside its source) and hands its hits to a
 //! [`crate::check::Sink`]; none locates, counts or scores: the check around them does.
 
+pub mod functional;
 pub mod hygiene;
 pub mod placeholders;
 pub mod rule;

@@ -692,6 +692,13 @@ mod tests {
                 "Appuyez sur <Entrée> pour continuer",
             ),
             ("<Error>", "<Fout>"),
+            // Literal angle text of several words is text too (Sphinx, `perf`).
+            ("<original entry>", "<entrée originale>"),
+            (
+                "(The <<original entry>> is located in %s, line %d.)",
+                "(L'<<entrée originale>> se trouve dans %s, à la ligne %d.)",
+            ),
+            ("Value: <not supported>", "Valeur : <non pris en charge>"),
         ];
         for (s, t) in table {
             assert_eq!(rules(s, t), Vec::<&str>::new(), "{s} / {t}");

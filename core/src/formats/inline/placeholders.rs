@@ -483,8 +483,9 @@ impl<'a> ProseTags<'a> {
     }
 
     /// Whether the opening tag `tag` at `range` of the text only looks like markup in
-    /// prose, as `<Error>` in "Returns `<Error>` when it fails" or `<username>` in "Type
-    /// `<username>`.": a bare name (no attribute, no `/>`, no namespace) that is not an HTML
+    /// prose, as `<Error>` in "Returns `<Error>` when it fails", `<username>` in "Type
+    /// `<username>`." or `<original entry>`: bare words (one space apart; no attribute with
+    /// a value, no `/>`, no namespace) whose first is not an HTML
     /// or XLIFF inline element, that stands as a word (no letter or digit touches it on
     /// either side) and that the text never closes after it. Such text stays text: it is a
     /// word the translator translates, not a code an edit must keep. A `<name>` that is
@@ -505,11 +506,16 @@ impl<'a> ProseTags<'a> {
         else {
             return false;
         };
-        if !name.starts_with(|c: char| c.is_ascii_alphabetic())
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
-        {
+        // Several bare words (`<original entry>`, `<not supported>`) read as one: no `=`, no
+        // quote, no `/`, so no attribute an element could carry; the first word names it.
+        let mut words = name.split(' ');
+        let name = words.next().unwrap_or_default();
+        let bare = |w: &str| {
+            w.starts_with(|c: char| c.is_ascii_alphabetic())
+                && w.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+        };
+        if !bare(name) || !words.all(bare) {
             return false;
         }
         let lower = name.to_ascii_lowercase();
