@@ -346,6 +346,7 @@ mod tests {
             head: "{count, plural,".into(),
             tail: "}".into(),
             src: None,
+            forms: None,
         })])
     }
 

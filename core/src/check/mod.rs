@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
-use analyzers::{placeholders, translation_terms};
+use analyzers::{placeholders, plurals, translation_terms};
 
 pub use analyzers::rule::Rule;
 pub use document::{Checked, DocumentCheck};
@@ -45,6 +45,7 @@ pub const ANALYZERS: &[&str] = &[
     "terms",
     "voice",
     "placeholders",
+    "plurals",
     "translation-terms",
     "suppress",
 ];
@@ -284,6 +285,10 @@ pub struct TranslationCheck<'a> {
     excepted: Vec<Suppressed>,
     /// Words in the translations checked.
     words: usize,
+    /// The plural categories of each target language, and whether the file's plural header
+    /// fault is reported (once per file).
+    plurals: plurals::Languages,
+    header_reported: bool,
 }
 
 impl<'a> TranslationCheck<'a> {
@@ -294,6 +299,8 @@ impl<'a> TranslationCheck<'a> {
             findings: Vec::new(),
             excepted: Vec::new(),
             words: 0,
+            plurals: plurals::Languages::default(),
+            header_reported: false,
         }
     }
 
@@ -357,6 +364,11 @@ impl<'a> TranslationCheck<'a> {
             let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
             self.findings.push(finding);
         }
+        for m in plurals::compare(pair.target, lang, &mut self.plurals) {
+            let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
+            self.findings.push(finding);
+        }
+
         for gap in translation_terms::compare(
             source_governance,
             target_governance,
@@ -386,6 +398,30 @@ impl<'a> TranslationCheck<'a> {
                 }),
                 None => self.findings.push(finding),
             }
+        }
+        // The file's plural header, once, at the header.
+        if !self.header_reported
+            && let Some((fault, at)) = plurals::header_fault(pair.target)
+        {
+            self.header_reported = true;
+            let at = at.min(text.len());
+            let (line, column) = self
+                .lines
+                .get_or_insert_with(|| crate::text::LineIndex::new(text))
+                .position(text, at);
+            self.findings.push(Finding {
+                rule: plurals::HEADER.id.to_owned(),
+                severity: plurals::HEADER.severity,
+                path: self.path.to_owned(),
+                line,
+                column,
+                start: at,
+                end: at,
+                block: None,
+                message: format!("the Plural-Forms header: {fault} ({lang})"),
+                matched: None,
+                suggestion: None,
+            });
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod hygiene;
 pub mod placeholders;
+pub mod plurals;
 pub mod rule;
 pub mod terms;
 pub mod translation_terms;
