@@ -4,7 +4,10 @@
 //! A language's categories are every category its CLDR cardinal rule has, fractions
 //! included: Russian `one few many other`, Arabic all six, Japanese `other`, and French,
 //! Spanish, Italian and Portuguese `one many other` (CLDR's `many` is a round million: "1 000
-//! 000 de fichiers"). A tag takes CLDR's own fallback (`pt-BR` → `pt`); one whose language
+//! 000 de fichiers"). A plural *needs* those the rule gives an integer up to 1000 or a
+//! fraction ([`Rules::needed`]): all of them, but for that `many`, which a translation may
+//! have and need not (catalogs and translators rarely write it; a round million then reads
+//! the `other` form). A tag takes CLDR's own fallback (`pt-BR` → `pt`); one whose language
 //! subtag is not two or three letters, or is private use (`qaa`–`qtz`, as the pseudo-locale
 //! `qps-ploc`), has none, and its plurals are not checked.
 //!
@@ -40,6 +43,11 @@ const LARGE: &[u64] = &[
     10_000_000,
     100_000_000,
     1_000_000_000,
+];
+
+/// Fractions a language's rule is asked about for [`Rules::needed`].
+const FRACTIONS: &[&str] = &[
+    "0.5", "1.5", "2.5", "5.5", "0.1", "1.1", "2.1", "10.5", "100.5",
 ];
 
 fn category_name(c: PluralCategory) -> &'static str {
@@ -89,7 +97,24 @@ impl Rules {
         category_name(self.0.category_for(n))
     }
 
-    /// Every category the language uses, in canonical order (`one few many other`).
+    /// The categories a plural needs: those the rule gives an integer from 0 to
+    /// [`EVAL_MAX`] or a fraction of [`FRACTIONS`], canonical order. Not CLDR's `many` of
+    /// French, Spanish, Italian and Portuguese, which only round millions take.
+    pub fn needed(&self) -> Vec<&'static str> {
+        let mut used: Vec<&'static str> = (0..=EVAL_MAX).map(|n| self.select(n)).collect();
+        for f in FRACTIONS {
+            if let Ok(d) = fixed_decimal::Decimal::try_from_str(f) {
+                used.push(category_name(self.0.category_for(&d)));
+            }
+        }
+        PLURAL_CATEGORIES
+            .iter()
+            .copied()
+            .filter(|c| used.contains(c))
+            .collect()
+    }
+
+    /// Every category the language has, in canonical order (`one few many other`).
     pub fn categories(&self) -> Vec<&'static str> {
         let used: Vec<&'static str> = self.0.categories().map(category_name).collect();
         PLURAL_CATEGORIES
@@ -103,6 +128,12 @@ impl Rules {
 /// The CLDR categories of a language, canonical order; `None` when it names none.
 pub fn categories(tag: &str) -> Option<Vec<&'static str>> {
     Rules::of(tag).map(|r| r.categories())
+}
+
+/// The categories a plural in a language needs ([`Rules::needed`]) and every one it has;
+/// `None` when the tag names no language.
+pub fn needed_and_all(tag: &str) -> Option<(Vec<&'static str>, Vec<&'static str>)> {
+    Rules::of(tag).map(|r| (r.needed(), r.categories()))
 }
 
 /// A `Plural-Forms` header value read: `nplurals=N; plural=EXPR;`.
@@ -533,6 +564,11 @@ mod tests {
             ["one", "few", "other"]
         );
         assert_eq!(categories("target"), None);
+        let needed = |t: &str| needed_and_all(t).map(|(n, _)| n).unwrap_or_default();
+        assert_eq!(needed("fr"), ["one", "other"]);
+        assert_eq!(needed("ru"), ["one", "few", "many", "other"]);
+        assert_eq!(needed("pl"), ["one", "few", "many", "other"]);
+        assert_eq!(needed("ar"), ["zero", "one", "two", "few", "many", "other"]);
         assert_eq!(categories("qps-ploc"), None);
     }
 

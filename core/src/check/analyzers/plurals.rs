@@ -6,7 +6,9 @@
 //! ([`crate::plurals`]). A target with no text in any form is untranslated and a `fuzzy` one
 //! is a draft (`msgfmt -c` skips both); exact cases (`=0`) and `select`/`selectordinal`
 //! switches are never judged; a language CLDR names no categories for is not checked. A form
-//! that is present but empty counts as present, as it does for `msgfmt`.
+//! that is present but empty counts as present, as it does for `msgfmt`. A missing form is
+//! one the language needs ([`crate::plurals::Rules::needed`]: not French `many`, which only
+//! round millions take), an extra one a category the language does not have at all.
 
 use std::collections::HashMap;
 
@@ -65,16 +67,19 @@ declare_rule! {
     pub HEADER = "plurals.header", Severity::Major
 }
 
-/// The CLDR categories of each language asked about, looked up once per check.
+/// The CLDR categories of each language asked about (needed, and all it has), looked up
+/// once per check.
 #[derive(Default)]
-pub struct Languages(HashMap<String, Option<Vec<&'static str>>>);
+pub struct Languages(HashMap<String, Option<Needed>>);
+
+type Needed = (Vec<&'static str>, Vec<&'static str>);
 
 impl Languages {
-    fn categories(&mut self, lang: &str) -> Option<&[&'static str]> {
+    fn categories(&mut self, lang: &str) -> Option<&Needed> {
         self.0
             .entry(lang.to_owned())
-            .or_insert_with(|| crate::plurals::categories(lang))
-            .as_deref()
+            .or_insert_with(|| crate::plurals::needed_and_all(lang))
+            .as_ref()
     }
 }
 
@@ -148,10 +153,10 @@ fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<M
         }
         return;
     }
-    let Some(needed) = languages.categories(lang) else {
+    let Some((needed, all)) = languages.categories(lang) else {
         return;
     };
-    let list = needed.join(", ");
+    let list = all.join(", ");
     for case in needed {
         if !have.contains(case) {
             out.push(Mismatch {
@@ -164,7 +169,7 @@ fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<M
         }
     }
     for case in &have {
-        if !needed.contains(case) {
+        if !all.contains(case) {
             out.push(Mismatch {
                 rule: &EXTRA,
                 data: (*case).to_owned(),
@@ -217,6 +222,11 @@ mod tests {
             rules(&compare(&en, "en-GB", &mut langs)),
             ["plurals.extra zero"]
         );
+        // French `many` (round millions) may be there and need not.
+        let fr = plural(&["one", "other"], None);
+        assert!(compare(&fr, "fr", &mut langs).is_empty());
+        let fr = plural(&["one", "many", "other"], None);
+        assert!(compare(&fr, "fr", &mut langs).is_empty());
         let ja = plural(&["other"], None);
         assert!(compare(&ja, "ja", &mut langs).is_empty());
         // No language to ask about, a draft, an untranslated target: nothing.
