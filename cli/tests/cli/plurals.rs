@@ -10,6 +10,8 @@ const EN_XML: &str = include_str!("../../../testdata/plurals/android/values/stri
 const RU_XML: &str = include_str!("../../../testdata/plurals/android/values-ru/strings.xml");
 const EN_JSON: &str = include_str!("../../../testdata/plurals/json/en_EN.json");
 const RU_JSON: &str = include_str!("../../../testdata/plurals/json/ru.json");
+const ELEMENT_EN: &str = include_str!("../../../testdata/plurals/json/element-en_EN.json");
+const ELEMENT_RU: &str = include_str!("../../../testdata/plurals/json/element-ru.json");
 
 /// The `plurals.*` findings of a `kapi check --json` run, as `rule block` lines, and its
 /// exit code.
@@ -171,4 +173,73 @@ fn a_nested_json_plural_is_one_switch_paired_by_category() {
         run.transcript()
     );
     assert_eq!(found, ["plurals.missing room_list.n_rooms"]);
+}
+
+#[test]
+fn elements_russian_plurals_without_few_and_many_are_plurals_missing() {
+    // Element's Russian catalog as shipped: `one` and `other` only.
+    let kapi = catalog_project("i18n/en_EN.json", "i18n/{lang}.json");
+    kapi.write("i18n/en_EN.json", ELEMENT_EN);
+    kapi.write("i18n/ru.json", ELEMENT_RU);
+    let (code, found, report) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3);
+    assert_eq!(
+        found,
+        [
+            "plurals.missing a11y.n_unread_messages",
+            "plurals.missing a11y.n_unread_messages",
+            "plurals.missing a11y.n_unread_messages_mentions",
+            "plurals.missing a11y.n_unread_messages_mentions",
+        ]
+    );
+    let matched: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "plurals.missing")
+        .filter_map(|f| f["matched"].as_str())
+        .collect();
+    assert_eq!(matched, ["few", "many", "few", "many"]);
+}
+
+#[test]
+fn icu_i18next_and_rails_plurals_are_held_to_cldr() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: plurals\ndefaults:\n  source_language: en\n  target_languages: [ru]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n  - path: \"config/locales/en.yml\"\n    target: \"config/locales/{lang}.yml\"\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        r#"{"files": "{count, plural, one {# file} other {# files}}",
+ "item_one": "{{count}} item", "item_other": "{{count}} items",
+ "zero_en": "{n, plural, =0 {none} one {# row} other {# rows}}"}"#,
+    );
+    kapi.write(
+        "locales/ru.json",
+        r#"{"files": "{count, plural, one {# файл} few {# файла} other {# файлов}}",
+ "item_one": "{{count}} предмет", "item_few": "{{count}} предмета", "item_many": "{{count}} предметов", "item_other": "{{count}} предмета",
+ "zero_en": "{n, plural, =0 {нет} one {# строка} few {# строки} many {# строк} other {# строки}}"}"#,
+    );
+    kapi.write(
+        "config/locales/en.yml",
+        "en:\n  inbox:\n    one: \"%{count} message\"\n    other: \"%{count} messages\"\n",
+    );
+    kapi.write(
+        "config/locales/ru.yml",
+        "ru:\n  inbox:\n    one: \"%{count} сообщение\"\n    other: \"%{count} сообщений\"\n    two: \"%{count} сообщения\"\n",
+    );
+    let (code, found, _) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3);
+    let mut found = found;
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "plurals.extra inbox",
+            "plurals.missing files",
+            "plurals.missing inbox",
+            "plurals.missing inbox",
+        ]
+    );
 }
