@@ -16,6 +16,9 @@ use crate::plurals::PluralForms;
 /// What the header says about the file.
 #[derive(Debug, Default)]
 pub(super) struct Header {
+    /// Names already worked out, by form count ([`Header::form_names`] evaluates the
+    /// formula over a thousand numbers: once per count, not once per message).
+    names: std::cell::RefCell<Vec<(usize, Vec<String>)>>,
     /// `Language:` as written (a gettext locale: `zh_CN`, `sr@latin`).
     pub(super) language: Option<String>,
     /// `Plural-Forms: nplurals=N`, when N is a number (a POT's `INTEGER` is not).
@@ -71,10 +74,19 @@ impl Header {
     /// The branch names of a plural message's `forms` target forms, `msgstr[0]` first: the
     /// CLDR category each serves by the header's formula ([`PluralForms::names`]).
     pub(super) fn form_names(&self, forms: usize) -> Vec<String> {
-        match &self.plural_forms {
+        if let Ok(known) = self.names.try_borrow()
+            && let Some((_, names)) = known.iter().find(|(n, _)| *n == forms)
+        {
+            return names.clone();
+        }
+        let names = match &self.plural_forms {
             Some(pf) => pf.names(self.language.as_deref(), forms),
             None => PluralForms::parse("").names(self.language.as_deref(), forms),
+        };
+        if let Ok(mut known) = self.names.try_borrow_mut() {
+            known.push((forms, names.clone()));
         }
+        names
     }
 
     /// What the file says each plural target holds: `nplurals` forms named as the reader
