@@ -18,6 +18,8 @@ awk 'n < 2 && /^msgstr\[[23]\] / {n++; next} {print}' "$ru" > "$work/ru-missing.
 awk '!done && /^msgstr\[3\] / {print; print "msgstr[4] \"x\""; done=1; next} {print}' "$ru" > "$work/ru-extra.po"
 # nplurals=2 with Russian's formula: the header disagrees with itself.
 sed '0,/nplurals=4;/s//nplurals=2;/' "$ru" > "$work/ru-header.po"
+# The same header in a file with no plural message (msgfmt -c judges the header alone).
+awk 'BEGIN{RS=""; ORS="\n\n"} NR==1 {sub(/nplurals=4;/, "nplurals=2;"); print; print "msgid \"Yes\"\nmsgstr \"Da\""; exit}' "$ru" > "$work/ru-header-singular.po"
 # A formula that divides by zero.
 sed '0,/plural=(n%10==1/s//plural=(n\/0==1/' "$ru" > "$work/ru-div.po"
 # The first plural message short of a form and fuzzy: msgfmt skips fuzzy messages.

@@ -109,6 +109,17 @@ fn a_plural_forms_header_that_disagrees_with_itself_is_reported_once() {
     assert!(headers[0]["line"].as_u64().unwrap_or(0) < 20);
     // And each message's forms past nplurals=2 are extra.
     assert!(found.iter().any(|f| f.starts_with("plurals.extra ")));
+
+    // A file with no plural message has its header judged too, as `msgfmt -c` does.
+    let header_end = RU_PO.find("\n\n").expect("the header") + 2;
+    let singular = format!(
+        "{}msgid \"Yes\"\nmsgstr \"Да\"\n",
+        RU_PO[..header_end].replacen("nplurals=4;", "nplurals=2;", 1)
+    );
+    kapi.write("ru.po", &singular);
+    let (code, found, _) = plural_findings(&kapi, &["check", "ru.po", "--json"]);
+    assert_eq!(code, 3);
+    assert_eq!(found, ["plurals.header -"]);
 }
 
 fn catalog_project(source: &str, target: &str) -> Kapi {

@@ -246,6 +246,9 @@ pub struct TranslationInput<'a> {
     pub pairs: Vec<Pair<'a>>,
     pub source_governance: &'a Governance,
     pub target_governance: &'a Governance,
+    /// The file's own `Plural-Forms` fault, when it has a header that has one (a PO file:
+    /// [`crate::formats::po::plural_header_fault`]).
+    pub plural_header: Option<(String, usize)>,
 }
 
 /// Runs `placeholders` and `translation-terms` over each pair, sorted like
@@ -269,6 +272,7 @@ pub fn check_translations_counted(
             input.target_governance,
         );
     }
+    check.plural_header(input.text, input.lang, input.plural_header.clone());
     let words = check.words();
     let (findings, excepted) = check.finish_all();
     (findings, words, excepted)
@@ -399,30 +403,36 @@ impl<'a> TranslationCheck<'a> {
                 None => self.findings.push(finding),
             }
         }
-        // The file's plural header, once, at the header.
-        if !self.header_reported
-            && let Some((fault, at)) = plurals::header_fault(pair.target)
-        {
-            self.header_reported = true;
-            let at = at.min(text.len());
-            let (line, column) = self
-                .lines
-                .get_or_insert_with(|| crate::text::LineIndex::new(text))
-                .position(text, at);
-            self.findings.push(Finding {
-                rule: plurals::HEADER.id.to_owned(),
-                severity: plurals::HEADER.severity,
-                path: self.path.to_owned(),
-                line,
-                column,
-                start: at,
-                end: at,
-                block: None,
-                message: format!("the Plural-Forms header: {fault} ({lang})"),
-                matched: None,
-                suggestion: None,
-            });
+        self.plural_header(text, lang, plurals::header_fault(pair.target));
+    }
+
+    /// Reports a PO file's `Plural-Forms` fault (`plurals.header`) at the header, once per
+    /// file: `fault` is what [`crate::formats::po::plural_header_fault`] or a target's switch
+    /// says, `text` the file's text.
+    pub fn plural_header(&mut self, text: &str, lang: &str, fault: Option<(String, usize)>) {
+        let Some((fault, at)) = fault else { return };
+        if self.header_reported {
+            return;
         }
+        self.header_reported = true;
+        let at = at.min(text.len());
+        let (line, column) = self
+            .lines
+            .get_or_insert_with(|| crate::text::LineIndex::new(text))
+            .position(text, at);
+        self.findings.push(Finding {
+            rule: plurals::HEADER.id.to_owned(),
+            severity: plurals::HEADER.severity,
+            path: self.path.to_owned(),
+            line,
+            column,
+            start: at,
+            end: at,
+            block: None,
+            message: format!("the Plural-Forms header: {fault} ({lang})"),
+            matched: None,
+            suggestion: None,
+        });
     }
 
     /// The findings, sorted like [`check_document`]'s.

@@ -91,7 +91,7 @@ impl Header {
 
     /// What the file says each plural target holds: `nplurals` forms named as the reader
     /// names them, and the header's fault; `None` without a numeric `nplurals`.
-    fn forms(&self) -> Option<Arc<Forms>> {
+    pub(super) fn forms(&self) -> Option<Arc<Forms>> {
         let n = self.nplurals?;
         let fault = self
             .plural_forms

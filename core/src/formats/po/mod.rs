@@ -104,6 +104,13 @@ use super::{
 use crate::model::Run;
 use blocks::read_text;
 use state::{Plurals, render_flags};
+
+/// What is wrong with a PO file's `Plural-Forms` header ([`crate::plurals::PluralForms`]'s
+/// fault) and the file offset of the header, when something is; read from the file's text,
+/// so a file with no plural message has its header judged too (as `msgfmt -c` does).
+pub fn plural_header_fault(text: &str) -> Option<(String, usize)> {
+    blocks::header(text).ok()?.forms()?.fault.clone()
+}
 use writer::{file_wraps, line_ending, render};
 
 pub const INFO: FormatInfo = FormatInfo {
