@@ -23,6 +23,8 @@ declare_rule! {
     /// `msgstr[i]` than its header's `Plural-Forms: nplurals=N`, or an Android `<plurals>`,
     /// ICU `plural`, i18next `_one`/`_few`… group, Rails YAML or nested JSON plural without
     /// one of the target language's CLDR categories (Russian: `one`, `few`, `many`, `other`).
+    /// CLDR's `many` of French, Spanish, Italian and Portuguese, which only round millions
+    /// take, may be there and need not. Untranslated and `fuzzy` targets are skipped.
     ///
     /// ## Why it matters
     /// The program picks the form by the number: a missing form shows another form's grammar
