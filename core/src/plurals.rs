@@ -649,4 +649,25 @@ mod tests {
                 .is_some()
         );
     }
+
+    #[test]
+    fn any_formula_text_parses_or_faults_without_panicking() {
+        const ALPHABET: &[u8] = b"n0123456789()?:|&=!<>+-*/% ;";
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..20_000 {
+            let mut text = String::from("nplurals=3; plural=");
+            let len = (seed % 40) as usize;
+            for _ in 0..len {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push(char::from(
+                    ALPHABET[(seed % ALPHABET.len() as u64) as usize],
+                ));
+            }
+            let forms = PluralForms::parse(&text);
+            let _ = forms.names(Some("ru"), 3);
+            let _ = forms.form(7);
+        }
+    }
 }
