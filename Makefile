@@ -3,7 +3,7 @@ CARGO ?= cargo
 KAPI_BIN ?= $(CURDIR)/target/debug/kapi
 export KAPI_NO_PROJECT := 1
 
-.PHONY: install pofilter-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-code bench-toolbox bench-translate bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
+.PHONY: install pofilter-agree plurals-agree build test e2e e2e-hosts e2e-precommit lint bench bench-formats bench-apply bench-mcp bench-hooks bench-code bench-toolbox bench-translate bench-hostile demo release fmt plugin-bundle dev-skills publish-skill
 
 build:
 	$(CARGO) build --bin kapi
@@ -116,6 +116,9 @@ bench-apply: release
 ## Check the pofilter verdicts recorded in testdata/pofilter/ against the real pofilter.
 pofilter-agree:
 	bash scripts/pofilter-agree.sh
+
+plurals-agree: build
+	bash scripts/plurals-agree.sh
 
 ## Fuzz every format reader for FUZZ_SECONDS each (needs cargo-fuzz and nightly).
 FUZZ_SECONDS ?= 60

@@ -9,6 +9,7 @@ pub mod error;
 pub mod formats;
 pub mod governance;
 pub mod model;
+pub mod plurals;
 pub mod project;
 pub mod projection;
 pub mod pseudo;

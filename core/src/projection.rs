@@ -400,6 +400,7 @@ mod tests {
             head: String::new(),
             tail: String::new(),
             src: None,
+            forms: None,
         });
         let runs = vec![Run::text("You have "), switch];
         let (text, codes) = render(&runs);

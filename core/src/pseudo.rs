@@ -199,6 +199,7 @@ mod tests {
             head: String::new(),
             tail: String::new(),
             src: None,
+            forms: None,
         };
         let out = pseudo(&Edition::new(vec![switch.into()]), DEFAULT_EXPANSION);
         let leaves: Vec<String> = out

@@ -277,6 +277,7 @@ mod tests {
             head: String::new(),
             tail: String::new(),
             src: None,
+            forms: None,
         };
         let mut edition = Edition::new(vec![Run::text("You have "), switch.into()]);
         let view = Readable::of(&edition);

@@ -27,6 +27,7 @@ fn edition() -> Edition {
             head: "{count, plural,".into(),
             tail: "}".into(),
             src: None,
+            forms: None,
         }),
     ])
 }

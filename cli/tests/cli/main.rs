@@ -24,6 +24,7 @@ mod inspect;
 mod landing;
 mod markdown_syntax;
 mod outside;
+mod plurals;
 mod pofilter;
 mod precision;
 mod recipe_keys;

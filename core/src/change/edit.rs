@@ -372,6 +372,7 @@ mod tests {
             head: "{count, plural,".into(),
             tail: "}".into(),
             src: None,
+            forms: None,
         })])
     }
 

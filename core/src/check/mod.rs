@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::governance::{Governance, Severity};
 use crate::model::{Document, Edition};
-use analyzers::{functional, placeholders, translation_terms};
+use analyzers::{functional, placeholders, plurals, translation_terms};
 
 pub use analyzers::rule::Rule;
 pub use document::{Checked, DocumentCheck};
@@ -45,6 +45,7 @@ pub const ANALYZERS: &[&str] = &[
     "terms",
     "voice",
     "placeholders",
+    "plurals",
     "translation-terms",
     "translation",
     "suppress",
@@ -246,6 +247,9 @@ pub struct TranslationInput<'a> {
     pub pairs: Vec<Pair<'a>>,
     pub source_governance: &'a Governance,
     pub target_governance: &'a Governance,
+    /// The file's own `Plural-Forms` fault, when it has a header that has one (a PO file:
+    /// [`crate::formats::po::plural_header_fault`]).
+    pub plural_header: Option<(String, usize)>,
 }
 
 /// Runs `placeholders`, `translation-terms` and `translation` over each pair, sorted like
@@ -269,6 +273,7 @@ pub fn check_translations_counted(
             input.target_governance,
         );
     }
+    check.plural_header(input.text, input.lang, input.plural_header.clone());
     let words = check.words();
     let (findings, excepted) = check.finish_all();
     (findings, words, excepted)
@@ -287,6 +292,10 @@ pub struct TranslationCheck<'a> {
     words: usize,
     /// The accelerator markers of the file's type ([`functional::accelerator_markers`]).
     markers: &'static [char],
+    /// The plural categories of each target language, and whether the file's plural header
+    /// fault is reported (once per file).
+    plurals: plurals::Languages,
+    header_reported: bool,
 }
 
 impl<'a> TranslationCheck<'a> {
@@ -298,6 +307,8 @@ impl<'a> TranslationCheck<'a> {
             excepted: Vec::new(),
             words: 0,
             markers: functional::accelerator_markers(path),
+            plurals: plurals::Languages::default(),
+            header_reported: false,
         }
     }
 
@@ -361,6 +372,11 @@ impl<'a> TranslationCheck<'a> {
             let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
             self.findings.push(finding);
         }
+        for m in plurals::compare(pair.target, lang, &mut self.plurals) {
+            let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
+            self.findings.push(finding);
+        }
+
         for (m, severity) in functional::compare(pair.source, pair.target, lang, self.markers) {
             let matched = (!m.data.is_empty()).then_some(m.data);
             let finding = locate(m.rule, severity, 0..0, m.message, matched, None);
@@ -396,6 +412,36 @@ impl<'a> TranslationCheck<'a> {
                 None => self.findings.push(finding),
             }
         }
+        self.plural_header(text, lang, plurals::header_fault(pair.target));
+    }
+
+    /// Reports a PO file's `Plural-Forms` fault (`plurals.header`) at the header, once per
+    /// file: `fault` is what [`crate::formats::po::plural_header_fault`] or a target's switch
+    /// says, `text` the file's text.
+    pub fn plural_header(&mut self, text: &str, lang: &str, fault: Option<(String, usize)>) {
+        let Some((fault, at)) = fault else { return };
+        if self.header_reported {
+            return;
+        }
+        self.header_reported = true;
+        let at = at.min(text.len());
+        let (line, column) = self
+            .lines
+            .get_or_insert_with(|| crate::text::LineIndex::new(text))
+            .position(text, at);
+        self.findings.push(Finding {
+            rule: plurals::HEADER.id.to_owned(),
+            severity: plurals::HEADER.severity,
+            path: self.path.to_owned(),
+            line,
+            column,
+            start: at,
+            end: at,
+            block: None,
+            message: format!("the Plural-Forms header: {fault} ({lang})"),
+            matched: None,
+            suggestion: None,
+        });
     }
 
     /// The findings, sorted like [`check_document`]'s.

@@ -178,6 +178,20 @@ pub struct Switch {
     /// Byte offset of `head` in the file, when read from one.
     #[serde(skip)]
     pub src: Option<usize>,
+    /// The forms the file itself says a plural target holds (PO's `Plural-Forms`), shared by
+    /// the file's switches; `None` where the target language's CLDR categories decide.
+    /// Not content: no part of the rev.
+    #[serde(skip)]
+    pub forms: Option<std::sync::Arc<Forms>>,
+}
+
+/// What a file says its plural targets hold ([`Switch::forms`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Forms {
+    /// The case of each form the file asks for, in order (`msgstr[0]` first).
+    pub cases: Vec<String>,
+    /// Why the file's rule of forms is unsound, and the file offset where it is written.
+    pub fault: Option<(String, usize)>,
 }
 
 impl Switch {

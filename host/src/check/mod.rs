@@ -529,6 +529,7 @@ impl Tally {
             let bilingual = job.format.info().capabilities.bilingual;
             if bilingual || !job.targets.is_empty() {
                 ran.push("placeholders");
+                ran.push("plurals");
                 ran.push("translation");
                 let mut terms = !governance.terms.is_empty();
                 for (lang, g) in &job.target_governance {

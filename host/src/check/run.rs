@@ -301,7 +301,9 @@ fn check_streamed(
     let mut paired = 0;
     let mut translated = Vec::new();
     let mut allowed = Allowed::default();
-    for (check, pairs) in languages.into_values() {
+    let header = plural_header(job, parsed.skeleton.text());
+    for (lang, (mut check, pairs)) in languages {
+        check.plural_header(parsed.skeleton.text(), &lang, header.clone());
         words += check.words();
         let (found, excepted) = check.finish_all();
         translated.extend(found);
@@ -333,6 +335,13 @@ fn check_streamed(
         allowed,
         words: vec![(job.display.clone(), words)],
     })
+}
+
+/// A PO file's `Plural-Forms` fault, read from its text (`None` for any other format).
+fn plural_header(job: &Job, text: &str) -> Option<(String, usize)> {
+    (job.format.info().id == "po")
+        .then(|| kapi_core::formats::po::plural_header_fault(text))
+        .flatten()
 }
 
 /// The governance a job's translations into `lang` are checked under; `None` for a language
@@ -509,6 +518,7 @@ fn check_own_edition(
             pairs,
             source_governance: &job.governance,
             target_governance: target_governance(job, lang).unwrap_or(&empty),
+            plural_header: plural_header(job, parsed.skeleton.text()),
         });
     out.allowed.take(excepted, no_suppress, &mut found);
     out.own.extend(found);
@@ -564,6 +574,7 @@ fn check_target_file(
             pairs,
             source_governance: &job.governance,
             target_governance: target_governance(job, &target.lang).unwrap_or(&empty),
+            plural_header: None,
         });
     out.allowed.take(excepted, no_suppress, &mut found);
     let rules = target.file_rules.clone();

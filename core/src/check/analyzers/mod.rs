@@ -5,6 +5,7 @@
 pub mod functional;
 pub mod hygiene;
 pub mod placeholders;
+pub mod plurals;
 pub mod rule;
 pub mod terms;
 pub mod translation_terms;

@@ -825,6 +825,7 @@ impl Reader<'_, '_> {
             head: String::new(),
             tail: String::new(),
             src: Some(tag.start()),
+            forms: None,
         };
         let key = self.keys.key(
             attrs.name.as_deref().unwrap_or("plurals"),

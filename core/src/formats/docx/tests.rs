@@ -520,6 +520,7 @@ fn characters_xml_cannot_hold_and_switches_are_refused() {
             head: String::new(),
             tail: String::new(),
             src: None,
+            forms: None,
         }))]);
     assert!(Docx.write(&parsed).is_err());
 }

@@ -511,6 +511,7 @@ impl Parser<'_> {
             head,
             tail,
             src: self.at(start),
+            forms: None,
         }))
     }
 
@@ -922,6 +923,7 @@ mod tests {
             head: String::new(),
             tail: String::new(),
             src: None,
+            forms: None,
         };
         let out = rendered(&[Run::Switch(Box::new(switch))]);
         assert_eq!(out, "{count, plural, one {one '{file}'} other {many}}");

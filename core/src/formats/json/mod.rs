@@ -20,6 +20,13 @@
 //! into a `selectordinal` block keyed `key_ordinal`. Other siblings stay blocks of their
 //! own.
 //!
+//! A nested plural, an object (not the root) whose members are two or more strings under
+//! distinct CLDR category keys with `other` among them and nothing else (`"items": {"one":
+//! "…", "other": "…"}`, as Element writes them), reads the same way: ONE block keyed by the
+//! object's path (`items`, level of the object), a plural switch with a branch and a hole per
+//! member. An object with any other member, a lone `other`, or a repeated category stays
+//! keys of its own.
+//!
 //! # Example
 //! ```text
 //! {"errors": {"notFound": "Page {{path}} not found"},
@@ -72,7 +79,7 @@ use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, KeyBudget, Parsed, ReadError, Skeleton,
     WriteError,
 };
-use crate::model::{Block, Branch, Role, Run, Switch, SwitchKind};
+use crate::model::{Block, Branch, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "json",
@@ -231,6 +238,9 @@ enum Frame {
     Object {
         path_len: usize,
         siblings: Vec<usize>,
+        /// Its members while each is a string under a CLDR category key: a nested plural
+        /// (`{"one": "…", "other": "…"}`); `None` once one is not.
+        categories: Option<Vec<(usize, &'static str)>>,
     },
     Array {
         path_len: usize,
@@ -251,6 +261,8 @@ struct Scanner<'a> {
     path: String,
     /// The plural sibling named by the member key just read, for its value.
     sibling: Option<Box<Sibling>>,
+    /// The CLDR category the member key just read is, for its value.
+    category: Option<&'static str>,
     entries: Entries,
     keys: KeyBudget,
     groups: Vec<Vec<usize>>,
@@ -264,6 +276,7 @@ impl<'a> Scanner<'a> {
             pos: 0,
             path: String::new(),
             sibling: None,
+            category: None,
             entries: Entries::default(),
             keys: KeyBudget::new(text.len()),
             groups: Vec::new(),
@@ -329,6 +342,12 @@ impl<'a> Scanner<'a> {
     fn value(&mut self, stack: &mut Vec<Frame>) -> Result<bool, ReadError> {
         self.skip_ws();
         let start = self.pos;
+        if self.bytes.get(start) != Some(&b'"')
+            && let Some(Frame::Object { categories, .. }) = stack.last_mut()
+        {
+            // A member that is no string: the object is no nested plural.
+            *categories = None;
+        }
         match self.bytes.get(start) {
             Some(b'{') => {
                 self.pos += 1;
@@ -342,6 +361,7 @@ impl<'a> Scanner<'a> {
                     stack.push(Frame::Object {
                         path_len,
                         siblings: Vec::new(),
+                        categories: Some(Vec::new()),
                     });
                     return Ok(true);
                 }
@@ -388,10 +408,20 @@ impl<'a> Scanner<'a> {
         self.keys.charge(self.path.len(), self.text, start)?;
         let index = self.entries.len();
         let sibling = self.sibling.take();
-        if sibling.is_some()
-            && let Some(Frame::Object { siblings, .. }) = stack.last_mut()
+        let category = self.category.take();
+        if let Some(Frame::Object {
+            siblings,
+            categories,
+            ..
+        }) = stack.last_mut()
         {
-            siblings.push(index);
+            if sibling.is_some() {
+                siblings.push(index);
+            }
+            match (category, categories.as_mut()) {
+                (Some(c), Some(list)) => list.push((index, c)),
+                _ => *categories = None,
+            }
         }
         self.entries.push(Entry {
             key: if self.path.is_empty() {
@@ -425,9 +455,17 @@ impl<'a> Scanner<'a> {
                     }
                     Some(b'}') => {
                         self.pos += 1;
-                        if let Some(Frame::Object { path_len, siblings }) = stack.pop() {
+                        if let Some(Frame::Object {
+                            path_len,
+                            siblings,
+                            categories,
+                        }) = stack.pop()
+                        {
                             self.path.truncate(path_len);
                             self.group(siblings);
+                            if let Some(list) = categories {
+                                self.nested_plural(list, at)?;
+                            }
                         }
                     }
                     _ => {
@@ -539,6 +577,7 @@ impl<'a> Scanner<'a> {
         }
         push_segment(&mut self.path, raw);
         self.sibling = sibling;
+        self.category = PLURAL_CATEGORIES.iter().copied().find(|c| *c == raw);
         self.skip_ws();
         if self.bytes.get(self.pos) != Some(&b':') {
             return Err(self.error(
@@ -704,6 +743,44 @@ impl<'a> Scanner<'a> {
             self.pos,
             "expected a value: `true`, `false` or `null` (JSON literals are lower case and unquoted)",
         ))
+    }
+
+    /// Makes a closed object whose members are all strings under distinct CLDR category keys,
+    /// `other` among them and two at least, one plural group keyed by the object's path (the
+    /// path now); a top-level object stays keys of its own. `at` is the object's `}`.
+    fn nested_plural(
+        &mut self,
+        members: Vec<(usize, &'static str)>,
+        at: usize,
+    ) -> Result<(), ReadError> {
+        let distinct = members
+            .iter()
+            .enumerate()
+            .all(|(i, (_, c))| !members[..i].iter().any(|(_, d)| d == c));
+        if self.path.is_empty()
+            || members.len() < 2
+            || !distinct
+            || !members.iter().any(|(_, c)| *c == "other")
+        {
+            return Ok(());
+        }
+        self.keys.charge(self.path.len(), self.text, at)?;
+        let id = u32::try_from(self.groups.len()).ok();
+        let mut group = Vec::with_capacity(members.len());
+        for (index, category) in members {
+            if let Some(entry) = self.entries.get_mut(index) {
+                entry.sibling = Some(Box::new(Sibling {
+                    group_key: self.path.clone(),
+                    category,
+                    ordinal: false,
+                }));
+                entry.group = id;
+                entry.depth = entry.depth.saturating_sub(1);
+                group.push(index);
+            }
+        }
+        self.groups.push(group);
+        Ok(())
     }
 
     /// Groups a closed object's plural siblings into i18next plural blocks.
@@ -986,6 +1063,7 @@ fn build<'e>(text: &str, mut out: Output<'e>, scanned: Scanned) -> Output<'e> {
             head: String::new(),
             tail: String::new(),
             src: None,
+            forms: None,
         };
         let mut block = Block::new(key, Role::Key, vec![Run::Switch(Box::new(switch))]);
         block.level = depth;

@@ -294,6 +294,61 @@ fn i18next_plural_siblings_read_as_one_switch_with_a_hole_per_branch() {
 }
 
 #[test]
+fn a_nested_object_of_cldr_categories_is_one_plural_switch() {
+    // As Element writes them (element-web `src/i18n/strings/*.json`).
+    let source = r#"{"room": {"n_members": {"one": "%(count)s member", "other": "%(count)s members"},
+        "mixed": {"one": "a", "other": "b", "label": "c"},
+        "lone": {"other": "d"},
+        "twice": {"one": "e", "one": "f", "other": "g"},
+        "deep": {"one": "h", "other": {"x": "i"}},
+        "ru": {"one": "%(count)s участник", "few": "%(count)s участника", "many": "%(count)s участников", "other": "%(count)s участника"}},
+        "one": "top", "other": "level"}"#;
+    let mut parsed = read(source);
+    assert_eq!(
+        keys(&parsed),
+        [
+            "room.n_members",
+            "room.mixed.one",
+            "room.mixed.other",
+            "room.mixed.label",
+            "room.lone.other",
+            "room.twice.one",
+            "room.twice.one#2",
+            "room.twice.other",
+            "room.deep.one",
+            "room.deep.other.x",
+            "room.ru",
+            "one",
+            "other",
+        ]
+    );
+    let block = &parsed.document.blocks[0];
+    assert_eq!(block.level, 1);
+    assert_eq!(
+        marked(&block.source.runs),
+        r#"{1 count plural|one: <x id="1/"/> member|other: <x id="1/"/> members}"#
+    );
+    let ru = parsed.document.block("room.ru").unwrap();
+    let Some(Run::Switch(s)) = ru.source.runs.first() else {
+        panic!("room.ru is no switch")
+    };
+    let cases: Vec<&str> = s.branches.iter().map(|b| b.case.as_str()).collect();
+    assert_eq!(cases, ["one", "few", "many", "other"]);
+    let runs = parsed
+        .document
+        .block_mut("room.n_members")
+        .unwrap()
+        .source
+        .branch_mut("count:other")
+        .unwrap();
+    runs[1] = Run::text(" people");
+    assert_eq!(
+        write(&parsed),
+        source.replace("%(count)s members", "%(count)s people")
+    );
+}
+
+#[test]
 fn icu_messages_are_switches_and_an_edit_requotes() {
     let source = r#"{"m": "It's {count, plural, one {# file '{'x'}'} other {# files}}."}"#;
     let mut parsed = read(source);

@@ -8,15 +8,25 @@ use super::writer::push_escaped;
 use crate::formats::inline::placeholders::{Ids, Syntaxes};
 use crate::formats::output::Output;
 use crate::formats::{ReadError, Skeleton};
-use crate::model::{Block, Branch, Edition, KeyDeduper, Role, Run, Switch, SwitchKind};
+use std::sync::Arc;
+
+use crate::model::{Block, Branch, Edition, Forms, KeyDeduper, Role, Run, Switch, SwitchKind};
+use crate::plurals::PluralForms;
 
 /// What the header says about the file.
 #[derive(Debug, Default)]
 pub(super) struct Header {
+    /// Names already worked out, by form count ([`Header::form_names`] evaluates the
+    /// formula over a thousand numbers: once per count, not once per message).
+    names: std::cell::RefCell<Vec<(usize, Vec<String>)>>,
     /// `Language:` as written (a gettext locale: `zh_CN`, `sr@latin`).
     pub(super) language: Option<String>,
     /// `Plural-Forms: nplurals=N`, when N is a number (a POT's `INTEGER` is not).
     pub(super) nplurals: Option<usize>,
+    /// `Plural-Forms` read ([`PluralForms`]), when the header has one.
+    pub(super) plural_forms: Option<PluralForms>,
+    /// Where the header message starts in the file.
+    pub(super) at: usize,
 }
 
 /// The header: the first message with an empty `msgid` and no context (read up to it, so
@@ -25,12 +35,16 @@ pub(super) fn header(text: &str) -> Result<Header, ReadError> {
     let mut found = None;
     parse(text, &mut |entry| {
         if entry.is_header() {
-            found = entry.strs.into_iter().next().map(|s| s.text);
+            let at = entry.start;
+            found = entry.strs.into_iter().next().map(|s| (s.text, at));
             return Ok(Flow::Stop);
         }
         Ok(Flow::Go)
     })?;
-    Ok(header_of(found.as_deref()))
+    let at = found.as_ref().map_or(0, |(_, at)| *at);
+    let mut header = header_of(found.as_ref().map(|(t, _)| t.as_str()));
+    header.at = at;
+    Ok(header)
 }
 
 fn header_of(text: Option<&str>) -> Header {
@@ -48,38 +62,47 @@ fn header_of(text: Option<&str>) -> Header {
                 out.language = Some(value.to_owned());
             }
         } else if name.trim().eq_ignore_ascii_case("plural-forms") {
-            out.nplurals = nplurals(value);
+            let forms = PluralForms::parse(value);
+            out.nplurals = forms.nplurals;
+            out.plural_forms = Some(forms);
         }
     }
     out
 }
 
-/// The `nplurals=N` of a `Plural-Forms` value, N of at most three digits (the most
-/// `msgstr[i]` forms the parser reads).
-fn nplurals(value: &str) -> Option<usize> {
-    let (_, rest) = value.split_once("nplurals")?;
-    let rest = rest.trim_start().strip_prefix('=')?.trim_start();
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 3 {
-        return None;
+impl Header {
+    /// The branch names of a plural message's `forms` target forms, `msgstr[0]` first: the
+    /// CLDR category each serves by the header's formula ([`PluralForms::names`]).
+    pub(super) fn form_names(&self, forms: usize) -> Vec<String> {
+        if let Ok(known) = self.names.try_borrow()
+            && let Some((_, names)) = known.iter().find(|(n, _)| *n == forms)
+        {
+            return names.clone();
+        }
+        let names = match &self.plural_forms {
+            Some(pf) => pf.names(self.language.as_deref(), forms),
+            None => PluralForms::parse("").names(self.language.as_deref(), forms),
+        };
+        if let Ok(mut known) = self.names.try_borrow_mut() {
+            known.push((forms, names.clone()));
+        }
+        names
     }
-    rest.get(..digits)?.parse().ok()
-}
 
-/// The branch names of a plural message's `forms` target forms, `msgstr[0]` first: the
-/// CLDR categories of the header's `language` when the table has that many
-/// ([`plural_categories`]), else `form0`, `form1`….
-pub(super) fn form_names(language: Option<&str>, forms: usize) -> Vec<String> {
-    let names = language
-        .and_then(|l| plural_categories(l, forms))
-        .or_else(|| plural_categories("", forms));
-    (0..forms)
-        .map(|i| {
-            names
-                .and_then(|n| n.get(i))
-                .map_or_else(|| format!("form{i}"), |c| (*c).to_owned())
-        })
-        .collect()
+    /// What the file says each plural target holds: `nplurals` forms named as the reader
+    /// names them, and the header's fault; `None` without a numeric `nplurals`.
+    pub(super) fn forms(&self) -> Option<Arc<Forms>> {
+        let n = self.nplurals?;
+        let fault = self
+            .plural_forms
+            .as_ref()
+            .and_then(|pf| pf.fault.clone())
+            .map(|f| (f, self.at));
+        Some(Arc::new(Forms {
+            cases: self.form_names(n),
+            fault,
+        }))
+    }
 }
 
 /// A gettext locale name as a language tag: `zh_CN` → `zh-CN`, `sr@latin` → `sr-Latn`.
@@ -96,43 +119,6 @@ fn language_tag(locale: &str) -> String {
         }
     }
     tag
-}
-
-/// The CLDR categories of `forms` plural forms in gettext's order for `language` (a locale
-/// or tag), when the number of forms matches the built-in table.
-pub fn plural_categories(language: &str, forms: usize) -> Option<&'static [&'static str]> {
-    let lang = language
-        .split(['_', '-', '@', '.'])
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let lang = lang.as_str();
-    Some(match forms {
-        1 => &["other"],
-        2 => &["one", "other"],
-        3 => match lang {
-            "ru" | "uk" | "be" | "pl" | "sr" | "hr" | "bs" | "sh" => &["one", "few", "many"],
-            "cs" | "sk" | "lt" | "ro" | "mo" => &["one", "few", "other"],
-            "lv" | "prg" => &["zero", "one", "other"],
-            "he" | "iw" => &["one", "two", "other"],
-            "fr" | "es" | "it" | "pt" | "ca" => &["one", "many", "other"],
-            _ => return None,
-        },
-        4 => match lang {
-            "ru" | "uk" | "be" | "pl" | "lt" | "cs" | "sk" | "mt" => {
-                &["one", "few", "many", "other"]
-            }
-            "sl" | "gd" | "dsb" | "hsb" | "cy" => &["one", "two", "few", "other"],
-            "he" | "iw" => &["one", "two", "many", "other"],
-            _ => return None,
-        },
-        5 => match lang {
-            "ga" | "br" => &["one", "two", "few", "many", "other"],
-            _ => return None,
-        },
-        6 => &["zero", "one", "two", "few", "many", "other"],
-        _ => return None,
-    })
 }
 
 /// The placeholder syntaxes a message's flags call for.
@@ -234,6 +220,7 @@ pub(super) fn read_text<'e>(
         .language
         .as_deref()
         .map_or_else(|| "target".to_owned(), language_tag);
+    let forms = header.forms();
     let mut out = Output::new(INFO.id, skeleton, each);
     let mut keys = KeyDeduper::default();
     let mut key = String::new();
@@ -272,10 +259,10 @@ pub(super) fn read_text<'e>(
                     .push(id.span.clone(), index, None, Some("n:one"), &one);
                 out.skeleton
                     .push(plural.span.clone(), index, None, Some("n:other"), &other);
-                vec![switch(vec![
-                    Branch::new("one", one),
-                    Branch::new("other", other),
-                ])]
+                vec![switch(
+                    vec![Branch::new("one", one), Branch::new("other", other)],
+                    None,
+                )]
             }
         };
 
@@ -289,7 +276,7 @@ pub(super) fn read_text<'e>(
             }
             runs
         } else {
-            let names = form_names(header.language.as_deref(), entry.strs.len());
+            let names = header.form_names(entry.strs.len().max(header.nplurals.unwrap_or(0)));
             let mut branches = Vec::with_capacity(entry.strs.len());
             for (s, case) in entry.strs.iter_mut().zip(names) {
                 let runs = runs_of(s, syntaxes, &mut Ids::default());
@@ -298,7 +285,7 @@ pub(super) fn read_text<'e>(
                     .push(s.span.clone(), index, Some(&lang), Some(&path), &runs);
                 branches.push(Branch::new(case, runs));
             }
-            vec![switch(branches)]
+            vec![switch(branches, forms.clone())]
         };
         let state = if entry.comments.has_flag("fuzzy") {
             Some("fuzzy".to_owned())
@@ -333,7 +320,7 @@ pub(super) fn read_text<'e>(
     Ok(out)
 }
 
-fn switch(branches: Vec<Branch>) -> Run {
+fn switch(branches: Vec<Branch>, forms: Option<Arc<Forms>>) -> Run {
     Run::Switch(Box::new(Switch {
         id: "1".into(),
         kind: SwitchKind::Plural,
@@ -342,5 +329,6 @@ fn switch(branches: Vec<Branch>) -> Run {
         head: String::new(),
         tail: String::new(),
         src: None,
+        forms,
     }))
 }

@@ -21,12 +21,12 @@
 //!
 //! A plural message is one [`Switch`](crate::model::Switch) per edition (kind plural, pivot `n`): the source has
 //! branches `one` (`msgid`) and `other` (`msgid_plural`); the target has one branch per
-//! `msgstr[i]`, named by the language's CLDR categories in gettext's order when the number
-//! of forms matches a built-in table ([`plural_categories`]: one form is `other`, two are
-//! `one other`, six are `zero one two few many other`, and three to five by language: `ru`,
-//! `uk`, `pl`… `one few many (other)`, `cs`/`sk` `one few (many) other`, `he` `one two (many)
-//! other`, `fr`/`es`/`it`/`pt` `one many other`, `sl` `one two few other`, `ga` five forms),
-//! else `form0`, `form1`…. Each branch has its own hole (`n:one`, `n:few`).
+//! `msgstr[i]`, named by the CLDR category of `Language:` that the header's own `plural=`
+//! formula gives it ([`crate::plurals`]: Russian `nplurals=3` is `one few many`, Django's
+//! Russian `nplurals=4` `one few many other`), else `other` for one form, `one other` for
+//! two, `form0`, `form1`… past them. Each branch has its own hole (`n:one`, `n:few`). The
+//! target switch carries the forms the header asks for and its fault, if any
+//! ([`crate::model::Switch::forms`]), for the `plurals` check.
 //!
 //! # Codes
 //! Placeholders are standalone codes chosen by the message's flags: `c-format`,
@@ -66,8 +66,7 @@
 //! A target edition replaced or edited (`block.targets.insert(lang, edition)`) is written as
 //! the `msgstr`, an empty one included. A plural message's `msgstr[0]`, `msgstr[1]`… are
 //! written from the target switch's branches by name, in the order the reader names them
-//! for the header's `Plural-Forms: nplurals=N` (the [`plural_categories`] of `Language:`,
-//! else `form0`…); a target whose branches are not exactly those names, or a message whose
+//! for the header's `Plural-Forms: nplurals=N`; a target whose branches are not exactly those names, or a message whose
 //! `msgstr[i]` count is not N, is refused with [`WriteError::PluralForms`] naming the
 //! message (a header with no number, as in a POT, takes the message's own count); a
 //! switch in a singular message is refused with [`WriteError::Block`]. Adding forms a
@@ -103,9 +102,15 @@ use super::{
     Capabilities, Encoding, Format, FormatInfo, Hole, HoleKind, Parsed, ReadError, WriteError,
 };
 use crate::model::Run;
-pub use blocks::plural_categories;
 use blocks::read_text;
 use state::{Plurals, render_flags};
+
+/// What is wrong with a PO file's `Plural-Forms` header ([`crate::plurals::PluralForms`]'s
+/// fault) and the file offset of the header, when something is; read from the file's text,
+/// so a file with no plural message has its header judged too (as `msgfmt -c` does).
+pub fn plural_header_fault(text: &str) -> Option<(String, usize)> {
+    blocks::header(text).ok()?.forms()?.fault.clone()
+}
 use writer::{file_wraps, line_ending, render};
 
 pub const INFO: FormatInfo = FormatInfo {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::blocks::{Header, form_names, header};
+use super::blocks::{Header, header};
 use crate::formats::{Hole, HoleKind, WriteError};
 use crate::model::{Document, Edition, Run, SwitchKind};
 
@@ -76,7 +76,7 @@ impl Plurals {
         };
         // Both bounded by the file: `n` has at most three digits, `found` was built by the
         // caller.
-        let expected = form_names(self.header.language.as_deref(), n);
+        let expected = self.header.form_names(n);
         let mut have: Vec<&str> = found.iter().map(String::as_str).collect();
         let mut want: Vec<&str> = expected.iter().map(String::as_str).collect();
         have.sort_unstable();

@@ -4,8 +4,9 @@
 //! What the scan proves before it answers (else `None`, and the caller reads the file whole):
 //! the file is UTF-8 (a BOM allowed, no NUL) and strict JSON as [`crate::formats::json`] reads
 //! it, no deeper than its limit; each key is in the canonical form the reader writes, names
-//! exactly one string value, is no i18next plural sibling and no plural group's key (so no key
-//! is renumbered `#2` and no group takes the value); the keys of every value fit the reader's
+//! exactly one string value, is no i18next plural sibling and no plural group's key, and does
+//! not end in a CLDR category (`items.one` may be a branch of a nested plural object) (so no
+//! key is renumbered `#2` and no group takes the value); the keys of every value fit the reader's
 //! [`KeyBudget`]; and no value is long enough to hold [`MAX_CODES`] codes. Each value found is
 //! the block the full reader makes of it (key, level, span, runs with their file offsets, so
 //! the same `rev`), with its hole, and the blocks come in file order as
@@ -18,7 +19,7 @@ use crate::formats::inline::icu;
 use crate::formats::inline::placeholders::{Ids, Syntaxes};
 use crate::formats::json::{Decoded, escape_at, hex4_at};
 use crate::formats::{Encoding, KeyBudget, MAX_CODES, MAX_DEPTH, Parsed, Skeleton, WriteError};
-use crate::model::{Block, Document, Role, Run};
+use crate::model::{Block, Document, PLURAL_CATEGORIES, Role, Run};
 
 /// The longest value (bytes between its quotes) the scan takes: a value holds at most one
 /// code per byte, so one this long cannot pass [`MAX_CODES`].
@@ -478,6 +479,10 @@ impl Scan<'_> {
             let last = target.segs.len() == depth + 1;
             if last && (base == Some(want.as_str()) || (base.is_some() && want == key)) {
                 // A plural group could be keyed as the target, or take the value.
+                return None;
+            }
+            if last && want == key && PLURAL_CATEGORIES.contains(&key) {
+                // A CLDR category's value may be a branch of a nested plural object.
                 return None;
             }
             if want == key {

@@ -172,6 +172,7 @@ impl Builder<'_, '_> {
             head: String::new(),
             tail: String::new(),
             src: entries.first().map(|e| e.key_start),
+            forms: None,
         };
         let key = self.key(span.start);
         let mut block = Block::new(key, Role::Key, vec![Run::Switch(Box::new(switch))]);

@@ -129,6 +129,11 @@ fn plural_siblings_and_their_group_keys_fall_back() {
     assert!(locate(text.into(), &keys(&["x_one"])).is_none());
     let ordinal = r#"{"place_ordinal_one": "st", "place_ordinal": "x"}"#;
     assert!(locate(ordinal.into(), &keys(&["place_ordinal"])).is_none());
+    // A nested plural object's members, and the object's key.
+    let nested = r#"{"items": {"one": "1 item", "other": "%(count)s items"}, "a": {"b": "x"}}"#;
+    assert!(locate(nested.into(), &keys(&["items.one"])).is_none());
+    assert!(locate(nested.into(), &keys(&["items"])).is_none());
+    same_as_reader(nested, &keys(&["a.b"]));
     // A sibling elsewhere does not matter.
     same_as_reader(
         r#"{"a": {"item_one": "1", "item_other": "2"}, "item": "x"}"#,

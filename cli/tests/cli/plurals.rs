@@ -1,0 +1,256 @@
+//! Plural completeness through the binary: a PO message holds the forms its header's
+//! `Plural-Forms` asks for (as `msgfmt -c`), Android `<plurals>` and nested JSON plurals the
+//! CLDR categories of their language, on real catalogs from `testdata/plurals/`.
+
+use super::Kapi;
+
+const RU_PO: &str = include_str!("../../../testdata/plurals/django-conf-ru-django.po");
+const FR_PO: &str = include_str!("../../../testdata/plurals/django-conf-fr-django.po");
+const EN_XML: &str = include_str!("../../../testdata/plurals/android/values/strings.xml");
+const RU_XML: &str = include_str!("../../../testdata/plurals/android/values-ru/strings.xml");
+const EN_JSON: &str = include_str!("../../../testdata/plurals/json/en_EN.json");
+const RU_JSON: &str = include_str!("../../../testdata/plurals/json/ru.json");
+const ELEMENT_EN: &str = include_str!("../../../testdata/plurals/json/element-en_EN.json");
+const ELEMENT_RU: &str = include_str!("../../../testdata/plurals/json/element-ru.json");
+
+/// The `plurals.*` findings of a `kapi check --json` run, as `rule block` lines, and its
+/// exit code.
+fn plural_findings(kapi: &Kapi, args: &[&str]) -> (i32, Vec<String>, serde_json::Value) {
+    let run = kapi.run(args);
+    assert!(
+        run.code == 0 || run.code == 3,
+        "kapi check failed:\n{}",
+        run.transcript()
+    );
+    let report = run.json();
+    let mut out = Vec::new();
+    for f in report["findings"].as_array().expect("findings") {
+        let rule = f["rule"].as_str().unwrap_or_default();
+        if rule.starts_with("plurals.") {
+            out.push(format!("{rule} {}", f["block"].as_str().unwrap_or("-")));
+        }
+    }
+    (run.code, out, report)
+}
+
+#[test]
+fn a_russian_po_message_missing_msgstr_2_is_plurals_missing() {
+    let kapi = Kapi::empty();
+    kapi.write("ru.po", RU_PO);
+    let (_, found, _) = plural_findings(&kapi, &["check", "ru.po", "--json"]);
+    assert!(
+        found.is_empty(),
+        "Django's Russian catalog is complete: {found:?}"
+    );
+
+    // Drop the `msgstr[2]` and `msgstr[3]` of the first plural message (its last two forms,
+    // continuation lines included; the parser wants forms in order).
+    let at = RU_PO.find("msgstr[2] ").expect("a third form");
+    let end = at + RU_PO[at..].find("\n\n").expect("the message's end") + 1;
+    assert!(RU_PO[at..end].contains("msgstr[3] "));
+    let broken = format!("{}{}", &RU_PO[..at], &RU_PO[end..]);
+    kapi.write("ru.po", &broken);
+    let (code, found, report) = plural_findings(&kapi, &["check", "ru.po", "--json"]);
+    assert_eq!(code, 3, "a missing form is major: the gate fails");
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found.iter().all(|f| f.starts_with("plurals.missing ")),
+        "{found:?}"
+    );
+    let finding = report["findings"]
+        .as_array()
+        .and_then(|a| a.iter().find(|f| f["rule"] == "plurals.missing"))
+        .expect("the finding");
+    let message = finding["message"].as_str().unwrap_or_default();
+    assert!(message.contains("`msgstr[2]` (many)"), "{message}");
+    assert!(message.contains("has 2 of the 4 forms"), "{message}");
+    assert_eq!(finding["severity"], "major");
+}
+
+#[test]
+fn forms_past_nplurals_are_plurals_extra_as_msgfmt_refuses_them() {
+    // Django's French catalog says nplurals=2, yet some messages carry three forms.
+    let kapi = Kapi::empty();
+    kapi.write("fr.po", FR_PO);
+    let (_, found, report) = plural_findings(&kapi, &["check", "fr.po", "--json"]);
+    assert!(!found.is_empty());
+    assert!(
+        found.iter().all(|f| f.starts_with("plurals.extra ")),
+        "{found:?}"
+    );
+    let minor = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "plurals.extra")
+        .all(|f| f["severity"] == "minor");
+    assert!(minor);
+}
+
+#[test]
+fn a_plural_forms_header_that_disagrees_with_itself_is_reported_once() {
+    let kapi = Kapi::empty();
+    kapi.write("ru.po", RU_PO.replacen("nplurals=4;", "nplurals=2;", 1));
+    let (code, found, report) = plural_findings(&kapi, &["check", "ru.po", "--json"]);
+    assert_eq!(code, 3);
+    let headers: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "plurals.header")
+        .collect();
+    assert_eq!(headers.len(), 1, "{found:?}");
+    let message = headers[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("nplurals=2 but its formula gives form 2"),
+        "{message}"
+    );
+    // It points at the header, the file's first message.
+    assert!(headers[0]["line"].as_u64().unwrap_or(0) < 20);
+    // And each message's forms past nplurals=2 are extra.
+    assert!(found.iter().any(|f| f.starts_with("plurals.extra ")));
+
+    // A file with no plural message has its header judged too, as `msgfmt -c` does.
+    let header_end = RU_PO.find("\n\n").expect("the header") + 2;
+    let singular = format!(
+        "{}msgid \"Yes\"\nmsgstr \"Да\"\n",
+        RU_PO[..header_end].replacen("nplurals=4;", "nplurals=2;", 1)
+    );
+    kapi.write("ru.po", &singular);
+    let (code, found, _) = plural_findings(&kapi, &["check", "ru.po", "--json"]);
+    assert_eq!(code, 3);
+    assert_eq!(found, ["plurals.header -"]);
+}
+
+fn catalog_project(source: &str, target: &str) -> Kapi {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        format!(
+            "version: v1\nname: plurals\ndefaults:\n  source_language: en\n  target_languages: [ru]\ncollections:\n  - path: \"{source}\"\n    target: \"{target}\"\n"
+        ),
+    );
+    kapi
+}
+
+#[test]
+fn an_android_plurals_missing_few_is_plurals_missing() {
+    let kapi = catalog_project("res/values/strings.xml", "res/values-{lang}/strings.xml");
+    kapi.write("res/values/strings.xml", EN_XML);
+    kapi.write("res/values-ru/strings.xml", RU_XML);
+    let (_, found, _) = plural_findings(&kapi, &["check", "--json"]);
+    assert!(
+        found.is_empty(),
+        "Simple Calendar's Russian plurals are complete: {found:?}"
+    );
+
+    let broken = RU_XML.replacen(
+        "        <item quantity=\"few\">В течение следующих %d дней</item>\n",
+        "",
+        1,
+    );
+    assert_ne!(broken, RU_XML);
+    kapi.write("res/values-ru/strings.xml", &broken);
+    let (code, found, report) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3);
+    assert_eq!(found, ["plurals.missing within_the_next_days"]);
+    let f = &report["findings"].as_array().expect("findings")[0];
+    let message = report["findings"]
+        .as_array()
+        .and_then(|a| a.iter().find(|f| f["rule"] == "plurals.missing"))
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_default();
+    assert!(message.contains("no `few` form"), "{message} {f}");
+}
+
+#[test]
+fn a_nested_json_plural_is_one_switch_paired_by_category() {
+    let kapi = catalog_project("i18n/en_EN.json", "i18n/{lang}.json");
+    kapi.write("i18n/en_EN.json", EN_JSON);
+    kapi.write("i18n/ru.json", RU_JSON);
+    let run = kapi.run(&["check", "--json"]);
+    let (_, found, report) = plural_findings(&kapi, &["check", "--json"]);
+    // The Russian `one` carries the number the English `one` spells out: no placeholder
+    // finding; the missing `many` of `n_rooms` is the one finding.
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(
+        !rules.iter().any(|r| r.starts_with("placeholders.")),
+        "{}",
+        run.transcript()
+    );
+    assert_eq!(found, ["plurals.missing room_list.n_rooms"]);
+}
+
+#[test]
+fn elements_russian_plurals_without_few_and_many_are_plurals_missing() {
+    // Element's Russian catalog as shipped: `one` and `other` only.
+    let kapi = catalog_project("i18n/en_EN.json", "i18n/{lang}.json");
+    kapi.write("i18n/en_EN.json", ELEMENT_EN);
+    kapi.write("i18n/ru.json", ELEMENT_RU);
+    let (code, found, report) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3);
+    assert_eq!(
+        found,
+        [
+            "plurals.missing a11y.n_unread_messages",
+            "plurals.missing a11y.n_unread_messages",
+            "plurals.missing a11y.n_unread_messages_mentions",
+            "plurals.missing a11y.n_unread_messages_mentions",
+        ]
+    );
+    let matched: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "plurals.missing")
+        .filter_map(|f| f["matched"].as_str())
+        .collect();
+    assert_eq!(matched, ["few", "many", "few", "many"]);
+}
+
+#[test]
+fn icu_i18next_and_rails_plurals_are_held_to_cldr() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: plurals\ndefaults:\n  source_language: en\n  target_languages: [ru]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n  - path: \"config/locales/en.yml\"\n    target: \"config/locales/{lang}.yml\"\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        r#"{"files": "{count, plural, one {# file} other {# files}}",
+ "item_one": "{{count}} item", "item_other": "{{count}} items",
+ "zero_en": "{n, plural, =0 {none} one {# row} other {# rows}}"}"#,
+    );
+    kapi.write(
+        "locales/ru.json",
+        r#"{"files": "{count, plural, one {# файл} few {# файла} other {# файлов}}",
+ "item_one": "{{count}} предмет", "item_few": "{{count}} предмета", "item_many": "{{count}} предметов", "item_other": "{{count}} предмета",
+ "zero_en": "{n, plural, =0 {нет} one {# строка} few {# строки} many {# строк} other {# строки}}"}"#,
+    );
+    kapi.write(
+        "config/locales/en.yml",
+        "en:\n  inbox:\n    one: \"%{count} message\"\n    other: \"%{count} messages\"\n",
+    );
+    kapi.write(
+        "config/locales/ru.yml",
+        "ru:\n  inbox:\n    one: \"%{count} сообщение\"\n    other: \"%{count} сообщений\"\n    two: \"%{count} сообщения\"\n",
+    );
+    let (code, found, _) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3);
+    let mut found = found;
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "plurals.extra inbox",
+            "plurals.missing files",
+            "plurals.missing inbox",
+            "plurals.missing inbox",
+        ]
+    );
+}
