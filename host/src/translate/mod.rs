@@ -27,6 +27,8 @@ pub mod pseudo;
 mod run;
 mod scaffold;
 
+pub use bilingual::po_language_note;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
