@@ -185,3 +185,176 @@ fn a_po_language_that_is_no_tag_is_named_not_invented() {
         "nothing is translated into an invented language"
     );
 }
+
+/// `text` with the first line holding `needle` taken out, and that line.
+fn take_line(text: &str, needle: &str) -> (String, String) {
+    let mut out = String::new();
+    let mut taken = String::new();
+    for line in text.split_inclusive('\n') {
+        if taken.is_empty() && line.contains(needle) {
+            taken = line.to_owned();
+        } else {
+            out.push_str(line);
+        }
+    }
+    (out, taken)
+}
+
+#[test]
+fn a_key_missing_from_an_android_target_is_added_in_place_and_orphans_are_kept() {
+    let kapi = project(RECIPE);
+    let zh = "res/values-zh-rCN/strings.xml";
+    let original = kapi.read(zh);
+    // The target lacks `stop` and holds a key the source does not.
+    let (lacking, stop) = take_line(&original, "name=\"stop\"");
+    assert!(stop.contains("停止") || !stop.is_empty(), "{stop}");
+    let before = lacking.replace(
+        "</resources>",
+        "    <string name=\"old_gone\">旧</string>\n</resources>",
+    );
+    kapi.write(zh, &before);
+    let dry = kapi.run(&[
+        "up",
+        "--provider",
+        "pseudo",
+        "--to",
+        "zh-CN",
+        "--dry-run",
+        "--json",
+    ]);
+    assert_eq!(dry.code, 0, "{}", dry.transcript());
+    let plan = dry.json();
+    let doc = plan["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["doc"] == "res/values/strings.xml")
+        .unwrap();
+    assert_eq!(
+        doc["todo"], 1,
+        "the missing key is counted, not paired by position: {doc}"
+    );
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "zh-CN"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout
+            .contains("(res/values-zh-rCN/strings.xml, added): 1 to do, 0 from memory, 1 landed"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("holds 1 key its source lacks (orphans, kept): old_gone"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("no place for it"), "{}", run.stdout);
+    let after = kapi.read(zh);
+    let (rest, added) = take_line(&after, "name=\"stop\"");
+    assert_eq!(rest, before, "every other byte is kept");
+    assert_eq!(added, "    <string name=\"stop\">[Stöþ~~]</string>\n");
+    // At the source's position: after `share_selected`, as in `values/strings.xml`.
+    let at = after.find("name=\"stop\"").unwrap();
+    let prev = after.find("name=\"share_selected\"").unwrap();
+    assert!(prev < at && after[prev..at].lines().count() == 2, "{after}");
+    let check = kapi.run(&["check", "res"]);
+    assert_eq!(check.code, 0, "{}", check.transcript());
+}
+
+#[test]
+fn json_and_properties_targets_take_missing_keys_in_their_own_layout() {
+    let kapi = project(RECIPE);
+    let from = testdata().join("locales");
+    copy_dir(&from.join("properties"), &kapi.path().join("props"));
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - name: web\n    locales: {fr: fr-FR}\n    content:\n      - path: i18n/en.json\n        format: json\n        target: \"i18n/{locale}.json\"\n  - name: java\n    content:\n      - path: props/ValidationMessages.properties\n        target: \"props/ValidationMessages_{lang_underscore}.properties\"\n",
+    );
+    let json = "i18n/fr-FR.json";
+    let (lacking, copy) = take_line(&kapi.read(json), "\"theme.CodeBlock.copy\":");
+    assert!(!copy.is_empty());
+    let json_before = lacking.replace("\n}", ",\n  \"theme.old.gone\": \"Vieux\"\n}");
+    kapi.write(json, &json_before);
+    let props = "props/ValidationMessages_fr.properties";
+    let (props_before, decimal) = take_line(&kapi.read(props), "DecimalMax.message");
+    assert!(!decimal.is_empty());
+    kapi.write(props, &props_before);
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout.contains("(i18n/fr-FR.json, added)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("(props/ValidationMessages_fr.properties, added): 1 to do"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("orphans, kept): 'theme.old.gone'"),
+        "{}",
+        run.stdout
+    );
+    let after = kapi.read(json);
+    let copied = after
+        .find("\"theme.CodeBlock.copied\": \"Copié\",\n")
+        .unwrap();
+    let copy = after
+        .find("  \"theme.CodeBlock.copy\": \"[Çöþý~~]\",\n")
+        .unwrap();
+    assert!(copied < copy, "{after}");
+    assert!(
+        after.ends_with("  \"theme.old.gone\": \"Vieux\"\n}\n"),
+        "{after}"
+    );
+    serde_json::from_str::<Value>(&after).expect("still JSON");
+    let after = kapi.read(props);
+    let (rest, added) = take_line(&after, "DecimalMax.message");
+    assert_eq!(rest, props_before, "every other byte is kept");
+    assert!(
+        added.starts_with("javax.validation.constraints.DecimalMax.message  = ["),
+        "{added}"
+    );
+    let prev = after.find("AssertTrue.message").unwrap();
+    assert!(prev < after.find("DecimalMax.message").unwrap());
+}
+
+#[test]
+fn a_yaml_target_takes_a_missing_key_and_names_one_with_no_place() {
+    let kapi = Kapi::bound();
+    let from = testdata().join("locales/yaml");
+    copy_dir(&from, &kapi.path().join("config"));
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - name: rails\n    content:\n      - path: config/en.yml\n        target: \"config/{lang}.yml\"\n",
+    );
+    let fr = kapi.read("config/fr.yml");
+    // `datetime.prompts.minute` lacks its line; `support.array` loses its whole mapping.
+    let (lacking, minute) = take_line(&fr, "      minute: Minute");
+    assert!(!minute.is_empty());
+    let start = lacking.find("  support:\n").unwrap();
+    let end = lacking[start..]
+        .find("  time:\n")
+        .map(|i| start + i)
+        .unwrap();
+    let before = format!("{}{}", &lacking[..start], &lacking[end..]);
+    kapi.write("config/fr.yml", &before);
+    // The keys with no place are an error of the run (exit 1); the rest land.
+    let run = kapi.run(&["up", "--provider", "pseudo", "--json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let out = run.json();
+    assert_eq!(out["documents"][0]["file"], "added", "{out}");
+    let errors = out["errors"].to_string();
+    assert!(
+        errors.contains("kapi cannot add") && errors.contains("support.array.last_word_connector"),
+        "{errors}"
+    );
+    let after = kapi.read("config/fr.yml");
+    assert!(
+        after.contains("      second: Seconde\n      minute: \"[Mîñûté~~]\"\n      hour: Heure\n"),
+        "{after}"
+    );
+    assert!(!after.contains("  support:"), "{after}");
+}

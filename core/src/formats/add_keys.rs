@@ -1,0 +1,438 @@
+//! Adding the keys a translation file lacks to it, in place: each missing entry of the source
+//! (Android `strings.xml`, JSON, YAML, Java properties) is copied into the target at the
+//! source's position (after the entry of the nearest key before it that the target holds, in
+//! the same parent object, else before the nearest after it), re-indented to the target's
+//! indentation, and every other byte of the target is kept.
+//!
+//! Choices where the issue is silent: the entry keeps the source's text (the translator's
+//! starting point, and what an app shows until it is translated, never an empty string); its
+//! own escapes and quoting are the source's, which the same format reads; keys the target holds
+//! and the source lacks stay where they are. The result is read back before it is returned: it
+//! must parse, hold every block the target held with the same text, and hold each added key,
+//! else nothing is written and the error names the keys. A key whose parent object (a JSON or
+//! YAML mapping, an Android `<string-array>`) the target lacks has no place: it is named, and
+//! the rest are added. Only UTF-8 files are edited.
+
+use std::collections::HashMap;
+
+use super::Format;
+use crate::model::{Block, Document};
+
+/// What adding the keys did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Added {
+    /// The target's new bytes.
+    pub bytes: Vec<u8>,
+    /// The keys added, in source order.
+    pub added: Vec<String>,
+    /// The keys that have no place in the target (their parent is missing there).
+    pub unplaced: Vec<String>,
+}
+
+/// The formats [`add_keys`] edits.
+pub fn supported(format_id: &str) -> bool {
+    matches!(format_id, "android" | "json" | "yaml" | "properties")
+}
+
+/// Adds the `missing` keys of `source` (whose text is `source_text`) to the target file
+/// `target_text` (read as `target`), for a format [`supported`] names.
+pub fn add_keys(
+    format: &dyn Format,
+    source_text: &str,
+    source: &Document,
+    target_text: &str,
+    target: &Document,
+    missing: &[&str],
+) -> Result<Added, String> {
+    let id = format.info().id;
+    if !supported(id) {
+        return Err(format!("kapi does not add keys to a `{id}` file"));
+    }
+    let in_target: HashMap<&str, &Block> =
+        target.blocks.iter().map(|b| (b.key.as_str(), b)).collect();
+    let wanted: std::collections::HashSet<&str> = missing.iter().copied().collect();
+    // Each insertion: (offset in the target, text), in source order.
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    let mut out = Added::default();
+    let blocks = &source.blocks;
+    for (i, block) in blocks.iter().enumerate() {
+        if !wanted.contains(block.key.as_str()) {
+            continue;
+        }
+        let parent = parent(id, &block.key);
+        let same =
+            |b: &&Block| parent_of(id, &b.key) == parent && in_target.contains_key(b.key.as_str());
+        let before = blocks[..i]
+            .iter()
+            .rev()
+            .find(same)
+            .and_then(|b| in_target.get(b.key.as_str()));
+        let after = blocks[i + 1..]
+            .iter()
+            .find(same)
+            .and_then(|b| in_target.get(b.key.as_str()));
+        let entry = entry_text(id, source_text, block);
+        let place = match (before, after) {
+            (Some(anchor), _) => Some(after_anchor(id, target_text, anchor, &entry)),
+            (None, Some(anchor)) => Some(before_anchor(id, target_text, anchor, &entry)),
+            (None, None) if parent.is_empty() => top_level_end(id, target_text, target, &entry),
+            (None, None) => None,
+        };
+        match place {
+            Some(insert) => {
+                inserts.push(insert);
+                out.added.push(block.key.clone());
+            }
+            None => out.unplaced.push(block.key.clone()),
+        }
+    }
+    // Applied from the end, so each offset still points where it was computed; two at one
+    // offset keep source order.
+    let mut text = target_text.to_owned();
+    let mut order: Vec<usize> = (0..inserts.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse((inserts[i].0, i)));
+    for i in order {
+        let (at, piece) = &inserts[i];
+        if !text.is_char_boundary(*at) {
+            return Err("an entry falls inside a character of the file".into());
+        }
+        text.insert_str(*at, piece);
+    }
+    verify(format, target, &text, &out.added)?;
+    out.bytes = text.into_bytes();
+    Ok(out)
+}
+
+/// Reads `text` back: it parses, every block `before` held keeps its text, and each key of
+/// `added` is there.
+fn verify(
+    format: &dyn Format,
+    before: &Document,
+    text: &str,
+    added: &[String],
+) -> Result<(), String> {
+    let parsed = format
+        .read(text.as_bytes())
+        .map_err(|e| format!("the file with the keys added does not read back ({e})"))?;
+    let now: HashMap<&str, &Block> = parsed
+        .document
+        .blocks
+        .iter()
+        .map(|b| (b.key.as_str(), b))
+        .collect();
+    for b in &before.blocks {
+        match now.get(b.key.as_str()) {
+            Some(n) if n.source.plain_text() == b.source.plain_text() => {}
+            _ => {
+                return Err(format!(
+                    "adding the keys would change `{}`, which the file holds",
+                    b.key
+                ));
+            }
+        }
+    }
+    if let Some(lost) = added.iter().find(|k| !now.contains_key(k.as_str())) {
+        return Err(format!(
+            "`{lost}` does not read back from where it would go"
+        ));
+    }
+    Ok(())
+}
+
+/// The parent of `key`: its object's path (JSON, YAML), its array's name (Android), or ``.
+fn parent(id: &str, key: &str) -> String {
+    parent_of(id, key).to_owned()
+}
+
+fn parent_of<'k>(id: &str, key: &'k str) -> &'k str {
+    let key = key.split_once('#').map_or(key, |(k, _)| k);
+    match id {
+        "android" => key
+            .strip_suffix(']')
+            .and_then(|k| k.rsplit_once('['))
+            .map_or("", |(name, _)| name),
+        "json" => {
+            let (mut quoted, mut cut) = (false, None);
+            for (i, c) in key.char_indices() {
+                match c {
+                    '\'' => quoted = !quoted,
+                    '.' if !quoted => cut = Some(i),
+                    _ => {}
+                }
+            }
+            cut.map_or("", |i| &key[..i])
+        }
+        "yaml" => {
+            let (mut escaped, mut cut) = (false, None);
+            for (i, c) in key.char_indices() {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '.' => cut = Some(i),
+                    _ => {}
+                }
+            }
+            cut.map_or("", |i| &key[..i])
+        }
+        _ => "",
+    }
+}
+
+fn line_start(text: &str, at: usize) -> usize {
+    text.get(..at)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1)
+}
+
+fn line_end(text: &str, at: usize) -> usize {
+    text.get(at..)
+        .and_then(|t| t.find('\n'))
+        .map_or(text.len(), |i| at + i + 1)
+}
+
+fn indent_of(line: &str) -> &str {
+    let n = line.len() - line.trim_start_matches([' ', '\t']).len();
+    &line[..n]
+}
+
+/// The source's entry for `block` without its first line's indentation: whole lines for a
+/// line-based format; for JSON, from its line's start to the end of its value, with no comma.
+/// Later lines keep their indentation relative to the first.
+fn entry_text(id: &str, text: &str, block: &Block) -> Entry {
+    let start = line_start(text, block.span.start);
+    let end = if id == "json" {
+        block.span.end.min(text.len())
+    } else {
+        line_end(text, block.span.end.saturating_sub(1).max(block.span.start))
+    };
+    let raw = text.get(start..end).unwrap_or_default();
+    let indent = indent_of(raw).to_owned();
+    let mut lines: Vec<String> = Vec::new();
+    for line in raw.split_inclusive('\n') {
+        lines.push(
+            line.strip_prefix(indent.as_str())
+                .unwrap_or(line)
+                .to_owned(),
+        );
+    }
+    let mut body = lines.concat();
+    if !body.ends_with('\n') && id != "json" {
+        body.push('\n');
+    }
+    Entry { body }
+}
+
+struct Entry {
+    /// Lines without the first line's indentation (a line-based entry ends in `\n`).
+    body: String,
+}
+
+impl Entry {
+    /// The entry with `indent` before each of its lines.
+    fn indented(&self, indent: &str) -> String {
+        let mut out = String::with_capacity(self.body.len() + indent.len() * 4);
+        for line in self.body.split_inclusive('\n') {
+            if line.trim().is_empty() {
+                out.push_str(line);
+            } else {
+                out.push_str(indent);
+                out.push_str(line);
+            }
+        }
+        out
+    }
+}
+
+/// The target line `anchor` starts on, and its indentation.
+fn anchor_indent<'t>(text: &'t str, anchor: &Block) -> &'t str {
+    let start = line_start(text, anchor.span.start);
+    indent_of(text.get(start..).unwrap_or_default())
+}
+
+/// Where and what to insert to put `entry` right after the target's `anchor`.
+fn after_anchor(id: &str, text: &str, anchor: &Block, entry: &Entry) -> (usize, String) {
+    let indent = anchor_indent(text, anchor).to_owned();
+    if id == "json" {
+        let end = anchor.span.end.min(text.len());
+        let rest = text.get(end..).unwrap_or_default();
+        let gap = rest.len() - rest.trim_start().len();
+        if rest.trim_start().starts_with(',') {
+            // `"a": "A",` → `"a": "A",\n  "new": "N",`
+            return (end + gap + 1, format!("\n{}{},", indent, entry.body));
+        }
+        return (end, format!(",\n{}{}", indent, entry.body));
+    }
+    let at = line_end(
+        text,
+        anchor.span.end.saturating_sub(1).max(anchor.span.start),
+    );
+    let lead = if text.get(..at).is_some_and(|t| t.ends_with('\n')) || at == 0 {
+        ""
+    } else {
+        "\n"
+    };
+    (at, format!("{lead}{}", entry.indented(&indent)))
+}
+
+/// Where and what to insert to put `entry` right before the target's `anchor`.
+fn before_anchor(id: &str, text: &str, anchor: &Block, entry: &Entry) -> (usize, String) {
+    let indent = anchor_indent(text, anchor).to_owned();
+    let at = line_start(text, anchor.span.start);
+    if id == "json" {
+        return (at, format!("{}{},\n", indent, entry.body));
+    }
+    (at, entry.indented(&indent))
+}
+
+/// Where a top-level entry goes when the target holds no sibling of it: before `</resources>`,
+/// before a JSON document's closing `}`, or at the end of a properties or YAML file (indented
+/// as the target's top-level entries are).
+fn top_level_end(
+    id: &str,
+    text: &str,
+    target: &Document,
+    entry: &Entry,
+) -> Option<(usize, String)> {
+    let top = target
+        .blocks
+        .iter()
+        .find(|b| parent_of(id, &b.key).is_empty())
+        .map(|b| anchor_indent(text, b).to_owned());
+    match id {
+        "android" => {
+            let close = text.rfind("</resources>")?;
+            let at = line_start(text, close);
+            let indent = if text.get(at..close).is_some_and(|t| t.trim().is_empty()) {
+                "    "
+            } else {
+                return None;
+            };
+            Some((at, entry.indented(indent)))
+        }
+        "properties" => {
+            let lead = if text.is_empty() || text.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            Some((text.len(), format!("{lead}{}", entry.body)))
+        }
+        "json" => {
+            let indent = top?;
+            let close = text.rfind('}')?;
+            let body = text.get(..close)?.trim_end();
+            let end = body.len();
+            if body.ends_with('{') {
+                return None;
+            }
+            Some((end, format!(",\n{indent}{}", entry.body)))
+        }
+        "yaml" => {
+            let indent = top?;
+            let lead = if text.is_empty() || text.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            Some((text.len(), format!("{lead}{}", entry.indented(&indent))))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::by_id;
+
+    fn add(id: &str, source: &str, target: &str) -> Result<Added, String> {
+        let format = by_id(id).unwrap();
+        let s = format.read(source.as_bytes()).unwrap();
+        let t = format.read(target.as_bytes()).unwrap();
+        let have: std::collections::HashSet<&str> =
+            t.document.blocks.iter().map(|b| b.key.as_str()).collect();
+        let missing: Vec<&str> = s
+            .document
+            .blocks
+            .iter()
+            .map(|b| b.key.as_str())
+            .filter(|k| !have.contains(k))
+            .collect();
+        add_keys(format, source, &s.document, target, &t.document, &missing)
+    }
+
+    fn text(a: &Added) -> &str {
+        std::str::from_utf8(&a.bytes).unwrap()
+    }
+
+    #[test]
+    fn android_entries_land_at_the_source_position_in_the_target_indentation() {
+        let source = "<resources>\n    <string name=\"a\">A</string>\n    <string name=\"b\">B \\'q\\'</string>\n    <plurals name=\"p\">\n        <item quantity=\"one\">x</item>\n        <item quantity=\"other\">xs</item>\n    </plurals>\n    <string name=\"c\">C</string>\n</resources>\n";
+        let target = "<resources>\n  <string name=\"orphan\">O</string>\n  <string name=\"a\">Á</string>\n  <string name=\"c\">Ç</string>\n</resources>";
+        let out = add("android", source, target).unwrap();
+        assert_eq!(out.added, ["b", "p"]);
+        assert_eq!(
+            text(&out),
+            "<resources>\n  <string name=\"orphan\">O</string>\n  <string name=\"a\">Á</string>\n  <string name=\"b\">B \\'q\\'</string>\n  <plurals name=\"p\">\n      <item quantity=\"one\">x</item>\n      <item quantity=\"other\">xs</item>\n  </plurals>\n  <string name=\"c\">Ç</string>\n</resources>"
+        );
+        // Only before a sibling, and into an empty file.
+        let out = add(
+            "android",
+            source,
+            "<resources>\n    <string name=\"c\">Ç</string>\n</resources>\n",
+        )
+        .unwrap();
+        assert!(
+            text(&out).starts_with("<resources>\n    <string name=\"a\">A</string>\n"),
+            "{}",
+            text(&out)
+        );
+    }
+
+    #[test]
+    fn json_commas_are_kept_right_and_nested_keys_go_into_their_object() {
+        let source = "{\n  \"a\": \"A\",\n  \"n\": {\n    \"x\": \"X\",\n    \"y\": \"Y\\n\",\n    \"z\": \"Z\"\n  },\n  \"b\": \"B\"\n}\n";
+        let target = "{\n    \"a\": \"Á\",\n    \"n\": {\n        \"y\": \"Ý\\n\"\n    },\n    \"old\": \"O\"\n}\n";
+        let out = add("json", source, target).unwrap();
+        assert_eq!(out.added, ["n.x", "n.z", "b"]);
+        assert!(out.unplaced.is_empty());
+        // `b` goes after its nearest sibling before it (`a`): among its siblings, where the
+        // source has it.
+        assert_eq!(
+            text(&out),
+            "{\n    \"a\": \"Á\",\n    \"b\": \"B\",\n    \"n\": {\n        \"x\": \"X\",\n        \"y\": \"Ý\\n\",\n        \"z\": \"Z\"\n    },\n    \"old\": \"O\"\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_key_whose_object_the_target_lacks_is_named_and_the_rest_added() {
+        let source = "{\n  \"a\": \"A\",\n  \"n\": {\n    \"x\": \"X\"\n  }\n}\n";
+        let out = add("json", source, "{\n  \"old\": \"O\"\n}\n").unwrap();
+        assert_eq!(out.unplaced, ["n.x"]);
+        assert_eq!(out.added, ["a"]);
+        assert_eq!(text(&out), "{\n  \"old\": \"O\",\n  \"a\": \"A\"\n}\n");
+    }
+
+    #[test]
+    fn yaml_and_properties_keep_their_own_layout() {
+        let source = "en:\n  a: A\n  n:\n    x: X\n    y: |\n      long\n      text\n  b: \"B\"\n";
+        let target = "fr:\n    a: Á\n    n:\n        x: X́\n";
+        let out = add("yaml", source, target).unwrap();
+        assert_eq!(out.added, ["n.y", "b"]);
+        assert_eq!(
+            text(&out),
+            "fr:\n    a: Á\n    n:\n        x: X́\n        y: |\n          long\n          text\n    b: \"B\"\n"
+        );
+        let source = "# c\na=A\nlong=one \\\n  two\nb = B\n";
+        let out = add("properties", source, "b = Bé\nold=O").unwrap();
+        assert_eq!(out.added, ["a", "long"]);
+        assert_eq!(text(&out), "a=A\nlong=one \\\n  two\nb = Bé\nold=O");
+    }
+
+    #[test]
+    fn a_result_that_does_not_read_back_is_refused() {
+        // A YAML flow mapping cannot take a block entry after its one line.
+        let err = add("yaml", "a: A\nb: B\n", "{a: Á}\n").unwrap_err();
+        assert!(err.contains("read back"), "{err}");
+    }
+}
