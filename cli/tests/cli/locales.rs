@@ -358,3 +358,74 @@ fn a_yaml_target_takes_a_missing_key_and_names_one_with_no_place() {
     );
     assert!(!after.contains("  support:"), "{after}");
 }
+
+#[test]
+fn init_offers_the_catalogs_it_finds_and_each_reads_its_translations_once_uncommented() {
+    let kapi = Kapi::empty();
+    let from = testdata().join("locales");
+    copy_dir(&from.join("android"), &kapi.path().join("app/src/main/res"));
+    copy_dir(&from.join("properties"), &kapi.path().join("props"));
+    copy_dir(&from.join("po"), &kapi.path().join("locale"));
+    kapi.write(
+        "README.md",
+        "# App\n\nThe app is fast and you can use it with the rest of this.\n",
+    );
+    let json = |name: &str| std::fs::read(from.join("json").join(name)).unwrap();
+    kapi.write("i18n/en.json", json("en.json"));
+    kapi.write("i18n/fr-FR.json", json("fr-FR.json"));
+    kapi.write("i18n/zh_Hans.json", json("zh-Hans.json"));
+    kapi.write("public/locales/en/common.json", json("en.json"));
+    kapi.write("public/locales/de/common.json", json("fr-FR.json"));
+    let run = kapi.run(&["init", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(
+        run.json()["catalogs"],
+        serde_json::json!([
+            "app/src/main/res/values/strings.xml (Android, 2 translations)",
+            "i18n/en.json (2 translations)",
+            "public/locales/en/**/*.json (1 translation)",
+            "props/ValidationMessages.properties (1 translation)",
+            "locale/**/*.{po,pot} (translations in the files)"
+        ])
+    );
+    let recipe = kapi.read("kapi.yaml");
+    assert!(
+        recipe.contains("#    locales: {zh-Hans: zh_Hans}\n"),
+        "{recipe}"
+    );
+    assert!(
+        recipe.contains("#        target: \"values-{lang}/strings.xml\"\n"),
+        "{recipe}"
+    );
+    // Offered, not declared: until uncommented only the Markdown is content.
+    let mut stats = kapi.command(&["stats", "--json"]);
+    stats.env_remove("KAPI_NO_PROJECT");
+    let out: Value = serde_json::from_slice(&stats.output().unwrap().stdout).unwrap();
+    assert_eq!(out["totals"]["files"], 1, "{out}");
+    kapi.write("kapi.yaml", recipe.replace("\n#  ", "\n  "));
+    let mut stats = kapi.command(&["stats", "--json"]);
+    stats.env_remove("KAPI_NO_PROJECT");
+    let out: Value = serde_json::from_slice(&stats.output().unwrap().stdout).unwrap();
+    let mut found = Vec::new();
+    for file in out["files"].as_array().unwrap() {
+        for e in file["editions"].as_array().unwrap().iter().skip(1) {
+            if e["target_doc"].is_string() {
+                assert_eq!(e["exists"], true, "{e}");
+                assert!(e["translated"].as_u64().unwrap() > 0, "{e}");
+                found.push(e["target_doc"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "app/src/main/res/values-fa/strings.xml",
+            "app/src/main/res/values-zh-rCN/strings.xml",
+            "i18n/fr-FR.json",
+            "i18n/zh_Hans.json",
+            "props/ValidationMessages_fr.properties",
+            "public/locales/de/common.json"
+        ]
+    );
+}
