@@ -322,7 +322,7 @@ fn json_and_properties_targets_take_missing_keys_in_their_own_layout() {
 }
 
 #[test]
-fn a_yaml_target_takes_a_missing_key_and_names_one_with_no_place() {
+fn a_yaml_target_takes_missing_keys_and_names_those_with_no_place() {
     let kapi = Kapi::bound();
     let from = testdata().join("locales/yaml");
     copy_dir(&from, &kapi.path().join("config"));
@@ -340,6 +340,9 @@ fn a_yaml_target_takes_a_missing_key_and_names_one_with_no_place() {
         .map(|i| start + i)
         .unwrap();
     let before = format!("{}{}", &lacking[..start], &lacking[end..]);
+    // `activerecord.errors.messages` then holds only deeper keys in the target.
+    let (before, invalid) = take_line(&before, "record_invalid:");
+    assert!(!invalid.is_empty());
     kapi.write("config/fr.yml", &before);
     // The keys with no place are an error of the run (exit 1); the rest land.
     let run = kapi.run(&["up", "--provider", "pseudo", "--json"]);
@@ -357,6 +360,10 @@ fn a_yaml_target_takes_a_missing_key_and_names_one_with_no_place() {
         "{after}"
     );
     assert!(!after.contains("  support:"), "{after}");
+    assert!(
+        after.contains("      messages:\n        record_invalid: '[Vålîðåtîöñ fåîléð: %{errors}~~~~~]'\n        restrict_dependent_destroy:\n"),
+        "{after}"
+    );
 }
 
 #[test]

@@ -9,9 +9,10 @@
 //! own escapes and quoting are the source's, which the same format reads; keys the target holds
 //! and the source lacks stay where they are. The result is read back before it is returned: it
 //! must parse, hold every block the target held with the same text, and hold each added key,
-//! else nothing is written and the error names the keys. A key whose parent object (a JSON or
-//! YAML mapping, an Android `<string-array>`) the target lacks has no place: it is named, and
-//! the rest are added. Only UTF-8 files are edited.
+//! else nothing is written and the error names the keys. A key whose object holds only deeper
+//! keys in the target goes before the first of them (JSON, YAML). A key whose parent object (a
+//! JSON or YAML mapping, an Android `<string-array>`) the target lacks, or holds nothing kapi
+//! reads in, has no place: it is named, and the rest are added. Only UTF-8 files are edited.
 
 use std::collections::HashMap;
 
@@ -75,8 +76,20 @@ pub fn add_keys(
         let place = match (before, after) {
             (Some(anchor), _) => Some(after_anchor(id, target_text, anchor, &entry)),
             (None, Some(anchor)) => Some(before_anchor(id, target_text, anchor, &entry)),
-            (None, None) if parent.is_empty() => top_level_end(id, target_text, target, &entry),
-            (None, None) => None,
+            (None, None) => cousin_before(
+                id,
+                target_text,
+                &blocks[i + 1..],
+                &in_target,
+                &parent,
+                &entry,
+            )
+            .or_else(|| {
+                parent
+                    .is_empty()
+                    .then(|| top_level_end(id, target_text, target, &entry))
+                    .flatten()
+            }),
         };
         match place {
             Some(insert) => {
@@ -145,7 +158,11 @@ fn parent(id: &str, key: &str) -> String {
 }
 
 fn parent_of<'k>(id: &str, key: &'k str) -> &'k str {
-    let key = key.split_once('#').map_or(key, |(k, _)| k);
+    // A repeated key's `#2` is no part of its path.
+    let key = match key.rsplit_once('#') {
+        Some((k, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => k,
+        _ => key,
+    };
     match id {
         "android" => key
             .strip_suffix(']')
@@ -176,6 +193,71 @@ fn parent_of<'k>(id: &str, key: &'k str) -> &'k str {
         }
         _ => "",
     }
+}
+
+/// How deep `key` is: 0 at the top.
+fn level(id: &str, key: &str) -> usize {
+    let mut n = 0;
+    let mut k = key;
+    while !parent_of(id, k).is_empty() && n < 1000 {
+        k = parent_of(id, k);
+        n += 1;
+    }
+    n
+}
+
+/// In a JSON or YAML file whose object `parent` holds no sibling of the entry, only deeper
+/// keys (`messages: {nested: {…}}`): the entry goes before the member of `parent` that holds
+/// the first of them the target has, found by walking up its lines' indentation.
+fn cousin_before(
+    id: &str,
+    text: &str,
+    after: &[Block],
+    in_target: &HashMap<&str, &Block>,
+    parent: &str,
+    entry: &Entry,
+) -> Option<(usize, String)> {
+    if !matches!(id, "json" | "yaml") {
+        return None;
+    }
+    let under = |k: &str| parent.is_empty() || k.starts_with(&format!("{parent}."));
+    let cousin = after
+        .iter()
+        .filter(|b| under(&b.key))
+        .find_map(|b| in_target.get(b.key.as_str()))?;
+    let child_level = if parent.is_empty() {
+        0
+    } else {
+        level(id, parent) + 1
+    };
+    let steps = level(id, &cousin.key).checked_sub(child_level)?;
+    if steps == 0 {
+        return None;
+    }
+    let mut at = line_start(text, cousin.span.start);
+    let mut indent = indent_of(text.get(at..)?).len();
+    for _ in 0..steps {
+        let mut found = None;
+        let mut end = at;
+        while end > 0 {
+            let start = line_start(text, end - 1);
+            let line = text.get(start..end)?;
+            let body = line.trim_start_matches([' ', '\t']);
+            let blank = body.trim().is_empty() || body.starts_with('#') || body.starts_with("//");
+            let here = line.len() - body.len();
+            if !blank && here < indent {
+                found = Some((start, here));
+                break;
+            }
+            end = start;
+        }
+        (at, indent) = found?;
+    }
+    let pad = indent_of(text.get(at..)?).to_owned();
+    if id == "json" {
+        return Some((at, format!("{pad}{},\n", entry.body)));
+    }
+    Some((at, entry.indented(&pad)))
 }
 
 fn line_start(text: &str, at: usize) -> usize {
@@ -427,6 +509,24 @@ mod tests {
         let out = add("properties", source, "b = Bé\nold=O").unwrap();
         assert_eq!(out.added, ["a", "long"]);
         assert_eq!(text(&out), "a=A\nlong=one \\\n  two\nb = Bé\nold=O");
+    }
+
+    #[test]
+    fn a_key_whose_object_holds_only_deeper_keys_goes_before_them() {
+        let source = "en:\n  errors:\n    messages:\n      invalid: \"is invalid\"\n      restrict:\n        one: \"one %{record}\"\n        many: many\n";
+        let target = "fr:\n  errors:\n    messages:\n      restrict:\n        one: \"un %{record}\"\n        many: plusieurs\n";
+        let out = add("yaml", source, target).unwrap();
+        assert_eq!(out.added, ["errors.messages.invalid"]);
+        assert_eq!(
+            text(&out),
+            "fr:\n  errors:\n    messages:\n      invalid: \"is invalid\"\n      restrict:\n        one: \"un %{record}\"\n        many: plusieurs\n"
+        );
+        let source = "{\n  \"a\": \"A\",\n  \"n\": {\n    \"x\": \"X\"\n  }\n}\n";
+        let out = add("json", source, "{\n  \"n\": {\n    \"x\": \"Ẋ\"\n  }\n}\n").unwrap();
+        assert_eq!(
+            text(&out),
+            "{\n  \"a\": \"A\",\n  \"n\": {\n    \"x\": \"Ẋ\"\n  }\n}\n"
+        );
     }
 
     #[test]

@@ -204,8 +204,9 @@ pub(super) fn report(found: &Found, doc: &str, out: &mut super::Translation) {
         out.errors.push(crate::services::translation::Unreadable {
             doc: doc.to_owned(),
             error: format!(
-                "kapi cannot add {} to it: the object or array holding {} is not in the file; add it, then run again",
+                "kapi cannot add {} to it: the object or array holding {} is not in the file (or holds no text kapi reads to place {} by); add it, then run again",
                 list(&found.unplaced),
+                if found.unplaced.len() == 1 { "it" } else { "them" },
                 if found.unplaced.len() == 1 { "it" } else { "them" }
             ),
         });
