@@ -144,6 +144,14 @@ fn verify(
             }
         }
     }
+    if parsed.document.blocks.len() != before.blocks.len() + added.len() {
+        return Err(format!(
+            "the file would hold {} entries, not the {} it held and the {} added",
+            parsed.document.blocks.len(),
+            before.blocks.len(),
+            added.len()
+        ));
+    }
     if let Some(lost) = added.iter().find(|k| !now.contains_key(k.as_str())) {
         return Err(format!(
             "`{lost}` does not read back from where it would go"
@@ -260,15 +268,21 @@ fn cousin_before(
     Some((at, entry.indented(&pad)))
 }
 
+/// The start of the line holding byte `at` (a byte search: `at` may fall inside a character).
 fn line_start(text: &str, at: usize) -> usize {
-    text.get(..at)
-        .and_then(|t| t.rfind('\n'))
+    let bytes = text.as_bytes();
+    bytes
+        .get(..at.min(bytes.len()))
+        .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
         .map_or(0, |i| i + 1)
 }
 
+/// The end of the line holding byte `at`, past its `\n` (the file's end on its last line).
 fn line_end(text: &str, at: usize) -> usize {
-    text.get(at..)
-        .and_then(|t| t.find('\n'))
+    let bytes = text.as_bytes();
+    bytes
+        .get(at.min(bytes.len())..)
+        .and_then(|b| b.iter().position(|&c| c == b'\n'))
         .map_or(text.len(), |i| at + i + 1)
 }
 
@@ -503,7 +517,7 @@ mod tests {
         assert_eq!(out.added, ["n.y", "b"]);
         assert_eq!(
             text(&out),
-            "fr:\n    a: Á\n    n:\n        x: X́\n        y: |\n          long\n          text\n    b: \"B\"\n"
+            "fr:\n    a: Á\n    b: \"B\"\n    n:\n        x: X́\n        y: |\n          long\n          text\n"
         );
         let source = "# c\na=A\nlong=one \\\n  two\nb = B\n";
         let out = add("properties", source, "b = Bé\nold=O").unwrap();
@@ -526,6 +540,24 @@ mod tests {
         assert_eq!(
             text(&out),
             "{\n  \"a\": \"A\",\n  \"n\": {\n    \"x\": \"Ẋ\"\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn an_entry_ending_in_a_wide_character_is_copied_alone() {
+        let source = "a=Á\nb=Ω\nc=Ç\n";
+        let out = add("properties", source, "a=A\nc=C\n").unwrap();
+        assert_eq!(text(&out), "a=A\nb=Ω\nc=C\n");
+        let source = "<resources>\n    <string name=\"a\">Á</string>\n    <string name=\"b\">日本</string>\n</resources>\n";
+        let out = add(
+            "android",
+            source,
+            "<resources>\n    <string name=\"a\">A</string>\n</resources>\n",
+        )
+        .unwrap();
+        assert_eq!(
+            text(&out),
+            "<resources>\n    <string name=\"a\">A</string>\n    <string name=\"b\">日本</string>\n</resources>\n"
         );
     }
 
