@@ -1,8 +1,8 @@
 //! Adding the keys a translation file lacks to it, in place: each missing entry of the source
 //! (Android `strings.xml`, JSON, YAML, Java properties) is copied into the target at the
-//! source's position (after the entry of the nearest key before it that the target holds, in
-//! the same parent object, else before the nearest after it), re-indented to the target's
-//! indentation, and every other byte of the target is kept.
+//! source's position (after the nearest key before it in the same object that the target
+//! holds, or after the sibling object holding it; else before the nearest after it),
+//! re-indented to the target's indentation, and every other byte of the target is kept.
 //!
 //! Choices where the issue is silent: the entry keeps the source's text (the translator's
 //! starting point, and what an app shows until it is translated, never an empty string); its
@@ -73,7 +73,18 @@ pub fn add_keys(
             .find(same)
             .and_then(|b| in_target.get(b.key.as_str()));
         let entry = entry_text(id, source_text, block);
+        // The nearest key before it in its object at any depth: when that is a deeper one
+        // (in a sibling object), the entry goes after that sibling object, as in the source.
+        let under = |k: &str| parent.is_empty() || k.starts_with(&format!("{parent}."));
+        let nearer = blocks[..i]
+            .iter()
+            .rev()
+            .find(|b| under(&b.key) && in_target.contains_key(b.key.as_str()))
+            .and_then(|b| in_target.get(b.key.as_str()))
+            .filter(|b| parent_of(id, &b.key) != parent)
+            .and_then(|cousin| after_cousin(id, target_text, cousin, &parent, &entry));
         let place = match (before, after) {
+            _ if nearer.is_some() => nearer,
             (Some(anchor), _) => Some(after_anchor(id, target_text, anchor, &entry)),
             (None, Some(anchor)) => Some(before_anchor(id, target_text, anchor, &entry)),
             (None, None) => cousin_before(
@@ -233,6 +244,17 @@ fn cousin_before(
         .iter()
         .filter(|b| under(&b.key))
         .find_map(|b| in_target.get(b.key.as_str()))?;
+    let (at, _) = member_line(id, text, cousin, parent)?;
+    let pad = indent_of(text.get(at..)?).to_owned();
+    if id == "json" {
+        return Some((at, format!("{pad}{},\n", entry.body)));
+    }
+    Some((at, entry.indented(&pad)))
+}
+
+/// The line of the member of `parent` that holds `cousin` (a key deeper in it): its start and
+/// indentation, found by walking up the lines' indentation.
+fn member_line(id: &str, text: &str, cousin: &Block, parent: &str) -> Option<(usize, usize)> {
     let child_level = if parent.is_empty() {
         0
     } else {
@@ -261,11 +283,60 @@ fn cousin_before(
         }
         (at, indent) = found?;
     }
-    let pad = indent_of(text.get(at..)?).to_owned();
-    if id == "json" {
-        return Some((at, format!("{pad}{},\n", entry.body)));
+    Some((at, indent))
+}
+
+/// In a JSON or YAML file: `entry` right after the member of `parent` holding `cousin` (the
+/// first line past it indented no deeper than the member is where that member ends).
+fn after_cousin(
+    id: &str,
+    text: &str,
+    cousin: &Block,
+    parent: &str,
+    entry: &Entry,
+) -> Option<(usize, String)> {
+    if !matches!(id, "json" | "yaml") {
+        return None;
     }
-    Some((at, entry.indented(&pad)))
+    let (member, indent) = member_line(id, text, cousin, parent)?;
+    let pad = indent_of(text.get(member..)?).to_owned();
+    // The first line after the cousin's indented no deeper than the member.
+    let mut at = line_end(
+        text,
+        cousin.span.end.saturating_sub(1).max(cousin.span.start),
+    );
+    let mut last_end = at;
+    while at < text.len() {
+        let end = line_end(text, at);
+        let line = text.get(at..end)?;
+        let body = line.trim_start_matches([' ', '\t']);
+        let blank = body.trim().is_empty() || body.starts_with('#');
+        if !blank && line.len() - body.len() <= indent {
+            break;
+        }
+        if !blank {
+            last_end = end;
+        }
+        at = end;
+    }
+    if id == "yaml" {
+        let lead = if text.get(..last_end).is_some_and(|t| t.ends_with('\n')) {
+            ""
+        } else {
+            "\n"
+        };
+        return Some((last_end, format!("{lead}{}", entry.indented(&pad))));
+    }
+    // JSON: the member's own closing line is the one `at` stops at (`}` or `},`).
+    let end = line_end(text, at);
+    let close = text.get(at..end)?.trim_end();
+    if close.trim_start().starts_with('}') && close.ends_with(',') {
+        return Some((end, format!("{pad}{},\n", entry.body)));
+    }
+    if close.trim_start().starts_with('}') {
+        return Some((at + close.len(), format!(",\n{pad}{}", entry.body)));
+    }
+    None
 }
 
 /// The start of the line holding byte `at` (a byte search: `at` may fall inside a character).
@@ -492,11 +563,10 @@ mod tests {
         let out = add("json", source, target).unwrap();
         assert_eq!(out.added, ["n.x", "n.z", "b"]);
         assert!(out.unplaced.is_empty());
-        // `b` goes after its nearest sibling before it (`a`): among its siblings, where the
-        // source has it.
+        // `b` goes after the object `n`, where the source has it.
         assert_eq!(
             text(&out),
-            "{\n    \"a\": \"Á\",\n    \"b\": \"B\",\n    \"n\": {\n        \"x\": \"X\",\n        \"y\": \"Ý\\n\",\n        \"z\": \"Z\"\n    },\n    \"old\": \"O\"\n}\n"
+            "{\n    \"a\": \"Á\",\n    \"n\": {\n        \"x\": \"X\",\n        \"y\": \"Ý\\n\",\n        \"z\": \"Z\"\n    },\n    \"b\": \"B\",\n    \"old\": \"O\"\n}\n"
         );
     }
 
@@ -517,7 +587,7 @@ mod tests {
         assert_eq!(out.added, ["n.y", "b"]);
         assert_eq!(
             text(&out),
-            "fr:\n    a: Á\n    b: \"B\"\n    n:\n        x: X́\n        y: |\n          long\n          text\n"
+            "fr:\n    a: Á\n    n:\n        x: X́\n        y: |\n          long\n          text\n    b: \"B\"\n"
         );
         let source = "# c\na=A\nlong=one \\\n  two\nb = B\n";
         let out = add("properties", source, "b = Bé\nold=O").unwrap();
@@ -537,6 +607,12 @@ mod tests {
         );
         let source = "{\n  \"a\": \"A\",\n  \"n\": {\n    \"x\": \"X\"\n  }\n}\n";
         let out = add("json", source, "{\n  \"n\": {\n    \"x\": \"Ẋ\"\n  }\n}\n").unwrap();
+        let after = "{\n  \"n\": {\n    \"x\": \"X\"\n  },\n  \"b\": \"B\"\n}\n";
+        let last = add("json", after, "{\n  \"n\": {\n    \"x\": \"Ẋ\"\n  }\n}\n").unwrap();
+        assert_eq!(
+            text(&last),
+            "{\n  \"n\": {\n    \"x\": \"Ẋ\"\n  },\n  \"b\": \"B\"\n}\n"
+        );
         assert_eq!(
             text(&out),
             "{\n  \"a\": \"A\",\n  \"n\": {\n    \"x\": \"Ẋ\"\n  }\n}\n"
