@@ -165,6 +165,12 @@ fn a_po_language_that_is_no_tag_is_named_not_invented() {
         check.transcript()
     );
     let stats = kapi.run(&["stats", "--json"]).json();
+    assert!(
+        stats["notes"]
+            .to_string()
+            .contains("po/fa.po:23: `Language: persian` is not a language tag"),
+        "{stats}"
+    );
     let langs: Vec<&str> = stats["languages"]
         .as_array()
         .unwrap()
