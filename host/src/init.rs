@@ -31,6 +31,11 @@ pub struct InitReport {
     /// the new recipe as commented-out collections to turn on (`src/**/*.rs`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub offered: Vec<String>,
+    /// Translation catalogs found (Android, JSON/YAML locale files and folders, properties
+    /// bundles, PO/POT, XLIFF): each in the new recipe as a commented-out collection with its
+    /// target template, languages and `locales` (`locales/en.json (2 translations)`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub catalogs: Vec<String>,
     pub source_language: Option<String>,
     /// Rules files (AGENTS.md, CLAUDE.md) written or removed, relative to the root.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -67,6 +72,7 @@ pub fn init(
         kept: Vec::new(),
         collections: Vec::new(),
         offered: Vec::new(),
+        catalogs: Vec::new(),
         source_language: None,
         rules_files: Vec::new(),
         rules_moved: Vec::new(),
@@ -109,16 +115,21 @@ fn write_recipe(
         app.vet(&kapi_core::project::Project::load(recipe)?)?;
         report.kept.push("kapi.yaml".into());
     } else {
-        let (globs, offered, language) = detect(root);
+        let (globs, offered, language, catalog_files) = detect(root);
+        let catalogs = crate::init_catalogs::find(&catalog_files, &language);
         let name = slug(
             root.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
-        write_new(recipe, &recipe_text(&name, &globs, &offered, &language))?;
+        write_new(
+            recipe,
+            &recipe_text(&name, &globs, &offered, &catalogs, &language),
+        )?;
         report.created.push("kapi.yaml".into());
         report.collections = globs;
         report.offered = offered;
+        report.catalogs = catalogs.into_iter().map(|c| c.summary).collect();
         report.source_language = Some(language);
     }
     Ok(())
@@ -221,10 +232,15 @@ fn write_new(path: &Path, text: &str) -> Result<(), HostError> {
     kapi_core::change::stage::write_new(path, text.as_bytes()).map_err(|e| HostError::io(path, e))
 }
 
+/// The most catalog files `detect` lists for [`crate::init_catalogs::find`].
+const MAX_CATALOG_FILES: usize = 20_000;
+
 /// Finds the Markdown trees (one glob per top-level folder holding Markdown, plus the root's
 /// own files), the source code whose comments kapi reads (one glob per top-level folder and
-/// language), and guesses the source language from the words the Markdown uses most.
-fn detect(root: &Path) -> (Vec<String>, Vec<String>, String) {
+/// language), the files that may be translation catalogs (by extension), and guesses the
+/// source language from the words the Markdown uses most.
+fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
+    let mut catalogs: Vec<String> = Vec::new();
     let mut tops: BTreeSet<String> = BTreeSet::new();
     let mut code: BTreeSet<(String, String)> = BTreeSet::new();
     let mut root_files = false;
@@ -246,6 +262,18 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String) {
             .map(str::to_ascii_lowercase)
             .unwrap_or_default();
         let is_md = matches!(ext.as_str(), "md" | "markdown");
+        if matches!(
+            ext.as_str(),
+            "json" | "yml" | "yaml" | "xml" | "properties" | "po" | "pot" | "xlf" | "xliff"
+        ) && catalogs.len() < MAX_CATALOG_FILES
+            && let Some(rel) = relative_to(path, root)
+            && !rel.split('/').next().is_some_and(|top| {
+                rel.contains('/')
+                    && matches!(top, "node_modules" | "target" | "vendor" | "dist" | "build")
+            })
+        {
+            catalogs.push(rel);
+        }
         let is_code = kapi_core::formats::comment_format(path).is_some();
         // kapi's own rules file (only its section in it) is not the project's Markdown.
         if (!is_md && !is_code) || kapi_core::project::own_files::is_kapis_own(path) {
@@ -290,7 +318,8 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String) {
     }
     // At most a screenful: the folders with code, each language once.
     let offered = code.into_iter().map(|(_, glob)| glob).take(12).collect();
-    (globs, offered, detect_language(&sample))
+    catalogs.sort();
+    (globs, offered, detect_language(&sample), catalogs)
 }
 
 /// The language whose most common words appear most often in `text`; `en` when unsure.
@@ -341,7 +370,13 @@ fn slug(name: String) -> String {
     }
 }
 
-fn recipe_text(name: &str, globs: &[String], offered: &[String], language: &str) -> String {
+fn recipe_text(
+    name: &str,
+    globs: &[String],
+    offered: &[String],
+    catalogs: &[crate::init_catalogs::Offer],
+    language: &str,
+) -> String {
     let mut out = String::new();
     out.push_str("# kapi project recipe: `kapi help files` documents every key.\n");
     out.push_str("version: v1\n");
@@ -366,6 +401,20 @@ fn recipe_text(name: &str, globs: &[String], offered: &[String], language: &str)
         });
         for glob in offered {
             out.push_str(&format!("#  - path: \"{glob}\"\n"));
+        }
+    }
+    if !catalogs.is_empty() {
+        out.push_str(if globs.is_empty() {
+            "# Translation catalogs kapi found: to check and translate them, list these under\n# `collections:` in place of `[]` (take the `#` off each line). `kapi help files`\n# documents `target`, `locales` and the template's `{lang}`, `{locale}`.\n"
+        } else {
+            "# Translation catalogs kapi found: take the `#` off a collection's lines to check and\n# translate it. `kapi help files` documents `target`, `locales` and the template's\n# `{lang}`, `{locale}`.\n"
+        });
+        for offer in catalogs {
+            for line in &offer.lines {
+                out.push('#');
+                out.push_str(line);
+                out.push('\n');
+            }
         }
     }
     out.push_str("gates:\n  fail_on: major\n");

@@ -12,6 +12,7 @@ pub mod env;
 pub mod error;
 pub mod hooks;
 pub mod init;
+mod init_catalogs;
 pub mod inspect;
 pub mod mcp;
 mod memo;

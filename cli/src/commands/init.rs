@@ -114,6 +114,13 @@ impl Render for InitReport {
                     self.offered.join(", ")
                 )?;
             }
+            if !self.catalogs.is_empty() {
+                writeln!(
+                    out,
+                    "translation catalogs: {} (offered in kapi.yaml as collections, commented out: uncomment to check and translate them)",
+                    self.catalogs.join(", ")
+                )?;
+            }
         }
         for host in &self.agents {
             match host.status {

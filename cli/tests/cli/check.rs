@@ -592,7 +592,12 @@ fn a_translation_is_checked_against_its_source_however_it_is_named() {
     let run = kapi.run(&["check", "locales/fr.json", "--json"]);
     assert_eq!(
         run.json()["coverage"]["ran"],
-        json!(["placeholders", "plurals", "translation-terms", "translation"])
+        json!([
+            "placeholders",
+            "plurals",
+            "translation-terms",
+            "translation"
+        ])
     );
     let de = kapi.run(&["check", "locales/de.json"]);
     assert_eq!(de.code, 0, "{}", de.transcript());

@@ -22,6 +22,7 @@ mod identity;
 mod init;
 mod inspect;
 mod landing;
+mod locales;
 mod markdown_syntax;
 mod outside;
 mod plurals;

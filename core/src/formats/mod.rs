@@ -4,6 +4,7 @@
 //! A caller that needs no document (a check, a page of blocks) reads with
 //! [`Format::read_each`] instead and holds one block at a time.
 
+pub mod add_keys;
 pub mod android;
 pub mod code;
 #[cfg(test)]

@@ -692,7 +692,8 @@ impl Document {
 /// Pairs each block of a source document with its translation in `target`: by key (a
 /// catalog's keys; Markdown's positional keys, `s3/p#2`, pair the n-th paragraph of the
 /// n-th section), and by position when some key is missing from the other file but both
-/// documents have the same blocks in the same roles. Returns, per source block, the index
+/// documents have the same blocks in the same roles and no catalog entry (role `key`) is
+/// among the unpaired. Returns, per source block, the index
 /// of its translation.
 pub fn align(source: &Document, target: &Document) -> Vec<Option<usize>> {
     let by_key: std::collections::HashMap<&str, usize> = target
@@ -712,7 +713,14 @@ pub fn align(source: &Document, target: &Document) -> Vec<Option<usize>> {
             .iter()
             .zip(&target.blocks)
             .all(|(s, t)| s.role == t.role && s.level == t.level);
-    if keyed.iter().all(Option::is_some) || !same_shape {
+    // A catalog entry (role `key`) pairs by its key only: position would give a missing
+    // key the translation of another one.
+    let keyed_only = source
+        .blocks
+        .iter()
+        .zip(&keyed)
+        .any(|(b, pair)| pair.is_none() && b.role == Role::Key);
+    if keyed.iter().all(Option::is_some) || !same_shape || keyed_only {
         return keyed;
     }
     (0..source.blocks.len()).map(Some).collect()

@@ -29,6 +29,8 @@ pub struct Match {
     pub target_languages: Vec<String>,
     /// The item's `generated`: kapi writes its target files.
     pub generated: bool,
+    /// The collection's `locales:` (tag, code), in recipe order.
+    pub locales: Vec<(String, String)>,
 }
 
 impl Match {
@@ -50,22 +52,40 @@ impl Match {
                 .unwrap_or(rel),
             None => rel,
         };
+        let template = native(template, self.format.as_deref());
         self.target_languages
             .iter()
             .map(|lang| {
-                let path = target_path(template, under, lang);
+                let path = target_path(&template, under, lang, &self.code(lang));
                 (lang.clone(), join(base, &path))
             })
             .collect()
     }
+
+    /// The code this item's files use for the tag `lang` (`{locale}`): its collection's
+    /// `locales` entry, else Android's qualifier for an `android` item, else the tag.
+    pub fn code(&self, lang: &str) -> String {
+        super::locales::locale_code(&self.locales, self.format.as_deref(), lang)
+    }
+}
+
+/// `template` as an item of `format` reads it: in an `android` item `{lang}` is the resource
+/// qualifier (`{locale}`), since Android reads no `values-pt-BR` folder.
+fn native(template: &str, format: Option<&str>) -> String {
+    if format == Some("android") {
+        template.replace("{lang}", "{locale}")
+    } else {
+        template.to_owned()
+    }
 }
 
 /// Fills a target template for one source path (relative to the collection's base) and one
-/// language. Tokens: `{lang}`; `{relpath}` and `{path}` (the source path); `{dir}` (its
+/// language. Tokens: `{lang}` (the BCP 47 tag), `{locale}` (`code`, what the files use for
+/// it), `{lang_underscore}` (the tag with `_`: `pt_BR`); `{relpath}` and `{path}` (the source path); `{dir}` (its
 /// folder, empty at the top); `{filename}` (name with extension); `{basename}` and `{name}`
 /// (without); `{ext}` (extension without the dot). A template that names a folder (ends in
 /// `/`, or its last segment has no dot and no token) gets the source path appended.
-pub fn target_path(template: &str, rel: &str, lang: &str) -> String {
+pub fn target_path(template: &str, rel: &str, lang: &str, code: &str) -> String {
     let (dir, filename) = match rel.rsplit_once('/') {
         Some((d, f)) => (d, f),
         None => ("", rel),
@@ -79,12 +99,13 @@ pub fn target_path(template: &str, rel: &str, lang: &str) -> String {
         .rsplit('/')
         .next()
         .unwrap_or("")
-        .replace("{lang}", "");
+        .replace("{lang}", "")
+        .replace("{locale}", "")
+        .replace("{lang_underscore}", "");
     let is_dir = template.is_empty()
         || template.ends_with('/')
         || !(last.contains('.') || last.contains('{'));
-    let mut out = template
-        .replace("{lang}", lang)
+    let mut out = fill_lang(template, lang, code)
         .replace("{relpath}", rel)
         .replace("{path}", rel)
         .replace("{filename}", filename)
@@ -100,6 +121,14 @@ pub fn target_path(template: &str, rel: &str, lang: &str) -> String {
         .filter(|s| !s.is_empty() && *s != ".")
         .collect();
     cleaned.join("/")
+}
+
+/// `template` with its language tokens filled.
+fn fill_lang(template: &str, lang: &str, code: &str) -> String {
+    template
+        .replace("{lang_underscore}", &super::locales::underscore(lang))
+        .replace("{locale}", code)
+        .replace("{lang}", lang)
 }
 
 /// A source file a collection declares.
@@ -155,8 +184,8 @@ pub(crate) fn join(base: Option<&str>, path: &str) -> String {
 }
 
 /// Turns a target template into a glob for one language, by the directory-target rule.
-fn target_glob(template: &str, lang: &str) -> String {
-    let mut g = template.replace("{lang}", lang);
+fn target_glob(template: &str, lang: &str, code: &str) -> String {
+    let mut g = fill_lang(template, lang, code);
     for token in ["{relpath}", "{path}", "{dir}"] {
         g = g.replace(token, "**");
     }
@@ -226,9 +255,12 @@ impl Collections {
                     .filter(|l| l.as_str() != source)
                     .cloned()
                     .collect();
+                let format = item.format.as_ref().map(|f| f.name.clone());
                 if let Some(template) = &item.target {
+                    let template = native(template, format.as_deref());
                     for lang in &langs {
-                        let g = join(c.base.as_deref(), &target_glob(template, lang));
+                        let code = super::locales::locale_code(&c.locales, format.as_deref(), lang);
+                        let g = join(c.base.as_deref(), &target_glob(&template, lang, &code));
                         let tkey = key.replace(".path", ".target");
                         targets.add(compile(&g, &tkey)?);
                     }
@@ -238,12 +270,13 @@ impl Collections {
                         collection: c.name.clone(),
                         collection_index: ci,
                         item_index: ii,
-                        format: item.format.as_ref().map(|f| f.name.clone()),
+                        format,
                         target: item.target.clone(),
                         base: c.base.clone(),
                         source_language: source.to_owned(),
                         target_languages: langs,
                         generated: item.generated,
+                        locales: c.locales.clone(),
                     },
                     pattern,
                 });
@@ -442,8 +475,17 @@ mod tests {
             ),
         ];
         for (template, rel, lang, want) in cases {
-            assert_eq!(target_path(template, rel, lang), want, "{template}");
+            assert_eq!(target_path(template, rel, lang, lang), want, "{template}");
         }
+        assert_eq!(
+            target_path(
+                "{locale}/{lang_underscore}/{lang}.json",
+                "en.json",
+                "pt-BR",
+                "pt-rBR"
+            ),
+            "pt-rBR/pt_BR/pt-BR.json"
+        );
     }
     use super::*;
 
@@ -523,10 +565,14 @@ collections:
 
     #[test]
     fn target_templates_follow_the_directory_rule() {
-        assert_eq!(target_glob("{lang}/{relpath}", "fr"), "fr/**");
-        assert_eq!(target_glob("output/{lang}", "fr"), "output/fr/**");
-        assert_eq!(target_glob("{lang}.json", "fr"), "fr.json");
-        assert_eq!(target_glob("{dir}/{name}.{lang}.{ext}", "de"), "**/*.de.*");
+        assert_eq!(target_glob("{lang}/{relpath}", "fr", "fr"), "fr/**");
+        assert_eq!(target_glob("output/{lang}", "fr", "fr"), "output/fr/**");
+        assert_eq!(target_glob("{lang}.json", "fr", "fr"), "fr.json");
+        assert_eq!(
+            target_glob("{dir}/{name}.{lang}.{ext}", "de", "de"),
+            "**/*.de.*"
+        );
+        assert_eq!(target_glob("{locale}.json", "de", "de-DE"), "de-DE.json");
     }
 
     #[test]
@@ -573,6 +619,36 @@ collections:
         );
         assert_eq!(files[2].format.as_deref(), Some("json"));
         assert_eq!(files[4].abs, root.join("docs/a.md"));
+    }
+
+    #[test]
+    fn locales_and_android_qualifiers_name_the_target_files() {
+        let text = "version: v1\ndefaults:\n  target_languages: [de, pt-BR, sr-Latn]\ncollections:\n  - name: web\n    locales: {de: de-DE}\n    content:\n      - path: i18n/en-US.json\n        target: \"i18n/{locale}.json\"\n      - path: po/app.pot\n        target: \"po/{lang_underscore}.po\"\n  - name: android\n    base: res\n    content:\n      - path: values/strings.xml\n        format: android\n        target: \"values-{lang}/strings.xml\"\n";
+        let c = Collections::new(&recipe(text)).unwrap();
+        let paths = |rel: &str| -> Vec<String> {
+            let m = c.matches(rel).unwrap();
+            m.target_paths(rel).into_iter().map(|(_, p)| p).collect()
+        };
+        assert_eq!(
+            paths("i18n/en-US.json"),
+            ["i18n/de-DE.json", "i18n/pt-BR.json", "i18n/sr-Latn.json"]
+        );
+        assert_eq!(
+            paths("po/app.pot"),
+            ["po/de.po", "po/pt_BR.po", "po/sr_Latn.po"]
+        );
+        assert_eq!(
+            paths("res/values/strings.xml"),
+            [
+                "res/values-de/strings.xml",
+                "res/values-pt-rBR/strings.xml",
+                "res/values-b+sr+Latn/strings.xml"
+            ]
+        );
+        assert!(c.is_target("i18n/de-DE.json"));
+        assert!(!c.is_target("i18n/de.json"));
+        assert!(c.is_target("res/values-pt-rBR/strings.xml"));
+        assert!(c.is_target("res/values-b+sr+Latn/strings.xml"));
     }
 
     #[test]

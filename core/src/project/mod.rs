@@ -4,6 +4,7 @@
 pub mod collections;
 pub mod discover;
 pub mod layout;
+pub mod locales;
 pub mod own_files;
 pub mod recipe;
 pub mod recipe_field;

@@ -414,6 +414,12 @@ impl Scope<'_> {
         }
         let governance = governances.load(self.project, &point, &point.source_language)?;
         let bilingual = spec.format.info().capabilities.bilingual;
+        if spec.format.info().id == "po"
+            && let Some(note) = crate::translate::po_language_note(&abs, &spec.display)
+            && !notes.contains(&note)
+        {
+            notes.push(note);
+        }
         let targets = match (self.project, self.collections) {
             (Some(project), Some(collections)) if !bilingual => target_jobs(
                 self.app,

@@ -263,10 +263,17 @@ pub fn stats(
             searched: app.cwd.clone(),
         });
     }
-    let (covered, notes) = match crate::check::covered(app, project, paths) {
+    let (covered, mut notes) = match crate::check::covered(app, project, paths) {
         Err(HostError::NoContent) => (Vec::new(), Vec::new()),
         other => other?,
     };
+    // A PO file whose `Language:` is no tag: its translations count as language `target`.
+    notes.extend(
+        covered
+            .iter()
+            .filter(|c| c.format.info().id == "po")
+            .filter_map(|c| crate::translate::po_language_note(&c.abs, &c.display)),
+    );
     let files: Vec<FileStats> = covered.iter().map(|c| file_stats(project, c)).collect();
     let remark = remark(project, &files);
     Ok(summed(files, notes, remark))

@@ -16,6 +16,25 @@ use crate::document::{self, Editions};
 use crate::error::HostError;
 use crate::services::translation::{Standing, Unreadable, standing, translatable};
 
+/// A note naming a PO file whose header's `Language:` is no language tag (`persian`), with
+/// its line and the fix; `None` when it names one, or none, or the file cannot be read. Only
+/// the file's first 64 KiB are read: the header is its first message.
+pub fn po_language_note(abs: &Path, display: &str) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(abs)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let bad = kapi_core::formats::po::header_language(&text)?;
+    Some(format!(
+        "{display}:{}: `Language: {}` is not a language tag: kapi reads its translations as language `target` and translates none of them; write the BCP 47 tag or gettext locale (`fa`, `pt_BR`)",
+        bad.line, bad.value
+    ))
+}
+
 /// The named documents split in two: bilingual files, and the rest (catalogs with a `target`
 /// template), each as named.
 pub(super) fn split(app: &App, project: &Project, docs: &[String]) -> (Vec<String>, Vec<String>) {
@@ -84,6 +103,15 @@ pub(super) fn gather(
                 continue;
             }
         };
+        if loaded.format.info().id == "po"
+            && let Some(note) = po_language_note(&abs, &rel)
+        {
+            errors.push(Unreadable {
+                doc: rel,
+                error: note,
+            });
+            continue;
+        }
         let mut langs: Vec<String> = loaded
             .parsed
             .document

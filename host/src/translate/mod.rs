@@ -27,6 +27,8 @@ pub mod pseudo;
 mod run;
 mod scaffold;
 
+pub use bilingual::po_language_note;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
@@ -145,7 +147,7 @@ pub struct DocLang {
     pub lang: String,
     pub target_doc: String,
     /// `created` or `rebuilt` when the translation file was written from the source's
-    /// skeleton to take every key.
+    /// skeleton to take every key, `added` when the keys it lacked were added to it in place.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<&'static str>,
     /// Blocks missing or stale before the run.
@@ -451,17 +453,21 @@ fn prepare_files(
         for loaded in &catalogs.loaded {
             for target in loaded.targets.iter().filter(|t| wanted(request, &t.lang)) {
                 match scaffold::scaffold(loaded, target) {
-                    Ok(Scaffolded::Ready) => {}
-                    Ok(done) => out.documents.push(DocLang::new(
-                        &loaded.doc,
-                        &target.lang,
-                        &target.doc,
-                        Some(if done == Scaffolded::Created {
-                            "created"
-                        } else {
-                            "rebuilt"
-                        }),
-                    )),
+                    Ok((done, found)) => {
+                        scaffold::report(&found, &target.doc, out);
+                        let file = match done {
+                            Scaffolded::Ready => continue,
+                            Scaffolded::Created => "created",
+                            Scaffolded::Rebuilt => "rebuilt",
+                            Scaffolded::Added => "added",
+                        };
+                        out.documents.push(DocLang::new(
+                            &loaded.doc,
+                            &target.lang,
+                            &target.doc,
+                            Some(file),
+                        ));
+                    }
                     Err(error) => out.errors.push(Unreadable {
                         doc: target.doc.clone(),
                         error,
@@ -700,7 +706,7 @@ fn operations(
                     status: "unsupported".into(),
                     message: match &todo.branch {
                         Some(path) => format!("the translation has no branch `{path}` to write it to (its plural forms differ from the source's)"),
-                        None => "the translation file has no place for it (a bilingual file without its target)".into(),
+                        None => "the translation file has no place for it yet: kapi could not add its key (see the error for the file)".into(),
                     },
                 }),
                 (Err(why), _) => skipped.push(Skip {

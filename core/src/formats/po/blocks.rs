@@ -105,10 +105,15 @@ impl Header {
     }
 }
 
-/// A gettext locale name as a language tag: `zh_CN` → `zh-CN`, `sr@latin` → `sr-Latn`.
-fn language_tag(locale: &str) -> String {
+/// A gettext locale name as a language tag: `zh_CN` → `zh-CN`, `sr@latin` → `sr-Latn`,
+/// `ca@valencia` → `ca-x-valencia` (a modifier too long for a private-use subtag is left off);
+/// `None` when it names no language (`persian`, `English`): the file's target edition is then
+/// `target`, as a POT's, and [`header_language`] names the value.
+pub(super) fn language_tag(locale: &str) -> Option<String> {
+    let locale = locale.split_once('.').map_or(locale, |(l, _)| l);
     let (base, modifier) = locale.split_once('@').unwrap_or((locale, ""));
-    let mut tag = base.replace('_', "-");
+    let base = base.replace('_', "-");
+    let mut tag = base.clone();
     match modifier.to_ascii_lowercase().as_str() {
         "" => {}
         "latin" => tag.push_str("-Latn"),
@@ -118,7 +123,40 @@ fn language_tag(locale: &str) -> String {
             tag.push_str(other);
         }
     }
-    tag
+    use crate::project::locales::is_tag;
+    if is_tag(&tag) {
+        Some(tag)
+    } else {
+        is_tag(&base).then_some(base)
+    }
+}
+
+/// A PO header's `Language:` that names no language tag: the value as written and its line
+/// (1-based) in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotALanguage {
+    pub value: String,
+    pub line: usize,
+}
+
+/// The header's `Language:` when it is written but is no language tag ([`language_tag`]):
+/// kapi reads the file's translations as edition `target` and a surface names the value.
+/// `None` when the header names a language or none, or the file does not parse.
+pub fn header_language(text: &str) -> Option<NotALanguage> {
+    let value = header(text).ok()?.language?;
+    if language_tag(&value).is_some() {
+        return None;
+    }
+    // The line holding `Language:` in the header (the first message gettext writes).
+    let line = text
+        .lines()
+        .position(|l| {
+            let l = l.trim_start().trim_start_matches(['"', ' ']);
+            l.get(..9)
+                .is_some_and(|h| h.eq_ignore_ascii_case("language:"))
+        })
+        .map_or(1, |i| i + 1);
+    Some(NotALanguage { value, line })
 }
 
 /// The placeholder syntaxes a message's flags call for.
@@ -219,7 +257,8 @@ pub(super) fn read_text<'e>(
     let lang = header
         .language
         .as_deref()
-        .map_or_else(|| "target".to_owned(), language_tag);
+        .and_then(language_tag)
+        .unwrap_or_else(|| "target".to_owned());
     let forms = header.forms();
     let mut out = Output::new(INFO.id, skeleton, each);
     let mut keys = KeyDeduper::default();

@@ -12,7 +12,8 @@
 //! # Editions
 //! The source edition holds the `msgid` text; the target edition, named by the header's
 //! `Language:` (`zh_CN` as `zh-CN`, `sr@latin` as `sr-Latn`; `target` when the header names
-//! none, as in a POT file), holds the `msgstr` text. An empty `msgstr` still gives an (empty)
+//! none, as in a POT file, or a value that is no BCP 47 tag, as `persian`, which
+//! [`header_language`] names for the surfaces to report), holds the `msgstr` text. An empty `msgstr` still gives an (empty)
 //! target edition with a hole, so a translation can be written into it. The target's state
 //! is `fuzzy` when the `#,` flags say so, else `translated` when some `msgstr` is not empty,
 //! else none; the writer writes it back as the `fuzzy` flag (see Writing), so a state of
@@ -103,6 +104,7 @@ use super::{
 };
 use crate::model::Run;
 use blocks::read_text;
+pub use blocks::{NotALanguage, header_language};
 use state::{Plurals, render_flags};
 
 /// What is wrong with a PO file's `Plural-Forms` header ([`crate::plurals::PluralForms`]'s

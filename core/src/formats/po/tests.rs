@@ -1014,3 +1014,35 @@ fn hostile_plural_headers_and_flags_write_in_linear_time() {
         let _ = Po.write(&parsed);
     }
 }
+
+#[test]
+fn a_language_that_is_no_tag_is_named_not_invented() {
+    let text = "msgid \"\"\nmsgstr \"\"\n\"Project-Id-Version: x\\n\"\n\"Language: persian\\n\"\n\nmsgid \"Open\"\nmsgstr \"باز\"\n";
+    let parsed = read(text);
+    let block = &parsed.document.blocks[0];
+    assert!(block.targets.contains_key("target"));
+    assert!(!block.targets.contains_key("persian"));
+    assert_eq!(
+        header_language(text),
+        Some(NotALanguage {
+            value: "persian".into(),
+            line: 4
+        })
+    );
+    for (language, edition) in [
+        ("fa", "fa"),
+        ("pt_BR", "pt-BR"),
+        ("sr@latin", "sr-Latn"),
+        ("de_DE.UTF-8", "de-DE"),
+    ] {
+        let text = format!(
+            "msgid \"\"\nmsgstr \"Language: {language}\\n\"\n\nmsgid \"a\"\nmsgstr \"b\"\n"
+        );
+        assert_eq!(header_language(&text), None, "{language}");
+        let parsed = read(&text);
+        assert!(
+            parsed.document.blocks[0].targets.contains_key(edition),
+            "{language}"
+        );
+    }
+}

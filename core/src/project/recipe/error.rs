@@ -117,6 +117,13 @@ pub enum RecipeError {
         glob: String,
         message: String,
     },
+    /// A `locales:` entry whose key is no BCP 47 tag, or whose code is empty or a path.
+    #[error("{at}: `{tag}` in `locales` {problem}")]
+    BadLocale {
+        at: Box<Site>,
+        tag: String,
+        problem: String,
+    },
     #[error("{at}: profile `{name}` is not declared")]
     UndeclaredProfile {
         at: Box<Site>,
@@ -185,6 +192,7 @@ impl RecipeError {
             | BadFailOn { at, .. }
             | MinScoreTooHigh { at, .. }
             | BadGlob { at, .. }
+            | BadLocale { at, .. }
             | UndeclaredProfile { at, .. }
             | UnknownRule { at, .. } => Some(at.as_ref()),
             UnknownKeys { keys } => keys.first().map(|k| &k.at),
@@ -299,6 +307,9 @@ impl Hint for RecipeError {
                 choice_hints(found, &valid, "values")
             }
             MinScoreTooHigh { .. } => vec!["use a score between 0 and 100".to_owned()],
+            BadLocale { .. } => vec![
+                "map each BCP 47 tag the project uses to the code its files use: `locales: {de: de-DE, pt-BR: pt-rBR}`".to_owned(),
+            ],
             BadGlob { .. } => vec![
                 "fix the glob; use `**` to cross folders and `{a,b}` for alternatives".to_owned(),
             ],

@@ -53,6 +53,7 @@ const NAMED: &[&str] = &[
     "channel",
     "source_language",
     "target_languages",
+    "locales",
     "content",
     "path",
 ];
@@ -74,6 +75,7 @@ const BARE: &[&str] = &[
     "channel",
     "source_language",
     "target_languages",
+    "locales",
     "name",
     "content",
     "generated",
@@ -239,7 +241,7 @@ fn on_named(k: &str) -> Option<(&'static str, String)> {
 }
 
 fn on_item(k: &str) -> Option<(&'static str, String)> {
-    matches!(k, "base" | "content" | "name").then(|| {
+    matches!(k, "base" | "content" | "name" | "locales").then(|| {
         (
             "on an item",
             format!("put `{k}` on the collection, beside `content`"),

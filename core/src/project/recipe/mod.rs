@@ -115,6 +115,9 @@ pub struct Collection {
     pub channel: Option<ChannelRef>,
     pub source_language: Option<String>,
     pub target_languages: Option<Vec<String>>,
+    /// `locales:`: each BCP 47 tag of the project with the code this collection's files use
+    /// for it (`de: de-DE`, `pt-BR: pt-rBR`), in recipe order ([`crate::project::locales`]).
+    pub locales: Vec<(String, String)>,
     pub content: Vec<Item>,
     raw: Mapping,
 }

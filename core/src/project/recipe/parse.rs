@@ -485,6 +485,59 @@ fn parse_languages(
     Ok((source, targets))
 }
 
+/// The `locales:` of the collection at `key`: a mapping of BCP 47 tags to the codes its files
+/// use. A key that is no tag, or a code that is empty or holds a `/` or a `{`, is refused
+/// where it stands.
+fn parse_locales(
+    ctx: &Ctx<'_>,
+    m: &Mapping,
+    key: &str,
+) -> Result<Vec<(String, String)>, RecipeError> {
+    let lk = format!("{key}.locales");
+    let map = match get(m, "locales") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(v) => v
+            .as_mapping()
+            .ok_or_else(|| ctx.wrong(&lk, "a mapping of language tags to codes (`de: de-DE`)"))?,
+    };
+    let mut out: Vec<(String, String)> = Vec::with_capacity(map.len());
+    for (k, v) in map {
+        let tag = ctx
+            .string(Some(k), &lk)?
+            .ok_or_else(|| ctx.wrong(&lk, "a mapping of language tags to codes"))?;
+        let ek = format!("{lk}.{tag}");
+        let bad = |problem: String| {
+            let mut at = ctx.site(&ek);
+            if at.line.is_none() {
+                // Written in flow style (`locales: {de: de-DE}`): the line of `locales`.
+                let outer = ctx.site(&lk);
+                (at.line, at.column) = (outer.line, outer.column);
+            }
+            RecipeError::BadLocale {
+                at,
+                tag: tag.clone(),
+                problem,
+            }
+        };
+        if let Some(problem) = crate::project::locales::tag_problem(&tag) {
+            return Err(bad(format!("is not a BCP 47 language tag: {problem}")));
+        }
+        let code = ctx
+            .string(Some(v), &ek)?
+            .ok_or_else(|| bad("maps to no code".into()))?;
+        if code.trim().is_empty() || code.contains(['/', '\\', '{', '}']) || code == ".." {
+            return Err(bad(format!(
+                "maps to `{code}`, which is no code a file name can hold (no `/`, `{{` or `}}`)"
+            )));
+        }
+        if out.iter().any(|(t, _)| *t == tag) {
+            return Err(bad("is mapped twice".into()));
+        }
+        out.push((tag, code));
+    }
+    Ok(out)
+}
+
 fn parse_collection(
     ctx: &Ctx<'_>,
     v: &Value,
@@ -507,6 +560,7 @@ fn parse_collection(
         check_glob(ctx, &item.path, &format!("{key}.path"))?;
         item.channel = None;
         return Ok(Collection {
+            locales: parse_locales(ctx, m, &key)?,
             content: vec![item],
             ..Collection::default()
         });
@@ -542,12 +596,14 @@ fn parse_collection(
     }
     let channel = parse_channel_ref(ctx, m, &format!("{key}.channel"), profiles)?;
     let (source_language, target_languages) = parse_languages(ctx, m, &key)?;
+    let locales = parse_locales(ctx, m, &key)?;
     Ok(Collection {
         name: Some(name),
         base,
         channel,
         source_language,
         target_languages,
+        locales,
         content,
         raw: m.clone(),
     })

@@ -32,6 +32,18 @@ fn set_languages(m: &mut Mapping, source: Option<&str>, targets: Option<&[String
     set(m, "target_languages", targets.map(strs));
 }
 
+/// `locales:` as a mapping, `None` (the key removed) when there are none.
+fn locales_value(locales: &[(String, String)]) -> Option<Value> {
+    (!locales.is_empty()).then(|| {
+        Value::Mapping(
+            locales
+                .iter()
+                .map(|(tag, code)| (s(tag), s(code)))
+                .collect(),
+        )
+    })
+}
+
 impl VoiceRef {
     fn to_value(&self) -> Value {
         if self.short && self.raw.is_empty() {
@@ -107,6 +119,7 @@ impl Collection {
                 let mut bare = item.clone();
                 bare.channel = None;
                 bare.write_into(&mut m);
+                set(&mut m, "locales", locales_value(&self.locales));
             }
             return Value::Mapping(m);
         };
@@ -123,6 +136,7 @@ impl Collection {
             self.source_language.as_deref(),
             self.target_languages.as_deref(),
         );
+        set(&mut m, "locales", locales_value(&self.locales));
         let items = self
             .content
             .iter()

@@ -689,3 +689,48 @@ fn an_item_marked_generated_is_read_kept_and_named_where_it_does_nothing() {
     let saved = r.to_yaml().unwrap();
     assert_eq!(saved.matches("generated: true").count(), 1, "{saved}");
 }
+
+#[test]
+fn locales_are_read_kept_on_save_and_a_bad_tag_is_located() {
+    let text = "version: v1\ncollections:\n  - name: app\n    locales:\n      de: de-DE\n      pt-BR: pt-rBR\n    content:\n      - path: en.json\n  - path: a.md\n    locales: {fr: fr-FR}\n";
+    let r = Recipe::parse(text, Path::new("kapi.yaml")).unwrap();
+    assert_eq!(
+        r.collections[0].locales,
+        [
+            ("de".to_owned(), "de-DE".to_owned()),
+            ("pt-BR".to_owned(), "pt-rBR".to_owned())
+        ]
+    );
+    assert_eq!(
+        r.collections[1].locales,
+        [("fr".to_owned(), "fr-FR".to_owned())]
+    );
+    assert!(r.unknown_keys().is_empty(), "{:?}", r.unknown_keys());
+    let again = Recipe::parse(&r.to_yaml().unwrap(), Path::new("kapi.yaml")).unwrap();
+    assert_eq!(again.collections[0].locales, r.collections[0].locales);
+    assert_eq!(again.collections[1].locales, r.collections[1].locales);
+    let bad = "version: v1\ncollections:\n  - name: app\n    locales:\n      de: de-DE\n      persian: fa\n    content:\n      - path: en.json\n";
+    let e = Recipe::parse(bad, Path::new("kapi.yaml")).unwrap_err();
+    assert!(matches!(e, RecipeError::BadLocale { .. }), "{e:?}");
+    assert_eq!(e.site().unwrap().key, "collections[0].locales.persian");
+    assert_eq!(e.site().unwrap().line, Some(6));
+    assert!(e.to_string().contains("not a BCP 47 language tag"), "{e}");
+    for (value, why) in [
+        ("{de: \"\"}", "no code"),
+        ("{de: a/b}", "no `/`"),
+        ("[de]", "a mapping"),
+    ] {
+        let text = format!("version: v1\ncollections:\n  - path: a.md\n    locales: {value}\n");
+        let e = Recipe::parse(&text, Path::new("kapi.yaml")).unwrap_err();
+        assert!(e.to_string().contains(why), "{value}: {e}");
+    }
+}
+
+#[test]
+fn locales_on_an_item_is_named_as_misplaced() {
+    let text = "version: v1\ncollections:\n  - name: app\n    content:\n      - path: en.json\n        locales: {de: de-DE}\n";
+    let r = Recipe::parse(text, Path::new("kapi.yaml")).unwrap();
+    let keys = r.unknown_keys();
+    assert_eq!(keys.len(), 1);
+    assert_eq!(keys[0].at.key, "collections[0].content[0].locales");
+}

@@ -265,6 +265,7 @@ fn plural_forms_pair_by_category_and_report_each_rule_once() {
             head: String::new(),
             tail: String::new(),
             src: None,
+            forms: None,
         }))])
     };
     let source = switch(vec![("one", "%d file."), ("other", "%d files.")]);
