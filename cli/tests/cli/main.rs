@@ -35,6 +35,7 @@ mod terms_case;
 mod toolbox;
 mod toolbox_sed;
 mod translate;
+mod translate_gate;
 mod wiring;
 
 use std::path::{Path, PathBuf};

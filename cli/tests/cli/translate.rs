@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 
 use super::Kapi;
 
-const KEY: &str = "sk-test-5ecret-never-shown";
+pub(super) const KEY: &str = "sk-test-5ecret-never-shown";
 
 /// A project with one JSON catalog (a placeholder, a plural) into French and German.
-fn project(providers: &str) -> Kapi {
+pub(super) fn project(providers: &str) -> Kapi {
     let kapi = Kapi::bound();
     kapi.write(
         "kapi.yaml",
@@ -139,15 +139,15 @@ fn a_provider_must_be_named_known_and_have_its_key() {
 }
 
 /// What the mock answers to one request: a status, a body, after a delay.
-type Reply = Box<dyn Fn(usize, &Value) -> (u16, String, Duration) + Send + Sync>;
+pub(super) type Reply = Box<dyn Fn(usize, &Value) -> (u16, String, Duration) + Send + Sync>;
 
 /// A chat-completions mock on 127.0.0.1: each request's JSON body and headers are kept.
-struct Mock {
-    url: String,
-    seen: Arc<Mutex<Vec<(String, Value)>>>,
+pub(super) struct Mock {
+    pub(super) url: String,
+    pub(super) seen: Arc<Mutex<Vec<(String, Value)>>>,
 }
 
-fn mock(reply: Reply) -> Mock {
+pub(super) fn mock(reply: Reply) -> Mock {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
     let seen: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
@@ -184,7 +184,7 @@ fn mock(reply: Reply) -> Mock {
 }
 
 /// The strings a request asks for, by key.
-fn asked(body: &Value) -> serde_json::Map<String, Value> {
+pub(super) fn asked(body: &Value) -> serde_json::Map<String, Value> {
     let user = body
         .pointer("/messages/1/content")
         .and_then(Value::as_str)
@@ -193,7 +193,7 @@ fn asked(body: &Value) -> serde_json::Map<String, Value> {
 }
 
 /// A chat-completions answer whose content is `object`.
-fn completion(object: &serde_json::Map<String, Value>) -> String {
+pub(super) fn completion(object: &serde_json::Map<String, Value>) -> String {
     json!({"choices": [{"message": {"role": "assistant", "content": Value::Object(object.clone()).to_string()}}]}).to_string()
 }
 
@@ -211,7 +211,7 @@ fn translated(body: &Value, drop: &str) -> String {
     completion(&out)
 }
 
-fn provider_recipe(url: &str, extra: &str) -> String {
+pub(super) fn provider_recipe(url: &str, extra: &str) -> String {
     format!(
         "providers:\n  local:\n    kind: openai-compatible\n    base_url: {url}\n    model: test-model\n    api_key_env: KAPI_TEST_KEY\n{extra}"
     )

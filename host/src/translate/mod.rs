@@ -26,12 +26,13 @@ pub mod provider;
 pub mod pseudo;
 mod run;
 mod scaffold;
+mod screen;
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use kapi_core::change::result::OpStatus;
+use kapi_core::change::result::{OpStatus, SetStatus};
 use kapi_core::change::{ChangeSet, GateMode, Operation, SCHEMA};
 use kapi_core::model::Ref;
 use kapi_core::project::recipe::providers::ProviderSpec;
@@ -178,8 +179,10 @@ impl DocLang {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Skip {
     pub block: String,
-    /// `failed` (the provider gave no usable answer), `not_sent` (the budget), or the change
-    /// service's refusal (`guard`, `gate_failed`, `stale`, `unsupported`, …).
+    /// `failed` (the provider gave no usable answer), `not_sent` (the budget, or a write
+    /// that failed), `unsafe` (the answer held a secret, a control or a bidi character its
+    /// source does not), or the change service's refusal (`guard`, `gate_failed`, `stale`,
+    /// `unsupported`, …).
     pub status: String,
     pub message: String,
 }
@@ -257,9 +260,14 @@ pub fn translate(
         prepare_files(app, &project, request, &mut out)?;
     }
     let work = gather(app, &project, request, &mut out)?;
-    let batches = batches(&work, spec.batch);
-    out.characters = batches
+    // Each catalog and language's batches.
+    let per_work: Vec<Vec<Batch>> = work
         .iter()
+        .map(|w| batches(std::slice::from_ref(w), spec.batch))
+        .collect();
+    out.characters = per_work
+        .iter()
+        .flatten()
         .map(|b| {
             b.brief.chars().count()
                 + b.items
@@ -270,37 +278,72 @@ pub fn translate(
         .sum();
     out.estimated_tokens = out.characters.div_ceil(4);
     if request.dry_run {
-        out.requests = batches.len();
+        out.requests = per_work.iter().map(Vec::len).sum();
         return Ok(out);
     }
-    let total: usize = batches.iter().map(|b| b.items.len()).sum();
-    let sent = run::send(
-        &batches,
-        &run::Sending {
-            provider: provider.as_ref(),
-            concurrency: spec.concurrency,
-            retries: spec.retries,
-            budget: request.max_requests,
-            backoff: request.backoff,
-            progress: &|done| progress(done, total),
-        },
-    );
-    out.requests = sent.requests;
-    out.budget_spent = sent.budget_spent;
+    let total: usize = per_work.iter().flatten().map(|b| b.items.len()).sum();
     let actor = Actor {
         kind: "tool".into(),
         name: actor_name,
         session: app.actor().session,
     };
-    land(
-        app,
-        &actor,
-        request.gate,
-        &work,
-        &batches,
-        sent.answers,
-        &mut out,
-    )?;
+    let screening = Screening {
+        remote: provider.remote(),
+        key: provider.key().map(str::to_owned),
+    };
+    // One catalog and language at a time: its batches sent, then its answers landed, so a
+    // write that fails (a full disk) stops the run before the next catalog's requests.
+    let mut done = 0;
+    let mut stopped: Option<String> = None;
+    for (w, batches) in work.iter().zip(&per_work) {
+        if stopped.is_none() && app.stop.asked() {
+            stopped = Some("the run was stopped".into());
+        }
+        let answers = match &stopped {
+            Some(why) => batches
+                .iter()
+                .map(|b| {
+                    b.items
+                        .iter()
+                        .map(|_| Err(format!("not sent: {why}")))
+                        .collect()
+                })
+                .collect(),
+            None => {
+                let sent = run::send(
+                    batches,
+                    &run::Sending {
+                        provider: provider.as_ref(),
+                        concurrency: spec.concurrency,
+                        retries: spec.retries,
+                        budget: request.max_requests,
+                        already: out.requests,
+                        backoff: request.backoff,
+                        progress: &|n| progress(done + n, total),
+                    },
+                );
+                out.requests = sent.requests;
+                out.budget_spent |= sent.budget_spent;
+                sent.answers
+            }
+        };
+        done += batches.iter().map(|b| b.items.len()).sum::<usize>();
+        let failed = land(
+            app,
+            &actor,
+            request.gate,
+            std::slice::from_ref(w),
+            batches,
+            answers,
+            &screening,
+            &mut out,
+        )?;
+        if stopped.is_none()
+            && let Some(error) = failed
+        {
+            stopped = Some(format!("a write failed earlier in the run ({error})"));
+        }
+    }
     // The translations landed: a store that cannot record the run says so, and fails nothing.
     if let Err(e) = record(app, &project, &actor, &out) {
         out.notes.push(format!(
@@ -501,6 +544,8 @@ fn gather(
         if out.remark.is_none() {
             out.remark.clone_from(&catalogs.remark);
         }
+        // Each catalog's blocks by key, made at its first language.
+        let mut by_key: HashMap<&str, HashMap<&str, &kapi_core::model::Block>> = HashMap::new();
         for s in survey(&catalogs)
             .into_iter()
             .filter(|s| wanted(request, &s.lang))
@@ -522,8 +567,15 @@ fn gather(
                 memory: Vec::new(),
                 todo: keys.len(),
             };
+            let blocks = by_key.entry(loaded.doc.as_str()).or_insert_with(|| {
+                let mut map = HashMap::new();
+                for b in &loaded.parsed.document.blocks {
+                    map.entry(b.key.as_str()).or_insert(b);
+                }
+                map
+            });
             for key in keys {
-                if let Some(block) = loaded.parsed.document.block(key) {
+                if let Some(block) = blocks.get(key.as_str()) {
                     w.blocks.extend(todos(block, &s.lang, None));
                 }
             }
@@ -638,6 +690,12 @@ fn batches(work: &[Work], size: usize) -> Vec<Batch> {
     out
 }
 
+/// Whether the provider's answers are screened ([`screen::refusal`]), and its key.
+struct Screening {
+    remote: bool,
+    key: Option<String>,
+}
+
 /// (document, language, block) of an operation, as a skip names it.
 type Place = (String, String, String);
 
@@ -647,6 +705,7 @@ fn operations(
     work: &[Work],
     batches: &[Batch],
     answers: Vec<Vec<provider::Answer>>,
+    screen: &Screening,
     out: &mut Translation,
 ) -> (Vec<Operation>, Vec<Place>) {
     // (document, language, block) of each operation, in order.
@@ -655,10 +714,11 @@ fn operations(
     let mut answers = answers.into_iter();
     let mut batch = batches.iter();
     for w in work {
-        let mut texts: Vec<(&Todo, Result<String, String>)> = w
+        // The memory's answers are the project's own; the provider's are screened.
+        let mut texts: Vec<(&Todo, Result<String, String>, bool)> = w
             .memory
             .iter()
-            .map(|(todo, text)| (todo, Ok(text.clone())))
+            .map(|(todo, text)| (todo, Ok(text.clone()), false))
             .collect();
         let mut todo = w.blocks.iter();
         let mut left = w.blocks.len();
@@ -667,7 +727,7 @@ fn operations(
                 break;
             };
             for (answer, t) in a.into_iter().zip(todo.by_ref()) {
-                texts.push((t, answer));
+                texts.push((t, answer, screen.remote));
             }
             left = left.saturating_sub(b.items.len());
         }
@@ -676,11 +736,22 @@ fn operations(
             .iter_mut()
             .find(|d| d.doc == w.doc && d.lang == w.lang);
         let mut skipped = Vec::new();
-        for (todo, answer) in texts {
+        for (todo, answer, screened) in texts {
             let block = match &todo.branch {
                 Some(path) => format!("{} [{path}]", todo.key),
                 None => todo.key.clone(),
             };
+            if screened
+                && let Ok(text) = &answer
+                && let Some(why) = screen::refusal(&todo.item.text, text, screen.key.as_deref())
+            {
+                skipped.push(Skip {
+                    block,
+                    status: "unsafe".into(),
+                    message: why,
+                });
+                continue;
+            }
             match (answer, &todo.rev) {
                 (Ok(content), Some(rev)) => {
                     operations.push(Operation::SetContent {
@@ -720,7 +791,8 @@ fn operations(
 /// Lands every answer as a `set_content` of its target edition, one change set per document
 /// (a large run is many small sets, and one document's refusal holds no other back): each set
 /// is first computed without writing, the operations the change service refuses are reported
-/// and left out, and the rest land whole.
+/// and left out, and the rest land whole. The error of a write that failed, if one did.
+#[allow(clippy::too_many_arguments)]
 fn land(
     app: &App,
     actor: &Actor,
@@ -728,9 +800,10 @@ fn land(
     work: &[Work],
     batches: &[Batch],
     answers: Vec<Vec<provider::Answer>>,
+    screening: &Screening,
     out: &mut Translation,
-) -> Result<(), HostError> {
-    let (operations, places) = operations(work, batches, answers, out);
+) -> Result<Option<String>, HostError> {
+    let (operations, places) = operations(work, batches, answers, screening, out);
     // A stop asked from here on waits for the set being written to land (or not) whole.
     let _hold = app.stop.hold();
     let mut by_doc: Vec<(String, Vec<Operation>, Vec<Place>)> = Vec::new();
@@ -743,10 +816,13 @@ fn land(
             None => by_doc.push((place.0.clone(), vec![op], vec![place])),
         }
     }
+    let mut failed = None;
     for (_, operations, places) in by_doc {
-        land_one(app, actor, gate, operations, places, out)?;
+        if let Some(error) = land_one(app, actor, gate, operations, places, out)? {
+            failed.get_or_insert(error);
+        }
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// Reports a skipped block in its catalog's entry.
@@ -808,7 +884,8 @@ fn sort_out(
         .collect())
 }
 
-/// One document's operations: tried, the refused ones left out, the rest applied.
+/// One document's operations: tried, the refused ones left out, the rest applied. The error
+/// of a write that failed (nothing or not all of it landed), if it did.
 fn land_one(
     app: &App,
     actor: &Actor,
@@ -816,7 +893,7 @@ fn land_one(
     operations: Vec<Operation>,
     places: Vec<Place>,
     out: &mut Translation,
-) -> Result<(), HostError> {
+) -> Result<Option<String>, HostError> {
     let doc = places.first().map(|p| p.0.clone()).unwrap_or_default();
     let set = |operations| ChangeSet {
         schema: SCHEMA,
@@ -836,7 +913,7 @@ fn land_one(
         }
     }
     if kept.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let result = apply_as(
         app,
@@ -859,8 +936,11 @@ fn land_one(
             skip(out, place, r.status.as_str(), &r.message);
         }
     }
+    let failed = matches!(result.status, SetStatus::Refused | SetStatus::Partial)
+        .then(|| result.error.clone())
+        .flatten();
     if let Some(error) = result.error {
         out.errors.push(Unreadable { doc, error });
     }
-    Ok(())
+    Ok(failed)
 }
