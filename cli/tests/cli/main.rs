@@ -36,6 +36,7 @@ mod toolbox;
 mod toolbox_sed;
 mod translate;
 mod translate_gate;
+mod translate_keep;
 mod wiring;
 
 use std::path::{Path, PathBuf};

@@ -36,7 +36,15 @@ pub(super) fn project(providers: &str) -> Kapi {
 #[test]
 fn pseudo_fills_every_catalog_and_the_result_passes_check() {
     let kapi = project("");
-    let dry = kapi.run(&["up", "--provider", "pseudo", "--dry-run", "--json"]);
+    let dry = kapi.run(&[
+        "up",
+        "--provider",
+        "pseudo",
+        "--to",
+        "fr,de",
+        "--dry-run",
+        "--json",
+    ]);
     assert_eq!(dry.code, 0, "{}", dry.transcript());
     let plan = dry.json();
     assert_eq!(plan["schema"], "kapi.translate/v1");
@@ -48,7 +56,7 @@ fn pseudo_fills_every_catalog_and_the_result_passes_check() {
         !kapi.path().join("locales/de.json").exists(),
         "a dry run writes nothing"
     );
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "fr,de"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert!(
         run.stdout
@@ -87,7 +95,7 @@ fn pseudo_fills_every_catalog_and_the_result_passes_check() {
         Some(2),
         "{entry:#}"
     );
-    let again = kapi.run(&["up", "--provider", "pseudo"]);
+    let again = kapi.run(&["up", "--provider", "pseudo", "--to", "fr,de"]);
     assert_eq!(again.code, 0);
     assert!(again.stdout.contains("sent 0 requests"), "{}", again.stdout);
     let translate = kapi.run(&[
@@ -367,7 +375,7 @@ fn bilingual_files_take_drafts_marked_for_review_and_a_person_edits_them_plainly
     );
     kapi.write("po/fr.po", PO);
     kapi.write("xliff/a.xlf", XLIFF);
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "fr"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let po = kapi.read("po/fr.po");
     assert!(
@@ -384,7 +392,7 @@ fn bilingual_files_take_drafts_marked_for_review_and_a_person_edits_them_plainly
         "{xliff}"
     );
     assert_eq!(kapi.run(&["check"]).code, 0);
-    let again = kapi.run(&["up", "--provider", "pseudo"]);
+    let again = kapi.run(&["up", "--provider", "pseudo", "--to", "fr"]);
     assert!(
         again.stdout.contains("sent 0 requests"),
         "a draft waits for review: {}",
@@ -436,7 +444,7 @@ fn a_language_with_more_plural_forms_than_the_source_gets_every_form() {
         "bs.po",
         "msgid \"\"\nmsgstr \"\"\n\"Language: bs\\n\"\n\"Plural-Forms: nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);\\n\"\n\n#, python-format\nmsgid \"%(count)s file\"\nmsgid_plural \"%(count)s files\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n",
     );
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "bs"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let po = kapi.read("bs.po");
     assert!(po.contains("msgstr[0] \"[%(count)s fîlé~~]\"\nmsgstr[1] \"[%(count)s fîlés~~]\"\nmsgstr[2] \"[%(count)s fîlés~~]\""), "{po}");
@@ -454,7 +462,7 @@ fn an_xliff_2_segment_takes_its_target_marked_translated() {
         "a.xlf",
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\">\n  <file id=\"f1\">\n    <unit id=\"u1\">\n      <segment>\n        <source>Save <ph id=\"1\"/> now</source>\n        <target>Jetzt <ph id=\"1\"/> speichern</target>\n      </segment>\n    </unit>\n    <unit id=\"u2\">\n      <segment>\n        <source>Open</source>\n      </segment>\n    </unit>\n  </file>\n</xliff>\n",
     );
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "de"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let xliff = kapi.read("a.xlf");
     assert!(xliff.contains("<segment state=\"translated\">\n        <source>Open</source>\n        <target>[Öþéñ~~]</target>"), "{xliff}");

@@ -178,6 +178,15 @@ const UNFINISHED: &[&str] = &[
     "needs-l10n",
 ];
 
+/// Whether a bilingual file marks `target` unfinished ([`UNFINISHED`]: `fuzzy`, XLIFF `new`,
+/// `needs-translation`…): a machine's or the file's own word, not a person's translation.
+pub fn marked_unfinished(target: &Edition) -> bool {
+    target
+        .state
+        .as_deref()
+        .is_some_and(|s| UNFINISHED.contains(&s))
+}
+
 /// Whether runs hold any text but whitespace, a switch's branches included (codes alone are
 /// no text).
 fn has_text(runs: &[Run]) -> bool {

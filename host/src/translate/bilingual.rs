@@ -10,11 +10,13 @@ use std::path::Path;
 use kapi_core::model::Edition;
 use kapi_core::project::Project;
 
-use super::{TranslateRequest, Work, todos, wanted};
+use super::{TranslateRequest, Work, replaces_stale, todos, wanted};
 use crate::app::App;
 use crate::document::{self, Editions};
 use crate::error::HostError;
-use crate::services::translation::{Standing, Unreadable, standing, translatable};
+use crate::services::translation::{
+    Standing, Unreadable, marked_unfinished, standing, translatable,
+};
 
 /// The named documents split in two: bilingual files, and the rest (catalogs with a `target`
 /// template), each as named.
@@ -117,6 +119,17 @@ pub(super) fn gather(
                 match standing(&block.source, target) {
                     Standing::Translated => continue,
                     Standing::Stale(_) if draft => continue,
+                    // A target a person may have written (equal to its source, or with
+                    // placeholders that differ) stays unless the run may replace it.
+                    Standing::Stale(_)
+                        if !replaces_stale(
+                            request,
+                            &lang,
+                            target.is_some_and(marked_unfinished),
+                        ) =>
+                    {
+                        continue;
+                    }
                     _ => {}
                 }
                 w.todo += 1;

@@ -61,6 +61,26 @@ pub struct TranslateRequest {
     pub gate: GateMode,
     /// The first wait before a retry (it doubles).
     pub backoff: Duration,
+    /// Replace what a person may have written too: a target equal to its source, or one
+    /// whose placeholders differ from the source's (never a draft waiting for review).
+    pub force: bool,
+    /// Set by [`translate`] when the provider is a `pseudo` one (callers leave it false): with
+    /// no `langs`, only pseudo-locales are wanted, and a real language `langs` names takes only
+    /// what is missing.
+    pub pseudo: bool,
+}
+
+/// The pseudo-locales a `pseudo` provider writes to when `--to` names no language: Android's
+/// `en-XA` (accents and expansion) and `ar-XB` (right to left).
+pub const PSEUDO_LOCALES: &[&str] = &["en-XA", "ar-XB"];
+
+/// Whether `lang` is a pseudo-locale ([`PSEUDO_LOCALES`]; `en_XA` and `en-rXA` alike).
+pub fn is_pseudo_locale(lang: &str) -> bool {
+    let norm = lang.replace(['_', '-'], "").to_ascii_lowercase();
+    PSEUDO_LOCALES.iter().any(|p| {
+        let p = p.replace('-', "").to_ascii_lowercase();
+        norm == p || norm == format!("{}r{}", &p[..2], &p[2..])
+    })
 }
 
 /// `kapi.translate/v1`.
@@ -181,7 +201,8 @@ pub struct Skip {
     pub block: String,
     /// `failed` (the provider gave no usable answer), `not_sent` (the budget, or a write
     /// that failed), `unsafe` (the answer held a secret, a control or a bidi character its
-    /// source does not), or the change service's refusal (`guard`, `gate_failed`, `stale`,
+    /// source does not), `not_translated` (the answer was the source text), or the change
+    /// service's refusal (`guard`, `gate_failed`, `stale`,
     /// `unsupported`, …).
     pub status: String,
     pub message: String,
@@ -229,6 +250,13 @@ pub fn translate(
 ) -> Result<Translation, HostError> {
     let project = app.require_project()?;
     let spec = spec_for(&project, request.provider.as_deref())?;
+    let request = &TranslateRequest {
+        pseudo: matches!(
+            spec.kind,
+            kapi_core::project::recipe::providers::ProviderKind::Pseudo { .. }
+        ),
+        ..request.clone()
+    };
     let provider =
         provider::for_spec(&spec, &crate::env::secret).map_err(|message| HostError::Usage {
             message,
@@ -256,10 +284,12 @@ pub fn translate(
         remark: None,
         notes: Vec::new(),
     };
-    if !request.dry_run {
-        prepare_files(app, &project, request, &mut out)?;
-    }
-    let work = gather(app, &project, request, &mut out)?;
+    let added = if request.dry_run {
+        Added::new()
+    } else {
+        prepare_files(app, &project, request, &mut out)?
+    };
+    let work = gather(app, &project, request, &added, &mut out)?;
     // Each catalog and language's batches.
     let per_work: Vec<Vec<Batch>> = work
         .iter()
@@ -484,16 +514,38 @@ fn prepare_files(
     project: &kapi_core::project::Project,
     request: &TranslateRequest,
     out: &mut Translation,
-) -> Result<(), HostError> {
+) -> Result<Added, HostError> {
+    let mut added = Added::new();
     let (_, template_docs) = bilingual::split(app, project, &request.docs);
     if !request.docs.is_empty() && template_docs.is_empty() {
-        return Ok(());
+        return Ok(added);
     }
     for doc in template(request.docs.is_empty(), &template_docs) {
         let catalogs = catalogs(app, doc, None)?;
         for loaded in &catalogs.loaded {
             for target in loaded.targets.iter().filter(|t| wanted(request, &t.lang)) {
-                match scaffold::scaffold(loaded, target) {
+                let held: std::collections::HashSet<&str> = target
+                    .parsed
+                    .iter()
+                    .flat_map(|p| p.document.blocks.iter().map(|b| b.key.as_str()))
+                    .collect();
+                let result = scaffold::scaffold(loaded, target);
+                if matches!(result, Ok(Scaffolded::Created | Scaffolded::Rebuilt)) {
+                    // The keys the file gained hold a copy of their source: missing, not a
+                    // person's translation.
+                    added.insert(
+                        (loaded.doc.clone(), target.lang.clone()),
+                        loaded
+                            .parsed
+                            .document
+                            .blocks
+                            .iter()
+                            .filter(|b| !held.contains(b.key.as_str()))
+                            .map(|b| b.key.clone())
+                            .collect(),
+                    );
+                }
+                match result {
                     Ok(Scaffolded::Ready) => {}
                     Ok(done) => out.documents.push(DocLang::new(
                         &loaded.doc,
@@ -513,11 +565,29 @@ fn prepare_files(
             }
         }
     }
-    Ok(())
+    Ok(added)
 }
 
+/// Per (source document, language): the keys this run's scaffold wrote as copies of their
+/// source.
+type Added = HashMap<(String, String), std::collections::HashSet<String>>;
+
 fn wanted(request: &TranslateRequest, lang: &str) -> bool {
-    request.langs.is_empty() || request.langs.iter().any(|l| l == lang)
+    if request.langs.is_empty() {
+        return !request.pseudo || is_pseudo_locale(lang);
+    }
+    request.langs.iter().any(|l| l == lang)
+}
+
+/// Whether a stale target (present, not a draft) is replaced: one the file marks unfinished
+/// (XLIFF `new`, `needs-translation`…) always, except by `pseudo` in a real language; one
+/// equal to its source or with placeholders that differ (what a person may have written or
+/// decided: `Port`, `URL`) only with `--force`, and never by `pseudo` in a real language.
+fn replaces_stale(request: &TranslateRequest, lang: &str, marked: bool) -> bool {
+    if request.pseudo && !is_pseudo_locale(lang) {
+        return false;
+    }
+    marked || request.force
 }
 
 /// The blocks to do, per catalog and language (catalogs with a `target` template, then
@@ -526,6 +596,7 @@ fn gather(
     app: &App,
     project: &kapi_core::project::Project,
     request: &TranslateRequest,
+    added: &Added,
     out: &mut Translation,
 ) -> Result<Vec<Work>, HostError> {
     let memory = memory(app, project);
@@ -553,7 +624,27 @@ fn gather(
             let Some(loaded) = catalogs.loaded.iter().find(|l| l.doc == s.doc) else {
                 continue;
             };
-            let keys: Vec<&String> = s.missing.iter().chain(&s.stale).collect();
+            let fresh = added.get(&(s.doc.clone(), s.lang.clone()));
+            let blocks = by_key.entry(loaded.doc.as_str()).or_insert_with(|| {
+                let mut map = HashMap::new();
+                for b in &loaded.parsed.document.blocks {
+                    map.entry(b.key.as_str()).or_insert(b);
+                }
+                map
+            });
+            // Stale keys a person may have written stay, unless the run may replace them.
+            let stale = s.stale.iter().filter(|key| {
+                fresh.is_some_and(|f| f.contains(*key))
+                    || replaces_stale(
+                        request,
+                        &s.lang,
+                        blocks
+                            .get(key.as_str())
+                            .and_then(|b| b.targets.get(&s.lang))
+                            .is_some_and(crate::services::translation::marked_unfinished),
+                    )
+            });
+            let keys: Vec<&String> = s.missing.iter().chain(stale).collect();
             let mut w = Work {
                 doc: s.doc.clone(),
                 lang: s.lang.clone(),
@@ -567,13 +658,6 @@ fn gather(
                 memory: Vec::new(),
                 todo: keys.len(),
             };
-            let blocks = by_key.entry(loaded.doc.as_str()).or_insert_with(|| {
-                let mut map = HashMap::new();
-                for b in &loaded.parsed.document.blocks {
-                    map.entry(b.key.as_str()).or_insert(b);
-                }
-                map
-            });
             for key in keys {
                 if let Some(block) = blocks.get(key.as_str()) {
                     w.blocks.extend(todos(block, &s.lang, None));
@@ -727,7 +811,7 @@ fn operations(
                 break;
             };
             for (answer, t) in a.into_iter().zip(todo.by_ref()) {
-                texts.push((t, answer, screen.remote));
+                texts.push((t, answer, true));
             }
             left = left.saturating_sub(b.items.len());
         }
@@ -736,12 +820,13 @@ fn operations(
             .iter_mut()
             .find(|d| d.doc == w.doc && d.lang == w.lang);
         let mut skipped = Vec::new();
-        for (todo, answer, screened) in texts {
+        for (todo, answer, provided) in texts {
             let block = match &todo.branch {
                 Some(path) => format!("{} [{path}]", todo.key),
                 None => todo.key.clone(),
             };
-            if screened
+            if provided
+                && screen.remote
                 && let Ok(text) = &answer
                 && let Some(why) = screen::refusal(&todo.item.text, text, screen.key.as_deref())
             {
@@ -749,6 +834,20 @@ fn operations(
                     block,
                     status: "unsafe".into(),
                     message: why,
+                });
+                continue;
+            }
+            // The source given back is no translation: it does not land, and the block stays
+            // to do for the next run.
+            if provided
+                && answer
+                    .as_deref()
+                    .is_ok_and(|t| t.trim() == todo.item.text.trim())
+            {
+                skipped.push(Skip {
+                    block,
+                    status: "not_translated".into(),
+                    message: "the provider answered the source text: not translated (left to do for the next run)".into(),
                 });
                 continue;
             }
