@@ -1,6 +1,11 @@
 //! Unattended translation: `kapi translate` and `kapi up` (MCP `translate`, `up` and
-//! `pseudo_translate`) fill the missing and stale target editions `up_plan` lists, with a
-//! provider the recipe names (`providers:`; `pseudo` is always there).
+//! `pseudo_translate`) fill the missing target editions `up_plan` lists, with a provider the
+//! recipe names (`providers:`; `pseudo` is always there). Of the stale ones, only a target the
+//! file marks unfinished (or a copy this run's scaffold wrote) is filled; one a person may have
+//! written (equal to its source, placeholders differing) only with `force`, never by `pseudo`
+//! in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
+//! equal to its source does not land (`not_translated`); a remote provider's answer is screened
+//! first (`screen`).
 //!
 //! For each catalog and target language: the translation file is made ready to take every
 //! key (`scaffold`: written from the source's skeleton when missing); each block to do takes
