@@ -125,3 +125,37 @@ fn a_provider_leaves_a_persons_translation_unless_forced_and_its_echo_does_not_l
         "{skipped:#}"
     );
 }
+
+#[test]
+fn an_english_po_file_is_not_a_translation_of_itself() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - path: \"po/*.po\"\n",
+    );
+    let en = "msgid \"\"\nmsgstr \"\"\n\"Language: en\\n\"\n\nmsgid \"Port\"\nmsgstr \"\"\n\nmsgid \"Open\"\nmsgstr \"Open\"\n";
+    kapi.write("po/en.po", en);
+    kapi.write(
+        "po/fr.po",
+        "msgid \"\"\nmsgstr \"\"\n\"Language: fr\\n\"\n\nmsgid \"Port\"\nmsgstr \"\"\n",
+    );
+    let stats = kapi.run(&["stats", "--json"]);
+    assert_eq!(stats.code, 0, "{}", stats.transcript());
+    let text = stats.stdout.clone();
+    let report = stats.json();
+    let langs: Vec<String> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["editions"].as_array().cloned().unwrap_or_default())
+        .filter_map(|e| e["lang"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        langs.iter().filter(|l| *l == "en").count() == 2 && langs.contains(&"fr".to_owned()),
+        "en only as the two files' source: {langs:?} {text}"
+    );
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "en,fr", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(kapi.read("po/en.po"), en, "the English file is left alone");
+    assert!(kapi.read("po/fr.po").contains("msgstr \"[Þört~~]\""));
+}

@@ -15,7 +15,7 @@ use crate::app::App;
 use crate::document::{self, Editions};
 use crate::error::HostError;
 use crate::services::translation::{
-    Standing, Unreadable, marked_unfinished, standing, translatable,
+    Standing, Unreadable, marked_unfinished, same_tag, standing, translatable,
 };
 
 /// The named documents split in two: bilingual files, and the rest (catalogs with a `target`
@@ -95,7 +95,11 @@ pub(super) fn gather(
             .collect();
         langs.sort();
         langs.dedup();
-        for lang in langs.into_iter().filter(|l| wanted(request, l)) {
+        // A target in the source's own language (an English PO file) is no translation.
+        for lang in langs
+            .into_iter()
+            .filter(|l| wanted(request, l) && !same_tag(l, source_lang))
+        {
             let mut w = Work {
                 doc: loaded.doc.clone(),
                 lang: lang.clone(),
