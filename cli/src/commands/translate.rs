@@ -48,6 +48,9 @@ pub struct HowArgs {
     /// `report`: an introduced finding is reported and lands (a tool's choice); default `enforce`
     #[arg(long, value_name = "GATE", value_parser = ["enforce", "report"], default_value = "enforce")]
     pub gate: String,
+    /// Also replace a translation a person may have written: one equal to its source, or whose placeholders differ (never a draft; `pseudo` never in a real language)
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run_translate(
@@ -91,6 +94,8 @@ fn run(
             GateMode::Enforce
         },
         backoff: Duration::from_millis(500),
+        force: how.force,
+        pseudo: false,
     };
     let bar = !printer.quiet && !printer.json && io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {

@@ -83,21 +83,32 @@ fn locales_and_android_qualifiers_name_the_files_that_exist() {
         ("res/values-zh-rCN/strings.xml", true)
     );
     assert!(android[1].3 > 40, "{android:?}");
-    // A translation file is not a source: `kapi check` does not check `fr-FR.json` as one.
+    // A translation file is not a source: `kapi check` holds `fr-FR.json` and `values-zh-rCN`
+    // to their sources (the translation analyzers), never to a source's rules.
     let check = kapi.run(&["check", "--json"]);
-    let files: Vec<String> = check.json()["files"]
+    let as_sources: Vec<String> = check.json()["findings"]
         .as_array()
         .map(|a| {
             a.iter()
-                .filter_map(|f| f["path"].as_str().map(str::to_owned))
+                .filter(|f| {
+                    let path = f["path"].as_str().unwrap_or_default();
+                    let rule = f["rule"].as_str().unwrap_or_default();
+                    (path.contains("fr-FR") || path.contains("zh-"))
+                        && ["hygiene.", "terms.", "voice."]
+                            .iter()
+                            .any(|source_rule| rule.starts_with(source_rule))
+                })
+                .map(|f| format!("{} {}", f["path"], f["rule"]))
                 .collect()
         })
         .unwrap_or_default();
+    assert!(as_sources.is_empty(), "{as_sources:?}");
     assert!(
-        !files
-            .iter()
-            .any(|f| f.contains("fr-FR") || f.contains("zh-rCN")),
-        "{files:?}"
+        check.json()["coverage"]["ran"]
+            .as_array()
+            .is_some_and(|ran| ran.iter().any(|a| a == "translation")),
+        "{}",
+        check.transcript()
     );
 }
 
@@ -285,7 +296,7 @@ fn json_and_properties_targets_take_missing_keys_in_their_own_layout() {
     let (props_before, decimal) = take_line(&kapi.read(props), "DecimalMax.message");
     assert!(!decimal.is_empty());
     kapi.write(props, &props_before);
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "fr"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert!(
         run.stdout.contains("(i18n/fr-FR.json, added)"),
@@ -351,7 +362,7 @@ fn a_yaml_target_takes_missing_keys_and_names_those_with_no_place() {
     assert!(!invalid.is_empty());
     kapi.write("config/fr.yml", &before);
     // The keys with no place are an error of the run (exit 1); the rest land.
-    let run = kapi.run(&["up", "--provider", "pseudo", "--json"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "fr", "--json"]);
     assert_eq!(run.code, 1, "{}", run.transcript());
     let out = run.json();
     assert_eq!(out["documents"][0]["file"], "added", "{out}");

@@ -39,6 +39,8 @@ mod terms_case;
 mod toolbox;
 mod toolbox_sed;
 mod translate;
+mod translate_gate;
+mod translate_keep;
 mod wiring;
 
 use std::path::{Path, PathBuf};

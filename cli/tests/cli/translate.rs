@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 
 use super::Kapi;
 
-const KEY: &str = "sk-test-5ecret-never-shown";
+pub(super) const KEY: &str = "sk-test-5ecret-never-shown";
 
 /// A project with one JSON catalog (a placeholder, a plural) into French and German.
-fn project(providers: &str) -> Kapi {
+pub(super) fn project(providers: &str) -> Kapi {
     let kapi = Kapi::bound();
     kapi.write(
         "kapi.yaml",
@@ -36,7 +36,15 @@ fn project(providers: &str) -> Kapi {
 #[test]
 fn pseudo_fills_every_catalog_and_the_result_passes_check() {
     let kapi = project("");
-    let dry = kapi.run(&["up", "--provider", "pseudo", "--dry-run", "--json"]);
+    let dry = kapi.run(&[
+        "up",
+        "--provider",
+        "pseudo",
+        "--to",
+        "fr,de",
+        "--dry-run",
+        "--json",
+    ]);
     assert_eq!(dry.code, 0, "{}", dry.transcript());
     let plan = dry.json();
     assert_eq!(plan["schema"], "kapi.translate/v1");
@@ -48,7 +56,7 @@ fn pseudo_fills_every_catalog_and_the_result_passes_check() {
         !kapi.path().join("locales/de.json").exists(),
         "a dry run writes nothing"
     );
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "fr,de"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert!(
         run.stdout
@@ -87,7 +95,7 @@ fn pseudo_fills_every_catalog_and_the_result_passes_check() {
         Some(2),
         "{entry:#}"
     );
-    let again = kapi.run(&["up", "--provider", "pseudo"]);
+    let again = kapi.run(&["up", "--provider", "pseudo", "--to", "fr,de"]);
     assert_eq!(again.code, 0);
     assert!(again.stdout.contains("sent 0 requests"), "{}", again.stdout);
     let translate = kapi.run(&[
@@ -139,15 +147,15 @@ fn a_provider_must_be_named_known_and_have_its_key() {
 }
 
 /// What the mock answers to one request: a status, a body, after a delay.
-type Reply = Box<dyn Fn(usize, &Value) -> (u16, String, Duration) + Send + Sync>;
+pub(super) type Reply = Box<dyn Fn(usize, &Value) -> (u16, String, Duration) + Send + Sync>;
 
 /// A chat-completions mock on 127.0.0.1: each request's JSON body and headers are kept.
-struct Mock {
-    url: String,
-    seen: Arc<Mutex<Vec<(String, Value)>>>,
+pub(super) struct Mock {
+    pub(super) url: String,
+    pub(super) seen: Arc<Mutex<Vec<(String, Value)>>>,
 }
 
-fn mock(reply: Reply) -> Mock {
+pub(super) fn mock(reply: Reply) -> Mock {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
     let seen: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
@@ -184,7 +192,7 @@ fn mock(reply: Reply) -> Mock {
 }
 
 /// The strings a request asks for, by key.
-fn asked(body: &Value) -> serde_json::Map<String, Value> {
+pub(super) fn asked(body: &Value) -> serde_json::Map<String, Value> {
     let user = body
         .pointer("/messages/1/content")
         .and_then(Value::as_str)
@@ -193,7 +201,7 @@ fn asked(body: &Value) -> serde_json::Map<String, Value> {
 }
 
 /// A chat-completions answer whose content is `object`.
-fn completion(object: &serde_json::Map<String, Value>) -> String {
+pub(super) fn completion(object: &serde_json::Map<String, Value>) -> String {
     json!({"choices": [{"message": {"role": "assistant", "content": Value::Object(object.clone()).to_string()}}]}).to_string()
 }
 
@@ -211,7 +219,7 @@ fn translated(body: &Value, drop: &str) -> String {
     completion(&out)
 }
 
-fn provider_recipe(url: &str, extra: &str) -> String {
+pub(super) fn provider_recipe(url: &str, extra: &str) -> String {
     format!(
         "providers:\n  local:\n    kind: openai-compatible\n    base_url: {url}\n    model: test-model\n    api_key_env: KAPI_TEST_KEY\n{extra}"
     )
@@ -367,7 +375,7 @@ fn bilingual_files_take_drafts_marked_for_review_and_a_person_edits_them_plainly
     );
     kapi.write("po/fr.po", PO);
     kapi.write("xliff/a.xlf", XLIFF);
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "fr"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let po = kapi.read("po/fr.po");
     assert!(
@@ -384,7 +392,7 @@ fn bilingual_files_take_drafts_marked_for_review_and_a_person_edits_them_plainly
         "{xliff}"
     );
     assert_eq!(kapi.run(&["check"]).code, 0);
-    let again = kapi.run(&["up", "--provider", "pseudo"]);
+    let again = kapi.run(&["up", "--provider", "pseudo", "--to", "fr"]);
     assert!(
         again.stdout.contains("sent 0 requests"),
         "a draft waits for review: {}",
@@ -436,7 +444,7 @@ fn a_language_with_more_plural_forms_than_the_source_gets_every_form() {
         "bs.po",
         "msgid \"\"\nmsgstr \"\"\n\"Language: bs\\n\"\n\"Plural-Forms: nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);\\n\"\n\n#, python-format\nmsgid \"%(count)s file\"\nmsgid_plural \"%(count)s files\"\nmsgstr[0] \"\"\nmsgstr[1] \"\"\nmsgstr[2] \"\"\n",
     );
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "bs"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let po = kapi.read("bs.po");
     assert!(po.contains("msgstr[0] \"[%(count)s fîlé~~]\"\nmsgstr[1] \"[%(count)s fîlés~~]\"\nmsgstr[2] \"[%(count)s fîlés~~]\""), "{po}");
@@ -454,7 +462,7 @@ fn an_xliff_2_segment_takes_its_target_marked_translated() {
         "a.xlf",
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" trgLang=\"de\">\n  <file id=\"f1\">\n    <unit id=\"u1\">\n      <segment>\n        <source>Save <ph id=\"1\"/> now</source>\n        <target>Jetzt <ph id=\"1\"/> speichern</target>\n      </segment>\n    </unit>\n    <unit id=\"u2\">\n      <segment>\n        <source>Open</source>\n      </segment>\n    </unit>\n  </file>\n</xliff>\n",
     );
-    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "de"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let xliff = kapi.read("a.xlf");
     assert!(xliff.contains("<segment state=\"translated\">\n        <source>Open</source>\n        <target>[Öþéñ~~]</target>"), "{xliff}");

@@ -222,7 +222,12 @@ fn strings(value: &Value) -> Vec<&str> {
 }
 
 /// The analyzers that compare a translation with its source.
-const TRANSLATION_ANALYZERS: &[&str] = &["placeholders", "plurals", "translation-terms"];
+const TRANSLATION_ANALYZERS: &[&str] = &[
+    "placeholders",
+    "plurals",
+    "translation-terms",
+    "translation",
+];
 
 /// A report on a target alone ran only translation analyzers and found nothing else.
 fn assert_translation_only(report: &Value, ctx: &str) {

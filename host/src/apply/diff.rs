@@ -104,13 +104,13 @@ pub fn unified_diff(old: &str, new: &str, doc: &str) -> String {
         old.get(start..old.len() - cut),
         new.get(start..new.len() - cut),
     ) else {
-        return similar::TextDiff::from_lines(old, new)
+        return lines(old, new)
             .unified_diff()
             .context_radius(CONTEXT)
             .header(&format!("a/{doc}"), &format!("b/{doc}"))
             .to_string();
     };
-    let text = similar::TextDiff::from_lines(old_mid, new_mid)
+    let text = lines(old_mid, new_mid)
         .unified_diff()
         .context_radius(CONTEXT)
         .header(&format!("a/{doc}"), &format!("b/{doc}"))
@@ -126,6 +126,18 @@ pub fn unified_diff(old: &str, new: &str, doc: &str) -> String {
         }
     }
     out
+}
+
+/// How long the line diff may search for the shortest edit script: a file whose every line
+/// changed (a translation file written whole) would cost Myers' algorithm the square of its
+/// lines; past this the diff is still right, just less tight.
+const DIFF_TIME: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The line diff of `old` and `new`, its search bounded by [`DIFF_TIME`].
+fn lines<'a>(old: &'a str, new: &'a str) -> similar::TextDiff<'a, 'a, 'a, str> {
+    similar::TextDiff::configure()
+        .timeout(DIFF_TIME)
+        .diff_lines(old, new)
 }
 
 /// `@@ -a,b +c,d @@` with `a` and `c` moved down by `by` lines.

@@ -161,6 +161,13 @@ struct Service<'a> {
     blocks: HashMap<String, BTreeSet<String>>,
     /// Docs that are a catalog's translation files: doc → (source doc, language).
     translations: HashMap<String, (String, String)>,
+    /// Per file index: each block key's index ([`Service::block_index`]).
+    key_index: HashMap<usize, HashMap<String, usize>>,
+    /// Per (bilingual file index, language): whether any unit has a target in it.
+    translates_into: HashMap<(usize, String), bool>,
+    /// Per catalog translation file index: each of its blocks' source block index
+    /// ([`Service::source_of`]).
+    sources: HashMap<usize, Vec<Option<usize>>>,
     /// The docs the splice may open ([`splice`]); `None` reads every document whole.
     splice: Option<BTreeSet<String>>,
     /// The set's content operations name both source files (comments) and documents: the
@@ -184,6 +191,9 @@ impl<'a> Service<'a> {
             langs: HashMap::new(),
             blocks: HashMap::new(),
             translations: HashMap::new(),
+            key_index: HashMap::new(),
+            translates_into: HashMap::new(),
+            sources: HashMap::new(),
             splice: Some(BTreeSet::new()),
             mixed: false,
             draft: false,
@@ -434,6 +444,15 @@ fn combine(fingerprints: &BTreeSet<String>) -> Option<String> {
     }
 }
 
+/// What the commit check works out once per file.
+struct FileCheck {
+    /// The project-relative path governance resolves at, and its point.
+    rel: String,
+    point: Point,
+    /// The rules the recipe sets aside for the file.
+    aside: Vec<kapi_core::check::suppress::FileRule>,
+}
+
 /// Takes the apply lock for `root`; released when dropped.
 fn lock(root: &Path, in_project: bool) -> Result<std::fs::File, HostError> {
     let path = if in_project {
@@ -489,8 +508,10 @@ impl Service<'_> {
         };
         let collections = project.collections()?;
         let mut planner = Planner::new(project, &collections);
+        // Each doc is asked once, however many operations name it.
+        let mut asked: BTreeSet<&str> = BTreeSet::new();
         for at in set.operations.iter().filter_map(Operation::at) {
-            if self.translations.contains_key(&at.doc) {
+            if !asked.insert(at.doc.as_str()) || self.translations.contains_key(&at.doc) {
                 continue;
             }
             // A doc outside the project (or gone through a link) is not a translation: its
@@ -699,6 +720,43 @@ impl Service<'_> {
         self.doc_list.len() - 1
     }
 
+    /// The index of the block keyed `key` in file `fi` (the first, when keys repeat): a map
+    /// made at the first look-up, so a set of many edits in one file costs the file once.
+    fn block_index(&mut self, fi: usize, key: &str) -> Option<usize> {
+        let blocks = &self.files.get(fi)?.parsed.document.blocks;
+        let index = self.key_index.entry(fi).or_insert_with(|| {
+            let mut map = HashMap::with_capacity(blocks.len());
+            for (i, b) in blocks.iter().enumerate() {
+                map.entry(b.key.clone()).or_insert(i);
+            }
+            map
+        });
+        index.get(key).copied()
+    }
+
+    /// The source block a block of a catalog's translation file `fi` sits beside (its index
+    /// in the source file): the alignment is made once per file, not once per edit.
+    fn source_of(&mut self, fi: usize, block: usize) -> Option<usize> {
+        let file = self.files.get(fi)?;
+        let (_, source_file) = file.target_of.as_ref()?;
+        let source = self.files.get(*source_file)?;
+        let back = self.sources.entry(fi).or_insert_with(|| {
+            let mut back = vec![None; file.parsed.document.blocks.len()];
+            for (si, ti) in align(&source.parsed.document, &file.parsed.document)
+                .into_iter()
+                .enumerate()
+            {
+                if let Some(slot) = ti.and_then(|ti| back.get_mut(ti))
+                    && slot.is_none()
+                {
+                    *slot = Some(si);
+                }
+            }
+            back
+        });
+        back.get(block).copied().flatten()
+    }
+
     /// Locates the edition `at` names.
     fn locate(&mut self, at: &Ref) -> Result<Loc, Refused> {
         self.locate_as(at, false)
@@ -725,13 +783,8 @@ impl Service<'_> {
                 ));
             }
         }
-        let Some(block) = source
-            .parsed
-            .document
-            .blocks
-            .iter()
-            .position(|b| b.key == at.block)
-        else {
+        let file_index = doc.file;
+        let Some(block) = self.block_index(file_index, &at.block) else {
             return Err(Refused {
                 status: OpStatus::NotFound,
                 message: format!("`{}` has no block `{}`", at.doc, at.block),
@@ -744,6 +797,8 @@ impl Service<'_> {
                 )),
             });
         };
+        let doc = &self.doc_list[d];
+        let source = &self.files[doc.file];
         if at.edition == SOURCE {
             return Ok(Loc {
                 file: doc.file,
@@ -754,19 +809,24 @@ impl Service<'_> {
         if source.format.info().capabilities.bilingual {
             // A unit without its target, in a file that translates into that language, takes
             // one: a copy of its source, which the edit then replaces (the writer adds it).
-            let blocks = &mut self.files[doc.file].parsed.document.blocks;
+            let fi = doc.file;
+            let blocks = &mut self.files[fi].parsed.document.blocks;
             // Whether the file translates into the language is asked only for a unit that
-            // lacks it (a scan of every block: not once per edit of a large file).
-            if add
-                && !blocks[block].targets.contains_key(&at.edition)
-                && blocks.iter().any(|b| b.targets.contains_key(&at.edition))
-            {
-                let copy = Edition::new(blocks[block].source.runs.clone());
-                blocks[block].targets.insert(at.edition.clone(), copy);
+            // lacks it, and once per file and language (a scan of every block).
+            if add && !blocks[block].targets.contains_key(&at.edition) {
+                let into = *self
+                    .translates_into
+                    .entry((fi, at.edition.clone()))
+                    .or_insert_with(|| blocks.iter().any(|b| b.targets.contains_key(&at.edition)));
+                if into {
+                    let copy = Edition::new(blocks[block].source.runs.clone());
+                    blocks[block].targets.insert(at.edition.clone(), copy);
+                }
             }
+            let blocks = &self.files[fi].parsed.document.blocks;
             return if blocks[block].targets.contains_key(&at.edition) {
                 Ok(Loc {
-                    file: doc.file,
+                    file: fi,
                     block,
                     edition: at.edition.clone(),
                 })
@@ -823,9 +883,45 @@ impl Service<'_> {
         })
     }
 
+    /// The source edition beside `loc` when it is an empty edition (or empty branch) of a
+    /// catalog's translation file, to seed it from.
+    fn empty_target_source(&mut self, loc: &Loc, branch: Option<&str>) -> Option<Edition> {
+        let file = self.files.get(loc.file)?;
+        let (_, source_file) = file.target_of.as_ref()?;
+        let source_file = *source_file;
+        let edition = file
+            .parsed
+            .document
+            .blocks
+            .get(loc.block)?
+            .edition(&loc.edition)?;
+        let empty = match branch {
+            None => kapi_core::model::plain_empty(&edition.runs),
+            Some(path) => edition
+                .branch(path)
+                .is_some_and(kapi_core::model::plain_empty),
+        };
+        if !empty {
+            return None;
+        }
+        let si = self.source_of(loc.file, loc.block)?;
+        Some(
+            self.files[source_file]
+                .parsed
+                .document
+                .blocks
+                .get(si)?
+                .source
+                .clone(),
+        )
+    }
+
     /// Applies one content operation in memory.
     fn content(&mut self, op: &Operation, at: &Ref) -> Result<(Loc, OpResult), Refused> {
         let loc = self.locate_as(at, true)?;
+        // An empty value of a catalog's translation file (`""`, what i18next-parser writes)
+        // starts as its source, as a bilingual file's empty target does.
+        let catalog_source = self.empty_target_source(&loc, at.branch.as_deref());
         let file = &mut self.files[loc.file];
         let info = file.format.info();
         let bilingual_target = info.capabilities.bilingual && loc.edition != SOURCE;
@@ -884,11 +980,13 @@ impl Service<'_> {
             return Err(refused(OpStatus::NotFound, "the edition is gone"));
         };
         let before = edition.clone();
-        // An empty target of a bilingual file (a PO `msgstr ""`) starts as its source, so the
-        // `<x id>` tags an edit sends are its source's; the rev read stays the empty one's.
+        // An empty target (a PO `msgstr ""`, a JSON `""`) starts as its source, so the `<x id>`
+        // tags an edit sends are its source's; the rev read stays the empty one's.
         let mut read_rev = read_rev;
         if bilingual_target {
             seed(edition, &source, at.branch.as_deref(), &mut read_rev);
+        } else if let Some(source) = &catalog_source {
+            seed(edition, source, at.branch.as_deref(), &mut read_rev);
         }
         let outcome = edit::apply(edition, op, read_rev.as_deref());
         if bilingual_target && matches!(outcome, Edited::Applied { .. }) {
@@ -1087,30 +1185,17 @@ impl Service<'_> {
             .unwrap_or(FailOn::Major)
     }
 
-    /// Drops the findings of the rules the recipe's `rules:` set aside for file `fi`, as
-    /// `kapi check` sets them apart (the commit check reports findings, not what is allowed).
-    fn set_aside(
-        &self,
-        fi: usize,
-        before: &mut Vec<EditionFinding>,
-        after: &mut Vec<EditionFinding>,
-    ) {
+    /// The rules the recipe's `rules:` set aside for file `fi`, as `kapi check` sets them
+    /// apart (the commit check reports findings, not what is allowed).
+    fn aside(&self, fi: usize) -> Vec<kapi_core::check::suppress::FileRule> {
         let own = relative_to(&self.files[fi].abs, &self.root).unwrap_or_default();
-        let aside = crate::check::recipe_rules(self.project.as_ref(), Some(&own));
-        if aside.is_empty() {
-            return;
-        }
-        let kept = |f: &EditionFinding| {
-            let analyzer = f.rule.split_once('.').map_or(f.rule.as_str(), |(a, _)| a);
-            !aside
-                .iter()
-                .any(|r| r.selector == f.rule || r.selector == analyzer)
-        };
-        before.retain(kept);
-        after.retain(kept);
+        crate::check::recipe_rules(self.project.as_ref(), Some(&own))
     }
 
-    /// Runs the deterministic analyzers before and after on every changed edition.
+    /// Runs the deterministic analyzers before and after on every changed edition. What each
+    /// file shares (its governance point, the rules set aside, a translation file's source
+    /// blocks: [`Service::source_of`]) is worked out once per file, so a set of many edits in one large file
+    /// costs the file once, not once per edit.
     fn commit_check(
         &mut self,
         set: &ChangeSet,
@@ -1119,19 +1204,29 @@ impl Service<'_> {
         fingerprints: &mut BTreeSet<String>,
     ) -> Result<(), HostError> {
         let fail_on = self.fail_on();
-        let mut cache: HashMap<(String, String), Governance> = HashMap::new();
+        let mut cache: HashMap<(String, String), std::rc::Rc<Governance>> = HashMap::new();
+        // Per file: its governance path and point, and the rules set aside.
+        let mut per_file: HashMap<usize, FileCheck> = HashMap::new();
         for (loc, ops) in touched {
-            let rel = self.governance_rel(loc.file);
-            let point = self.point(&rel);
-            let mut gov = |lang: &str| -> Result<Governance, HostError> {
-                let key = (rel.clone(), lang.to_owned());
-                if let Some(g) = cache.get(&key) {
-                    return Ok(g.clone());
+            let source_index = self.source_of(loc.file, loc.block);
+            let fc: &FileCheck = per_file.entry(loc.file).or_insert_with(|| {
+                let rel = self.governance_rel(loc.file);
+                FileCheck {
+                    aside: self.aside(loc.file),
+                    point: self.point(&rel),
+                    rel,
                 }
-                let g = self.governance(&point, lang)?;
-                cache.insert(key, g.clone());
+            });
+            let mut gov = |lang: &str| -> Result<std::rc::Rc<Governance>, HostError> {
+                let key = (fc.rel.clone(), lang.to_owned());
+                if let Some(g) = cache.get(&key) {
+                    return Ok(std::rc::Rc::clone(g));
+                }
+                let g = std::rc::Rc::new(self.governance(&fc.point, lang)?);
+                cache.insert(key, std::rc::Rc::clone(&g));
                 Ok(g)
             };
+            let point = &fc.point;
             let file = &self.files[loc.file];
             let block = &file.parsed.document.blocks[loc.block];
             let Some(after_edition) = block.edition(&loc.edition) else {
@@ -1146,6 +1241,29 @@ impl Service<'_> {
             };
             let (mut before, mut after);
             match &file.target_of {
+                // A bilingual file's target (PO `msgstr`, XLIFF `<target>`) is a translation of
+                // the unit's source beside it: held to the translation analyzers as a catalog's
+                // translation file is, never to the source's.
+                None if loc.edition != SOURCE => {
+                    let src_gov = gov(&point.source_language)?;
+                    let tgt_gov = gov(&loc.edition)?;
+                    fingerprints.insert(tgt_gov.fingerprint.clone());
+                    let source = &block.source;
+                    before = edition_check::translation(
+                        &src_gov,
+                        &tgt_gov,
+                        &loc.edition,
+                        source,
+                        before_edition,
+                    );
+                    after = edition_check::translation(
+                        &src_gov,
+                        &tgt_gov,
+                        &loc.edition,
+                        source,
+                        after_edition,
+                    );
+                }
                 None => {
                     let g = gov(&point.source_language)?;
                     fingerprints.insert(g.fingerprint.clone());
@@ -1158,8 +1276,7 @@ impl Service<'_> {
                     fingerprints.insert(tgt_gov.fingerprint.clone());
                     // The source block this translation sits beside, before and after.
                     let source = &self.files[*source_file];
-                    let alignment = align(&source.parsed.document, &file.parsed.document);
-                    let Some(si) = alignment.iter().position(|t| *t == Some(loc.block)) else {
+                    let Some(si) = source_index else {
                         continue;
                     };
                     let src_after = &source.parsed.document.blocks[si].source;
@@ -1184,7 +1301,16 @@ impl Service<'_> {
                     );
                 }
             }
-            self.set_aside(loc.file, &mut before, &mut after);
+            if !fc.aside.is_empty() {
+                let kept = |f: &EditionFinding| {
+                    let analyzer = f.rule.split_once('.').map_or(f.rule.as_str(), |(a, _)| a);
+                    !fc.aside
+                        .iter()
+                        .any(|r| r.selector == f.rule || r.selector == analyzer)
+                };
+                before.retain(kept);
+                after.retain(kept);
+            }
             for f in before.iter_mut().chain(after.iter_mut()) {
                 f.fails = fail_on.fails(f.severity);
             }

@@ -83,6 +83,8 @@ impl KapiServer {
             max_requests: p.max_requests,
             gate: kapi_core::change::GateMode::Enforce,
             backoff: std::time::Duration::from_millis(500),
+            force: false,
+            pseudo: false,
         };
         match translate(&app, &request, &|_, _| {}) {
             Ok(t) => {

@@ -373,8 +373,13 @@ fn file_stats(project: Option<&Project>, file: &Covered) -> FileStats {
         Some(item) => Some(item.source_language.clone()),
         None => project.and_then(|p| p.recipe.defaults.source_language.clone()),
     };
-    let wants = |lang: &str| file.langs.as_ref().is_none_or(|l| l.contains(lang));
     let bilingual = file.format.info().capabilities.bilingual;
+    // A bilingual file's target in the source's own language is no translation of it.
+    let own = source_lang.clone().unwrap_or_else(|| "en".into());
+    let wants = |lang: &str| {
+        file.langs.as_ref().is_none_or(|l| l.contains(lang))
+            && !(bilingual && translation::same_tag(lang, &own))
+    };
     let targets: Vec<(String, String)> = match (&item, &file.rel) {
         (Some(item), Some(rel)) if !bilingual && item.target.is_some() => item
             .target_paths(rel)

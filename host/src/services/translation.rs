@@ -17,6 +17,9 @@
 //!   as stale;
 //! - **translated** otherwise.
 //!
+//! A bilingual file's target in the source's own language (an English PO file of an English
+//! project, [`same_tag`]) is no translation of itself: not surveyed, counted or filled.
+//!
 //! `total` = `translated` + `missing` + `stale`. `up_plan` lists the keys to work on;
 //! [`crate::services::stats`] counts them per file and language (with the same
 //! [`survey_target`], and [`standing`] for a bilingual file's own targets). A recipe without
@@ -177,6 +180,23 @@ const UNFINISHED: &[&str] = &[
     "needs-adaptation",
     "needs-l10n",
 ];
+
+/// Whether two language tags name one language as written (`en_US` is `en-US`, case aside):
+/// a bilingual file's target in its source's language (an English PO file of an English
+/// project) is not a translation of itself, and is neither counted nor filled.
+pub fn same_tag(a: &str, b: &str) -> bool {
+    a.replace('_', "-")
+        .eq_ignore_ascii_case(&b.replace('_', "-"))
+}
+
+/// Whether a bilingual file marks `target` unfinished ([`UNFINISHED`]: `fuzzy`, XLIFF `new`,
+/// `needs-translation`…): a machine's or the file's own word, not a person's translation.
+pub fn marked_unfinished(target: &Edition) -> bool {
+    target
+        .state
+        .as_deref()
+        .is_some_and(|s| UNFINISHED.contains(&s))
+}
 
 /// Whether runs hold any text but whitespace, a switch's branches included (codes alone are
 /// no text).

@@ -10,11 +10,13 @@ use std::path::Path;
 use kapi_core::model::Edition;
 use kapi_core::project::Project;
 
-use super::{TranslateRequest, Work, todos, wanted};
+use super::{TranslateRequest, Work, replaces_stale, todos, wanted};
 use crate::app::App;
 use crate::document::{self, Editions};
 use crate::error::HostError;
-use crate::services::translation::{Standing, Unreadable, standing, translatable};
+use crate::services::translation::{
+    Standing, Unreadable, marked_unfinished, same_tag, standing, translatable,
+};
 
 /// A note naming a PO file whose header's `Language:` is no language tag (`persian`), with
 /// its line and the fix; `None` when it names one, or none, or the file cannot be read. Only
@@ -121,7 +123,11 @@ pub(super) fn gather(
             .collect();
         langs.sort();
         langs.dedup();
-        for lang in langs.into_iter().filter(|l| wanted(request, l)) {
+        // A target in the source's own language (an English PO file) is no translation.
+        for lang in langs
+            .into_iter()
+            .filter(|l| wanted(request, l) && !same_tag(l, source_lang))
+        {
             let mut w = Work {
                 doc: loaded.doc.clone(),
                 lang: lang.clone(),
@@ -145,6 +151,17 @@ pub(super) fn gather(
                 match standing(&block.source, target) {
                     Standing::Translated => continue,
                     Standing::Stale(_) if draft => continue,
+                    // A target a person may have written (equal to its source, or with
+                    // placeholders that differ) stays unless the run may replace it.
+                    Standing::Stale(_)
+                        if !replaces_stale(
+                            request,
+                            &lang,
+                            target.is_some_and(marked_unfinished),
+                        ) =>
+                    {
+                        continue;
+                    }
                     _ => {}
                 }
                 w.todo += 1;

@@ -1,6 +1,11 @@
 //! Unattended translation: `kapi translate` and `kapi up` (MCP `translate`, `up` and
-//! `pseudo_translate`) fill the missing and stale target editions `up_plan` lists, with a
-//! provider the recipe names (`providers:`; `pseudo` is always there).
+//! `pseudo_translate`) fill the missing target editions `up_plan` lists, with a provider the
+//! recipe names (`providers:`; `pseudo` is always there). Of the stale ones, only a target the
+//! file marks unfinished (or a copy this run's scaffold wrote) is filled; one a person may have
+//! written (equal to its source, placeholders differing) only with `force`, never by `pseudo`
+//! in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
+//! equal to its source does not land (`not_translated`); a remote provider's answer is screened
+//! first (`screen`).
 //!
 //! For each catalog and target language: the translation file is made ready to take every
 //! key (`scaffold`: written from the source's skeleton when missing); each block to do takes
@@ -26,6 +31,7 @@ pub mod provider;
 pub mod pseudo;
 mod run;
 mod scaffold;
+mod screen;
 
 pub use bilingual::po_language_note;
 
@@ -33,7 +39,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use kapi_core::change::result::OpStatus;
+use kapi_core::change::result::{OpStatus, SetStatus};
 use kapi_core::change::{ChangeSet, GateMode, Operation, SCHEMA};
 use kapi_core::model::Ref;
 use kapi_core::project::recipe::providers::ProviderSpec;
@@ -62,6 +68,26 @@ pub struct TranslateRequest {
     pub gate: GateMode,
     /// The first wait before a retry (it doubles).
     pub backoff: Duration,
+    /// Replace what a person may have written too: a target equal to its source, or one
+    /// whose placeholders differ from the source's (never a draft waiting for review).
+    pub force: bool,
+    /// Set by [`translate`] when the provider is a `pseudo` one (callers leave it false): with
+    /// no `langs`, only pseudo-locales are wanted, and a real language `langs` names takes only
+    /// what is missing.
+    pub pseudo: bool,
+}
+
+/// The pseudo-locales a `pseudo` provider writes to when `--to` names no language: Android's
+/// `en-XA` (accents and expansion) and `ar-XB` (right to left).
+pub const PSEUDO_LOCALES: &[&str] = &["en-XA", "ar-XB"];
+
+/// Whether `lang` is a pseudo-locale ([`PSEUDO_LOCALES`]; `en_XA` and `en-rXA` alike).
+pub fn is_pseudo_locale(lang: &str) -> bool {
+    let norm = lang.replace(['_', '-'], "").to_ascii_lowercase();
+    PSEUDO_LOCALES.iter().any(|p| {
+        let p = p.replace('-', "").to_ascii_lowercase();
+        norm == p || norm == format!("{}r{}", &p[..2], &p[2..])
+    })
 }
 
 /// `kapi.translate/v1`.
@@ -180,8 +206,11 @@ impl DocLang {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Skip {
     pub block: String,
-    /// `failed` (the provider gave no usable answer), `not_sent` (the budget), or the change
-    /// service's refusal (`guard`, `gate_failed`, `stale`, `unsupported`, …).
+    /// `failed` (the provider gave no usable answer), `not_sent` (the budget, or a write
+    /// that failed), `unsafe` (the answer held a secret, a control or a bidi character its
+    /// source does not), `not_translated` (the answer was the source text), or the change
+    /// service's refusal (`guard`, `gate_failed`, `stale`,
+    /// `unsupported`, …).
     pub status: String,
     pub message: String,
 }
@@ -228,6 +257,13 @@ pub fn translate(
 ) -> Result<Translation, HostError> {
     let project = app.require_project()?;
     let spec = spec_for(&project, request.provider.as_deref())?;
+    let request = &TranslateRequest {
+        pseudo: matches!(
+            spec.kind,
+            kapi_core::project::recipe::providers::ProviderKind::Pseudo { .. }
+        ),
+        ..request.clone()
+    };
     let provider =
         provider::for_spec(&spec, &crate::env::secret).map_err(|message| HostError::Usage {
             message,
@@ -255,13 +291,20 @@ pub fn translate(
         remark: None,
         notes: Vec::new(),
     };
-    if !request.dry_run {
-        prepare_files(app, &project, request, &mut out)?;
-    }
-    let work = gather(app, &project, request, &mut out)?;
-    let batches = batches(&work, spec.batch);
-    out.characters = batches
+    let added = if request.dry_run {
+        Added::new()
+    } else {
+        prepare_files(app, &project, request, &mut out)?
+    };
+    let work = gather(app, &project, request, &added, &mut out)?;
+    // Each catalog and language's batches.
+    let per_work: Vec<Vec<Batch>> = work
         .iter()
+        .map(|w| batches(std::slice::from_ref(w), spec.batch))
+        .collect();
+    out.characters = per_work
+        .iter()
+        .flatten()
         .map(|b| {
             b.brief.chars().count()
                 + b.items
@@ -272,37 +315,72 @@ pub fn translate(
         .sum();
     out.estimated_tokens = out.characters.div_ceil(4);
     if request.dry_run {
-        out.requests = batches.len();
+        out.requests = per_work.iter().map(Vec::len).sum();
         return Ok(out);
     }
-    let total: usize = batches.iter().map(|b| b.items.len()).sum();
-    let sent = run::send(
-        &batches,
-        &run::Sending {
-            provider: provider.as_ref(),
-            concurrency: spec.concurrency,
-            retries: spec.retries,
-            budget: request.max_requests,
-            backoff: request.backoff,
-            progress: &|done| progress(done, total),
-        },
-    );
-    out.requests = sent.requests;
-    out.budget_spent = sent.budget_spent;
+    let total: usize = per_work.iter().flatten().map(|b| b.items.len()).sum();
     let actor = Actor {
         kind: "tool".into(),
         name: actor_name,
         session: app.actor().session,
     };
-    land(
-        app,
-        &actor,
-        request.gate,
-        &work,
-        &batches,
-        sent.answers,
-        &mut out,
-    )?;
+    let screening = Screening {
+        remote: provider.remote(),
+        key: provider.key().map(str::to_owned),
+    };
+    // One catalog and language at a time: its batches sent, then its answers landed, so a
+    // write that fails (a full disk) stops the run before the next catalog's requests.
+    let mut done = 0;
+    let mut stopped: Option<String> = None;
+    for (w, batches) in work.iter().zip(&per_work) {
+        if stopped.is_none() && app.stop.asked() {
+            stopped = Some("the run was stopped".into());
+        }
+        let answers = match &stopped {
+            Some(why) => batches
+                .iter()
+                .map(|b| {
+                    b.items
+                        .iter()
+                        .map(|_| Err(format!("not sent: {why}")))
+                        .collect()
+                })
+                .collect(),
+            None => {
+                let sent = run::send(
+                    batches,
+                    &run::Sending {
+                        provider: provider.as_ref(),
+                        concurrency: spec.concurrency,
+                        retries: spec.retries,
+                        budget: request.max_requests,
+                        already: out.requests,
+                        backoff: request.backoff,
+                        progress: &|n| progress(done + n, total),
+                    },
+                );
+                out.requests = sent.requests;
+                out.budget_spent |= sent.budget_spent;
+                sent.answers
+            }
+        };
+        done += batches.iter().map(|b| b.items.len()).sum::<usize>();
+        let failed = land(
+            app,
+            &actor,
+            request.gate,
+            std::slice::from_ref(w),
+            batches,
+            answers,
+            &screening,
+            &mut out,
+        )?;
+        if stopped.is_none()
+            && let Some(error) = failed
+        {
+            stopped = Some(format!("a write failed earlier in the run ({error})"));
+        }
+    }
     // The translations landed: a store that cannot record the run says so, and fails nothing.
     if let Err(e) = record(app, &project, &actor, &out) {
         out.notes.push(format!(
@@ -443,15 +521,21 @@ fn prepare_files(
     project: &kapi_core::project::Project,
     request: &TranslateRequest,
     out: &mut Translation,
-) -> Result<(), HostError> {
+) -> Result<Added, HostError> {
+    let mut added = Added::new();
     let (_, template_docs) = bilingual::split(app, project, &request.docs);
     if !request.docs.is_empty() && template_docs.is_empty() {
-        return Ok(());
+        return Ok(added);
     }
     for doc in template(request.docs.is_empty(), &template_docs) {
         let catalogs = catalogs(app, doc, None)?;
         for loaded in &catalogs.loaded {
             for target in loaded.targets.iter().filter(|t| wanted(request, &t.lang)) {
+                let held: std::collections::HashSet<&str> = target
+                    .parsed
+                    .iter()
+                    .flat_map(|p| p.document.blocks.iter().map(|b| b.key.as_str()))
+                    .collect();
                 match scaffold::scaffold(loaded, target) {
                     Ok((done, found)) => {
                         scaffold::report(&found, &target.doc, out);
@@ -461,6 +545,19 @@ fn prepare_files(
                             Scaffolded::Rebuilt => "rebuilt",
                             Scaffolded::Added => "added",
                         };
+                        // The keys the file gained hold a copy of their source: missing, not
+                        // a person's translation.
+                        added.insert(
+                            (loaded.doc.clone(), target.lang.clone()),
+                            loaded
+                                .parsed
+                                .document
+                                .blocks
+                                .iter()
+                                .filter(|b| !held.contains(b.key.as_str()))
+                                .map(|b| b.key.clone())
+                                .collect(),
+                        );
                         out.documents.push(DocLang::new(
                             &loaded.doc,
                             &target.lang,
@@ -476,11 +573,29 @@ fn prepare_files(
             }
         }
     }
-    Ok(())
+    Ok(added)
 }
 
+/// Per (source document, language): the keys this run's scaffold wrote as copies of their
+/// source.
+type Added = HashMap<(String, String), std::collections::HashSet<String>>;
+
 fn wanted(request: &TranslateRequest, lang: &str) -> bool {
-    request.langs.is_empty() || request.langs.iter().any(|l| l == lang)
+    if request.langs.is_empty() {
+        return !request.pseudo || is_pseudo_locale(lang);
+    }
+    request.langs.iter().any(|l| l == lang)
+}
+
+/// Whether a stale target (present, not a draft) is replaced: one the file marks unfinished
+/// (XLIFF `new`, `needs-translation`…) always, except by `pseudo` in a real language; one
+/// equal to its source or with placeholders that differ (what a person may have written or
+/// decided: `Port`, `URL`) only with `--force`, and never by `pseudo` in a real language.
+fn replaces_stale(request: &TranslateRequest, lang: &str, marked: bool) -> bool {
+    if request.pseudo && !is_pseudo_locale(lang) {
+        return false;
+    }
+    marked || request.force
 }
 
 /// The blocks to do, per catalog and language (catalogs with a `target` template, then
@@ -489,6 +604,7 @@ fn gather(
     app: &App,
     project: &kapi_core::project::Project,
     request: &TranslateRequest,
+    added: &Added,
     out: &mut Translation,
 ) -> Result<Vec<Work>, HostError> {
     let memory = memory(app, project);
@@ -507,6 +623,8 @@ fn gather(
         if out.remark.is_none() {
             out.remark.clone_from(&catalogs.remark);
         }
+        // Each catalog's blocks by key, made at its first language.
+        let mut by_key: HashMap<&str, HashMap<&str, &kapi_core::model::Block>> = HashMap::new();
         for s in survey(&catalogs)
             .into_iter()
             .filter(|s| wanted(request, &s.lang))
@@ -514,7 +632,27 @@ fn gather(
             let Some(loaded) = catalogs.loaded.iter().find(|l| l.doc == s.doc) else {
                 continue;
             };
-            let keys: Vec<&String> = s.missing.iter().chain(&s.stale).collect();
+            let fresh = added.get(&(s.doc.clone(), s.lang.clone()));
+            let blocks = by_key.entry(loaded.doc.as_str()).or_insert_with(|| {
+                let mut map = HashMap::new();
+                for b in &loaded.parsed.document.blocks {
+                    map.entry(b.key.as_str()).or_insert(b);
+                }
+                map
+            });
+            // Stale keys a person may have written stay, unless the run may replace them.
+            let stale = s.stale.iter().filter(|key| {
+                fresh.is_some_and(|f| f.contains(*key))
+                    || replaces_stale(
+                        request,
+                        &s.lang,
+                        blocks
+                            .get(key.as_str())
+                            .and_then(|b| b.targets.get(&s.lang))
+                            .is_some_and(crate::services::translation::marked_unfinished),
+                    )
+            });
+            let keys: Vec<&String> = s.missing.iter().chain(stale).collect();
             let mut w = Work {
                 doc: s.doc.clone(),
                 lang: s.lang.clone(),
@@ -529,7 +667,7 @@ fn gather(
                 todo: keys.len(),
             };
             for key in keys {
-                if let Some(block) = loaded.parsed.document.block(key) {
+                if let Some(block) = blocks.get(key.as_str()) {
                     w.blocks.extend(todos(block, &s.lang, None));
                 }
             }
@@ -644,6 +782,12 @@ fn batches(work: &[Work], size: usize) -> Vec<Batch> {
     out
 }
 
+/// Whether the provider's answers are screened ([`screen::refusal`]), and its key.
+struct Screening {
+    remote: bool,
+    key: Option<String>,
+}
+
 /// (document, language, block) of an operation, as a skip names it.
 type Place = (String, String, String);
 
@@ -653,6 +797,7 @@ fn operations(
     work: &[Work],
     batches: &[Batch],
     answers: Vec<Vec<provider::Answer>>,
+    screen: &Screening,
     out: &mut Translation,
 ) -> (Vec<Operation>, Vec<Place>) {
     // (document, language, block) of each operation, in order.
@@ -661,10 +806,11 @@ fn operations(
     let mut answers = answers.into_iter();
     let mut batch = batches.iter();
     for w in work {
-        let mut texts: Vec<(&Todo, Result<String, String>)> = w
+        // The memory's answers are the project's own; the provider's are screened.
+        let mut texts: Vec<(&Todo, Result<String, String>, bool)> = w
             .memory
             .iter()
-            .map(|(todo, text)| (todo, Ok(text.clone())))
+            .map(|(todo, text)| (todo, Ok(text.clone()), false))
             .collect();
         let mut todo = w.blocks.iter();
         let mut left = w.blocks.len();
@@ -673,7 +819,7 @@ fn operations(
                 break;
             };
             for (answer, t) in a.into_iter().zip(todo.by_ref()) {
-                texts.push((t, answer));
+                texts.push((t, answer, true));
             }
             left = left.saturating_sub(b.items.len());
         }
@@ -682,11 +828,37 @@ fn operations(
             .iter_mut()
             .find(|d| d.doc == w.doc && d.lang == w.lang);
         let mut skipped = Vec::new();
-        for (todo, answer) in texts {
+        for (todo, answer, provided) in texts {
             let block = match &todo.branch {
                 Some(path) => format!("{} [{path}]", todo.key),
                 None => todo.key.clone(),
             };
+            if provided
+                && screen.remote
+                && let Ok(text) = &answer
+                && let Some(why) = screen::refusal(&todo.item.text, text, screen.key.as_deref())
+            {
+                skipped.push(Skip {
+                    block,
+                    status: "unsafe".into(),
+                    message: why,
+                });
+                continue;
+            }
+            // The source given back is no translation: it does not land, and the block stays
+            // to do for the next run.
+            if provided
+                && answer
+                    .as_deref()
+                    .is_ok_and(|t| t.trim() == todo.item.text.trim())
+            {
+                skipped.push(Skip {
+                    block,
+                    status: "not_translated".into(),
+                    message: "the provider answered the source text: not translated (left to do for the next run)".into(),
+                });
+                continue;
+            }
             match (answer, &todo.rev) {
                 (Ok(content), Some(rev)) => {
                     operations.push(Operation::SetContent {
@@ -726,7 +898,8 @@ fn operations(
 /// Lands every answer as a `set_content` of its target edition, one change set per document
 /// (a large run is many small sets, and one document's refusal holds no other back): each set
 /// is first computed without writing, the operations the change service refuses are reported
-/// and left out, and the rest land whole.
+/// and left out, and the rest land whole. The error of a write that failed, if one did.
+#[allow(clippy::too_many_arguments)]
 fn land(
     app: &App,
     actor: &Actor,
@@ -734,9 +907,10 @@ fn land(
     work: &[Work],
     batches: &[Batch],
     answers: Vec<Vec<provider::Answer>>,
+    screening: &Screening,
     out: &mut Translation,
-) -> Result<(), HostError> {
-    let (operations, places) = operations(work, batches, answers, out);
+) -> Result<Option<String>, HostError> {
+    let (operations, places) = operations(work, batches, answers, screening, out);
     // A stop asked from here on waits for the set being written to land (or not) whole.
     let _hold = app.stop.hold();
     let mut by_doc: Vec<(String, Vec<Operation>, Vec<Place>)> = Vec::new();
@@ -749,10 +923,13 @@ fn land(
             None => by_doc.push((place.0.clone(), vec![op], vec![place])),
         }
     }
+    let mut failed = None;
     for (_, operations, places) in by_doc {
-        land_one(app, actor, gate, operations, places, out)?;
+        if let Some(error) = land_one(app, actor, gate, operations, places, out)? {
+            failed.get_or_insert(error);
+        }
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// Reports a skipped block in its catalog's entry.
@@ -814,7 +991,8 @@ fn sort_out(
         .collect())
 }
 
-/// One document's operations: tried, the refused ones left out, the rest applied.
+/// One document's operations: tried, the refused ones left out, the rest applied. The error
+/// of a write that failed (nothing or not all of it landed), if it did.
 fn land_one(
     app: &App,
     actor: &Actor,
@@ -822,7 +1000,7 @@ fn land_one(
     operations: Vec<Operation>,
     places: Vec<Place>,
     out: &mut Translation,
-) -> Result<(), HostError> {
+) -> Result<Option<String>, HostError> {
     let doc = places.first().map(|p| p.0.clone()).unwrap_or_default();
     let set = |operations| ChangeSet {
         schema: SCHEMA,
@@ -842,7 +1020,7 @@ fn land_one(
         }
     }
     if kept.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let result = apply_as(
         app,
@@ -865,8 +1043,11 @@ fn land_one(
             skip(out, place, r.status.as_str(), &r.message);
         }
     }
+    let failed = matches!(result.status, SetStatus::Refused | SetStatus::Partial)
+        .then(|| result.error.clone())
+        .flatten();
     if let Some(error) = result.error {
         out.errors.push(Unreadable { doc, error });
     }
-    Ok(())
+    Ok(failed)
 }

@@ -5,15 +5,18 @@
 //! system message (the task, the rule to keep every `<x id="…"/>` tag, and the brief for the
 //! target path and language) and a user message holding a JSON object of block keys to source
 //! texts; the answer's first choice must be the same object with the translations (a code
-//! fence around it is taken off). A 429, a 5xx, a timeout or a dropped connection is
-//! transient (retried by the caller with backoff); any other failure is final. The key, when
-//! there is one, goes in the `Authorization` header only: never in a message or an answer.
+//! fence around it is taken off). A 408, a 429, a 5xx, a timeout or a refused or dropped
+//! connection is transient (retried by the caller with backoff); any other failure (another
+//! 4xx, an answer over 64 MiB, a URL the client cannot use) is final. The key, when there is
+//! one, goes in the `Authorization` header only: never in a message, and an error text (a
+//! 401 body quoting it) is scrubbed of it and of what `kapi redact` finds before it is shown.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use super::provider::{Answer, Batch, Provider, ProviderError};
+use super::screen::scrub;
 
 pub struct OpenAi {
     name: String,
@@ -90,37 +93,67 @@ impl Provider for OpenAi {
         if let Some(key) = &self.key {
             request = request.header("Authorization", &format!("Bearer {key}"));
         }
-        let mut response = request
-            .send(self.body(batch).to_string())
-            .map_err(|e| ProviderError::Transient(format!("{}: {}", self.url, transport(&e))))?;
+        let wire = |e: ureq::Error| {
+            let why = scrub(&format!("{}: {}", self.url, transport(&e)), self.key());
+            if transient(&e) {
+                ProviderError::Transient(why)
+            } else {
+                ProviderError::Failed(why)
+            }
+        };
+        let mut response = request.send(self.body(batch).to_string()).map_err(wire)?;
         let status = response.status().as_u16();
         let text = response
             .body_mut()
             .with_config()
-            .limit(64 << 20)
+            .limit(MAX_BODY)
             .read_to_string()
-            .map_err(|e| ProviderError::Transient(format!("{}: {}", self.url, transport(&e))))?;
+            .map_err(wire)?;
         match status {
             200..=299 => answers(batch, &text).map_err(ProviderError::Failed),
-            429 | 500..=599 => Err(ProviderError::Transient(format!(
+            408 | 429 | 500..=599 => Err(ProviderError::Transient(format!(
                 "{} answered {status}",
                 self.url
             ))),
+            // The body is the server's: it may quote the key it was sent.
             _ => Err(ProviderError::Failed(format!(
                 "{} answered {status}: {}",
                 self.url,
-                text.chars().take(200).collect::<String>()
+                scrub(&text.chars().take(200).collect::<String>(), self.key())
             ))),
         }
     }
+
+    fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
 }
+
+/// The most bytes an answer may hold; a larger one fails (and is not retried).
+const MAX_BODY: u64 = 64 << 20;
 
 /// What went wrong on the wire, without anything a request carried.
 fn transport(e: &ureq::Error) -> String {
     match e {
         ureq::Error::Timeout(_) => "timed out".into(),
+        ureq::Error::BodyExceedsLimit(n) => {
+            format!("the answer is larger than {n} bytes")
+        }
         other => other.to_string(),
     }
+}
+
+/// Whether a failure on the wire may go away by itself (a timeout, a refused or dropped
+/// connection, a name not resolved yet); a bad URL, a body too large, TLS or a protocol
+/// error will not.
+fn transient(e: &ureq::Error) -> bool {
+    matches!(
+        e,
+        ureq::Error::Timeout(_)
+            | ureq::Error::Io(_)
+            | ureq::Error::ConnectionFailed
+            | ureq::Error::HostNotFound
+    )
 }
 
 /// Each item's translation from a chat-completions answer.

@@ -40,10 +40,11 @@ pub type Answer = Result<String, String>;
 /// Why a batch got no answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProviderError {
-    /// Worth trying again later (a 429, a 5xx, a timeout or a dropped connection): retried
-    /// with backoff, up to the provider's `retries`.
+    /// Worth trying again later (a 408, a 429, a 5xx, a timeout, a refused or dropped
+    /// connection): retried with backoff, up to the provider's `retries`.
     Transient(String),
-    /// Not worth retrying (a 4xx other than 429, an answer that does not read).
+    /// Not worth retrying: what cannot change on its own (a 4xx other than 408 and 429, an
+    /// answer that does not read or is too large, a URL the client cannot use).
     Failed(String),
 }
 
@@ -63,8 +64,14 @@ pub trait Provider: Send + Sync {
     fn model(&self) -> Option<&str>;
     /// One request: an answer per item, in the items' order.
     fn translate(&self, batch: &Batch) -> Result<Vec<Answer>, ProviderError>;
-    /// Whether it sends text anywhere (a dry run says so).
+    /// Whether it sends text anywhere (a dry run says so). A remote provider's answers are
+    /// screened ([`super::screen`]) before they land.
     fn remote(&self) -> bool;
+    /// The key it sends, when it has one: an answer holding it is refused, and an error
+    /// showing it is scrubbed.
+    fn key(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// The provider a recipe entry describes. `secret` reads the environment variable the entry
@@ -83,6 +90,15 @@ pub fn for_spec(
             model,
             api_key_env,
         } => {
+            let scheme = base_url
+                .split_once("://")
+                .map(|(s, _)| s.to_ascii_lowercase());
+            if !matches!(scheme.as_deref(), Some("http" | "https")) {
+                return Err(format!(
+                    "the provider `{}` has `base_url: {base_url}`, which is not an http:// or https:// URL",
+                    spec.name
+                ));
+            }
             let key = match api_key_env {
                 Some(var) => Some(secret(var).ok_or_else(|| {
                     format!(

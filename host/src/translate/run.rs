@@ -1,13 +1,20 @@
 //! Sending batches: a few requests in flight at once (the provider's `concurrency`), each
-//! retried after a transient failure with backoff (0.5 s, 1 s, 2 s … up to the provider's
-//! `retries`), and a request budget shared by every batch: once spent, the batches not sent
-//! are answered "not sent".
+//! retried after a transient failure with backoff (0.5 s, 1 s, 2 s … each wait at most 30 s,
+//! up to the provider's `retries`, at most 10), and a request budget shared by every batch of
+//! the run: once spent, the batches not sent are answered "not sent". A final failure (a 4xx,
+//! a bad URL, an answer too large) is never retried.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::provider::{Answer, Batch, Provider, ProviderError};
+
+/// The most retries of one batch, whatever the recipe says (the recipe refuses more).
+pub const MAX_RETRIES: u32 = 10;
+
+/// The longest wait before a retry: the doubling stops here.
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
 
 /// What sending did: an answer per item of each batch, in order, and the requests made.
 pub struct Sent {
@@ -21,8 +28,10 @@ pub struct Sending<'a> {
     pub provider: &'a dyn Provider,
     pub concurrency: usize,
     pub retries: u32,
-    /// Most requests, retries included.
+    /// Most requests, retries included, over the whole run.
     pub budget: Option<usize>,
+    /// Requests the run sent before these batches (they count against the budget).
+    pub already: usize,
     /// The first wait before a retry; it doubles each time.
     pub backoff: Duration,
     /// Told how many items have an answer so far.
@@ -31,7 +40,7 @@ pub struct Sending<'a> {
 
 /// Sends every batch and collects the answers.
 pub fn send(batches: &[Batch], how: &Sending<'_>) -> Sent {
-    let requests = AtomicUsize::new(0);
+    let requests = AtomicUsize::new(how.already);
     let done_items = AtomicUsize::new(0);
     let next = AtomicUsize::new(0);
     let spent = std::sync::atomic::AtomicBool::new(false);
@@ -87,10 +96,10 @@ fn one(
         match how.provider.translate(batch) {
             Ok(answers) if answers.len() == batch.items.len() => return answers,
             Ok(_) => return fail("the provider answered a different number of strings".into()),
-            Err(ProviderError::Transient(_)) if attempt < how.retries => {
+            Err(ProviderError::Transient(_)) if attempt < how.retries.min(MAX_RETRIES) => {
                 attempt += 1;
-                std::thread::sleep(wait);
-                wait = wait.saturating_mul(2);
+                std::thread::sleep(wait.min(MAX_WAIT));
+                wait = wait.saturating_mul(2).min(MAX_WAIT);
             }
             Err(ProviderError::Transient(why)) => {
                 return fail(format!("{why} (after {} tries)", attempt + 1));

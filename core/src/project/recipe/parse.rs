@@ -629,10 +629,12 @@ fn parse_providers(
         };
         let number = |k: &str, default: u64| match get(entry, k) {
             None | Some(Value::Null) => Ok(default),
-            Some(v) => v
-                .as_u64()
-                .filter(|n| (u64::from(k != "retries")..=1_000_000).contains(n))
-                .ok_or_else(|| error(k, providers::ProviderProblem::Number)),
+            Some(v) => {
+                let (min, max) = providers::range(k);
+                v.as_u64()
+                    .filter(|n| (min..=max).contains(n))
+                    .ok_or_else(|| error(k, providers::ProviderProblem::Number { min, max }))
+            }
         };
         out.push(providers::parse_provider(
             &name, entry, &string, &number, &error,

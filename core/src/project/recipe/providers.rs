@@ -9,10 +9,10 @@
 //!     base_url: http://127.0.0.1:11434/v1
 //!     model: llama3.1
 //!     api_key_env: OPENAI_API_KEY      # optional for a local server
-//!     batch: 20                        # blocks a request carries
-//!     concurrency: 2                   # requests in flight
-//!     timeout: 60                      # seconds a request may take
-//!     retries: 3                       # after a 429 or 5xx, with backoff
+//!     batch: 20                        # blocks a request carries (at most 1000)
+//!     concurrency: 2                   # requests in flight (at most 16)
+//!     timeout: 60                      # seconds a request may take (at most 3600)
+//!     retries: 3                       # after a 408, 429, 5xx or timeout, with backoff (at most 10)
 //! ```
 
 use serde_yaml::{Mapping, Value};
@@ -75,6 +75,19 @@ const KEYS: &[&str] = &[
     "retries",
 ];
 
+/// The whole numbers a provider key takes, from and to: `retries` at most 10 (with the wait
+/// doubling from 0.5 s up to 30 s, about 2.5 minutes for one batch), `concurrency` at most 16
+/// requests in flight, `timeout` at most an hour, `batch` at most 1000 blocks a request.
+pub fn range(key: &str) -> (u64, u64) {
+    match key {
+        "retries" => (0, 10),
+        "concurrency" => (1, 16),
+        "timeout" => (1, 3600),
+        "batch" => (1, 1000),
+        _ => (1, 1_000_000),
+    }
+}
+
 /// Reads one entry; `number` reads a whole number from 1 at a key.
 pub(super) fn parse_provider(
     name: &str,
@@ -131,7 +144,11 @@ pub enum ProviderProblem {
     Missing,
     Kind(String),
     Expansion,
-    Number,
+    /// Not a whole number from `min` to `max`.
+    Number {
+        min: u64,
+        max: u64,
+    },
 }
 
 impl ProviderProblem {
@@ -144,8 +161,8 @@ impl ProviderProblem {
             ProviderProblem::Missing => "is required".into(),
             ProviderProblem::Kind(found) => format!("`{found}` is not a provider kind"),
             ProviderProblem::Expansion => "must be a number from 1.0 to 3.0".into(),
-            ProviderProblem::Number => {
-                "must be a whole number from 1 (0 for `retries`) to 1000000".into()
+            ProviderProblem::Number { min, max } => {
+                format!("must be a whole number from {min} to {max}")
             }
         }
     }
@@ -163,7 +180,9 @@ impl ProviderProblem {
             }
             ProviderProblem::Kind(_) => "use `pseudo` or `openai-compatible`".into(),
             ProviderProblem::Expansion => "1.3 lengthens text by 30%".into(),
-            ProviderProblem::Number => "e.g. `batch: 20`".into(),
+            ProviderProblem::Number { .. } => {
+                "e.g. `batch: 20`, `retries: 3`, `concurrency: 2`, `timeout: 60`".into()
+            }
         }
     }
 }
