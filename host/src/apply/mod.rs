@@ -40,15 +40,11 @@ use std::path::{Path, PathBuf};
 use kapi_core::change::edit::{self, Edited};
 use kapi_core::change::result::{ChangeResult, OpResult, OpStatus, SetStatus};
 use kapi_core::change::stage::StagedFile;
-use kapi_core::change::{ChangeSet, GateMode, Operation, Outcome, gate};
-use kapi_core::check::FailOn;
-use kapi_core::check::edition::{self as edition_check, EditionFinding};
+use kapi_core::change::{ChangeSet, Operation, Outcome};
 use kapi_core::formats::{Format, Parsed};
 use kapi_core::governance::terms_edit::{self, Upserted};
-use kapi_core::governance::{Governance, load as governance_load};
 use kapi_core::model::{Edition, Ref, SOURCE, align, rev_runs};
-use kapi_core::project::resolve::Resolver;
-use kapi_core::project::{Point, Project, layout, recipe_field, recipe_text};
+use kapi_core::project::{Project, layout, recipe_field, recipe_text};
 use kapi_core::store::{
     AdviceRow, ChangeRecord, MemoryRow, NewOp, NewSuggestion, SessionRow, TermRow,
 };
@@ -61,6 +57,7 @@ use crate::policy;
 
 mod assets;
 mod comment;
+mod commit;
 mod diff;
 mod run;
 mod splice;
@@ -444,13 +441,56 @@ fn combine(fingerprints: &BTreeSet<String>) -> Option<String> {
     }
 }
 
-/// What the commit check works out once per file.
-struct FileCheck {
-    /// The project-relative path governance resolves at, and its point.
-    rel: String,
-    point: Point,
-    /// The rules the recipe sets aside for the file.
-    aside: Vec<kapi_core::check::suppress::FileRule>,
+/// Whether a content operation may edit `block`'s edition at `loc`: what the format writes, a
+/// comment's whole text, a block not locked and translatable.
+fn admit_content(
+    op: &Operation,
+    at: &Ref,
+    info: &kapi_core::formats::FormatInfo,
+    block: &kapi_core::model::Block,
+    loc: &Loc,
+) -> Result<(), Refused> {
+    let bilingual_target = info.capabilities.bilingual && loc.edition != SOURCE;
+    if info.capabilities.bilingual && loc.edition == SOURCE {
+        return Err(refused(
+            OpStatus::Unsupported,
+            format!(
+                "{} is a bilingual interchange format: its source is edited where it is authored; a target edition takes edits",
+                info.name
+            ),
+        ));
+    }
+    if info.capabilities.comments && !matches!(op, Operation::SetContent { .. }) {
+        return Err(refused(
+            OpStatus::Unsupported,
+            format!(
+                "a comment takes `set_content` alone: send the comment's whole new text \
+                 ({} are rewritten through the comment write path)",
+                info.name
+            ),
+        ));
+    }
+    if !info.capabilities.editable && !info.capabilities.comments && !bilingual_target {
+        return Err(refused(
+            OpStatus::Unsupported,
+            format!("kapi does not write {} files", info.name),
+        ));
+    }
+    if let Some(reason) = &block.locked {
+        return Err(refused(OpStatus::Unsupported, reason.clone()));
+    }
+    if !block.translatable {
+        let what = if block.role == kapi_core::model::Role::Code {
+            "a code block, not prose"
+        } else {
+            "marked not translatable by the file"
+        };
+        return Err(refused(
+            OpStatus::Unsupported,
+            format!("`{}` is {what}: it takes no edit", at.block),
+        ));
+    }
+    Ok(())
 }
 
 /// Takes the apply lock for `root`; released when dropped.
@@ -925,46 +965,7 @@ impl Service<'_> {
         let file = &mut self.files[loc.file];
         let info = file.format.info();
         let bilingual_target = info.capabilities.bilingual && loc.edition != SOURCE;
-        if info.capabilities.bilingual && loc.edition == SOURCE {
-            return Err(refused(
-                OpStatus::Unsupported,
-                format!(
-                    "{} is a bilingual interchange format: its source is edited where it is authored; a target edition takes edits",
-                    info.name
-                ),
-            ));
-        }
-        if info.capabilities.comments && !matches!(op, Operation::SetContent { .. }) {
-            return Err(refused(
-                OpStatus::Unsupported,
-                format!(
-                    "a comment takes `set_content` alone: send the comment's whole new text \
-                     ({} are rewritten through the comment write path)",
-                    info.name
-                ),
-            ));
-        }
-        if !info.capabilities.editable && !info.capabilities.comments && !bilingual_target {
-            return Err(refused(
-                OpStatus::Unsupported,
-                format!("kapi does not write {} files", info.name),
-            ));
-        }
-        let block = &file.parsed.document.blocks[loc.block];
-        if let Some(reason) = &block.locked {
-            return Err(refused(OpStatus::Unsupported, reason.clone()));
-        }
-        if !block.translatable {
-            let what = if block.role == kapi_core::model::Role::Code {
-                "a code block, not prose"
-            } else {
-                "marked not translatable by the file"
-            };
-            return Err(refused(
-                OpStatus::Unsupported,
-                format!("`{}` is {what}: it takes no edit", at.block),
-            ));
-        }
+        admit_content(op, at, info, &file.parsed.document.blocks[loc.block], &loc)?;
         let original = file
             .originals
             .get(&loc.block)
@@ -1151,202 +1152,5 @@ impl Service<'_> {
             out.push((doc, before.plain_text(), after.plain_text()));
         }
         out
-    }
-
-    /// The project-relative path governance resolves at for a file (its source document's).
-    fn governance_rel(&self, fi: usize) -> String {
-        let file = &self.files[fi];
-        let source = file.target_of.as_ref().map_or(fi, |(_, s)| *s);
-        let abs = &self.files[source].abs;
-        relative_to(abs, &self.root).unwrap_or_default()
-    }
-
-    fn point(&self, rel: &str) -> Point {
-        match &self.project {
-            Some(p) => Resolver::new(p, self.app.now).resolve_path(rel),
-            None => Point {
-                source_language: "en".into(),
-                ..Point::default()
-            },
-        }
-    }
-
-    fn governance(&self, point: &Point, lang: &str) -> Result<Governance, HostError> {
-        Ok(match &self.project {
-            Some(p) => governance_load::load(&p.root, point, lang)?,
-            None => Governance::empty(),
-        })
-    }
-
-    fn fail_on(&self) -> FailOn {
-        self.project
-            .as_ref()
-            .and_then(|p| p.recipe.gates().default.fail_on)
-            .unwrap_or(FailOn::Major)
-    }
-
-    /// The rules the recipe's `rules:` set aside for file `fi`, as `kapi check` sets them
-    /// apart (the commit check reports findings, not what is allowed).
-    fn aside(&self, fi: usize) -> Vec<kapi_core::check::suppress::FileRule> {
-        let own = relative_to(&self.files[fi].abs, &self.root).unwrap_or_default();
-        crate::check::recipe_rules(self.project.as_ref(), Some(&own))
-    }
-
-    /// Runs the deterministic analyzers before and after on every changed edition. What each
-    /// file shares (its governance point, the rules set aside, a translation file's source
-    /// blocks: [`Service::source_of`]) is worked out once per file, so a set of many edits in one large file
-    /// costs the file once, not once per edit.
-    fn commit_check(
-        &mut self,
-        set: &ChangeSet,
-        touched: &BTreeMap<Loc, Vec<usize>>,
-        results: &mut [Option<OpResult>],
-        fingerprints: &mut BTreeSet<String>,
-    ) -> Result<(), HostError> {
-        let fail_on = self.fail_on();
-        let mut cache: HashMap<(String, String), std::rc::Rc<Governance>> = HashMap::new();
-        // Per file: its governance path and point, and the rules set aside.
-        let mut per_file: HashMap<usize, FileCheck> = HashMap::new();
-        for (loc, ops) in touched {
-            let source_index = self.source_of(loc.file, loc.block);
-            let fc: &FileCheck = per_file.entry(loc.file).or_insert_with(|| {
-                let rel = self.governance_rel(loc.file);
-                FileCheck {
-                    aside: self.aside(loc.file),
-                    point: self.point(&rel),
-                    rel,
-                }
-            });
-            let mut gov = |lang: &str| -> Result<std::rc::Rc<Governance>, HostError> {
-                let key = (fc.rel.clone(), lang.to_owned());
-                if let Some(g) = cache.get(&key) {
-                    return Ok(std::rc::Rc::clone(g));
-                }
-                let g = std::rc::Rc::new(self.governance(&fc.point, lang)?);
-                cache.insert(key, std::rc::Rc::clone(&g));
-                Ok(g)
-            };
-            let point = &fc.point;
-            let file = &self.files[loc.file];
-            let block = &file.parsed.document.blocks[loc.block];
-            let Some(after_edition) = block.edition(&loc.edition) else {
-                continue;
-            };
-            let Some(before_edition) = file
-                .originals
-                .get(&loc.block)
-                .and_then(|b| b.editions.get(&loc.edition))
-            else {
-                continue;
-            };
-            let (mut before, mut after);
-            match &file.target_of {
-                // A bilingual file's target (PO `msgstr`, XLIFF `<target>`) is a translation of
-                // the unit's source beside it: held to the translation analyzers as a catalog's
-                // translation file is, never to the source's.
-                None if loc.edition != SOURCE => {
-                    let src_gov = gov(&point.source_language)?;
-                    let tgt_gov = gov(&loc.edition)?;
-                    fingerprints.insert(tgt_gov.fingerprint.clone());
-                    let source = &block.source;
-                    before = edition_check::translation(
-                        &src_gov,
-                        &tgt_gov,
-                        &loc.edition,
-                        source,
-                        before_edition,
-                    );
-                    after = edition_check::translation(
-                        &src_gov,
-                        &tgt_gov,
-                        &loc.edition,
-                        source,
-                        after_edition,
-                    );
-                }
-                None => {
-                    let g = gov(&point.source_language)?;
-                    fingerprints.insert(g.fingerprint.clone());
-                    before = edition_check::source(&g, block.role, before_edition);
-                    after = edition_check::source(&g, block.role, after_edition);
-                }
-                Some((lang, source_file)) => {
-                    let src_gov = gov(&point.source_language)?;
-                    let tgt_gov = gov(lang)?;
-                    fingerprints.insert(tgt_gov.fingerprint.clone());
-                    // The source block this translation sits beside, before and after.
-                    let source = &self.files[*source_file];
-                    let Some(si) = source_index else {
-                        continue;
-                    };
-                    let src_after = &source.parsed.document.blocks[si].source;
-                    let src_before = source
-                        .originals
-                        .get(&si)
-                        .and_then(|b| b.editions.get(SOURCE))
-                        .unwrap_or(src_after);
-                    before = edition_check::translation(
-                        &src_gov,
-                        &tgt_gov,
-                        lang,
-                        src_before,
-                        before_edition,
-                    );
-                    after = edition_check::translation(
-                        &src_gov,
-                        &tgt_gov,
-                        lang,
-                        src_after,
-                        after_edition,
-                    );
-                }
-            }
-            if !fc.aside.is_empty() {
-                let kept = |f: &EditionFinding| {
-                    let analyzer = f.rule.split_once('.').map_or(f.rule.as_str(), |(a, _)| a);
-                    !fc.aside
-                        .iter()
-                        .any(|r| r.selector == f.rule || r.selector == analyzer)
-                };
-                before.retain(kept);
-                after.retain(kept);
-            }
-            for f in before.iter_mut().chain(after.iter_mut()) {
-                f.fails = fail_on.fails(f.severity);
-            }
-            gate::mark_introduced(&before, &mut after);
-            let refuse = gate::refuses(&after) && set.gate == GateMode::Enforce;
-            for &i in ops {
-                let Some(r) = results[i].as_mut() else {
-                    continue;
-                };
-                if refuse {
-                    let introduced: Vec<EditionFinding> = after
-                        .iter()
-                        .filter(|f| f.introduced && f.fails)
-                        .cloned()
-                        .collect();
-                    r.status = OpStatus::GateFailed;
-                    r.message = format!(
-                        "the edit introduces {} failing finding{}: {}",
-                        introduced.len(),
-                        if introduced.len() == 1 { "" } else { "s" },
-                        introduced
-                            .iter()
-                            .map(|f| f.message.as_str())
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    );
-                    r.instead = Some(
-                        "revise the text so it introduces no failing finding (the findings say what to write instead)"
-                            .into(),
-                    );
-                    r.findings = introduced;
-                } else {
-                    r.findings = after.clone();
-                }
-            }
-        }
-        Ok(())
     }
 }

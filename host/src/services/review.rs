@@ -127,43 +127,56 @@ pub struct Advice {
 
 /// The advice the store holds, from the recorded change sets (no store: none).
 pub fn advice(root: &Path) -> Result<Vec<Advice>, HostError> {
+    let mut out = Vec::new();
+    each_applied(root, |row, recorded| {
+        let op = &recorded["operation"];
+        if op["op"] != "decide" || op["outcome"] != "advise" {
+            return;
+        }
+        let Ok(at) = serde_json::from_value::<Ref>(op["at"].clone()) else {
+            return;
+        };
+        let Some(rev) = recorded["rev"].as_str() else {
+            return;
+        };
+        out.push(Advice {
+            at,
+            score: op["score"].as_u64().unwrap_or(0),
+            reasons: op["reasons"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r.as_str().map(str::to_owned))
+                .collect(),
+            rev: rev.to_owned(),
+            by: format!("{}:{}", row.actor_kind, row.actor_name),
+            session: row.session.clone(),
+            recorded_at: row.created_at.clone(),
+            current: None,
+        });
+    })?;
+    Ok(out)
+}
+
+/// Calls `f` with every applied operation the store recorded and its change set's row, oldest
+/// first (no store: none).
+fn each_applied(
+    root: &Path,
+    mut f: impl FnMut(&kapi_core::store::ChangeRow, &serde_json::Value),
+) -> Result<(), HostError> {
     let path = root.join(layout::STORE_FILE);
     if !path.exists() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let store = Store::open(&path)?;
-    let mut out = Vec::new();
     for row in store.changes()? {
         for recorded in row.operations.as_array().into_iter().flatten() {
-            let op = &recorded["operation"];
-            if op["op"] != "decide" || op["outcome"] != "advise" || recorded["status"] != "applied"
-            {
-                continue;
+            if recorded["status"] == "applied" {
+                f(&row, recorded);
             }
-            let Ok(at) = serde_json::from_value::<Ref>(op["at"].clone()) else {
-                continue;
-            };
-            let Some(rev) = recorded["rev"].as_str() else {
-                continue;
-            };
-            out.push(Advice {
-                at,
-                score: op["score"].as_u64().unwrap_or(0),
-                reasons: op["reasons"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|r| r.as_str().map(str::to_owned))
-                    .collect(),
-                rev: rev.to_owned(),
-                by: format!("{}:{}", row.actor_kind, row.actor_name),
-                session: row.session.clone(),
-                recorded_at: row.created_at.clone(),
-                current: None,
-            });
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The two refs that name one target edition: by its source document and language, and by
@@ -256,38 +269,29 @@ impl Written {
 
 /// Every applied content write the store recorded, oldest first (no store: none).
 pub fn writes(root: &Path) -> Result<Vec<Written>, HostError> {
-    let path = root.join(layout::STORE_FILE);
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let store = Store::open(&path)?;
     let mut out = Vec::new();
-    for row in store.changes()? {
-        for recorded in row.operations.as_array().into_iter().flatten() {
-            let op = &recorded["operation"];
-            if !matches!(op["op"].as_str(), Some("set_content" | "replace_text"))
-                || recorded["status"] != "applied"
-            {
-                continue;
-            }
-            let (Ok(named), Some(rev)) = (
-                serde_json::from_value::<Ref>(op["at"].clone()),
-                recorded["rev"].as_str(),
-            ) else {
-                continue;
-            };
-            out.push(Written {
-                by: format!("{}:{}", row.actor_kind, row.actor_name),
-                at: row.created_at.clone(),
-                change: row.id,
-                branch: named.branch.clone(),
-                replaced: recorded["before"].as_str().map(str::to_owned),
-                kind: row.actor_kind.clone(),
-                rev: rev.to_owned(),
-                named,
-            });
+    each_applied(root, |row, recorded| {
+        let op = &recorded["operation"];
+        if !matches!(op["op"].as_str(), Some("set_content" | "replace_text")) {
+            return;
         }
-    }
+        let (Ok(named), Some(rev)) = (
+            serde_json::from_value::<Ref>(op["at"].clone()),
+            recorded["rev"].as_str(),
+        ) else {
+            return;
+        };
+        out.push(Written {
+            by: format!("{}:{}", row.actor_kind, row.actor_name),
+            at: row.created_at.clone(),
+            change: row.id,
+            branch: named.branch.clone(),
+            replaced: recorded["before"].as_str().map(str::to_owned),
+            kind: row.actor_kind.clone(),
+            rev: rev.to_owned(),
+            named,
+        });
+    })?;
     Ok(out)
 }
 

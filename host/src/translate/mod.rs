@@ -249,6 +249,39 @@ fn spec_for(
     }
 }
 
+impl Translation {
+    /// The report of a run by `provider` as `tool:<actor_name>`, before anything is done.
+    fn empty(provider: &dyn provider::Provider, actor_name: &str, dry_run: bool) -> Self {
+        Translation {
+            schema: "kapi.translate/v1",
+            provider: provider.name().to_owned(),
+            model: provider.model().map(str::to_owned),
+            actor: format!("tool:{actor_name}"),
+            dry_run,
+            documents: Vec::new(),
+            requests: 0,
+            characters: 0,
+            estimated_tokens: 0,
+            budget_spent: false,
+            errors: Vec::new(),
+            remark: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+impl Batch {
+    /// The characters a batch sends: its brief and its items' texts.
+    fn characters(&self) -> usize {
+        self.brief.chars().count()
+            + self
+                .items
+                .iter()
+                .map(|i| i.text.chars().count())
+                .sum::<usize>()
+    }
+}
+
 /// Translates what `request` names; `progress` is told (done, total) blocks as answers come.
 pub fn translate(
     app: &App,
@@ -276,21 +309,7 @@ pub fn translate(
         Some(model) => format!("{}/{model}", provider.name()),
         None => provider.name().to_owned(),
     };
-    let mut out = Translation {
-        schema: "kapi.translate/v1",
-        provider: provider.name().to_owned(),
-        model: provider.model().map(str::to_owned),
-        actor: format!("tool:{actor_name}"),
-        dry_run: request.dry_run,
-        documents: Vec::new(),
-        requests: 0,
-        characters: 0,
-        estimated_tokens: 0,
-        budget_spent: false,
-        errors: Vec::new(),
-        remark: None,
-        notes: Vec::new(),
-    };
+    let mut out = Translation::empty(provider.as_ref(), &actor_name, request.dry_run);
     let added = if request.dry_run {
         Added::new()
     } else {
@@ -302,17 +321,7 @@ pub fn translate(
         .iter()
         .map(|w| batches(std::slice::from_ref(w), spec.batch))
         .collect();
-    out.characters = per_work
-        .iter()
-        .flatten()
-        .map(|b| {
-            b.brief.chars().count()
-                + b.items
-                    .iter()
-                    .map(|i| i.text.chars().count())
-                    .sum::<usize>()
-        })
-        .sum();
+    out.characters = per_work.iter().flatten().map(Batch::characters).sum();
     out.estimated_tokens = out.characters.div_ceil(4);
     if request.dry_run {
         out.requests = per_work.iter().map(Vec::len).sum();

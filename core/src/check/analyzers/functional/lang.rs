@@ -179,6 +179,13 @@ pub fn of(tag: &str) -> Lang {
             punc_map: NKO_MAP,
             ..DEFAULT
         },
+        _ => of_south_asian_and_beyond(code, &lower),
+    }
+}
+
+/// [`of`] for the languages of South Asia and those after them in translate-toolkit's list.
+fn of_south_asian_and_beyond(code: &str, lower: &str) -> Lang {
+    match code {
         "bn" => Lang {
             code: "bn",
             sentence_end: "।!?…",
@@ -250,6 +257,13 @@ pub fn of(tag: &str) -> Lang {
             punc_map: THAI_MAP,
             ..DEFAULT
         },
+        _ => of_nordic_and_beyond(code, lower),
+    }
+}
+
+/// [`of`] for the Nordic languages and those after them in translate-toolkit's list.
+fn of_nordic_and_beyond(code: &str, lower: &str) -> Lang {
+    match code {
         "da" => Lang {
             code: "da",
             accel_letters: Some(concat!(
