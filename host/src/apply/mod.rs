@@ -1130,6 +1130,50 @@ impl Service<'_> {
         out
     }
 
+    /// Each applied operation on a translation's rev of its source edition as the set leaves it
+    /// (a bilingual file's language edition, or a catalog translation file's block): what the
+    /// store records as `source_rev`, so a later change of the source shows the translation
+    /// stale (`crate::services::translation`).
+    fn source_revs(
+        &self,
+        set: &kapi_core::change::ChangeSet,
+        touched: &BTreeMap<Loc, Vec<usize>>,
+    ) -> BTreeMap<usize, String> {
+        let mut out = BTreeMap::new();
+        for (loc, ops) in touched {
+            let Some(file) = self.files.get(loc.file) else {
+                continue;
+            };
+            let Some(block) = file.parsed.document.blocks.get(loc.block) else {
+                continue;
+            };
+            let source = if loc.edition != SOURCE {
+                Some(&block.source)
+            } else if let Some((_, si)) = &file.target_of {
+                let blocks = self.files.get(*si).map(|f| &f.parsed.document.blocks);
+                let aligned = self
+                    .sources
+                    .get(&loc.file)
+                    .and_then(|back| back.get(loc.block).copied().flatten());
+                blocks.and_then(|blocks| {
+                    aligned
+                        .and_then(|i| blocks.get(i))
+                        .or_else(|| blocks.iter().find(|b| b.key == block.key))
+                        .map(|b| &b.source)
+                })
+            } else {
+                None
+            };
+            let Some(source) = source else { continue };
+            for &i in ops {
+                if set.operations.get(i).is_some_and(|op| op.at().is_some()) {
+                    out.insert(i, source.rev());
+                }
+            }
+        }
+        out
+    }
+
     /// Every edited edition as (document, text before, text after), for agent signals.
     fn edits(&self, touched: &BTreeMap<Loc, Vec<usize>>) -> Vec<(String, String, String)> {
         let mut out = Vec::new();

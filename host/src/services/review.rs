@@ -242,6 +242,10 @@ pub struct Written {
     kind: String,
     #[serde(skip)]
     rev: String,
+    /// The source's rev the write was made against (absent in a record from before it was
+    /// kept, and for a source edition's own write).
+    #[serde(skip)]
+    source_rev: Option<String>,
     /// The edition as the operation named it.
     #[serde(skip)]
     named: Ref,
@@ -284,6 +288,7 @@ pub fn writes(root: &Path) -> Result<Vec<Written>, HostError> {
                 replaced: recorded["before"].as_str().map(str::to_owned),
                 kind: row.actor_kind.clone(),
                 rev: rev.to_owned(),
+                source_rev: recorded["source_rev"].as_str().map(str::to_owned),
                 named,
             });
         }
@@ -303,6 +308,24 @@ fn draft<'w>(
         .into_iter()
         .max_by_key(|w| w.change)
         .filter(|w| w.drafted())
+}
+
+/// The store's last write of `edition` (named by `at`, whole) still current, when it was made
+/// against a source other than `source` (its recorded `source_rev` differs): the source
+/// changed after it was translated. `None` when no current write recorded a source rev.
+pub fn written_before_source_changed<'w>(
+    writes: &'w Writes,
+    at: &Ref,
+    target_doc: Option<&str>,
+    edition: &Edition,
+    source: &Edition,
+) -> Option<&'w Written> {
+    let now = source.rev();
+    current_writes(writes, at, target_doc, edition)
+        .into_iter()
+        .filter(|w| w.branch.is_none())
+        .max_by_key(|w| w.change)
+        .filter(|w| w.source_rev.as_deref().is_some_and(|r| r != now))
 }
 
 /// Of the store's last write of `edition` (named by `at`, whole) and of each of its branches,
@@ -459,6 +482,7 @@ pub fn queue(app: &App, request: &QueueRequest) -> Result<Queue, HostError> {
             loaded: Vec::new(),
             errors: Vec::new(),
             remark: None,
+            writes: Writes::new(Vec::new()),
         },
         None => translation::catalogs(app, request.doc.as_deref(), request.lang.as_deref())?,
     };
@@ -1235,6 +1259,7 @@ mod tests {
             replaced: None,
             kind: "tool".into(),
             rev: "r1".into(),
+            source_rev: None,
             named: Ref {
                 doc: "en.json".into(),
                 block: "a".into(),

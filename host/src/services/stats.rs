@@ -471,6 +471,9 @@ fn with_targets(
         source.count(block, &block.source);
     }
     let mut editions = Vec::new();
+    // The store's recorded writes (a translation whose source changed since is stale), read
+    // at the first target that reads; an unreadable store records nothing.
+    let mut writes = None;
     for (lang, target_rel) in targets {
         let mut edition = EditionStats::new(&lang, Some(lang.clone()));
         edition.target_doc = Some(target_rel.clone());
@@ -493,7 +496,13 @@ fn with_targets(
         if let Some(target_parsed) = &target.parsed {
             document::join_target(&mut parsed, &lang, target_parsed);
         }
-        let survey: LangSurvey = translation::survey_target(path, &parsed.document.blocks, &target);
+        let writes = writes.get_or_insert_with(|| {
+            crate::services::review::Writes::new(
+                crate::services::review::writes(&project.root).unwrap_or_default(),
+            )
+        });
+        let survey: LangSurvey =
+            translation::survey_target(path, &parsed.document.blocks, &target, Some(writes));
         for block in &parsed.document.blocks {
             if let Some(e) = block.targets.get(&lang) {
                 edition.counts.count(block, e);

@@ -15,7 +15,7 @@ use crate::app::App;
 use crate::document::{self, Editions};
 use crate::error::HostError;
 use crate::services::translation::{
-    Standing, Unreadable, marked_unfinished, same_tag, standing, translatable,
+    Standing, Unreadable, marked_unfinished, same_as_source, same_tag, standing, translatable,
 };
 
 /// A note naming a PO file whose header's `Language:` is no language tag (`persian`), with
@@ -149,7 +149,14 @@ pub(super) fn gather(
                     t.state.as_deref() == Some("fuzzy") && !kapi_core::model::plain_empty(&t.runs)
                 });
                 match standing(&block.source, target) {
-                    Standing::Translated => continue,
+                    // A target equal to its source is a translation (`URL`), redone only
+                    // with `force`.
+                    Standing::Translated
+                        if !(target.is_some_and(|t| same_as_source(&block.source, t))
+                            && replaces_stale(request, &lang, false)) =>
+                    {
+                        continue;
+                    }
                     Standing::Stale(_) if draft => continue,
                     // A target a person may have written (equal to its source, or with
                     // placeholders that differ) stays unless the run may replace it.

@@ -1,9 +1,10 @@
 //! Unattended translation: `kapi translate` and `kapi up` (MCP `translate`, `up` and
 //! `pseudo_translate`) fill the missing target editions `up_plan` lists, with a provider the
-//! recipe names (`providers:`; `pseudo` is always there). Of the stale ones, only a target the
-//! file marks unfinished (or a copy this run's scaffold wrote) is filled; one a person may have
-//! written (equal to its source, placeholders differing) only with `force`, never by `pseudo`
-//! in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
+//! recipe names (`providers:`; `pseudo` is always there). Of the stale ones, a target the file
+//! marks unfinished, one whose source changed after kapi wrote it (the store's `source_rev`,
+//! `crate::services::translation`), or a copy this run's scaffold wrote is filled; one a person
+//! may have written (placeholders differing, or a translation equal to its source: `URL`) only
+//! with `force`, never by `pseudo` in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
 //! equal to its source does not land (`not_translated`); a remote provider's answer is screened
 //! first (`screen`).
 //!
@@ -588,9 +589,10 @@ fn wanted(request: &TranslateRequest, lang: &str) -> bool {
 }
 
 /// Whether a stale target (present, not a draft) is replaced: one the file marks unfinished
-/// (XLIFF `new`, `needs-translation`…) always, except by `pseudo` in a real language; one
-/// equal to its source or with placeholders that differ (what a person may have written or
-/// decided: `Port`, `URL`) only with `--force`, and never by `pseudo` in a real language.
+/// (XLIFF `new`, `needs-translation`…) or whose source changed after kapi wrote it (`marked`)
+/// always, except by `pseudo` in a real language; one with placeholders that differ, or a
+/// translated one equal to its source (what a person may have written or decided: `Port`,
+/// `URL`), only with `--force`, and never by `pseudo` in a real language.
 fn replaces_stale(request: &TranslateRequest, lang: &str, marked: bool) -> bool {
     if request.pseudo && !is_pseudo_locale(lang) {
         return false;
@@ -649,10 +651,18 @@ fn gather(
                         blocks
                             .get(key.as_str())
                             .and_then(|b| b.targets.get(&s.lang))
-                            .is_some_and(crate::services::translation::marked_unfinished),
+                            .is_some_and(crate::services::translation::marked_unfinished)
+                            || s.stale_why.get(key.as_str()).is_some_and(|why| {
+                                why.starts_with(crate::services::translation::SOURCE_CHANGED)
+                            }),
                     )
             });
-            let keys: Vec<&String> = s.missing.iter().chain(stale).collect();
+            // A target equal to its source (`URL`, `Port`) is a translation: redone only
+            // when this run's scaffold wrote it, or with `force`.
+            let unchanged = s.unchanged.iter().filter(|key| {
+                fresh.is_some_and(|f| f.contains(*key)) || replaces_stale(request, &s.lang, false)
+            });
+            let keys: Vec<&String> = s.missing.iter().chain(stale).chain(unchanged).collect();
             let mut w = Work {
                 doc: s.doc.clone(),
                 lang: s.lang.clone(),

@@ -1,0 +1,139 @@
+//! What stale means (issue 39 item 4), through the binary: a target equal to its source
+//! (`URL`, `Port`) is a translation, neither stale nor filled by `kapi up`; a target kapi wrote
+//! whose source changed since is stale (`kapi stats --plan`) and refilled without `--force`;
+//! `translation.unchanged` reports a same-as-source target only when the recipe turns it on,
+//! and never for a string on its `allow:` list.
+
+use super::Kapi;
+
+/// A catalog into French and Android's accent pseudo-locale; `rules` is appended to the
+/// recipe.
+fn shop(rules: &str) -> Kapi {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        format!("version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr, en-XA]\ncollections:\n  - name: app\n    content:\n      - path: \"locales/en.json\"\n        format: json\n        target: \"locales/{{lang}}.json\"\n{rules}"),
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"url\": \"URL\",\n  \"port\": \"Port\",\n  \"open\": \"Open\"\n}\n",
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\n  \"url\": \"URL\",\n  \"port\": \"Port\",\n  \"open\": \"Ouvrir\"\n}\n",
+    );
+    kapi
+}
+
+/// The French entry of `kapi stats --plan --json` (absent: nothing to do in French).
+fn french_plan(kapi: &Kapi) -> Option<serde_json::Value> {
+    let run = kapi.run(&["stats", "--plan", "--lang", "fr", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let json = run.json();
+    json["plan"]
+        .as_array()
+        .and_then(|p| p.iter().find(|s| s["lang"] == "fr").cloned())
+}
+
+#[test]
+fn a_target_equal_to_its_source_is_neither_stale_nor_filled() {
+    let kapi = shop("");
+    assert_eq!(french_plan(&kapi), None, "URL and Port are translations");
+    let stats = kapi.run(&["stats", "locales/en.json", "--json"]);
+    assert_eq!(stats.code, 0, "{}", stats.transcript());
+    let text = stats.stdout.clone();
+    assert!(
+        text.contains("\"stale\":0") || text.contains("\"stale\": 0"),
+        "{text}"
+    );
+    let fr = kapi.read("locales/fr.json");
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "fr"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(kapi.read("locales/fr.json"), fr);
+}
+
+#[test]
+fn a_target_kapi_wrote_is_stale_when_its_source_changed_and_is_refilled() {
+    let kapi = shop("");
+    // kapi writes the pseudo-locale (recorded with the source it was made from).
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let xa = kapi.read("locales/en-XA.json");
+    assert!(xa.contains("\"open\": \"[Öþéñ~~]\""), "{xa}");
+    let plan = kapi.run(&["stats", "--plan", "--json"]);
+    assert_eq!(
+        plan.json()["plan"],
+        serde_json::json!([]),
+        "{}",
+        plan.stdout
+    );
+    // The source changes: the translation written from the old wording is stale.
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"url\": \"URL\",\n  \"port\": \"Port\",\n  \"open\": \"Open file\"\n}\n",
+    );
+    let plan = kapi.run(&["stats", "--plan", "--lang", "en-XA", "--json"]);
+    let json = plan.json();
+    let xa_plan = &json["plan"][0];
+    assert_eq!(
+        xa_plan["stale"],
+        serde_json::json!(["open"]),
+        "{}",
+        plan.stdout
+    );
+    assert!(
+        xa_plan["stale_why"]["open"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("its source changed after it was translated")),
+        "{}",
+        plan.stdout
+    );
+    // A hand-written translation (no record) is not called stale by that change.
+    assert_eq!(french_plan(&kapi), None);
+    // Truly stale: refilled without `--force`.
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let xa = kapi.read("locales/en-XA.json");
+    assert!(!xa.contains("\"open\": \"[Öþéñ~~]\""), "{xa}");
+    assert!(xa.contains("\"open\": \"[Öþéñ fîlé~~~]\""), "{xa}");
+    let plan = kapi.run(&["stats", "--plan", "--json"]);
+    assert_eq!(
+        plan.json()["plan"],
+        serde_json::json!([]),
+        "{}",
+        plan.stdout
+    );
+}
+
+#[test]
+fn translation_unchanged_reports_only_when_on_and_not_an_allowed_string() {
+    let rule = |kapi: &Kapi| -> Vec<String> {
+        let run = kapi.run(&["check", "locales/en.json", "--json"]);
+        assert!(run.code == 0 || run.code == 1, "{}", run.transcript());
+        run.json()["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["rule"] == "translation.unchanged")
+            .map(|f| f["block"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert!(rule(&shop("")).is_empty(), "off by default");
+    let on = shop("rules:\n  translation.unchanged:\n    enable: true\n    allow: [URL]\n");
+    assert_eq!(rule(&on), ["port"]);
+    let run = on.run(&["help", "rules"]);
+    assert!(
+        run.stdout.contains("translation.unchanged"),
+        "{}",
+        run.stdout
+    );
+    // A wrong `enable` is named.
+    let bad = shop("rules:\n  translation.unchanged:\n    enable: yes please\n");
+    let run = bad.run(&["check", "locales/en.json"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("rules.translation.unchanged.enable"),
+        "{}",
+        run.stderr
+    );
+}
