@@ -137,3 +137,45 @@ fn translation_unchanged_reports_only_when_on_and_not_an_allowed_string() {
         run.stderr
     );
 }
+
+#[test]
+fn a_providers_echo_of_an_allowed_string_lands_and_any_other_echo_does_not() {
+    use super::translate::{KEY, asked, completion, mock, provider_recipe};
+    // The provider answers every string with its source.
+    let server = mock(Box::new(|_, body| {
+        (200, completion(&asked(body)), std::time::Duration::ZERO)
+    }));
+    let kapi = shop(&format!(
+        "{}rules:\n  translation.unchanged:\n    allow: [OPML]\n",
+        provider_recipe(&server.url, "")
+    ))
+    .env("KAPI_TEST_KEY", KEY);
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"url\": \"URL\",\n  \"port\": \"Port\",\n  \"open\": \"Open\",\n  \"opml\": \"OPML\",\n  \"save\": \"Save\"\n}\n",
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\n  \"url\": \"URL\",\n  \"port\": \"Port\",\n  \"open\": \"Ouvrir\",\n  \"opml\": \"\",\n  \"save\": \"\"\n}\n",
+    );
+    let run = kapi.run(&["translate", "locales/en.json", "--to", "fr", "--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    assert!(
+        !run.stderr.contains("not a key kapi reads"),
+        "{}",
+        run.stderr
+    );
+    let fr = kapi.read("locales/fr.json");
+    assert!(fr.contains("\"opml\": \"OPML\""), "{fr}");
+    assert!(
+        fr.contains("\"save\": \"\""),
+        "the echo does not land: {fr}"
+    );
+    let skipped = run.json()["documents"][0]["skipped"].clone();
+    assert_eq!(skipped.as_array().map(Vec::len), Some(1), "{skipped:#}");
+    assert_eq!(skipped[0]["block"], "save", "{skipped:#}");
+    assert_eq!(skipped[0]["status"], "not_translated", "{skipped:#}");
+    // Still to do: `save` is missing, `opml` translated.
+    let plan = french_plan(&kapi).unwrap_or_default();
+    assert_eq!(plan["missing"], serde_json::json!(["save"]), "{plan:#}");
+}

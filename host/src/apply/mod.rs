@@ -988,7 +988,12 @@ impl Service<'_> {
         } else if let Some(source) = &catalog_source {
             seed(edition, source, at.branch.as_deref(), &mut read_rev);
         }
-        let outcome = edit::apply(edition, op, read_rev.as_deref());
+        let mut outcome = edit::apply(edition, op, read_rev.as_deref());
+        // The seeded source given back fills the empty target all the same (an allowed
+        // `URL` a provider answers as is): a change of the file, not "unchanged".
+        if matches!(outcome, Edited::Unchanged) && edition.rev() != before.rev() {
+            outcome = Edited::Applied { count: None };
+        }
         if bilingual_target && matches!(outcome, Edited::Applied { .. }) {
             match draft {
                 Some(state) => edition.state = Some(state.into()),

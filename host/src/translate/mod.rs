@@ -5,7 +5,8 @@
 //! `crate::services::translation`), or a copy this run's scaffold wrote is filled; one a person
 //! may have written (placeholders differing, or a translation equal to its source: `URL`) only
 //! with `force`, never by `pseudo` in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
-//! equal to its source does not land (`not_translated`); a remote provider's answer is screened
+//! equal to its source does not land (`not_translated`) unless the recipe's
+//! `rules.translation.unchanged.allow` lists it; a remote provider's answer is screened
 //! first (`screen`).
 //!
 //! For each catalog and target language: the translation file is made ready to take every
@@ -328,6 +329,9 @@ pub fn translate(
     let screening = Screening {
         remote: provider.remote(),
         key: provider.key().map(str::to_owned),
+        unchanged: project
+            .recipe
+            .allowed(kapi_core::check::analyzers::unchanged::UNCHANGED.id),
     };
     // One catalog and language at a time: its batches sent, then its answers landed, so a
     // write that fails (a full disk) stops the run before the next catalog's requests.
@@ -796,6 +800,9 @@ fn batches(work: &[Work], size: usize) -> Vec<Batch> {
 struct Screening {
     remote: bool,
     key: Option<String>,
+    /// The strings a translation may keep as they are (`rules.translation.unchanged.allow`):
+    /// a provider's answer equal to such a source lands.
+    unchanged: Vec<String>,
 }
 
 /// (document, language, block) of an operation, as a skip names it.
@@ -856,11 +863,15 @@ fn operations(
                 continue;
             }
             // The source given back is no translation: it does not land, and the block stays
-            // to do for the next run.
+            // to do for the next run; unless the source is one the recipe allows to stay.
             if provided
                 && answer
                     .as_deref()
                     .is_ok_and(|t| t.trim() == todo.item.text.trim())
+                && !screen
+                    .unchanged
+                    .iter()
+                    .any(|a| a.trim() == todo.item.text.trim())
             {
                 skipped.push(Skip {
                     block,

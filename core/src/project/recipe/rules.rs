@@ -98,6 +98,16 @@ impl Recipe {
         })
     }
 
+    /// The `allow:` strings of the entries naming `rule_id` itself, whether or not they turn it
+    /// on (`translate` lets a provider's answer equal to such a source land).
+    pub fn allowed(&self, rule_id: &str) -> Vec<String> {
+        self.rules
+            .iter()
+            .filter(|e| e.rule == rule_id)
+            .flat_map(|e| e.allow.iter().cloned())
+            .collect()
+    }
+
     /// The entry that sets `rule_id` aside at `rel` (project-relative): one naming the rule
     /// itself first, else one naming its analyzer; `None` when the rule applies there.
     pub fn excludes(&self, rule_id: &str, rel: &str) -> Option<&RuleExclusion> {
