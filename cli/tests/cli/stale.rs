@@ -179,3 +179,38 @@ fn a_providers_echo_of_an_allowed_string_lands_and_any_other_echo_does_not() {
     let plan = french_plan(&kapi).unwrap_or_default();
     assert_eq!(plan["missing"], serde_json::json!(["save"]), "{plan:#}");
 }
+
+#[test]
+fn a_bilingual_target_kapi_wrote_is_stale_when_its_source_changed() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  source_language: en\ncollections:\n  - path: \"xl/*.xlf\"\n",
+    );
+    kapi.write(
+        "xl/app.xlf",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n  <file source-language=\"en\" target-language=\"en-XA\" datatype=\"plaintext\" original=\"app\">\n    <body>\n      <trans-unit id=\"open\">\n        <source>Open</source>\n        <target></target>\n      </trans-unit>\n      <trans-unit id=\"url\">\n        <source>URL</source>\n        <target>URL</target>\n      </trans-unit>\n    </body>\n  </file>\n</xliff>\n",
+    );
+    let progress = |kapi: &Kapi| {
+        let run = kapi.run(&["stats", "xl/app.xlf", "--json"]);
+        assert_eq!(run.code, 0, "{}", run.transcript());
+        let e = run.json()["files"][0]["editions"][1].clone();
+        (e["translated"].clone(), e["stale"].clone())
+    };
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(kapi.read("xl/app.xlf").contains(">[Öþéñ~~]</target>"));
+    // `URL` kept as is is a translation.
+    assert_eq!(progress(&kapi), (2.into(), 0.into()));
+    let changed = kapi
+        .read("xl/app.xlf")
+        .replace("<source>Open</source>", "<source>Open file</source>");
+    kapi.write("xl/app.xlf", changed);
+    assert_eq!(progress(&kapi), (1.into(), 1.into()));
+    let run = kapi.run(&["up", "--provider", "pseudo"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let xlf = kapi.read("xl/app.xlf");
+    assert!(xlf.contains(">[Öþéñ fîlé~~~]</target>"), "{xlf}");
+    assert!(xlf.contains("<target>URL</target>"), "{xlf}");
+    assert_eq!(progress(&kapi), (2.into(), 0.into()));
+}
