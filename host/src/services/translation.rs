@@ -17,10 +17,10 @@
 //!   `apply_edits`) records the rev of the source it was written against (`source_rev`), and
 //!   when the last write of a target is still the text there and its source's rev has moved
 //!   since, the target is stale (a catalog's translation file here, a bilingual file's own
-//!   targets in `translate::bilingual` and `stats`; a write of one plural branch alone records
-//!   no whole-edition rev and is not read). A translation kapi never wrote has no record and is judged by
-//!   the file alone (git history is not read: it costs a `git log` per file and says nothing
-//!   of which source wording a translation followed);
+//!   targets in `translate::bilingual` and `stats`; a write of one plural branch alone is not
+//!   read). A translation kapi never wrote has no record and is judged by the file alone (git
+//!   history is not read: it costs a `git log` per file and says nothing of which source
+//!   wording a translation followed);
 //! - never stale because it equals its source: `Port`, `URL`, `OPML` and a French
 //!   `Attention` are translations. A target equal to its source is listed in `unchanged`
 //!   (what `translate --force` may redo, and the opt-in rule `translation.unchanged` reports);
