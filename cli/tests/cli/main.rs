@@ -33,6 +33,7 @@ mod review_fixes;
 mod review_queue;
 mod rules_files;
 mod skill;
+mod stale;
 mod stats;
 mod store;
 mod terms_case;

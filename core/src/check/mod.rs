@@ -250,6 +250,9 @@ pub struct TranslationInput<'a> {
     /// The file's own `Plural-Forms` fault, when it has a header that has one (a PO file:
     /// [`crate::formats::po::plural_header_fault`]).
     pub plural_header: Option<(String, usize)>,
+    /// `translation.unchanged` turned on (the recipe's `enable: true`), with its `allow:`
+    /// strings; `None`: off.
+    pub unchanged: Option<&'a [String]>,
 }
 
 /// Runs `placeholders`, `translation-terms` and `translation` over each pair, sorted like
@@ -264,6 +267,7 @@ pub fn check_translations_counted(
     input: &TranslationInput<'_>,
 ) -> (Vec<Finding>, usize, Vec<Suppressed>) {
     let mut check = TranslationCheck::new(input.path);
+    check.unchanged = input.unchanged.map(<[String]>::to_vec);
     for pair in &input.pairs {
         check.pair(
             input.text,
@@ -296,6 +300,8 @@ pub struct TranslationCheck<'a> {
     /// fault is reported (once per file).
     plurals: plurals::Languages,
     header_reported: bool,
+    /// `translation.unchanged` on, with the strings it allows; `None`: off (its default).
+    pub unchanged: Option<Vec<String>>,
 }
 
 impl<'a> TranslationCheck<'a> {
@@ -309,6 +315,7 @@ impl<'a> TranslationCheck<'a> {
             markers: functional::accelerator_markers(path),
             plurals: plurals::Languages::default(),
             header_reported: false,
+            unchanged: None,
         }
     }
 
@@ -370,6 +377,14 @@ impl<'a> TranslationCheck<'a> {
         let mut locate = locate;
         for m in placeholders::compare(pair.source, pair.target) {
             let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
+            self.findings.push(finding);
+        }
+        if let Some(allow) = &self.unchanged
+            && analyzers::unchanged::reported(pair.source, pair.target, allow)
+        {
+            let rule = &analyzers::unchanged::UNCHANGED;
+            let message = "the translation is its source's text, unchanged; translate it, or add the string to `rules.translation.unchanged.allow` in kapi.yaml".to_owned();
+            let finding = locate(rule, rule.severity, 0..0, message, None, None);
             self.findings.push(finding);
         }
         for m in plurals::compare(pair.target, lang, &mut self.plurals) {

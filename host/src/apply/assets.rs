@@ -506,6 +506,7 @@ impl Service<'_> {
         status: &str,
         edits: &[(String, String, String)],
         befores: &std::collections::BTreeMap<usize, String>,
+        source_revs: &std::collections::BTreeMap<usize, String>,
     ) -> Result<Option<i64>, HostError> {
         let Some(project) = &self.project else {
             return Ok(None);
@@ -554,6 +555,13 @@ impl Service<'_> {
                     && let Some(before) = befores.get(&r.index)
                 {
                     recorded["before"] = serde_json::Value::from(before.as_str());
+                }
+                // The source's rev the translation was written against: a later change of
+                // the source makes it stale.
+                if r.status == OpStatus::Applied
+                    && let Some(rev) = source_revs.get(&r.index)
+                {
+                    recorded["source_rev"] = serde_json::Value::from(rev.as_str());
                 }
                 recorded
             })

@@ -60,10 +60,12 @@ mod comment;
 mod commit;
 mod diff;
 mod run;
+mod seed;
 mod splice;
 mod stage;
 
 pub use diff::unified_diff;
+use seed::{decided_state, draft_state, seed};
 use stage::Staged;
 
 /// A change set to apply.
@@ -195,60 +197,6 @@ impl<'a> Service<'a> {
             mixed: false,
             draft: false,
         }
-    }
-}
-
-/// An empty target of a bilingual file (a PO `msgstr ""`, an empty `msgstr[1]`) takes its
-/// source's runs (the branch of the same case, else the source's last), so the `<x id>` tags
-/// an edit sends are its source's; the rev read stays the empty one's.
-fn seed(
-    edition: &mut Edition,
-    source: &Edition,
-    branch: Option<&str>,
-    read_rev: &mut Option<String>,
-) {
-    use kapi_core::model::{plain_empty, rev_runs};
-    match branch {
-        None if plain_empty(&edition.runs) => {
-            read_rev.get_or_insert_with(|| edition.rev());
-            edition.runs = source.runs.clone();
-        }
-        Some(path) => {
-            let from = source
-                .branch(path)
-                .map(<[_]>::to_vec)
-                .or_else(|| source.leaves().last().map(|(_, runs)| runs.to_vec()));
-            if let (Some(runs), Some(from)) = (edition.branch_mut(path), from)
-                && plain_empty(runs)
-            {
-                read_rev.get_or_insert_with(|| rev_runs(runs));
-                *runs = from;
-            }
-        }
-        None => {}
-    }
-}
-
-/// The state a bilingual format records for a machine's or an agent's translation: a draft
-/// that needs a person's review (PO `fuzzy`, XLIFF 1.2 `needs-review-translation`, XLIFF 2.0
-/// `translated`, which a review moves to `reviewed`).
-fn draft_state(format: &str) -> Option<&'static str> {
-    match format {
-        "po" => Some("fuzzy"),
-        "xliff" => Some("needs-review-translation"),
-        "xliff2" => Some("translated"),
-        _ => None,
-    }
-}
-
-/// The state a person's edit leaves on a bilingual target marked as a draft (`Some`: the new
-/// state; `None`: leave it): PO `fuzzy` goes, XLIFF 1.2 `needs-review-translation` becomes
-/// `translated`. XLIFF 2.0's draft mark (`translated`) is a person's state too.
-fn decided_state(format: &str, state: Option<&str>) -> Option<Option<String>> {
-    match (format, state) {
-        ("po", Some("fuzzy")) => Some(None),
-        ("xliff", Some("needs-review-translation")) => Some(Some("translated".into())),
-        _ => None,
     }
 }
 
@@ -989,7 +937,12 @@ impl Service<'_> {
         } else if let Some(source) = &catalog_source {
             seed(edition, source, at.branch.as_deref(), &mut read_rev);
         }
-        let outcome = edit::apply(edition, op, read_rev.as_deref());
+        let mut outcome = edit::apply(edition, op, read_rev.as_deref());
+        // The seeded source given back fills the empty target all the same (an allowed
+        // `URL` a provider answers as is): a change of the file, not "unchanged".
+        if matches!(outcome, Edited::Unchanged) && edition.rev() != before.rev() {
+            outcome = Edited::Applied { count: None };
+        }
         if bilingual_target && matches!(outcome, Edited::Applied { .. }) {
             match draft {
                 Some(state) => edition.state = Some(state.into()),
@@ -1126,6 +1079,50 @@ impl Service<'_> {
                     runs.map(kapi_core::projection::render_text)
                         .unwrap_or_default(),
                 );
+            }
+        }
+        out
+    }
+
+    /// Each applied operation on a translation's rev of its source edition as the set leaves it
+    /// (a bilingual file's language edition, or a catalog translation file's block): what the
+    /// store records as `source_rev`, so a later change of the source shows the translation
+    /// stale (`crate::services::translation`).
+    fn source_revs(
+        &self,
+        set: &kapi_core::change::ChangeSet,
+        touched: &BTreeMap<Loc, Vec<usize>>,
+    ) -> BTreeMap<usize, String> {
+        let mut out = BTreeMap::new();
+        for (loc, ops) in touched {
+            let Some(file) = self.files.get(loc.file) else {
+                continue;
+            };
+            let Some(block) = file.parsed.document.blocks.get(loc.block) else {
+                continue;
+            };
+            let source = if loc.edition != SOURCE {
+                Some(&block.source)
+            } else if let Some((_, si)) = &file.target_of {
+                let blocks = self.files.get(*si).map(|f| &f.parsed.document.blocks);
+                let aligned = self
+                    .sources
+                    .get(&loc.file)
+                    .and_then(|back| back.get(loc.block).copied().flatten());
+                blocks.and_then(|blocks| {
+                    aligned
+                        .and_then(|i| blocks.get(i))
+                        .or_else(|| blocks.iter().find(|b| b.key == block.key))
+                        .map(|b| &b.source)
+                })
+            } else {
+                None
+            };
+            let Some(source) = source else { continue };
+            for &i in ops {
+                if set.operations.get(i).is_some_and(|op| op.at().is_some()) {
+                    out.insert(i, source.rev());
+                }
             }
         }
         out

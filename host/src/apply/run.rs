@@ -456,6 +456,7 @@ impl<'a> Run<'a> {
             "partial",
             &[],
             &svc.befores(set, &self.touched),
+            &svc.source_revs(set, &self.touched),
         ) {
             append_error(
                 &mut result,
@@ -481,6 +482,7 @@ impl<'a> Run<'a> {
             "applied",
             &edits,
             &befores,
+            &svc.source_revs(&self.request.set, &self.touched),
         );
         match recorded {
             Ok(id) => {

@@ -119,6 +119,8 @@ struct Job {
     targets: Vec<TargetJob>,
     /// The recipe's `rules:` exclusions that cover the file.
     file_rules: Vec<kapi_core::check::suppress::FileRule>,
+    /// `translation.unchanged` turned on by the recipe, with its `allow:` strings.
+    unchanged: Option<Arc<Vec<String>>>,
 }
 
 /// One translation file of a monolingual catalog.
@@ -440,6 +442,13 @@ impl Scope<'_> {
             }
         }
         Ok(Job {
+            unchanged: self
+                .project
+                .and_then(|p| {
+                    p.recipe
+                        .enabled(kapi_core::check::analyzers::unchanged::UNCHANGED.id)
+                })
+                .map(Arc::new),
             abs,
             file_rules: allowed::recipe_rules(self.project, spec.rel.as_deref()),
             display: spec.display,

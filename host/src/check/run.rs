@@ -272,9 +272,11 @@ fn check_streamed(
                     .map(|h| h.span.start)
                     .min()
                     .unwrap_or(block.span.start);
-                let (check, pairs) = languages
-                    .entry(lang.clone())
-                    .or_insert_with(|| (check::TranslationCheck::new(&job.display), 0));
+                let (check, pairs) = languages.entry(lang.clone()).or_insert_with(|| {
+                    let mut check = check::TranslationCheck::new(&job.display);
+                    check.unchanged = job.unchanged.as_deref().cloned();
+                    (check, 0)
+                });
                 let pair = check::Pair {
                     key: &block.key,
                     source: &block.source,
@@ -519,6 +521,7 @@ fn check_own_edition(
             source_governance: &job.governance,
             target_governance: target_governance(job, lang).unwrap_or(&empty),
             plural_header: plural_header(job, parsed.skeleton.text()),
+            unchanged: job.unchanged.as_deref().map(Vec::as_slice),
         });
     out.allowed.take(excepted, no_suppress, &mut found);
     out.own.extend(found);
@@ -575,6 +578,7 @@ fn check_target_file(
             source_governance: &job.governance,
             target_governance: target_governance(job, &target.lang).unwrap_or(&empty),
             plural_header: None,
+            unchanged: job.unchanged.as_deref().map(Vec::as_slice),
         });
     out.allowed.take(excepted, no_suppress, &mut found);
     let rules = target.file_rules.clone();

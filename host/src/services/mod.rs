@@ -15,3 +15,4 @@ pub mod text_scope;
 pub mod translation;
 pub mod voice_check;
 pub mod voice_rewrite;
+pub mod writes;

@@ -27,13 +27,13 @@
 use std::path::Path;
 
 use kapi_core::model::{Block, Edition, Ref, SOURCE, rev_runs};
-use kapi_core::project::layout;
 use kapi_core::projection::{self, CodeInfo};
-use kapi_core::store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::translation::{self, Unreadable};
+pub use super::writes::{Writes, Written, writes, written_before_source_changed};
+use super::writes::{current_writes, each_applied};
 use crate::app::App;
 use crate::document::{self, Editions, Hold, Loaded};
 use crate::error::HostError;
@@ -158,27 +158,6 @@ pub fn advice(root: &Path) -> Result<Vec<Advice>, HostError> {
     Ok(out)
 }
 
-/// Calls `f` with every applied operation the store recorded and its change set's row, oldest
-/// first (no store: none).
-fn each_applied(
-    root: &Path,
-    mut f: impl FnMut(&kapi_core::store::ChangeRow, &serde_json::Value),
-) -> Result<(), HostError> {
-    let path = root.join(layout::STORE_FILE);
-    if !path.exists() {
-        return Ok(());
-    }
-    let store = Store::open(&path)?;
-    for row in store.changes()? {
-        for recorded in row.operations.as_array().into_iter().flatten() {
-            if recorded["status"] == "applied" {
-                f(&row, recorded);
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The two refs that name one target edition: by its source document and language, and by
 /// the target file's own source edition.
 fn names(at: &Ref, target_doc: Option<&str>, candidate: &Ref) -> bool {
@@ -235,66 +214,6 @@ pub struct Item {
     pub written: Option<Written>,
 }
 
-/// The store's record of a write of a target edition (or of one branch of it).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Written {
-    /// `kind:name` of who wrote it (`tool:pseudo`, `agent:claude`).
-    pub by: String,
-    /// When it was recorded (RFC 3339).
-    pub at: String,
-    /// The change set's id in the store.
-    pub change: i64,
-    /// The plural/select branch it wrote, when it wrote one alone.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub branch: Option<String>,
-    /// The text it replaced, codes as `<x id/>` tags (`""`: the target was absent or empty;
-    /// absent when the store did not record it, as a kapi before this field did not).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replaced: Option<String>,
-    #[serde(skip)]
-    kind: String,
-    #[serde(skip)]
-    rev: String,
-    /// The edition as the operation named it.
-    #[serde(skip)]
-    named: Ref,
-}
-
-impl Written {
-    /// Who wrote it is a tool or an agent, not a person.
-    fn drafted(&self) -> bool {
-        self.kind != "person"
-    }
-}
-
-/// Every applied content write the store recorded, oldest first (no store: none).
-pub fn writes(root: &Path) -> Result<Vec<Written>, HostError> {
-    let mut out = Vec::new();
-    each_applied(root, |row, recorded| {
-        let op = &recorded["operation"];
-        if !matches!(op["op"].as_str(), Some("set_content" | "replace_text")) {
-            return;
-        }
-        let (Ok(named), Some(rev)) = (
-            serde_json::from_value::<Ref>(op["at"].clone()),
-            recorded["rev"].as_str(),
-        ) else {
-            return;
-        };
-        out.push(Written {
-            by: format!("{}:{}", row.actor_kind, row.actor_name),
-            at: row.created_at.clone(),
-            change: row.id,
-            branch: named.branch.clone(),
-            replaced: recorded["before"].as_str().map(str::to_owned),
-            kind: row.actor_kind.clone(),
-            rev: rev.to_owned(),
-            named,
-        });
-    })?;
-    Ok(out)
-}
-
 /// The draft write of `edition` (named by `at`, whole): the latest of its
 /// [`current_writes`], when it is a tool's or an agent's. `None`: a person's work.
 fn draft<'w>(
@@ -307,75 +226,6 @@ fn draft<'w>(
         .into_iter()
         .max_by_key(|w| w.change)
         .filter(|w| w.drafted())
-}
-
-/// Of the store's last write of `edition` (named by `at`, whole) and of each of its branches,
-/// those still current: the text each wrote is the text there now.
-fn current_writes<'w>(
-    writes: &'w Writes,
-    at: &Ref,
-    target_doc: Option<&str>,
-    edition: &Edition,
-) -> Vec<&'w Written> {
-    // The last write per branch (`None`: the whole edition).
-    let mut last: Vec<(&Option<String>, &Written)> = Vec::new();
-    for w in writes.naming(at, target_doc) {
-        match last.iter_mut().find(|(b, _)| **b == w.branch) {
-            Some(slot) => slot.1 = w,
-            None => last.push((&w.branch, w)),
-        }
-    }
-    let now = |branch: &Option<String>| match branch {
-        None => Some(edition.rev()),
-        Some(path) => edition.branch(path).map(rev_runs),
-    };
-    last.into_iter()
-        .map(|(_, w)| w)
-        .filter(|w| now(&w.branch).as_deref() == Some(w.rev.as_str()))
-        .collect()
-}
-
-/// The store's recorded writes, indexed by the (document, block, edition) each names, so a
-/// queue over every edition of a large project looks each up at once.
-pub struct Writes {
-    all: Vec<Written>,
-    index: std::collections::HashMap<(String, String, String), Vec<usize>>,
-}
-
-impl Writes {
-    pub fn new(all: Vec<Written>) -> Self {
-        let mut index: std::collections::HashMap<_, Vec<usize>> = std::collections::HashMap::new();
-        for (i, w) in all.iter().enumerate() {
-            let key = (
-                w.named.doc.clone(),
-                w.named.block.clone(),
-                w.named.edition.clone(),
-            );
-            index.entry(key).or_default().push(i);
-        }
-        Writes { all, index }
-    }
-
-    /// The writes that name the edition `at` names (whole or any branch of it), oldest first:
-    /// by its source and language, or, `target_doc` given, by the target file's own ref.
-    fn naming(&self, at: &Ref, target_doc: Option<&str>) -> Vec<&Written> {
-        let mut keys = vec![(at.doc.clone(), at.block.clone(), at.edition.clone())];
-        if let Some(t) = target_doc
-            && at.edition != SOURCE
-        {
-            keys.push((t.to_owned(), at.block.clone(), SOURCE.to_owned()));
-            keys.push((t.to_owned(), at.block.clone(), at.edition.clone()));
-        }
-        let mut hits: Vec<usize> = keys
-            .iter()
-            .filter_map(|k| self.index.get(k))
-            .flatten()
-            .copied()
-            .collect();
-        hits.sort_unstable();
-        hits.dedup();
-        hits.into_iter().map(|i| &self.all[i]).collect()
-    }
 }
 
 /// What `review_queue` lists: drafts (the default) or every undecided edition (`all`), each
@@ -463,6 +313,7 @@ pub fn queue(app: &App, request: &QueueRequest) -> Result<Queue, HostError> {
             loaded: Vec::new(),
             errors: Vec::new(),
             remark: None,
+            writes: Writes::new(Vec::new()),
         },
         None => translation::catalogs(app, request.doc.as_deref(), request.lang.as_deref())?,
     };
@@ -1239,6 +1090,7 @@ mod tests {
             replaced: None,
             kind: "tool".into(),
             rev: "r1".into(),
+            source_rev: None,
             named: Ref {
                 doc: "en.json".into(),
                 block: "a".into(),

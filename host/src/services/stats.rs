@@ -398,7 +398,7 @@ fn file_stats(project: Option<&Project>, file: &Covered) -> FileStats {
     };
     let read = match (project, targets.is_empty()) {
         (Some(project), false) => with_targets(project, file, &path, targets),
-        _ => streamed(file, &path, &wants),
+        (project, _) => streamed(file, &path, &wants, project),
     };
     match read {
         Ok((source, targets)) => {
@@ -423,7 +423,14 @@ fn streamed(
     file: &Covered,
     path: &str,
     wants: &dyn Fn(&str) -> bool,
+    project: Option<&Project>,
 ) -> Result<(TextCounts, Vec<EditionStats>), HostError> {
+    // The store's recorded writes (a target kapi wrote whose source changed since is stale).
+    let writes = crate::services::review::Writes::new(
+        project
+            .and_then(|p| crate::services::review::writes(&p.root).ok())
+            .unwrap_or_default(),
+    );
     let mut source = TextCounts::default();
     let mut langs: BTreeMap<String, (TextCounts, usize, usize)> = BTreeMap::new();
     document::parse_each(&file.abs, path, file.format, &mut |_, block, _| {
@@ -432,7 +439,14 @@ fn streamed(
             let (counts, translated, stale) = langs.entry(lang.clone()).or_default();
             counts.count(&block, edition);
             if translatable(&block) {
-                match translation::standing(&block.source, Some(edition)) {
+                let mut standing = translation::standing(&block.source, Some(edition));
+                if standing == Standing::Translated
+                    && let Some(why) =
+                        translation::source_changed(&writes, path, &block, lang, path, edition)
+                {
+                    standing = Standing::Stale(why);
+                }
+                match standing {
                     Standing::Translated => *translated += 1,
                     Standing::Stale(_) => *stale += 1,
                     Standing::Missing => {}
@@ -471,6 +485,9 @@ fn with_targets(
         source.count(block, &block.source);
     }
     let mut editions = Vec::new();
+    // The store's recorded writes (a translation whose source changed since is stale), read
+    // at the first target that reads; an unreadable store records nothing.
+    let mut writes = None;
     for (lang, target_rel) in targets {
         let mut edition = EditionStats::new(&lang, Some(lang.clone()));
         edition.target_doc = Some(target_rel.clone());
@@ -493,7 +510,13 @@ fn with_targets(
         if let Some(target_parsed) = &target.parsed {
             document::join_target(&mut parsed, &lang, target_parsed);
         }
-        let survey: LangSurvey = translation::survey_target(path, &parsed.document.blocks, &target);
+        let writes = writes.get_or_insert_with(|| {
+            crate::services::review::Writes::new(
+                crate::services::review::writes(&project.root).unwrap_or_default(),
+            )
+        });
+        let survey: LangSurvey =
+            translation::survey_target(path, &parsed.document.blocks, &target, Some(writes));
         for block in &parsed.document.blocks {
             if let Some(e) = block.targets.get(&lang) {
                 edition.counts.count(block, e);

@@ -8,13 +8,22 @@
 //!
 //! - **missing** when the target file does not exist, lacks the block's key, or holds no text
 //!   there while the source does (an empty value or `msgstr`);
-//! - **stale** when it exists but is not a translation of the current source: its text is the
-//!   source text (an untranslated copy), a bilingual file marks it unfinished (gettext
-//!   `fuzzy`, XLIFF `new`, `initial`, `needs-translation`…), or its placeholders differ from the source's
-//!   (`kapi_core::check::analyzers::placeholders::compare`: a variable lost or invented, a tag lost).
-//!   kapi keeps no record of the source revision a translation was made from, so a target
-//!   that was translated from an older wording and still keeps the placeholders is not seen
-//!   as stale;
+//! - **stale** when it exists but is not a translation of the current source: its source
+//!   changed after it was translated, a bilingual file marks it unfinished (gettext `fuzzy`,
+//!   XLIFF `new`, `initial`, `needs-translation`…), or its placeholders differ from the
+//!   source's (`kapi_core::check::analyzers::placeholders::compare`: a variable lost or
+//!   invented, a tag lost). "Its source changed" is read from the store's record of the
+//!   translation: each content write kapi applies (`kapi apply`, `translate`, `up`, MCP
+//!   `apply_edits`) records the rev of the source it was written against (`source_rev`), and
+//!   when the last write of a target is still the text there and its source's rev has moved
+//!   since, the target is stale (a catalog's translation file here, a bilingual file's own
+//!   targets in `translate::bilingual` and `stats`; a write of one plural branch alone is not
+//!   read). A translation kapi never wrote has no record and is judged by the file alone (git
+//!   history is not read: it costs a `git log` per file and says nothing of which source
+//!   wording a translation followed);
+//! - never stale because it equals its source: `Port`, `URL`, `OPML` and a French
+//!   `Attention` are translations. A target equal to its source is listed in `unchanged`
+//!   (what `translate --force` may redo, and the opt-in rule `translation.unchanged` reports);
 //! - **translated** otherwise.
 //!
 //! A bilingual file's target in the source's own language (an English PO file of an English
@@ -38,6 +47,7 @@ use serde::Serialize;
 use crate::app::{App, Base};
 use crate::document::{self, Editions, Loaded, TargetFile};
 use crate::error::HostError;
+use crate::services::review::{self, Writes};
 
 /// A declared document that could not be read; the others are still answered.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -53,6 +63,8 @@ pub struct Catalogs {
     pub errors: Vec<Unreadable>,
     /// Why the answer is empty, when the recipe or the filters leave nothing to look at.
     pub remark: Option<String>,
+    /// The store's recorded writes: what tells a translation whose source changed since.
+    pub writes: Writes,
 }
 
 /// Whether a translator works on `block`: translatable and not locked.
@@ -79,6 +91,7 @@ pub fn catalogs(app: &App, doc: Option<&str>, lang: Option<&str>) -> Result<Cata
         loaded: Vec::new(),
         errors: Vec::new(),
         remark: None,
+        writes: Writes::new(Vec::new()),
         project,
     };
     if !has_target_languages(&out.project) {
@@ -88,6 +101,7 @@ pub fn catalogs(app: &App, doc: Option<&str>, lang: Option<&str>) -> Result<Cata
         );
         return Ok(out);
     }
+    out.writes = Writes::new(review::writes(&out.project.root)?);
     let collections = Collections::new(&out.project.recipe)?;
     let wanted = match doc.map(str::trim).filter(|d| !d.is_empty()) {
         Some(d) => {
@@ -221,12 +235,14 @@ fn every_text(edition: &Edition) -> String {
     text
 }
 
-/// Why `target` is not a translation of `source`, if it is not: an untranslated copy, or
-/// placeholders that differ.
+/// Whether `target` holds its source's text (every plural or select branch too): a copy, or
+/// a translation that is the same word (`URL`, `Port`). Never stale for that alone.
+pub fn same_as_source(source: &Edition, target: &Edition) -> bool {
+    has_text(&source.runs) && every_text(source) == every_text(target)
+}
+
+/// Why `target` is not a translation of `source`, if it is not: placeholders that differ.
 pub fn stale_because(source: &Edition, target: &Edition) -> Option<String> {
-    if has_text(&source.runs) && every_text(source) == every_text(target) {
-        return Some("the same text as the source (not translated)".into());
-    }
     let mismatches = placeholders::compare(source, target);
     if mismatches.is_empty() {
         return None;
@@ -255,6 +271,32 @@ pub fn standing(source: &Edition, target: Option<&Edition>) -> Standing {
     }
 }
 
+/// How a `stale_why` starts for a target whose source changed after it was translated: truly
+/// stale, what `translate` and `up` refill without `--force`.
+pub const SOURCE_CHANGED: &str = "its source changed after it was translated";
+
+/// Why `edition` (`block`'s `lang` edition, held in `target_doc`) is stale by the store's
+/// record: its last recorded write is still there and was made against a source rev other
+/// than the current one.
+pub fn source_changed(
+    writes: &Writes,
+    doc: &str,
+    block: &Block,
+    lang: &str,
+    target_doc: &str,
+    edition: &Edition,
+) -> Option<String> {
+    let at = kapi_core::model::Ref {
+        doc: doc.to_owned(),
+        block: block.key.clone(),
+        edition: lang.to_owned(),
+        branch: None,
+    };
+    let other = (target_doc != doc).then_some(target_doc);
+    review::written_before_source_changed(writes, &at, other, edition, &block.source)
+        .map(|w| format!("{SOURCE_CHANGED} (written by {} at {})", w.by, w.at))
+}
+
 /// One document in one target language.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LangSurvey {
@@ -269,6 +311,10 @@ pub struct LangSurvey {
     pub stale: Vec<String>,
     /// Why each stale key is stale.
     pub stale_why: BTreeMap<String, String>,
+    /// Translated keys whose target is the source's text (`URL`, `Port`): counted
+    /// translated, never stale; what `translate --force` may redo.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchanged: Vec<String>,
 }
 
 /// Every catalog in every target language the call covers.
@@ -277,18 +323,28 @@ pub fn survey(catalogs: &Catalogs) -> Vec<LangSurvey> {
         .loaded
         .iter()
         .flat_map(|loaded| {
-            loaded
-                .targets
-                .iter()
-                .map(|target| survey_target(&loaded.doc, &loaded.parsed.document.blocks, target))
+            loaded.targets.iter().map(|target| {
+                survey_target(
+                    &loaded.doc,
+                    &loaded.parsed.document.blocks,
+                    target,
+                    Some(&catalogs.writes),
+                )
+            })
         })
         .collect()
 }
 
 /// The source document `doc`'s `blocks` (with `target` joined to them,
 /// [`document::join_target`]) in `target`'s language: the blocks a translator works on
-/// ([`translatable`]), each translated, missing or stale ([`standing`]).
-pub fn survey_target(doc: &str, blocks: &[Block], target: &TargetFile) -> LangSurvey {
+/// ([`translatable`]), each translated, missing or stale ([`standing`], then
+/// [`source_changed`] with the store's `writes`).
+pub fn survey_target(
+    doc: &str,
+    blocks: &[Block],
+    target: &TargetFile,
+    writes: Option<&Writes>,
+) -> LangSurvey {
     let mut s = LangSurvey {
         doc: doc.to_owned(),
         lang: target.lang.clone(),
@@ -299,6 +355,7 @@ pub fn survey_target(doc: &str, blocks: &[Block], target: &TargetFile) -> LangSu
         missing: Vec::new(),
         stale: Vec::new(),
         stale_why: BTreeMap::new(),
+        unchanged: Vec::new(),
     };
     for block in blocks.iter().filter(|b| translatable(b)) {
         s.total += 1;
@@ -306,13 +363,26 @@ pub fn survey_target(doc: &str, blocks: &[Block], target: &TargetFile) -> LangSu
             .parsed
             .as_ref()
             .and_then(|_| block.targets.get(&target.lang));
-        match standing(&block.source, edition) {
+        let mut standing = standing(&block.source, edition);
+        if standing == Standing::Translated
+            && let (Some(writes), Some(edition)) = (writes, edition)
+            && let Some(why) =
+                source_changed(writes, doc, block, &target.lang, &target.doc, edition)
+        {
+            standing = Standing::Stale(why);
+        }
+        match standing {
             Standing::Missing => s.missing.push(block.key.clone()),
             Standing::Stale(why) => {
                 s.stale.push(block.key.clone());
                 s.stale_why.insert(block.key.clone(), why);
             }
-            Standing::Translated => s.translated += 1,
+            Standing::Translated => {
+                s.translated += 1;
+                if edition.is_some_and(|e| same_as_source(&block.source, e)) {
+                    s.unchanged.push(block.key.clone());
+                }
+            }
         }
     }
     s
@@ -412,7 +482,7 @@ collections:
 ";
 
     /// A project with a JSON catalog and its French translation: `greeting` translated,
-    /// `bye` copied untranslated, `thanks` with a lost placeholder, `new` absent.
+    /// `bye` equal to its source, `thanks` with a lost placeholder, `new` absent.
     pub fn shop() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -450,15 +520,16 @@ collections:
         assert_eq!(plan.plan.len(), 1);
         let fr = &plan.plan[0];
         assert_eq!(fr.missing, ["new"]);
-        assert_eq!(fr.stale, ["bye", "thanks"]);
-        assert!(fr.stale_why["bye"].contains("not translated"));
+        // `bye` equal to its source is a translation, listed unchanged, never stale.
+        assert_eq!(fr.stale, ["thanks"]);
+        assert_eq!(fr.unchanged, ["bye"]);
         assert!(
             fr.stale_why["thanks"].starts_with("placeholders:"),
             "{:?}",
             fr.stale_why
         );
         assert!(
-            plan.summary.contains("fr: 1 missing, 2 stale"),
+            plan.summary.contains("fr: 1 missing, 1 stale"),
             "{}",
             plan.summary
         );

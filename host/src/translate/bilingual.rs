@@ -14,8 +14,10 @@ use super::{TranslateRequest, Work, replaces_stale, todos, wanted};
 use crate::app::App;
 use crate::document::{self, Editions};
 use crate::error::HostError;
+use crate::services::review::Writes;
 use crate::services::translation::{
-    Standing, Unreadable, marked_unfinished, same_tag, standing, translatable,
+    SOURCE_CHANGED, Standing, Unreadable, marked_unfinished, same_as_source, same_tag,
+    source_changed, standing, translatable,
 };
 
 /// A note naming a PO file whose header's `Language:` is no language tag (`persian`), with
@@ -94,6 +96,8 @@ pub(super) fn gather(
     errors: &mut Vec<Unreadable>,
 ) -> Result<Vec<Work>, HostError> {
     let mut work = Vec::new();
+    // The store's recorded writes: a target kapi wrote whose source changed since is stale.
+    let mut writes = None;
     for (rel, abs) in files(app, project, named, all)? {
         let loaded = match document::load(app, &abs, &Editions::All, None) {
             Ok(loaded) => loaded,
@@ -148,8 +152,28 @@ pub(super) fn gather(
                 let draft = target.is_some_and(|t| {
                     t.state.as_deref() == Some("fuzzy") && !kapi_core::model::plain_empty(&t.runs)
                 });
-                match standing(&block.source, target) {
-                    Standing::Translated => continue,
+                let writes = writes.get_or_insert_with(|| {
+                    Writes::new(crate::services::review::writes(&project.root).unwrap_or_default())
+                });
+                let mut standing = standing(&block.source, target);
+                if standing == Standing::Translated
+                    && let Some(t) = target
+                    && let Some(why) =
+                        source_changed(writes, &loaded.doc, block, &lang, &loaded.doc, t)
+                {
+                    standing = Standing::Stale(why);
+                }
+                let source_moved =
+                    matches!(&standing, Standing::Stale(w) if w.starts_with(SOURCE_CHANGED));
+                match standing {
+                    // A target equal to its source is a translation (`URL`), redone only
+                    // with `force`.
+                    Standing::Translated
+                        if !(target.is_some_and(|t| same_as_source(&block.source, t))
+                            && replaces_stale(request, &lang, false)) =>
+                    {
+                        continue;
+                    }
                     Standing::Stale(_) if draft => continue,
                     // A target a person may have written (equal to its source, or with
                     // placeholders that differ) stays unless the run may replace it.
@@ -157,7 +181,7 @@ pub(super) fn gather(
                         if !replaces_stale(
                             request,
                             &lang,
-                            target.is_some_and(marked_unfinished),
+                            target.is_some_and(marked_unfinished) || source_moved,
                         ) =>
                     {
                         continue;

@@ -1,10 +1,12 @@
 //! Unattended translation: `kapi translate` and `kapi up` (MCP `translate`, `up` and
 //! `pseudo_translate`) fill the missing target editions `up_plan` lists, with a provider the
-//! recipe names (`providers:`; `pseudo` is always there). Of the stale ones, only a target the
-//! file marks unfinished (or a copy this run's scaffold wrote) is filled; one a person may have
-//! written (equal to its source, placeholders differing) only with `force`, never by `pseudo`
-//! in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
-//! equal to its source does not land (`not_translated`); a remote provider's answer is screened
+//! recipe names (`providers:`; `pseudo` is always there). Of the stale ones, a target the file
+//! marks unfinished, one whose source changed after kapi wrote it (the store's `source_rev`,
+//! `crate::services::translation`), or a copy this run's scaffold wrote is filled; one a person
+//! may have written (placeholders differing, or a translation equal to its source: `URL`) only
+//! with `force`, never by `pseudo` in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
+//! equal to its source does not land (`not_translated`) unless the recipe's
+//! `rules.translation.unchanged.allow` lists it; a remote provider's answer is screened
 //! first (`screen`).
 //!
 //! For each catalog and target language: the translation file is made ready to take every
@@ -336,6 +338,9 @@ pub fn translate(
     let screening = Screening {
         remote: provider.remote(),
         key: provider.key().map(str::to_owned),
+        unchanged: project
+            .recipe
+            .allowed(kapi_core::check::analyzers::unchanged::UNCHANGED.id),
     };
     // One catalog and language at a time: its batches sent, then its answers landed, so a
     // write that fails (a full disk) stops the run before the next catalog's requests.
@@ -597,9 +602,10 @@ fn wanted(request: &TranslateRequest, lang: &str) -> bool {
 }
 
 /// Whether a stale target (present, not a draft) is replaced: one the file marks unfinished
-/// (XLIFF `new`, `needs-translation`…) always, except by `pseudo` in a real language; one
-/// equal to its source or with placeholders that differ (what a person may have written or
-/// decided: `Port`, `URL`) only with `--force`, and never by `pseudo` in a real language.
+/// (XLIFF `new`, `needs-translation`…) or whose source changed after kapi wrote it (`marked`)
+/// always, except by `pseudo` in a real language; one with placeholders that differ, or a
+/// translated one equal to its source (what a person may have written or decided: `Port`,
+/// `URL`), only with `--force`, and never by `pseudo` in a real language.
 fn replaces_stale(request: &TranslateRequest, lang: &str, marked: bool) -> bool {
     if request.pseudo && !is_pseudo_locale(lang) {
         return false;
@@ -658,10 +664,18 @@ fn gather(
                         blocks
                             .get(key.as_str())
                             .and_then(|b| b.targets.get(&s.lang))
-                            .is_some_and(crate::services::translation::marked_unfinished),
+                            .is_some_and(crate::services::translation::marked_unfinished)
+                            || s.stale_why.get(key.as_str()).is_some_and(|why| {
+                                why.starts_with(crate::services::translation::SOURCE_CHANGED)
+                            }),
                     )
             });
-            let keys: Vec<&String> = s.missing.iter().chain(stale).collect();
+            // A target equal to its source (`URL`, `Port`) is a translation: redone only
+            // when this run's scaffold wrote it, or with `force`.
+            let unchanged = s.unchanged.iter().filter(|key| {
+                fresh.is_some_and(|f| f.contains(*key)) || replaces_stale(request, &s.lang, false)
+            });
+            let keys: Vec<&String> = s.missing.iter().chain(stale).chain(unchanged).collect();
             let mut w = Work {
                 doc: s.doc.clone(),
                 lang: s.lang.clone(),
@@ -795,6 +809,9 @@ fn batches(work: &[Work], size: usize) -> Vec<Batch> {
 struct Screening {
     remote: bool,
     key: Option<String>,
+    /// The strings a translation may keep as they are (`rules.translation.unchanged.allow`):
+    /// a provider's answer equal to such a source lands.
+    unchanged: Vec<String>,
 }
 
 /// (document, language, block) of an operation, as a skip names it.
@@ -855,11 +872,15 @@ fn operations(
                 continue;
             }
             // The source given back is no translation: it does not land, and the block stays
-            // to do for the next run.
+            // to do for the next run; unless the source is one the recipe allows to stay.
             if provided
                 && answer
                     .as_deref()
                     .is_ok_and(|t| t.trim() == todo.item.text.trim())
+                && !screen
+                    .unchanged
+                    .iter()
+                    .any(|a| a.trim() == todo.item.text.trim())
             {
                 skipped.push(Skip {
                     block,

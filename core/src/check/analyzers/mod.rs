@@ -9,4 +9,5 @@ pub mod plurals;
 pub mod rule;
 pub mod terms;
 pub mod translation_terms;
+pub mod unchanged;
 pub mod voice;

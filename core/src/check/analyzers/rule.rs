@@ -122,6 +122,7 @@ static ALL: &[&Rule] = &[
     &super::functional::DOUBLE_SPACE,
     &super::functional::TOO_LONG,
     &super::functional::TOO_SHORT,
+    &super::unchanged::UNCHANGED,
     &crate::check::suppress::UNUSED_DIRECTIVE,
 ];
 

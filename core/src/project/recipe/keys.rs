@@ -93,7 +93,7 @@ const CHANNEL: &[&str] = &["id", "concept"];
 const GATES: &[&str] = &["fail_on", "min_score", "ship"];
 const SHIP: &[&str] = &["fail_on", "min_score"];
 /// One `rules.<rule>` entry.
-pub(super) const RULE: &[&str] = &["exclude"];
+pub(super) const RULE: &[&str] = &["exclude", "enable", "allow"];
 
 /// The most unknown keys listed: each is located with a scan of the outline, and a surface
 /// names each one, so a recipe of thousands costs neither time nor a screen of warnings.

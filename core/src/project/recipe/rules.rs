@@ -15,7 +15,9 @@
 //! project root, `**` to cross folders), and a rule's entry is a mapping so it can take more
 //! settings later; `rules.<rule>:` left empty excludes nothing. The recipe never changes what a
 //! finding is: the check asks [`Recipe::excludes`] and reports what an entry set aside as
-//! suppressed, naming `kapi.yaml:LINE`.
+//! suppressed, naming `kapi.yaml:LINE`. Two more settings serve a rule that is off by
+//! default (`translation.unchanged`): `enable: true` turns it on, and `allow:` lists the
+//! strings it lets pass ([`Recipe::enabled`]); other rules ignore them.
 
 use std::path::Path;
 
@@ -38,6 +40,11 @@ pub struct RuleExclusion {
     /// The 1-based line of `rules.<rule>` in `kapi.yaml`, when it is written in block style
     /// (else the nearest enclosing key's, else `None`).
     pub line: Option<usize>,
+    /// `enable: true`: turns on a rule that is off by default (`translation.unchanged`).
+    pub enable: bool,
+    /// `allow:` the strings the rule lets pass (`translation.unchanged`: sources a translation
+    /// may keep as they are, `[URL, OPML, Port]`).
+    pub allow: Vec<String>,
     set: GlobSet,
 }
 
@@ -75,6 +82,30 @@ impl Recipe {
     /// The `rules:` entries, in recipe order.
     pub fn rule_exclusions(&self) -> &[RuleExclusion] {
         &self.rules
+    }
+
+    /// Whether an entry naming `rule_id` itself turns it on (`enable: true`): what an
+    /// off-by-default rule (`translation.unchanged`) needs; `Some` holds the entries' `allow:`
+    /// strings, together.
+    pub fn enabled(&self, rule_id: &str) -> Option<Vec<String>> {
+        let entries: Vec<&RuleExclusion> =
+            self.rules.iter().filter(|e| e.rule == rule_id).collect();
+        entries.iter().any(|e| e.enable).then(|| {
+            entries
+                .iter()
+                .flat_map(|e| e.allow.iter().cloned())
+                .collect()
+        })
+    }
+
+    /// The `allow:` strings of the entries naming `rule_id` itself, whether or not they turn it
+    /// on (`translate` lets a provider's answer equal to such a source land).
+    pub fn allowed(&self, rule_id: &str) -> Vec<String> {
+        self.rules
+            .iter()
+            .filter(|e| e.rule == rule_id)
+            .flat_map(|e| e.allow.iter().cloned())
+            .collect()
     }
 
     /// The entry that sets `rule_id` aside at `rel` (project-relative): one naming the rule
@@ -146,9 +177,25 @@ pub(super) fn parse_rules(
                 valid,
             });
         }
-        let globs = match entry {
-            Value::Null => Vec::new(),
-            Value::Mapping(em) => globs(file, outline, &rule, em.get("exclude"))?,
+        let (globs, enable, allow) = match entry {
+            Value::Null => (Vec::new(), false, Vec::new()),
+            Value::Mapping(em) => {
+                let enable = match em.get("enable") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(_) => {
+                        let mut at = site_in_rule(file, outline, &rule, &["enable"]);
+                        at.key = format!("rules.{rule}.enable");
+                        return Err(wrong(at, "true or false"));
+                    }
+                };
+                let allow = strings(file, outline, &rule, em.get("allow"))?;
+                (
+                    globs(file, outline, &rule, em.get("exclude"))?,
+                    enable,
+                    allow,
+                )
+            }
             _ => return Err(wrong(at, "a mapping such as `{exclude: [GLOB, …]}`")),
         };
         let mut set = GlobSetBuilder::new();
@@ -178,10 +225,43 @@ pub(super) fn parse_rules(
             line: at.line,
             rule,
             globs,
+            enable,
+            allow,
             set,
         });
     }
     Ok(out)
+}
+
+/// `allow`: one string or a list of them.
+fn strings(
+    file: &Path,
+    outline: &Outline,
+    rule: &str,
+    value: Option<&Value>,
+) -> Result<Vec<String>, RecipeError> {
+    let wrong = || {
+        let mut at = site_in_rule(file, outline, rule, &["allow"]);
+        at.key = format!("rules.{rule}.allow");
+        RecipeError::WrongType {
+            at: Box::new(at),
+            expected: "a string or a list of strings",
+        }
+    };
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![s.clone()]),
+        Some(Value::Sequence(seq)) => seq
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                Value::Bool(b) => Ok(b.to_string()),
+                _ => Err(wrong()),
+            })
+            .collect(),
+        Some(_) => Err(wrong()),
+    }
 }
 
 /// `exclude`: one glob or a list of them.

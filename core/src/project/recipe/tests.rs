@@ -590,6 +590,33 @@ fn rule_exclusions_name_a_rule_or_an_analyzer_with_the_line() {
 }
 
 #[test]
+fn an_off_by_default_rule_is_turned_on_with_its_allowed_strings() {
+    let r = parse("version: v1\nrules:\n  translation.unchanged:\n    enable: true\n    allow: [URL, 42]\n  terms:\n    allow: Port\n").unwrap();
+    assert_eq!(
+        r.enabled("translation.unchanged"),
+        Some(vec!["URL".to_owned(), "42".to_owned()])
+    );
+    assert_eq!(r.allowed("translation.unchanged"), ["URL", "42"]);
+    assert!(r.unknown_keys().is_empty(), "{:?}", r.unknown_keys());
+    // Off: no entry, or one without `enable: true` (its `allow:` still read by translate).
+    assert_eq!(r.enabled("terms.forbidden"), None);
+    let off = parse("version: v1\nrules:\n  translation.unchanged:\n    allow: URL\n").unwrap();
+    assert_eq!(off.enabled("translation.unchanged"), None);
+    assert_eq!(off.allowed("translation.unchanged"), ["URL"]);
+    for bad in [
+        "version: v1\nrules:\n  translation.unchanged:\n    enable: maybe\n",
+        "version: v1\nrules:\n  translation.unchanged:\n    allow: [{a: b}]\n",
+    ] {
+        let e = err(bad);
+        assert!(matches!(e, RecipeError::WrongType { .. }), "{e:?}");
+        assert!(
+            e.to_string().contains("rules.translation.unchanged."),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn a_rule_kapi_does_not_have_is_an_error_with_the_closest() {
     let e = err("version: v1\nrules:\n  voice.sentence-to-long:\n    exclude: [a]\n");
     assert!(matches!(e, RecipeError::UnknownRule { .. }), "{e:?}");
