@@ -16,7 +16,7 @@
 //! a tree of at most [`MAX_NODES`] nodes and [`MAX_DEPTH`] deep and evaluated over n = 0 to
 //! 1000 (the range `msgfmt -c` checks) with wrapping unsigned arithmetic; a division by zero
 //! is a fault of the header. Form `i` is named by the CLDR category most of the n it serves
-//! select (n to 1000 and [`LARGE`]), in canonical order on a tie; a category two forms serve
+//! select (n to 1000 and `LARGE`), in canonical order on a tie; a category two forms serve
 //! goes to the one serving more n; a form no n reaches takes the language's first category
 //! no form took (Django's Russian `msgstr[3]` is `other`); any other form is `form{i}`
 //! (Django's French `msgstr[1]`, for a round million, which CLDR 37 calls `other`).
@@ -98,7 +98,7 @@ impl Rules {
     }
 
     /// The categories a plural needs: those the rule gives an integer from 0 to
-    /// [`EVAL_MAX`] or a fraction of [`FRACTIONS`], canonical order. Not CLDR's `many` of
+    /// `EVAL_MAX` or a fraction of `FRACTIONS`, canonical order. Not CLDR's `many` of
     /// French, Spanish, Italian and Portuguese, which only round millions take.
     pub fn needed(&self) -> Vec<&'static str> {
         let mut used: Vec<&'static str> = (0..=EVAL_MAX).map(|n| self.select(n)).collect();

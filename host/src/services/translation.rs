@@ -203,7 +203,7 @@ pub fn same_tag(a: &str, b: &str) -> bool {
         .eq_ignore_ascii_case(&b.replace('_', "-"))
 }
 
-/// Whether a bilingual file marks `target` unfinished ([`UNFINISHED`]: `fuzzy`, XLIFF `new`,
+/// Whether a bilingual file marks `target` unfinished (`UNFINISHED`: `fuzzy`, XLIFF `new`,
 /// `needs-translation`…): a machine's or the file's own word, not a person's translation.
 pub fn marked_unfinished(target: &Edition) -> bool {
     target

@@ -65,7 +65,7 @@ pub trait Provider: Send + Sync {
     /// One request: an answer per item, in the items' order.
     fn translate(&self, batch: &Batch) -> Result<Vec<Answer>, ProviderError>;
     /// Whether it sends text anywhere (a dry run says so). A remote provider's answers are
-    /// screened ([`super::screen`]) before they land.
+    /// screened (`translate::screen`) before they land.
     fn remote(&self) -> bool;
     /// The key it sends, when it has one: an answer holding it is refused, and an error
     /// showing it is scrubbed.

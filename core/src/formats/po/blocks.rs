@@ -139,7 +139,7 @@ pub struct NotALanguage {
     pub line: usize,
 }
 
-/// The header's `Language:` when it is written but is no language tag ([`language_tag`]):
+/// The header's `Language:` when it is written but is no language tag (`language_tag`):
 /// kapi reads the file's translations as edition `target` and a surface names the value.
 /// `None` when the header names a language or none, or the file does not parse.
 pub fn header_language(text: &str) -> Option<NotALanguage> {
