@@ -156,6 +156,14 @@ fn android(set: &BTreeSet<&str>, taken: &mut BTreeSet<String>, offers: &mut Vec<
     }
 }
 
+/// Takes the source language's code out of a group's (tag → code) `pairs`; `None` when the
+/// group has no source file or nothing beside it to translate into.
+fn take_source(pairs: &mut BTreeMap<String, String>, source: &str) -> Option<String> {
+    let src = pairs.keys().find(|t| is_source(t, source)).cloned()?;
+    let code = pairs.remove(&src)?;
+    (!pairs.is_empty()).then_some(code)
+}
+
 /// `dir/en.json` beside `dir/fr.json`, `dir/pt_BR.json` (and YAML alike).
 fn locale_files(
     rels: &[String],
@@ -181,13 +189,9 @@ fn locale_files(
         }
     }
     for ((dir, ext), mut pairs) in groups {
-        let Some(src) = pairs.keys().find(|t| is_source(t, source)).cloned() else {
+        let Some(src_code) = take_source(&mut pairs, source) else {
             continue;
         };
-        let src_code = pairs.remove(&src).unwrap_or_default();
-        if pairs.is_empty() {
-            continue;
-        }
         let format = if ext == "json" { "json" } else { "yaml" };
         let at = |f: &str| {
             if dir.is_empty() {
@@ -248,13 +252,9 @@ fn locale_folders(
         }
     }
     for ((parent, ext), mut pairs) in groups {
-        let Some(src) = pairs.keys().find(|t| is_source(t, source)).cloned() else {
+        let Some(src_code) = take_source(&mut pairs, source) else {
             continue;
         };
-        let src_code = pairs.remove(&src).unwrap_or_default();
-        if pairs.is_empty() {
-            continue;
-        }
         let format = if ext == "json" { "json" } else { "yaml" };
         let base = if parent.is_empty() {
             src_code.clone()
