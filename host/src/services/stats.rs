@@ -52,6 +52,7 @@ use kapi_core::project::Project;
 use kapi_core::text::Prose;
 use serde::Serialize;
 
+use super::review::Writes;
 use super::translation::{self, LangSurvey, Standing, translatable};
 use crate::app::{App, ResolvedPath};
 use crate::check::Covered;
@@ -274,7 +275,14 @@ pub fn stats(
             .filter(|c| c.format.info().id == "po")
             .filter_map(|c| crate::translate::po_language_note(&c.abs, &c.display)),
     );
-    let files: Vec<FileStats> = covered.iter().map(|c| file_stats(project, c)).collect();
+    let writes = LazyWrites {
+        root: project.map(|p| p.root.as_path()),
+        writes: std::cell::OnceCell::new(),
+    };
+    let files: Vec<FileStats> = covered
+        .iter()
+        .map(|c| file_stats(project, c, &writes))
+        .collect();
     let remark = remark(project, &files);
     Ok(summed(files, notes, remark))
 }
@@ -362,7 +370,26 @@ fn summed(files: Vec<FileStats>, notes: Vec<String>, remark: Option<String>) -> 
 
 /// One file's entry: read, counted, its targets surveyed; a file that does not read is an
 /// entry with its error.
-fn file_stats(project: Option<&Project>, file: &Covered) -> FileStats {
+/// The store's recorded writes (a target kapi wrote whose source changed since is stale), read
+/// once per report at the first translation that asks; an unreadable store records nothing.
+struct LazyWrites<'p> {
+    root: Option<&'p Path>,
+    writes: std::cell::OnceCell<Writes>,
+}
+
+impl LazyWrites<'_> {
+    fn get(&self) -> &Writes {
+        self.writes.get_or_init(|| {
+            Writes::new(
+                self.root
+                    .and_then(|root| crate::services::review::writes(root).ok())
+                    .unwrap_or_default(),
+            )
+        })
+    }
+}
+
+fn file_stats(project: Option<&Project>, file: &Covered, writes: &LazyWrites<'_>) -> FileStats {
     let path = file.rel.clone().unwrap_or_else(|| file.display.clone());
     let collections = project.and_then(|p| p.collections().ok());
     let item = collections
@@ -397,8 +424,8 @@ fn file_stats(project: Option<&Project>, file: &Covered) -> FileStats {
         editions: Vec::new(),
     };
     let read = match (project, targets.is_empty()) {
-        (Some(project), false) => with_targets(project, file, &path, targets),
-        (project, _) => streamed(file, &path, &wants, project),
+        (Some(project), false) => with_targets(project, file, &path, targets, writes),
+        (_, _) => streamed(file, &path, &wants, writes),
     };
     match read {
         Ok((source, targets)) => {
@@ -423,14 +450,8 @@ fn streamed(
     file: &Covered,
     path: &str,
     wants: &dyn Fn(&str) -> bool,
-    project: Option<&Project>,
+    writes: &LazyWrites<'_>,
 ) -> Result<(TextCounts, Vec<EditionStats>), HostError> {
-    // The store's recorded writes (a target kapi wrote whose source changed since is stale).
-    let writes = crate::services::review::Writes::new(
-        project
-            .and_then(|p| crate::services::review::writes(&p.root).ok())
-            .unwrap_or_default(),
-    );
     let mut source = TextCounts::default();
     let mut langs: BTreeMap<String, (TextCounts, usize, usize)> = BTreeMap::new();
     document::parse_each(&file.abs, path, file.format, &mut |_, block, _| {
@@ -442,7 +463,7 @@ fn streamed(
                 let mut standing = translation::standing(&block.source, Some(edition));
                 if standing == Standing::Translated
                     && let Some(why) =
-                        translation::source_changed(&writes, path, &block, lang, path, edition)
+                        translation::source_changed(writes.get(), path, &block, lang, path, edition)
                 {
                     standing = Standing::Stale(why);
                 }
@@ -478,6 +499,7 @@ fn with_targets(
     file: &Covered,
     path: &str,
     targets: Vec<(String, String)>,
+    writes: &LazyWrites<'_>,
 ) -> Result<(TextCounts, Vec<EditionStats>), HostError> {
     let (_, mut parsed) = document::parse(&file.abs, path, file.format)?;
     let mut source = TextCounts::default();
@@ -485,9 +507,6 @@ fn with_targets(
         source.count(block, &block.source);
     }
     let mut editions = Vec::new();
-    // The store's recorded writes (a translation whose source changed since is stale), read
-    // at the first target that reads; an unreadable store records nothing.
-    let mut writes = None;
     for (lang, target_rel) in targets {
         let mut edition = EditionStats::new(&lang, Some(lang.clone()));
         edition.target_doc = Some(target_rel.clone());
@@ -510,13 +529,8 @@ fn with_targets(
         if let Some(target_parsed) = &target.parsed {
             document::join_target(&mut parsed, &lang, target_parsed);
         }
-        let writes = writes.get_or_insert_with(|| {
-            crate::services::review::Writes::new(
-                crate::services::review::writes(&project.root).unwrap_or_default(),
-            )
-        });
         let survey: LangSurvey =
-            translation::survey_target(path, &parsed.document.blocks, &target, Some(writes));
+            translation::survey_target(path, &parsed.document.blocks, &target, Some(writes.get()));
         for block in &parsed.document.blocks {
             if let Some(e) = block.targets.get(&lang) {
                 edition.counts.count(block, e);
