@@ -545,11 +545,6 @@ fn prepare_files(
         let catalogs = catalogs(app, doc, None)?;
         for loaded in &catalogs.loaded {
             for target in loaded.targets.iter().filter(|t| wanted(request, &t.lang)) {
-                let held: std::collections::HashSet<&str> = target
-                    .parsed
-                    .iter()
-                    .flat_map(|p| p.document.blocks.iter().map(|b| b.key.as_str()))
-                    .collect();
                 match scaffold::scaffold(loaded, target) {
                     Ok((done, found)) => {
                         scaffold::report(&found, &target.doc, out);
@@ -560,7 +555,12 @@ fn prepare_files(
                             Scaffolded::Added => "added",
                         };
                         // The keys the file gained hold a copy of their source: missing, not
-                        // a person's translation.
+                        // a person's translation (the keys it held are as it was read).
+                        let held: std::collections::HashSet<&str> = target
+                            .parsed
+                            .iter()
+                            .flat_map(|p| p.document.blocks.iter().map(|b| b.key.as_str()))
+                            .collect();
                         added.insert(
                             (loaded.doc.clone(), target.lang.clone()),
                             loaded
