@@ -355,18 +355,28 @@ def print_heldout(name, r, unlabelled):
     print()
 
 
-def main_heldout(names, args):
-    """Score each project's held-out set; exit as main does."""
+def score_all(names, args, scorer, printer, counts):
+    """Scores and prints each project; gives whether all meet the goal and the summed counts."""
     ok, totals = True, collections.Counter()
     for name in names:
         try:
-            r = score_heldout(os.path.join(REALDOCS, name), args.kapi, args.strip_exceptions)
+            r = scorer(os.path.join(REALDOCS, name), args.kapi, args.strip_exceptions)
         except (RuntimeError, OSError, ValueError) as e:
             print(f"{name}: cannot check: {e}", file=sys.stderr)
             sys.exit(2)
-        print_heldout(name, r, args.unlabelled)
+        printer(name, r, args.unlabelled)
         ok = ok and r["meets"]
-        totals.update({"true": r["true"], "false": r["false"], "unlabelled": len(r["unlabelled"])})
+        totals.update(counts(r))
+    return ok, totals
+
+
+def labelled_counts(r):
+    return {"true": r["true"], "false": r["false"], "unlabelled": len(r["unlabelled"])}
+
+
+def main_heldout(names, args):
+    """Score each project's held-out set; exit as main does."""
+    ok, totals = score_all(names, args, score_heldout, print_heldout, labelled_counts)
     if len(names) > 1:
         print(f"## all (held-out): precision {pct(ratio(totals['true'], totals['true'] + totals['false']))} "
               f"({totals['true']} true, {totals['false']} false, {totals['unlabelled']} unlabelled)")
@@ -392,23 +402,17 @@ def main():
     parser.add_argument("--heldout", action="store_true",
                         help="score the held-out sets (heldout/, heldout-labels.tsv) instead of the samples")
     args = parser.parse_args()
+    # The checks run inside each project: a relative path to the binary is made absolute first.
+    if os.sep in args.kapi:
+        args.kapi = os.path.abspath(args.kapi)
     names = args.projects or sorted(
         d for d in os.listdir(REALDOCS) if os.path.exists(os.path.join(REALDOCS, d, "kapi.yaml"))
         and (not args.heldout or os.path.isdir(os.path.join(REALDOCS, d, HELDOUT_DIR))))
     if args.heldout:
         main_heldout(names, args)
-    ok, totals = True, collections.Counter()
-    for name in names:
-        try:
-            r = score(os.path.join(REALDOCS, name), args.kapi, args.strip_exceptions)
-        except (RuntimeError, OSError, ValueError) as e:
-            print(f"{name}: cannot check: {e}", file=sys.stderr)
-            sys.exit(2)
-        print_project(name, r, args.unlabelled)
-        ok = ok and r["meets"]
-        totals.update({"true": r["true"], "false": r["false"], "unlabelled": len(r["unlabelled"]),
-                       "reports": r["planted_reports"], "missed": len(r["missed"]),
-                       "silent": r["planted_silent"], "flagged": len(r["flagged"])})
+    ok, totals = score_all(names, args, score, print_project, lambda r: {
+        **labelled_counts(r), "reports": r["planted_reports"], "missed": len(r["missed"]),
+        "silent": r["planted_silent"], "flagged": len(r["flagged"])})
     if len(names) > 1:
         print(f"## all: precision {pct(ratio(totals['true'], totals['true'] + totals['false']))} "
               f"({totals['true']} true, {totals['false']} false, {totals['unlabelled']} unlabelled); "
