@@ -83,6 +83,7 @@ fn run(
             .map(|l| l.trim().to_owned())
             .filter(|l| !l.is_empty())
             .collect(),
+        default_langs: Vec::new(),
         provider: how.provider.clone(),
         dry_run: how.dry_run,
         max_requests: how

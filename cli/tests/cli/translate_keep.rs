@@ -159,3 +159,127 @@ fn an_english_po_file_is_not_a_translation_of_itself() {
     assert_eq!(kapi.read("po/en.po"), en, "the English file is left alone");
     assert!(kapi.read("po/fr.po").contains("msgstr \"[Þört~~]\""));
 }
+
+/// A key `translate` added to a target file holds its source until a translation lands: the
+/// store records the copy, so when the provider fails on it or answers the source, `stats`
+/// counts it missing, the review queue lists no draft, and the next run retries it without
+/// `--force`. A copy a person changes is theirs.
+#[test]
+fn a_key_added_as_a_copy_of_its_source_stays_missing_until_translated() {
+    let server = mock(Box::new(|n, body| {
+        let mut out = asked(body);
+        for v in out.values_mut() {
+            let text = v.as_str().unwrap_or_default().to_owned();
+            // The first run's answer is the source itself; the next run's a translation.
+            *v = Value::String(if n == 0 { text } else { format!("FR {text}") });
+        }
+        (200, completion(&out), Duration::ZERO)
+    }));
+    let kapi = Kapi::bound().env("KAPI_TEST_KEY", KEY);
+    kapi.write(
+        "kapi.yaml",
+        format!("version: v1\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - name: app\n    content:\n      - path: \"locales/en.json\"\n        format: json\n        target: \"locales/{{lang}}.json\"\n{}", provider_recipe(&server.url, "")),
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\n  \"open\": \"Open\",\n  \"save\": \"Save\",\n  \"quit\": \"Quit\"\n}\n",
+    );
+    kapi.write("locales/fr.json", "{\n  \"open\": \"Ouvrir\"\n}\n");
+    let run = kapi.run(&["translate", "locales/en.json", "--to", "fr", "--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    assert_eq!(
+        kapi.read("locales/fr.json"),
+        "{\n  \"open\": \"Ouvrir\",\n  \"save\": \"Save\",\n  \"quit\": \"Quit\"\n}\n",
+        "the keys are added as copies, the echo does not land"
+    );
+    let plan = kapi
+        .run(&["stats", "--plan", "--lang", "fr", "--json"])
+        .json();
+    assert_eq!(
+        plan["plan"][0]["missing"],
+        serde_json::json!(["save", "quit"]),
+        "{plan:#}"
+    );
+    let review = kapi.run(&["review", "--json"]);
+    assert_eq!(review.code, 0, "{}", review.transcript());
+    assert_eq!(
+        review.json()["items"],
+        serde_json::json!([]),
+        "no draft: {}",
+        review.stdout
+    );
+    // A person decides `quit` stays as it is in French: changed by hand, it is theirs.
+    kapi.write(
+        "locales/fr.json",
+        "{\n  \"open\": \"Ouvrir\",\n  \"save\": \"Save\",\n  \"quit\": \"Quitter\"\n}\n",
+    );
+    let run = kapi.run(&["translate", "locales/en.json", "--to", "fr", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(run.json()["documents"][0]["todo"], 1, "{}", run.stdout);
+    assert_eq!(
+        kapi.read("locales/fr.json"),
+        "{\n  \"open\": \"Ouvrir\",\n  \"save\": \"FR Save\",\n  \"quit\": \"Quitter\"\n}\n",
+        "retried without --force"
+    );
+    assert_eq!(
+        kapi.run(&["stats", "--plan", "--lang", "fr", "--json"])
+            .json()["plan"],
+        serde_json::json!([]),
+    );
+}
+
+/// One `tools/call` of `tool` on `kapi mcp --all`: its structured result.
+fn mcp_call(kapi: &Kapi, tool: &str, arguments: Value) -> Value {
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}),
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let run = kapi.run_stdin(&["mcp", "--all"], input.as_bytes());
+    let reply = run
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["id"] == 2)
+        .unwrap_or_else(|| panic!("no reply: {}", run.transcript()));
+    reply["result"]["structuredContent"].clone()
+}
+
+/// Over MCP as on the command line: `pseudo_translate` with no `to` writes the pseudo-locales,
+/// not the server's first target language, and `translate` takes `force`.
+#[test]
+fn mcp_pseudo_goes_to_pseudo_locales_and_translate_takes_force() {
+    let server = mock(Box::new(|_, body| {
+        let mut out = asked(body);
+        for v in out.values_mut() {
+            let text = v.as_str().unwrap_or_default().to_owned();
+            *v = Value::String(format!("FR {text}"));
+        }
+        (200, completion(&out), Duration::ZERO)
+    }));
+    let kapi = shop(&provider_recipe(&server.url, "")).env("KAPI_TEST_KEY", KEY);
+    let fr = kapi.read("locales/fr.json");
+    let result = mcp_call(&kapi, "pseudo_translate", serde_json::json!({}));
+    assert_eq!(result["schema"], "kapi.translate/v1", "{result:#}");
+    assert_eq!(
+        kapi.read("locales/fr.json"),
+        fr,
+        "a real language is not pseudo's"
+    );
+    assert!(kapi.read("locales/en-XA.json").contains("[Þört~~]"));
+    let result = mcp_call(
+        &kapi,
+        "translate",
+        serde_json::json!({"paths": ["locales/en.json"], "to": ["fr"], "provider": "local"}),
+    );
+    assert_eq!(result["documents"][0]["todo"], 1, "only `new`: {result:#}");
+    assert!(kapi.read("locales/fr.json").contains("\"port\": \"Port\""));
+    let result = mcp_call(
+        &kapi,
+        "translate",
+        serde_json::json!({"paths": ["locales/en.json"], "to": ["fr"], "provider": "local", "force": true}),
+    );
+    let fr = kapi.read("locales/fr.json");
+    assert!(fr.contains("\"port\": \"FR Port\""), "{result:#}\n{fr}");
+}

@@ -44,7 +44,7 @@ pub(crate) struct UpPlanParams {
 pub(crate) struct TranslateParams {
     /// Source documents (project-relative catalogs a collection declares with a `target` template); none: every catalog (as `up`)
     pub paths: Option<Vec<String>>,
-    /// Target languages (default: the server project's first target language)
+    /// Target languages (default: the server project's first target language; with the `pseudo` provider, the pseudo-locales `en-XA` and `ar-XB`)
     pub to: Option<Vec<String>>,
     /// The provider's name in kapi.yaml (`providers:`; `pseudo` is built in); default the recipe's only one
     pub provider: Option<String>,
@@ -52,6 +52,8 @@ pub(crate) struct TranslateParams {
     pub dry_run: Option<bool>,
     /// Most requests to send, retries included
     pub max_requests: Option<usize>,
+    /// Replace what a person may have written too: a target equal to its source, or one whose placeholders differ (never a draft waiting for review, never by `pseudo` in a real language)
+    pub force: Option<bool>,
     /// A kapi.yaml, a project root, or any path inside a project (default: the server's)
     pub project: Option<String>,
 }
@@ -64,26 +66,26 @@ impl KapiServer {
         provider: Option<String>,
     ) -> CallToolResult {
         let app = self.app(peer, p.project.as_deref());
-        let langs = match p.to {
-            Some(langs) => langs,
-            None => p
-                .project
-                .is_none()
-                .then(|| self.default_lang())
-                .flatten()
-                .map(str::to_owned)
-                .into_iter()
-                .collect(),
-        };
+        // With no `to`, the server project's first target language; a `pseudo` provider
+        // takes the pseudo-locales instead (`TranslateRequest::default_langs`).
+        let default_langs = p
+            .project
+            .is_none()
+            .then(|| self.default_lang())
+            .flatten()
+            .map(str::to_owned)
+            .into_iter()
+            .collect();
         let request = TranslateRequest {
             docs: p.paths.unwrap_or_default(),
-            langs,
+            langs: p.to.unwrap_or_default(),
+            default_langs,
             provider: provider.or(p.provider),
             dry_run: p.dry_run.unwrap_or(false),
             max_requests: p.max_requests,
             gate: kapi_core::change::GateMode::Enforce,
             backoff: std::time::Duration::from_millis(500),
-            force: false,
+            force: p.force.unwrap_or(false),
             pseudo: false,
         };
         match translate(&app, &request, &|_, _| {}) {

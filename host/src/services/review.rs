@@ -32,7 +32,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::translation::{self, Unreadable};
-pub use super::writes::{Writes, Written, writes, written_before_source_changed};
+pub use super::writes::{Writes, Written, still_a_copy, writes, written_before_source_changed};
 use super::writes::{current_writes, each_applied};
 use crate::app::App;
 use crate::document::{self, Editions, Hold, Loaded};
@@ -1097,6 +1097,7 @@ mod tests {
                 edition: "fr".into(),
                 branch: None,
             },
+            copied: false,
         };
         assert!(w.drafted());
         for (actor, hit) in [

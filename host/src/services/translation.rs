@@ -7,7 +7,10 @@
 //! language the target edition is:
 //!
 //! - **missing** when the target file does not exist, lacks the block's key, or holds no text
-//!   there while the source does (an empty value or `msgstr`);
+//!   there while the source does (an empty value or `msgstr`), or still holds the copy of its
+//!   source that `translate`/`up` put there when it added the key (the store records each such
+//!   copy, `copy_source`; a provider that failed or answered the source leaves it, and the key
+//!   is retried on the next run);
 //! - **stale** when it exists but is not a translation of the current source: its source
 //!   changed after it was translated, a bilingual file marks it unfinished (gettext `fuzzy`,
 //!   XLIFF `new`, `initial`, `needs-translation`…), or its placeholders differ from the
@@ -286,15 +289,20 @@ pub fn source_changed(
     target_doc: &str,
     edition: &Edition,
 ) -> Option<String> {
-    let at = kapi_core::model::Ref {
+    let at = edition_ref(doc, block, lang);
+    let other = (target_doc != doc).then_some(target_doc);
+    review::written_before_source_changed(writes, &at, other, edition, &block.source)
+        .map(|w| format!("{SOURCE_CHANGED} (written by {} at {})", w.by, w.at))
+}
+
+/// The whole `lang` edition of `block` in the source document `doc`.
+fn edition_ref(doc: &str, block: &Block, lang: &str) -> kapi_core::model::Ref {
+    kapi_core::model::Ref {
         doc: doc.to_owned(),
         block: block.key.clone(),
         edition: lang.to_owned(),
         branch: None,
-    };
-    let other = (target_doc != doc).then_some(target_doc);
-    review::written_before_source_changed(writes, &at, other, edition, &block.source)
-        .map(|w| format!("{SOURCE_CHANGED} (written by {} at {})", w.by, w.at))
+    }
 }
 
 /// One document in one target language.
@@ -366,10 +374,16 @@ pub fn survey_target(
         let mut standing = standing(&block.source, edition);
         if standing == Standing::Translated
             && let (Some(writes), Some(edition)) = (writes, edition)
-            && let Some(why) =
-                source_changed(writes, doc, block, &target.lang, &target.doc, edition)
         {
-            standing = Standing::Stale(why);
+            let at = edition_ref(doc, block, &target.lang);
+            let other = (target.doc != doc).then_some(target.doc.as_str());
+            if review::still_a_copy(writes, &at, other, edition) {
+                standing = Standing::Missing;
+            } else if let Some(why) =
+                source_changed(writes, doc, block, &target.lang, &target.doc, edition)
+            {
+                standing = Standing::Stale(why);
+            }
         }
         match standing {
             Standing::Missing => s.missing.push(block.key.clone()),

@@ -1,5 +1,7 @@
 //! The store's recorded writes of target editions (who wrote each, when, against which source
 //! revision, the text it replaced), indexed per edition: what the review queue and stale read.
+//! A `copy_source` record is the scaffold's copy of the source into a key a target file lacked
+//! (`kapi translate`/`up`): while it is the text there, the key is missing, not translated.
 
 use std::path::Path;
 
@@ -58,12 +60,16 @@ pub struct Written {
     /// The edition as the operation named it.
     #[serde(skip)]
     pub(crate) named: Ref,
+    /// The scaffold's copy of the source (`copy_source`), not anyone's translation.
+    #[serde(skip)]
+    pub(crate) copied: bool,
 }
 
 impl Written {
-    /// Who wrote it is a tool or an agent, not a person.
+    /// Who wrote it is a tool or an agent, not a person, and it is a translation (a copy of the
+    /// source is no draft to review).
     pub(crate) fn drafted(&self) -> bool {
-        self.kind != "person"
+        self.kind != "person" && !self.copied
     }
 }
 
@@ -72,9 +78,11 @@ pub fn writes(root: &Path) -> Result<Vec<Written>, HostError> {
     let mut out = Vec::new();
     each_applied(root, |row, recorded| {
         let op = &recorded["operation"];
-        if !matches!(op["op"].as_str(), Some("set_content" | "replace_text")) {
-            return;
-        }
+        let copied = match op["op"].as_str() {
+            Some("set_content" | "replace_text") => false,
+            Some(COPY_SOURCE) => true,
+            _ => return,
+        };
         let (Ok(named), Some(rev)) = (
             serde_json::from_value::<Ref>(op["at"].clone()),
             recorded["rev"].as_str(),
@@ -91,6 +99,7 @@ pub fn writes(root: &Path) -> Result<Vec<Written>, HostError> {
             rev: rev.to_owned(),
             source_rev: recorded["source_rev"].as_str().map(str::to_owned),
             named,
+            copied,
         });
     })?;
     Ok(out)
@@ -112,6 +121,24 @@ pub fn written_before_source_changed<'w>(
         .filter(|w| w.branch.is_none())
         .max_by_key(|w| w.change)
         .filter(|w| w.source_rev.as_deref().is_some_and(|r| r != now))
+}
+
+/// The operation a scaffold's copy of the source is recorded as.
+pub(crate) const COPY_SOURCE: &str = "copy_source";
+
+/// Whether the store's last write of `edition` (named by `at`, whole) still current is the
+/// scaffold's copy of the source: the key is missing, whatever the text says.
+pub fn still_a_copy(
+    writes: &Writes,
+    at: &Ref,
+    target_doc: Option<&str>,
+    edition: &Edition,
+) -> bool {
+    current_writes(writes, at, target_doc, edition)
+        .into_iter()
+        .filter(|w| w.branch.is_none())
+        .max_by_key(|w| w.change)
+        .is_some_and(|w| w.copied)
 }
 
 /// Of the store's last write of `edition` (named by `at`, whole) and of each of its branches,

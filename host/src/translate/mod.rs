@@ -2,7 +2,8 @@
 //! `pseudo_translate`) fill the missing target editions `up_plan` lists, with a provider the
 //! recipe names (`providers:`; `pseudo` is always there). Of the stale ones, a target the file
 //! marks unfinished, one whose source changed after kapi wrote it (the store's `source_rev`,
-//! `crate::services::translation`), or a copy this run's scaffold wrote is filled; one a person
+//! `crate::services::translation`), or a copy of its source the scaffold wrote (this run or an
+//! earlier one whose provider failed or echoed it: `copies`) is filled; one a person
 //! may have written (placeholders differing, or a translation equal to its source: `URL`) only
 //! with `force`, never by `pseudo` in a real language. `pseudo` with no language named goes to [`PSEUDO_LOCALES`]. An answer
 //! equal to its source does not land (`not_translated`) unless the recipe's
@@ -28,6 +29,7 @@
 //! draft for review (`#, fuzzy`, `needs-review-translation`), which the next run leaves alone.
 
 mod bilingual;
+mod copies;
 pub mod openai;
 pub mod provider;
 pub mod pseudo;
@@ -60,8 +62,11 @@ use scaffold::Scaffolded;
 pub struct TranslateRequest {
     /// Source documents; none: every catalog the collections declare (`kapi up`).
     pub docs: Vec<String>,
-    /// Target languages; none: each catalog's own.
+    /// Target languages; none: `default_langs`, else each catalog's own.
     pub langs: Vec<String>,
+    /// The languages to take when `langs` is empty and the provider is no `pseudo` one (an
+    /// MCP server's first target language); a `pseudo` provider takes the pseudo-locales.
+    pub default_langs: Vec<String>,
     /// The provider's name in the recipe (`pseudo` needs none); none: the recipe's only one.
     pub provider: Option<String>,
     pub dry_run: bool,
@@ -292,11 +297,18 @@ pub fn translate(
 ) -> Result<Translation, HostError> {
     let project = app.require_project()?;
     let spec = spec_for(&project, request.provider.as_deref())?;
+    let pseudo = matches!(
+        spec.kind,
+        kapi_core::project::recipe::providers::ProviderKind::Pseudo { .. }
+    );
+    let langs = if request.langs.is_empty() && !pseudo {
+        request.default_langs.clone()
+    } else {
+        request.langs.clone()
+    };
     let request = &TranslateRequest {
-        pseudo: matches!(
-            spec.kind,
-            kapi_core::project::recipe::providers::ProviderKind::Pseudo { .. }
-        ),
+        pseudo,
+        langs,
         ..request.clone()
     };
     let provider =
@@ -317,7 +329,8 @@ pub fn translate(
     } else {
         prepare_files(app, &project, request, &mut out)?
     };
-    let work = gather(app, &project, request, &added, &mut out)?;
+    let mut copied = Vec::new();
+    let work = gather(app, &project, request, &added, &mut copied, &mut out)?;
     // Each catalog and language's batches.
     let per_work: Vec<Vec<Batch>> = work
         .iter()
@@ -335,6 +348,13 @@ pub fn translate(
         name: actor_name,
         session: app.actor().session,
     };
+    // The keys the scaffold added hold their source until a translation lands: recorded
+    // before any is sent, so a failed or echoed answer leaves them missing, not translated.
+    if let Err(e) = copies::record(app, &project, &actor, &copied) {
+        out.notes.push(format!(
+            "the keys added to target files could not be recorded in the store ({e}): until they are translated, `stats` counts them translated and the next run leaves them, unless run with `--force`"
+        ));
+    }
     let screening = Screening {
         remote: provider.remote(),
         key: provider.key().map(str::to_owned),
@@ -620,9 +640,13 @@ fn gather(
     project: &kapi_core::project::Project,
     request: &TranslateRequest,
     added: &Added,
+    copied: &mut Vec<copies::Copied>,
     out: &mut Translation,
 ) -> Result<Vec<Work>, HostError> {
     let memory = memory(app, project);
+    let allow = project
+        .recipe
+        .allowed(kapi_core::check::analyzers::unchanged::UNCHANGED.id);
     let source_lang = project
         .recipe
         .defaults
@@ -655,6 +679,17 @@ fn gather(
                 }
                 map
             });
+            if let Some(fresh) = fresh {
+                copies::collect(
+                    &s.doc,
+                    &s.lang,
+                    &s.target_doc,
+                    fresh,
+                    blocks,
+                    &allow,
+                    copied,
+                );
+            }
             // Stale keys a person may have written stay, unless the run may replace them.
             let stale = s.stale.iter().filter(|key| {
                 fresh.is_some_and(|f| f.contains(*key))

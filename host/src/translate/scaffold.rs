@@ -1,7 +1,7 @@
 //! A catalog's translation file made ready to take every key: written from the source's
 //! skeleton when it is missing (or holds no key at all), else each key it lacks added in
 //! place, at the source's position and in the file's own layout, holding a copy of the source
-//! text (which `stats` counts stale until it is translated; Android, JSON, YAML, properties:
+//! text (which `stats` counts missing until it is translated: `super::copies`; Android, JSON, YAML, properties:
 //! [`kapi_core::formats::add_keys`]). Keys the file holds and the source lacks are orphans:
 //! kept, and named, never a reason to refuse the file. A format kapi cannot add keys to is
 //! rebuilt from the source's skeleton when that loses nothing (no orphans), else refused.
