@@ -87,6 +87,10 @@ pub struct BranchView {
     pub path: String,
     pub text: String,
     pub rev: String,
+    /// A plural form the target's language needs and its ICU plural lacks (`plurals.missing`):
+    /// its text is empty, and a `set_content` at its path (with this `rev`) adds it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub absent: bool,
 }
 
 /// A target edition beside the source.
@@ -341,7 +345,12 @@ fn record(
         for (lang, edition) in &block.targets {
             editions.insert(
                 lang.clone(),
-                view(&loaded.doc, edition, bilingual_target(loaded, block)),
+                view(
+                    &loaded.doc,
+                    Some(lang),
+                    edition,
+                    bilingual_target(loaded, block),
+                ),
             );
         }
     } else {
@@ -351,7 +360,7 @@ fn record(
                 Some(edition) => {
                     editions.insert(
                         target.lang.clone(),
-                        view(&target.doc, edition, accepts_target),
+                        view(&target.doc, Some(&target.lang), edition, accepts_target),
                     );
                 }
                 None => {
@@ -359,7 +368,7 @@ fn record(
                         format!("`{}` does not exist yet", target.doc)
                     } else {
                         format!(
-                            "`{}` has no `{}`; kapi does not add keys to a file yet",
+                            "`{}` has no `{}`: `kapi translate` and `kapi up` add it",
                             target.doc, block.key
                         )
                     };
@@ -397,7 +406,7 @@ fn record(
         translatable: block.translatable,
         text: source_text,
         codes,
-        branches: branches(&block.source),
+        branches: branches(&block.source, None),
         editions,
         why: accepts.is_empty().then_some(why).flatten(),
         accepts,
@@ -481,6 +490,7 @@ fn target_accepts(
 
 fn view(
     doc: &str,
+    lang: Option<&str>,
     edition: &Edition,
     (accepts, why): (Vec<&'static str>, Option<String>),
 ) -> EditionView {
@@ -491,7 +501,7 @@ fn view(
         rev: Some(edition.rev()),
         state: edition.state.as_deref().map(str::to_owned),
         codes,
-        branches: branches(edition),
+        branches: branches(edition, lang),
         why: if accepts.contains(&"set_content") {
             None
         } else {
@@ -501,16 +511,31 @@ fn view(
     }
 }
 
-fn branches(edition: &Edition) -> Vec<BranchView> {
-    edition
+/// `edition`'s leaf branches, then (a target in `lang`) the plural forms it lacks and the
+/// language needs, which an edit adds ([`kapi_core::change::forms`]).
+fn branches(edition: &Edition, lang: Option<&str>) -> Vec<BranchView> {
+    let mut out: Vec<BranchView> = edition
         .leaves()
         .into_iter()
         .map(|(path, runs)| BranchView {
             text: projection::render_text(runs),
             rev: rev_runs(runs),
             path,
+            absent: false,
         })
-        .collect()
+        .collect();
+    let needed = lang.and_then(kapi_core::plurals::needed_and_all);
+    if let Some((needed, _)) = needed {
+        for path in kapi_core::change::forms::lacking(edition, &needed) {
+            out.push(BranchView {
+                path,
+                text: String::new(),
+                rev: kapi_core::change::forms::absent_rev(),
+                absent: true,
+            });
+        }
+    }
+    out
 }
 
 /// One file's `--verify` answer.

@@ -254,3 +254,160 @@ fn icu_i18next_and_rails_plurals_are_held_to_cldr() {
         ]
     );
 }
+
+/// The `ru` branches of `block` as `kapi inspect` shows them: (path, rev, absent).
+fn ru_branches(kapi: &Kapi, doc: &str, block: &str) -> Vec<(String, String, bool)> {
+    let read = kapi
+        .run(&["inspect", doc, "--editions", "ru", "--json"])
+        .json();
+    let blocks = read["blocks"].as_array().cloned().unwrap_or_default();
+    let b = blocks
+        .iter()
+        .find(|b| b["ref"]["block"] == block)
+        .unwrap_or_else(|| panic!("no {block}: {read:#}"));
+    b["editions"]["ru"]["branches"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|v| {
+            (
+                v["path"].as_str().unwrap_or_default().to_owned(),
+                v["rev"].as_str().unwrap_or_default().to_owned(),
+                v["absent"] == true,
+            )
+        })
+        .collect()
+}
+
+/// An ICU plural takes the forms its language needs: `kapi translate` into Russian writes
+/// `one`, `few`, `many` and `other` from an English `one`/`other`, and adds the forms an existing
+/// Russian plural lacks without touching the others; an agent adds one with a `set_content`
+/// at the branch `kapi inspect` lists as absent. A file that keeps a place per form (Android)
+/// takes no form by an edit.
+#[test]
+fn an_icu_plural_takes_the_forms_its_language_needs() {
+    let kapi = catalog_project("locales/en.json", "locales/{lang}.json");
+    kapi.write(
+        "locales/en.json",
+        "{\"files\": \"{count, plural, one {# file} other {# files}}\",\n \"rows\": \"{n, plural, one {# row} other {# rows}}\"}\n",
+    );
+    let run = kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "ru",
+        "--provider",
+        "pseudo",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let ru = kapi.read("locales/ru.json");
+    assert!(
+        ru.contains("{count, plural, one {[# fîlé~~]} few {[# fîlés~~]} many {[# fîlés~~]} other {[# fîlés~~]}}"),
+        "{ru}"
+    );
+    let (_, found, _) = plural_findings(&kapi, &["check", "--json"]);
+    assert!(found.is_empty(), "{found:?}");
+
+    // An empty value (`""`, what i18next-parser writes) takes its source's plural whole.
+    kapi.write("locales/ru.json", "{\"files\": \"\",\n \"rows\": \"\"}\n");
+    let run = kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "ru",
+        "--provider",
+        "pseudo",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(run.json()["documents"][0]["landed"], 8, "{}", run.stdout);
+    let ru = kapi.read("locales/ru.json");
+    assert!(
+        ru.contains("\"files\": \"{count, plural, one {[# fîlé~~]} few {[# fîlés~~]} many {[# fîlés~~]} other {[# fîlés~~]}}\""),
+        "{ru}"
+    );
+
+    // A person's Russian plural lacking `few` and `many`: only those are added.
+    let person = "{\"files\": \"{count, plural, one {# файл} other {# файлов}}\",\n \"rows\": \"{n, plural, one {# строка} other {# строк}}\"}\n";
+    kapi.write("locales/ru.json", person);
+    let (code, found, report) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!((code, found.len()), (3, 4), "{found:?}");
+    assert!(
+        report
+            .to_string()
+            .contains("a `set_content` at branch `count:few`"),
+        "{report:#}"
+    );
+    let run = kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "ru",
+        "--provider",
+        "pseudo",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(run.json()["documents"][0]["todo"], 2, "{}", run.stdout);
+    assert_eq!(
+        kapi.read("locales/ru.json"),
+        "{\"files\": \"{count, plural, one {# файл} few {[# fîlés~~]} many {[# fîlés~~]} other {# файлов}}\",\n \"rows\": \"{n, plural, one {# строка} few {[# röws~~]} many {[# röws~~]} other {# строк}}\"}\n"
+    );
+
+    // An agent adds a form at the branch `kapi inspect` lists as absent, with its rev.
+    kapi.write("locales/ru.json", person);
+    let branches = ru_branches(&kapi, "locales/en.json", "files");
+    let few = branches
+        .iter()
+        .find(|(path, _, _)| path == "count:few")
+        .unwrap_or_else(|| panic!("{branches:?}"));
+    assert!(few.2, "listed absent: {branches:?}");
+    let set = |rev: &str| {
+        serde_json::json!({"schema": "kapi.change/v1", "operations": [{"op": "set_content",
+            "at": {"doc": "locales/en.json", "block": "files", "edition": "ru", "branch": "count:few"},
+            "if_match": rev, "content": "<x id=\"1/\"/> файла"}]})
+        .to_string()
+    };
+    kapi.write("set.json", set("r0000000000000000"));
+    let run = kapi.run(&["apply", "set.json", "--json"]);
+    assert_eq!(run.code, 3, "a stale rev is refused: {}", run.transcript());
+    assert_eq!(kapi.read("locales/ru.json"), person);
+    kapi.write("set.json", set(&few.1));
+    let run = kapi.run(&["apply", "set.json", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        kapi.read("locales/ru.json")
+            .contains("{count, plural, one {# файл} few {# файла} other {# файлов}}"),
+        "{}",
+        kapi.read("locales/ru.json")
+    );
+
+    // Android keeps an `<item>` per form: no form is added by an edit.
+    let kapi = catalog_project("res/values/strings.xml", "res/values-{lang}/strings.xml");
+    kapi.write("res/values/strings.xml", EN_XML);
+    let broken = RU_XML.replacen(
+        "        <item quantity=\"few\">В течение следующих %d дней</item>\n",
+        "",
+        1,
+    );
+    kapi.write("res/values-ru/strings.xml", &broken);
+    let branches = ru_branches(&kapi, "res/values/strings.xml", "within_the_next_days");
+    assert!(branches.iter().all(|b| !b.2), "{branches:?}");
+    kapi.write(
+        "set.json",
+        serde_json::json!({"schema": "kapi.change/v1", "operations": [{"op": "set_content",
+            "at": {"doc": "res/values/strings.xml", "block": "within_the_next_days", "edition": "ru", "branch": "quantity:few"},
+            "if_match": "*", "content": "x"}]})
+        .to_string(),
+    );
+    let run = kapi.run(&["apply", "set.json", "--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    assert_eq!(
+        run.json()["operations"][0]["status"],
+        "not_found",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(kapi.read("res/values-ru/strings.xml"), broken);
+}

@@ -2,7 +2,8 @@
 //! guard (the `<x id>` projection parsed back against the runs it replaces), and the result.
 //!
 //! `set_content` replaces an edition's runs, or one branch's when `at.branch` names a plural
-//! or select case. `replace_text` finds within text runs only, so it can never touch, drop or
+//! or select case; a plural form a target lacks and its language has is added by the edit
+//! ([`super::forms`]). `replace_text` finds within text runs only, so it can never touch, drop or
 //! straddle a code; a phrase broken by a code is not found (use `set_content` for it).
 //!
 //! `set_content` of the empty text empties a target edition (or branch) whatever codes it
@@ -11,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::{BLIND, MatchMode, Operation};
+use super::{BLIND, MatchMode, Operation, forms};
 use crate::model::{Edition, Run, fingerprint_runs, rev_runs};
 use crate::projection::{self, ParseError};
 
@@ -75,11 +76,27 @@ pub fn apply(edition: &mut Edition, op: &Operation, read_rev: Option<&str>) -> E
         return Edited::NotFound("not a content operation".into());
     };
     let branch = at.branch.as_deref();
-    let Some(now) = current(edition, branch) else {
-        return Edited::NotFound(missing_branch(edition, branch.unwrap_or("")));
+    // A plural form a target lacks and its language has reads as empty, and the edit adds it.
+    let lang = (at.edition != crate::model::SOURCE).then_some(at.edition.as_str());
+    let absent = match (branch, lang) {
+        (Some(path), Some(lang)) => forms::addable(edition, path, lang).then_some((path, lang)),
+        _ => None,
+    };
+    let now = match absent {
+        Some(_) => Current {
+            rev: forms::absent_rev(),
+            text: String::new(),
+        },
+        None => match current(edition, branch) {
+            Some(now) => now,
+            None => return Edited::NotFound(missing_branch(edition, branch.unwrap_or(""))),
+        },
     };
     if if_match != BLIND && if_match != now.rev && Some(if_match) != read_rev {
         return Edited::Stale(now);
+    }
+    if let Some((path, lang)) = absent {
+        forms::add(edition, path, lang);
     }
     let runs = match branch {
         None => &mut edition.runs,
@@ -88,7 +105,11 @@ pub fn apply(edition: &mut Edition, op: &Operation, read_rev: Option<&str>) -> E
             None => return Edited::NotFound(missing_branch(edition, path)),
         },
     };
-    let before = fingerprint_runs(runs);
+    let before = if absent.is_some() {
+        fingerprint_runs(&[])
+    } else {
+        fingerprint_runs(runs)
+    };
     let count = match op {
         Operation::SetContent { content, .. }
             if content.is_empty() && at.edition != crate::model::SOURCE =>

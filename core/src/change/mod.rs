@@ -8,6 +8,7 @@
 
 pub mod decode;
 pub mod edit;
+pub mod forms;
 pub mod gate;
 pub mod result;
 pub mod schema;

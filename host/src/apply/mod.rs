@@ -851,7 +851,7 @@ impl Service<'_> {
             return Err(refused(
                 OpStatus::NotFound,
                 format!(
-                    "`{target_doc}` does not exist yet; kapi does not create translation files yet"
+                    "`{target_doc}` does not exist yet: `kapi translate` or `kapi up` writes it from its source"
                 ),
             ));
         };
@@ -859,7 +859,7 @@ impl Service<'_> {
             return Err(refused(
                 OpStatus::NotFound,
                 format!(
-                    "`{target_doc}` has no `{}`; kapi does not add keys to a file yet",
+                    "`{target_doc}` has no `{}`: `kapi translate` or `kapi up` adds it, holding its source, for an edit to replace",
                     at.block
                 ),
             ));
@@ -885,9 +885,11 @@ impl Service<'_> {
             .edition(&loc.edition)?;
         let empty = match branch {
             None => kapi_core::model::plain_empty(&edition.runs),
-            Some(path) => edition
-                .branch(path)
-                .is_some_and(kapi_core::model::plain_empty),
+            // A branch of an empty value with no switch reads as empty too.
+            Some(path) => match edition.branch(path) {
+                Some(runs) => kapi_core::model::plain_empty(runs),
+                None => kapi_core::model::plain_empty(&edition.runs) && edition.leaves().is_empty(),
+            },
         };
         if !empty {
             return None;
@@ -919,9 +921,13 @@ impl Service<'_> {
             .get(&loc.block)
             .and_then(|b| b.editions.get(&loc.edition))
             .cloned();
+        // A branch of an empty target reads as empty (`seed` gives it its source's runs).
         let read_rev = original.as_ref().and_then(|e| match &at.branch {
             None => Some(e.rev()),
-            Some(path) => e.branch(path).map(rev_runs),
+            Some(path) => e.branch(path).map(rev_runs).or_else(|| {
+                (kapi_core::model::plain_empty(&e.runs) && e.leaves().is_empty())
+                    .then(|| rev_runs(&[]))
+            }),
         });
         let source = file.parsed.document.blocks[loc.block].source.clone();
         let draft = self.draft.then(|| draft_state(info.id)).flatten();

@@ -5,7 +5,8 @@ use kapi_core::model::Edition;
 
 /// An empty target of a bilingual file (a PO `msgstr ""`, an empty `msgstr[1]`) takes its
 /// source's runs (the branch of the same case, else the source's last), so the `<x id>` tags
-/// an edit sends are its source's; the rev read stays the empty one's.
+/// an edit sends are its source's; the rev read stays the empty one's. An empty target with
+/// no switch that an edit names a branch of takes its source's runs whole.
 pub(super) fn seed(
     edition: &mut Edition,
     source: &Edition,
@@ -16,6 +17,16 @@ pub(super) fn seed(
     match branch {
         None if plain_empty(&edition.runs) => {
             read_rev.get_or_insert_with(|| edition.rev());
+            edition.runs = source.runs.clone();
+        }
+        // A branch of an empty target (a JSON `""` whose source is an ICU plural): the
+        // target takes its source's runs whole, and the branch read as empty.
+        Some(path)
+            if plain_empty(&edition.runs)
+                && edition.leaves().is_empty()
+                && source.branch(path).is_some() =>
+        {
+            read_rev.get_or_insert_with(|| rev_runs(&[]));
             edition.runs = source.runs.clone();
         }
         Some(path) => {

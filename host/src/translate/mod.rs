@@ -489,7 +489,8 @@ struct Todo {
 
 /// The parts of `block` to translate into `lang`: its whole edition, or, when it holds a
 /// plural or select, each of the target's branches (a `set_content` reaches one branch at a
-/// time) and the text around them when there is any.
+/// time), each plural form its language needs that an ICU plural lacks, and the text around
+/// them when there is any.
 fn todos(
     block: &kapi_core::model::Block,
     lang: &str,
@@ -537,16 +538,51 @@ fn todos(
         Some(target) if !target.is_empty() => target.into_iter().map(|(path, _)| path).collect(),
         _ => leaves.iter().map(|(path, _)| path.clone()).collect(),
     };
-    for path in forms {
+    // And each plural form the target's ICU plural lacks and its language needs (Russian
+    // `few`, `many` of an English `one`/`other`): the edit adds it.
+    // An empty target (`""`) takes its source's plural whole: its forms are the source's.
+    let empty = target.filter(|t| t.leaves().is_empty() && kapi_core::model::plain_empty(&t.runs));
+    let shape = if empty.is_some() {
+        Some(&block.source)
+    } else {
+        target
+    };
+    let absent = shape
+        .zip(kapi_core::plurals::needed_and_all(lang))
+        .map(|(t, (needed, _))| kapi_core::change::forms::lacking(t, &needed))
+        .unwrap_or_default();
+    for path in forms.into_iter().chain(absent.iter().cloned()) {
         let runs = block
             .source
             .branch(&path)
             .or_else(|| leaves.last().map(|(_, runs)| *runs));
         if let Some(runs) = runs {
-            out.push(whole(runs, Some(path)));
+            let mut todo = whole(runs, Some(path.clone()));
+            if absent.contains(&path) || (empty.is_some() && todo.rev.is_none()) {
+                todo.rev = Some(kapi_core::change::forms::absent_rev());
+            }
+            out.push(todo);
         }
     }
     out
+}
+
+/// The plural forms `block`'s `lang` target lacks and its language needs, to add
+/// ([`kapi_core::change::forms`]); none for a block without a switch.
+fn absent_todos(block: &kapi_core::model::Block, lang: &str) -> Vec<Todo> {
+    let has_switch = |e: &kapi_core::model::Edition| {
+        e.runs
+            .iter()
+            .any(|r| matches!(r, kapi_core::model::Run::Switch(_)))
+    };
+    if !block.targets.get(lang).is_some_and(has_switch) {
+        return Vec::new();
+    }
+    let absent = kapi_core::change::forms::absent_rev();
+    todos(block, lang, None)
+        .into_iter()
+        .filter(|t| t.branch.is_some() && t.rev.as_deref() == Some(absent.as_str()))
+        .collect()
 }
 
 /// Writes each translation file that is missing or lacks keys, from its source's skeleton.
@@ -711,11 +747,22 @@ fn gather(
                 fresh.is_some_and(|f| f.contains(*key)) || replaces_stale(request, &s.lang, false)
             });
             let keys: Vec<&String> = s.missing.iter().chain(stale).chain(unchanged).collect();
+            // A translation whose ICU plural lacks forms its language needs: only those
+            // forms, which adds and replaces nothing.
+            let lacking: Vec<Todo> = loaded
+                .parsed
+                .document
+                .blocks
+                .iter()
+                .filter(|b| b.targets.contains_key(&s.lang) && !keys.contains(&&b.key))
+                .filter(|b| crate::services::translation::translatable(b))
+                .flat_map(|b| absent_todos(b, &s.lang))
+                .collect();
             let mut w = Work {
                 doc: s.doc.clone(),
                 lang: s.lang.clone(),
                 source_lang: source_lang.clone(),
-                brief: if keys.is_empty() {
+                brief: if keys.is_empty() && lacking.is_empty() {
                     String::new()
                 } else {
                     brief(app, &s.target_doc, &s.lang)
@@ -729,6 +776,10 @@ fn gather(
                     w.blocks.extend(todos(block, &s.lang, None));
                 }
             }
+            let mut seen: Vec<&str> = lacking.iter().map(|t| t.key.as_str()).collect();
+            seen.dedup();
+            w.todo += seen.len();
+            w.blocks.extend(lacking);
             settle(w, &s.target_doc, &memory, out, &mut work);
         }
     }

@@ -24,7 +24,10 @@ declare_rule! {
     /// ICU `plural`, i18next `_one`/`_few`… group, Rails YAML or nested JSON plural without
     /// one of the target language's CLDR categories (Russian: `one`, `few`, `many`, `other`).
     /// CLDR's `many` of French, Spanish, Italian and Portuguese, which only round millions
-    /// take, may be there and need not. Untranslated and `fuzzy` targets are skipped.
+    /// take, may be there and need not. Untranslated and `fuzzy` targets are skipped. An
+    /// ICU plural takes the form by a `set_content` at its branch (`count:few`, listed
+    /// `absent` by `kapi inspect`) or from `kapi translate`; a form with a place of its own
+    /// in the file (Android, PO, nested JSON, i18next and Rails keys) is added there.
     ///
     /// ## Why it matters
     /// The program picks the form by the number: a missing form shows another form's grammar
@@ -159,13 +162,25 @@ fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<M
         return;
     };
     let list = all.join(", ");
+    // An ICU plural takes a form by an edit; a file that keeps a place per form, in the file.
+    let add = |case: &str| {
+        if crate::change::forms::growable(switch) {
+            format!(
+                "; `kapi translate` adds it, as does a `set_content` at branch `{}:{case}`",
+                switch.pivot
+            )
+        } else {
+            String::new()
+        }
+    };
     for case in needed {
         if !have.contains(case) {
             out.push(Mismatch {
                 rule: &MISSING,
                 data: (*case).to_owned(),
                 message: format!(
-                    "the plural has no `{case}` form, which `{lang}` needs (CLDR: {list})"
+                    "the plural has no `{case}` form, which `{lang}` needs (CLDR: {list}){}",
+                    add(case)
                 ),
             });
         }
