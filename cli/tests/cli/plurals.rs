@@ -411,3 +411,65 @@ fn an_icu_plural_takes_the_forms_its_language_needs() {
     );
     assert_eq!(kapi.read("res/values-ru/strings.xml"), broken);
 }
+
+/// A language with one form (Japanese) writes a plural as `other` alone: a lone i18next
+/// `_other` key and a nested `{"other": …}` object are its plurals, paired with the English
+/// `one`/`other`, complete, and a Japanese file written from the English source takes no `one`
+/// in its ICU plurals. In a file that has a `one` anywhere, a lone `_other` is a key.
+#[test]
+fn a_japanese_plural_is_other_alone() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: ja\ndefaults:\n  source_language: en\n  target_languages: [ja, fr]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\"files\": {\"one\": \"%(count)s file\", \"other\": \"%(count)s files\"},\n \"item_one\": \"{{count}} item\", \"item_other\": \"{{count}} items\",\n \"msg\": \"{n, plural, one {# row} other {# rows}}\"}\n",
+    );
+    let ja = "{\"files\": {\"other\": \"%(count)s ファイル\"},\n \"item_other\": \"{{count}} 項目\",\n \"msg\": \"{n, plural, other {# 行}}\"}\n";
+    kapi.write("locales/ja.json", ja);
+    let plan = kapi
+        .run(&["stats", "--plan", "--lang", "ja", "--json"])
+        .json();
+    assert_eq!(plan["plan"], serde_json::json!([]), "{plan:#}");
+    let (_, found, _) = plural_findings(&kapi, &["check", "locales/ja.json", "--json"]);
+    assert!(found.is_empty(), "{found:?}");
+    // Written from the English source: the ICU plural takes Japanese's one form.
+    std::fs::remove_file(kapi.path().join("locales/ja.json")).expect("removed");
+    let run = kapi.run(&[
+        "translate",
+        "locales/en.json",
+        "--to",
+        "ja",
+        "--provider",
+        "pseudo",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let ja = kapi.read("locales/ja.json");
+    assert!(
+        ja.contains("\"msg\": \"{n, plural, other {[# röws~~]}}\""),
+        "{ja}"
+    );
+
+    // An English file with no plural: `payment_other` is a key, and French pairs with it.
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: fr\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\"payment_other\": \"Other\", \"title\": \"Pay\"}\n",
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\"payment_other\": \"Autre\", \"title\": \"Payer\"}\n",
+    );
+    let (code, found, _) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+    let plan = kapi
+        .run(&["stats", "--plan", "--lang", "fr", "--json"])
+        .json();
+    assert_eq!(plan["plan"], serde_json::json!([]), "{plan:#}");
+}

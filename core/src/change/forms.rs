@@ -50,6 +50,32 @@ pub fn lacking(edition: &Edition, needed: &[&str]) -> Vec<String> {
     out
 }
 
+/// Fits each growable plural at the top of `edition` (a copy of its source made for a
+/// translation into `lang`) to the language: the forms `lang` needs that it lacks are added
+/// (from `other`), the categories `lang` never uses are dropped (`one` for Japanese); `=N`
+/// cases and `other` stay. Whether it changed anything; a language CLDR does not name is left.
+pub fn fit(edition: &mut Edition, lang: &str) -> bool {
+    let Some((needed, all)) = crate::plurals::needed_and_all(lang) else {
+        return false;
+    };
+    let mut changed = false;
+    for path in lacking(edition, &needed) {
+        changed |= add(edition, &path, lang);
+    }
+    for run in &mut edition.runs {
+        if let Run::Switch(s) = run
+            && growable(s)
+        {
+            let before = s.branches.len();
+            s.branches.retain(|b| {
+                b.case.starts_with('=') || b.case == "other" || all.contains(&b.case.as_str())
+            });
+            changed |= s.branches.len() != before;
+        }
+    }
+    changed
+}
+
 /// A plural its format writes whole from its branches (an ICU message), not one whose file
 /// keeps a place per form.
 pub fn growable(s: &Switch) -> bool {
@@ -170,6 +196,21 @@ mod tests {
             rendered(&e),
             "{count, plural, =0 {none} one {# file} few {# files} many {# files} other {# files}}"
         );
+    }
+
+    #[test]
+    fn a_copy_fits_its_language_forms_added_and_unused_ones_dropped() {
+        let mut e = icu_edition("{count, plural, =0 {none} one {# file} other {# files}}");
+        assert!(fit(&mut e, "ja"));
+        assert_eq!(rendered(&e), "{count, plural, =0 {none} other {# files}}");
+        let mut e = icu_edition("{count, plural, one {# file} other {# files}}");
+        assert!(fit(&mut e, "ru"));
+        assert_eq!(
+            rendered(&e),
+            "{count, plural, one {# file} few {# files} many {# files} other {# files}}"
+        );
+        assert!(!fit(&mut e, "ru"), "fitted already");
+        assert!(!fit(&mut e, "not a tag"));
     }
 
     #[test]

@@ -387,7 +387,7 @@ impl<'a> TranslationCheck<'a> {
             let finding = locate(rule, rule.severity, 0..0, message, None, None);
             self.findings.push(finding);
         }
-        for m in plurals::compare(pair.target, lang, &mut self.plurals) {
+        for m in plurals::compare_to(pair.source, pair.target, lang, &mut self.plurals) {
             let finding = locate(m.rule, m.rule.severity, 0..0, m.message, Some(m.data), None);
             self.findings.push(finding);
         }

@@ -746,7 +746,21 @@ fn gather(
             let unchanged = s.unchanged.iter().filter(|key| {
                 fresh.is_some_and(|f| f.contains(*key)) || replaces_stale(request, &s.lang, false)
             });
-            let keys: Vec<&String> = s.missing.iter().chain(stale).chain(unchanged).collect();
+            let mut keys: Vec<&String> = s.missing.iter().chain(stale).chain(unchanged).collect();
+            // The rest of this run's copies (a plural fitted to the language reads as no copy).
+            if let Some(fresh) = fresh {
+                let mut rest: Vec<&String> = fresh
+                    .iter()
+                    .filter(|k| !keys.contains(k))
+                    .filter(|k| {
+                        blocks
+                            .get(k.as_str())
+                            .is_some_and(|b| crate::services::translation::translatable(b))
+                    })
+                    .collect();
+                rest.sort();
+                keys.extend(rest);
+            }
             // A translation whose ICU plural lacks forms its language needs: only those
             // forms, which adds and replaces nothing.
             let lacking: Vec<Todo> = loaded

@@ -106,6 +106,10 @@ pub fn scaffold(loaded: &Loaded, target: &TargetFile) -> Result<(Scaffolded, Fou
             .filter(|_| target.parsed.is_some())
         {
             block.source = unplaced(edition);
+        } else {
+            // A copy's ICU plural takes the forms of the target's language (`few`, `many` for
+            // Russian; no `one` for Japanese).
+            kapi_core::change::forms::fit(&mut block.source, &target.lang);
         }
         block.targets.clear();
     }

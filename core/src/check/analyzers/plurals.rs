@@ -5,7 +5,8 @@
 //! [`crate::model::Switch::forms`]), else the CLDR categories of the target language
 //! ([`crate::plurals`]). A target with no text in any form is untranslated and a `fuzzy` one
 //! is a draft (`msgfmt -c` skips both); exact cases (`=0`) and `select`/`selectordinal`
-//! switches are never judged; a language CLDR names no categories for is not checked. A form
+//! switches are never judged, nor is a translation whose source's plural has `other` alone
+//! ([`compare_to`]); a language CLDR names no categories for is not checked. A form
 //! that is present but empty counts as present, as it does for `msgfmt`. A missing form is
 //! one the language needs ([`crate::plurals::Rules::needed`]: not French `many`, which only
 //! round millions take), an extra one a category the language does not have at all.
@@ -104,6 +105,31 @@ pub fn compare(target: &Edition, lang: &str, languages: &mut Languages) -> Vec<M
     }
     switches(&target.runs, lang, languages, &mut out);
     out
+}
+
+/// [`compare`], unless the source's plural has `other` alone: a source written in one form
+/// (an English `payment_other` key of a file with no plural, read as a plural of one form)
+/// says nothing of the forms its translation needs.
+pub fn compare_to(
+    source: &Edition,
+    target: &Edition,
+    lang: &str,
+    languages: &mut Languages,
+) -> Vec<Mismatch> {
+    let one_form = source.runs.iter().any(|run| match run {
+        Run::Switch(s) => {
+            s.kind == SwitchKind::Plural
+                && s.branches
+                    .iter()
+                    .filter(|b| !b.case.starts_with('='))
+                    .all(|b| b.case == "other")
+        }
+        _ => false,
+    });
+    if one_form {
+        return Vec::new();
+    }
+    compare(target, lang, languages)
 }
 
 fn switches(runs: &[Run], lang: &str, languages: &mut Languages, out: &mut Vec<Mismatch>) {

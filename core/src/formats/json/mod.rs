@@ -230,6 +230,11 @@ struct Scanner<'a> {
     entries: Entries,
     keys: KeyBudget,
     groups: Vec<Vec<usize>>,
+    /// Whether a plural form `one` is anywhere in the file (a `_one` key, a `"one"` member).
+    has_one: bool,
+    /// Lone i18next `_other` keys (no sibling of their base): one plural group each when the
+    /// file has no `one` form anywhere ([`Scanner::scan`]).
+    lone_others: Vec<usize>,
 }
 
 impl<'a> Scanner<'a> {
@@ -244,6 +249,8 @@ impl<'a> Scanner<'a> {
             entries: Entries::default(),
             keys: KeyBudget::new(text.len()),
             groups: Vec::new(),
+            has_one: false,
+            lone_others: Vec::new(),
         }
     }
 
@@ -293,6 +300,18 @@ impl<'a> Scanner<'a> {
                     self.found(self.pos)
                 ),
             ));
+        }
+        // A file with no `one` form anywhere is in a language with one form (Japanese,
+        // Chinese, Korean): each lone `_other` key is its plural. In a file that has a `one`,
+        // a lone `_other` (`payment_other`) is a key like any other.
+        if !self.has_one {
+            for index in std::mem::take(&mut self.lone_others) {
+                let id = u32::try_from(self.groups.len()).ok();
+                if let Some(entry) = self.entries.get_mut(index) {
+                    entry.group = id;
+                    self.groups.push(vec![index]);
+                }
+            }
         }
         Ok(Scanned {
             entries: self.entries,
@@ -710,8 +729,10 @@ impl<'a> Scanner<'a> {
     }
 
     /// Makes a closed object whose members are all strings under distinct CLDR category keys,
-    /// `other` among them and two at least, one plural group keyed by the object's path (the
-    /// path now); a top-level object stays keys of its own. `at` is the object's `}`.
+    /// `other` among them, one plural group keyed by the object's path (the path now); a
+    /// top-level object stays keys of its own. `{"other": …}` alone is a plural too: what a
+    /// language with one form (Japanese, Chinese, Korean) writes for an English `one`/`other`.
+    /// `at` is the object's `}`.
     fn nested_plural(
         &mut self,
         members: Vec<(usize, &'static str)>,
@@ -721,8 +742,9 @@ impl<'a> Scanner<'a> {
             .iter()
             .enumerate()
             .all(|(i, (_, c))| !members[..i].iter().any(|(_, d)| d == c));
+        self.has_one |= members.iter().any(|(_, c)| *c == "one");
         if self.path.is_empty()
-            || members.len() < 2
+            || members.is_empty()
             || !distinct
             || !members.iter().any(|(_, c)| *c == "other")
         {
@@ -749,7 +771,7 @@ impl<'a> Scanner<'a> {
 
     /// Groups a closed object's plural siblings into i18next plural blocks.
     fn group(&mut self, siblings: Vec<usize>) {
-        if siblings.len() < 2 {
+        if siblings.is_empty() {
             return;
         }
         let mut order: Vec<(&str, bool)> = Vec::new();
@@ -780,8 +802,11 @@ impl<'a> Scanner<'a> {
                 .iter()
                 .enumerate()
                 .all(|(i, c)| !categories[..i].contains(c));
+            self.has_one |= categories.contains(&"one");
             if members.len() >= 2 && distinct && categories.contains(&"other") {
                 new_groups.push(members);
+            } else if categories == ["other"] {
+                self.lone_others.extend(members);
             }
         }
         for members in new_groups {

@@ -294,6 +294,30 @@ fn i18next_plural_siblings_read_as_one_switch_with_a_hole_per_branch() {
 }
 
 #[test]
+fn a_lone_other_is_a_plural_of_one_form_in_a_file_with_no_one() {
+    // Japanese, as i18next writes it: only `_other`, and `{"other": …}` for a nested plural.
+    let ja = r#"{"item_other": "{{count}} 項目", "files": {"other": "%(count)s ファイル"}, "title": "題"}"#;
+    let mut parsed = read(ja);
+    assert_eq!(keys(&parsed), ["item", "files", "title"]);
+    assert_eq!(
+        marked(&parsed.document.blocks[0].source.runs),
+        r#"{1 count plural|other: <x id="1/"/> 項目}"#
+    );
+    let runs = parsed
+        .document
+        .block_mut("item")
+        .unwrap()
+        .source
+        .branch_mut("count:other")
+        .unwrap();
+    runs[1] = Run::text(" 件");
+    assert_eq!(write(&parsed), ja.replace("{{count}} 項目", "{{count}} 件"));
+    // A file with a `one` anywhere: a lone `_other` is a key of its own.
+    let en = r#"{"payment_other": "Other", "nested": {"item_one": "a", "item_other": "b"}}"#;
+    assert_eq!(keys(&read(en)), ["payment_other", "nested.item"]);
+}
+
+#[test]
 fn a_nested_object_of_cldr_categories_is_one_plural_switch() {
     // As Element writes them (element-web `src/i18n/strings/*.json`).
     let source = r#"{"room": {"n_members": {"one": "%(count)s member", "other": "%(count)s members"},
@@ -311,7 +335,7 @@ fn a_nested_object_of_cldr_categories_is_one_plural_switch() {
             "room.mixed.one",
             "room.mixed.other",
             "room.mixed.label",
-            "room.lone.other",
+            "room.lone",
             "room.twice.one",
             "room.twice.one#2",
             "room.twice.other",
