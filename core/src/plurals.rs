@@ -61,14 +61,32 @@ fn category_name(c: PluralCategory) -> &'static str {
     }
 }
 
-/// A language's CLDR cardinal rule.
-pub struct Rules(PluralRules);
+/// A language's CLDR cardinal rule (or ordinal rule, [`Rules::ordinal_of`]).
+pub struct Rules(PluralRules, bool);
 
 impl Rules {
     /// The rule of a BCP 47 tag or gettext locale (`pt-BR`, `sr@latin`, `zh_Hans`), by CLDR's
     /// own fallback (`pt-BR` → `pt`); `None` for a tag that does not parse or whose language
     /// subtag is not two or three letters or is private use (`target`, `qps-ploc`).
     pub fn of(tag: &str) -> Option<Rules> {
+        Self::locale(tag).and_then(|l| {
+            PluralRules::try_new_cardinal((&l).into())
+                .ok()
+                .map(|r| Rules(r, false))
+        })
+    }
+
+    /// The ordinal rule of a tag (`1st 2nd 3rd 4th`: English `one two few other`), as [`Rules::of`]
+    /// reads it. Its forms are those integers take: an ordinal has no fraction.
+    pub fn ordinal_of(tag: &str) -> Option<Rules> {
+        Self::locale(tag).and_then(|l| {
+            PluralRules::try_new_ordinal((&l).into())
+                .ok()
+                .map(|r| Rules(r, true))
+        })
+    }
+
+    fn locale(tag: &str) -> Option<Locale> {
         let tag = tag
             .split(['@', '.'])
             .next()
@@ -83,13 +101,9 @@ impl Rules {
         {
             return None;
         }
-        let locale = tag
-            .parse::<Locale>()
+        tag.parse::<Locale>()
             .or_else(|_| language.parse::<Locale>())
-            .ok()?;
-        PluralRules::try_new_cardinal((&locale).into())
             .ok()
-            .map(Rules)
     }
 
     /// The category of an integer.
@@ -102,7 +116,7 @@ impl Rules {
     /// French, Spanish, Italian and Portuguese, which only round millions take.
     pub fn needed(&self) -> Vec<&'static str> {
         let mut used: Vec<&'static str> = (0..=EVAL_MAX).map(|n| self.select(n)).collect();
-        for f in FRACTIONS {
+        for f in FRACTIONS.iter().filter(|_| !self.1) {
             if let Ok(d) = fixed_decimal::Decimal::try_from_str(f) {
                 used.push(category_name(self.0.category_for(&d)));
             }
@@ -134,6 +148,11 @@ pub fn categories(tag: &str) -> Option<Vec<&'static str>> {
 /// `None` when the tag names no language.
 pub fn needed_and_all(tag: &str) -> Option<(Vec<&'static str>, Vec<&'static str>)> {
     Rules::of(tag).map(|r| (r.needed(), r.categories()))
+}
+
+/// [`needed_and_all`] of the language's ordinal rule (`selectordinal`, i18next `_ordinal_`).
+pub fn ordinal_needed_and_all(tag: &str) -> Option<(Vec<&'static str>, Vec<&'static str>)> {
+    Rules::ordinal_of(tag).map(|r| (r.needed(), r.categories()))
 }
 
 /// A `Plural-Forms` header value read: `nplurals=N; plural=EXPR;`.

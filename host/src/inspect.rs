@@ -524,7 +524,9 @@ fn branches(edition: &Edition, lang: Option<&str>) -> Vec<BranchView> {
             absent: false,
         })
         .collect();
-    let needed = lang.and_then(kapi_core::plurals::needed_and_all);
+    let needed = lang
+        .filter(|_| kapi_core::change::forms::has_growable(edition))
+        .and_then(kapi_core::plurals::needed_and_all);
     if let Some((needed, _)) = needed {
         for path in kapi_core::change::forms::lacking(edition, &needed) {
             out.push(BranchView {

@@ -473,3 +473,39 @@ fn a_japanese_plural_is_other_alone() {
         .json();
     assert_eq!(plan["plan"], serde_json::json!([]), "{plan:#}");
 }
+
+/// An ordinal is held to the language's ordinal forms: French `1er`, `2e` needs `one` and
+/// `other`, whether written as an ICU `selectordinal` or as i18next `_ordinal_` keys.
+#[test]
+fn an_ordinal_is_held_to_the_languages_ordinal_forms() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: ordinals\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - path: \"locales/en.json\"\n    target: \"locales/{lang}.json\"\n",
+    );
+    kapi.write(
+        "locales/en.json",
+        "{\"rank\": \"{n, selectordinal, one {#st} two {#nd} few {#rd} other {#th}}\",\n \"place_ordinal_one\": \"{{count}}st\", \"place_ordinal_two\": \"{{count}}nd\", \"place_ordinal_few\": \"{{count}}rd\", \"place_ordinal_other\": \"{{count}}th\"}\n",
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\"rank\": \"{n, selectordinal, other {#e}}\",\n \"place_ordinal_other\": \"{{count}}e\"}\n",
+    );
+    let (code, mut found, report) = plural_findings(&kapi, &["check", "--json"]);
+    found.sort();
+    assert_eq!(code, 3);
+    assert_eq!(
+        found,
+        ["plurals.missing place_ordinal", "plurals.missing rank"]
+    );
+    assert!(
+        report.to_string().contains("the ordinal has no `one` form"),
+        "{report:#}"
+    );
+    kapi.write(
+        "locales/fr.json",
+        "{\"rank\": \"{n, selectordinal, one {#er} other {#e}}\",\n \"place_ordinal_one\": \"{{count}}er\", \"place_ordinal_other\": \"{{count}}e\"}\n",
+    );
+    let (code, found, _) = plural_findings(&kapi, &["check", "--json"]);
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+}

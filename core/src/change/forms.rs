@@ -55,6 +55,10 @@ pub fn lacking(edition: &Edition, needed: &[&str]) -> Vec<String> {
 /// (from `other`), the categories `lang` never uses are dropped (`one` for Japanese); `=N`
 /// cases and `other` stay. Whether it changed anything; a language CLDR does not name is left.
 pub fn fit(edition: &mut Edition, lang: &str) -> bool {
+    // A language's forms cost a thousand evaluations of its rule: asked only for a plural.
+    if !has_growable(edition) {
+        return false;
+    }
     let Some((needed, all)) = crate::plurals::needed_and_all(lang) else {
         return false;
     };
@@ -74,6 +78,14 @@ pub fn fit(edition: &mut Edition, lang: &str) -> bool {
         }
     }
     changed
+}
+
+/// Whether `edition` holds a growable plural at its top ([`growable`]).
+pub fn has_growable(edition: &Edition) -> bool {
+    edition
+        .runs
+        .iter()
+        .any(|r| matches!(r, Run::Switch(s) if growable(s)))
 }
 
 /// A plural its format writes whole from its branches (an ICU message), not one whose file

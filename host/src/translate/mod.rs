@@ -548,6 +548,7 @@ fn todos(
         target
     };
     let absent = shape
+        .filter(|t| kapi_core::change::forms::has_growable(t))
         .zip(kapi_core::plurals::needed_and_all(lang))
         .map(|(t, (needed, _))| kapi_core::change::forms::lacking(t, &needed))
         .unwrap_or_default();
@@ -747,11 +748,13 @@ fn gather(
                 fresh.is_some_and(|f| f.contains(*key)) || replaces_stale(request, &s.lang, false)
             });
             let mut keys: Vec<&String> = s.missing.iter().chain(stale).chain(unchanged).collect();
+            let mut taken: std::collections::HashSet<&str> =
+                keys.iter().map(|k| k.as_str()).collect();
             // The rest of this run's copies (a plural fitted to the language reads as no copy).
             if let Some(fresh) = fresh {
                 let mut rest: Vec<&String> = fresh
                     .iter()
-                    .filter(|k| !keys.contains(k))
+                    .filter(|k| !taken.contains(k.as_str()))
                     .filter(|k| {
                         blocks
                             .get(k.as_str())
@@ -759,6 +762,7 @@ fn gather(
                     })
                     .collect();
                 rest.sort();
+                taken.extend(rest.iter().map(|k| k.as_str()));
                 keys.extend(rest);
             }
             // A translation whose ICU plural lacks forms its language needs: only those
@@ -768,7 +772,7 @@ fn gather(
                 .document
                 .blocks
                 .iter()
-                .filter(|b| b.targets.contains_key(&s.lang) && !keys.contains(&&b.key))
+                .filter(|b| b.targets.contains_key(&s.lang) && !taken.contains(b.key.as_str()))
                 .filter(|b| crate::services::translation::translatable(b))
                 .flat_map(|b| absent_todos(b, &s.lang))
                 .collect();

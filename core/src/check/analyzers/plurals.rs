@@ -4,9 +4,11 @@
 //! The forms a target switch needs are the file's own when it says (PO: `nplurals` forms,
 //! [`crate::model::Switch::forms`]), else the CLDR categories of the target language
 //! ([`crate::plurals`]). A target with no text in any form is untranslated and a `fuzzy` one
-//! is a draft (`msgfmt -c` skips both); exact cases (`=0`) and `select`/`selectordinal`
-//! switches are never judged, nor is a translation whose source's plural has `other` alone
-//! ([`compare_to`]); a language CLDR names no categories for is not checked. A form
+//! is a draft (`msgfmt -c` skips both); exact cases (`=0`) and `select` switches are never
+//! judged; an ordinal (`selectordinal`, i18next `_ordinal_`) is held to the language's CLDR
+//! ordinal forms (English `one two few other`, French `one other`). A translation whose
+//! source's plural has `other` alone is not judged ([`compare_to`]), nor is a language CLDR
+//! names no categories for. A form
 //! that is present but empty counts as present, as it does for `msgfmt`. A missing form is
 //! one the language needs ([`crate::plurals::Rules::needed`]: not French `many`, which only
 //! round millions take), an extra one a category the language does not have at all.
@@ -25,7 +27,9 @@ declare_rule! {
     /// ICU `plural`, i18next `_one`/`_few`… group, Rails YAML or nested JSON plural without
     /// one of the target language's CLDR categories (Russian: `one`, `few`, `many`, `other`).
     /// CLDR's `many` of French, Spanish, Italian and Portuguese, which only round millions
-    /// take, may be there and need not. Untranslated and `fuzzy` targets are skipped. An
+    /// take, may be there and need not. An ordinal (ICU `selectordinal`, i18next `_ordinal_`
+    /// keys) needs the language's ordinal forms (English `one two few other` for 1st, 2nd,
+    /// 3rd, 4th). Untranslated and `fuzzy` targets are skipped. An
     /// ICU plural takes the form by a `set_content` at its branch (`count:few`, listed
     /// `absent` by `kapi inspect`) or from `kapi translate`; a form with a place of its own
     /// in the file (Android, PO, nested JSON, i18next and Rails keys) is added there.
@@ -81,10 +85,22 @@ pub struct Languages(HashMap<String, Option<Needed>>);
 type Needed = (Vec<&'static str>, Vec<&'static str>);
 
 impl Languages {
-    fn categories(&mut self, lang: &str) -> Option<&Needed> {
+    /// The forms a plural (`ordinal`: a `selectordinal`) in `lang` needs, and all it has.
+    fn categories(&mut self, lang: &str, ordinal: bool) -> Option<&Needed> {
+        let key = if ordinal {
+            format!("{lang}#ordinal")
+        } else {
+            lang.to_owned()
+        };
         self.0
-            .entry(lang.to_owned())
-            .or_insert_with(|| crate::plurals::needed_and_all(lang))
+            .entry(key)
+            .or_insert_with(|| {
+                if ordinal {
+                    crate::plurals::ordinal_needed_and_all(lang)
+                } else {
+                    crate::plurals::needed_and_all(lang)
+                }
+            })
             .as_ref()
     }
 }
@@ -135,7 +151,7 @@ pub fn compare_to(
 fn switches(runs: &[Run], lang: &str, languages: &mut Languages, out: &mut Vec<Mismatch>) {
     for run in runs {
         let Run::Switch(switch) = run else { continue };
-        if switch.kind == SwitchKind::Plural {
+        if matches!(switch.kind, SwitchKind::Plural | SwitchKind::Ordinal) {
             judge(switch, lang, languages, out);
         }
         for branch in &switch.branches {
@@ -184,9 +200,11 @@ fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<M
         }
         return;
     }
-    let Some((needed, all)) = languages.categories(lang) else {
+    let ordinal = switch.kind == SwitchKind::Ordinal;
+    let Some((needed, all)) = languages.categories(lang, ordinal) else {
         return;
     };
+    let what = if ordinal { "ordinal" } else { "plural" };
     let list = all.join(", ");
     // An ICU plural takes a form by an edit; a file that keeps a place per form, in the file.
     let add = |case: &str| {
@@ -205,7 +223,7 @@ fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<M
                 rule: &MISSING,
                 data: (*case).to_owned(),
                 message: format!(
-                    "the plural has no `{case}` form, which `{lang}` needs (CLDR: {list}){}",
+                    "the {what} has no `{case}` form, which `{lang}` needs (CLDR: {list}){}",
                     add(case)
                 ),
             });
@@ -217,7 +235,7 @@ fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<M
                 rule: &EXTRA,
                 data: (*case).to_owned(),
                 message: format!(
-                    "the plural has a `{case}` form, which `{lang}` never uses (CLDR: {list})"
+                    "the {what} has a `{case}` form, which `{lang}` never uses (CLDR: {list})"
                 ),
             });
         }
@@ -243,6 +261,43 @@ mod tests {
             src: None,
             forms: forms.map(std::sync::Arc::new),
         })])
+    }
+
+    #[test]
+    fn an_ordinal_is_held_to_the_languages_ordinal_forms() {
+        let mut ordinal = plural(&["other"], None);
+        if let Some(Run::Switch(s)) = ordinal.runs.first_mut() {
+            s.kind = SwitchKind::Ordinal;
+        }
+        let mut languages = Languages::default();
+        // French ordinals: `1er`, `2e`: one, other.
+        let found = compare(&ordinal, "fr", &mut languages);
+        assert_eq!(rules(&found), ["plurals.missing one"]);
+        assert!(
+            found[0]
+                .message
+                .starts_with("the ordinal has no `one` form")
+        );
+        // Japanese has one ordinal form; English four (1st 2nd 3rd 4th).
+        assert!(compare(&ordinal, "ja", &mut languages).is_empty());
+        assert_eq!(
+            rules(&compare(&ordinal, "en", &mut languages)),
+            [
+                "plurals.missing one",
+                "plurals.missing two",
+                "plurals.missing few"
+            ]
+        );
+        // The cardinal rule of the same language is kept apart.
+        assert_eq!(
+            rules(&compare(&plural(&["other"], None), "fr", &mut languages)),
+            ["plurals.missing one"]
+        );
+        assert!(
+            compare(&plural(&["one", "other"], None), "ja", &mut languages)
+                .iter()
+                .all(|m| m.rule.id == "plurals.extra")
+        );
     }
 
     fn rules(found: &[Mismatch]) -> Vec<String> {
