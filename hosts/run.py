@@ -671,9 +671,14 @@ def sc_listing(ctx, env):
     desc = _skill_description(project, skill_file)[:80]
     ctx.expect("the kapi skill is listed to the model", bool(desc) and "- kapi:" in body and desc in body,
                f"`- kapi: {desc}…` from {skill_file}")
-    rules_file = "CLAUDE.md" if host.name == "claude-code" else "AGENTS.md"
+    # One copy of the rules: Claude Code reads AGENTS.md's section through CLAUDE.md's import.
+    rules_file = "AGENTS.md"
+    via = " (through CLAUDE.md's `@AGENTS.md`)" if host.name == "claude-code" else ""
+    if host.name == "claude-code":
+        claude = (project / "CLAUDE.md").read_text()
+        ctx.expect("CLAUDE.md is the import of AGENTS.md alone", claude == "@AGENTS.md\n", repr(claude[:80]))
     lines = [ln for ln in _section(project / rules_file).splitlines() if ln.strip() and "login" in ln]
-    ctx.expect(f"kapi's rules section of {rules_file} reaches the model", bool(lines) and lines[0] in body,
+    ctx.expect(f"kapi's rules section of {rules_file} reaches the model{via}", bool(lines) and lines[0] in body,
                f"line {lines[0]!r}" if lines else f"no rules section with the forbidden term in {rules_file}")
     instr = env["instructions"]
     head = instr.split(".")[0] if instr else ""

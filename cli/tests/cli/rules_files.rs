@@ -56,7 +56,9 @@ fn init_writes_no_rules_file_inside_a_collection_and_puts_the_folders_rules_in_t
     for rel in ["docs/learn/AGENTS.md", "docs/learn/CLAUDE.md"] {
         assert!(!exists(&kapi, rel), "{rel} would be published as a page");
     }
-    for rel in ["AGENTS.md", "CLAUDE.md"] {
+    // One copy of the rules: the CLAUDE.md kapi creates imports AGENTS.md (issue 40, item 5).
+    assert_eq!(kapi.read("CLAUDE.md"), "@AGENTS.md\n");
+    for rel in ["AGENTS.md"] {
         let root = kapi.read(rel);
         assert!(
             root.contains("Under `docs/learn/`:\n- Steps are numbered.\n"),

@@ -1,5 +1,6 @@
 //! kapi's own rules files: an `AGENTS.md` or `CLAUDE.md` that holds nothing but kapi's section
-//! (between `<!-- kapi:rules -->` and `<!-- /kapi:rules -->`) is kapi's, never content.
+//! (between `<!-- kapi:rules -->` and `<!-- /kapi:rules -->`), or a `CLAUDE.md` that holds
+//! nothing but the import of its `AGENTS.md` (`@AGENTS.md`), is kapi's, never content.
 //!
 //! Such a file is not declared by any collection, so it is not checked, counted or listed
 //! (`kapi check`, `kapi stats`, `kapi cat`, `kapi grep`, `kapi context collections`, `kapi up`)
@@ -20,6 +21,8 @@ pub const START_MARKER: &str = "<!-- kapi:rules -->";
 pub const END_MARKER: &str = "<!-- /kapi:rules -->";
 /// The file names kapi writes its rules into.
 pub const RULES_FILE_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+/// What a `CLAUDE.md` kapi creates beside an `AGENTS.md` that holds the section says.
+pub const CLAUDE_IMPORT: &str = "@AGENTS.md";
 /// A file longer than this is never kapi's own: kapi's sections are a few dozen lines.
 const MAX_OWN_LEN: u64 = 256 * 1024;
 
@@ -65,7 +68,16 @@ pub fn is_kapis_own(path: &Path) -> bool {
     {
         return false;
     }
-    std::str::from_utf8(&bytes).is_ok_and(holds_only_section)
+    let claude = path.file_name().is_some_and(|n| n == "CLAUDE.md");
+    std::str::from_utf8(&bytes)
+        .is_ok_and(|text| holds_only_section(text) || (claude && only_the_import(text)))
+}
+
+/// Whether `text` is the import of `AGENTS.md` alone ([`CLAUDE_IMPORT`], or `@./AGENTS.md`),
+/// blank lines and a byte-order mark aside.
+pub fn only_the_import(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    matches!(text.trim(), CLAUDE_IMPORT | "@./AGENTS.md")
 }
 
 #[cfg(test)]
@@ -73,6 +85,19 @@ mod tests {
     use super::*;
 
     const SECTION: &str = "<!-- kapi:rules -->\n## Rules (kapi)\n- One.\n<!-- /kapi:rules -->\n";
+
+    #[test]
+    fn a_claude_md_that_is_the_import_alone_is_kapis() {
+        let dir = tempfile::tempdir().unwrap();
+        let claude = dir.path().join("CLAUDE.md");
+        std::fs::write(&claude, "@AGENTS.md\n").unwrap();
+        assert!(is_kapis_own(&claude));
+        std::fs::write(&claude, "@AGENTS.md\n\nAlso: run the tests.\n").unwrap();
+        assert!(!is_kapis_own(&claude), "a person's text beside it");
+        let agents = dir.path().join("AGENTS.md");
+        std::fs::write(&agents, "@AGENTS.md\n").unwrap();
+        assert!(!is_kapis_own(&agents), "only CLAUDE.md imports");
+    }
 
     #[test]
     fn only_the_section_and_blank_lines_is_kapis() {

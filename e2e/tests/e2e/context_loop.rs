@@ -223,7 +223,9 @@ fn the_growing_context_loop() {
         !root.contains("docs/guide"),
         "the dropped note writes nothing: {root}"
     );
-    for rel in ["AGENTS.md", "CLAUDE.md"] {
+    // One copy of the rules: the CLAUDE.md kapi created imports AGENTS.md.
+    assert_eq!(read(dir, "CLAUDE.md"), "@AGENTS.md\n");
+    for rel in ["AGENTS.md"] {
         let text = read(dir, rel);
         let section = text
             .split("<!-- kapi:rules -->")

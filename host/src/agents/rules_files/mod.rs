@@ -8,7 +8,9 @@
 //! line. The person's text around it is never touched; a file with a broken section is refused
 //! before anything is written. A file kapi created (tracked in `.kapi/work/rules-files.json`)
 //! is removed when its section goes and nothing else is in it. A `CLAUDE.md` that imports
-//! `@AGENTS.md`, or is the same file, gets no section, so Claude Code reads the rules once.
+//! `@AGENTS.md`, or is the same file, gets no section, so Claude Code reads the rules once; a
+//! `CLAUDE.md` kapi creates beside an `AGENTS.md` that holds the section is that import alone
+//! (`@AGENTS.md`), and goes when the folder's rules go.
 //!
 //! A folder inside a content collection gets no rules file (`place`): docs sites build a page
 //! from every Markdown file under their content folder, so a file there would be published.

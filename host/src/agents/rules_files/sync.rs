@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use kapi_core::governance::notes::normal_path;
 use kapi_core::project::layout::WORK_DIR;
 
-use kapi_core::project::own_files::holds_only_section;
+use kapi_core::project::own_files::{self, holds_only_section};
 
 use super::place::Content;
 use super::section::{imports_agents, marker, set_section};
@@ -199,7 +199,7 @@ impl Syncing<'_> {
             Err(e) => return Err(HostError::io(&abs, e)),
         };
         if name == CLAUDE && imports_agents(&text) {
-            return self.imports_agents(rel, real, &text, body);
+            return self.imports_agents(rel, real, &abs, &text, body);
         }
         let new = set_section(&text, body).map_err(|e| e.in_file(rel))?;
         if new == text {
@@ -262,9 +262,20 @@ impl Syncing<'_> {
                 }
                 self.planned.insert(normalize(abs), rel.to_owned());
                 self.planned.insert(path.clone(), rel.to_owned());
+                // A CLAUDE.md beside an AGENTS.md that holds the section imports it: one copy
+                // of the rules, which Claude Code reads through the import.
+                let agents = join(folder, AGENTS);
+                let text = if name == CLAUDE
+                    && (self.report.written.contains(&agents)
+                        || self.report.unchanged.contains(&agents))
+                {
+                    format!("{}\n", own_files::CLAUDE_IMPORT)
+                } else {
+                    set_section("", Some(body)).map_err(|e| e.in_file(rel))?
+                };
                 self.actions.push(Action::Write {
                     path,
-                    text: set_section("", Some(body)).map_err(|e| e.in_file(rel))?,
+                    text,
                     created: Some(rel.to_owned()),
                 });
                 self.report.written.push(rel.to_owned());
@@ -310,17 +321,45 @@ impl Syncing<'_> {
         Some(real)
     }
 
-    /// A `CLAUDE.md` that imports `@AGENTS.md` gets no section: one it holds is removed.
+    /// A `CLAUDE.md` that imports `@AGENTS.md` gets no section: one it holds is removed. The
+    /// import kapi created alone (`own_files::CLAUDE_IMPORT`) goes when the folder's rules go.
     fn imports_agents(
         &mut self,
         rel: &str,
         real: PathBuf,
+        abs: &Path,
         text: &str,
         body: Option<&[String]>,
     ) -> Result<(), HostError> {
+        if body.is_none() && self.tracked.contains(rel) {
+            // kapi wrote the import: it goes, and the file with it when nothing else is left.
+            let kept: String = text
+                .split_inclusive('\n')
+                .filter(|l| !own_files::only_the_import(l))
+                .collect();
+            let kept = kept.trim_end().to_owned();
+            self.report.removed.push(rel.to_owned());
+            if kept.is_empty() {
+                self.report.deleted.push(rel.to_owned());
+                self.actions.push(Action::Delete {
+                    path: abs.to_path_buf(),
+                    rel: rel.to_owned(),
+                });
+            } else {
+                self.actions.push(Action::Write {
+                    path: real,
+                    text: format!("{kept}\n"),
+                    created: None,
+                });
+            }
+            return Ok(());
+        }
         let new = set_section(text, None).map_err(|e| e.in_file(rel))?;
         let had = new != text;
-        if body.is_some() || had {
+        if body.is_some() && !had && own_files::only_the_import(text) {
+            // The import alone carries the folder's rules: up to date, not passed over.
+            self.report.unchanged.push(rel.to_owned());
+        } else if body.is_some() || had {
             self.report
                 .skipped
                 .push((rel.to_owned(), "imports @AGENTS.md".into()));

@@ -454,11 +454,14 @@ fn sync_writes_root_and_folders_and_a_second_sync_changes_nothing() {
     assert!(agents.starts_with("# How we work\r\n\r\nBe kind.\r\n\r\n<!-- kapi:rules -->\r\n"));
     assert!(agents.ends_with(&format!("{CHECK_LINE}\r\n<!-- /kapi:rules -->\r\n")));
     assert_eq!(
-        f.read("help/CLAUDE.md"),
+        f.read("help/AGENTS.md"),
         format!(
             "<!-- kapi:rules -->\n## Rules for `help/` (kapi)\n- Steps are numbered.\n{CHECK_LINE}\n<!-- /kapi:rules -->\n"
         )
     );
+    // One copy of the rules: each CLAUDE.md kapi creates imports its AGENTS.md.
+    assert_eq!(f.read("help/CLAUDE.md"), "@AGENTS.md\n");
+    assert_eq!(f.read("CLAUDE.md"), "@AGENTS.md\n");
     let created: Vec<String> = serde_json::from_str(&f.read(CREATED_FILES)).unwrap();
     assert_eq!(created, ["CLAUDE.md", "help/AGENTS.md", "help/CLAUDE.md"]);
 
@@ -536,13 +539,13 @@ fn a_claude_md_importing_agents_md_gets_no_section() {
     f.write("help/CLAUDE.md", "@./AGENTS.md\n");
     let plan = simple_plan(&[("help", &["## help", CHECK_LINE])]);
     let report = sync(&f.root, &plan, &Content::none()).unwrap();
+    // A person's file that imports and says more is passed over; the import alone is the
+    // folder's rules, up to date.
     assert_eq!(
         report.skipped,
-        [
-            ("CLAUDE.md".to_owned(), "imports @AGENTS.md".to_owned()),
-            ("help/CLAUDE.md".to_owned(), "imports @AGENTS.md".to_owned())
-        ]
+        [("CLAUDE.md".to_owned(), "imports @AGENTS.md".to_owned())]
     );
+    assert_eq!(report.unchanged, ["help/CLAUDE.md"]);
     assert_eq!(report.removed, ["CLAUDE.md"]);
     assert_eq!(report.written, ["AGENTS.md", "help/AGENTS.md"]);
     assert_eq!(f.read("CLAUDE.md"), "  @AGENTS.md \nMore of mine.\n");
