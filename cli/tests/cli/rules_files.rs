@@ -58,7 +58,8 @@ fn init_writes_no_rules_file_inside_a_collection_and_puts_the_folders_rules_in_t
     }
     // One copy of the rules: the CLAUDE.md kapi creates imports AGENTS.md (issue 40, item 5).
     assert_eq!(kapi.read("CLAUDE.md"), "@AGENTS.md\n");
-    for rel in ["AGENTS.md"] {
+    {
+        let rel = "AGENTS.md";
         let root = kapi.read(rel);
         assert!(
             root.contains("Under `docs/learn/`:\n- Steps are numbered.\n"),

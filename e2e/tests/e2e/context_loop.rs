@@ -225,7 +225,8 @@ fn the_growing_context_loop() {
     );
     // One copy of the rules: the CLAUDE.md kapi created imports AGENTS.md.
     assert_eq!(read(dir, "CLAUDE.md"), "@AGENTS.md\n");
-    for rel in ["AGENTS.md"] {
+    {
+        let rel = "AGENTS.md";
         let text = read(dir, rel);
         let section = text
             .split("<!-- kapi:rules -->")
