@@ -413,7 +413,7 @@ fn init_writes_the_hooks_of_every_host_that_runs_them() {
             "claude-code",
             "Edit|Write|MultiEdit",
         ),
-        (".codex/hooks.json", "codex", "apply_patch|Edit|Write"),
+        (".codex/hooks.json", "codex", "apply_patch|Edit|Write|Bash"),
     ] {
         let hooks = &json_file(&kapi, file)["hooks"];
         for (event, hook, timeout) in [

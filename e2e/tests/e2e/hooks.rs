@@ -1571,6 +1571,57 @@ fn a_patch_that_deletes_a_file_is_nothing_to_check_and_a_move_checks_the_new_pat
     );
 }
 
+/// Codex's shell tool with `apply_patch` in a heredoc, its command an argument array (issue
+/// 40, item 7): the patch's files are guarded and checked as `apply_patch`'s are; a shell
+/// command with no patch is nothing to guard.
+#[test]
+fn a_shell_payload_whose_command_is_an_argument_array_is_read_for_its_patch() {
+    let p = project();
+    generated(p.path());
+    let codex = |event: Event, command: serde_json::Value| {
+        let name = if event == Event::PreEdit {
+            "PreToolUse"
+        } else {
+            "PostToolUse"
+        };
+        let body = json!({"session_id": "c", "turn_id": "t", "cwd": p.path(), "hook_event_name": name,
+            "tool_name": "Bash", "tool_input": {"command": command}});
+        let answer = run_hook(
+            p.path(),
+            event.hook(),
+            Some(Host::Codex),
+            &[],
+            &[],
+            Feed::Bytes(body.to_string().into_bytes()),
+        );
+        (Host::Codex.read(event, &answer), answer)
+    };
+    let heredoc = |file: &str| {
+        json!([
+            "bash",
+            "-lc",
+            format!(
+                "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: {file}\n@@\n-old\n+new\n*** End Patch\nEOF\n"
+            )
+        ])
+    };
+    let (seen, answer) = codex(Event::PreEdit, heredoc("i18n/fr.json"));
+    assert!(
+        matches!(&seen, Seen::Deny(r) if r.contains("i18n/fr.json is generated")),
+        "{seen:?} {answer:?}"
+    );
+    std::fs::write(p.path().join("docs/bad.md"), "Use the login page.\n").unwrap();
+    let (seen, answer) = codex(Event::PostEdit, heredoc("docs/bad.md"));
+    assert!(
+        matches!(&seen, Seen::Feedback(r) if r.contains("docs/bad.md")),
+        "{seen:?} {answer:?}"
+    );
+    for event in [Event::PreEdit, Event::PostEdit] {
+        let (seen, answer) = codex(event, json!(["ls", "-l", "i18n/fr.json"]));
+        assert_eq!(seen, Seen::Allow, "{event:?}: {answer:?}");
+    }
+}
+
 #[test]
 fn a_tool_that_only_reads_is_nothing_to_report_even_on_a_target() {
     let p = project();

@@ -31,8 +31,10 @@ pub const CLAUDE_CODE_HOOKS: &str = include_str!("../../hooks/claude-code.json")
 
 /// The tools Claude Code edits files with.
 pub const CLAUDE_CODE_MATCHER: &str = "Edit|Write|MultiEdit";
-/// The tools Codex edits files with.
-pub const CODEX_MATCHER: &str = "apply_patch|Edit|Write";
+/// The tools Codex edits files with: `apply_patch`, and its shell tool (`Bash` in a hook's
+/// payload), which runs `apply_patch` in a heredoc for some models; a shell command that
+/// carries no patch is nothing to guard (`crate::hooks::eval::guarded_paths`).
+pub const CODEX_MATCHER: &str = "apply_patch|Edit|Write|Bash";
 /// KKSS's edit tools are not documented: a glob on the full tool name the person may change.
 pub const KKSS_MATCH: &str = "*__write_file";
 /// The tools Kiki edits files with (a regex).
@@ -252,6 +254,15 @@ fn merge_claude_style(
         if groups.contains(group) {
             continue;
         }
+        // A group an earlier kapi wrote (its matcher then) becomes kapi's group now.
+        let earlier = list.elements().into_iter().find(|g| {
+            g.to_serde_value()
+                .is_some_and(|v| earlier_group(&v, group, protocol))
+        });
+        if let Some(object) = earlier.and_then(|g| g.as_object()) {
+            object.replace_with(cst_value(group));
+            continue;
+        }
         let theirs = groups.iter().any(|g| {
             g.get("hooks")
                 .and_then(Value::as_array)
@@ -270,6 +281,24 @@ fn merge_claude_style(
         text: file.finish(rel)?,
         kept,
     })
+}
+
+/// The matchers an earlier kapi wrote into a host's groups, for [`earlier_group`].
+const EARLIER_MATCHERS: &[(Protocol, &str)] = &[(Protocol::Codex, "apply_patch|Edit|Write")];
+
+/// Whether `found` is `ours` as an earlier kapi wrote it: the same group under a matcher
+/// [`EARLIER_MATCHERS`] names.
+fn earlier_group(found: &Value, ours: &Value, protocol: Protocol) -> bool {
+    EARLIER_MATCHERS
+        .iter()
+        .filter(|(p, _)| *p == protocol)
+        .any(|(_, matcher)| {
+            let mut then = ours.clone();
+            if let Some(m) = then.get_mut("matcher") {
+                *m = json!(matcher);
+            }
+            *found == then
+        })
 }
 
 /// kapi's KKSS entry for a hook. `match` only on tool events, `modelOutput` only on

@@ -119,11 +119,13 @@ impl Ctx<'_> {
 
 /// The files a hook guards (`touched`: pre-edit's every file the edit names, or post-edit's
 /// files that hold its result), or the verdict when there is nothing to guard: a tool that is
-/// not an edit tool is nothing to report (a matcher wider than kapi's); an edit tool that names
+/// not an edit tool is nothing to report (a matcher wider than kapi's) unless its command
+/// carries an `apply_patch` patch (Codex's shell tool with a heredoc); an edit tool that names
 /// no file could not be guarded (an empty path must never pass for "nothing to guard").
 pub fn guarded_paths(ctx: &Ctx, touched: bool) -> Result<Vec<String>, Verdict> {
     if let Some(tool) = ctx.payload.tool_name()
         && !is_edit_tool(tool)
+        && ctx.payload.touched_paths().is_empty()
     {
         return Err(Verdict::Nothing);
     }

@@ -3,7 +3,7 @@
 //!
 //! Field names by host (agent-hosts.md §1.4, §5): Claude Code and Codex send `session_id`,
 //! `cwd`, `tool_name`, `tool_input.file_path` (Codex's `apply_patch` carries a patch in
-//! `tool_input.command`) and, on Stop, `stop_hook_active`; Kiki sends `client_type`,
+//! `tool_input.command`, a string or an argument array, as its shell tool's heredoc does) and, on Stop, `stop_hook_active`; Kiki sends `client_type`,
 //! `session_title`, `cwd` and `tool_input.path`; KKSS sends `conversationId`, the tool's parsed
 //! `args` and `files.projectRoot`. Every field is optional and read whatever its type: a
 //! missing one is the caller's to judge, never a panic.
@@ -51,7 +51,7 @@ struct Input {
     path: Text,
     notebook_path: Text,
     file_path_camel: Text,
-    command: Text,
+    command: Args,
     patch: Text,
     input: Text,
 }
@@ -204,8 +204,8 @@ impl Payload {
                     push(p);
                 }
             }
-            for field in [&input.command, &input.patch, &input.input] {
-                if let Some(text) = field.get() {
+            for field in [input.command.get(), input.patch.get(), input.input.get()] {
+                if let Some(text) = field {
                     for p in patch(text) {
                         push(&p);
                     }
@@ -234,6 +234,18 @@ impl Payload {
 struct Text(Option<String>);
 
 impl Text {
+    fn get(&self) -> Option<&str> {
+        self.0.as_deref().filter(|s| !s.is_empty())
+    }
+}
+
+/// A command: a string, or an argument array (Codex's shell tool sends `["bash", "-lc",
+/// "apply_patch <<'EOF' …"]`, its `apply_patch` `["apply_patch", "*** Begin Patch …"]`) read as
+/// its string arguments one per line; any other JSON type reads as absent.
+#[derive(Debug, Clone, Default)]
+struct Args(Option<String>);
+
+impl Args {
     fn get(&self) -> Option<&str> {
         self.0.as_deref().filter(|s| !s.is_empty())
     }
@@ -319,6 +331,33 @@ impl<'de> Deserialize<'de> for Text {
                 Ok(Text(Some(v.to_owned())))
             }
             default_for!(Text; visit_bool, visit_i64, visit_u64, visit_f64, visit_unit, visit_seq, visit_map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Args {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Args;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Args, E> {
+                Ok(Args(Some(v.to_owned())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Args, A::Error> {
+                let mut out = String::new();
+                while let Some(Text(arg)) = seq.next_element::<Text>()? {
+                    if let Some(arg) = arg {
+                        out.push_str(&arg);
+                        out.push('\n');
+                    }
+                }
+                Ok(Args(Some(out)))
+            }
+            default_for!(Args; visit_bool, visit_i64, visit_u64, visit_f64, visit_unit, visit_map);
         }
         d.deserialize_any(V)
     }
@@ -512,6 +551,18 @@ mod tests {
         assert_eq!(codex.edited_paths(), ["docs/a.md", "docs/n.md"]);
         let bash = payload(json!({"tool_input": {"command": "ls -l"}}));
         assert!(bash.edited_paths().is_empty());
+        // An argument array: Codex's shell tool with a heredoc, and `apply_patch` with the
+        // patch as its argument (issue 40, item 7).
+        let shell = payload(
+            json!({"tool_name": "shell", "tool_input": {"command": ["bash", "-lc",
+            "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: docs/a.md\n@@\n-x\n+y\n*** End Patch\nEOF\n"]}}),
+        );
+        assert_eq!(shell.edited_paths(), ["docs/a.md"]);
+        let argv = payload(json!({"tool_input": {"command": ["apply_patch",
+            "*** Begin Patch\n*** Add File: docs/n.md\n+z\n*** End Patch\n", 7, null]}}));
+        assert_eq!(argv.edited_paths(), ["docs/n.md"]);
+        let ls = payload(json!({"tool_input": {"command": ["ls", "-l"]}}));
+        assert!(ls.edited_paths().is_empty());
     }
 
     #[test]

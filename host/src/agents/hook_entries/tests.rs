@@ -173,7 +173,7 @@ fn codex_gets_the_claude_compatible_shape_with_its_own_tools() {
         if hook == HookName::Stop {
             assert!(group.get("matcher").is_none());
         } else {
-            assert_eq!(group["matcher"], "apply_patch|Edit|Write");
+            assert_eq!(group["matcher"], "apply_patch|Edit|Write|Bash");
         }
         assert_eq!(
             group["hooks"][0],
@@ -185,6 +185,24 @@ fn codex_gets_the_claude_compatible_shape_with_its_own_tools() {
         );
     }
     assert_eq!(merge_codex(CODEX_FILE, Some(&text)).unwrap().text, None);
+}
+
+#[test]
+fn the_groups_an_earlier_kapi_wrote_for_codex_take_the_matcher_of_now() {
+    let (now, _) = merged(merge_codex(CODEX_FILE, None));
+    let then = now.replace("apply_patch|Edit|Write|Bash", "apply_patch|Edit|Write");
+    assert_ne!(then, now);
+    let (text, kept) = merged(merge_codex(CODEX_FILE, Some(&then)));
+    assert!(
+        kept.is_empty(),
+        "an earlier kapi's group is not the person's: {kept:?}"
+    );
+    let doc = json(&text);
+    for hook in HookName::ALL.into_iter().filter(|h| *h != HookName::Stop) {
+        let groups = doc["hooks"][claude_event(hook)].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "replaced, not added: {text}");
+        assert_eq!(groups[0]["matcher"], "apply_patch|Edit|Write|Bash");
+    }
 }
 
 /// KKSS's rules for a hooks.json entry (host document, "Lifecycle hooks").
