@@ -204,11 +204,12 @@ impl Payload {
                     push(p);
                 }
             }
-            for field in [input.command.get(), input.patch.get(), input.input.get()] {
-                if let Some(text) = field {
-                    for p in patch(text) {
-                        push(&p);
-                    }
+            for text in [input.command.get(), input.patch.get(), input.input.get()]
+                .into_iter()
+                .flatten()
+            {
+                for p in patch(text) {
+                    push(&p);
                 }
             }
         }
