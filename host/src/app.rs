@@ -248,10 +248,18 @@ impl App {
                     .map(|h| format!("agent:{}", h.host))
             })
             .unwrap_or_else(|| "person".into());
-        let (kind, name) = match raw.split_once(':') {
+        let (mut kind, mut name) = match raw.split_once(':') {
             Some((k, n)) => (k.trim().to_owned(), n.trim().to_owned()),
             None => (raw.trim().to_owned(), "cli".to_owned()),
         };
+        // A person's claim made where a host's agent runs the command (its marker is in the
+        // environment) is no person's: refused as such (`policy::CLAIMED_PERSON`).
+        if kind == "person"
+            && let Some(host) = &self.env.host_agent
+        {
+            kind = crate::policy::CLAIMED_PERSON.to_owned();
+            name.clone_from(&host.host);
+        }
         Actor {
             kind,
             name,

@@ -124,7 +124,7 @@ pub const ALL: &[(&str, &str)] = &[
     ),
     (
         KAPI_ACTOR,
-        "`person` (default), `agent` or `tool`, optionally `kind:name`; unset, an assistant host's marker makes it `agent:<host>`",
+        "`person` (default), `agent` or `tool`, optionally `kind:name`; unset, an assistant host's marker makes it `agent:<host>`; `person` beside a host's marker is refused for a person's verb (the shell is no security boundary: README)",
     ),
     (
         "CLAUDECODE, CLAUDE_CODE_SESSION_ID",

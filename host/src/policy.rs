@@ -10,6 +10,31 @@ use kapi_core::change::{BLIND, GateMode, Operation, Outcome};
 use crate::Surface;
 use crate::app::Actor;
 
+/// The kind [`crate::app::App::actor`] gives a `KAPI_ACTOR=person` claim made where a host's
+/// agent runs the command (`CLAUDECODE`, Codex's thread id, … in the environment): no kind kapi
+/// knows, so every person's verb refuses it, saying why ([`unknown_sender`]).
+pub const CLAIMED_PERSON: &str = "claimed-person";
+
+/// Why a sender kapi does not know is refused, and what to do instead.
+pub fn unknown_sender(actor: &Actor) -> (String, String) {
+    if actor.kind == CLAIMED_PERSON {
+        return (
+            format!(
+                "KAPI_ACTOR=person was set in a command {}'s agent runs (its marker is in the environment): an assistant cannot act as a person",
+                actor.name
+            ),
+            "leave KAPI_ACTOR out (the command runs as the agent), record what you noticed with `kapi context note`, and ask the person to run the person's verb in their own terminal".into(),
+        );
+    }
+    (
+        format!(
+            "the sender `{}:{}` is not a person, an agent or a tool; kapi refuses every operation from it",
+            actor.kind, actor.name
+        ),
+        "set KAPI_ACTOR to `person`, `agent:NAME` or `tool:NAME`".into(),
+    )
+}
+
 /// The kinds of sender kapi knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -53,13 +78,8 @@ pub fn check(actor: &Actor, op: &Operation, gate: GateMode, surface: Surface) ->
     let note = surface.pick("`kapi context note`", "`context_note`");
     let read = surface.pick("`kapi inspect FILE --json`", "`read_blocks`");
     let Some(kind) = Kind::of(actor) else {
-        return refuse(
-            format!(
-                "the sender `{}:{}` is not a person, an agent or a tool; kapi refuses every operation from it",
-                actor.kind, actor.name
-            ),
-            "set KAPI_ACTOR to `person`, `agent:NAME` or `tool:NAME`",
-        );
+        let (message, instead) = unknown_sender(actor);
+        return refuse(message, instead);
     };
     if kind == Kind::Person {
         return None;

@@ -139,3 +139,45 @@ fn a_person_at_a_terminal_stays_a_person_in_the_shells_session() {
         review.transcript()
     );
 }
+
+/// `KAPI_ACTOR=person` set where a host's agent runs the command (issue 40, item 4) is refused
+/// for a person's verb, saying why: context review, a person's blind write through `kapi
+/// apply`, and a review decision. The shell is no security boundary (README, "Who is calling").
+#[test]
+fn a_person_claimed_in_an_agents_shell_is_refused_for_a_persons_verb() {
+    let claim: &[(&str, &str)] = &[("CLAUDECODE", "1"), ("KAPI_ACTOR", "person")];
+    let kapi = desk();
+    let review = with(&kapi, claim, &["context", "review"]);
+    assert_eq!(review.code, 3, "{}", review.transcript());
+    assert!(
+        review
+            .stderr
+            .contains("KAPI_ACTOR=person was set in a command claude-code's agent runs"),
+        "{}",
+        review.stderr
+    );
+    kapi.write(
+        "set.json",
+        r#"{"schema": "kapi.change/v1", "operations": [{"op": "set_content",
+            "at": {"doc": "docs/start.md", "block": "s1/p", "edition": "source"},
+            "if_match": "*", "content": "Open your space."}]}"#,
+    );
+    let apply = with(&kapi, claim, &["apply", "set.json", "--json"]);
+    assert_eq!(apply.code, 3, "{}", apply.transcript());
+    assert!(
+        apply.stdout.contains("an assistant cannot act as a person"),
+        "{}",
+        apply.stdout
+    );
+    assert_eq!(
+        kapi.read("docs/start.md"),
+        "# Start\n\nOpen your workspace.\n"
+    );
+    // The same claim at a person's terminal is a person's.
+    let apply = with(
+        &kapi,
+        &[("KAPI_ACTOR", "person")],
+        &["apply", "set.json", "--json"],
+    );
+    assert_eq!(apply.code, 0, "{}", apply.transcript());
+}

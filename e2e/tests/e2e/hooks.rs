@@ -671,6 +671,57 @@ fn a_generated_target_is_refused_naming_its_source_and_the_kapi_route() {
     }
 }
 
+/// The project's rules are a person's (issue 40, item 4): an assistant's direct edit of
+/// `kapi.yaml` or a file under `.kapi/` is refused, naming the route (`kapi context note`, or
+/// ask the person), through a link too; and a `..` after a link is resolved as the system
+/// resolves it, so `docs/up/../i18n/fr.json` with `docs/up -> ../i18n` is the generated target.
+#[test]
+fn the_projects_rules_are_a_persons_and_a_dotdot_after_a_link_is_resolved() {
+    for host in HOSTS {
+        let p = project();
+        generated(p.path());
+        let what = format!("{host:?}");
+        for file in [
+            "kapi.yaml",
+            ".kapi/terms.yaml",
+            ".kapi/notes.yaml",
+            ".kapi/voice.yaml",
+        ] {
+            let (seen, answer) = fire(p.path(), host, true, Event::PreEdit, file, false);
+            assert_never_broken(&seen, &answer, &what);
+            assert!(
+                matches!(&seen, Seen::Deny(r) if r.contains(file) && r.contains("kapi context note")),
+                "{what} {file}: {seen:?}"
+            );
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(".kapi/terms.yaml", p.path().join("words.yaml")).unwrap();
+            let (seen, answer) = fire(p.path(), host, true, Event::PreEdit, "words.yaml", false);
+            assert!(
+                matches!(&seen, Seen::Deny(r) if r.contains("words.yaml (a link to .kapi/terms.yaml)")),
+                "{what} via a link: {seen:?} {answer:?}"
+            );
+            std::os::unix::fs::symlink("../i18n", p.path().join("docs/up")).unwrap();
+            let (seen, answer) = fire(
+                p.path(),
+                host,
+                true,
+                Event::PreEdit,
+                "docs/up/../i18n/fr.json",
+                false,
+            );
+            assert!(
+                matches!(&seen, Seen::Deny(r) if r.contains("is generated")),
+                "{what} `..` after a link: {seen:?} {answer:?}"
+            );
+        }
+        // Everything else stays the assistant's to edit.
+        let (seen, answer) = fire(p.path(), host, true, Event::PreEdit, "docs/good.md", false);
+        assert_eq!(seen, Seen::Allow, "{what}: {answer:?}");
+    }
+}
+
 /// A translation a person wrote (its collection item not marked `generated`) is editable:
 /// an assistant asked to fix a German string edits the file, and the pre-edit hook lets it
 /// (issue 39 item 8), through a link too; the same file marked `generated: true` is refused.

@@ -58,6 +58,21 @@ impl Ctx<'_> {
         })
     }
 
+    /// `path` joined to the payload's cwd as it is written, `..` unfolded (the system resolves
+    /// a `..` after a link from the link's target); `None` when it is relative with no cwd.
+    pub fn joined(&self, path: &str) -> Option<PathBuf> {
+        let path = if cfg!(windows) {
+            PathBuf::from(path)
+        } else {
+            PathBuf::from(path.replace('\\', "/"))
+        };
+        if path.is_absolute() {
+            Some(path)
+        } else {
+            Some(self.cwd.as_deref()?.join(path))
+        }
+    }
+
     /// The session the state is kept under.
     pub fn session(&self) -> String {
         self.payload

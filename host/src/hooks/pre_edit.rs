@@ -1,6 +1,10 @@
 //! `kapi hook pre-edit`: refuses a direct hand-edit of a file kapi generates (a translation
 //! target of a collection item marked `generated: true`), naming its source and the kapi
-//! command that changes that language instead. Every other edit is nothing to report.
+//! command that changes that language instead, and of the project's rules (its `kapi.yaml` and
+//! every file under `.kapi/`: voice, terms, notes, decisions), which are a person's, naming the
+//! route (`kapi context note`, or ask the person). Every other edit is nothing to report. A
+//! path is judged as the system resolves it: through links, and a `..` after a link from the
+//! link's target.
 //!
 //! A target of an item not marked `generated` is a person's translation: an assistant asked
 //! to fix a German string edits it like any other file (the post-edit hook checks it against
@@ -25,13 +29,16 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
     };
     let mut denials = Vec::new();
     for path in &paths {
-        let abs = match ctx.absolute(path) {
+        let folded = match ctx.absolute(path) {
             Ok(abs) => abs,
             Err(message) => return Verdict::CouldNotRun { message },
         };
-        // The file the edit really writes: a link to a generated target is that target.
-        let unlinked = given_file(&abs);
-        let abs = resolve(&abs).unwrap_or(abs);
+        // The file the edit really writes: a link to a generated target is that target, and a
+        // `..` after a link leaves the link's target (`docs/selfloop/../fr.json` with
+        // `selfloop -> .` is `fr.json`), as the system resolves it, not as the text folds.
+        let raw = ctx.joined(path).unwrap_or_else(|| folded.clone());
+        let unlinked = given_file(&raw).or_else(|| given_file(&folded));
+        let abs = resolve(&raw).or_else(|| resolve(&folded)).unwrap_or(folded);
         ctx.phase
             .set(format!("finding the project of {}", abs.display()));
         let project = match ctx.project_for(&abs) {
@@ -43,6 +50,18 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
                 };
             }
         };
+        // The project's rules are a person's: its recipe and `.kapi/`.
+        if let Some(what) = rules_file(&project, &abs) {
+            let named = if unlinked.as_ref() == Some(&abs) {
+                what.clone()
+            } else {
+                format!("{path} (a link to {what})")
+            };
+            denials.push(format!(
+                "{named} holds the project's rules, which are a person's to change: kapi refuses an assistant's direct edit of kapi.yaml and of .kapi/ (voice, terms, notes, decisions). Record what you noticed with `kapi context note --path <folder> --text \"…\"` (MCP: context_note) for a person to review, or ask the person to make the change."
+            ));
+            continue;
+        }
         // The file the edit writes, resolved once (it need not exist yet): one outside the
         // project is none of its business.
         let Ok(target) =
@@ -98,6 +117,19 @@ pub fn evaluate(ctx: &Ctx) -> Verdict {
             reason: denials.join("\n"),
         }
     }
+}
+
+/// The project-relative name of `abs` (resolved) when it is one of the project's rules files:
+/// its recipe, or a file under `.kapi/`.
+fn rules_file(project: &kapi_core::project::Project, abs: &Path) -> Option<String> {
+    let root = resolve(&project.root)?;
+    let recipe = resolve(&project.recipe_path).unwrap_or_else(|| project.recipe_path.clone());
+    let rel = abs.strip_prefix(&root).ok()?;
+    if abs == recipe {
+        return Some(rel.display().to_string());
+    }
+    let kapi_dir = Path::new(kapi_core::project::layout::KAPI_DIR);
+    rel.starts_with(kapi_dir).then(|| rel.display().to_string())
 }
 
 /// `abs` with every symbolic link resolved: the file an edit of `abs` writes. A file that

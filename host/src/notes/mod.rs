@@ -49,12 +49,9 @@ fn usage(message: impl Into<String>, hint: impl Into<String>) -> HostError {
 
 /// Refuses a sender kapi does not know; the verbs for assistants are open to every known kind.
 fn known(actor: &Actor) -> Result<Kind, HostError> {
-    Kind::of(actor).ok_or_else(|| HostError::NotPermitted {
-        message: format!(
-            "the sender `{}:{}` is not a person, an agent or a tool",
-            actor.kind, actor.name
-        ),
-        instead: "set KAPI_ACTOR to `person`, `agent:NAME` or `tool:NAME`".into(),
+    Kind::of(actor).ok_or_else(|| {
+        let (message, instead) = crate::policy::unknown_sender(actor);
+        HostError::NotPermitted { message, instead }
     })
 }
 

@@ -789,6 +789,10 @@ pub fn verdict(
     verdict: Verdict,
 ) -> Result<kapi_core::change::ChangeSet, HostError> {
     let actor = app.actor();
+    if actor.kind == crate::policy::CLAIMED_PERSON {
+        let (message, instead) = crate::policy::unknown_sender(&actor);
+        return Err(HostError::NotPermitted { message, instead });
+    }
     if actor.kind != "person" {
         return Err(HostError::NotPermitted {
             message: format!(
