@@ -31,6 +31,7 @@
 mod bilingual;
 mod copies;
 pub mod openai;
+mod pick;
 pub mod provider;
 pub mod pseudo;
 mod run;
@@ -297,20 +298,7 @@ pub fn translate(
 ) -> Result<Translation, HostError> {
     let project = app.require_project()?;
     let spec = spec_for(&project, request.provider.as_deref())?;
-    let pseudo = matches!(
-        spec.kind,
-        kapi_core::project::recipe::providers::ProviderKind::Pseudo { .. }
-    );
-    let langs = if request.langs.is_empty() && !pseudo {
-        request.default_langs.clone()
-    } else {
-        request.langs.clone()
-    };
-    let request = &TranslateRequest {
-        pseudo,
-        langs,
-        ..request.clone()
-    };
+    let request = &for_provider(request, &spec);
     let provider =
         provider::for_spec(&spec, &crate::env::secret).map_err(|message| HostError::Usage {
             message,
@@ -422,6 +410,25 @@ pub fn translate(
         ));
     }
     Ok(out)
+}
+
+/// `request` as its provider takes it: `pseudo` set for a `pseudo` provider, and the default
+/// languages taken when it names none and the provider is no `pseudo` one.
+fn for_provider(request: &TranslateRequest, spec: &ProviderSpec) -> TranslateRequest {
+    let pseudo = matches!(
+        spec.kind,
+        kapi_core::project::recipe::providers::ProviderKind::Pseudo { .. }
+    );
+    let langs = if request.langs.is_empty() && !pseudo {
+        request.default_langs.clone()
+    } else {
+        request.langs.clone()
+    };
+    TranslateRequest {
+        pseudo,
+        langs,
+        ..request.clone()
+    }
 }
 
 /// Records the run where `kapi context log` shows it (kind `translate`): the provider, its
@@ -727,44 +734,8 @@ fn gather(
                     copied,
                 );
             }
-            // Stale keys a person may have written stay, unless the run may replace them.
-            let stale = s.stale.iter().filter(|key| {
-                fresh.is_some_and(|f| f.contains(*key))
-                    || replaces_stale(
-                        request,
-                        &s.lang,
-                        blocks
-                            .get(key.as_str())
-                            .and_then(|b| b.targets.get(&s.lang))
-                            .is_some_and(crate::services::translation::marked_unfinished)
-                            || s.stale_why.get(key.as_str()).is_some_and(|why| {
-                                why.starts_with(crate::services::translation::SOURCE_CHANGED)
-                            }),
-                    )
-            });
-            // A target equal to its source (`URL`, `Port`) is a translation: redone only
-            // when this run's scaffold wrote it, or with `force`.
-            let unchanged = s.unchanged.iter().filter(|key| {
-                fresh.is_some_and(|f| f.contains(*key)) || replaces_stale(request, &s.lang, false)
-            });
-            let mut keys: Vec<&String> = s.missing.iter().chain(stale).chain(unchanged).collect();
-            let mut taken: std::collections::HashSet<&str> =
-                keys.iter().map(|k| k.as_str()).collect();
-            // The rest of this run's copies (a plural fitted to the language reads as no copy).
-            if let Some(fresh) = fresh {
-                let mut rest: Vec<&String> = fresh
-                    .iter()
-                    .filter(|k| !taken.contains(k.as_str()))
-                    .filter(|k| {
-                        blocks
-                            .get(k.as_str())
-                            .is_some_and(|b| crate::services::translation::translatable(b))
-                    })
-                    .collect();
-                rest.sort();
-                taken.extend(rest.iter().map(|k| k.as_str()));
-                keys.extend(rest);
-            }
+            let keys = pick::keys(request, &s, fresh, blocks);
+            let taken: std::collections::HashSet<&str> = keys.iter().map(|k| k.as_str()).collect();
             // A translation whose ICU plural lacks forms its language needs: only those
             // forms, which adds and replaces nothing.
             let lacking: Vec<Todo> = loaded
