@@ -378,7 +378,7 @@ class ClaudeCode(Host):
         return Call("Write", {"file_path": str(project / rel), "content": content})
 
     def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
-            trust_hooks=True) -> Run:
+            trust_hooks=True, hook_events=False) -> Run:
         mock = AnthropicMock(script).start()
         (home / ".claude").mkdir(parents=True, exist_ok=True)
         if research:
@@ -393,7 +393,9 @@ class ClaudeCode(Host):
         # -p loads the project's .mcp.json and .claude/settings.json hooks without a trust dialog;
         # --allowedTools answers the permission prompts -p cannot show (root refuses
         # --dangerously-skip-permissions).
-        argv = [str(self.bin), "-p", prompt, "--output-format", "json",
+        # hook_events: each hook's run (its exit code, its output) as a stream-json event.
+        output = ["stream-json", "--verbose", "--include-hook-events"] if hook_events else ["json"]
+        argv = [str(self.bin), "-p", prompt, "--output-format", *output,
                 "--allowedTools", "mcp__kapi", "Bash", "Edit", "Write", "Read"]
         watcher = McpWatcher()
         try:
@@ -403,10 +405,11 @@ class ClaudeCode(Host):
             watcher.end()
             mock.stop()
         sid = None
-        try:
-            sid = json.loads(out).get("session_id")
-        except ValueError:
-            pass
+        for line in out.splitlines():
+            try:
+                sid = json.loads(line).get("session_id") or sid
+            except (ValueError, AttributeError):
+                pass
         return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
 
 
@@ -430,7 +433,7 @@ class Codex(Host):
         return Call("apply_patch", patch, custom=True)
 
     def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
-            trust_hooks=True) -> Run:
+            trust_hooks=True, hook_events=False) -> Run:
         mock = OpenAIMock(script).start()
         codex_home = home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
@@ -829,6 +832,42 @@ def sc_codex_untrusted_hooks(ctx, env):
     return run
 
 
+def sc_no_kapi(ctx, env):
+    """Issue 40 item 3: a teammate without kapi. The host runs with no `kapi` anywhere on PATH,
+    in a project whose committed files run kapi's hooks and server; the edit lands, and no hook
+    error reaches the person (the host's output) or the model."""
+    host, project = ctx.host, env["project"]
+    empty = project.parent / "no-kapi-bin"
+    empty.mkdir(exist_ok=True)
+    saved_dir, saved_path = host.kapi_dir, os.environ.get("PATH", "")
+    os.environ["PATH"] = ":".join(d for d in saved_path.split(":") if d and not (Path(d) / "kapi").exists())
+    host.kapi_dir = empty
+    try:
+        run = env["run"](project, "Write docs/new.md.",
+                         [host.write(project, "docs/new.md", "# New\n\nUse the login page.\n")],
+                         hook_events=True)
+    finally:
+        host.kapi_dir, os.environ["PATH"] = saved_dir, saved_path
+    if not common_checks(ctx, run):
+        return run
+    written = (project / "docs/new.md").exists()
+    seen = run.stdout + "\n" + run.stderr + "\n" + "\n".join(run.feedback(t) for t in range(len(run.main())))
+    lines = [ln for ln in seen.splitlines() if "hook" in ln.lower() and "bypass-hook-trust" not in ln
+             and any(w in ln for w in ("not found", "127", "kapi hook", "error"))]
+    # Claude Code reports each hook's run (--include-hook-events): every one ends 0, silent.
+    for line in run.stdout.splitlines():
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(ev, dict) and ev.get("subtype") == "hook_response" and (
+                str(ev.get("exit_code")) != "0" or ev.get("stderr") or ev.get("outcome") != "success"):
+            lines.append(f"{ev.get('hook_name')}: exit {ev.get('exit_code')}, {ev.get('stderr', '')[:120]}")
+    ctx.expect("without kapi on PATH the edit lands and no hook error reaches the person or the model",
+               written and not lines, f"written: {written}; hook lines: {_clip(chr(10).join(lines))}")
+    return run
+
+
 SCENARIOS = {
     "mcp-root": ("(a) MCP connected; check_file from the project root", sc_mcp_root),
     "mcp-subfolder": ("(b) check_file from a session started in docs/api", sc_mcp_subfolder),
@@ -841,6 +880,7 @@ SCENARIOS = {
     "listing": ("(e) the skill, the rules section and the MCP instructions reach the model", sc_listing),
     "shell-note": ("(f) a note from the host's shell: actor, session, and the env the host sets", sc_shell_note),
     "untrusted-hooks": ("(g) Codex exec with kapi's hooks not yet trusted by a person", sc_codex_untrusted_hooks),
+    "no-kapi": ("(h) a teammate without kapi: the edit lands, no hook error", sc_no_kapi),
 }
 ONLY = {"untrusted-hooks": {"codex"}}  # Claude Code -p treats the folder as trusted
 
@@ -893,12 +933,12 @@ def main():
                 env = {"project": project, "kapi": kapi, "kapi_dir": kapi_dir, "research": research[hname],
                        "instructions": mcp_instructions(kapi, kapi_dir, project)}
 
-                def do_run(cwd, prompt, steps, research=False, trust_hooks=True, _base=base, _host=host,
-                           _project=project):
+                def do_run(cwd, prompt, steps, research=False, trust_hooks=True, hook_events=False,
+                           _base=base, _host=host, _project=project):
                     home = _base / "home"
                     home.mkdir(parents=True, exist_ok=True)
                     run = _host.run(_project, cwd, home, prompt, script_of(steps), research=research,
-                                    trust_hooks=trust_hooks)
+                                    trust_hooks=trust_hooks, hook_events=hook_events)
                     (_base / "stdout.txt").write_text(run.stdout)
                     (_base / "stderr.txt").write_text(run.stderr)
                     (_base / "requests.json").write_text(json.dumps(

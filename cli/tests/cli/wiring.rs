@@ -424,7 +424,7 @@ fn init_writes_the_hooks_of_every_host_that_runs_them() {
             let group = &hooks[event][0];
             assert_eq!(
                 group["hooks"][0],
-                json!({"type": "command", "command": format!("kapi hook {hook} --host {host_id}"), "timeout": timeout}),
+                json!({"type": "command", "command": format!("command -v kapi >/dev/null 2>&1 || exit 0; kapi hook {hook} --host {host_id}"), "timeout": timeout}),
                 "{file}"
             );
             if event == "Stop" {
@@ -743,7 +743,7 @@ fn claude_settings_in_a_persons_layout_gain_only_kapis_hooks() {
             format!("{}\"matcher\": \"{m}\",\n", i(1))
         });
         format!(
-            "{}{{\n{matcher}{}\"hooks\": [\n{}{{\n{}\"type\": \"command\",\n{}\"command\": \"kapi hook {hook} --host claude-code\",\n{}\"timeout\": {timeout}\n{}}}\n{}]\n{}}}",
+            "{}{{\n{matcher}{}\"hooks\": [\n{}{{\n{}\"type\": \"command\",\n{}\"command\": \"command -v kapi >/dev/null 2>&1 || exit 0; kapi hook {hook} --host claude-code\",\n{}\"timeout\": {timeout}\n{}}}\n{}]\n{}}}",
             i(0),
             i(1),
             i(2),

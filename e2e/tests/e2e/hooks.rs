@@ -1352,13 +1352,20 @@ fn the_hooks_init_writes_run_as_written() {
                 (_, Event::Stop) => matches!(seen, Seen::Continue(_)),
             };
             assert!(acted, "{what}: {seen:?}\n{answer:?}");
-            // Kiki's guard: with no kapi on PATH the shell allows instead of failing closed.
-            if host == Host::Kiki {
+            // The guard of every entry a shell runs (Claude Code, Codex, Kiki; issue 40 item
+            // 3): with no kapi on PATH it does nothing, no error and no blocked edit. KKSS
+            // starts `kapi` itself, with no shell (its entry says why).
+            if host != Host::Kkss {
                 let answer = run_configured(p.path(), &program, &args, &without, &body);
                 assert_eq!(
                     host.read(event, &answer),
                     Seen::Allow,
                     "{what} without kapi: {answer:?}"
+                );
+                assert_eq!(answer.code, Some(0), "{what} without kapi: {answer:?}");
+                assert!(
+                    answer.stdout.is_empty() && answer.stderr.is_empty(),
+                    "{what} without kapi says nothing: {answer:?}"
                 );
             }
         }

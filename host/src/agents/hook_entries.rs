@@ -121,7 +121,7 @@ pub fn claude_style_hooks(protocol: Protocol, matcher: &str) -> Value {
             "hooks".into(),
             json!([{
                 "type": "command",
-                "command": protocol.hook_command(hook),
+                "command": guarded_command(protocol, hook),
                 "timeout": protocol.timeout_secs(hook),
             }]),
         );
@@ -287,18 +287,27 @@ fn merge_claude_style(
 const EARLIER_MATCHERS: &[(Protocol, &str)] = &[(Protocol::Codex, "apply_patch|Edit|Write")];
 
 /// Whether `found` is `ours` as an earlier kapi wrote it: the same group under a matcher
-/// [`EARLIER_MATCHERS`] names.
+/// [`EARLIER_MATCHERS`] names, or its command without the [`GUARD`] (before kapi guarded it).
 fn earlier_group(found: &Value, ours: &Value, protocol: Protocol) -> bool {
-    EARLIER_MATCHERS
+    let matchers = EARLIER_MATCHERS
         .iter()
         .filter(|(p, _)| *p == protocol)
-        .any(|(_, matcher)| {
+        .map(|(_, m)| Some(*m))
+        .chain([None]);
+    let command = ours.pointer("/hooks/0/command").and_then(Value::as_str);
+    let bare = command.and_then(|c| c.strip_prefix(GUARD));
+    matchers.into_iter().any(|matcher| {
+        [command, bare].into_iter().flatten().any(|cmd| {
             let mut then = ours.clone();
-            if let Some(m) = then.get_mut("matcher") {
+            if let (Some(m), Some(matcher)) = (then.get_mut("matcher"), matcher) {
                 *m = json!(matcher);
             }
-            *found == then
+            if let Some(c) = then.pointer_mut("/hooks/0/command") {
+                *c = json!(cmd);
+            }
+            *found == then && found != ours
         })
+    })
 }
 
 /// kapi's KKSS entry for a hook. `match` only on tool events, `modelOutput` only on
@@ -375,13 +384,20 @@ pub fn merge_kkss(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
     })
 }
 
+/// What every hook command kapi writes for a host that runs it through a shell starts with: a
+/// teammate without `kapi` on PATH gets nothing from the hook, no error in the host and no
+/// blocked edit (Kiki reads a 127 as a deny; Claude Code and Codex show it as a hook error).
+pub const GUARD: &str = "command -v kapi >/dev/null 2>&1 || exit 0; ";
+
+/// `protocol`'s command for `hook`, run through the host's shell, [`GUARD`]ed.
+pub fn guarded_command(protocol: Protocol, hook: HookName) -> String {
+    format!("{GUARD}{}", protocol.hook_command(hook))
+}
+
 /// The command kapi's Kiki entry runs: through Kiki's shell, guarded so a missing `kapi` allows
 /// (a 127 would fail closed and block every edit and every stop).
 pub fn kiki_command(hook: HookName) -> String {
-    format!(
-        "command -v kapi >/dev/null 2>&1 || exit 0; {}",
-        Protocol::Kiki.hook_command(hook)
-    )
+    guarded_command(Protocol::Kiki, hook)
 }
 
 /// kapi's Kiki entry for a hook: the four fields a legacy hook allows, in order.

@@ -34,7 +34,10 @@ fn the_canonical_claude_code_file_follows_the_protocol() {
         let group = &file["hooks"][claude_event(hook)][0];
         let handler = &group["hooks"][0];
         assert_eq!(handler["type"], "command");
-        assert_eq!(handler["command"], Protocol::ClaudeCode.hook_command(hook));
+        assert_eq!(
+            handler["command"],
+            guarded_command(Protocol::ClaudeCode, hook)
+        );
         assert_eq!(handler["timeout"], Protocol::ClaudeCode.timeout_secs(hook));
         assert_eq!(group.get("matcher").is_some(), hook != HookName::Stop);
     }
@@ -92,7 +95,7 @@ fn claude_code_keeps_every_setting_and_group_in_order() {
     assert_eq!(pre[0]["matcher"], "Bash");
     assert_eq!(
         pre[1]["hooks"][0]["command"],
-        "kapi hook pre-edit --host claude-code"
+        "command -v kapi >/dev/null 2>&1 || exit 0; kapi hook pre-edit --host claude-code"
     );
     assert_eq!(doc["permissions"], json(r#"{"allow": ["Bash(ls)"]}"#));
     // Again: nothing to write.
@@ -113,7 +116,7 @@ fn claude_code_settings_in_jsonc_keep_every_byte() {
     let theirs = "{\n\t// mine\n\t\"hooks\": {\n\t\t\"Stop\": [\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"notify\"}]}, /* ping */\n\t\t],\n\t},\n}\n";
     let (text, kept) = merged(merge_claude_code(CLAUDE_CODE_FILE, Some(theirs)));
     assert!(kept.is_empty());
-    let stop = "\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"type\": \"command\",\n\t\t\t\t\t\t\"command\": \"kapi hook stop --host claude-code\",\n\t\t\t\t\t\t\"timeout\": 300,\n\t\t\t\t\t},\n\t\t\t\t],\n\t\t\t},\n";
+    let stop = "\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"type\": \"command\",\n\t\t\t\t\t\t\"command\": \"command -v kapi >/dev/null 2>&1 || exit 0; kapi hook stop --host claude-code\",\n\t\t\t\t\t\t\"timeout\": 300,\n\t\t\t\t\t},\n\t\t\t\t],\n\t\t\t},\n";
     assert!(
             text.starts_with(&format!(
                 "{{\n\t// mine\n\t\"hooks\": {{\n\t\t\"Stop\": [\n\t\t\t{{\"hooks\": [{{\"type\": \"command\", \"command\": \"notify\"}}]}}, /* ping */\n{stop}\t\t],\n\t\t\"PreToolUse\": [\n"
@@ -179,7 +182,10 @@ fn codex_gets_the_claude_compatible_shape_with_its_own_tools() {
             group["hooks"][0],
             json!({
                 "type": "command",
-                "command": format!("kapi hook {} --host codex", hook.id()),
+                "command": format!(
+                    "command -v kapi >/dev/null 2>&1 || exit 0; kapi hook {} --host codex",
+                    hook.id()
+                ),
                 "timeout": Protocol::Codex.timeout_secs(hook),
             })
         );
@@ -190,7 +196,10 @@ fn codex_gets_the_claude_compatible_shape_with_its_own_tools() {
 #[test]
 fn the_groups_an_earlier_kapi_wrote_for_codex_take_the_matcher_of_now() {
     let (now, _) = merged(merge_codex(CODEX_FILE, None));
-    let then = now.replace("apply_patch|Edit|Write|Bash", "apply_patch|Edit|Write");
+    // Its matcher then, and its command before kapi guarded it.
+    let then = now
+        .replace("apply_patch|Edit|Write|Bash", "apply_patch|Edit|Write")
+        .replace(GUARD, "");
     assert_ne!(then, now);
     let (text, kept) = merged(merge_codex(CODEX_FILE, Some(&then)));
     assert!(
@@ -203,6 +212,16 @@ fn the_groups_an_earlier_kapi_wrote_for_codex_take_the_matcher_of_now() {
         assert_eq!(groups.len(), 1, "replaced, not added: {text}");
         assert_eq!(groups[0]["matcher"], "apply_patch|Edit|Write|Bash");
     }
+    assert_eq!(
+        doc["hooks"]["Stop"][0]["hooks"][0]["command"],
+        guarded_command(Protocol::Codex, HookName::Stop)
+    );
+    // And Claude Code's, written before the guard.
+    let (now, _) = merged(merge_claude_code(CLAUDE_CODE_FILE, None));
+    let then = now.replace(GUARD, "");
+    let (text, kept) = merged(merge_claude_code(CLAUDE_CODE_FILE, Some(&then)));
+    assert!(kept.is_empty(), "{kept:?}");
+    assert_eq!(json(&text), json(&now));
 }
 
 /// KKSS's rules for a hooks.json entry (host document, "Lifecycle hooks").
