@@ -287,3 +287,76 @@ def _openai_turns(items) -> int:
             turns += 1
         in_model = model_item
     return turns
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI Chat Completions (OpenCode's `@ai-sdk/openai-compatible` provider)
+
+
+class ChatMock(_Server):
+    """`POST …/chat/completions`, streamed as OpenCode asks (`stream: true`, with usage). A main
+    request offers `tools`; the turn is the count of runs of assistant messages in `messages`,
+    so a retried request gets the same answer. Other requests (titles) get SIDE_TEXT."""
+
+    def handle_get(self, h):
+        if h.path.split("?", 1)[0].endswith("/models"):
+            return h._json(200, {"object": "list", "data": [{"id": "mock-model", "object": "model"}]})
+        h._json(404, {"error": {"message": h.path, "type": "not_found"}})
+
+    def handle_post(self, h, req: Request):
+        path = h.path.split("?", 1)[0]
+        body = req.body if isinstance(req.body, dict) else {}
+        if not path.endswith("/chat/completions"):
+            return h._json(404, {"error": {"message": path, "type": "not_found"}})
+        if body.get("tools"):
+            actions = self.actions_for(req, _chat_turns(body.get("messages", [])))
+        else:
+            actions = [Text(SIDE_TEXT)]
+        cid, model = self.next_id("chatcmpl"), body.get("model", "mock-model")
+
+        def chunk(delta, finish=None):
+            return {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        chunks = [chunk({"role": "assistant", "content": ""})]
+        calls = 0
+        for a in actions:
+            if isinstance(a, Text):
+                chunks.append(chunk({"content": a.text}))
+            else:
+                call = {"index": calls, "id": self.next_id("call"), "type": "function",
+                        "function": {"name": a.name, "arguments": ""}}
+                chunks.append(chunk({"tool_calls": [call]}))
+                chunks.append(chunk({"tool_calls": [{"index": calls,
+                                                     "function": {"arguments": json.dumps(a.args)}}]}))
+                calls += 1
+        chunks.append(chunk({}, "tool_calls" if calls else "stop"))
+        chunks.append({"id": cid, "object": "chat.completion.chunk", "created": 0, "model": model,
+                       "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10,
+                                                "total_tokens": 110}})
+        if not body.get("stream"):
+            text = "".join(a.text for a in actions if isinstance(a, Text))
+            return h._json(200, {"id": cid, "object": "chat.completion", "model": model, "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+        h.send_response(200)
+        h.send_header("content-type", "text/event-stream")
+        h.send_header("cache-control", "no-cache")
+        h.send_header("connection", "close")
+        h.end_headers()
+        for c in chunks:
+            h.wfile.write(f"data: {json.dumps(c)}\n\n".encode())
+        h.wfile.write(b"data: [DONE]\n\n")
+        h.wfile.flush()
+        h.close_connection = True
+
+
+def _chat_turns(messages) -> int:
+    """How many model turns a chat holds: each maximal run of assistant messages is one."""
+    turns, in_model = 0, False
+    for m in messages or []:
+        is_model = isinstance(m, dict) and m.get("role") == "assistant"
+        if is_model and not in_model:
+            turns += 1
+        in_model = is_model
+    return turns

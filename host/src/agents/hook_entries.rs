@@ -85,6 +85,7 @@ pub(crate) fn plan(
         HostId::Codex => (CODEX_FILE, merge_codex),
         HostId::Kkss => (KKSS_FILE, merge_kkss),
         HostId::Kiki => (KIKI_FILE, merge_kiki),
+        HostId::OpenCode => (OPENCODE_FILE, merge_opencode),
         HostId::Cursor | HostId::VsCode | HostId::Agents => return Ok(()),
     };
     let existing = read_existing(root, rel)?;
@@ -94,6 +95,33 @@ pub(crate) fn plan(
         writes.push((rel.to_owned(), text.into_bytes()));
     }
     Ok(())
+}
+
+/// kapi's OpenCode plugin (`opencode-ai` 1.x plugin API): OpenCode has no hook file, so its
+/// hooks are a plugin that runs `kapi hook pre-edit|post-edit`, written whole.
+pub const OPENCODE_PLUGIN: &str = include_str!("../../hooks/opencode.js");
+/// Where OpenCode loads a project's plugins from.
+pub const OPENCODE_FILE: &str = ".opencode/plugins/kapi.js";
+
+/// kapi's OpenCode plugin: written when the file is missing; a file that differs is the
+/// person's (edited, or another plugin named `kapi.js`), left alone and named.
+pub fn merge_opencode(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    Ok(match existing {
+        None => Merged {
+            text: Some(OPENCODE_PLUGIN.to_owned()),
+            kept: Vec::new(),
+        },
+        Some(text) if text == OPENCODE_PLUGIN => Merged {
+            text: None,
+            kept: Vec::new(),
+        },
+        Some(_) => Merged {
+            text: None,
+            kept: vec![format!(
+                "{rel}: kept: it differs from kapi's OpenCode plugin, so it is yours and kapi leaves it alone (remove it and run `kapi init` for kapi's)"
+            )],
+        },
+    })
 }
 
 /// Merges kapi's entries into a hook file's text (`None`: no file yet), named `rel`.

@@ -15,10 +15,11 @@ pub enum HostId {
     Agents,
     Kkss,
     Kiki,
+    OpenCode,
 }
 
 impl HostId {
-    pub const ALL: [HostId; 7] = [
+    pub const ALL: [HostId; 8] = [
         HostId::ClaudeCode,
         HostId::Cursor,
         HostId::VsCode,
@@ -26,6 +27,7 @@ impl HostId {
         HostId::Agents,
         HostId::Kkss,
         HostId::Kiki,
+        HostId::OpenCode,
     ];
 
     /// The id `--agents` takes.
@@ -38,6 +40,7 @@ impl HostId {
             HostId::Agents => "agents",
             HostId::Kkss => "kkss",
             HostId::Kiki => "kiki",
+            HostId::OpenCode => "opencode",
         }
     }
 
@@ -51,6 +54,7 @@ impl HostId {
             HostId::Agents => Some(".agents"),
             HostId::Kkss => Some(".kkss"),
             HostId::Kiki => Some(".kiki"),
+            HostId::OpenCode => Some(".opencode"),
         }
     }
 
@@ -85,6 +89,9 @@ impl HostId {
             ],
             HostId::Kiki => &[
                 "trust the workspace in Kiki: .kiki/mcp.json and .kiki/hooks.toml are active only in a trusted workspace",
+            ],
+            HostId::OpenCode => &[
+                "nothing to approve: OpenCode (opencode-ai 1.x) starts the project's opencode.json servers and loads .opencode/plugins/kapi.js on its own; it has no stop hook, so run `kapi check` before you report work done (AGENTS.md says so)",
             ],
         };
         steps.iter().map(|s| (*s).to_owned()).collect()

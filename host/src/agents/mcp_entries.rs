@@ -1,6 +1,7 @@
 //! The MCP entry that starts `kapi mcp` for the project, per host: merged into the host's JSON
-//! file (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`, `.kiki/mcp.json`, KKSS's list) or
-//! Codex's `[mcp_servers.kapi]` in `.codex/config.toml`; an entry someone else wrote is kept.
+//! file (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`, `.kiki/mcp.json`, KKSS's list,
+//! OpenCode's `opencode.json` `mcp.servers`) or Codex's `[mcp_servers.kapi]` in
+//! `.codex/config.toml`; an entry someone else wrote is kept.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -55,6 +56,17 @@ pub fn declares_targets(recipe: &Recipe) -> bool {
 /// The entry kapi writes for a host.
 fn json_server(host: HostId, args: &[String]) -> Map<String, Value> {
     let mut entry = Map::new();
+    if host == HostId::OpenCode {
+        // OpenCode's `mcp.servers.<name>`: one argv, and MCP tools as the model's own tools
+        // (`codemode: false`; its 2.x would hide them behind its `execute` tool).
+        let argv: Vec<&str> = std::iter::once("kapi")
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        entry.insert("type".into(), json!("local"));
+        entry.insert("command".into(), json!(argv));
+        entry.insert("codemode".into(), json!(false));
+        return entry;
+    }
     match host {
         HostId::VsCode => {
             entry.insert("type".into(), json!("stdio"));
@@ -96,14 +108,27 @@ fn is_kapis_json(host: HostId, entry: &Value, args: &[String]) -> bool {
     if keys != want {
         return false;
     }
+    // The arguments kapi compares without `--tools` (OpenCode: the argv after `kapi`).
+    let argv = if host == HostId::OpenCode {
+        "command"
+    } else {
+        "args"
+    };
     for (k, v) in &ours {
-        if k == "args" {
-            let Some(theirs) = obj["args"].as_array() else {
+        if k == argv {
+            let Some(theirs) = obj[k].as_array() else {
                 return false;
             };
-            let Some(theirs) = theirs.iter().map(Value::as_str).collect::<Option<Vec<_>>>() else {
+            let Some(mut theirs) = theirs.iter().map(Value::as_str).collect::<Option<Vec<_>>>()
+            else {
                 return false;
             };
+            if host == HostId::OpenCode {
+                if theirs.first() != Some(&"kapi") {
+                    return false;
+                }
+                theirs.remove(0);
+            }
             if without_tools(theirs) != without_tools(args.iter().map(String::as_str)) {
                 return false;
             }
@@ -126,7 +151,7 @@ pub(super) fn json_entry(
     let existing = read_existing(root, rel)?;
     let text = existing.as_deref().unwrap_or_default();
     let file = JsonFile::parse(rel, existing.as_deref())?;
-    let key = if matches!(host, HostId::VsCode | HostId::Kkss) {
+    let key = if matches!(host, HostId::VsCode | HostId::Kkss | HostId::OpenCode) {
         "servers"
     } else {
         "mcpServers"
@@ -167,6 +192,41 @@ pub(super) fn json_entry(
             }
         }
     } else {
+        // OpenCode keeps its servers one level down, under `mcp` (`mcp.servers`).
+        let top = if host == HostId::OpenCode {
+            match json_prop(&top, "mcp") {
+                Some(prop) => {
+                    let mcp = prop.value().and_then(|v| v.as_object()).ok_or_else(|| {
+                        unreadable(
+                            rel,
+                            json_position(text, &["mcp"]),
+                            "`mcp` is not an object",
+                        )
+                    })?;
+                    // A server `kapi` written the 1.x way (`mcp.kapi`) is someone's own.
+                    if json_prop(&mcp, SERVER).is_some() {
+                        wiring.kept_entry = Some(rel.to_owned());
+                        return Ok(());
+                    }
+                    mcp
+                }
+                None => {
+                    top.append(
+                        "mcp",
+                        CstInputValue::Object(vec![(
+                            key.to_owned(),
+                            CstInputValue::Object(vec![(
+                                SERVER.to_owned(),
+                                cst_value(&Value::Object(ours)),
+                            )]),
+                        )]),
+                    );
+                    return push_json(file, rel, plan);
+                }
+            }
+        } else {
+            top
+        };
         let servers = match json_prop(&top, key) {
             Some(prop) => prop.value().and_then(|v| v.as_object()).ok_or_else(|| {
                 unreadable(

@@ -182,7 +182,9 @@ fn plan_host(
     let skill_dirs: &[&str] = match host {
         HostId::ClaudeCode => &[".claude/skills/kapi"],
         // Codex and Kiki read the cross-client folder.
-        HostId::Codex | HostId::Agents | HostId::Kiki => &[".agents/skills/kapi"],
+        HostId::Codex | HostId::Agents | HostId::Kiki | HostId::OpenCode => {
+            &[".agents/skills/kapi"]
+        }
         HostId::Kkss => &[".kkss/assistant/skills/kapi"],
         HostId::Cursor | HostId::VsCode => &[],
     };
@@ -211,6 +213,9 @@ fn plan_host(
             kkss_instructions::kkss_instructions(root, &mut plan, wiring)?;
         }
         HostId::Codex => mcp_entries::codex_entry(root, args, &mut plan, wiring)?,
+        HostId::OpenCode => {
+            mcp_entries::json_entry(root, "opencode.json", host, args, &mut plan, wiring)?
+        }
         HostId::Agents => {}
     }
     hook_entries::plan(root, host, &mut plan.writes, wiring)?;

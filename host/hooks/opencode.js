@@ -1,0 +1,58 @@
+// kapi's OpenCode plugin, written by `kapi init`: before an edit tool
+// writes a file it asks `kapi hook pre-edit` (a refusal stops the edit and is the tool's result);
+// after, `kapi hook post-edit` (its findings are added to the tool's result, for the model).
+// OpenCode has no stop hook: the rules in AGENTS.md ask for `kapi check` before work is done.
+// Without `kapi` on PATH it does nothing. Edit it and kapi leaves it alone.
+import { spawnSync } from "node:child_process"
+import path from "node:path"
+
+const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
+
+function kapi(hook, payload, cwd) {
+  const run = spawnSync("kapi", ["hook", hook, "--host", "claude-code"], {
+    cwd,
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    timeout: hook === "pre-edit" ? 30000 : 120000,
+  })
+  if (run.error || run.status !== 0 || !run.stdout) return null
+  try {
+    return JSON.parse(run.stdout)
+  } catch {
+    return null
+  }
+}
+
+function edited(args, directory) {
+  const file = args && (args.filePath || args.file_path || args.path)
+  return file ? path.resolve(directory, file) : null
+}
+
+export const KapiPlugin = async ({ directory }) => ({
+  "tool.execute.before": async (input, output) => {
+    if (!EDIT_TOOLS.has(input.tool)) return
+    const file = edited(output.args, directory)
+    if (!file) return
+    const answer = kapi("pre-edit", {
+      session_id: input.sessionID, cwd: directory, hook_event_name: "PreToolUse",
+      tool_name: "Write", tool_input: { file_path: file },
+    }, directory)
+    const verdict = answer && answer.hookSpecificOutput
+    if (verdict && verdict.permissionDecision === "deny") {
+      throw new Error(verdict.permissionDecisionReason || "kapi refused the edit")
+    }
+  },
+  "tool.execute.after": async (input, output) => {
+    if (!EDIT_TOOLS.has(input.tool)) return
+    const file = edited(input.args, directory)
+    if (!file) return
+    const answer = kapi("post-edit", {
+      session_id: input.sessionID, cwd: directory, hook_event_name: "PostToolUse",
+      tool_name: "Write", tool_input: { file_path: file }, tool_response: {},
+    }, directory)
+    if (!answer) return
+    const said = [answer.reason, answer.hookSpecificOutput && answer.hookSpecificOutput.additionalContext]
+      .filter(Boolean).join("\n")
+    if (said) output.output = `${output.output || ""}\n\n${said}`
+  },
+})
