@@ -8,15 +8,17 @@
 //! behaviour, kept: a line longer than 16 MiB is dropped unanswered, an unknown
 //! notification is ignored, a leading BOM and a `\r` before the `\n` are allowed. Sending is
 //! rmcp's writer itself. Unlike rmcp, a line that is not JSON is answered `Parse error`
-//! (-32700), a request MCP defines whose params do not fit it `Invalid params` (-32602), and
-//! other JSON of the wrong shape `Invalid request` (-32600), each with the request's id when
-//! it has one, where rmcp says nothing to the first and answers the rest `Invalid request`
-//! with no id (an answer to a line with no readable id carries no `id` member: rmcp's error
-//! type leaves it out where JSON-RPC 2.0 writes `null`); a message that repeats a key is read with its last
-//! value (serde_json's `Value`), not refused; and nothing is logged.
+//! (-32700), a request MCP defines whose params do not fit it `Invalid params` (-32602), a
+//! request of a method MCP does not define `method not found: METHOD` (-32601), and other
+//! JSON of the wrong shape `Invalid request` (-32600), each with the request's id when it has
+//! one, where rmcp says nothing to the first, answers the method its bare name and the rest
+//! `Invalid request` with no id (an answer to a line with no readable id carries no `id`
+//! member: rmcp's error type leaves it out where JSON-RPC 2.0 writes `null`); a message that
+//! repeats a key is read with its last value (serde_json's `Value`), not refused; and nothing
+//! is logged.
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, ErrorData, JsonRpcMessage, RequestId};
+use rmcp::model::{ClientRequest, ErrorCode, ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -135,6 +137,15 @@ impl Transport<RoleServer> for Stdio {
     }
 }
 
+/// The answer to a request of a method this server does not serve.
+pub(super) fn method_not_found(method: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!("method not found: {method}"),
+        None,
+    )
+}
+
 enum Parsed {
     Message(Box<RxJsonRpcMessage<RoleServer>>),
     /// Blank, or a notification rmcp ignores.
@@ -175,19 +186,22 @@ fn parse(line: &[u8]) -> Parsed {
     };
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
         Ok(mut message) => {
-            // rmcp types a request of a method MCP defines whose params do not fit it as a
-            // custom request, and answers it `Method not found`.
+            // rmcp types a request of a method MCP defines whose params do not fit it, and
+            // one of a method it does not define, as a custom request, and answers it
+            // `Method not found` with the method's bare name (this server serves no custom
+            // method). Refused here, a request before `initialize` is answered the same.
             if let JsonRpcMessage::Request(request) = &message
                 && let ClientRequest::CustomRequest(custom) = &request.request
-                && standard_request(&custom.method)
             {
-                return Parsed::Refused(
+                let error = if standard_request(&custom.method) {
                     ErrorData::invalid_params(
                         format!("Invalid params: they do not fit `{}`", custom.method),
                         None,
-                    ),
-                    Some(request.id.clone()),
-                );
+                    )
+                } else {
+                    method_not_found(&custom.method)
+                };
+                return Parsed::Refused(error, Some(request.id.clone()));
             }
             if let (JsonRpcMessage::Request(request), Some(Value::Object(arguments))) =
                 (&mut message, arguments)
@@ -328,6 +342,7 @@ mod tests {
                 .into(),
             r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{}}"#.into(),
             r#"{"jsonrpc":"2.0","id":2,"result":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"foo/bar","params":{}}"#.into(),
         ]
         .into_iter()
         .map(String::into_bytes)
@@ -335,9 +350,9 @@ mod tests {
         for line in &lines {
             let ours = match parse(line) {
                 Parsed::Message(m) => serde_json::to_value(*m).ok(),
-                // Where kapi answers `Invalid params`, rmcp typed a custom request (which it
-                // answers `Method not found`).
-                Parsed::Refused(error, _) if error.code.0 == -32602 => {
+                // Where kapi answers `Invalid params` or `Method not found`, rmcp typed a
+                // custom request (which it answers `Method not found`).
+                Parsed::Refused(error, _) if matches!(error.code.0, -32602 | -32601) => {
                     assert!(rmcps(line).is_some(), "{}", String::from_utf8_lossy(line));
                     continue;
                 }
@@ -375,10 +390,19 @@ mod tests {
         let params = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#;
         assert_eq!(refusal(params), Some((-32602, one.clone())));
         let params = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":[]}"#;
-        assert_eq!(refusal(params), Some((-32602, one)));
-        // A method the server sends, not serves, is no refusal here: rmcp answers -32601.
+        assert_eq!(refusal(params), Some((-32602, one.clone())));
+        let params = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":[]}"#;
+        assert_eq!(refusal(params), Some((-32602, one.clone())));
+        // A method MCP does not define, or one the server sends, not serves: named.
         let theirs = br#"{"jsonrpc":"2.0","id":1,"method":"roots/list"}"#;
-        assert_eq!(refusal(theirs), None);
+        assert_eq!(refusal(theirs), Some((-32601, one.clone())));
+        let Parsed::Refused(error, _) = parse(br#"{"jsonrpc":"2.0","id":1,"method":"foo/bar"}"#)
+        else {
+            panic!("not refused");
+        };
+        assert_eq!(error.message, "method not found: foo/bar");
+        // Not a request: never answered (rmcp hands it to the server, which ignores it).
+        assert_eq!(refusal(br#"{"jsonrpc":"2.0","method":"foo/bar"}"#), None);
         let bom = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
         assert!(matches!(parse(bom), Parsed::Message(_)));
     }
