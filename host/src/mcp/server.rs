@@ -470,8 +470,9 @@ fn decode(s: &str) -> String {
 /// its text) at a few MB however large the text checked.
 pub(crate) const REPORT_FINDINGS: usize = 1_000;
 
-/// The largest arguments a call takes. The stdio transport drops a line over 16 MB unanswered
-/// (and keeps serving), so every tool, `apply_edits` included, refuses well below it.
+/// The largest arguments a call takes. The stdio transport refuses a line over 16 MiB whole
+/// (`Invalid request`, and keeps serving), so every tool, `apply_edits` included, refuses well
+/// below it with a tool error that says what to send instead.
 pub const MAX_ARGUMENT_BYTES: usize = 8 * 1024 * 1024;
 
 /// Counts the bytes written to it.

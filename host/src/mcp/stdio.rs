@@ -1,21 +1,26 @@
-//! The stdio transport: rmcp's line reading and writing, with a call's arguments kept out of
-//! rmcp's typing of the message, so a call's text is in memory about twice, not seven times.
+//! The stdio transport: reads a line at a time, 16 MiB at most, answers what is no message,
+//! and keeps a call's arguments out of rmcp's typing (its text held twice, not seven times).
 //!
 //! rmcp types a message through serde's buffered `flatten`, which copies every string of it
 //! several times (a 4 MB `check_text` took 28 MB before a tool ran). Here a line is parsed
 //! once into a JSON value; a `tools/call`'s `arguments` object is taken out, the rest typed
-//! by rmcp, and the object put back as the call's arguments. Most else is rmcp's own
-//! behaviour, kept: a line longer than 16 MiB is dropped unanswered, an unknown
-//! notification is ignored, a leading BOM and a `\r` before the `\n` are allowed. Sending is
-//! rmcp's writer itself. Unlike rmcp, a line that is not JSON is answered `Parse error`
-//! (-32700), a request MCP defines whose params do not fit it `Invalid params` (-32602), a
-//! request of a method MCP does not define `method not found: METHOD` (-32601), and other
-//! JSON of the wrong shape `Invalid request` (-32600), each with the request's id when it has
-//! one, where rmcp says nothing to the first, answers the method its bare name and the rest
-//! `Invalid request` with no id (an answer to a line with no readable id carries no `id`
-//! member: rmcp's error type leaves it out where JSON-RPC 2.0 writes `null`); a message that
-//! repeats a key is read with its last value (serde_json's `Value`), not refused; and nothing
-//! is logged.
+//! by rmcp, and the object put back as the call's arguments. Some is rmcp's own behaviour,
+//! kept: an unknown notification is ignored, a leading BOM and a `\r` before the `\n` are
+//! allowed. Sending is rmcp's writer itself (each message a line, flushed). Unlike rmcp:
+//! - A line that is not JSON is answered `Parse error` (-32700), a request MCP defines whose
+//!   params do not fit it `Invalid params` (-32602), a request of a method MCP does not define
+//!   `method not found: METHOD` (-32601), and other JSON of the wrong shape `Invalid request`
+//!   (-32600), each with the request's id when it has one, where rmcp says nothing to the
+//!   first, answers the method its bare name and the rest `Invalid request` with no id. An
+//!   answer to a line with no readable id carries no `id` member: rmcp's error type leaves it
+//!   out, as MCP says, where JSON-RPC 2.0 writes `null`.
+//! - A line longer than [`MAX_LINE`] (16 MiB) is answered `Invalid request` (-32600), naming
+//!   the limit, as soon as it passes it, to the `id` its first [`ID_WINDOW`] bytes give (a
+//!   top-level `"id"` member before the params: how clients write a request), else with no
+//!   id; its bytes past the limit are dropped as they arrive, so a line is never held past
+//!   16 MiB, and the next line is served. rmcp drops such a line unanswered.
+//! - A message that repeats a key is read with its last value (serde_json's `Value`), not
+//!   refused; nothing is logged.
 
 use rmcp::RoleServer;
 use rmcp::model::{ClientRequest, ErrorCode, ErrorData, JsonRpcMessage, RequestId};
@@ -25,8 +30,12 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-/// The longest line read (rmcp's `DEFAULT_MAX_LINE_LENGTH`); a longer one is dropped.
+/// The longest line read (rmcp's `DEFAULT_MAX_LINE_LENGTH`), its `\n` included; a longer one
+/// is answered `Invalid request`.
 const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// How much of a line over [`MAX_LINE`] is searched for its `id`.
+const ID_WINDOW: usize = 64 * 1024;
 
 /// MCP over stdin and stdout.
 pub(super) struct Stdio {
@@ -73,9 +82,13 @@ impl Stdio {
                 }
                 None
             } else if self.line.len().saturating_add(take) > MAX_LINE {
-                self.line = Vec::new();
+                // The id is looked for in the line's start: what is held, then what arrived.
+                let mut head = std::mem::take(&mut self.line);
+                head.truncate(ID_WINDOW);
+                let room = ID_WINDOW.saturating_sub(head.len()).min(take);
+                head.extend_from_slice(&available[..room]);
                 self.discarding = newline.is_none();
-                Some(Line::Oversized)
+                Some(Line::Oversized(leading_id(&head)))
             } else {
                 self.line.extend_from_slice(&available[..take]);
                 newline.map(|_| Line::Whole)
@@ -86,11 +99,18 @@ impl Stdio {
             }
         }
     }
+
+    /// Sends the answer to a line that is no message, to be awaited before the next line.
+    fn refuse(&mut self, error: ErrorData, id: Option<RequestId>) {
+        let answer = TxJsonRpcMessage::<RoleServer>::error(error, id);
+        self.answering = Some(tokio::spawn(self.out.send(answer)));
+    }
 }
 
 enum Line {
     Whole,
-    Oversized,
+    /// Over [`MAX_LINE`], with the id its start gives.
+    Oversized(Option<RequestId>),
     End,
 }
 
@@ -116,7 +136,10 @@ impl Transport<RoleServer> for Stdio {
             }
             match self.read_line().await {
                 Line::Whole => {}
-                Line::Oversized => continue,
+                Line::Oversized(id) => {
+                    self.refuse(oversized(), id);
+                    continue;
+                }
                 Line::End => return None,
             }
             // The line's own buffer goes with it: a 4 MB call does not leave 4 MB behind.
@@ -124,10 +147,7 @@ impl Transport<RoleServer> for Stdio {
             match parse(&line) {
                 Parsed::Message(message) => return Some(*message),
                 Parsed::Ignored => {}
-                Parsed::Refused(error, id) => {
-                    let answer = TxJsonRpcMessage::<RoleServer>::error(error, id);
-                    self.answering = Some(tokio::spawn(self.out.send(answer)));
-                }
+                Parsed::Refused(error, id) => self.refuse(error, id),
             }
         }
     }
@@ -135,6 +155,17 @@ impl Transport<RoleServer> for Stdio {
     async fn close(&mut self) -> Result<(), Self::Error> {
         Transport::<RoleServer>::close(&mut self.out).await
     }
+}
+
+/// The answer to a line over [`MAX_LINE`].
+fn oversized() -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "Invalid request: the line is longer than {MAX_LINE} bytes (16 MiB), the most a \
+             message may be; it was not read"
+        ),
+        Some(serde_json::json!({"max_line_bytes": MAX_LINE})),
+    )
 }
 
 /// The answer to a request of a method this server does not serve.
@@ -231,6 +262,85 @@ fn refused(
         ErrorData::invalid_request("Invalid request", None)
     };
     Parsed::Refused(error, id.clone())
+}
+
+/// The `id` member of the JSON object `head` begins with, when `head` holds it whole and it is
+/// a number or a string: read member by member, skipping values, without parsing the rest.
+fn leading_id(head: &[u8]) -> Option<RequestId> {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let mut at = skip_space(head, 0);
+    if head.get(at) != Some(&b'{') {
+        return None;
+    }
+    at += 1;
+    loop {
+        let key = skip_space(head, at);
+        let key_end = value_end(head, key)?;
+        at = skip_space(head, key_end);
+        if head.get(at) != Some(&b':') {
+            return None;
+        }
+        let value = skip_space(head, at + 1);
+        let end = value_end(head, value)?;
+        if head.get(key..key_end) == Some(b"\"id\"") {
+            return serde_json::from_slice(head.get(value..end)?).ok();
+        }
+        at = skip_space(head, end);
+        if head.get(at) != Some(&b',') {
+            return None;
+        }
+        at += 1;
+    }
+}
+
+fn skip_space(bytes: &[u8], from: usize) -> usize {
+    let spaces = bytes
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .count();
+    from + spaces
+}
+
+/// Where the JSON value starting at `from` ends, if `bytes` holds its end: a string to its
+/// closing quote, an object or array to its closing bracket (brackets in strings skipped),
+/// anything else to the next delimiter.
+fn value_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut at = from;
+    loop {
+        let byte = *bytes.get(at)?;
+        at += 1;
+        if in_string {
+            match byte {
+                b'\\' => at += 1,
+                b'"' => {
+                    in_string = false;
+                    if depth == 0 {
+                        return Some(at);
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n' if depth == 0 => {
+                return (at - 1 > from).then_some(at - 1);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A request MCP defines that a client sends a server (`roots/list`, `sampling/createMessage`
@@ -391,8 +501,6 @@ mod tests {
         assert_eq!(refusal(params), Some((-32602, one.clone())));
         let params = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":[]}"#;
         assert_eq!(refusal(params), Some((-32602, one.clone())));
-        let params = br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":[]}"#;
-        assert_eq!(refusal(params), Some((-32602, one.clone())));
         // A method MCP does not define, or one the server sends, not serves: named.
         let theirs = br#"{"jsonrpc":"2.0","id":1,"method":"roots/list"}"#;
         assert_eq!(refusal(theirs), Some((-32601, one.clone())));
@@ -405,5 +513,34 @@ mod tests {
         assert_eq!(refusal(br#"{"jsonrpc":"2.0","method":"foo/bar"}"#), None);
         let bom = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
         assert!(matches!(parse(bom), Parsed::Message(_)));
+    }
+
+    #[test]
+    fn an_oversized_lines_id_is_read_from_its_start() {
+        let id = |head: &str| leading_id(head.as_bytes());
+        let seven = Some(RequestId::Number(7));
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"#),
+            seven
+        );
+        assert_eq!(
+            id("\u{feff} { \"jsonrpc\" : \"2.0\" ,\n \"id\" : \"a,\\\"}\" , \"params\""),
+            Some(RequestId::String("a,\"}".into()))
+        );
+        // Skipped: values before it, however nested, and the `id`s inside them.
+        assert_eq!(
+            id(r#"{"meta":{"id":1,"x":["]",{"id":2}]},"s":"\"id\":3","id":7,"params":"#),
+            seven
+        );
+        // Not whole in the window, after the params, not a request id, not an object.
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":12"#), None);
+        assert_eq!(
+            id(r#"{"method":"tools/call","params":{"arguments":{"text":"xx"#),
+            None
+        );
+        assert_eq!(id(r#"{"id":null,"method":"x","#), None);
+        assert_eq!(id(r#"{"id":1.5,"method":"x","#), None);
+        assert_eq!(id(r#"[{"id":7}"#), None);
+        assert_eq!(id(""), None);
     }
 }
