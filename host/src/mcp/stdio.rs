@@ -1,5 +1,5 @@
-//! The stdio transport: reads a line at a time, 16 MiB at most, answers what is no message,
-//! and keeps a call's arguments out of rmcp's typing (its text held twice, not seven times).
+//! The stdio transport: reads a line at a time, 16 MiB at most, and answers what is no message;
+//! after stdin closes, it ends the session only once every request received is answered.
 //!
 //! rmcp types a message through serde's buffered `flatten`, which copies every string of it
 //! several times (a 4 MB `check_text` took 28 MB before a tool ran). Here a line is parsed
@@ -19,16 +19,34 @@
 //!   top-level `"id"` member before the params: how clients write a request), else with no
 //!   id; its bytes past the limit are dropped as they arrive, so a line is never held past
 //!   16 MiB, and the next line is served. rmcp drops such a line unanswered.
-//! - A message that repeats a key is read with its last value (serde_json's `Value`), not
-//!   refused; nothing is logged.
+//! - When stdin closes, the session does not end at once ([`Unanswered`]): every request
+//!   received and not yet answered is answered first (a slow call, a large answer, an
+//!   `apply_edits` waiting its turn), then rmcp closes the writer and the server exits.
+//!   rmcp's own end waits 5 seconds and then drops what is left (of 300 pipelined
+//!   `check_file` calls, up to a third went unanswered). The wait is bounded by silence, not
+//!   by a total: it ends when [`QUIET`] (5 minutes) passes with no answer written (a call
+//!   that never answers does not keep a server whose client left alive), or when an answer
+//!   cannot be written (stdout is closed: no one reads what is left). Each answer restarts
+//!   it, so a long queue of calls that keep answering is never cut. A request the client
+//!   cancelled (`notifications/cancelled`) is not waited for: rmcp drops its answer.
+//! - A last line with no `\n` before stdin closes is read as a line, not dropped; a message
+//!   that repeats a key is read with its last value (serde_json's `Value`), not refused;
+//!   nothing is logged.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, ErrorCode, ErrorData, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    ClientNotification, ClientRequest, ErrorCode, ErrorData, JsonRpcMessage, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::time::Instant;
 
 /// The longest line read (rmcp's `DEFAULT_MAX_LINE_LENGTH`), its `\n` included; a longer one
 /// is answered `Invalid request`.
@@ -36,6 +54,10 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// How much of a line over [`MAX_LINE`] is searched for its `id`.
 const ID_WINDOW: usize = 64 * 1024;
+
+/// After stdin closes, how long the server waits for the requests still unanswered while no
+/// answer is written.
+const QUIET: Duration = Duration::from_secs(5 * 60);
 
 /// MCP over stdin and stdout.
 pub(super) struct Stdio {
@@ -50,6 +72,10 @@ pub(super) struct Stdio {
     /// rmcp does (a peer that stops reading stops being read), and its task is awaited, not
     /// restarted, when `receive` was dropped while it ran.
     answering: Option<tokio::task::JoinHandle<Result<(), std::io::Error>>>,
+    /// The requests handed to rmcp and not yet answered.
+    unanswered: Arc<Unanswered>,
+    /// Stdin has closed: `receive` only waits for the answers.
+    ended: bool,
 }
 
 impl Stdio {
@@ -60,11 +86,13 @@ impl Stdio {
             line: Vec::new(),
             discarding: false,
             answering: None,
+            unanswered: Arc::new(Unanswered::default()),
+            ended: false,
         }
     }
 
-    /// Reads up to the next `\n` into `line`; cancel-safe (bytes are taken from the buffer
-    /// only as they are kept or dropped, with no await between).
+    /// Reads up to the next `\n` into `line`, or to the end of stdin; cancel-safe (bytes are
+    /// taken from the buffer only as they are kept or dropped, with no await between).
     async fn read_line(&mut self) -> Line {
         loop {
             let available = match self.read.fill_buf().await {
@@ -72,7 +100,12 @@ impl Stdio {
                 Err(_) => return Line::End,
             };
             if available.is_empty() {
-                return Line::End;
+                // A last line with no `\n` is a line (rmcp drops it).
+                return if self.line.is_empty() {
+                    Line::End
+                } else {
+                    Line::Whole
+                };
             }
             let newline = available.iter().position(|&b| b == b'\n');
             let take = newline.map_or(available.len(), |i| i + 1);
@@ -114,6 +147,84 @@ enum Line {
     End,
 }
 
+/// The requests received and not yet answered: what the session waits for once stdin closes.
+/// A request is counted when `receive` hands it to rmcp and done once its answer is written
+/// (or the client cancelled it); one id counts once (rmcp answers a repeated id once).
+#[derive(Debug)]
+struct Unanswered {
+    state: Mutex<Waiting>,
+    /// An answer was written, or could not be.
+    changed: tokio::sync::Notify,
+}
+
+#[derive(Debug)]
+struct Waiting {
+    ids: HashSet<RequestId>,
+    /// When an answer was last written (or stdin closed, if later).
+    last: Instant,
+    /// An answer could not be written: stdout is gone.
+    broken: bool,
+}
+
+impl Default for Unanswered {
+    fn default() -> Self {
+        Unanswered {
+            state: Mutex::new(Waiting {
+                ids: HashSet::new(),
+                last: Instant::now(),
+                broken: false,
+            }),
+            changed: tokio::sync::Notify::new(),
+        }
+    }
+}
+
+impl Unanswered {
+    fn with<T>(&self, f: impl FnOnce(&mut Waiting) -> T) -> Option<T> {
+        self.state.lock().ok().map(|mut state| f(&mut state))
+    }
+
+    fn received(&self, id: &RequestId) {
+        self.with(|s| s.ids.insert(id.clone()));
+    }
+
+    /// The answer to `id` was written (`sent`), or could not be.
+    fn answered(&self, id: Option<&RequestId>, sent: bool) {
+        self.with(|s| {
+            if let Some(id) = id {
+                s.ids.remove(id);
+            }
+            s.broken |= !sent;
+            s.last = s.last.max(Instant::now());
+        });
+        self.changed.notify_one();
+    }
+
+    /// The client cancelled `id`: rmcp drops its answer, so it is not waited for.
+    fn cancelled(&self, id: &RequestId) {
+        self.with(|s| s.ids.remove(id));
+        self.changed.notify_one();
+    }
+
+    /// Waits until every request received is answered, an answer cannot be written, or
+    /// `quiet` ([`QUIET`]) passes with no answer written. Cancel-safe: the state is shared,
+    /// and a notice that came while no one waited is kept (`notify_one`).
+    async fn drained(&self, quiet: Duration) {
+        loop {
+            let deadline = self.with(|s| (!s.ids.is_empty() && !s.broken).then(|| s.last + quiet));
+            let Some(Some(deadline)) = deadline else {
+                return;
+            };
+            if tokio::time::timeout_at(deadline, self.changed.notified())
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
 impl Transport<RoleServer> for Stdio {
     type Error = std::io::Error;
 
@@ -121,7 +232,18 @@ impl Transport<RoleServer> for Stdio {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.out.send(item)
+        let id = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
+        let unanswered = Arc::clone(&self.unanswered);
+        let sending = self.out.send(item);
+        async move {
+            let sent = sending.await;
+            unanswered.answered(id.as_ref(), sent.is_ok());
+            sent
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -134,18 +256,41 @@ impl Transport<RoleServer> for Stdio {
                     return None;
                 }
             }
+            if self.ended {
+                // rmcp keeps writing answers while this waits; `None` ends its session.
+                self.unanswered.drained(QUIET).await;
+                return None;
+            }
             match self.read_line().await {
                 Line::Whole => {}
                 Line::Oversized(id) => {
                     self.refuse(oversized(), id);
                     continue;
                 }
-                Line::End => return None,
+                Line::End => {
+                    self.ended = true;
+                    self.unanswered.with(|s| s.last = Instant::now());
+                    continue;
+                }
             }
             // The line's own buffer goes with it: a 4 MB call does not leave 4 MB behind.
             let line = std::mem::take(&mut self.line);
             match parse(&line) {
-                Parsed::Message(message) => return Some(*message),
+                Parsed::Message(message) => {
+                    match &*message {
+                        JsonRpcMessage::Request(request) => self.unanswered.received(&request.id),
+                        JsonRpcMessage::Notification(notification) => {
+                            if let ClientNotification::CancelledNotification(cancelled) =
+                                &notification.notification
+                                && let Some(id) = &cancelled.params.request_id
+                            {
+                                self.unanswered.cancelled(id);
+                            }
+                        }
+                        _ => {}
+                    }
+                    return Some(*message);
+                }
                 Parsed::Ignored => {}
                 Parsed::Refused(error, id) => self.refuse(error, id),
             }
@@ -542,5 +687,46 @@ mod tests {
         assert_eq!(id(r#"{"id":1.5,"method":"x","#), None);
         assert_eq!(id(r#"[{"id":7}"#), None);
         assert_eq!(id(""), None);
+    }
+
+    /// The wait after stdin closes ends once the last request is answered, at once when an
+    /// answer cannot be written, and after `quiet` with nothing answered; a cancelled request
+    /// is not waited for.
+    #[test]
+    fn the_wait_after_stdin_closes_ends_when_every_request_is_answered() {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+        else {
+            panic!("a runtime");
+        };
+        let forever = Duration::from_secs(24 * 3600);
+        let (one, two) = (RequestId::Number(1), RequestId::String("two".into()));
+        runtime.block_on(async {
+            let unanswered = Arc::new(Unanswered::default());
+            unanswered.drained(forever).await;
+            unanswered.received(&one);
+            unanswered.received(&two);
+            unanswered.received(&two);
+            let waiting = tokio::spawn({
+                let unanswered = Arc::clone(&unanswered);
+                async move { unanswered.drained(forever).await }
+            });
+            tokio::task::yield_now().await;
+            unanswered.answered(Some(&two), true);
+            tokio::task::yield_now().await;
+            assert!(!waiting.is_finished(), "1 is still unanswered");
+            // What the client cancelled is not waited for.
+            unanswered.cancelled(&one);
+            assert!(waiting.await.is_ok());
+
+            unanswered.received(&one);
+            unanswered.answered(None, false);
+            unanswered.drained(forever).await;
+
+            let silent = Unanswered::default();
+            silent.received(&one);
+            silent.drained(Duration::from_millis(1)).await;
+        });
     }
 }
