@@ -1,6 +1,6 @@
 //! `kapi mcp`: the curated MCP server over stdio (`writing` set by default). The global
-//! `--project` names the default project; each call may name its own. Exits 0 when the client
-//! closes stdin, 2 for an unknown tool set.
+//! `--project` names the default project; each call may name its own. Exits 0 once the client
+//! closes stdin and every request it sent is answered, 2 for an unknown tool set.
 
 use clap::Args;
 use kapi_host::mcp::{McpOptions, serve};

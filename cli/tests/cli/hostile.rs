@@ -780,8 +780,8 @@ fn check_text_over_mcp_reads_a_block_at_a_time() {
         serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
             "name": "voice_rewrite", "arguments": {"text": text, "format": "html"}}}),
     ];
-    // Stdin stays open until the three answers are read: a server whose stdin closes ends
-    // its session, and the calls still running with it.
+    // Stdin stays open until the three answers are read: the server's peak memory is read
+    // while it still runs.
     let mut server = std::process::Command::new("sh")
         .args(["-c", "ulimit -v 1000000 && exec \"$0\" mcp --all"])
         .arg(std::path::Path::new(env!("CARGO_BIN_EXE_kapi")))

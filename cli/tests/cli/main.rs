@@ -24,6 +24,7 @@ mod inspect;
 mod landing;
 mod locales;
 mod markdown_syntax;
+mod mcp_wire;
 mod outside;
 mod plurals;
 mod pofilter;

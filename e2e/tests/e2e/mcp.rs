@@ -1395,12 +1395,21 @@ fn an_oversized_call_is_refused_and_the_server_keeps_serving() {
         .tool("context_search", json!({"query": huge}))
         .err("oversized");
     assert!(refused.text.contains("at most"), "{}", refused.text);
-    // A line over the transport's 16 MB is dropped unanswered; the server keeps serving.
+    // A line over the transport's 16 MiB is refused whole, to its id, naming the limit; the
+    // server keeps serving.
     let line = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":999,\"method\":\"tools/call\",\"params\":{{\"name\":\"context_search\",\"arguments\":{{\"query\":\"{}\"}}}}}}",
         "x".repeat(17 * 1024 * 1024)
     );
     server.send_raw(&line);
+    let (_, refused) = server.answer(999, "the line over 16 MiB");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("16 MiB")),
+        "{refused}"
+    );
     server
         .tool("check_file", json!({"path": "docs/good.md"}))
         .ok("the next call");

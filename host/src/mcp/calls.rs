@@ -13,8 +13,9 @@
 //!   "should not respond") and ignores a notice for one already answered; the flag stops the
 //!   work itself: `check_text`, `check_file`, `voice_check`, `term-check` and `voice_rewrite`
 //!   poll it between blocks. A call reads its flag with [`cancel_flag`] on its own thread.
-//! - When the client closes stdin, every call still running is cancelled, and the server
-//!   exits once they return (a writer finishes its write).
+//! - When the client closes stdin, every call received still runs and is answered, in its
+//!   turn (`super::stdio`); only a call still running when the transport stops waiting is
+//!   cancelled, and the server exits once it returns (a writer finishes its write).
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -5,7 +5,8 @@
 //! client's `clientInfo.name`, in one session per server process, whose row in the project's
 //! store every request moves forward (`server::Presence`). Tool calls run
 //! concurrently, each on a thread of its own, and `notifications/cancelled` stops one
-//! (`calls`).
+//! (`calls`). When the client closes stdin, the server answers every request it received,
+//! then exits 0 (`stdio`: the wait, and its bound).
 
 pub mod instructions;
 pub mod sets;
@@ -39,7 +40,8 @@ pub struct McpOptions {
     pub all: bool,
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin.
+/// Serves MCP on stdin/stdout until the client closes stdin and every request received is
+/// answered.
 pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostError> {
     let selection = sets::select(options.tools.as_deref(), options.all_tools, options.all)
         .map_err(|message| HostError::Usage {
@@ -69,9 +71,11 @@ pub fn serve(env: Env, cwd: PathBuf, options: &McpOptions) -> Result<(), HostErr
                 });
             }
         };
+        // Stdin closed and every request received was answered, or the transport stopped
+        // waiting for the rest (stdout gone, or nothing answered for its bound).
         let stopped = service.waiting().await;
-        // The client is gone: stop the calls still running. Dropping the runtime then waits
-        // for their threads (a write in progress finishes).
+        // Stop the calls still running, if any. Dropping the runtime then waits for their
+        // threads (a write in progress finishes).
         calls.cancel_all();
         stopped.map_err(|e| HostError::Internal {
             message: format!("MCP server stopped: {e}"),

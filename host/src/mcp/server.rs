@@ -243,7 +243,8 @@ fn client_name(peer: &Peer<RoleServer>, meta: Option<&RequestMetaObject>) -> Str
 /// The server as it is served: the receiving middleware of S-03. Every request the client
 /// sends — `initialize`, `ping` and `tools/list` as much as a tool call — first moves the
 /// session's row forward in the server's project store, so a session that only reads still
-/// says it is here; then [`KapiServer`] handles it. Notifications are not requests and move
+/// says it is here; then [`KapiServer`] handles it, and a `Method not found` it answers names
+/// the method (`method not found: prompts/list`). Notifications are not requests and move
 /// nothing.
 #[derive(Clone)]
 pub struct Presence(pub KapiServer);
@@ -258,7 +259,18 @@ impl rmcp::Service<RoleServer> for Presence {
         let (peer, meta) = (context.peer.clone(), context.meta.clone());
         // Off the runtime's only thread: the store may wait for another process's write.
         let _ = tokio::task::spawn_blocking(move || server.seen(&peer, &meta)).await;
-        rmcp::Service::handle_request(&self.0, request, context).await
+        let method = request.method().to_owned();
+        // rmcp answers a method this server does not serve (`prompts/list`, a `ping` in the
+        // 2026-07-28 lifecycle) with the method's bare name.
+        rmcp::Service::handle_request(&self.0, request, context)
+            .await
+            .map_err(|error| {
+                if error.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND {
+                    super::stdio::method_not_found(&method)
+                } else {
+                    error
+                }
+            })
     }
 
     async fn handle_notification(
@@ -458,8 +470,9 @@ fn decode(s: &str) -> String {
 /// its text) at a few MB however large the text checked.
 pub(crate) const REPORT_FINDINGS: usize = 1_000;
 
-/// The largest arguments a call takes. The stdio transport drops a line over 16 MB unanswered
-/// (and keeps serving), so every tool, `apply_edits` included, refuses well below it.
+/// The largest arguments a call takes. The stdio transport refuses a line over 16 MiB whole
+/// (`Invalid request`, and keeps serving), so every tool, `apply_edits` included, refuses well
+/// below it with a tool error that says what to send instead.
 pub const MAX_ARGUMENT_BYTES: usize = 8 * 1024 * 1024;
 
 /// Counts the bytes written to it.
@@ -541,6 +554,13 @@ impl ServerHandler for KapiServer {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CallToolResponse, McpError> {
         let name = request.name.to_string();
+        // rmcp's own answer says "tool not found" without the name.
+        if !self.tool_router.map.contains_key(name.as_str()) {
+            return Err(McpError::invalid_params(
+                format!("tool not found: {name}"),
+                None,
+            ));
+        }
         let limit = MAX_ARGUMENT_BYTES;
         // Measured and typed without a copy of the arguments (a text may be megabytes).
         let size = request.arguments.as_ref().map_or(2, |args| {
