@@ -38,10 +38,10 @@ pub enum Command {
     /// Exit codes: 0 the project is ready (every host wired, or left alone because its entry is
     /// someone else's); 1 the existing recipe is broken (nothing is written) or a rules file's
     /// kapi section cannot be read (not closed, two of them, a stray end: the file is left as it
-    /// was, the line named); 1 too when a
-    /// host was refused (its file malformed, its folder a link, its file read-only): that host
-    /// is named with its file and position, the others are wired; 2 bad flags, or under
-    /// `--strict` a recipe key kapi does not read (nothing is written).
+    /// was, the line named); 1 too when a host was refused (its file malformed, its folder a
+    /// link, its file read-only): that host is named with its file and position, the others
+    /// are wired; 2 bad flags, or under `--strict` a recipe key kapi does not read (nothing is
+    /// written).
     ///
     /// Then wires the agent hosts `--agents` names: each one's MCP entry and hooks, and SKILL.md
     /// alone in each skill folder (`kapi help <topic>` serves its references; a copy an earlier
@@ -49,6 +49,31 @@ pub enum Command {
     /// (`.mcp.json`, `.vscode/mcp.json`, `.claude/settings.json`, …) may be JSONC: kapi inserts
     /// or updates its own entry in your indentation, and your comments, trailing commas and
     /// layout stay byte for byte. A second run writes nothing.
+    ///
+    /// host         files kapi writes                            hook events            verified
+    /// claude-code  .mcp.json, .claude/settings.json,             PreToolUse,            real CLI
+    ///              .claude/skills/kapi/                          PostToolUse, Stop      (2.1.332)
+    /// codex        .codex/config.toml, .codex/hooks.json,        PreToolUse,            real CLI
+    ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.171.0)
+    /// opencode     opencode.json, .opencode/plugins/kapi.js,     plugin before/after    real CLI
+    ///              .agents/skills/kapi/                          an edit; no stop hook  (1.18.33)
+    /// cursor       .cursor/mcp.json                              none yet               format tests
+    /// vscode       .vscode/mcp.json                              none yet               format tests
+    /// agents       .agents/skills/kapi/                          -                      by codex, opencode
+    /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
+    ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
+    /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests
+    ///              .agents/skills/kapi/                          PostToolUse, Stop
+    ///
+    /// "real CLI": `make e2e-hosts` runs that host from npm against a scripted model (MCP tools,
+    /// a tool error, post-edit findings, a generated target's edit denied, the stop gate where
+    /// there is one, the skill, the rules and the MCP instructions in the prompt, no kapi on
+    /// PATH); "format tests": kapi's tests hold the files to the host's documented format.
+    ///
+    /// Every host also reads the rules in AGENTS.md (Claude Code through CLAUDE.md's
+    /// `@AGENTS.md`). Each hook command a shell runs starts `command -v kapi … || exit 0`, so a
+    /// teammate without kapi gets no hook error; `kapi help hooks` says what each host does.
+    #[command(verbatim_doc_comment)]
     Init(init::InitArgs),
     /// The brief for a location, and the verbs that grow the project's context
     ///

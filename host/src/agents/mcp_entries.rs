@@ -197,11 +197,7 @@ pub(super) fn json_entry(
             match json_prop(&top, "mcp") {
                 Some(prop) => {
                     let mcp = prop.value().and_then(|v| v.as_object()).ok_or_else(|| {
-                        unreadable(
-                            rel,
-                            json_position(text, &["mcp"]),
-                            "`mcp` is not an object",
-                        )
+                        unreadable(rel, json_position(text, &["mcp"]), "`mcp` is not an object")
                     })?;
                     // A server `kapi` written the 1.x way (`mcp.kapi`) is someone's own.
                     if json_prop(&mcp, SERVER).is_some() {

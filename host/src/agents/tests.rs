@@ -150,6 +150,60 @@ fn every_file_written_follows_its_hosts_rules() {
     let instructions = read(root, ".kkss/assistant/instructions.md");
     assert!(instructions.starts_with(KKSS_BEGIN));
     assert!(instructions.find(KKSS_END).unwrap() < 800);
+    // OpenCode: `mcp.servers.kapi`, one argv, direct tools; its plugin, kapi's own bytes.
+    let opencode: Value = serde_json::from_str(&read(root, "opencode.json")).unwrap();
+    let entry = &opencode["mcp"]["servers"]["kapi"];
+    assert_eq!(
+        entry,
+        &json!({"type": "local", "command": ["kapi", "mcp", "--project", "kapi.yaml", "--tools",
+                "writing,translation"], "codemode": false})
+    );
+    assert_eq!(
+        read(root, hook_entries::OPENCODE_FILE),
+        hook_entries::OPENCODE_PLUGIN
+    );
+}
+
+/// OpenCode's `opencode.json` keeps the person's keys, comments and servers; a server `kapi`
+/// written the 1.x way (`mcp.kapi`) is someone's own; a changed plugin is the person's; a
+/// second run writes nothing.
+#[test]
+fn opencode_keeps_the_persons_config_and_plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mine = "{\n  // mine\n  \"model\": \"x/y\",\n  \"mcp\": {\"servers\": {\"db\": {\"type\": \"local\", \"command\": [\"db\"]}}},\n}\n";
+    std::fs::write(root.join("opencode.json"), mine).unwrap();
+    let agents = Agents::List(vec![HostId::OpenCode]);
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let text = read(root, "opencode.json");
+    assert!(
+        text.starts_with("{\n  // mine\n  \"model\": \"x/y\","),
+        "{text}"
+    );
+    assert!(text.contains("\"db\""), "{text}");
+    assert!(text.contains("\"kapi\""), "{text}");
+    let again = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged, "{again:?}");
+    // The person's plugin of the same name stays, and is named.
+    let plugin = root.join(hook_entries::OPENCODE_FILE);
+    std::fs::write(&plugin, "export const Mine = async () => ({})\n").unwrap();
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = async () => ({})\n"
+    );
+    assert!(
+        report.hosts[0].warnings.iter().any(|w| w.contains("kept")),
+        "{report:?}"
+    );
+    // A 1.x-style `mcp.kapi` is someone's own.
+    let other = tempfile::tempdir().unwrap();
+    let v1 = "{\"mcp\": {\"kapi\": {\"type\": \"local\", \"command\": [\"kapi\", \"mcp\"]}}}\n";
+    std::fs::write(other.path().join("opencode.json"), v1).unwrap();
+    let report = wire(other.path(), &recipe(false), &agents, &skill()).unwrap();
+    assert_eq!(read(other.path(), "opencode.json"), v1);
+    assert_eq!(report.hosts[0].kept_entry.as_deref(), Some("opencode.json"));
 }
 
 #[test]
