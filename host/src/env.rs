@@ -83,6 +83,13 @@ pub const HOST_MARKERS: &[HostMarker] = &[
         marker: "COPILOT_AGENT",
         session: None,
     },
+    // The Copilot CLI's shell tool: `COPILOT_CLI=1` and the session id (measured by `make
+    // e2e-hosts`).
+    HostMarker {
+        host: "copilot",
+        marker: "COPILOT_CLI",
+        session: Some("COPILOT_AGENT_SESSION_ID"),
+    },
 ];
 
 /// The shared convention some hosts follow (`AI_AGENT=claude-code_2-1-332_agent`,
@@ -137,6 +144,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         "CURSOR_AGENT, CURSOR_EXTENSION_HOST_ROLE",
         "set by Cursor's agent: the actor is `agent:cursor`",
+    ),
+    (
+        "COPILOT_CLI, COPILOT_AGENT_SESSION_ID",
+        "set by the Copilot CLI for its agent's commands: the actor is `agent:copilot`, the session the Copilot CLI's",
     ),
     (
         "COPILOT_AGENT",
@@ -340,6 +351,8 @@ mod tests {
             reading(&[("CURSOR_AGENT", "1")]).map(|h| h.host),
             Some("cursor".into())
         );
+        let copilot = reading(&[("COPILOT_CLI", "1"), ("COPILOT_AGENT_SESSION_ID", "f3d0")]);
+        assert_eq!(copilot.and_then(|h| h.session), Some("copilot:f3d0".into()));
         assert_eq!(
             reading(&[("AI_AGENT", "github_copilot_vscode_agent")]).map(|h| h.host),
             Some("vscode".into())

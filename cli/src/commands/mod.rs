@@ -57,9 +57,11 @@ pub enum Command {
     ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.171.0)
     /// opencode     opencode.json, .opencode/plugins/kapi.js,     plugin before/after    real CLI
     ///              .agents/skills/kapi/                          an edit; no stop hook  (1.18.33)
+    /// copilot      .mcp.json, .claude/settings.json (the Copilot  PreToolUse,            real CLI
+    ///              CLI reads Claude Code's), .agents/skills/kapi/ PostToolUse, Stop      (1.0.102)
     /// cursor       .cursor/mcp.json                              none yet               format tests
     /// vscode       .vscode/mcp.json                              none yet               format tests
-    /// agents       .agents/skills/kapi/                          -                      by codex, opencode
+    /// agents       .agents/skills/kapi/                          -                      by codex, opencode, copilot
     /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
     ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
     /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests

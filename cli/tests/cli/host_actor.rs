@@ -113,6 +113,22 @@ fn cursor_and_vscode_agents_are_named_by_their_markers() {
 }
 
 #[test]
+fn the_copilot_clis_shell_is_the_agent_in_its_session() {
+    // What the Copilot CLI 1.0.102 puts in its bash tool's environment (`make e2e-hosts`).
+    assert_agent(
+        &[
+            ("COPILOT_CLI", "1"),
+            (
+                "COPILOT_AGENT_SESSION_ID",
+                "f3d0a2c4-9b1e-4c6f-8a7d-2e5b1c9f0a37",
+            ),
+        ],
+        "agent:copilot",
+        Some("copilot:f3d0a2c4-9b1e-4c6f-8a7d-2e5b1c9f0a37"),
+    );
+}
+
+#[test]
 fn kapi_actor_wins_over_a_hosts_marker() {
     assert_agent(
         &[("CLAUDECODE", "1"), ("KAPI_ACTOR", "agent:reviewer")],

@@ -81,7 +81,9 @@ pub(crate) fn plan(
     wiring: &mut HostWiring,
 ) -> Result<(), String> {
     let (rel, merge): (&str, Merge) = match host {
-        HostId::ClaudeCode => (CLAUDE_CODE_FILE, merge_claude_code),
+        // The Copilot CLI runs Claude Code's hooks (its "VS Code compatible" mode: Claude's
+        // payload and answers); a `.github/hooks` file too would run each hook twice.
+        HostId::ClaudeCode | HostId::Copilot => (CLAUDE_CODE_FILE, merge_claude_code),
         HostId::Codex => (CODEX_FILE, merge_codex),
         HostId::Kkss => (KKSS_FILE, merge_kkss),
         HostId::Kiki => (KIKI_FILE, merge_kiki),

@@ -16,10 +16,11 @@ pub enum HostId {
     Kkss,
     Kiki,
     OpenCode,
+    Copilot,
 }
 
 impl HostId {
-    pub const ALL: [HostId; 8] = [
+    pub const ALL: [HostId; 9] = [
         HostId::ClaudeCode,
         HostId::Cursor,
         HostId::VsCode,
@@ -28,6 +29,7 @@ impl HostId {
         HostId::Kkss,
         HostId::Kiki,
         HostId::OpenCode,
+        HostId::Copilot,
     ];
 
     /// The id `--agents` takes.
@@ -41,6 +43,7 @@ impl HostId {
             HostId::Kkss => "kkss",
             HostId::Kiki => "kiki",
             HostId::OpenCode => "opencode",
+            HostId::Copilot => "copilot",
         }
     }
 
@@ -55,6 +58,7 @@ impl HostId {
             HostId::Kkss => Some(".kkss"),
             HostId::Kiki => Some(".kiki"),
             HostId::OpenCode => Some(".opencode"),
+            HostId::Copilot => Some(".github/copilot-instructions.md"),
         }
     }
 
@@ -89,6 +93,10 @@ impl HostId {
             ],
             HostId::Kiki => &[
                 "trust the workspace in Kiki: .kiki/mcp.json and .kiki/hooks.toml are active only in a trusted workspace",
+            ],
+            HostId::Copilot => &[
+                "trust the project folder in the Copilot CLI (its prompt, or `copilot --trust-folder`): it loads .mcp.json and the hooks in .claude/settings.json only in a trusted folder",
+                "to give the model kapi's MCP instructions, start it with `--allow-all-mcp-server-instructions`",
             ],
             HostId::OpenCode => &[
                 "nothing to approve: OpenCode (opencode-ai 1.x) starts the project's opencode.json servers and loads .opencode/plugins/kapi.js on its own; it has no stop hook, so run `kapi check` before you report work done (AGENTS.md says so)",

@@ -182,14 +182,15 @@ fn plan_host(
     let skill_dirs: &[&str] = match host {
         HostId::ClaudeCode => &[".claude/skills/kapi"],
         // Codex and Kiki read the cross-client folder.
-        HostId::Codex | HostId::Agents | HostId::Kiki | HostId::OpenCode => {
+        HostId::Codex | HostId::Agents | HostId::Kiki | HostId::OpenCode | HostId::Copilot => {
             &[".agents/skills/kapi"]
         }
         HostId::Kkss => &[".kkss/assistant/skills/kapi"],
         HostId::Cursor | HostId::VsCode => &[],
     };
     match host {
-        HostId::ClaudeCode => {
+        // The Copilot CLI reads Claude Code's `.mcp.json` (and its hooks, below).
+        HostId::ClaudeCode | HostId::Copilot => {
             mcp_entries::json_entry(root, ".mcp.json", host, args, &mut plan, wiring)?
         }
         HostId::Cursor => {
