@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 command -v npm >/dev/null || { echo "e2e-hosts: npm is not installed (apt-get install nodejs npm)" >&2; exit 1; }
 stamp=node_modules/.kapi-e2e-lock
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -e node_modules/.bin/claude ] && [ -e node_modules/.bin/codex ] && [ -e node_modules/.bin/opencode ] && [ -e node_modules/.bin/copilot ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -e node_modules/.bin/claude ] && [ -e node_modules/.bin/codex ] && [ -e node_modules/opencode-linux-x64/bin/opencode ] && [ -e node_modules/.bin/copilot ]; then
   exit 0
 fi
 echo "e2e-hosts: installing the host CLIs pinned in hosts/package-lock.json (npm ci)"

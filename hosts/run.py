@@ -579,7 +579,9 @@ def find_hosts(kapi_dir: Path) -> dict:
     native = sorted(glob.glob(str(MODULES / "@anthropic-ai" / "claude-code-*" / "claude")))
     claude = Path(native[0]) if native else MODULES / ".bin" / "claude"
     codex = MODULES / ".bin" / "codex"  # the npm wrapper, as `npm i -g @openai/codex` runs it
-    opencode = MODULES / ".bin" / "opencode"
+    # OpenCode's Linux x64 binary package itself (`opencode-ai` pins every platform's, which
+    # this registry does not all hold, so its lock cannot be installed with `npm ci`).
+    opencode = MODULES / "opencode-linux-x64" / "bin" / "opencode"
     copilot = MODULES / ".bin" / "copilot"
     for cls, path in ((ClaudeCode, claude), (Codex, codex), (OpenCode, opencode), (Copilot, copilot)):
         h = cls(path, kapi_dir)
