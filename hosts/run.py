@@ -225,7 +225,8 @@ def make_project(where: Path, kapi: Path, kapi_dir: Path):
     env = base_env(kapi_dir, where.parent / "init-home")
     (where.parent / "init-home").mkdir(exist_ok=True)
     subprocess.run(["git", "init", "-q", str(where)], check=True, env=env, timeout=30)
-    rc, out, err, _, _ = run_bounded([str(kapi), "init", "--agents", "claude-code,codex,opencode,copilot"], cwd=where,
+    rc, out, err, _, _ = run_bounded([str(kapi), "init", "--agents", "claude-code,codex,opencode,copilot,qwen"],
+                                     cwd=where,
                                      env=env, timeout=60)
     (where.parent / "kapi-init.txt").write_text(f"exit {rc}\n{out}\n{err}")
     return rc, out + err
@@ -317,7 +318,7 @@ class Run:
         if not m:
             return ""
         body = m[-1].body
-        if self.host in ("claude-code", "opencode", "copilot"):
+        if self.host in ("claude-code", "opencode", "copilot", "qwen"):
             items, seen, out = body.get("messages", []), -1, []
             for it in items:
                 if it.get("role") == "assistant":
@@ -574,6 +575,51 @@ class Copilot(Host):
         return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
 
 
+class Qwen(Host):
+    """Qwen Code (`@qwen-code/qwen-code`): Chat Completions from `OPENAI_BASE_URL`, its memory
+    side-agent off (it would send a second request with tools). It loads the project's
+    `.qwen/settings.json` (kapi's server and hooks) with no trust step by default; its MCP tools
+    are deferred (named in the first user message, called by name)."""
+    name = "qwen"
+
+    def mcp(self, tool, args):
+        return Call(f"mcp__kapi__{tool}", args)
+
+    def shell(self, cmd):
+        return Call("run_shell_command", {"command": cmd, "description": "run a command"})
+
+    def write(self, project: Path, rel: str, content: str, old: str | None = None):
+        return Call("write_file", {"file_path": str(project / rel), "content": content})
+
+    def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
+            trust_hooks=True, hook_events=False) -> Run:
+        mock = ChatMock(script).start()
+        (home / ".qwen").mkdir(parents=True, exist_ok=True)
+        (home / ".qwen" / "settings.json").write_text(json.dumps({
+            "security": {"auth": {"selectedType": "openai"}},
+            "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True},
+            "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}}))
+        env = base_env(self.kapi_dir, home)
+        env.update(OPENAI_BASE_URL=f"{mock.url}/v1", OPENAI_API_KEY="dummy", OPENAI_MODEL="mock-model",
+                   QWEN_CODE_SUPPRESS_YOLO_WARNING="1", TERM="xterm", CI="1")
+        argv = [str(self.bin), "-p", prompt, "--output-format", "json", "--yolo"]
+        watcher = McpWatcher()
+        try:
+            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
+                                                 on_start=watcher.start)
+        finally:
+            watcher.end()
+            mock.stop()
+        sid = None
+        try:
+            for msg in json.loads(out):
+                sid = msg.get("session_id") or sid
+        except (ValueError, AttributeError, TypeError):
+            pass
+        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+
+
 def find_hosts(kapi_dir: Path) -> dict:
     hosts = {}
     native = sorted(glob.glob(str(MODULES / "@anthropic-ai" / "claude-code-*" / "claude")))
@@ -583,7 +629,9 @@ def find_hosts(kapi_dir: Path) -> dict:
     # this registry does not all hold, so its lock cannot be installed with `npm ci`).
     opencode = MODULES / "opencode-linux-x64" / "bin" / "opencode"
     copilot = MODULES / ".bin" / "copilot"
-    for cls, path in ((ClaudeCode, claude), (Codex, codex), (OpenCode, opencode), (Copilot, copilot)):
+    qwen = MODULES / ".bin" / "qwen"
+    for cls, path in ((ClaudeCode, claude), (Codex, codex), (OpenCode, opencode), (Copilot, copilot),
+                      (Qwen, qwen)):
         h = cls(path, kapi_dir)
         try:
             v = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=30,
@@ -619,7 +667,7 @@ def common_checks(ctx: Ctx, run: Run):
 def mcp_listed(run: Run) -> bool:
     body = run.first_body_text()
     name = {"claude-code": "mcp__kapi__check_file", "opencode": "kapi_check_file",
-            "copilot": "kapi-check_file"}.get(run.host, "mcp__kapi")
+            "copilot": "kapi-check_file", "qwen": "mcp__kapi__check_file"}.get(run.host, "mcp__kapi")
     return name in body
 
 
@@ -644,11 +692,11 @@ def sc_mcp_subfolder(ctx, env):
                      [host.mcp("check_file", {"path": "docs/api/auth.md"})])
     if not common_checks(ctx, run):
         return run
-    if host.name == "copilot":
-        # The Copilot CLI (1.0.102) reads a workspace's `.mcp.json` (or `.github/mcp.json`) only
-        # in the folder it starts in, whatever the trust: a session started below the project's
-        # root has no kapi tools. A note, so a change is seen.
-        ctx.add("the Copilot CLI started in docs/api offers kapi's tools", INFO,
+    if host.name in ("copilot", "qwen"):
+        # The Copilot CLI (1.0.102) and Qwen Code (0.24.4) read a workspace's MCP file
+        # (`.mcp.json`, `.qwen/settings.json`) only in the folder they start in: a session started
+        # below the project's root has no kapi tools. A note, so a change is seen.
+        ctx.add(f"{host.name} started in docs/api offers kapi's tools", INFO,
                 f"offered: {mcp_listed(run)} (start it at the project's root)")
         return run
     ctx.expect("kapi's MCP server connected from docs/api", mcp_listed(run), "the host found the project's wiring")
@@ -861,7 +909,8 @@ def sc_shell_note(ctx, env):
 # `thread.started` thread id).
 SHELL_MARKERS = {"claude-code": ("CLAUDECODE", "CLAUDE_CODE_SESSION_ID"),
                  "codex": ("CODEX_THREAD_ID", "CODEX_THREAD_ID"),
-                 "copilot": ("COPILOT_CLI", "COPILOT_AGENT_SESSION_ID")}
+                 "copilot": ("COPILOT_CLI", "COPILOT_AGENT_SESSION_ID"),
+                 "qwen": ("QWEN_CODE", "QWEN_CODE_SESSION_ID")}
 
 
 def check_shell_markers(ctx, run: Run, seen: dict):
@@ -874,9 +923,12 @@ def check_shell_markers(ctx, run: Run, seen: dict):
 
 
 def parse_env(text: str) -> dict:
-    if ENV_BEGIN not in text:
+    # The output's marker ends its line; a host that echoes the command (Qwen Code) names it
+    # first, inside the command.
+    begin = ENV_BEGIN + "\n"
+    if begin not in text:
         return {}
-    body = text.split(ENV_BEGIN, 1)[1].split(ENV_END, 1)[0]
+    body = text.split(begin, 1)[1].split(ENV_END, 1)[0]
     out = {}
     for line in body.splitlines():
         m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line)
@@ -968,8 +1020,9 @@ def sc_no_kapi(ctx, env):
         return run
     written = (project / "docs/new.md").exists()
     seen = run.stdout + "\n" + run.stderr + "\n" + "\n".join(run.feedback(t) for t in range(len(run.main())))
-    lines = [ln for ln in seen.splitlines() if "hook" in ln.lower() and "bypass-hook-trust" not in ln
-             and any(w in ln for w in ("not found", "127", "kapi hook", "error"))]
+    # A hook that failed to start says so: `kapi: not found`, exit 127.
+    lines = [ln[:300] for ln in seen.splitlines()
+             if "hook" in ln.lower() and any(w in ln for w in ("not found", " 127", ":127", "exit code 127"))]
     # Claude Code reports each hook's run (--include-hook-events): every one ends 0, silent.
     for line in run.stdout.splitlines():
         try:
@@ -1000,8 +1053,8 @@ SCENARIOS = {
 }
 # Claude Code -p treats the folder as trusted; OpenCode has no stop hook (own-finding is the
 # stop gate's) and puts no marker of its own in its shell's environment (shell-note's).
-ONLY = {"untrusted-hooks": {"codex"}, "own-finding": {"claude-code", "codex", "copilot"},
-        "shell-note": {"claude-code", "codex", "copilot"}}
+ONLY = {"untrusted-hooks": {"codex"}, "own-finding": {"claude-code", "codex", "copilot", "qwen"},
+        "shell-note": {"claude-code", "codex", "copilot", "qwen"}}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1009,7 +1062,7 @@ ONLY = {"untrusted-hooks": {"codex"}, "own-finding": {"claude-code", "codex", "c
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", action="append", choices=["claude-code", "codex", "opencode", "copilot"])
+    ap.add_argument("--host", action="append", choices=["claude-code", "codex", "opencode", "copilot", "qwen"])
     ap.add_argument("--scenario", action="append", choices=list(SCENARIOS))
     ap.add_argument("--kapi", default=os.environ.get("KAPI_BIN") or str(ROOT / "target/debug/kapi"))
     ap.add_argument("--keep", action="store_true", help="keep hosts/work/ even when every check passed")

@@ -90,6 +90,12 @@ pub const HOST_MARKERS: &[HostMarker] = &[
         marker: "COPILOT_CLI",
         session: Some("COPILOT_AGENT_SESSION_ID"),
     },
+    // Qwen Code's shell tool (measured by `make e2e-hosts`).
+    HostMarker {
+        host: "qwen",
+        marker: "QWEN_CODE",
+        session: Some("QWEN_CODE_SESSION_ID"),
+    },
 ];
 
 /// The shared convention some hosts follow (`AI_AGENT=claude-code_2-1-332_agent`,
@@ -148,6 +154,10 @@ pub const ALL: &[(&str, &str)] = &[
     (
         "COPILOT_CLI, COPILOT_AGENT_SESSION_ID",
         "set by the Copilot CLI for its agent's commands: the actor is `agent:copilot`, the session the Copilot CLI's",
+    ),
+    (
+        "QWEN_CODE, QWEN_CODE_SESSION_ID",
+        "set by Qwen Code for its agent's commands: the actor is `agent:qwen`, the session Qwen Code's",
     ),
     (
         "COPILOT_AGENT",

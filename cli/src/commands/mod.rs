@@ -59,9 +59,11 @@ pub enum Command {
     ///              .agents/skills/kapi/                          an edit; no stop hook  (1.18.33)
     /// copilot      .mcp.json, .claude/settings.json (the Copilot  PreToolUse,            real CLI
     ///              CLI reads Claude Code's), .agents/skills/kapi/ PostToolUse, Stop      (1.0.102)
+    /// qwen         .qwen/settings.json (server and hooks),       PreToolUse,            real CLI
+    ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.24.4)
     /// cursor       .cursor/mcp.json                              none yet               format tests
     /// vscode       .vscode/mcp.json                              none yet               format tests
-    /// agents       .agents/skills/kapi/                          -                      by codex, opencode, copilot
+    /// agents       .agents/skills/kapi/                          -                      by codex, opencode, copilot, qwen
     /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
     ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
     /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests

@@ -129,6 +129,19 @@ fn the_copilot_clis_shell_is_the_agent_in_its_session() {
 }
 
 #[test]
+fn qwen_codes_shell_is_the_agent_in_its_session() {
+    // What Qwen Code 0.24.4 puts in its shell tool's environment (`make e2e-hosts`).
+    assert_agent(
+        &[
+            ("QWEN_CODE", "1"),
+            ("QWEN_CODE_SESSION_ID", "d02395d3-e5db-44e9"),
+        ],
+        "agent:qwen",
+        Some("qwen:d02395d3-e5db-44e9"),
+    );
+}
+
+#[test]
 fn kapi_actor_wins_over_a_hosts_marker() {
     assert_agent(
         &[("CLAUDECODE", "1"), ("KAPI_ACTOR", "agent:reviewer")],

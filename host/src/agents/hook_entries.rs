@@ -35,6 +35,10 @@ pub const CLAUDE_CODE_MATCHER: &str = "Edit|Write|MultiEdit";
 /// payload), which runs `apply_patch` in a heredoc for some models; a shell command that
 /// carries no patch is nothing to guard (`crate::hooks::eval::guarded_paths`).
 pub const CODEX_MATCHER: &str = "apply_patch|Edit|Write|Bash";
+/// The tools Qwen Code edits files with (its own names; a regex).
+pub const QWEN_MATCHER: &str = "write_file|edit";
+/// Qwen Code's project settings: its MCP servers and its hooks (Claude Code's format).
+pub const QWEN_FILE: &str = ".qwen/settings.json";
 /// KKSS's edit tools are not documented: a glob on the full tool name the person may change.
 pub const KKSS_MATCH: &str = "*__write_file";
 /// The tools Kiki edits files with (a regex).
@@ -88,9 +92,18 @@ pub(crate) fn plan(
         HostId::Kkss => (KKSS_FILE, merge_kkss),
         HostId::Kiki => (KIKI_FILE, merge_kiki),
         HostId::OpenCode => (OPENCODE_FILE, merge_opencode),
+        HostId::Qwen => (QWEN_FILE, merge_qwen),
         HostId::Cursor | HostId::VsCode | HostId::Agents => return Ok(()),
     };
-    let existing = read_existing(root, rel)?;
+    // A file this host's plan writes already (Qwen Code's settings hold its MCP entry too) is
+    // merged as it will be, not as it was.
+    let existing = match writes.iter().position(|(r, _)| r == rel) {
+        Some(i) => Some(
+            String::from_utf8(writes.remove(i).1)
+                .map_err(|_| format!("{rel}: kapi's own text is not UTF-8"))?,
+        ),
+        None => read_existing(root, rel)?,
+    };
     let merged = merge(rel, existing.as_deref())?;
     wiring.warnings.extend(merged.kept);
     if let Some(text) = merged.text {
@@ -182,6 +195,17 @@ pub fn merge_codex(rel: &str, existing: Option<&str>) -> Result<Merged, String> 
         existing,
         Protocol::Codex,
         &claude_style_hooks(Protocol::Codex, CODEX_MATCHER),
+    )
+}
+
+/// Merges kapi's Qwen Code hooks (Claude Code's format, its own tool names, `--host qwen`) into
+/// `.qwen/settings.json`.
+pub fn merge_qwen(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    merge_claude_style(
+        rel,
+        existing,
+        Protocol::Qwen,
+        &claude_style_hooks(Protocol::Qwen, QWEN_MATCHER),
     )
 }
 

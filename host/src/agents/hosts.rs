@@ -17,10 +17,11 @@ pub enum HostId {
     Kiki,
     OpenCode,
     Copilot,
+    Qwen,
 }
 
 impl HostId {
-    pub const ALL: [HostId; 9] = [
+    pub const ALL: [HostId; 10] = [
         HostId::ClaudeCode,
         HostId::Cursor,
         HostId::VsCode,
@@ -30,6 +31,7 @@ impl HostId {
         HostId::Kiki,
         HostId::OpenCode,
         HostId::Copilot,
+        HostId::Qwen,
     ];
 
     /// The id `--agents` takes.
@@ -44,6 +46,7 @@ impl HostId {
             HostId::Kiki => "kiki",
             HostId::OpenCode => "opencode",
             HostId::Copilot => "copilot",
+            HostId::Qwen => "qwen",
         }
     }
 
@@ -59,6 +62,7 @@ impl HostId {
             HostId::Kiki => Some(".kiki"),
             HostId::OpenCode => Some(".opencode"),
             HostId::Copilot => Some(".github/copilot-instructions.md"),
+            HostId::Qwen => Some(".qwen"),
         }
     }
 
@@ -97,6 +101,9 @@ impl HostId {
             HostId::Copilot => &[
                 "trust the project folder in the Copilot CLI (its prompt, or `copilot --trust-folder`): it loads .mcp.json and the hooks in .claude/settings.json only in a trusted folder",
                 "to give the model kapi's MCP instructions, start it with `--allow-all-mcp-server-instructions`",
+            ],
+            HostId::Qwen => &[
+                "nothing to approve by default: Qwen Code loads the project's .qwen/settings.json (kapi's server and hooks); with `security.folderTrust.enabled` on, trust the project folder",
             ],
             HostId::OpenCode => &[
                 "nothing to approve: OpenCode (opencode-ai 1.x) starts the project's opencode.json servers and loads .opencode/plugins/kapi.js on its own; it has no stop hook, so run `kapi check` before you report work done (AGENTS.md says so)",

@@ -56,6 +56,7 @@ use kapi_core::project::Recipe;
 use serde::Serialize;
 
 use crate::error::HostError;
+use hook_entries::QWEN_FILE;
 use host_files::Plan;
 
 pub use hosts::{Agents, HostId, valid_ids};
@@ -182,9 +183,12 @@ fn plan_host(
     let skill_dirs: &[&str] = match host {
         HostId::ClaudeCode => &[".claude/skills/kapi"],
         // Codex and Kiki read the cross-client folder.
-        HostId::Codex | HostId::Agents | HostId::Kiki | HostId::OpenCode | HostId::Copilot => {
-            &[".agents/skills/kapi"]
-        }
+        HostId::Codex
+        | HostId::Agents
+        | HostId::Kiki
+        | HostId::OpenCode
+        | HostId::Copilot
+        | HostId::Qwen => &[".agents/skills/kapi"],
         HostId::Kkss => &[".kkss/assistant/skills/kapi"],
         HostId::Cursor | HostId::VsCode => &[],
     };
@@ -217,6 +221,8 @@ fn plan_host(
         HostId::OpenCode => {
             mcp_entries::json_entry(root, "opencode.json", host, args, &mut plan, wiring)?
         }
+        // Qwen Code's one settings file holds its servers and (below) its hooks.
+        HostId::Qwen => mcp_entries::json_entry(root, QWEN_FILE, host, args, &mut plan, wiring)?,
         HostId::Agents => {}
     }
     hook_entries::plan(root, host, &mut plan.writes, wiring)?;

@@ -164,6 +164,37 @@ fn every_file_written_follows_its_hosts_rules() {
     );
 }
 
+/// Qwen Code's one settings file takes kapi's server and its hooks in one write; a second run
+/// writes nothing.
+#[test]
+fn qwen_settings_hold_the_server_and_the_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".qwen")).unwrap();
+    std::fs::write(
+        root.join(".qwen/settings.json"),
+        "{\n  // mine\n  \"model\": {\"name\": \"qwen3\"},\n}\n",
+    )
+    .unwrap();
+    let agents = Agents::List(vec![HostId::Qwen]);
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let text = read(root, ".qwen/settings.json");
+    assert!(text.starts_with("{\n  // mine\n"), "{text}");
+    let file = jsonc_parser::cst::CstRootNode::parse(&text, &Default::default()).unwrap();
+    let v: Value = file.value().and_then(|v| v.to_serde_value()).unwrap();
+    assert_eq!(v["mcpServers"]["kapi"]["command"], "kapi");
+    for event in ["PreToolUse", "PostToolUse", "Stop"] {
+        let command = v["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert!(command.ends_with("--host qwen"), "{command}");
+    }
+    assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "write_file|edit");
+    let again = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged, "{again:?}");
+}
+
 /// OpenCode's `opencode.json` keeps the person's keys, comments and servers; a server `kapi`
 /// written the 1.x way (`mcp.kapi`) is someone's own; a changed plugin is the person's; a
 /// second run writes nothing.

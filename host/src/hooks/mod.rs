@@ -72,14 +72,18 @@ pub enum Protocol {
     Codex,
     Kkss,
     Kiki,
+    /// Qwen Code: Claude Code's payload and answers, but a post-edit `decision: block` is
+    /// dropped, so its findings go as `additionalContext` (measured with the real CLI).
+    Qwen,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 4] = [
+    pub const ALL: [Protocol; 5] = [
         Protocol::ClaudeCode,
         Protocol::Codex,
         Protocol::Kkss,
         Protocol::Kiki,
+        Protocol::Qwen,
     ];
 
     /// The value of `--host`.
@@ -89,6 +93,7 @@ impl Protocol {
             Protocol::Codex => "codex",
             Protocol::Kkss => "kkss",
             Protocol::Kiki => "kiki",
+            Protocol::Qwen => "qwen",
         }
     }
 
@@ -100,9 +105,9 @@ impl Protocol {
     /// deadline is 60% of it, so kapi answers before the host gives up on it.
     pub fn timeout_secs(self, hook: HookName) -> u64 {
         match (self, hook) {
-            (Protocol::ClaudeCode | Protocol::Codex, HookName::PreEdit) => 30,
-            (Protocol::ClaudeCode | Protocol::Codex, HookName::PostEdit) => 120,
-            (Protocol::ClaudeCode | Protocol::Codex, HookName::Stop) => 300,
+            (Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen, HookName::PreEdit) => 30,
+            (Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen, HookName::PostEdit) => 120,
+            (Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen, HookName::Stop) => 300,
             (Protocol::Kkss | Protocol::Kiki, HookName::PreEdit) => 10,
             (Protocol::Kkss, HookName::PostEdit) => 30,
             (Protocol::Kkss, HookName::Stop) => 60,
@@ -494,7 +499,10 @@ mod tests {
                 ),
                 "{host:?}: {reply:?}"
             );
-            let json = matches!(host, Protocol::ClaudeCode | Protocol::Codex);
+            let json = matches!(
+                host,
+                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen
+            );
             assert_eq!(
                 reply
                     .stdout

@@ -92,7 +92,7 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
     let warn = |text: &str| -> Reply {
         let text = clip(text, MAX_REASON_CHARS);
         let stdout = match host {
-            Some(Protocol::ClaudeCode | Protocol::Codex) => {
+            Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen) => {
                 Some(json!({ "systemMessage": format!("{name}: {text}") }).to_string())
             }
             _ => None,
@@ -108,7 +108,10 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
             let mut reply = render(verdict, hook, host);
             let notice = clip(notice, MAX_REASON_CHARS);
             let message = format!("{name}: {notice}");
-            if matches!(host, Some(Protocol::ClaudeCode | Protocol::Codex)) {
+            if matches!(
+                host,
+                Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen)
+            ) {
                 let mut object = reply
                     .stdout
                     .as_deref()
@@ -137,7 +140,10 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
             let reason = clip(reason, MAX_REASON_CHARS);
             let hook = hook.unwrap_or(HookName::PostEdit);
             match (host, hook) {
-                (Some(Protocol::ClaudeCode | Protocol::Codex), HookName::PreEdit) => Reply {
+                (
+                    Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen),
+                    HookName::PreEdit,
+                ) => Reply {
                     stdout: Some(
                         json!({"hookSpecificOutput": {
                             "hookEventName": "PreToolUse",
@@ -149,7 +155,20 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
                     stderr: String::new(),
                     code: 0,
                 },
-                (Some(Protocol::ClaudeCode | Protocol::Codex), _) => Reply {
+                // Qwen Code drops a post-tool `decision: block`: its findings are context the
+                // tool's result carries to the model.
+                (Some(Protocol::Qwen), HookName::PostEdit) => Reply {
+                    stdout: Some(
+                        json!({"additionalContext": reason, "hookSpecificOutput": {
+                            "hookEventName": "PostToolUse",
+                            "additionalContext": reason,
+                        }})
+                        .to_string(),
+                    ),
+                    stderr: String::new(),
+                    code: 0,
+                },
+                (Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen), _) => Reply {
                     stdout: Some(json!({"decision": "block", "reason": reason}).to_string()),
                     stderr: String::new(),
                     code: 0,
@@ -185,6 +204,26 @@ mod tests {
         Verdict::Negative {
             reason: "fix it".into(),
         }
+    }
+
+    /// Qwen Code answers as Claude Code, but for post-edit: a post-tool `decision: block` is
+    /// dropped there, so the findings go as `additionalContext` (both spellings it reads).
+    #[test]
+    fn qwen_gets_post_edit_findings_as_additional_context() {
+        let post = render(&negative(), Some(HookName::PostEdit), Some(Protocol::Qwen));
+        assert_eq!(post.code, 0);
+        let v: serde_json::Value = serde_json::from_str(post.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(v["additionalContext"], "fix it");
+        assert_eq!(v["hookSpecificOutput"]["additionalContext"], "fix it");
+        assert!(v.get("decision").is_none(), "{v}");
+        let deny = render(&negative(), Some(HookName::PreEdit), Some(Protocol::Qwen));
+        let v: serde_json::Value = serde_json::from_str(deny.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        let stop = render(&negative(), Some(HookName::Stop), Some(Protocol::Qwen));
+        assert_eq!(
+            stop.stdout.as_deref(),
+            Some(r#"{"decision":"block","reason":"fix it"}"#)
+        );
     }
 
     #[test]
