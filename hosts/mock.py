@@ -360,3 +360,53 @@ def _chat_turns(messages) -> int:
             turns += 1
         in_model = is_model
     return turns
+
+
+# ---------------------------------------------------------------------------------------------
+# Gemini API (Gemini CLI, `GOOGLE_GEMINI_BASE_URL`)
+
+SIDE_JSON = {"reasoning": "mock", "next_speaker": "user", "model_choice": "flash",
+             "complexity_reasoning": "mock", "complexity_score": 10, "title": "mock"}
+
+
+class GeminiMock(_Server):
+    """`POST /v1beta/models/<m>:streamGenerateContent?alt=sse` (and `:generateContent`). A main
+    request offers `functionDeclarations`; the turn is the count of runs of `model` contents.
+    Others (its model router, which asks for JSON) get SIDE_TEXT, or SIDE_JSON when JSON is asked."""
+
+    def handle_post(self, h, req: Request):
+        path = h.path.split("?", 1)[0]
+        body = req.body if isinstance(req.body, dict) else {}
+        if ":countTokens" in path:
+            return h._json(200, {"totalTokens": 100})
+        if ":streamGenerateContent" not in path and ":generateContent" not in path:
+            return h._json(404, {"error": {"message": path, "code": 404}})
+        tools = [fd.get("name") for t in body.get("tools") or [] for fd in t.get("functionDeclarations") or []]
+        if tools:
+            actions = self.actions_for(req, _gemini_turns(body.get("contents", [])))
+        else:
+            gc = body.get("generationConfig") or {}
+            wants_json = gc.get("responseMimeType") == "application/json" or "responseSchema" in gc \
+                or "responseJsonSchema" in gc
+            actions = [Text(json.dumps(SIDE_JSON) if wants_json else SIDE_TEXT)]
+        parts = [{"text": a.text} if isinstance(a, Text) else {"functionCall": {"name": a.name, "args": a.args}}
+                 for a in actions]
+        resp = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
+                                "index": 0}],
+                "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
+                "modelVersion": "gemini-2.5-pro", "responseId": self.next_id("resp")}
+        if ":streamGenerateContent" in path:
+            h._sse([(None, resp)])
+        else:
+            h._json(200, resp)
+
+
+def _gemini_turns(contents) -> int:
+    """How many model turns a conversation holds: each maximal run of `model` contents is one."""
+    turns, prev = 0, None
+    for c in contents or []:
+        role = c.get("role") if isinstance(c, dict) else None
+        if role == "model" and prev != "model":
+            turns += 1
+        prev = role
+    return turns

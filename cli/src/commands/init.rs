@@ -22,8 +22,8 @@ pub struct InitArgs {
     #[arg(long)]
     pub no_rules_files: bool,
     /// Agent hosts to wire: all, none, or a comma list of claude-code, cursor, vscode, codex,
-    /// agents, kkss, kiki, opencode, copilot, qwen [default: Claude Code and each host whose
-    /// folder the project keeps]
+    /// agents, kkss, kiki, opencode, copilot, qwen, gemini [default: Claude Code and each host
+    /// whose folder the project keeps]
     #[arg(long, value_name = "LIST", value_parser = parse_agents)]
     pub agents: Option<Agents>,
 }

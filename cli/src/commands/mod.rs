@@ -61,9 +61,11 @@ pub enum Command {
     ///              CLI reads Claude Code's), .agents/skills/kapi/ PostToolUse, Stop      (1.0.102)
     /// qwen         .qwen/settings.json (server and hooks),       PreToolUse,            real CLI
     ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.24.4)
+    /// gemini       .gemini/settings.json (server, hooks, and     BeforeTool,            real CLI
+    ///              context files), .agents/skills/kapi/          AfterTool, AfterAgent  (0.61.0)
     /// cursor       .cursor/mcp.json                              none yet               format tests
     /// vscode       .vscode/mcp.json                              none yet               format tests
-    /// agents       .agents/skills/kapi/                          -                      by codex, opencode, copilot, qwen
+    /// agents       .agents/skills/kapi/                          -                      by five hosts above
     /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
     ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
     /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests

@@ -35,6 +35,10 @@ pub const CLAUDE_CODE_MATCHER: &str = "Edit|Write|MultiEdit";
 /// payload), which runs `apply_patch` in a heredoc for some models; a shell command that
 /// carries no patch is nothing to guard (`crate::hooks::eval::guarded_paths`).
 pub const CODEX_MATCHER: &str = "apply_patch|Edit|Write|Bash";
+/// The tools Gemini CLI edits files with (a regex).
+pub const GEMINI_MATCHER: &str = "write_file|replace";
+/// Gemini CLI's project settings: its MCP servers, its hooks and the context files it loads.
+pub const GEMINI_FILE: &str = ".gemini/settings.json";
 /// The tools Qwen Code edits files with (its own names; a regex).
 pub const QWEN_MATCHER: &str = "write_file|edit";
 /// Qwen Code's project settings: its MCP servers and its hooks (Claude Code's format).
@@ -55,6 +59,17 @@ pub fn claude_event(hook: HookName) -> &'static str {
         HookName::PreEdit => "PreToolUse",
         HookName::PostEdit => "PostToolUse",
         HookName::Stop => "Stop",
+    }
+}
+
+/// The event a hook runs on for a host of Claude Code's file shape: Gemini CLI names its own
+/// (`BeforeTool`, `AfterTool`, `AfterAgent`).
+pub fn event_for(protocol: Protocol, hook: HookName) -> &'static str {
+    match (protocol, hook) {
+        (Protocol::Gemini, HookName::PreEdit) => "BeforeTool",
+        (Protocol::Gemini, HookName::PostEdit) => "AfterTool",
+        (Protocol::Gemini, HookName::Stop) => "AfterAgent",
+        _ => claude_event(hook),
     }
 }
 
@@ -93,6 +108,7 @@ pub(crate) fn plan(
         HostId::Kiki => (KIKI_FILE, merge_kiki),
         HostId::OpenCode => (OPENCODE_FILE, merge_opencode),
         HostId::Qwen => (QWEN_FILE, merge_qwen),
+        HostId::Gemini => (GEMINI_FILE, merge_gemini),
         HostId::Cursor | HostId::VsCode | HostId::Agents => return Ok(()),
     };
     // A file this host's plan writes already (Qwen Code's settings hold its MCP entry too) is
@@ -160,15 +176,23 @@ pub fn claude_style_hooks(protocol: Protocol, matcher: &str) -> Value {
         if hook != HookName::Stop {
             group.insert("matcher".into(), json!(matcher));
         }
-        group.insert(
-            "hooks".into(),
-            json!([{
+        let handler = if protocol == Protocol::Gemini {
+            // Gemini CLI names each hook and counts its timeout in milliseconds.
+            json!({
+                "type": "command",
+                "name": kkss_name(hook),
+                "command": guarded_command(protocol, hook),
+                "timeout": protocol.timeout_secs(hook) * 1000,
+            })
+        } else {
+            json!({
                 "type": "command",
                 "command": guarded_command(protocol, hook),
                 "timeout": protocol.timeout_secs(hook),
-            }]),
-        );
-        hooks.insert(claude_event(hook).into(), json!([group]));
+            })
+        };
+        group.insert("hooks".into(), json!([handler]));
+        hooks.insert(event_for(protocol, hook).into(), json!([group]));
     }
     Value::Object(hooks)
 }
@@ -207,6 +231,46 @@ pub fn merge_qwen(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
         Protocol::Qwen,
         &claude_style_hooks(Protocol::Qwen, QWEN_MATCHER),
     )
+}
+
+/// Merges kapi's Gemini CLI hooks (`BeforeTool`, `AfterTool`, `AfterAgent`, `--host gemini`)
+/// into `.gemini/settings.json`, and, when the file names no context files, asks Gemini to load
+/// `AGENTS.md` beside its `GEMINI.md` (`context.fileName`), where the project's rules are: a
+/// list the person set is theirs, left alone.
+pub fn merge_gemini(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    let merged = merge_claude_style(
+        rel,
+        existing,
+        Protocol::Gemini,
+        &claude_style_hooks(Protocol::Gemini, GEMINI_MATCHER),
+    )?;
+    let text = merged.text.as_deref().or(existing);
+    let file = JsonFile::parse(rel, text)?;
+    let top = file.object(rel, "the top level is not a JSON object")?;
+    match json_prop(&top, "context")
+        .and_then(|p| p.value())
+        .and_then(|v| v.as_object())
+    {
+        Some(context) if json_prop(&context, "fileName").is_none() => {
+            context.append("fileName", cst_value(&json!(["AGENTS.md", "GEMINI.md"])));
+        }
+        Some(_) => {}
+        None if json_prop(&top, "context").is_none() => {
+            top.append(
+                "context",
+                cst_value(&json!({"fileName": ["AGENTS.md", "GEMINI.md"]})),
+            );
+        }
+        None => {}
+    }
+    let text = match (file.finish(rel)?, merged.text) {
+        (Some(text), _) => Some(text),
+        (None, text) => text,
+    };
+    Ok(Merged {
+        text,
+        kept: merged.kept,
+    })
 }
 
 /// True when a Claude-style handler runs kapi's `hook` (as a shell line or in exec form).
@@ -282,7 +346,7 @@ fn merge_claude_style(
     )?;
     let mut kept = Vec::new();
     for hook in HookName::ALL {
-        let event = claude_event(hook);
+        let event = event_for(protocol, hook);
         let Some(group) = ours.get(event).and_then(|g| g.get(0)) else {
             return Err(format!(
                 "kapi's {} hooks have no `{event}` group",

@@ -18,10 +18,11 @@ pub enum HostId {
     OpenCode,
     Copilot,
     Qwen,
+    Gemini,
 }
 
 impl HostId {
-    pub const ALL: [HostId; 10] = [
+    pub const ALL: [HostId; 11] = [
         HostId::ClaudeCode,
         HostId::Cursor,
         HostId::VsCode,
@@ -32,6 +33,7 @@ impl HostId {
         HostId::OpenCode,
         HostId::Copilot,
         HostId::Qwen,
+        HostId::Gemini,
     ];
 
     /// The id `--agents` takes.
@@ -47,6 +49,7 @@ impl HostId {
             HostId::OpenCode => "opencode",
             HostId::Copilot => "copilot",
             HostId::Qwen => "qwen",
+            HostId::Gemini => "gemini",
         }
     }
 
@@ -63,6 +66,7 @@ impl HostId {
             HostId::OpenCode => Some(".opencode"),
             HostId::Copilot => Some(".github/copilot-instructions.md"),
             HostId::Qwen => Some(".qwen"),
+            HostId::Gemini => Some(".gemini"),
         }
     }
 
@@ -101,6 +105,9 @@ impl HostId {
             HostId::Copilot => &[
                 "trust the project folder in the Copilot CLI (its prompt, or `copilot --trust-folder`): it loads .mcp.json and the hooks in .claude/settings.json only in a trusted folder",
                 "to give the model kapi's MCP instructions, start it with `--allow-all-mcp-server-instructions`",
+            ],
+            HostId::Gemini => &[
+                "trust the project folder in Gemini CLI (its prompt, or `GEMINI_CLI_TRUST_WORKSPACE=true` headless; `--skip-trust` drops the project's .gemini/settings.json): it loads kapi's server and hooks only in a trusted folder",
             ],
             HostId::Qwen => &[
                 "nothing to approve by default: Qwen Code loads the project's .qwen/settings.json (kapi's server and hooks); with `security.folderTrust.enabled` on, trust the project folder",

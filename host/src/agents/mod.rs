@@ -56,7 +56,7 @@ use kapi_core::project::Recipe;
 use serde::Serialize;
 
 use crate::error::HostError;
-use hook_entries::QWEN_FILE;
+use hook_entries::{GEMINI_FILE, QWEN_FILE};
 use host_files::Plan;
 
 pub use hosts::{Agents, HostId, valid_ids};
@@ -188,7 +188,8 @@ fn plan_host(
         | HostId::Kiki
         | HostId::OpenCode
         | HostId::Copilot
-        | HostId::Qwen => &[".agents/skills/kapi"],
+        | HostId::Qwen
+        | HostId::Gemini => &[".agents/skills/kapi"],
         HostId::Kkss => &[".kkss/assistant/skills/kapi"],
         HostId::Cursor | HostId::VsCode => &[],
     };
@@ -223,6 +224,10 @@ fn plan_host(
         }
         // Qwen Code's one settings file holds its servers and (below) its hooks.
         HostId::Qwen => mcp_entries::json_entry(root, QWEN_FILE, host, args, &mut plan, wiring)?,
+        // Gemini CLI's settings too hold its servers, its hooks and its context files.
+        HostId::Gemini => {
+            mcp_entries::json_entry(root, GEMINI_FILE, host, args, &mut plan, wiring)?
+        }
         HostId::Agents => {}
     }
     hook_entries::plan(root, host, &mut plan.writes, wiring)?;

@@ -195,6 +195,50 @@ fn qwen_settings_hold_the_server_and_the_hooks() {
     assert_eq!(again.hosts[0].status, WiringStatus::Unchanged, "{again:?}");
 }
 
+/// Gemini CLI's settings take kapi's server, its hooks (Gemini's events, named, timeouts in
+/// ms) and, when the file names none, the context files that load AGENTS.md; a person's own
+/// `context.fileName` is theirs.
+#[test]
+fn gemini_settings_hold_the_server_the_hooks_and_agents_md() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let agents = Agents::List(vec![HostId::Gemini]);
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let v: Value = serde_json::from_str(&read(root, ".gemini/settings.json")).unwrap();
+    assert_eq!(v["mcpServers"]["kapi"]["command"], "kapi");
+    assert_eq!(v["context"]["fileName"], json!(["AGENTS.md", "GEMINI.md"]));
+    for (event, ms) in [
+        ("BeforeTool", 30000),
+        ("AfterTool", 120000),
+        ("AfterAgent", 300000),
+    ] {
+        let handler = &v["hooks"][event][0]["hooks"][0];
+        assert_eq!(handler["timeout"], ms, "{event}");
+        assert!(handler["name"].as_str().unwrap().starts_with("kapi-"));
+        assert!(
+            handler["command"]
+                .as_str()
+                .unwrap()
+                .ends_with("--host gemini")
+        );
+    }
+    assert_eq!(v["hooks"]["BeforeTool"][0]["matcher"], "write_file|replace");
+    let again = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged, "{again:?}");
+    // A person's own context list stays as it is.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(other.path().join(".gemini")).unwrap();
+    std::fs::write(
+        other.path().join(".gemini/settings.json"),
+        "{\"context\": {\"fileName\": \"GEMINI.md\"}}\n",
+    )
+    .unwrap();
+    wire(other.path(), &recipe(false), &agents, &skill()).unwrap();
+    let v: Value = serde_json::from_str(&read(other.path(), ".gemini/settings.json")).unwrap();
+    assert_eq!(v["context"]["fileName"], "GEMINI.md");
+}
+
 /// OpenCode's `opencode.json` keeps the person's keys, comments and servers; a server `kapi`
 /// written the 1.x way (`mcp.kapi`) is someone's own; a changed plugin is the person's; a
 /// second run writes nothing.

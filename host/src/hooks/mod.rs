@@ -75,15 +75,19 @@ pub enum Protocol {
     /// Qwen Code: Claude Code's payload and answers, but a post-edit `decision: block` is
     /// dropped, so its findings go as `additionalContext` (measured with the real CLI).
     Qwen,
+    /// Gemini CLI: `BeforeTool`/`AfterTool`/`AfterAgent`; a denial is a top-level `decision`
+    /// (it ignores Claude's `permissionDecision`), post-edit findings are `additionalContext`.
+    Gemini,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 5] = [
+    pub const ALL: [Protocol; 6] = [
         Protocol::ClaudeCode,
         Protocol::Codex,
         Protocol::Kkss,
         Protocol::Kiki,
         Protocol::Qwen,
+        Protocol::Gemini,
     ];
 
     /// The value of `--host`.
@@ -94,6 +98,7 @@ impl Protocol {
             Protocol::Kkss => "kkss",
             Protocol::Kiki => "kiki",
             Protocol::Qwen => "qwen",
+            Protocol::Gemini => "gemini",
         }
     }
 
@@ -105,9 +110,18 @@ impl Protocol {
     /// deadline is 60% of it, so kapi answers before the host gives up on it.
     pub fn timeout_secs(self, hook: HookName) -> u64 {
         match (self, hook) {
-            (Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen, HookName::PreEdit) => 30,
-            (Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen, HookName::PostEdit) => 120,
-            (Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen, HookName::Stop) => 300,
+            (
+                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini,
+                HookName::PreEdit,
+            ) => 30,
+            (
+                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini,
+                HookName::PostEdit,
+            ) => 120,
+            (
+                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini,
+                HookName::Stop,
+            ) => 300,
             (Protocol::Kkss | Protocol::Kiki, HookName::PreEdit) => 10,
             (Protocol::Kkss, HookName::PostEdit) => 30,
             (Protocol::Kkss, HookName::Stop) => 60,
@@ -501,7 +515,7 @@ mod tests {
             );
             let json = matches!(
                 host,
-                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen
+                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini
             );
             assert_eq!(
                 reply

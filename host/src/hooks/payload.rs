@@ -433,10 +433,12 @@ impl<'de> Deserialize<'de> for ToolName {
 }
 
 /// True when a tool name reads as one that writes files (`Edit`, `Write`, `MultiEdit`,
-/// `apply_patch`, KKSS's `*__write_file`, …).
+/// `apply_patch`, KKSS's `*__write_file`, Gemini CLI's `replace`, …).
 pub fn is_edit_tool(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    ["edit", "write", "patch"].iter().any(|w| lower.contains(w))
+    ["edit", "write", "patch", "replace"]
+        .iter()
+        .any(|w| lower.contains(w))
 }
 
 /// What a line of an `apply_patch` patch does to a file.
@@ -564,6 +566,8 @@ mod tests {
         assert_eq!(argv.edited_paths(), ["docs/n.md"]);
         let ls = payload(json!({"tool_input": {"command": ["ls", "-l"]}}));
         assert!(ls.edited_paths().is_empty());
+        // Gemini CLI's edit tools.
+        assert!(is_edit_tool("replace") && is_edit_tool("write_file"));
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
     let warn = |text: &str| -> Reply {
         let text = clip(text, MAX_REASON_CHARS);
         let stdout = match host {
-            Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen) => {
+            Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini) => {
                 Some(json!({ "systemMessage": format!("{name}: {text}") }).to_string())
             }
             _ => None,
@@ -136,63 +136,88 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
             "the gates did not run: {cause}; nothing was checked"
         )),
         Verdict::Notice { message } => warn(message),
-        Verdict::Negative { reason } => {
-            let reason = clip(reason, MAX_REASON_CHARS);
-            let hook = hook.unwrap_or(HookName::PostEdit);
-            match (host, hook) {
-                (
-                    Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen),
-                    HookName::PreEdit,
-                ) => Reply {
-                    stdout: Some(
-                        json!({"hookSpecificOutput": {
-                            "hookEventName": "PreToolUse",
-                            "permissionDecision": "deny",
-                            "permissionDecisionReason": reason,
-                        }})
-                        .to_string(),
-                    ),
-                    stderr: String::new(),
-                    code: 0,
-                },
-                // Qwen Code drops a post-tool `decision: block`: its findings are context the
-                // tool's result carries to the model.
-                (Some(Protocol::Qwen), HookName::PostEdit) => Reply {
-                    stdout: Some(
-                        json!({"additionalContext": reason, "hookSpecificOutput": {
-                            "hookEventName": "PostToolUse",
-                            "additionalContext": reason,
-                        }})
-                        .to_string(),
-                    ),
-                    stderr: String::new(),
-                    code: 0,
-                },
-                (Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen), _) => Reply {
-                    stdout: Some(json!({"decision": "block", "reason": reason}).to_string()),
-                    stderr: String::new(),
-                    code: 0,
-                },
-                (Some(Protocol::Kkss), HookName::PreEdit)
-                | (Some(Protocol::Kiki), HookName::PreEdit | HookName::Stop) => Reply {
-                    stdout: None,
-                    stderr: format!("{reason}\n"),
-                    code: 2,
-                },
-                (Some(Protocol::Kkss), HookName::PostEdit) => Reply {
-                    stdout: Some(reason),
-                    stderr: String::new(),
-                    code: 0,
-                },
-                // KKSS's TurnEnd only observes; Kiki's post-edit findings were recorded for
-                // its stop hook; no host identified: say it where a person running it sees.
-                _ => Reply {
-                    stdout: None,
-                    stderr: format!("{name}: {reason}\n"),
-                    code: 0,
-                },
+        Verdict::Negative { reason } => negative(
+            clip(reason, MAX_REASON_CHARS),
+            hook.unwrap_or(HookName::PostEdit),
+            host,
+            &name,
+        ),
+    }
+}
+
+/// A negative verdict (a denial, findings, a held stop) as `host` reads it for `hook`.
+fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) -> Reply {
+    match (host, hook) {
+        (Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen), HookName::PreEdit) => {
+            Reply {
+                stdout: Some(
+                    json!({"hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": reason,
+                    }})
+                    .to_string(),
+                ),
+                stderr: String::new(),
+                code: 0,
             }
         }
+        // Gemini CLI reads a denial at the top level only.
+        (Some(Protocol::Gemini), HookName::PreEdit) => Reply {
+            stdout: Some(json!({"decision": "deny", "reason": reason}).to_string()),
+            stderr: String::new(),
+            code: 0,
+        },
+        // Its post-tool `decision` replaces the tool's result: the findings join it.
+        (Some(Protocol::Gemini), HookName::PostEdit) => Reply {
+            stdout: Some(
+                json!({"hookSpecificOutput": {
+                    "hookEventName": "AfterTool",
+                    "additionalContext": reason,
+                }})
+                .to_string(),
+            ),
+            stderr: String::new(),
+            code: 0,
+        },
+        // Qwen Code drops a post-tool `decision: block`: its findings are context the
+        // tool's result carries to the model.
+        (Some(Protocol::Qwen), HookName::PostEdit) => Reply {
+            stdout: Some(
+                json!({"additionalContext": reason, "hookSpecificOutput": {
+                    "hookEventName": "PostToolUse",
+                    "additionalContext": reason,
+                }})
+                .to_string(),
+            ),
+            stderr: String::new(),
+            code: 0,
+        },
+        (Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini), _) => {
+            Reply {
+                stdout: Some(json!({"decision": "block", "reason": reason}).to_string()),
+                stderr: String::new(),
+                code: 0,
+            }
+        }
+        (Some(Protocol::Kkss), HookName::PreEdit)
+        | (Some(Protocol::Kiki), HookName::PreEdit | HookName::Stop) => Reply {
+            stdout: None,
+            stderr: format!("{reason}\n"),
+            code: 2,
+        },
+        (Some(Protocol::Kkss), HookName::PostEdit) => Reply {
+            stdout: Some(reason),
+            stderr: String::new(),
+            code: 0,
+        },
+        // KKSS's TurnEnd only observes; Kiki's post-edit findings were recorded for
+        // its stop hook; no host identified: say it where a person running it sees.
+        _ => Reply {
+            stdout: None,
+            stderr: format!("{name}: {reason}\n"),
+            code: 0,
+        },
     }
 }
 
@@ -204,6 +229,30 @@ mod tests {
         Verdict::Negative {
             reason: "fix it".into(),
         }
+    }
+
+    /// Gemini CLI reads a denial at the top level (not Claude's `permissionDecision`), and its
+    /// post-tool `decision` would replace the tool's result: findings are `additionalContext`.
+    #[test]
+    fn gemini_denies_at_the_top_level_and_adds_findings_as_context() {
+        let deny = render(&negative(), Some(HookName::PreEdit), Some(Protocol::Gemini));
+        assert_eq!(
+            deny.stdout.as_deref(),
+            Some(r#"{"decision":"deny","reason":"fix it"}"#)
+        );
+        let post = render(
+            &negative(),
+            Some(HookName::PostEdit),
+            Some(Protocol::Gemini),
+        );
+        let v: serde_json::Value = serde_json::from_str(post.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["additionalContext"], "fix it");
+        assert!(v.get("decision").is_none(), "{v}");
+        let stop = render(&negative(), Some(HookName::Stop), Some(Protocol::Gemini));
+        assert_eq!(
+            stop.stdout.as_deref(),
+            Some(r#"{"decision":"block","reason":"fix it"}"#)
+        );
     }
 
     /// Qwen Code answers as Claude Code, but for post-edit: a post-tool `decision: block` is
