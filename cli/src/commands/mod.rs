@@ -57,15 +57,15 @@ pub enum Command {
     ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.171.0)
     /// opencode     opencode.json, .opencode/plugins/kapi.js,     plugin before/after    real CLI
     ///              .agents/skills/kapi/                          an edit; no stop hook  (1.18.33)
-    /// copilot      .mcp.json, .claude/settings.json (the Copilot  PreToolUse,            real CLI
-    ///              CLI reads Claude Code's), .agents/skills/kapi/ PostToolUse, Stop      (1.0.102)
+    /// copilot      .mcp.json, .claude/settings.json (Claude      PreToolUse,            real CLI
+    ///              Code's: it reads them), .agents/skills/kapi/  PostToolUse, Stop      (1.0.102)
     /// qwen         .qwen/settings.json (server and hooks),       PreToolUse,            real CLI
     ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.24.4)
     /// gemini       .gemini/settings.json (server, hooks, and     BeforeTool,            real CLI
     ///              context files), .agents/skills/kapi/          AfterTool, AfterAgent  (0.61.0)
     /// cursor       .cursor/mcp.json                              none yet               format tests
     /// vscode       .vscode/mcp.json                              none yet               format tests
-    /// agents       .agents/skills/kapi/                          -                      by five hosts above
+    /// agents       .agents/skills/kapi/                          -                      (read by five)
     /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
     ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
     /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests
