@@ -377,6 +377,38 @@ class Host:
         self.bin = bin_path
         self.kapi_dir = kapi_dir
 
+    def launch(self, argv, cwd: Path, env: dict, mock, home: Path, session_of) -> Run:
+        """Runs the host under its deadline, finding the `kapi mcp` it starts; then stops the
+        mock and reads the host's session id from its output (`session_of(stdout)`)."""
+        watcher = McpWatcher()
+        try:
+            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
+                                                 on_start=watcher.start)
+        finally:
+            watcher.end()
+            mock.stop()
+        try:
+            sid = session_of(out)
+        except (ValueError, AttributeError, TypeError):
+            sid = None
+        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+
+
+def json_lines(out: str):
+    """Each JSON object of a host's line-by-line output."""
+    for line in out.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            yield item
+
+
+def last_value(key: str):
+    """Reads a session id as the last JSON line of the output that names `key` gives it."""
+    return lambda out: next((v for v in reversed([e.get(key) for e in json_lines(out)]) if v), None)
+
 
 class ClaudeCode(Host):
     name = "claude-code"
@@ -410,20 +442,8 @@ class ClaudeCode(Host):
         output = ["stream-json", "--verbose", "--include-hook-events"] if hook_events else ["json"]
         argv = [str(self.bin), "-p", prompt, "--output-format", *output,
                 "--allowedTools", "mcp__kapi", "Bash", "Edit", "Write", "Read"]
-        watcher = McpWatcher()
-        try:
-            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
-                                                 on_start=watcher.start)
-        finally:
-            watcher.end()
-            mock.stop()
-        sid = None
-        for line in out.splitlines():
-            try:
-                sid = json.loads(line).get("session_id") or sid
-            except (ValueError, AttributeError):
-                pass
-        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+        return self.launch(argv, cwd, env, mock, home,
+                           last_value("session_id"))
 
 
 class Codex(Host):
@@ -473,23 +493,8 @@ class Codex(Host):
         argv = [str(self.bin), "exec", "--json", "--strict-config"]
         argv += ["--dangerously-bypass-hook-trust"] if trust_hooks else []
         argv.append(prompt)
-        watcher = McpWatcher()
-        try:
-            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
-                                                 on_start=watcher.start)
-        finally:
-            watcher.end()
-            mock.stop()
-        sid = None
-        for line in out.splitlines():
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if ev.get("type") == "thread.started":
-                sid = ev.get("thread_id")
-                break
-        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+        return self.launch(argv, cwd, env, mock, home,
+                           lambda out: next((e.get("thread_id") for e in json_lines(out) if e.get("type") == "thread.started"), None))
 
 
 class OpenCode(Host):
@@ -525,20 +530,8 @@ class OpenCode(Host):
                    OPENCODE_DISABLE_MODELS_FETCH="1", OPENCODE_DISABLE_AUTOUPDATE="1",
                    OPENCODE_DISABLE_LSP_DOWNLOAD="1", PWD=str(cwd))
         argv = [str(self.bin), "run", "--format", "json", "--model", "mock/mock-model", prompt]
-        watcher = McpWatcher()
-        try:
-            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
-                                                 on_start=watcher.start)
-        finally:
-            watcher.end()
-            mock.stop()
-        sid = None
-        for line in out.splitlines():
-            try:
-                sid = json.loads(line).get("sessionID") or sid
-            except (ValueError, AttributeError):
-                pass
-        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+        return self.launch(argv, cwd, env, mock, home,
+                           last_value("sessionID"))
 
 
 class Copilot(Host):
@@ -571,20 +564,8 @@ class Copilot(Host):
         argv = [str(self.bin), "-p", prompt, "--trust-folder", "--allow-all-tools", "--allow-all-paths",
                 "--allow-all-mcp-server-instructions", "--output-format", "json", "--no-auto-update",
                 "--log-dir", str(home / "logs")]
-        watcher = McpWatcher()
-        try:
-            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
-                                                 on_start=watcher.start)
-        finally:
-            watcher.end()
-            mock.stop()
-        sid = None
-        for line in out.splitlines():
-            try:
-                sid = json.loads(line).get("sessionId") or sid
-            except (ValueError, AttributeError):
-                pass
-        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+        return self.launch(argv, cwd, env, mock, home,
+                           last_value("sessionId"))
 
 
 class Qwen(Host):
@@ -616,20 +597,8 @@ class Qwen(Host):
         env.update(OPENAI_BASE_URL=f"{mock.url}/v1", OPENAI_API_KEY="dummy", OPENAI_MODEL="mock-model",
                    QWEN_CODE_SUPPRESS_YOLO_WARNING="1", TERM="xterm", CI="1")
         argv = [str(self.bin), "-p", prompt, "--output-format", "json", "--yolo"]
-        watcher = McpWatcher()
-        try:
-            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
-                                                 on_start=watcher.start)
-        finally:
-            watcher.end()
-            mock.stop()
-        sid = None
-        try:
-            for msg in json.loads(out):
-                sid = msg.get("session_id") or sid
-        except (ValueError, AttributeError, TypeError):
-            pass
-        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+        return self.launch(argv, cwd, env, mock, home,
+                           lambda out: next((m.get("session_id") for m in reversed(json.loads(out)) if m.get("session_id")), None))
 
 
 class Gemini(Host):
@@ -659,19 +628,8 @@ class Gemini(Host):
         env.update(GOOGLE_GEMINI_BASE_URL=mock.url, GEMINI_API_KEY="dummy",
                    GEMINI_CLI_TRUST_WORKSPACE="true", TERM="xterm", CI="1")
         argv = [str(self.bin), "-p", prompt, "--output-format", "json", "--yolo"]
-        watcher = McpWatcher()
-        try:
-            rc, out, err, to, secs = run_bounded(argv, cwd=cwd, env=env, timeout=HOST_TIMEOUT,
-                                                 on_start=watcher.start)
-        finally:
-            watcher.end()
-            mock.stop()
-        sid = None
-        try:
-            sid = json.loads(out).get("session_id")
-        except (ValueError, AttributeError):
-            pass
-        return Run(self.name, rc, out, err, to, secs, mock.requests, sid, home, env, watcher.found)
+        return self.launch(argv, cwd, env, mock, home,
+                           lambda out: json.loads(out).get("session_id"))
 
 
 def find_hosts(kapi_dir: Path) -> dict:

@@ -11,7 +11,9 @@
 //! id/>` tags an edit sends are those `other` holds, and is placed in CLDR's order, after any
 //! `=N` case, before `other`.
 
-use crate::model::{Branch, Edition, PLURAL_CATEGORIES, Run, Switch, SwitchKind, rev_runs};
+use crate::model::{
+    Branch, Edition, PLURAL_CATEGORIES, Run, Switch, SwitchKind, first_segment, rev_runs,
+};
 
 /// The rev of a form the edition lacks: the empty branch's.
 pub fn absent_rev() -> String {
@@ -99,18 +101,13 @@ fn has_category(lang: &str, case: &str) -> bool {
     crate::plurals::categories(lang).is_some_and(|all| all.contains(&case))
 }
 
-fn split(path: &str) -> Option<((&str, &str), &str)> {
-    let (head, rest) = path.split_once('/').unwrap_or((path, ""));
-    Some((head.split_once(':')?, rest))
-}
-
 /// `Some(())` when every segment of `path` either exists or is a form `lang` has that a
 /// growable plural lacks.
 fn walk(runs: &[Run], path: &str, lang: &str) -> Option<()> {
     if path.is_empty() {
         return Some(());
     }
-    let ((pivot, case), rest) = split(path)?;
+    let ((pivot, case), rest) = first_segment(path)?;
     let s = runs.iter().find_map(|r| match r {
         Run::Switch(s) if s.pivot == pivot => Some(s),
         _ => None,
@@ -127,7 +124,7 @@ fn walk(runs: &[Run], path: &str, lang: &str) -> Option<()> {
 
 /// Adds the forms `path` names that `runs` lack ([`addable`] said which may be added).
 fn add_in(runs: &mut [Run], path: &str) -> bool {
-    let Some(((pivot, case), rest)) = split(path) else {
+    let Some(((pivot, case), rest)) = first_segment(path) else {
         return false;
     };
     let Some(s) = runs.iter_mut().find_map(|r| match r {

@@ -539,7 +539,8 @@ fn plain_into(runs: &[Run], out: &mut String) {
 
 /// Splits the first segment off a branch path: `count:one/gender:male` →
 /// `(("count", "one"), "gender:male")`.
-fn first_segment(path: &str) -> Option<((&str, &str), &str)> {
+/// A branch path's first `pivot:case` and the rest (`count:one/gender:male`).
+pub(crate) fn first_segment(path: &str) -> Option<((&str, &str), &str)> {
     let (head, rest) = path.split_once('/').unwrap_or((path, ""));
     let (pivot, case) = head.split_once(':')?;
     Some(((pivot, case), rest))

@@ -888,7 +888,7 @@ impl Service<'_> {
             // A branch of an empty value with no switch reads as empty too.
             Some(path) => match edition.branch(path) {
                 Some(runs) => kapi_core::model::plain_empty(runs),
-                None => kapi_core::model::plain_empty(&edition.runs) && edition.leaves().is_empty(),
+                None => kapi_core::model::plain_empty(&edition.runs),
             },
         };
         if !empty {
@@ -924,10 +924,10 @@ impl Service<'_> {
         // A branch of an empty target reads as empty (`seed` gives it its source's runs).
         let read_rev = original.as_ref().and_then(|e| match &at.branch {
             None => Some(e.rev()),
-            Some(path) => e.branch(path).map(rev_runs).or_else(|| {
-                (kapi_core::model::plain_empty(&e.runs) && e.leaves().is_empty())
-                    .then(|| rev_runs(&[]))
-            }),
+            Some(path) => e
+                .branch(path)
+                .map(rev_runs)
+                .or_else(|| kapi_core::model::plain_empty(&e.runs).then(|| rev_runs(&[]))),
         });
         let source = file.parsed.document.blocks[loc.block].source.clone();
         let draft = self.draft.then(|| draft_state(info.id)).flatten();

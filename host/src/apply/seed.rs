@@ -21,11 +21,7 @@ pub(super) fn seed(
         }
         // A branch of an empty target (a JSON `""` whose source is an ICU plural): the
         // target takes its source's runs whole, and the branch read as empty.
-        Some(path)
-            if plain_empty(&edition.runs)
-                && edition.leaves().is_empty()
-                && source.branch(path).is_some() =>
-        {
+        Some(path) if plain_empty(&edition.runs) && source.branch(path).is_some() => {
             read_rev.get_or_insert_with(|| rev_runs(&[]));
             edition.runs = source.runs.clone();
         }

@@ -106,27 +106,28 @@ impl Protocol {
         Protocol::ALL.into_iter().find(|p| p.id() == id)
     }
 
+    /// Whether the host reads Claude Code's answers: JSON on stdout, exit 0 (Claude Code, Codex,
+    /// Qwen Code, Gemini CLI), each with its own spelling of a denial and of findings.
+    pub fn answers_in_json(self) -> bool {
+        matches!(
+            self,
+            Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini
+        )
+    }
+
     /// The timeout, in seconds, `kapi init` writes for a hook on this host. The hook's own
     /// deadline is 60% of it, so kapi answers before the host gives up on it.
     pub fn timeout_secs(self, hook: HookName) -> u64 {
         match (self, hook) {
-            (
-                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini,
-                HookName::PreEdit,
-            ) => 30,
-            (
-                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini,
-                HookName::PostEdit,
-            ) => 120,
-            (
-                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini,
-                HookName::Stop,
-            ) => 300,
             (Protocol::Kkss | Protocol::Kiki, HookName::PreEdit) => 10,
             (Protocol::Kkss, HookName::PostEdit) => 30,
             (Protocol::Kkss, HookName::Stop) => 60,
             (Protocol::Kiki, HookName::PostEdit) => 60,
             (Protocol::Kiki, HookName::Stop) => 120,
+            // The hosts that answer in JSON, Claude Code's way.
+            (_, HookName::PreEdit) => 30,
+            (_, HookName::PostEdit) => 120,
+            (_, HookName::Stop) => 300,
         }
     }
 
@@ -513,10 +514,7 @@ mod tests {
                 ),
                 "{host:?}: {reply:?}"
             );
-            let json = matches!(
-                host,
-                Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini
-            );
+            let json = host.answers_in_json();
             assert_eq!(
                 reply
                     .stdout

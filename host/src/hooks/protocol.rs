@@ -91,12 +91,9 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
     let name = label(hook);
     let warn = |text: &str| -> Reply {
         let text = clip(text, MAX_REASON_CHARS);
-        let stdout = match host {
-            Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini) => {
-                Some(json!({ "systemMessage": format!("{name}: {text}") }).to_string())
-            }
-            _ => None,
-        };
+        let stdout = host
+            .filter(|h| h.answers_in_json())
+            .map(|_| json!({ "systemMessage": format!("{name}: {text}") }).to_string());
         Reply {
             stdout,
             stderr: format!("{name}: {text}\n"),
@@ -108,10 +105,7 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
             let mut reply = render(verdict, hook, host);
             let notice = clip(notice, MAX_REASON_CHARS);
             let message = format!("{name}: {notice}");
-            if matches!(
-                host,
-                Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen)
-            ) {
+            if host.is_some_and(Protocol::answers_in_json) {
                 let mut object = reply
                     .stdout
                     .as_deref()
@@ -193,13 +187,11 @@ fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) 
             stderr: String::new(),
             code: 0,
         },
-        (Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini), _) => {
-            Reply {
-                stdout: Some(json!({"decision": "block", "reason": reason}).to_string()),
-                stderr: String::new(),
-                code: 0,
-            }
-        }
+        (Some(p), _) if p.answers_in_json() => Reply {
+            stdout: Some(json!({"decision": "block", "reason": reason}).to_string()),
+            stderr: String::new(),
+            code: 0,
+        },
         (Some(Protocol::Kkss), HookName::PreEdit)
         | (Some(Protocol::Kiki), HookName::PreEdit | HookName::Stop) => Reply {
             stdout: None,

@@ -548,7 +548,8 @@ fn todos(
     // And each plural form the target's ICU plural lacks and its language needs (Russian
     // `few`, `many` of an English `one`/`other`): the edit adds it.
     // An empty target (`""`) takes its source's plural whole: its forms are the source's.
-    let empty = target.filter(|t| t.leaves().is_empty() && kapi_core::model::plain_empty(&t.runs));
+    // (Blank text alone: a switch is no plain run.)
+    let empty = target.filter(|t| kapi_core::model::plain_empty(&t.runs));
     let shape = if empty.is_some() {
         Some(&block.source)
     } else {
