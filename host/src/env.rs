@@ -31,6 +31,8 @@ pub const KAPI_TEST_HOOK_READY: &str = "KAPI_TEST_HOOK_READY";
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 /// KKSS's project folder, exported to its hook processes (same use).
 pub const KKSS_PROJECT_ROOT: &str = "KKSS_PROJECT_ROOT";
+/// Set by Cursor for every hook it runs, its own and Claude Code's (`.claude/settings.json`).
+pub const CURSOR_VERSION: &str = "CURSOR_VERSION";
 /// When set and non-empty, a recipe key kapi does not read is an error (exit 2), as with
 /// `--strict`, for every command (a CI job sets it once); a hook never refuses for it.
 pub const KAPI_STRICT: &str = "KAPI_STRICT";
@@ -180,6 +182,10 @@ pub const ALL: &[(&str, &str)] = &[
         KKSS_PROJECT_ROOT,
         "set by KKSS for hooks: the folder `kapi hook` resolves against when the payload has no cwd",
     ),
+    (
+        CURSOR_VERSION,
+        "set by Cursor for hooks: a Claude Code hook Cursor runs stands aside when the project's .cursor/hooks.json runs kapi's own",
+    ),
 ];
 
 /// The environment as kapi uses it, read once at start-up.
@@ -212,6 +218,8 @@ pub struct Env {
     pub parent: Option<String>,
     /// [`CLAUDE_PROJECT_DIR`], else [`KKSS_PROJECT_ROOT`]: a hook host's project folder.
     pub host_project_dir: Option<std::path::PathBuf>,
+    /// [`CURSOR_VERSION`] is set: Cursor runs this hook.
+    pub in_cursor: bool,
 }
 
 /// The value of the environment variable a provider's recipe entry names for its key
@@ -254,6 +262,7 @@ impl Env {
             host_project_dir: non_empty(CLAUDE_PROJECT_DIR)
                 .or_else(|| non_empty(KKSS_PROJECT_ROOT))
                 .map(Into::into),
+            in_cursor: non_empty(CURSOR_VERSION).is_some(),
         }
     }
 }

@@ -156,10 +156,12 @@ fn init_creates_files_readable_by_the_team() {
 }
 
 /// The folders `kapi init --agents all` writes the skill into.
-const SKILL_DIRS: [&str; 3] = [
+const SKILL_DIRS: [&str; 5] = [
     ".claude/skills/kapi",
     ".agents/skills/kapi",
     ".kkss/assistant/skills/kapi",
+    ".kiro/skills/kapi",
+    ".junie/skills/kapi",
 ];
 
 /// Every file under `dir` (relative to it, `/`-separated), sorted.
@@ -208,7 +210,7 @@ fn init_writes_skill_md_alone_and_kapi_help_serves_every_reference() {
         .filter_map(|w| w.as_str().map(str::to_owned))
         .filter(|w| w.contains("/skills/"))
         .collect();
-    assert_eq!(written.len(), 3, "{written:?}");
+    assert_eq!(written.len(), SKILL_DIRS.len(), "{written:?}");
     // Each `kapi help TOPIC` the written SKILL.md names is a topic kapi serves.
     let skill = kapi.read(".claude/skills/kapi/SKILL.md");
     let named: Vec<&str> = skill

@@ -241,11 +241,19 @@ fn an_entry_someone_else_wrote_is_left_alone() {
 }
 
 /// The hook file of each host that runs hooks.
-const HOOK_FILES: [(&str, &str); 4] = [
+const HOOK_FILES: [(&str, &str); 12] = [
     ("claude-code", ".claude/settings.json"),
     ("codex", ".codex/hooks.json"),
     ("kkss", ".kkss/assistant/hooks.json"),
     ("kiki", ".kiki/hooks.toml"),
+    ("opencode", ".opencode/plugins/kapi.js"),
+    ("qwen", ".qwen/settings.json"),
+    ("gemini", ".gemini/settings.json"),
+    ("cursor", ".cursor/hooks.json"),
+    ("windsurf", ".windsurf/hooks.json"),
+    ("factory", ".factory/hooks.json"),
+    ("kilo", ".kilo/plugin/kapi.js"),
+    ("kiro", ".kiro/hooks/kapi.json"),
 ];
 
 #[test]
@@ -401,7 +409,9 @@ fn init_writes_the_hooks_of_every_host_that_runs_them() {
         let written = host(&report, id)["written"].as_array().unwrap();
         assert!(written.iter().any(|w| w == file), "{id}: {written:?}");
     }
-    for id in ["cursor", "vscode", "agents"] {
+    for id in [
+        "vscode", "agents", "zed", "junie", "amp", "roo", "cline", "goose",
+    ] {
         let written = host(&report, id)["written"].as_array().cloned();
         for w in written.into_iter().flatten() {
             assert!(!w.as_str().unwrap().contains("hooks"), "{id}: {w}");

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 /// A project with a forbidden term, a clean and a failing page, and a catalog whose `fr` file
 /// its `target` template generates.
-fn project() -> tempfile::TempDir {
+pub(crate) fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let files: &[(&str, &str)] = &[
         (
@@ -52,7 +52,7 @@ fn project() -> tempfile::TempDir {
 
 /// Marks the `i18n` item `generated: true`: kapi writes its targets, so a hand edit of one is
 /// refused (unmarked, `i18n/fr.json` is a person's translation, edited like any file).
-fn generated(dir: &Path) {
+pub(crate) fn generated(dir: &Path) {
     let recipe = dir.join("kapi.yaml");
     let text = std::fs::read_to_string(&recipe).unwrap().replace(
         "target: \"i18n/{lang}.json\"\n",
@@ -71,7 +71,7 @@ fn fix(dir: &Path) {
 // Hosts: the payloads each sends, and how each reads a hook's answer
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Host {
+pub(crate) enum Host {
     ClaudeCode,
     Codex,
     Kkss,
@@ -223,11 +223,11 @@ impl Host {
 
 /// The hook process's answer.
 #[derive(Debug)]
-struct Answer {
+pub(crate) struct Answer {
     /// `None`: killed by a signal, or still running when the host's timeout hit.
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 /// What the host does with an answer.
@@ -392,7 +392,7 @@ fn kiki_reads(event: Event, a: &Answer) -> Seen {
 // Running a hook as a host does
 
 /// How stdin is fed.
-enum Feed {
+pub(crate) enum Feed {
     /// The payload, then EOF.
     Bytes(Vec<u8>),
     /// `/dev/null`: nothing piped in, as a person running it by hand.
@@ -404,7 +404,7 @@ enum Feed {
 /// The host's own timeout for a hook: past it, the hook's answer is lost.
 const HOST_TIMEOUT: Duration = Duration::from_secs(60);
 
-fn run_hook(
+pub(crate) fn run_hook(
     dir: &Path,
     hook: &str,
     host: Option<Host>,
@@ -1233,7 +1233,13 @@ fn a_closed_stdout_loses_the_text_never_the_exit_code() {
 
 /// Runs a hook command as its host would: through `sh -c` (Claude Code, Codex, Kiki) or
 /// directly (KKSS), with `path` as PATH, in `dir`.
-fn run_configured(dir: &Path, program: &str, args: &[String], path: &str, body: &[u8]) -> Answer {
+pub(crate) fn run_configured(
+    dir: &Path,
+    program: &str,
+    args: &[String],
+    path: &str,
+    body: &[u8],
+) -> Answer {
     let mut child = cleared(program, dir)
         .args(args)
         .env("PATH", path)

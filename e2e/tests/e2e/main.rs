@@ -10,6 +10,7 @@ mod formats;
 mod handbook;
 mod hints;
 mod hooks;
+mod hooks_flat;
 mod host_start;
 mod hostile;
 mod landing;

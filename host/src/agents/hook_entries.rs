@@ -21,6 +21,13 @@ use std::path::Path;
 use jsonc_parser::cst::CstNode;
 use serde_json::{Map, Value, json};
 
+mod flat;
+
+pub use flat::{
+    CURSOR_FILE, CURSOR_MATCHER, WINDSURF_FILE, flat_entry, flat_event, merge_cursor,
+    merge_windsurf,
+};
+
 use super::host_files::read_existing;
 use super::jsonc::{JsonFile, cst_value, json_position, json_prop, line_col, unreadable};
 use super::{HostId, HostWiring};
@@ -43,6 +50,11 @@ pub const GEMINI_FILE: &str = ".gemini/settings.json";
 pub const QWEN_MATCHER: &str = "write_file|edit";
 /// Qwen Code's project settings: its MCP servers and its hooks (Claude Code's format).
 pub const QWEN_FILE: &str = ".qwen/settings.json";
+/// The tools Factory's droid edits files with (`Edit`, `Create`, and `ApplyPatch` where the
+/// model is offered it).
+pub const FACTORY_MATCHER: &str = "Edit|Create|ApplyPatch";
+/// Factory's project hooks: its events at the top level.
+pub const FACTORY_FILE: &str = ".factory/hooks.json";
 /// KKSS's edit tools are not documented: a glob on the full tool name the person may change.
 pub const KKSS_MATCH: &str = "*__write_file";
 /// The tools Kiki edits files with (a regex).
@@ -109,7 +121,12 @@ pub(crate) fn plan(
         HostId::OpenCode => (OPENCODE_FILE, merge_opencode),
         HostId::Qwen => (QWEN_FILE, merge_qwen),
         HostId::Gemini => (GEMINI_FILE, merge_gemini),
-        HostId::Cursor | HostId::VsCode | HostId::Agents => return Ok(()),
+        HostId::Cursor => (CURSOR_FILE, merge_cursor),
+        HostId::Windsurf => (WINDSURF_FILE, merge_windsurf),
+        HostId::Factory => (FACTORY_FILE, merge_factory),
+        HostId::Kilo => (KILO_FILE, merge_kilo),
+        HostId::Kiro => (KIRO_FILE, merge_kiro),
+        _ => return Ok(()),
     };
     // A file this host's plan writes already (Qwen Code's settings hold its MCP entry too) is
     // merged as it will be, not as it was.
@@ -134,25 +151,86 @@ pub const OPENCODE_PLUGIN: &str = include_str!("../../hooks/opencode.js");
 /// Where OpenCode loads a project's plugins from.
 pub const OPENCODE_FILE: &str = ".opencode/plugins/kapi.js";
 
-/// kapi's OpenCode plugin: written when the file is missing; a file that differs is the
-/// person's (edited, or another plugin named `kapi.js`), left alone and named.
+/// kapi's Kilo Code plugin (Kilo 7.x, a fork of OpenCode): OpenCode's, with Kilo's default
+/// export and a stop hook on `session.idle` (Kilo's `run` waits for the turn it starts).
+pub const KILO_PLUGIN: &str = include_str!("../../hooks/kilo.js");
+/// Where Kilo Code loads a project's plugins from.
+pub const KILO_FILE: &str = ".kilo/plugin/kapi.js";
+/// kapi's Kiro hook file: a PreToolUse command hook, the one Kiro lets block.
+pub const KIRO_FILE: &str = ".kiro/hooks/kapi.json";
+/// The tools Kiro writes files with (its built-in `write`, alias `fs_write`, and
+/// `str_replace`; a regex).
+pub const KIRO_MATCHER: &str = "fs_write|fsWrite|write|str_replace";
+
+/// kapi's Kiro hook file (CLI 3.x and IDE 1.x, `"version": "v1"`), pretty JSON.
+pub fn kiro_hooks() -> String {
+    let hook = HookName::PreEdit;
+    let file = json!({
+        "version": "v1",
+        "hooks": [{
+            "name": kkss_name(hook),
+            "description": "kapi refuses an edit of a translation kapi generates, or of the project's rules",
+            "trigger": "PreToolUse",
+            "matcher": KIRO_MATCHER,
+            "action": {"type": "command", "command": guarded_command(Protocol::Kiro, hook)},
+            "timeout": Protocol::Kiro.timeout_secs(hook),
+            "enabled": true,
+        }],
+    });
+    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// kapi's OpenCode plugin, written whole.
 pub fn merge_opencode(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
-    Ok(match existing {
+    Ok(merge_whole(
+        rel,
+        existing,
+        OPENCODE_PLUGIN,
+        "kapi's OpenCode plugin",
+    ))
+}
+
+/// kapi's Kilo Code plugin, written whole.
+pub fn merge_kilo(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    Ok(merge_whole(
+        rel,
+        existing,
+        KILO_PLUGIN,
+        "kapi's Kilo Code plugin",
+    ))
+}
+
+/// kapi's Kiro hook file, written whole.
+pub fn merge_kiro(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    Ok(merge_whole(
+        rel,
+        existing,
+        &kiro_hooks(),
+        "kapi's Kiro hook file",
+    ))
+}
+
+/// A file kapi owns whole (a plugin, its own hook file): written when missing; a file that
+/// differs is the person's (edited, or another file of that name), left alone and named.
+fn merge_whole(rel: &str, existing: Option<&str>, ours: &str, what: &str) -> Merged {
+    match existing {
         None => Merged {
-            text: Some(OPENCODE_PLUGIN.to_owned()),
+            text: Some(ours.to_owned()),
             kept: Vec::new(),
         },
-        Some(text) if text == OPENCODE_PLUGIN => Merged {
+        Some(text) if text == ours => Merged {
             text: None,
             kept: Vec::new(),
         },
         Some(_) => Merged {
             text: None,
             kept: vec![format!(
-                "{rel}: kept: it differs from kapi's OpenCode plugin, so it is yours and kapi leaves it alone (remove it and run `kapi init` for kapi's)"
+                "{rel}: kept: it differs from {what}, so it is yours and kapi leaves it alone (remove it and run `kapi init` for kapi's)"
             )],
         },
-    })
+    }
 }
 
 /// Merges kapi's entries into a hook file's text (`None`: no file yet), named `rel`.
@@ -336,7 +414,6 @@ fn merge_claude_style(
     protocol: Protocol,
     ours: &Value,
 ) -> Result<Merged, String> {
-    let text = existing.unwrap_or_default();
     let (file, hooks) = hooks_member(
         rel,
         existing,
@@ -344,6 +421,43 @@ fn merge_claude_style(
         CstNode::as_object,
         "`hooks` is not an object of event names to lists of matcher groups",
     )?;
+    let kept = merge_groups(rel, existing, &hooks, true, protocol, ours)?;
+    Ok(Merged {
+        text: file.finish(rel)?,
+        kept,
+    })
+}
+
+/// `.factory/hooks.json`: Claude Code's groups with droid's edit tools and `--host factory`,
+/// its events the file's top-level keys (droid ignores a `hooks` wrapper there, with a
+/// warning, and runs nothing: measured with droid 0.215.0).
+pub fn merge_factory(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    let file = JsonFile::parse(rel, existing)?;
+    let top = file.object(
+        rel,
+        "the top level is not a JSON object of event names (`{ \"PreToolUse\": … }`)",
+    )?;
+    let ours = claude_style_hooks(Protocol::Factory, FACTORY_MATCHER);
+    let kept = merge_groups(rel, existing, &top, false, Protocol::Factory, &ours)?;
+    Ok(Merged {
+        text: file.finish(rel)?,
+        kept,
+    })
+}
+
+/// Merges kapi's groups into `hooks`, the object of event names in `rel` (`wrapped`: the
+/// top-level `hooks` member; else the top level itself); returns a warning per kapi hook the
+/// person changed.
+fn merge_groups(
+    rel: &str,
+    existing: Option<&str>,
+    hooks: &jsonc_parser::cst::CstObject,
+    wrapped: bool,
+    protocol: Protocol,
+    ours: &Value,
+) -> Result<Vec<String>, String> {
+    let text = existing.unwrap_or_default();
+    let prefix = if wrapped { "hooks." } else { "" };
     let mut kept = Vec::new();
     for hook in HookName::ALL {
         let event = event_for(protocol, hook);
@@ -353,15 +467,20 @@ fn merge_claude_style(
                 protocol.id()
             ));
         };
-        let Some(prop) = json_prop(&hooks, event) else {
+        let Some(prop) = json_prop(hooks, event) else {
             hooks.append(event, cst_value(&json!([group])));
             continue;
         };
         let Some(list) = prop.value().and_then(|v| v.as_array()) else {
+            let path: Vec<&str> = if wrapped {
+                vec!["hooks", event]
+            } else {
+                vec![event]
+            };
             return Err(unreadable(
                 rel,
-                json_position(text, &["hooks", event]),
-                &format!("`hooks.{event}` is not a list of matcher groups"),
+                json_position(text, &path),
+                &format!("`{prefix}{event}` is not a list of matcher groups"),
             ));
         };
         let groups: Vec<Value> = list
@@ -395,10 +514,7 @@ fn merge_claude_style(
             list.append(cst_value(group));
         }
     }
-    Ok(Merged {
-        text: file.finish(rel)?,
-        kept,
-    })
+    Ok(kept)
 }
 
 /// The matchers an earlier kapi wrote into a host's groups, for [`earlier_group`].

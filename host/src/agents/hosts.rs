@@ -19,10 +19,20 @@ pub enum HostId {
     Copilot,
     Qwen,
     Gemini,
+    Windsurf,
+    Zed,
+    Kiro,
+    Junie,
+    Factory,
+    Amp,
+    Kilo,
+    Roo,
+    Cline,
+    Goose,
 }
 
 impl HostId {
-    pub const ALL: [HostId; 11] = [
+    pub const ALL: [HostId; 21] = [
         HostId::ClaudeCode,
         HostId::Cursor,
         HostId::VsCode,
@@ -34,6 +44,16 @@ impl HostId {
         HostId::Copilot,
         HostId::Qwen,
         HostId::Gemini,
+        HostId::Windsurf,
+        HostId::Zed,
+        HostId::Kiro,
+        HostId::Junie,
+        HostId::Factory,
+        HostId::Amp,
+        HostId::Kilo,
+        HostId::Roo,
+        HostId::Cline,
+        HostId::Goose,
     ];
 
     /// The id `--agents` takes.
@@ -50,6 +70,16 @@ impl HostId {
             HostId::Copilot => "copilot",
             HostId::Qwen => "qwen",
             HostId::Gemini => "gemini",
+            HostId::Windsurf => "windsurf",
+            HostId::Zed => "zed",
+            HostId::Kiro => "kiro",
+            HostId::Junie => "junie",
+            HostId::Factory => "factory",
+            HostId::Amp => "amp",
+            HostId::Kilo => "kilo",
+            HostId::Roo => "roo",
+            HostId::Cline => "cline",
+            HostId::Goose => "goose",
         }
     }
 
@@ -67,6 +97,16 @@ impl HostId {
             HostId::Copilot => Some(".github/copilot-instructions.md"),
             HostId::Qwen => Some(".qwen"),
             HostId::Gemini => Some(".gemini"),
+            HostId::Windsurf => Some(".windsurf"),
+            HostId::Zed => Some(".zed"),
+            HostId::Kiro => Some(".kiro"),
+            HostId::Junie => Some(".junie"),
+            HostId::Factory => Some(".factory"),
+            HostId::Amp => Some(".amp"),
+            HostId::Kilo => Some(".kilo"),
+            HostId::Roo => Some(".roo"),
+            HostId::Cline => Some(".clinerules"),
+            HostId::Goose => Some(".goosehints"),
         }
     }
 
@@ -74,8 +114,13 @@ impl HostId {
         HostId::ALL.into_iter().find(|h| h.id() == id)
     }
 
-    /// What a person still has to do; kapi can never do it for them.
-    pub fn next_steps(self) -> Vec<String> {
+    /// What a person still has to do; kapi can never do it for them. A host that reads MCP
+    /// servers from the person's own settings only gets the entry to paste, naming the recipe
+    /// in `root` by its absolute path (that host starts servers from its own folder).
+    pub fn next_steps(self, root: &Path) -> Vec<String> {
+        if let Some(steps) = self.personal_steps(root) {
+            return steps;
+        }
         let steps: &[&str] = match self {
             HostId::ClaudeCode => &[
                 "start Claude Code in the project and approve the project MCP server `kapi` from .mcp.json when it asks (`claude mcp reset-project-choices` asks again)",
@@ -115,9 +160,97 @@ impl HostId {
             HostId::OpenCode => &[
                 "nothing to approve: OpenCode (opencode-ai 1.x) starts the project's opencode.json servers and loads .opencode/plugins/kapi.js on its own; it has no stop hook, so run `kapi check` before you report work done (AGENTS.md says so)",
             ],
+            HostId::Zed => &[
+                "trust the project in Zed (the ! in the title bar, or `workspace: toggle worktree security`): in Restricted mode it reads neither .zed/settings.json nor starts the server `kapi`",
+                "Zed has no hooks: run `kapi check` before you report work done (AGENTS.md says so)",
+            ],
+            HostId::Kiro => &[
+                "trust the workspace in Kiro: it loads .kiro/settings/mcp.json, .kiro/hooks/ and the skill in .kiro/skills/kapi there; approve the server `kapi` when it asks (Kiro reads AGENTS.md beside .kiro/steering/)",
+                "kapi's .kiro/hooks/kapi.json refuses an edit of a generated target (PreToolUse, the one Kiro hook that can block); Kiro ignores a PostToolUse hook's output and its Stop cannot block, so run `kapi check` before you report work done",
+            ],
+            HostId::Junie => &[
+                "Junie reads .junie/guidelines.md by default: set Settings ▸ Tools ▸ Junie ▸ Project Settings ▸ Guidelines path to AGENTS.md, where kapi keeps the project's rules",
+                "Junie reads the project's .junie/mcp/mcp.json and the skill in .junie/skills/kapi; its only hook starts a session, so run `kapi check` before you report work done",
+            ],
+            HostId::Factory => &[
+                "nothing to approve: droid starts the server in .factory/mcp.json, runs the hooks in .factory/hooks.json (`--no-hooks` turns them off) and lists the skill in .agents/skills/kapi",
+            ],
+            HostId::Amp => &[
+                "approve the workspace server `kapi` in Amp (`amp mcp approve kapi`): Amp starts a server from .amp/settings.json only once approved",
+                "Amp's hooks are TypeScript plugins (.amp/plugins/); kapi writes none, so run `kapi check` before you report work done (AGENTS.md says so)",
+            ],
+            HostId::Kilo => &[
+                "nothing to approve: Kilo Code (7.x) starts the server in kilo.jsonc and loads .kilo/plugin/kapi.js on its own (pre-edit, post-edit, and a stop when the session goes idle)",
+            ],
+            HostId::Roo => &[
+                "Roo Code (at its end of life) and Zoo Code (its community fork, which reads .roo/ where .zoo/ lacks the file) read .roo/mcp.json and the skill in .agents/skills/kapi; enable the server `kapi` in the MCP panel if it is off",
+                "Roo Code has no hooks: run `kapi check` before you report work done (AGENTS.md says so)",
+            ],
+            HostId::Windsurf | HostId::Cline | HostId::Goose => &[],
         };
         steps.iter().map(|s| (*s).to_owned()).collect()
     }
+
+    /// The steps of a host with no project MCP file (Windsurf's Cascade, Cline, Goose).
+    fn personal_steps(self, root: &Path) -> Option<Vec<String>> {
+        let recipe = root.join(super::mcp_entries::PROJECT_ARG);
+        let recipe = recipe.display().to_string();
+        let entry =
+            serde_json::json!({"kapi": {"command": "kapi", "args": ["mcp", "--project", &recipe]}});
+        let steps = match self {
+            HostId::Windsurf => vec![
+                format!(
+                    "Windsurf's Cascade reads MCP servers from your own ~/.codeium/windsurf/mcp_config.json only: add {entry} to its `mcpServers` (Cascade panel ▸ MCPs ▸ View raw config) and refresh"
+                ),
+                "kapi's hooks in .windsurf/hooks.json run in a trusted workspace: pre_write_code refuses an edit of a generated target, post_write_code gives the agent the edited file's findings; Cascade has no stop hook, so run `kapi check` before you report work done".to_owned(),
+                "Devin Local (Devin Desktop's default agent) and the Devin CLI read Claude Code's .mcp.json and .claude/settings.json hooks, which kapi writes for Claude Code".to_owned(),
+            ],
+            HostId::Cline => vec![
+                format!(
+                    "Cline reads MCP servers from your own settings only: Cline panel ▸ MCP Servers ▸ Configure ▸ Configure MCP Servers, then add {entry} to `mcpServers`"
+                ),
+                "Cline reads AGENTS.md and the skill in .agents/skills/kapi; kapi writes no Cline hook (a PreToolUse `cancel` would end the whole task), so run `kapi check` before you report work done".to_owned(),
+            ],
+            HostId::Goose => vec![
+                format!(
+                    "Goose reads extensions from your own ~/.config/goose/config.yaml only: `goose configure` ▸ Add Extension ▸ Command-line Extension, command `kapi mcp --project {recipe}`; or start one session with `goose session --with-extension \"kapi mcp --project {recipe}\"`"
+                ),
+                "Goose reads AGENTS.md and the skill in .agents/skills/kapi".to_owned(),
+            ],
+            _ => return None,
+        };
+        Some(steps)
+    }
+}
+
+/// The files Zed reads its rules from, in its order: it reads the first that exists, so one
+/// ahead of `AGENTS.md` hides the project's rules from it (zed.dev/docs/ai/instructions).
+pub const ZED_RULES_ORDER: [&str; 7] = [
+    ".rules",
+    ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
+    ".github/copilot-instructions.md",
+    "AGENT.md",
+    "AGENTS.md",
+];
+
+/// A warning when the host reads another file instead of `AGENTS.md`, where kapi keeps the
+/// project's rules: Zed reads only the first of [`ZED_RULES_ORDER`], Junie reads
+/// `.junie/AGENTS.md` instead of `AGENTS.md`.
+pub fn hidden_rules(root: &Path, host: HostId) -> Option<String> {
+    let first = match host {
+        HostId::Zed => ZED_RULES_ORDER
+            .into_iter()
+            .find(|f| root.join(f).is_file())
+            .filter(|f| *f != "AGENTS.md")?,
+        HostId::Junie if root.join(".junie/AGENTS.md").is_file() => ".junie/AGENTS.md",
+        _ => return None,
+    };
+    Some(format!(
+        "{first} hides AGENTS.md from {}, so it does not see the rules kapi keeps there: move what {first} says into AGENTS.md, or copy kapi's section of AGENTS.md into {first}",
+        host.id()
+    ))
 }
 
 /// Which hosts `--agents` names.

@@ -56,6 +56,15 @@ pub fn declares_targets(recipe: &Recipe) -> bool {
 /// The entry kapi writes for a host.
 fn json_server(host: HostId, args: &[String]) -> Map<String, Value> {
     let mut entry = Map::new();
+    if host == HostId::Kilo {
+        // Kilo Code 7 (a fork of OpenCode 1.x): `mcp.<name>`, one argv.
+        let argv: Vec<&str> = std::iter::once("kapi")
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        entry.insert("type".into(), json!("local"));
+        entry.insert("command".into(), json!(argv));
+        return entry;
+    }
     if host == HostId::OpenCode {
         // OpenCode's `mcp.servers.<name>`: one argv, and MCP tools as the model's own tools
         // (`codemode: false`; its 2.x would hide them behind its `execute` tool).
@@ -78,6 +87,10 @@ fn json_server(host: HostId, args: &[String]) -> Map<String, Value> {
     }
     entry.insert("command".into(), json!("kapi"));
     entry.insert("args".into(), json!(args));
+    if host == HostId::Zed {
+        // Zed's documented stdio server: `command`, `args`, `env`.
+        entry.insert("env".into(), json!({}));
+    }
     entry
 }
 
@@ -108,8 +121,8 @@ fn is_kapis_json(host: HostId, entry: &Value, args: &[String]) -> bool {
     if keys != want {
         return false;
     }
-    // The arguments kapi compares without `--tools` (OpenCode: the argv after `kapi`).
-    let argv = if host == HostId::OpenCode {
+    // The arguments kapi compares without `--tools` (OpenCode, Kilo: the argv after `kapi`).
+    let argv = if matches!(host, HostId::OpenCode | HostId::Kilo) {
         "command"
     } else {
         "args"
@@ -123,7 +136,7 @@ fn is_kapis_json(host: HostId, entry: &Value, args: &[String]) -> bool {
             else {
                 return false;
             };
-            if host == HostId::OpenCode {
+            if matches!(host, HostId::OpenCode | HostId::Kilo) {
                 if theirs.first() != Some(&"kapi") {
                     return false;
                 }
@@ -139,6 +152,49 @@ fn is_kapis_json(host: HostId, entry: &Value, args: &[String]) -> bool {
     true
 }
 
+/// Where a host's JSON file keeps its servers: the keys down from the top level (Amp's key
+/// is the one name `amp.mcpServers`).
+fn servers_path(host: HostId) -> &'static [&'static str] {
+    match host {
+        HostId::VsCode | HostId::Kkss => &["servers"],
+        HostId::OpenCode => &["mcp", "servers"],
+        HostId::Kilo => &["mcp"],
+        HostId::Zed => &["context_servers"],
+        HostId::Amp => &["amp.mcpServers"],
+        _ => &["mcpServers"],
+    }
+}
+
+/// Kilo Code's config, `kilo.jsonc` unless the project keeps `kilo.json`.
+pub const KILO_FILES: [&str; 2] = ["kilo.jsonc", "kilo.json"];
+
+/// The project MCP file of a host whose file is plain JSON(C) kapi merges into, by the host's
+/// documentation; `None` for a host with another shape or none.
+pub fn mcp_file(root: &Path, host: HostId) -> Option<String> {
+    let rel = match host {
+        HostId::ClaudeCode | HostId::Copilot => ".mcp.json",
+        HostId::Cursor => ".cursor/mcp.json",
+        HostId::VsCode => ".vscode/mcp.json",
+        HostId::Kiki => ".kiki/mcp.json",
+        HostId::Kkss => ".kkss/assistant/mcp.json",
+        HostId::OpenCode => "opencode.json",
+        HostId::Qwen => super::hook_entries::QWEN_FILE,
+        HostId::Gemini => super::hook_entries::GEMINI_FILE,
+        HostId::Zed => ".zed/settings.json",
+        HostId::Kiro => ".kiro/settings/mcp.json",
+        HostId::Junie => ".junie/mcp/mcp.json",
+        HostId::Factory => ".factory/mcp.json",
+        HostId::Amp => ".amp/settings.json",
+        HostId::Roo => ".roo/mcp.json",
+        HostId::Kilo => KILO_FILES
+            .into_iter()
+            .find(|f| std::fs::symlink_metadata(root.join(f)).is_ok())
+            .unwrap_or(KILO_FILES[0]),
+        _ => return None,
+    };
+    Some(rel.to_owned())
+}
+
 /// Merges kapi's entry into a host's JSON MCP file in place, keeping every other byte.
 pub(super) fn json_entry(
     root: &Path,
@@ -151,11 +207,7 @@ pub(super) fn json_entry(
     let existing = read_existing(root, rel)?;
     let text = existing.as_deref().unwrap_or_default();
     let file = JsonFile::parse(rel, existing.as_deref())?;
-    let key = if matches!(host, HostId::VsCode | HostId::Kkss | HostId::OpenCode) {
-        "servers"
-    } else {
-        "mcpServers"
-    };
+    let key = servers_path(host)[0];
     let top = file.object(
         rel,
         &format!("the top level is not a JSON object (`{{ \"{key}\": … }}`)"),
@@ -192,57 +244,41 @@ pub(super) fn json_entry(
             }
         }
     } else {
-        // OpenCode keeps its servers one level down, under `mcp` (`mcp.servers`).
-        let top = if host == HostId::OpenCode {
-            match json_prop(&top, "mcp") {
-                Some(prop) => {
-                    let mcp = prop.value().and_then(|v| v.as_object()).ok_or_else(|| {
-                        unreadable(rel, json_position(text, &["mcp"]), "`mcp` is not an object")
-                    })?;
-                    // A server `kapi` written the 1.x way (`mcp.kapi`) is someone's own.
-                    if json_prop(&mcp, SERVER).is_some() {
-                        wiring.kept_entry = Some(rel.to_owned());
-                        return Ok(());
-                    }
-                    mcp
+        // The object of servers, `path` keys down from the top (OpenCode: `mcp.servers`);
+        // each missing level is created with kapi's entry inside.
+        let path = servers_path(host);
+        let mut at = top;
+        for (depth, key) in path.iter().enumerate() {
+            let Some(prop) = json_prop(&at, key) else {
+                let mut value = CstInputValue::Object(vec![(
+                    SERVER.to_owned(),
+                    cst_value(&Value::Object(ours)),
+                )]);
+                for outer in path[depth + 1..].iter().rev() {
+                    value = CstInputValue::Object(vec![((*outer).to_owned(), value)]);
                 }
-                None => {
-                    top.append(
-                        "mcp",
-                        CstInputValue::Object(vec![(
-                            key.to_owned(),
-                            CstInputValue::Object(vec![(
-                                SERVER.to_owned(),
-                                cst_value(&Value::Object(ours)),
-                            )]),
-                        )]),
-                    );
-                    return push_json(file, rel, plan);
-                }
-            }
-        } else {
-            top
-        };
-        let servers = match json_prop(&top, key) {
-            Some(prop) => prop.value().and_then(|v| v.as_object()).ok_or_else(|| {
-                unreadable(
-                    rel,
-                    json_position(text, &[key]),
-                    &format!("`{key}` is not an object of server names to servers"),
-                )
-            })?,
-            None => {
-                top.append(
-                    key,
-                    CstInputValue::Object(vec![(
-                        SERVER.to_owned(),
-                        cst_value(&Value::Object(ours)),
-                    )]),
-                );
+                at.append(key, value);
                 return push_json(file, rel, plan);
+            };
+            let Some(object) = prop.value().and_then(|v| v.as_object()) else {
+                let what = if depth + 1 == path.len() {
+                    format!(
+                        "`{}` is not an object of server names to servers",
+                        path.join(".")
+                    )
+                } else {
+                    format!("`{}` is not an object", path[..=depth].join("."))
+                };
+                return Err(unreadable(rel, json_position(text, &path[..=depth]), &what));
+            };
+            // A server `kapi` written OpenCode's 1.x way (`mcp.kapi`) is someone's own.
+            if host == HostId::OpenCode && depth == 0 && json_prop(&object, SERVER).is_some() {
+                wiring.kept_entry = Some(rel.to_owned());
+                return Ok(());
             }
-        };
-        match json_prop(&servers, SERVER) {
+            at = object;
+        }
+        match json_prop(&at, SERVER) {
             Some(prop) => match prop_value(&prop) {
                 Some(entry) if is_kapis_json(host, &entry, args) => {
                     if let Some(object) = prop.object_value() {
@@ -252,7 +288,7 @@ pub(super) fn json_entry(
                 _ => wiring.kept_entry = Some(rel.to_owned()),
             },
             None => {
-                servers.append(SERVER, cst_value(&Value::Object(ours)));
+                at.append(SERVER, cst_value(&Value::Object(ours)));
             }
         }
     }

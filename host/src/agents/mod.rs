@@ -56,7 +56,6 @@ use kapi_core::project::Recipe;
 use serde::Serialize;
 
 use crate::error::HostError;
-use hook_entries::{GEMINI_FILE, QWEN_FILE};
 use host_files::Plan;
 
 pub use hosts::{Agents, HostId, valid_ids};
@@ -151,7 +150,7 @@ pub fn wire(
             kept_entry: None,
             warnings: Vec::new(),
             error: None,
-            next_steps: host.next_steps(),
+            next_steps: host.next_steps(root),
         };
         match plan_host(root, host, &args, input, &mut wiring).and_then(|plan| {
             plan.apply(root, &mut wiring)?;
@@ -189,46 +188,37 @@ fn plan_host(
         | HostId::OpenCode
         | HostId::Copilot
         | HostId::Qwen
-        | HostId::Gemini => &[".agents/skills/kapi"],
+        | HostId::Gemini
+        | HostId::Windsurf
+        | HostId::Zed
+        | HostId::Amp
+        | HostId::Kilo
+        | HostId::Cline
+        | HostId::Goose
+        | HostId::Factory
+        | HostId::Roo => &[".agents/skills/kapi"],
         HostId::Kkss => &[".kkss/assistant/skills/kapi"],
+        HostId::Kiro => &[".kiro/skills/kapi"],
+        HostId::Junie => &[".junie/skills/kapi"],
         HostId::Cursor | HostId::VsCode => &[],
     };
     match host {
-        // The Copilot CLI reads Claude Code's `.mcp.json` (and its hooks, below).
-        HostId::ClaudeCode | HostId::Copilot => {
-            mcp_entries::json_entry(root, ".mcp.json", host, args, &mut plan, wiring)?
-        }
-        HostId::Cursor => {
-            mcp_entries::json_entry(root, ".cursor/mcp.json", host, args, &mut plan, wiring)?
-        }
-        HostId::VsCode => {
-            mcp_entries::json_entry(root, ".vscode/mcp.json", host, args, &mut plan, wiring)?
-        }
-        HostId::Kiki => {
-            mcp_entries::json_entry(root, ".kiki/mcp.json", host, args, &mut plan, wiring)?
-        }
-        HostId::Kkss => {
-            mcp_entries::json_entry(
-                root,
-                ".kkss/assistant/mcp.json",
-                host,
-                args,
-                &mut plan,
-                wiring,
-            )?;
-            kkss_instructions::kkss_instructions(root, &mut plan, wiring)?;
-        }
         HostId::Codex => mcp_entries::codex_entry(root, args, &mut plan, wiring)?,
-        HostId::OpenCode => {
-            mcp_entries::json_entry(root, "opencode.json", host, args, &mut plan, wiring)?
+        // The Copilot CLI reads Claude Code's `.mcp.json` (and its hooks); Qwen Code's and
+        // Gemini CLI's one settings file holds their servers and (below) their hooks.
+        _ => {
+            if let Some(rel) = mcp_entries::mcp_file(root, host) {
+                mcp_entries::json_entry(root, &rel, host, args, &mut plan, wiring)?;
+            }
+            // No project MCP file (Windsurf's Cascade, Cline, Goose): the next steps give the
+            // entry to paste.
         }
-        // Qwen Code's one settings file holds its servers and (below) its hooks.
-        HostId::Qwen => mcp_entries::json_entry(root, QWEN_FILE, host, args, &mut plan, wiring)?,
-        // Gemini CLI's settings too hold its servers, its hooks and its context files.
-        HostId::Gemini => {
-            mcp_entries::json_entry(root, GEMINI_FILE, host, args, &mut plan, wiring)?
-        }
-        HostId::Agents => {}
+    }
+    if host == HostId::Kkss {
+        kkss_instructions::kkss_instructions(root, &mut plan, wiring)?;
+    }
+    if let Some(warning) = hosts::hidden_rules(root, host) {
+        wiring.warnings.push(warning);
     }
     hook_entries::plan(root, host, &mut plan.writes, wiring)?;
     if !input.skill_files.is_empty() {

@@ -570,3 +570,196 @@ fn agents_parse() {
     assert!(err.to_string().contains("emacs"));
     assert!(kapi_core::Hint::hints(&err)[0].contains("claude-code, cursor, vscode"));
 }
+
+/// The hosts whose project MCP file is plain JSON(C) under a documented key: Zed's
+/// `context_servers` (with `env`), Amp's one key `amp.mcpServers`, and `mcpServers` for Kiro,
+/// Junie, Factory and Roo Code; each gets its skill folder, and a second run writes nothing.
+#[test]
+fn the_json_hosts_get_their_documented_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let hosts = [
+        HostId::Zed,
+        HostId::Kiro,
+        HostId::Junie,
+        HostId::Factory,
+        HostId::Amp,
+        HostId::Roo,
+    ];
+    let agents = Agents::List(hosts.to_vec());
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let args = json!(["mcp", "--project", "kapi.yaml"]);
+    for (rel, key, skill_dir) in [
+        (
+            ".zed/settings.json",
+            "context_servers",
+            ".agents/skills/kapi",
+        ),
+        (".kiro/settings/mcp.json", "mcpServers", ".kiro/skills/kapi"),
+        (".junie/mcp/mcp.json", "mcpServers", ".junie/skills/kapi"),
+        (".factory/mcp.json", "mcpServers", ".agents/skills/kapi"),
+        (
+            ".amp/settings.json",
+            "amp.mcpServers",
+            ".agents/skills/kapi",
+        ),
+        (".roo/mcp.json", "mcpServers", ".agents/skills/kapi"),
+    ] {
+        let v: Value = serde_json::from_str(&read(root, rel)).unwrap();
+        let top: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(top, [key], "{rel}");
+        let entry = &v[key]["kapi"];
+        assert_eq!(entry["command"], "kapi", "{rel}");
+        assert_eq!(entry["args"], args, "{rel}");
+        assert!(
+            root.join(skill_dir).join("SKILL.md").is_file(),
+            "{skill_dir}"
+        );
+    }
+    let zed: Value = serde_json::from_str(&read(root, ".zed/settings.json")).unwrap();
+    assert_eq!(zed["context_servers"]["kapi"]["env"], json!({}));
+    let again = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    for h in &again.hosts {
+        assert_eq!(h.status, WiringStatus::Unchanged, "{h:?}");
+    }
+}
+
+/// Zed reads the first rules file of its list, Junie `.junie/AGENTS.md` before `AGENTS.md`: a
+/// file that hides AGENTS.md from them is named, with the fix.
+#[test]
+fn a_rules_file_that_hides_agents_md_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("AGENTS.md"), "# Rules\n").unwrap();
+    let agents = Agents::List(vec![HostId::Zed, HostId::Junie]);
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(
+        report.hosts.iter().all(|h| h.warnings.is_empty()),
+        "{report:?}"
+    );
+    std::fs::write(root.join(".cursorrules"), "x\n").unwrap();
+    std::fs::create_dir_all(root.join(".junie")).unwrap();
+    std::fs::write(root.join(".junie/AGENTS.md"), "x\n").unwrap();
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    let zed = &report.hosts[0].warnings;
+    assert!(
+        zed.iter()
+            .any(|w| w.starts_with(".cursorrules hides AGENTS.md from zed")),
+        "{zed:?}"
+    );
+    let junie = &report.hosts[1].warnings;
+    assert!(
+        junie
+            .iter()
+            .any(|w| w.starts_with(".junie/AGENTS.md hides AGENTS.md from junie")),
+        "{junie:?}"
+    );
+}
+
+/// Windsurf's Cascade, Cline and Goose read MCP servers from the person's own settings only:
+/// kapi writes no MCP file for them and its next steps give the entry to paste, naming the
+/// recipe by its absolute path (they start servers from their own folder).
+#[test]
+fn a_host_without_a_project_mcp_file_gets_the_entry_to_paste() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let agents = Agents::List(vec![HostId::Windsurf, HostId::Cline, HostId::Goose]);
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let recipe_path = root.join("kapi.yaml").display().to_string();
+    for h in &report.hosts {
+        assert!(
+            h.written.iter().all(|w| !w.contains("mcp")),
+            "{}: {:?}",
+            h.host,
+            h.written
+        );
+        assert!(
+            h.next_steps[0].contains(&recipe_path),
+            "{}: {:?}",
+            h.host,
+            h.next_steps
+        );
+    }
+    let windsurf = &report.hosts[0];
+    assert!(windsurf.next_steps[0].contains("mcp_config.json"));
+    assert!(windsurf.written.iter().any(|w| w == ".windsurf/hooks.json"));
+    assert!(report.hosts[1].next_steps[0].contains("Configure MCP Servers"));
+    assert!(report.hosts[2].next_steps[0].contains("goose configure"));
+}
+
+/// Factory's droid: `.factory/hooks.json` holds Claude Code's groups with its events at the top
+/// level (droid runs nothing under a `hooks` wrapper), `--host factory`; Kilo Code: `kilo.jsonc`
+/// `mcp.kapi` (one argv) and its plugin; Kiro: kapi's own hook file, PreToolUse alone.
+#[test]
+fn factory_kilo_and_kiro_get_their_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let agents = Agents::List(vec![HostId::Factory, HostId::Kilo, HostId::Kiro]);
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let droid: Value = serde_json::from_str(&read(root, ".factory/hooks.json")).unwrap();
+    let events: Vec<&str> = droid
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(events, ["PreToolUse", "PostToolUse", "Stop"]);
+    assert_eq!(droid["PreToolUse"][0]["matcher"], "Edit|Create|ApplyPatch");
+    let command = droid["PostToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        command.ends_with("kapi hook post-edit --host factory"),
+        "{command}"
+    );
+
+    let kilo: Value = serde_json::from_str(&read(root, "kilo.jsonc")).unwrap();
+    assert_eq!(
+        kilo["mcp"]["kapi"],
+        json!({"type": "local", "command": ["kapi", "mcp", "--project", "kapi.yaml"]})
+    );
+    assert_eq!(
+        read(root, ".kilo/plugin/kapi.js"),
+        hook_entries::KILO_PLUGIN
+    );
+    assert!(hook_entries::KILO_PLUGIN.contains("export default { id: \"kapi\""));
+
+    let kiro: Value = serde_json::from_str(&read(root, ".kiro/hooks/kapi.json")).unwrap();
+    assert_eq!(kiro["version"], "v1");
+    let hooks = kiro["hooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 1);
+    assert_eq!(hooks[0]["trigger"], "PreToolUse");
+    assert!(
+        hooks[0]["action"]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("kapi hook pre-edit --host kiro")
+    );
+    let again = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    for h in &again.hosts {
+        assert_eq!(h.status, WiringStatus::Unchanged, "{h:?}");
+    }
+
+    // A project that keeps `kilo.json` gets kapi's entry there; a hook file someone changed
+    // is theirs.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("kilo.json"), "{\"model\": \"x\"}\n").unwrap();
+    std::fs::create_dir_all(other.path().join(".kiro/hooks")).unwrap();
+    std::fs::write(other.path().join(".kiro/hooks/kapi.json"), "{}\n").unwrap();
+    let report = wire(other.path(), &recipe(false), &agents, &skill()).unwrap();
+    assert!(!other.path().join("kilo.jsonc").exists());
+    let v: Value = serde_json::from_str(&read(other.path(), "kilo.json")).unwrap();
+    assert_eq!(v["model"], "x");
+    assert_eq!(v["mcp"]["kapi"]["type"], "local");
+    let kiro = report.hosts.iter().find(|h| h.host == "kiro").unwrap();
+    assert!(
+        kiro.warnings
+            .iter()
+            .any(|w| w.starts_with(".kiro/hooks/kapi.json: kept")),
+        "{kiro:?}"
+    );
+    assert_eq!(read(other.path(), ".kiro/hooks/kapi.json"), "{}\n");
+}

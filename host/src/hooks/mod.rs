@@ -78,16 +78,35 @@ pub enum Protocol {
     /// Gemini CLI: `BeforeTool`/`AfterTool`/`AfterAgent`; a denial is a top-level `decision`
     /// (it ignores Claude's `permissionDecision`), post-edit findings are `additionalContext`.
     Gemini,
+    /// Cursor: `.cursor/hooks.json` (preToolUse, afterFileEdit, stop); a denial is
+    /// `permission: deny`, a held stop a `followup_message`; afterFileEdit only observes, so its
+    /// findings wait for the stop.
+    Cursor,
+    /// Windsurf's Cascade: `.windsurf/hooks.json` (pre_write_code, post_write_code); exit 2
+    /// with the reason on stderr blocks a pre-hook and reaches the agent from a post-hook; no
+    /// stop event.
+    Windsurf,
+    /// Factory's droid: Claude Code's payload and answers, but a post-edit `decision: block`
+    /// is dropped (measured with droid 0.215.0), so its findings go as `additionalContext`.
+    Factory,
+    /// Kiro: `.kiro/hooks/*.json` command hooks; only a PreToolUse hook can block (exit 2, the
+    /// reason on stderr for the model); its PostToolUse output is ignored and its Stop cannot
+    /// block, so kapi wires pre-edit alone.
+    Kiro,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 6] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::ClaudeCode,
         Protocol::Codex,
         Protocol::Kkss,
         Protocol::Kiki,
         Protocol::Qwen,
         Protocol::Gemini,
+        Protocol::Cursor,
+        Protocol::Windsurf,
+        Protocol::Factory,
+        Protocol::Kiro,
     ];
 
     /// The value of `--host`.
@@ -99,6 +118,10 @@ impl Protocol {
             Protocol::Kiki => "kiki",
             Protocol::Qwen => "qwen",
             Protocol::Gemini => "gemini",
+            Protocol::Cursor => "cursor",
+            Protocol::Windsurf => "windsurf",
+            Protocol::Factory => "factory",
+            Protocol::Kiro => "kiro",
         }
     }
 
@@ -107,11 +130,15 @@ impl Protocol {
     }
 
     /// Whether the host reads Claude Code's answers: JSON on stdout, exit 0 (Claude Code, Codex,
-    /// Qwen Code, Gemini CLI), each with its own spelling of a denial and of findings.
+    /// Qwen Code, Gemini CLI, Factory), each with its own spelling of a denial and of findings.
     pub fn answers_in_json(self) -> bool {
         matches!(
             self,
-            Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Gemini
+            Protocol::ClaudeCode
+                | Protocol::Codex
+                | Protocol::Qwen
+                | Protocol::Gemini
+                | Protocol::Factory
         )
     }
 
@@ -410,6 +437,9 @@ fn evaluate(
         .cwd()
         .or_else(|| env.host_project_dir.clone())
         .or_else(|| matches!(host, Some(Protocol::Kiki | Protocol::Kkss)).then_some(process_cwd));
+    if host == Some(Protocol::ClaudeCode) && env.in_cursor && cursor_runs_kapi(cwd.as_deref()) {
+        return (Verdict::Nothing, host);
+    }
     let ctx = Ctx {
         env,
         payload: &payload,
@@ -424,6 +454,19 @@ fn evaluate(
         HookName::PreEdit => pre_edit::evaluate(&ctx),
     };
     (verdict, host)
+}
+
+/// Whether the project's `.cursor/hooks.json` runs kapi's Cursor hooks: Cursor also runs
+/// Claude Code's (`.claude/settings.json`, on by default), and a Claude Code hook that Cursor
+/// runs then stands aside, so an edit is checked once and a stop held once.
+/// The file is looked for in the session's folder and each parent (the first found decides).
+fn cursor_runs_kapi(cwd: Option<&std::path::Path>) -> bool {
+    let Some(dir) = cwd else { return false };
+    dir.ancestors()
+        .map(|d| d.join(crate::agents::hook_entries::CURSOR_FILE))
+        .find(|f| f.is_file())
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .is_some_and(|text| text.contains("--host cursor"))
 }
 
 #[cfg(test)]

@@ -5,8 +5,11 @@
 //! `cwd`, `tool_name`, `tool_input.file_path` (Codex's `apply_patch` carries a patch in
 //! `tool_input.command`, a string or an argument array, as its shell tool's heredoc does) and, on Stop, `stop_hook_active`; Kiki sends `client_type`,
 //! `session_title`, `cwd` and `tool_input.path`; KKSS sends `conversationId`, the tool's parsed
-//! `args` and `files.projectRoot`. Every field is optional and read whatever its type: a
-//! missing one is the caller's to judge, never a panic.
+//! `args` and `files.projectRoot`; Cursor sends `conversation_id`, `workspace_roots`,
+//! `cursor_version`, a top-level `file_path` after an edit, `tool_input` before one and
+//! `loop_count` on stop; Windsurf's Cascade sends `trajectory_id`, `agent_action_name` and
+//! `tool_info.file_path`. Every field is optional and read whatever its type: a missing one is
+//! the caller's to judge, never a panic.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -37,6 +40,17 @@ pub struct Payload {
     turn_id: Present,
     transcript_path: Present,
     hook_event_name: Present,
+    // Cursor: `conversation_id`, `workspace_roots`, a top-level `file_path` (afterFileEdit),
+    // `loop_count` (stop), `cursor_version`.
+    conversation_id_snake: Text,
+    workspace_roots: First,
+    file_path: Text,
+    loop_count: Count,
+    cursor_version: Present,
+    // Windsurf (Cascade): `trajectory_id`, `agent_action_name`, `tool_info.file_path`.
+    trajectory_id: Text,
+    agent_action_name: Present,
+    tool_info: Obj<Input>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -103,6 +117,14 @@ object!(Payload {
     "turn_id" => turn_id,
     "transcript_path" => transcript_path,
     "hook_event_name" => hook_event_name,
+    "conversation_id" => conversation_id_snake,
+    "workspace_roots" => workspace_roots,
+    "file_path" => file_path,
+    "loop_count" => loop_count,
+    "cursor_version" => cursor_version,
+    "trajectory_id" => trajectory_id,
+    "agent_action_name" => agent_action_name,
+    "tool_info" => tool_info,
 });
 
 object!(Files {
@@ -146,6 +168,10 @@ impl Payload {
     pub fn sniff(&self) -> Option<Protocol> {
         if self.client_type.0 || self.session_title.0 {
             Some(Protocol::Kiki)
+        } else if self.cursor_version.0 {
+            Some(Protocol::Cursor)
+        } else if self.agent_action_name.0 && self.tool_info.0.is_some() {
+            Some(Protocol::Windsurf)
         } else if self.conversation_id.0.is_some() || self.files.0.is_some() {
             Some(Protocol::Kkss)
         } else if self.turn_id.0 {
@@ -157,16 +183,23 @@ impl Payload {
         }
     }
 
-    /// The session (or conversation) the hook runs in.
+    /// The session (or conversation) the hook runs in: `session_id`, KKSS's `conversationId`,
+    /// Cursor's `conversation_id`, Windsurf's `trajectory_id`.
     pub fn session(&self) -> Option<&str> {
-        self.session_id.get().or_else(|| self.conversation_id.get())
+        self.session_id
+            .get()
+            .or_else(|| self.conversation_id.get())
+            .or_else(|| self.conversation_id_snake.get())
+            .or_else(|| self.trajectory_id.get())
     }
 
-    /// The session's working directory: `cwd`, else KKSS's `files.projectRoot`.
+    /// The session's working directory: `cwd`, else KKSS's `files.projectRoot`, else Cursor's
+    /// first workspace root.
     pub fn cwd(&self) -> Option<PathBuf> {
         self.cwd
             .get()
             .or_else(|| self.files.0.as_ref().and_then(|f| f.project_root.get()))
+            .or_else(|| self.workspace_roots.0.as_deref().filter(|s| !s.is_empty()))
             .map(PathBuf::from)
     }
 
@@ -175,13 +208,14 @@ impl Payload {
         self.tool_name.get().or(self.tool.0.as_deref())
     }
 
-    /// True when this stop follows a stop-hook continuation (Claude Code, Codex).
+    /// True when this stop follows a stop-hook continuation (Claude Code, Codex), or a
+    /// follow-up message a stop hook sent (Cursor's `loop_count` above 0).
     pub fn stop_hook_active(&self) -> bool {
-        self.stop_hook_active.0
+        self.stop_hook_active.0 || self.loop_count.0 > 0
     }
 
     fn inputs(&self) -> impl Iterator<Item = &Input> {
-        [&self.tool_input, &self.args, &self.input]
+        [&self.tool_input, &self.args, &self.input, &self.tool_info]
             .into_iter()
             .filter_map(|o| o.0.as_ref())
     }
@@ -193,6 +227,10 @@ impl Payload {
                 out.push(p.to_owned());
             }
         };
+        // Cursor's afterFileEdit names the file at the top level.
+        if let Some(p) = self.file_path.get() {
+            push(p);
+        }
         for input in self.inputs() {
             for field in [
                 &input.file_path,
@@ -251,6 +289,15 @@ impl Args {
         self.0.as_deref().filter(|s| !s.is_empty())
     }
 }
+
+/// The first string of an array (Cursor's `workspace_roots`); any other JSON type reads as
+/// absent.
+#[derive(Debug, Clone, Default)]
+struct First(Option<String>);
+
+/// A non-negative count (Cursor's `loop_count`); any other JSON type reads as 0.
+#[derive(Debug, Clone, Copy, Default)]
+struct Count(u64);
 
 /// A field's boolean value; any other JSON type reads as false.
 #[derive(Debug, Clone, Copy, Default)]
@@ -381,6 +428,46 @@ impl<'de> Deserialize<'de> for Flag {
     }
 }
 
+impl<'de> Deserialize<'de> for First {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = First;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<First, A::Error> {
+                let mut first = None;
+                while let Some(Text(item)) = seq.next_element::<Text>()? {
+                    if first.is_none() {
+                        first = item;
+                    }
+                }
+                Ok(First(first))
+            }
+            default_for!(First; visit_bool, visit_str, visit_i64, visit_u64, visit_f64, visit_unit, visit_map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
+                Ok(Count(v))
+            }
+            default_for!(Count; visit_bool, visit_str, visit_i64, visit_f64, visit_unit, visit_seq, visit_map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
 impl<'de> Deserialize<'de> for Present {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         IgnoredAny::deserialize(d).map(|_| Present(true))
@@ -433,10 +520,10 @@ impl<'de> Deserialize<'de> for ToolName {
 }
 
 /// True when a tool name reads as one that writes files (`Edit`, `Write`, `MultiEdit`,
-/// `apply_patch`, KKSS's `*__write_file`, Gemini CLI's `replace`, …).
+/// `apply_patch`, KKSS's `*__write_file`, Gemini CLI's `replace`, Factory's `Create`, …).
 pub fn is_edit_tool(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    ["edit", "write", "patch", "replace"]
+    ["edit", "write", "patch", "replace", "create"]
         .iter()
         .any(|w| lower.contains(w))
 }
@@ -536,6 +623,42 @@ mod tests {
         let claude = payload(json!({"transcript_path": "/t", "hook_event_name": "Stop"}));
         assert_eq!(claude.sniff(), Some(Protocol::ClaudeCode));
         assert_eq!(payload(json!({"cwd": "/p"})).sniff(), None);
+    }
+
+    /// Cursor's documented payloads (cursor.com/docs/hooks): the conversation, the first
+    /// workspace root, `file_path` at the top level after an edit, `loop_count` on stop.
+    #[test]
+    fn reads_cursor_and_windsurf_payloads() {
+        let after = payload(
+            json!({"hook_event_name": "afterFileEdit", "conversation_id": "c9",
+            "cursor_version": "2.1", "workspace_roots": ["/p", "/q"], "file_path": "/p/a.md",
+            "edits": [{"old_string": "x", "new_string": "y"}]}),
+        );
+        assert_eq!(after.sniff(), Some(Protocol::Cursor));
+        assert_eq!(after.session(), Some("c9"));
+        assert_eq!(after.cwd(), Some(PathBuf::from("/p")));
+        assert_eq!(after.edited_paths(), ["/p/a.md"]);
+        let pre = payload(
+            json!({"hook_event_name": "preToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": "/p/b.md"}, "cursor_version": "2.1"}),
+        );
+        assert_eq!(pre.touched_paths(), ["/p/b.md"]);
+        let stop =
+            payload(json!({"hook_event_name": "stop", "status": "completed", "loop_count": 0}));
+        assert!(!stop.stop_hook_active());
+        let again = payload(json!({"hook_event_name": "stop", "loop_count": 2}));
+        assert!(again.stop_hook_active());
+        let odd = payload(json!({"loop_count": "2", "workspace_roots": "/p"}));
+        assert!(!odd.stop_hook_active());
+        assert_eq!(odd.cwd(), None);
+        // Windsurf's Cascade (docs.windsurf.com/windsurf/cascade/hooks).
+        let cascade = payload(
+            json!({"agent_action_name": "pre_write_code", "trajectory_id": "t1",
+            "execution_id": "e", "tool_info": {"file_path": "/p/c.md", "edits": []}}),
+        );
+        assert_eq!(cascade.sniff(), Some(Protocol::Windsurf));
+        assert_eq!(cascade.session(), Some("t1"));
+        assert_eq!(cascade.edited_paths(), ["/p/c.md"]);
     }
 
     #[test]

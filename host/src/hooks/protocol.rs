@@ -1,14 +1,17 @@
 //! How each host reads a hook's answer: one verdict, rendered as the stdout, stderr and exit
 //! code that host documents, so a verdict is never mistaken for a broken hook and back.
 //!
-//! | verdict | Claude Code, Codex | KKSS | Kiki | no host identified |
-//! |---|---|---|---|---|
-//! | pre-edit deny | `hookSpecificOutput.permissionDecision:"deny"`, 0 | reason on stderr, 2 | reason on stderr, 2 | stderr, 0 |
-//! | post-edit findings | `{"decision":"block","reason"}`, 0 | the reason on stdout (its `modelOutput`), 0 | recorded for the stop hook; nothing, 0 | stderr, 0 |
-//! | stop gate not met | `{"decision":"block","reason"}`, 0 | stderr, 0 (TurnEnd only observes) | reason on stderr, 2 | stderr, 0 |
-//! | nothing to report | nothing, 0 | nothing, 0 | nothing, 0 | nothing, 0 |
-//! | could not run, gates did not run, a notice | `{"systemMessage"}` and stderr, 0 | stderr, 0 | stderr, 0 | stderr, 0 |
-//! | a verdict with a notice beside it | the verdict's object with `systemMessage` added, 0 | the verdict, the notice on stderr | the same | the same |
+//! Qwen Code and Factory answer as Claude Code but give post-edit findings as
+//! `additionalContext`; Gemini CLI denies with a top-level `decision`; Kiro denies as KKSS.
+//!
+//! | verdict | Claude Code, Codex | KKSS | Kiki | Cursor | Windsurf | no host identified |
+//! |---|---|---|---|---|---|---|
+//! | pre-edit deny | `hookSpecificOutput.permissionDecision:"deny"`, 0 | reason on stderr, 2 | reason on stderr, 2 | `{"permission":"deny","agent_message"}`, 0 | reason on stderr, 2 | stderr, 0 |
+//! | post-edit findings | `{"decision":"block","reason"}`, 0 | the reason on stdout (its `modelOutput`), 0 | recorded for the stop hook; nothing, 0 | recorded for the stop hook (afterFileEdit only observes); stderr, 0 | reason on stderr, 2 (the agent sees it) | stderr, 0 |
+//! | stop gate not met | `{"decision":"block","reason"}`, 0 | stderr, 0 (TurnEnd only observes) | reason on stderr, 2 | `{"followup_message"}`, 0 | (no stop event) | stderr, 0 |
+//! | nothing to report | nothing, 0 | nothing, 0 | nothing, 0 | nothing, 0 | nothing, 0 | nothing, 0 |
+//! | could not run, gates did not run, a notice | `{"systemMessage"}` and stderr, 0 | stderr, 0 | stderr, 0 | stderr, 0 | stderr, 0 | stderr, 0 |
+//! | a verdict with a notice beside it | the verdict's object with `systemMessage` added, 0 | the verdict, the notice on stderr | the same | the same | the same | the same |
 //!
 //! A hook never exits 1 or 101 and writes nothing to stdout but the one protocol object (Kiki
 //! blocks on any stray `message` key, and KKSS and Kiki fail closed on every other exit code).
@@ -142,20 +145,21 @@ pub fn render(verdict: &Verdict, hook: Option<HookName>, host: Option<Protocol>)
 /// A negative verdict (a denial, findings, a held stop) as `host` reads it for `hook`.
 fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) -> Reply {
     match (host, hook) {
-        (Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen), HookName::PreEdit) => {
-            Reply {
-                stdout: Some(
-                    json!({"hookSpecificOutput": {
-                        "hookEventName": "PreToolUse",
-                        "permissionDecision": "deny",
-                        "permissionDecisionReason": reason,
-                    }})
-                    .to_string(),
-                ),
-                stderr: String::new(),
-                code: 0,
-            }
-        }
+        (
+            Some(Protocol::ClaudeCode | Protocol::Codex | Protocol::Qwen | Protocol::Factory),
+            HookName::PreEdit,
+        ) => Reply {
+            stdout: Some(
+                json!({"hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }})
+                .to_string(),
+            ),
+            stderr: String::new(),
+            code: 0,
+        },
         // Gemini CLI reads a denial at the top level only.
         (Some(Protocol::Gemini), HookName::PreEdit) => Reply {
             stdout: Some(json!({"decision": "deny", "reason": reason}).to_string()),
@@ -187,12 +191,45 @@ fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) 
             stderr: String::new(),
             code: 0,
         },
+        // Cursor: a denial's `agent_message` reaches the model; a stop's `followup_message` is
+        // sent as the next user message (capped by the entry's `loop_limit`).
+        (Some(Protocol::Cursor), HookName::PreEdit) => Reply {
+            stdout: Some(
+                json!({"permission": "deny", "agent_message": reason, "user_message": reason})
+                    .to_string(),
+            ),
+            stderr: String::new(),
+            code: 0,
+        },
+        (Some(Protocol::Cursor), HookName::Stop) => Reply {
+            stdout: Some(json!({"followup_message": reason}).to_string()),
+            stderr: String::new(),
+            code: 0,
+        },
+        // Windsurf's Cascade: exit 2 blocks a pre-hook; on a post-hook the agent sees stderr.
+        (Some(Protocol::Windsurf), HookName::PreEdit | HookName::PostEdit) => Reply {
+            stdout: None,
+            stderr: format!("{reason}\n"),
+            code: 2,
+        },
+        // Factory's droid drops a post-tool `decision: block`: findings are context.
+        (Some(Protocol::Factory), HookName::PostEdit) => Reply {
+            stdout: Some(
+                json!({"hookSpecificOutput": {
+                    "hookEventName": "PostToolUse",
+                    "additionalContext": reason,
+                }})
+                .to_string(),
+            ),
+            stderr: String::new(),
+            code: 0,
+        },
         (Some(p), _) if p.answers_in_json() => Reply {
             stdout: Some(json!({"decision": "block", "reason": reason}).to_string()),
             stderr: String::new(),
             code: 0,
         },
-        (Some(Protocol::Kkss), HookName::PreEdit)
+        (Some(Protocol::Kkss | Protocol::Kiro), HookName::PreEdit)
         | (Some(Protocol::Kiki), HookName::PreEdit | HookName::Stop) => Reply {
             stdout: None,
             stderr: format!("{reason}\n"),
@@ -203,8 +240,8 @@ fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) 
             stderr: String::new(),
             code: 0,
         },
-        // KKSS's TurnEnd only observes; Kiki's post-edit findings were recorded for
-        // its stop hook; no host identified: say it where a person running it sees.
+        // KKSS's TurnEnd only observes; Kiki's and Cursor's post-edit findings were recorded
+        // for the stop hook; no host identified: say it where a person running it sees.
         _ => Reply {
             stdout: None,
             stderr: format!("{name}: {reason}\n"),
@@ -327,6 +364,68 @@ mod tests {
         assert_eq!(kiki_stop.code, 2);
         let kiki_post = render(&negative(), Some(HookName::PostEdit), Some(Protocol::Kiki));
         assert_eq!((kiki_post.code, kiki_post.stdout), (0, None));
+    }
+
+    /// Kiro blocks a PreToolUse with exit 2; Factory's droid reads Claude Code's denial but
+    /// post-edit findings as `additionalContext`.
+    /// Cursor denies with `permission` and holds a stop with a follow-up message; its
+    /// afterFileEdit only observes, so post-edit findings go to stderr and wait for the stop.
+    /// Windsurf's Cascade reads exit 2 and stderr, on pre- and post-hooks alike.
+    #[test]
+    fn cursor_and_windsurf_read_their_own_answers() {
+        let deny = render(&negative(), Some(HookName::PreEdit), Some(Protocol::Cursor));
+        let v: serde_json::Value = serde_json::from_str(deny.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(
+            (deny.code, &v["permission"], &v["agent_message"]),
+            (0, &json!("deny"), &json!("fix it"))
+        );
+        let stop = render(&negative(), Some(HookName::Stop), Some(Protocol::Cursor));
+        assert_eq!(
+            stop.stdout.as_deref(),
+            Some(r#"{"followup_message":"fix it"}"#)
+        );
+        let post = render(
+            &negative(),
+            Some(HookName::PostEdit),
+            Some(Protocol::Cursor),
+        );
+        assert_eq!((post.code, post.stdout), (0, None));
+        let warn = render(
+            &Verdict::CouldNotRun {
+                message: "x".into(),
+            },
+            Some(HookName::Stop),
+            Some(Protocol::Cursor),
+        );
+        assert_eq!((warn.code, warn.stdout), (0, None));
+        let kiro = render(&negative(), Some(HookName::PreEdit), Some(Protocol::Kiro));
+        assert_eq!(
+            (kiro.code, kiro.stdout, kiro.stderr.as_str()),
+            (2, None, "fix it\n")
+        );
+        let droid = render(
+            &negative(),
+            Some(HookName::PostEdit),
+            Some(Protocol::Factory),
+        );
+        let v: serde_json::Value = serde_json::from_str(droid.stdout.as_deref().unwrap()).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["additionalContext"], "fix it");
+        assert!(v.get("decision").is_none(), "{v}");
+        let droid_deny = render(
+            &negative(),
+            Some(HookName::PreEdit),
+            Some(Protocol::Factory),
+        );
+        assert!(
+            droid_deny
+                .stdout
+                .unwrap()
+                .contains("\"permissionDecision\":\"deny\"")
+        );
+        for hook in [HookName::PreEdit, HookName::PostEdit] {
+            let r = render(&negative(), Some(hook), Some(Protocol::Windsurf));
+            assert_eq!((r.code, r.stdout, r.stderr.as_str()), (2, None, "fix it\n"));
+        }
     }
 
     #[test]

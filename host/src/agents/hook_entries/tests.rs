@@ -579,3 +579,80 @@ fn execs_kapi_hook_reads_the_exec_form_only() {
         hook
     ));
 }
+
+/// Cursor's `.cursor/hooks.json`: `version` 1, kapi's preToolUse on `Write`, afterFileEdit and
+/// stop with kapi's own stop cap as its `loop_limit`; a person's entries and bytes stay, and a
+/// kapi entry they changed is theirs.
+#[test]
+fn cursor_hooks_are_flat_entries_with_a_loop_limit() {
+    let (text, kept) = merged(merge_cursor(CURSOR_FILE, None));
+    assert!(kept.is_empty());
+    let v = json(&text);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["version", "hooks"]);
+    assert_eq!(v["version"], 1);
+    let pre = &v["hooks"]["preToolUse"][0];
+    assert_eq!(pre["matcher"], "Write");
+    assert_eq!(
+        pre["command"],
+        "command -v kapi >/dev/null 2>&1 || exit 0; kapi hook pre-edit --host cursor"
+    );
+    assert_eq!(
+        v["hooks"]["afterFileEdit"][0]["command"],
+        guarded_command(Protocol::Cursor, HookName::PostEdit)
+    );
+    assert_eq!(
+        v["hooks"]["stop"][0]["loop_limit"],
+        crate::hooks::state::MAX_CONSECUTIVE_BLOCKS
+    );
+    assert!(
+        merge_cursor(CURSOR_FILE, Some(&text))
+            .unwrap()
+            .text
+            .is_none()
+    );
+
+    let theirs = "{\n  // team hooks\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [{ \"command\": \"./fmt.sh\" }],\n    \"stop\": [{ \"command\": \"kapi hook stop --host cursor\" }],\n  },\n}\n";
+    let (text, kept) = merged(merge_cursor(CURSOR_FILE, Some(theirs)));
+    assert!(
+        text.starts_with("{\n  // team hooks\n  \"version\": 1,\n"),
+        "{text}"
+    );
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(kept[0].contains("stop"), "{kept:?}");
+    let file = jsonc_parser::cst::CstRootNode::parse(&text, &Default::default()).unwrap();
+    let v: Value = file.value().and_then(|v| v.to_serde_value()).unwrap();
+    assert_eq!(v["hooks"]["afterFileEdit"][0]["command"], "./fmt.sh");
+    assert_eq!(
+        v["hooks"]["afterFileEdit"][1]["command"],
+        guarded_command(Protocol::Cursor, HookName::PostEdit)
+    );
+    assert_eq!(v["hooks"]["stop"].as_array().unwrap().len(), 1);
+    let bad = merge_cursor(CURSOR_FILE, Some("{\"hooks\": {\"stop\": {}}}")).unwrap_err();
+    assert!(bad.contains("`hooks.stop` is not a list"), "{bad}");
+}
+
+/// Windsurf's Cascade: pre_write_code and post_write_code, no stop event, no matcher.
+#[test]
+fn windsurf_hooks_are_pre_and_post_write_code() {
+    let (text, _) = merged(merge_windsurf(WINDSURF_FILE, None));
+    let v = json(&text);
+    let events: Vec<&str> = v["hooks"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(events, ["pre_write_code", "post_write_code"]);
+    assert_eq!(
+        v["hooks"]["pre_write_code"][0],
+        json!({"command": guarded_command(Protocol::Windsurf, HookName::PreEdit), "show_output": true})
+    );
+    assert!(v.get("version").is_none());
+    assert!(
+        merge_windsurf(WINDSURF_FILE, Some(&text))
+            .unwrap()
+            .text
+            .is_none()
+    );
+}
