@@ -44,7 +44,7 @@ pub const NO_COLOR: &str = "NO_COLOR";
 /// with one of these and no `KAPI_ACTOR` runs as `agent:<host>`, in the host's session when
 /// the host exposes one. Checked in this order; the first present wins.
 ///
-/// Two of the seven hosts have none, by their documents: KKSS gives its assistant no shell
+/// Some hosts have none, by their documents: KKSS gives its assistant no shell
 /// (every tool is an MCP server or a command KKSS starts with a minimal environment, so its
 /// notes arrive over MCP, named by the client), and Kiki documents no variable on the shell
 /// commands its agent runs (its hook payloads carry `session_id`, but nothing reaches a later
@@ -97,6 +97,18 @@ pub const HOST_MARKERS: &[HostMarker] = &[
         host: "qwen",
         marker: "QWEN_CODE",
         session: Some("QWEN_CODE_SESSION_ID"),
+    },
+    // Goose's developer shell (`GOOSE_TERMINAL=1`, in its source).
+    HostMarker {
+        host: "goose",
+        marker: "GOOSE_TERMINAL",
+        session: None,
+    },
+    // The terminals Cline starts in VS Code (`CLINE_ACTIVE=true`, in its source).
+    HostMarker {
+        host: "cline",
+        marker: "CLINE_ACTIVE",
+        session: None,
     },
 ];
 
@@ -164,6 +176,14 @@ pub const ALL: &[(&str, &str)] = &[
     (
         "COPILOT_AGENT",
         "set by VS Code's Copilot agent: the actor is `agent:vscode`",
+    ),
+    (
+        "GOOSE_TERMINAL",
+        "set by Goose's shell tool: the actor is `agent:goose`",
+    ),
+    (
+        "CLINE_ACTIVE",
+        "set in the terminals Cline starts: the actor is `agent:cline`",
     ),
     (
         AI_AGENT,
@@ -379,6 +399,14 @@ mod tests {
         assert_eq!(
             reading(&[("AI_AGENT", "claude-code_2-1-332_agent")]).map(|h| h.host),
             Some("claude-code".into())
+        );
+        assert_eq!(
+            reading(&[("GOOSE_TERMINAL", "1")]).map(|h| h.host),
+            Some("goose".into())
+        );
+        assert_eq!(
+            reading(&[("CLINE_ACTIVE", "true")]).map(|h| h.host),
+            Some("cline".into())
         );
         assert_eq!(reading(&[("TERM", "xterm")]), None, "a person's shell");
         assert_eq!(reading(&[("CLAUDECODE", "")]), None, "empty is absent");

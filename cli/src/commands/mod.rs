@@ -63,9 +63,24 @@ pub enum Command {
     ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.24.4)
     /// gemini       .gemini/settings.json (server, hooks, and     BeforeTool,            real CLI
     ///              context files), .agents/skills/kapi/          AfterTool, AfterAgent  (0.61.0)
-    /// cursor       .cursor/mcp.json                              none yet               format tests
-    /// vscode       .vscode/mcp.json                              none yet               format tests
-    /// agents       .agents/skills/kapi/                          -                      (read by five)
+    /// factory      .factory/mcp.json, .factory/hooks.json,       PreToolUse,            real CLI
+    ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.215.0)
+    /// kilo         kilo.jsonc, .kilo/plugin/kapi.js,             plugin before/after    real CLI
+    ///              .agents/skills/kapi/                          an edit, session idle  (7.7.7)
+    /// cursor       .cursor/mcp.json, .cursor/hooks.json          preToolUse,            payload
+    ///                                                            afterFileEdit, stop    tests
+    /// windsurf     .windsurf/hooks.json, .agents/skills/kapi/;   pre_write_code,        payload
+    ///              prints the MCP entry to paste (per user)      post_write_code        tests
+    /// kiro         .kiro/settings/mcp.json, .kiro/hooks/         PreToolUse             payload
+    ///              kapi.json, .kiro/skills/kapi/                                        tests
+    /// zed          .zed/settings.json, .agents/skills/kapi/      none (Zed has none)    format tests
+    /// junie        .junie/mcp/mcp.json, .junie/skills/kapi/      none (per user only)   format tests
+    /// amp          .amp/settings.json, .agents/skills/kapi/      none (code plugins)    format tests
+    /// roo          .roo/mcp.json, .agents/skills/kapi/           none (Roo has none)    format tests
+    /// cline        .agents/skills/kapi/; prints the MCP entry    none                   format tests
+    /// goose        .agents/skills/kapi/; prints the extension    none                   format tests
+    /// vscode       .vscode/mcp.json                              (Copilot: see copilot) format tests
+    /// agents       .agents/skills/kapi/                          -                      (read by 15)
     /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
     ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
     /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests
@@ -74,11 +89,16 @@ pub enum Command {
     /// "real CLI": `make e2e-hosts` runs that host from npm against a scripted model (MCP tools,
     /// a tool error, post-edit findings, a generated target's edit denied, the stop gate where
     /// there is one, the skill, the rules and the MCP instructions in the prompt, no kapi on
-    /// PATH); "format tests": kapi's tests hold the files to the host's documented format.
+    /// PATH); "payload tests": kapi's tests send the host's documented payloads to the binary
+    /// and read its answers as the host documents; "format tests": kapi's tests hold the files
+    /// to the host's documented format. Cursor also runs Claude Code's hooks: kapi's stand aside
+    /// there when .cursor/hooks.json runs its own.
     ///
     /// Every host also reads the rules in AGENTS.md (Claude Code through CLAUDE.md's
-    /// `@AGENTS.md`). Each hook command a shell runs starts `command -v kapi … || exit 0`, so a
-    /// teammate without kapi gets no hook error; `kapi help hooks` says what each host does.
+    /// `@AGENTS.md`; Junie once its guidelines path names it; Zed unless a file ahead of it
+    /// in Zed's order exists, which init names). Each hook command a shell runs starts
+    /// `command -v kapi … || exit 0`, so a teammate without kapi gets no hook error;
+    /// `kapi help hooks` says what each host does.
     #[command(verbatim_doc_comment)]
     Init(init::InitArgs),
     /// The brief for a location, and the verbs that grow the project's context

@@ -336,3 +336,47 @@ fn the_cursor_and_windsurf_hooks_init_writes_run_as_written() {
         );
     }
 }
+
+/// Kiro (kiro.dev/docs/cli/hooks): a PreToolUse command hook gets `hook_event_name`, `cwd`,
+/// `tool_name` and `tool_input`, and blocks with exit 2, its stderr returned to the model;
+/// any other exit is a warning and the tool runs.
+#[test]
+fn kiro_blocks_a_generated_target_with_exit_2() {
+    let p = project();
+    generated(p.path());
+    let payload = |file: &str| {
+        json!({
+            "hook_event_name": "preToolUse",
+            "cwd": p.path().display().to_string(),
+            "session_id": "kiro-1",
+            "tool_name": "fs_write",
+            "tool_input": {"command": "create", "path": p.path().join(file).display().to_string(), "file_text": "x"},
+        })
+    };
+    let fire = |file: &str| {
+        run_hook(
+            p.path(),
+            "pre-edit",
+            None,
+            &["--host", "kiro"],
+            &[],
+            Feed::Bytes(payload(file).to_string().into_bytes()),
+        )
+    };
+    let denied = fire("i18n/fr.json");
+    assert_eq!(denied.code, Some(2), "{denied:?}");
+    assert!(denied.stdout.is_empty(), "{denied:?}");
+    assert!(
+        denied.stderr.contains("i18n/fr.json is generated"),
+        "{denied:?}"
+    );
+    let allowed = fire("docs/good.md");
+    assert_eq!(
+        (
+            allowed.code,
+            allowed.stdout.as_str(),
+            allowed.stderr.as_str()
+        ),
+        (Some(0), "", "")
+    );
+}

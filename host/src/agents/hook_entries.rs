@@ -5,6 +5,10 @@
 //!   `host/hooks/claude-code.json` (also the plugin bundle's `hooks/hooks.json`);
 //! - Codex: `.codex/hooks.json`, the same Claude-compatible shape with `--host codex`;
 //! - KKSS: kapi's named entries in the `hooks` list of `.kkss/assistant/hooks.json`;
+//! - Gemini CLI and Qwen Code: the `hooks` of their settings files; Factory: `.factory/hooks.json`,
+//!   Claude Code's groups with the events at the top level;
+//! - Cursor and Windsurf: flat lists of entries ([`flat`]);
+//! - OpenCode, Kilo Code and Kiro: a file kapi owns whole (a plugin, a hook file);
 //! - Kiki: legacy command hooks in `.kiki/hooks.toml` (`[[hooks]]`, or `[[hooks.legacy]]` in a
 //!   v2 document), edited in place so comments and layout stay.
 //!
@@ -21,7 +25,7 @@ use std::path::Path;
 use jsonc_parser::cst::CstNode;
 use serde_json::{Map, Value, json};
 
-mod flat;
+pub mod flat;
 
 pub use flat::{
     CURSOR_FILE, CURSOR_MATCHER, WINDSURF_FILE, flat_entry, flat_event, merge_cursor,
@@ -103,7 +107,7 @@ pub fn kkss_name(hook: HookName) -> &'static str {
     }
 }
 
-/// Plans the hook file of `host` (Claude Code, Codex, KKSS, Kiki; no other host has hooks):
+/// Plans the hook file of `host` (none for a host kapi writes no hooks for):
 /// its new bytes go to `writes` when they differ from the file's.
 pub(crate) fn plan(
     root: &Path,

@@ -1,9 +1,11 @@
 //! `kapi init` wires agent hosts up: per host, the MCP entry that starts `kapi mcp` for this
 //! project, the skill's SKILL.md and, where the host runs them, the assistant hooks that call
 //! `kapi hook pre-edit|post-edit|stop --host <host>` (Claude Code's `.claude/settings.json`,
-//! Codex's `.codex/hooks.json`, KKSS's `.kkss/assistant/hooks.json`, Kiki's `.kiki/hooks.toml`;
-//! [`hook_entries`]), in exactly the format each host documents
-//! (`design/background/agent-hosts.md`).
+//! Codex's `.codex/hooks.json`, KKSS's, Kiki's, Gemini CLI's, Qwen Code's, Cursor's, Windsurf's,
+//! Factory's and Kiro's files, OpenCode's and Kilo Code's plugins; [`hook_entries`]), in
+//! exactly the format each host documents (`design/background/agent-hosts.md`,
+//! `agent-hosts-2026.md`). A host that reads MCP servers from the person's own settings only
+//! (Windsurf's Cascade, Cline, Goose) gets no MCP file: its next steps give the entry to paste.
 //!
 //! Five properties hold for everything written:
 //! - every path is under the project root (a symlinked host folder is refused);

@@ -10,6 +10,10 @@
 //! takes too long, a bug, a signal ([`run_interruptible`]) — each is "could not run", exit 0. No payload at all (stdin is a
 //! terminal or `/dev/null`) and "no kapi project here" are nothing to report, silently.
 //!
+//! Cursor runs Claude Code's hooks beside its own: a Claude Code hook under Cursor
+//! (`CURSOR_VERSION` set) does nothing when the project's `.cursor/hooks.json` runs kapi's, so
+//! an edit is checked once and a stop held once.
+//!
 //! Arguments are read leniently, never by clap: an unknown flag is ignored with a note on
 //! stderr, and a missing or unknown hook name is "could not run", because clap's exit 2 reads
 //! as a deny to Claude Code, KKSS and Kiki.
