@@ -73,6 +73,8 @@ pub enum Command {
     ///              prints the MCP entry to paste (per user)      post_write_code        tests
     /// kiro         .kiro/settings/mcp.json, .kiro/hooks/         PreToolUse             payload
     ///              kapi.json, .kiro/skills/kapi/                                        tests
+    /// crush        .crushrc (or the crush.json you keep),        PreToolUse             payload
+    ///              .agents/skills/kapi/                                                 tests
     /// zed          .zed/settings.json, .agents/skills/kapi/      none (Zed has none)    format tests
     /// junie        .junie/mcp/mcp.json, .junie/skills/kapi/      none (per user only)   format tests
     /// amp          .amp/settings.json, .agents/skills/kapi/      none (code plugins)    format tests
@@ -80,7 +82,7 @@ pub enum Command {
     /// cline        .agents/skills/kapi/; prints the MCP entry    none                   format tests
     /// goose        .agents/skills/kapi/; prints the extension    none                   format tests
     /// vscode       .vscode/mcp.json                              (Copilot: see copilot) format tests
-    /// agents       .agents/skills/kapi/                          -                      (read by 15)
+    /// agents       .agents/skills/kapi/                          -                      (read by 16)
     /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
     ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
     /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests

@@ -380,3 +380,46 @@ fn kiro_blocks_a_generated_target_with_exit_2() {
         (Some(0), "", "")
     );
 }
+
+/// Crush (docs/hooks): a PreToolUse hook gets `event` (not `hook_event_name`), `session_id`,
+/// `cwd`, `tool_name` and `tool_input.file_path`, and refuses with `{"decision":"deny",
+/// "reason"}` on exit 0 (or exit 2); any other exit is logged and the tool runs.
+#[test]
+fn crush_denies_a_generated_target_in_its_own_json() {
+    let p = project();
+    generated(p.path());
+    let fire = |file: &str| {
+        let payload = json!({
+            "event": "PreToolUse",
+            "session_id": "crush-1",
+            "cwd": p.path().display().to_string(),
+            "tool_name": "edit",
+            "tool_input": {"file_path": p.path().join(file).display().to_string(), "old_string": "a", "new_string": "b"},
+        });
+        run_hook(
+            p.path(),
+            "pre-edit",
+            None,
+            &["--host", "crush"],
+            &[],
+            Feed::Bytes(payload.to_string().into_bytes()),
+        )
+    };
+    let denied = fire("i18n/fr.json");
+    assert_eq!(denied.code, Some(0), "{denied:?}");
+    let v: Value = serde_json::from_str(&denied.stdout).unwrap();
+    assert_eq!(v["decision"], "deny");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("i18n/fr.json is generated"),
+        "{v}"
+    );
+    let allowed = fire("docs/good.md");
+    assert_eq!(
+        (allowed.code, allowed.stdout.as_str()),
+        (Some(0), ""),
+        "{allowed:?}"
+    );
+}

@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 pub mod flat;
 
 pub use flat::{
-    CURSOR_FILE, CURSOR_MATCHER, WINDSURF_FILE, flat_entry, flat_event, merge_cursor,
+    CURSOR_FILE, CURSOR_MATCHER, WINDSURF_FILE, flat_entry, flat_event, merge_crush, merge_cursor,
     merge_windsurf,
 };
 
@@ -130,6 +130,12 @@ pub(crate) fn plan(
         HostId::Factory => (FACTORY_FILE, merge_factory),
         HostId::Kilo => (KILO_FILE, merge_kilo),
         HostId::Kiro => (KIRO_FILE, merge_kiro),
+        // Crush's crushrc takes kapi's hook line with its server (`agents::crush`); its JSON,
+        // when the project keeps one, the entry.
+        HostId::Crush => match super::crush::json_file(root) {
+            Some(rel) => (rel, merge_crush),
+            None => return Ok(()),
+        },
         _ => return Ok(()),
     };
     // A file this host's plan writes already (Qwen Code's settings hold its MCP entry too) is

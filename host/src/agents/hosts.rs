@@ -29,10 +29,11 @@ pub enum HostId {
     Roo,
     Cline,
     Goose,
+    Crush,
 }
 
 impl HostId {
-    pub const ALL: [HostId; 21] = [
+    pub const ALL: [HostId; 22] = [
         HostId::ClaudeCode,
         HostId::Cursor,
         HostId::VsCode,
@@ -54,6 +55,7 @@ impl HostId {
         HostId::Roo,
         HostId::Cline,
         HostId::Goose,
+        HostId::Crush,
     ];
 
     /// The id `--agents` takes.
@@ -80,6 +82,7 @@ impl HostId {
             HostId::Roo => "roo",
             HostId::Cline => "cline",
             HostId::Goose => "goose",
+            HostId::Crush => "crush",
         }
     }
 
@@ -107,6 +110,7 @@ impl HostId {
             HostId::Roo => Some(".roo"),
             HostId::Cline => Some(".clinerules"),
             HostId::Goose => Some(".goosehints"),
+            HostId::Crush => Some(".crush"),
         }
     }
 
@@ -185,6 +189,9 @@ impl HostId {
             HostId::Roo => &[
                 "Roo Code (at its end of life) and Zoo Code (its community fork, which reads .roo/ where .zoo/ lacks the file) read .roo/mcp.json and the skill in .agents/skills/kapi; enable the server `kapi` in the MCP panel if it is off",
                 "Roo Code has no hooks: run `kapi check` before you report work done (AGENTS.md says so)",
+            ],
+            HostId::Crush => &[
+                "nothing to approve: Crush runs a project's config as trusted code (kapi's server and its PreToolUse hook, in .crushrc, or in the crush.json you keep); Crush has no post-edit or stop hook, so run `kapi check` before you report work done",
             ],
             HostId::Windsurf | HostId::Cline | HostId::Goose => &[],
         };

@@ -55,6 +55,9 @@ pub fn declares_targets(recipe: &Recipe) -> bool {
 
 /// The entry kapi writes for a host.
 fn json_server(host: HostId, args: &[String]) -> Map<String, Value> {
+    if host == HostId::Crush {
+        return super::crush::json_server(args);
+    }
     let mut entry = Map::new();
     if host == HostId::Kilo {
         // Kilo Code 7 (a fork of OpenCode 1.x): `mcp.<name>`, one argv.
@@ -158,7 +161,7 @@ fn servers_path(host: HostId) -> &'static [&'static str] {
     match host {
         HostId::VsCode | HostId::Kkss => &["servers"],
         HostId::OpenCode => &["mcp", "servers"],
-        HostId::Kilo => &["mcp"],
+        HostId::Kilo | HostId::Crush => &["mcp"],
         HostId::Zed => &["context_servers"],
         HostId::Amp => &["amp.mcpServers"],
         _ => &["mcpServers"],

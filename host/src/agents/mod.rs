@@ -42,6 +42,7 @@
 //! replaced): the other hosts are still wired. A file whose bytes would not change is not
 //! written, so a second run changes nothing.
 
+pub mod crush;
 pub mod hook_entries;
 mod host_files;
 pub mod hosts;
@@ -198,7 +199,8 @@ fn plan_host(
         | HostId::Cline
         | HostId::Goose
         | HostId::Factory
-        | HostId::Roo => &[".agents/skills/kapi"],
+        | HostId::Roo
+        | HostId::Crush => &[".agents/skills/kapi"],
         HostId::Kkss => &[".kkss/assistant/skills/kapi"],
         HostId::Kiro => &[".kiro/skills/kapi"],
         HostId::Junie => &[".junie/skills/kapi"],
@@ -206,6 +208,7 @@ fn plan_host(
     };
     match host {
         HostId::Codex => mcp_entries::codex_entry(root, args, &mut plan, wiring)?,
+        HostId::Crush => crush::plan(root, args, &mut plan, wiring)?,
         // The Copilot CLI reads Claude Code's `.mcp.json` (and its hooks); Qwen Code's and
         // Gemini CLI's one settings file holds their servers and (below) their hooks.
         _ => {

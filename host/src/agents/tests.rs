@@ -763,3 +763,68 @@ fn factory_kilo_and_kiro_get_their_hooks() {
     );
     assert_eq!(read(other.path(), ".kiro/hooks/kapi.json"), "{}\n");
 }
+
+/// Crush: a `.crushrc` of kapi's two lines (its server, its PreToolUse hook), appended to the
+/// person's; a second run writes nothing; kapi's line follows the recipe's tool sets; a
+/// project that keeps `crush.json` (and no crushrc) gets kapi's entry and hook there.
+#[test]
+fn crush_gets_its_crushrc_lines_or_its_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join(".crushrc"), "# mine\noption metrics false").unwrap();
+    let agents = Agents::List(vec![HostId::Crush]);
+    let report = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert!(!report.refused(), "{report:?}");
+    let rc = read(root, ".crushrc");
+    assert!(rc.starts_with("# mine\noption metrics false\nmcp add kapi --command kapi --args mcp --args --project --args kapi.yaml\nhook add PreToolUse --name kapi-pre-edit --matcher '^(edit|multiedit|write)$' --command 'command -v kapi >/dev/null 2>&1 || exit 0; kapi hook pre-edit --host crush' --timeout 30\n"), "{rc}");
+    assert!(root.join(".agents/skills/kapi/SKILL.md").is_file());
+    let again = wire(root, &recipe(false), &agents, &skill()).unwrap();
+    assert_eq!(again.hosts[0].status, WiringStatus::Unchanged, "{again:?}");
+    wire(root, &recipe(true), &agents, &skill()).unwrap();
+    let rc = read(root, ".crushrc");
+    assert_eq!(rc.matches("mcp add kapi").count(), 1, "{rc}");
+    assert!(
+        rc.contains("--args kapi.yaml --args --tools --args writing,translation\n"),
+        "{rc}"
+    );
+
+    // The hook line splits, as Crush's shell reads it, into kapi's guarded command.
+    let line = crush::hook_line();
+    let out = std::process::Command::new("sh")
+        .args(["-c", &format!("set -- {line}; printf '%s\\n' \"$9\"")])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim_end(),
+        "command -v kapi >/dev/null 2>&1 || exit 0; kapi hook pre-edit --host crush"
+    );
+
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("crush.json"), "{\"options\": {}}\n").unwrap();
+    wire(other.path(), &recipe(false), &agents, &skill()).unwrap();
+    assert!(!other.path().join(".crushrc").exists());
+    let v: Value = serde_json::from_str(&read(other.path(), "crush.json")).unwrap();
+    assert_eq!(
+        v["mcp"]["kapi"],
+        json!({"type": "stdio", "command": "kapi", "args": ["mcp", "--project", "kapi.yaml"]})
+    );
+    assert_eq!(v["hooks"]["PreToolUse"][0]["name"], "kapi-pre-edit");
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["matcher"],
+        "^(edit|multiedit|write)$"
+    );
+
+    // Someone's own `mcp add kapi` line is theirs.
+    let theirs = tempfile::tempdir().unwrap();
+    std::fs::write(
+        theirs.path().join(".crushrc"),
+        "mcp add kapi --command /opt/kapi\n",
+    )
+    .unwrap();
+    let report = wire(theirs.path(), &recipe(false), &agents, &skill()).unwrap();
+    assert_eq!(report.hosts[0].kept_entry.as_deref(), Some(".crushrc"));
+    assert_eq!(
+        read(theirs.path(), ".crushrc").matches("mcp add").count(),
+        1
+    );
+}

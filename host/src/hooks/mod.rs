@@ -97,10 +97,12 @@ pub enum Protocol {
     /// reason on stderr for the model); its PostToolUse output is ignored and its Stop cannot
     /// block, so kapi wires pre-edit alone.
     Kiro,
+    /// Crush: a PreToolUse hook alone; a denial is its own `{"decision":"deny","reason"}`.
+    Crush,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 10] = [
+    pub const ALL: [Protocol; 11] = [
         Protocol::ClaudeCode,
         Protocol::Codex,
         Protocol::Kkss,
@@ -111,6 +113,7 @@ impl Protocol {
         Protocol::Windsurf,
         Protocol::Factory,
         Protocol::Kiro,
+        Protocol::Crush,
     ];
 
     /// The value of `--host`.
@@ -126,6 +129,7 @@ impl Protocol {
             Protocol::Windsurf => "windsurf",
             Protocol::Factory => "factory",
             Protocol::Kiro => "kiro",
+            Protocol::Crush => "crush",
         }
     }
 

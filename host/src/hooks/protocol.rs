@@ -160,8 +160,8 @@ fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) 
             stderr: String::new(),
             code: 0,
         },
-        // Gemini CLI reads a denial at the top level only.
-        (Some(Protocol::Gemini), HookName::PreEdit) => Reply {
+        // Gemini CLI and Crush read a denial at the top level only.
+        (Some(Protocol::Gemini | Protocol::Crush), HookName::PreEdit) => Reply {
             stdout: Some(json!({"decision": "deny", "reason": reason}).to_string()),
             stderr: String::new(),
             code: 0,
@@ -398,6 +398,11 @@ mod tests {
             Some(Protocol::Cursor),
         );
         assert_eq!((warn.code, warn.stdout), (0, None));
+        let crush = render(&negative(), Some(HookName::PreEdit), Some(Protocol::Crush));
+        assert_eq!(
+            (crush.code, crush.stdout.as_deref()),
+            (0, Some(r#"{"decision":"deny","reason":"fix it"}"#))
+        );
         let kiro = render(&negative(), Some(HookName::PreEdit), Some(Protocol::Kiro));
         assert_eq!(
             (kiro.code, kiro.stdout, kiro.stderr.as_str()),

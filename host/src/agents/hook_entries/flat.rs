@@ -1,6 +1,7 @@
 //! The hook files whose events hold flat lists of entries, one command each: Cursor's
-//! `.cursor/hooks.json` (`{"version": 1, "hooks": {"preToolUse": [{…}]}}`) and Windsurf's
-//! `.windsurf/hooks.json` (`{"hooks": {"pre_write_code": [{…}]}}`).
+//! `.cursor/hooks.json` (`{"version": 1, "hooks": {"preToolUse": [{…}]}}`), Windsurf's
+//! `.windsurf/hooks.json` (`{"hooks": {"pre_write_code": [{…}]}}`) and Crush's JSON
+//! (`{"hooks": {"PreToolUse": [{"name", "matcher", "command", "timeout"}]}}`).
 //!
 //! kapi's entry is appended to its event's list, in the file's own layout; an entry that runs
 //! the same kapi hook but differs (its matcher, its timeout) is the person's, kept and named.
@@ -33,6 +34,7 @@ pub fn flat_event(protocol: Protocol, hook: HookName) -> Option<&'static str> {
         (Protocol::Cursor, HookName::Stop) => Some("stop"),
         (Protocol::Windsurf, HookName::PreEdit) => Some("pre_write_code"),
         (Protocol::Windsurf, HookName::PostEdit) => Some("post_write_code"),
+        (Protocol::Crush, HookName::PreEdit) => Some("PreToolUse"),
         _ => None,
     }
 }
@@ -50,6 +52,12 @@ pub fn flat_entry(protocol: Protocol, hook: HookName) -> Value {
             "command": command,
             "timeout": protocol.timeout_secs(hook),
             "loop_limit": MAX_CONSECUTIVE_BLOCKS,
+        }),
+        (Protocol::Crush, _) => json!({
+            "name": "kapi-pre-edit",
+            "matcher": crate::agents::crush::CRUSH_MATCHER,
+            "command": command,
+            "timeout": protocol.timeout_secs(hook),
         }),
         (Protocol::Cursor, _) => json!({
             "command": command,
@@ -71,6 +79,11 @@ fn runs_kapi_hook(entry: &Value, hook: HookName) -> bool {
 /// `.cursor/hooks.json`: kapi's three entries, and `"version": 1` when the file names none.
 pub fn merge_cursor(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
     merge_flat(rel, existing, Protocol::Cursor)
+}
+
+/// Crush's JSON (`crush.json`, `.crush.json`): kapi's PreToolUse entry.
+pub fn merge_crush(rel: &str, existing: Option<&str>) -> Result<Merged, String> {
+    merge_flat(rel, existing, Protocol::Crush)
 }
 
 /// `.windsurf/hooks.json`: kapi's pre- and post-write entries.
