@@ -67,8 +67,8 @@ pub enum Command {
     ///              .agents/skills/kapi/                          PostToolUse, Stop      (0.215.0)
     /// kilo         kilo.jsonc, .kilo/plugin/kapi.js,             plugin before/after    real CLI
     ///              .agents/skills/kapi/                          an edit, session idle  (7.7.7)
-    /// cursor       .cursor/mcp.json, .cursor/hooks.json          preToolUse,            payload
-    ///                                                            afterFileEdit, stop    tests
+    /// cursor       .cursor/mcp.json, .cursor/hooks.json,         preToolUse,            payload
+    ///              .agents/skills/kapi/                          afterFileEdit, stop    tests
     /// windsurf     .windsurf/hooks.json, .agents/skills/kapi/;   pre_write_code,        payload
     ///              prints the MCP entry to paste (per user)      post_write_code        tests
     /// kiro         .kiro/settings/mcp.json, .kiro/hooks/         PreToolUse             payload
@@ -82,7 +82,7 @@ pub enum Command {
     /// cline        .agents/skills/kapi/; prints the MCP entry    none                   format tests
     /// goose        .agents/skills/kapi/; prints the extension    none                   format tests
     /// vscode       .vscode/mcp.json                              (Copilot: see copilot) format tests
-    /// agents       .agents/skills/kapi/                          -                      (read by 16)
+    /// agents       .agents/skills/kapi/                          -                      (read by 17)
     /// kkss         .kkss/assistant/: mcp.json, hooks.json,       PreToolUse,            format tests
     ///              skills/kapi/, instructions.md                 PostToolUse, TurnEnd
     /// kiki         .kiki/mcp.json, .kiki/hooks.toml,             PreToolUse,            format tests

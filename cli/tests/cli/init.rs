@@ -289,7 +289,7 @@ fn init_removes_references_an_earlier_kapi_copied_and_keeps_a_changed_one() {
         .collect();
     want.sort();
     assert_eq!(list("removed"), want);
-    assert_eq!(want.len(), 3 * 19 - 1);
+    assert_eq!(want.len(), SKILL_DIRS.len() * references.len() - 1);
     assert_eq!(list("foreign"), [changed]);
     assert_eq!(kapi.read(changed), mine);
     let warnings = list("warnings");

@@ -543,7 +543,7 @@ fn a_malformed_hook_file_refuses_only_its_host() {
     for (_, file, text, _, _) in &cases {
         kapi.write(file, text);
     }
-    kapi.write(".cursor/.keep", "");
+    kapi.write(".vscode/.keep", "");
     let run = kapi.run(&["init", "--json"]);
     assert_eq!(run.code, 1, "{}", run.transcript());
     let report = run.json();
@@ -562,8 +562,8 @@ fn a_malformed_hook_file_refuses_only_its_host() {
     assert!(!kapi.path().join(".claude/skills").exists());
     assert!(!kapi.path().join(".agents").exists());
     assert!(!kapi.path().join(".kkss/assistant/skills").exists());
-    assert_eq!(host(&report, "cursor")["status"], "wired");
-    assert!(kapi.path().join(".cursor/mcp.json").is_file());
+    assert_eq!(host(&report, "vscode")["status"], "wired");
+    assert!(kapi.path().join(".vscode/mcp.json").is_file());
     let run = kapi.run(&["init"]);
     assert_eq!(run.code, 1);
     assert!(

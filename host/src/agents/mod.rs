@@ -200,11 +200,12 @@ fn plan_host(
         | HostId::Goose
         | HostId::Factory
         | HostId::Roo
-        | HostId::Crush => &[".agents/skills/kapi"],
+        | HostId::Crush
+        | HostId::Cursor => &[".agents/skills/kapi"],
         HostId::Kkss => &[".kkss/assistant/skills/kapi"],
         HostId::Kiro => &[".kiro/skills/kapi"],
         HostId::Junie => &[".junie/skills/kapi"],
-        HostId::Cursor | HostId::VsCode => &[],
+        HostId::VsCode => &[],
     };
     match host {
         HostId::Codex => mcp_entries::codex_entry(root, args, &mut plan, wiring)?,
