@@ -1320,20 +1320,27 @@ fn configured(dir: &Path, host: Host, event: Event) -> Option<(String, Vec<Strin
     }
 }
 
-#[test]
-fn the_hooks_init_writes_run_as_written() {
+/// A project with generated targets, wired by `kapi init --agents <agents>`, and a PATH with
+/// kapi on it (a folder holding a `kapi` link to the binary under test; the folder lives as
+/// long as the returned guard).
+pub(crate) fn wired(agents: &str) -> (tempfile::TempDir, tempfile::TempDir, String) {
     let p = project();
     generated(p.path());
     let init = command(p.path(), Bind::Discover)
-        .args(["init", "--agents", "all", "--no-rules-files"])
+        .args(["init", "--agents", agents, "--no-rules-files"])
         .output()
         .unwrap();
     assert!(init.status.success(), "{init:?}");
-    // PATH with kapi on it (a folder holding a `kapi` link to the binary under test), and
-    // without.
     let bin = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(kapi_bin(), bin.path().join("kapi")).unwrap();
     let with = format!("{}:/usr/bin:/bin", bin.path().display());
+    (p, bin, with)
+}
+
+#[test]
+fn the_hooks_init_writes_run_as_written() {
+    // PATH with kapi on it, and without.
+    let (p, _bin, with) = wired("all");
     let without = "/usr/bin:/bin".to_owned();
     for host in HOSTS {
         for (event, file) in [

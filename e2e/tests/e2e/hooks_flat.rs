@@ -11,8 +11,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{Bind, command, kapi_bin};
-use crate::hooks::{Answer, Feed, generated, project, run_configured, run_hook};
+use crate::common::{Bind, command};
+use crate::hooks::{Answer, Feed, generated, project, run_configured, run_hook, wired};
 
 /// What Cursor or Cascade does with an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,16 +261,7 @@ fn cascade_blocks_a_generated_target_and_shows_the_agent_an_edits_findings() {
 /// do nothing, silently, without it.
 #[test]
 fn the_cursor_and_windsurf_hooks_init_writes_run_as_written() {
-    let p = project();
-    generated(p.path());
-    let init = command(p.path(), Bind::Discover)
-        .args(["init", "--agents", "cursor,windsurf", "--no-rules-files"])
-        .output()
-        .unwrap();
-    assert!(init.status.success(), "{init:?}");
-    let bin = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(kapi_bin(), bin.path().join("kapi")).unwrap();
-    let with = format!("{}:/usr/bin:/bin", bin.path().display());
+    let (p, _bin, with) = wired("cursor,windsurf");
     let read = |rel: &str| -> Value {
         serde_json::from_str(&std::fs::read_to_string(p.path().join(rel)).unwrap()).unwrap()
     };
