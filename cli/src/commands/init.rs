@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
-use kapi_host::agents::{Agents, WiringStatus};
+use kapi_host::agents::{Agents, HostId, WiringStatus};
 use kapi_host::init::{InitReport, init};
 
 use crate::exit::Outcome;
@@ -141,12 +141,15 @@ impl Render for InitReport {
                         writeln!(out, "      removed {file} (an earlier kapi's copy)")?;
                     }
                 }
-                WiringStatus::Unchanged => writeln!(
-                    out,
-                    "  {} {} (already wired)",
-                    style.dim("wired  "),
-                    host.host
-                )?,
+                WiringStatus::Unchanged => {
+                    let personal = HostId::from_id(host.host).is_some_and(HostId::mcp_is_personal);
+                    let note = if personal {
+                        "already wired; its MCP server is yours to add: see next"
+                    } else {
+                        "already wired"
+                    };
+                    writeln!(out, "  {} {} ({note})", style.dim("wired  "), host.host)?
+                }
             }
             if let Some(file) = &host.kept_entry {
                 writeln!(

@@ -372,6 +372,50 @@ fn an_unknown_host_is_a_usage_error() {
     assert!(!kapi.path().join("kapi.yaml").exists());
 }
 
+/// Windsurf's Cascade, Cline and Goose read MCP servers from the person's own settings only:
+/// no MCP file is written for them, and the entry to paste is printed with the recipe's
+/// absolute path (they start a server from their own folder); a second run says the server is
+/// still the person's to add.
+#[test]
+fn a_host_without_a_project_mcp_file_prints_the_entry_to_paste() {
+    let kapi = with_docs();
+    let run = kapi.run(&["init", "--agents", "windsurf,cline,goose"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    // The harness writes the project's root as `[ROOT]`.
+    let recipe = "[ROOT]/kapi.yaml";
+    let entry = serde_json::to_string(
+        &json!({"kapi": {"command": "kapi", "args": ["mcp", "--project", recipe]}}),
+    )
+    .unwrap();
+    for needle in [
+        format!(
+            "next (windsurf): Windsurf's Cascade reads MCP servers from your own ~/.codeium/windsurf/mcp_config.json only: add {entry}"
+        ),
+        format!(
+            "next (cline): Cline reads MCP servers from your own settings only: Cline panel ▸ MCP Servers ▸ Configure ▸ Configure MCP Servers, then add {entry}"
+        ),
+        format!(
+            "`goose configure` ▸ Add Extension ▸ Command-line Extension, command `kapi mcp --project {recipe}`"
+        ),
+    ] {
+        assert!(
+            run.stdout.contains(&needle),
+            "{needle}\n{}",
+            run.transcript()
+        );
+    }
+    assert!(kapi.path().join(".windsurf/hooks.json").is_file());
+    assert!(!kapi.path().join(".mcp.json").exists());
+    let again = kapi.run(&["init", "--agents", "windsurf,cline,goose"]);
+    assert!(
+        again
+            .stdout
+            .contains("cline (already wired; its MCP server is yours to add: see next)"),
+        "{}",
+        again.transcript()
+    );
+}
+
 /// After wiring, each host's remaining step is printed: kapi can never take it.
 #[test]
 fn init_prints_the_step_a_person_still_takes_per_host() {

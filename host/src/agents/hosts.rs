@@ -198,12 +198,21 @@ impl HostId {
         steps.iter().map(|s| (*s).to_owned()).collect()
     }
 
+    /// True when the host reads MCP servers from the person's own settings only (Windsurf's
+    /// Cascade, Cline, Goose): kapi writes no MCP file for it and prints the entry to paste.
+    pub fn mcp_is_personal(self) -> bool {
+        matches!(self, HostId::Windsurf | HostId::Cline | HostId::Goose)
+    }
+
     /// The steps of a host with no project MCP file (Windsurf's Cascade, Cline, Goose).
     fn personal_steps(self, root: &Path) -> Option<Vec<String>> {
         let recipe = root.join(super::mcp_entries::PROJECT_ARG);
         let recipe = recipe.display().to_string();
         let entry =
             serde_json::json!({"kapi": {"command": "kapi", "args": ["mcp", "--project", &recipe]}});
+        if !self.mcp_is_personal() {
+            return None;
+        }
         let steps = match self {
             HostId::Windsurf => vec![
                 format!(
