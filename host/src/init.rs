@@ -241,9 +241,9 @@ const MAX_CATALOG_FILES: usize = 20_000;
 /// source language from the words the Markdown uses most.
 fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
     let mut catalogs: Vec<String> = Vec::new();
-    let mut tops: BTreeSet<String> = BTreeSet::new();
+    // Folders (or the root, "") holding Markdown, with the extension: `md` or `mdx`.
+    let mut tops: BTreeSet<(String, &'static str)> = BTreeSet::new();
     let mut code: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut root_files = false;
     let mut sample = String::new();
     let walk = ignore::WalkBuilder::new(root)
         .hidden(true)
@@ -261,7 +261,12 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .unwrap_or_default();
-        let is_md = matches!(ext.as_str(), "md" | "markdown");
+        let md_ext = match ext.as_str() {
+            "md" | "markdown" => Some("md"),
+            "mdx" => Some("mdx"),
+            _ => None,
+        };
+        let is_md = md_ext.is_some();
         if matches!(
             ext.as_str(),
             "json" | "yml" | "yaml" | "xml" | "properties" | "po" | "pot" | "xlf" | "xliff"
@@ -299,12 +304,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
             code.insert((top.unwrap_or_default(), glob));
             continue;
         }
-        match top {
-            Some(top) => {
-                tops.insert(top);
-            }
-            None => root_files = true,
-        }
+        tops.insert((top.unwrap_or_default(), md_ext.unwrap_or("md")));
         if sample.len() < 200_000
             && let Ok(text) = std::fs::read_to_string(path)
         {
@@ -312,10 +312,17 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
             sample.push('\n');
         }
     }
-    let mut globs: Vec<String> = tops.into_iter().map(|t| format!("{t}/**/*.md")).collect();
-    if root_files {
-        globs.insert(0, "*.md".into());
-    }
+    // The root's own files first (`*.md`), then each folder's tree (`docs/**/*.mdx`).
+    let globs: Vec<String> = tops
+        .into_iter()
+        .map(|(top, ext)| {
+            if top.is_empty() {
+                format!("*.{ext}")
+            } else {
+                format!("{top}/**/*.{ext}")
+            }
+        })
+        .collect();
     // At most a screenful: the folders with code, each language once.
     let offered = code.into_iter().map(|(_, glob)| glob).take(12).collect();
     catalogs.sort();

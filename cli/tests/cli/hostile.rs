@@ -873,3 +873,27 @@ fn a_file_that_is_one_table_is_read_a_piece_at_a_time() {
     let text = format!("{head}{}", row.repeat(rows));
     read_in_pieces_within_a_bound("table.md", &text, 3 * (rows + 1), "table-cell");
 }
+
+/// MDX files of JSX tags and `{` expressions that never close, on lines of their own (one
+/// paragraph of 60,000 lines), and of 300,000 closed tags over several lines: the scan that
+/// reads a tag or an expression over several lines as one (`markdown::mdx`) stops at a blank
+/// line, at 64 lines, and within a budget of reads per byte of the file, so `kapi check`
+/// reads each in bounded memory and ends.
+#[test]
+#[cfg(unix)]
+fn an_mdx_file_of_tags_that_never_close_is_read_within_bounds() {
+    let kapi = Kapi::empty();
+    let text = "<Tabs\n  items={[\n  \"a\",\n".repeat(20_000) + "\nText.\n";
+    kapi.write("never.mdx", &text);
+    let report = within(&kapi, LIMIT_KB, "check --json never.mdx");
+    assert!(
+        report["target"]["blocks"].as_u64().unwrap() >= 1,
+        "{report}"
+    );
+    kapi.write("closed.mdx", "<Tabs\n  a=\"1\"\n/>\n\n".repeat(300_000));
+    let report = within(&kapi, LIMIT_KB, "check --json closed.mdx");
+    assert_eq!(report["summary"]["findings"], 0, "{report}");
+    let page = within(&kapi, LIMIT_KB, "inspect --json --limit 1 closed.mdx");
+    assert_eq!(page["total"], 300_000, "each tag one HTML block");
+    assert_eq!(page["blocks"][0]["role"], "html", "{page}");
+}

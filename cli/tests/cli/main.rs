@@ -25,6 +25,7 @@ mod landing;
 mod locales;
 mod markdown_syntax;
 mod mcp_wire;
+mod mdx;
 mod outside;
 mod plurals;
 mod pofilter;

@@ -104,7 +104,7 @@ impl Syntax {
 /// plain text, Word).
 pub fn syntax_for(format: &str) -> Option<Syntax> {
     Some(match format {
-        "markdown" => Syntax::Markup { jsx: true },
+        "markdown" | "mdx" => Syntax::Markup { jsx: true },
         "html" => Syntax::Markup { jsx: false },
         "android" | "xliff" | "xliff2" => Syntax::Xml,
         "yaml" | "po" => Syntax::Comments(&["#"]),

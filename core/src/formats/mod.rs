@@ -1047,8 +1047,9 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 26] = [
+static ALL: [&dyn Format; 27] = [
     &markdown::Markdown,
+    &markdown::Mdx,
     &plaintext::PlainText,
     &html::Html,
     &json::Json,

@@ -118,6 +118,18 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     }) || t.contains("](")
         || t.contains("**")
         || t.contains('`');
+    // MDX: ESM at a line's start (`import … from`, `export const`) beside JSX components.
+    let mdx = lines.iter().any(|l| {
+        (l.starts_with("import ") && l.contains(" from "))
+            || l.starts_with("export const ")
+            || l.starts_with("export default ")
+    }) && lines.iter().any(|l| {
+        let l = l.trim_start();
+        l.starts_with('<') && l[1..].starts_with(|c: char| c.is_ascii_uppercase())
+    });
+    if mdx {
+        guesses.push(formats::by_id("mdx"));
+    }
     if markdown {
         guesses.push(formats::by_id("markdown"));
     }
@@ -321,6 +333,14 @@ mod tests {
         assert_eq!(run(None, Some("a.b=c\n")).0, Some("properties"));
         assert_eq!(run(None, Some("<p>Hi</p>")).0, Some("html"));
         assert_eq!(run(None, Some("# Title\n\nText.\n")).0, Some("markdown"));
+        assert_eq!(
+            run(
+                None,
+                Some("import { Tabs } from './tabs';\n\n# Title\n\n<Tabs>\n\nText.\n\n</Tabs>\n")
+            )
+            .0,
+            Some("mdx")
+        );
         assert_eq!(run(None, Some("Just words.")).0, Some("text"));
         assert!(
             detect_request(&DetectRequest::default()).is_err(),

@@ -87,10 +87,12 @@ use super::{
 use crate::model::{Block, Code, CodeKind, Edition, KeyDeduper, Role, Run};
 
 mod collapse;
+mod mdx;
 mod pieces;
 mod plan;
 mod syntax;
 mod write;
+use mdx::{Dialect, is_esm};
 pub use pieces::pieces_agree;
 use pieces::*;
 use plan::plan;
@@ -99,7 +101,7 @@ use write::*;
 pub const INFO: FormatInfo = FormatInfo {
     id: "markdown",
     name: "Markdown",
-    extensions: &["md", "markdown", "mdx"],
+    extensions: &["md", "markdown"],
     capabilities: Capabilities {
         editable: true,
         round_trip: true,
@@ -107,6 +109,15 @@ pub const INFO: FormatInfo = FormatInfo {
         bilingual: false,
         comments: false,
     },
+};
+
+/// MDX (`.mdx`): Markdown with JSX and ESM, read by the same reader in its MDX dialect and
+/// written by the same writer (module `mdx`).
+pub const MDX_INFO: FormatInfo = FormatInfo {
+    id: "mdx",
+    name: "MDX",
+    extensions: &["mdx"],
+    capabilities: INFO.capabilities,
 };
 
 /// Front-matter fields read as blocks, when they hold a one-line string.
@@ -122,17 +133,37 @@ impl Format for Markdown {
     super::output::text_reads!(decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        // Decoded once: the skeleton holds the bytes `read` accepted as UTF-8.
-        let original = parsed.skeleton.text();
-        parsed.skeleton.fill(&parsed.document, |hole, edition| {
-            let role = parsed
-                .document
-                .blocks
-                .get(hole.block)
-                .map_or(Role::Paragraph, |b| b.role);
-            Ok(render(original, hole, role, edition))
-        })
+        write_markdown(parsed)
     }
+}
+
+/// MDX: the Markdown reader in its MDX dialect, and the Markdown writer.
+pub struct Mdx;
+
+impl Format for Mdx {
+    fn info(&self) -> &'static FormatInfo {
+        &MDX_INFO
+    }
+
+    super::output::text_reads!(decode, read_mdx_text);
+
+    fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+        write_markdown(parsed)
+    }
+}
+
+/// Writes a Markdown or MDX file: untouched blocks copy their bytes, an edited one is rendered.
+fn write_markdown(parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+    // Decoded once: the skeleton holds the bytes `read` accepted as UTF-8.
+    let original = parsed.skeleton.text();
+    parsed.skeleton.fill(&parsed.document, |hole, edition| {
+        let role = parsed
+            .document
+            .blocks
+            .get(hole.block)
+            .map_or(Role::Paragraph, |b| b.role);
+        Ok(render(original, hole, role, edition))
+    })
 }
 
 fn options() -> Options {
@@ -154,7 +185,7 @@ enum Container {
 }
 
 /// The kinds of block a key names, in the order of [`Reader::counts`].
-const KINDS: [&str; 7] = ["h", "p", "li", "cell", "quote", "code", "html"];
+const KINDS: [&str; 8] = ["h", "p", "li", "cell", "quote", "code", "html", "esm"];
 const HEADING: usize = 0;
 const PARAGRAPH: usize = 1;
 const ITEM: usize = 2;
@@ -162,6 +193,7 @@ const CELL: usize = 3;
 const QUOTE: usize = 4;
 const CODE: usize = 5;
 const HTML: usize = 6;
+const ESM: usize = 7;
 
 struct Reader<'a, 'e> {
     text: &'a str,
@@ -193,6 +225,10 @@ struct Reader<'a, 'e> {
     in_kapi_section: bool,
     /// Docs generators' syntax in prose, and what of it is open from block to block.
     syntax: syntax::SiteSyntax,
+    /// Markdown or MDX.
+    dialect: Dialect,
+    /// The text pulldown-cmark parses: `text`, or for MDX its masked copy (`mdx::mask`).
+    parsed: &'a str,
 }
 
 /// The markers of the rules section `kapi init` and `kapi context sync` write into AGENTS.md
@@ -231,6 +267,21 @@ fn read_text<'e>(
     ))
 }
 
+/// [`read_text`] for MDX.
+fn read_mdx_text<'e>(
+    text: &str,
+    skeleton: Skeleton,
+    each: Option<super::Each<'e>>,
+) -> Result<Output<'e>, ReadError> {
+    Ok(read_dialect(
+        text,
+        (text.len() >= PIECES_FROM).then_some(PIECE),
+        skeleton,
+        each,
+        Dialect::Mdx,
+    ))
+}
+
 /// Whether a `Start` opens a block read whole: a leaf or the front matter.
 fn is_leaf(tag: &Tag<'_>) -> bool {
     matches!(
@@ -252,6 +303,12 @@ impl<'a> Reader<'a, '_> {
 
     fn slice(&self, range: Range<usize>) -> &'a str {
         self.text.get(range).unwrap_or_default()
+    }
+
+    /// Whether `range` differs in the text pulldown-cmark parsed (a masked MDX line).
+    fn masked(&self, range: Range<usize>) -> bool {
+        !std::ptr::eq(self.parsed, self.text)
+            && self.parsed.get(range.clone()) != self.text.get(range)
     }
 
     /// Appends `first` to [`Reader::events`] and, when it is a `Start`, every event up to
@@ -371,6 +428,14 @@ impl<'a> Reader<'a, '_> {
         let end = self.end_of(0);
         let items = 1..end;
         match tag {
+            // MDX's ESM: a top-level paragraph of `import`/`export` statements is code.
+            Tag::Paragraph
+                if self.dialect == Dialect::Mdx
+                    && self.containers.is_empty()
+                    && is_esm(self.slice(range.clone())) =>
+            {
+                self.raw_block(items, range, Role::Code, ESM);
+            }
             Tag::Paragraph => {
                 let (role, level, kind) = self.paragraph_role();
                 self.leaf(items, range, role, level, kind);
@@ -589,6 +654,10 @@ impl<'a> Reader<'a, '_> {
                     out.runs.push(Run::text_at(&t[..1], range.start));
                     merge_next =
                         t.len() > 1 && out.text(&t[1..], &raw[1..], range.start + 1, false);
+                }
+                // MDX: text pulldown-cmark read in a masked line is the file's own bytes.
+                Event::Text(_) if self.masked(range.clone()) => {
+                    merge_next = out.text(raw, raw, range.start, mergeable);
                 }
                 Event::Text(t) => merge_next = out.text(t, raw, range.start, mergeable),
                 Event::SoftBreak => {

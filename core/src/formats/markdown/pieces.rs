@@ -3,20 +3,40 @@
 
 use super::*;
 
-/// Reads `text` whole, or, given a piece size, in pieces when [`plan`] finds where.
+/// Reads Markdown `text` whole, or, given a piece size, in pieces when [`plan`] finds where.
 pub(super) fn read_in_pieces<'e>(
     text: &str,
     piece: Option<usize>,
     skeleton: Skeleton,
     each: Option<super::super::Each<'e>>,
 ) -> Output<'e> {
+    read_dialect(text, piece, skeleton, each, Dialect::Markdown)
+}
+
+/// Reads `text` as `dialect` (Markdown, or MDX: ESM is code), whole or in pieces.
+pub(super) fn read_dialect<'e>(
+    text: &str,
+    piece: Option<usize>,
+    skeleton: Skeleton,
+    each: Option<super::super::Each<'e>>,
+    dialect: Dialect,
+) -> Output<'e> {
+    let id = dialect.id();
+    // MDX: pulldown-cmark reads a copy in which a JSX tag or expression over several lines is
+    // one line (`mdx::mask`); offsets, block texts and the skeleton are the file's.
+    let masked = match dialect {
+        Dialect::Mdx => mdx::mask(text),
+        Dialect::Markdown => None,
+    };
+    let parsed = masked.as_deref().unwrap_or(text);
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let body = text.get(bom..).unwrap_or_default();
+    let parsed_body = parsed.get(bom..).unwrap_or_default();
     // Read whole, a long line is checked for a block too dense to read first (a plan
     // checks the lines that stretch its windows).
     let dense = || {
         // Line lengths from the gaps between line feeds (memchr, not a char search).
-        let bytes = body.as_bytes();
+        let bytes = parsed_body.as_bytes();
         let mut from = 0;
         let mut long = false;
         for nl in memchr::memchr_iter(b'\n', bytes) {
@@ -27,17 +47,24 @@ pub(super) fn read_in_pieces<'e>(
             from = nl + 1;
         }
         let long = long || bytes.len() - from > LONG_LINE;
-        long.then(|| dense_block(body, 0..body.len(), LONG_LINE, last_metadata_close(body)))
-            .flatten()
+        long.then(|| {
+            dense_block(
+                parsed_body,
+                0..parsed_body.len(),
+                LONG_LINE,
+                last_metadata_close(parsed_body),
+            )
+        })
+        .flatten()
     };
     let planned = match piece {
-        Some(piece) => plan(body, piece).map(Some),
+        Some(piece) => plan(parsed_body, piece).map(Some),
         None => dense().map_or(Ok(None), Err),
     };
     let plan = match planned {
         Ok(plan) => plan,
         Err(at) => {
-            let mut out = Output::new(INFO.id, skeleton, each);
+            let mut out = Output::new(id, skeleton, each);
             out.refuse(ReadError::too_dense(text, at + bom));
             return out;
         }
@@ -46,7 +73,7 @@ pub(super) fn read_in_pieces<'e>(
         plan.map_or_else(Default::default, |p| (p.cuts, p.heads, p.blocks, p.defs));
     let mut pieces = Vec::with_capacity(cuts.len() + 1);
     let mut from = 0;
-    for cut in cuts.into_iter().chain([body.len()]) {
+    for cut in cuts.into_iter().chain([parsed_body.len()]) {
         pieces.push(from..cut);
         from = cut;
     }
@@ -56,7 +83,7 @@ pub(super) fn read_in_pieces<'e>(
     let events = pieces.into_iter().flat_map(move |piece| {
         let at = piece.start + bom;
         let head = heads.get(&piece.start).cloned();
-        piece_parser(body, piece, head, defs, scratch)
+        piece_parser(parsed_body, piece, head, defs, scratch)
             .map(move |(event, range)| (event, range.start + at..range.end + at))
     });
     let mut reader = Reader {
@@ -65,7 +92,9 @@ pub(super) fn read_in_pieces<'e>(
         ends: Vec::new(),
         starts: Vec::new(),
         marks: Marks::default(),
-        out: Output::new(INFO.id, skeleton, each),
+        out: Output::new(id, skeleton, each),
+        dialect,
+        parsed,
         headings: 0,
         counts: [0; KINDS.len()],
         slug: "top".into(),
