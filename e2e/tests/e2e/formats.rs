@@ -37,6 +37,7 @@ fn fixtures(dir: &str) -> Vec<String> {
 /// Folders and the format each file is read with (`None`: by extension and sniffing).
 const FOLDERS: &[(&str, Option<&str>)] = &[
     ("markdown", None),
+    ("mdx", Some("mdx")),
     ("text", Some("text")),
     ("html", None),
     ("json", None),
