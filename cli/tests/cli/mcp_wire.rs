@@ -201,6 +201,42 @@ fn an_unknown_method_is_named_in_its_error() {
     assert!(session.answer(&json!(94)).get("result").is_some());
 }
 
+/// Before `initialize`, a notification or a response the client sends is dropped and a request
+/// refused with the envelope, and the session goes on: `initialize` after them is answered,
+/// and so is every request after it (rmcp alone ended the session on the first of them).
+#[test]
+fn messages_before_initialize_do_not_end_the_session() {
+    let kapi = Kapi::empty();
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            .to_string()
+            .into_bytes(),
+        json!({"jsonrpc": "2.0", "id": 70, "result": {}})
+            .to_string()
+            .into_bytes(),
+        request(71, "tools/list", json!({})),
+        request(72, "ping", json!({})),
+    ];
+    lines.extend(initialize());
+    lines.push(request(73, "tools/list", json!({})));
+    let session = session(&kapi, lines, true);
+    assert_eq!(session.code, 0, "{}", session.stderr);
+    for id in [71, 72] {
+        let text = assert_envelope(session.answer(&json!(id)), -32600);
+        assert_eq!(
+            text,
+            "the session is not initialized: send `initialize` first"
+        );
+    }
+    assert!(session.answer(&json!(0)).get("result").is_some());
+    let tools = &session.answer(&json!(73))["result"]["tools"];
+    assert!(tools.as_array().is_some_and(|t| !t.is_empty()), "{tools}");
+    assert!(
+        session.messages.iter().all(|m| m["id"] != json!(70)),
+        "a response is never answered"
+    );
+}
+
 /// Every error the server writes is the JSON-RPC envelope, on a line of its own, whatever
 /// the client sent: not JSON, JSON that is no message, params that do not fit, an unknown
 /// tool, a line over the limit; and the server answers a call after them all.

@@ -76,6 +76,10 @@ pub(super) struct Stdio {
     unanswered: Arc<Unanswered>,
     /// Stdin has closed: `receive` only waits for the answers.
     ended: bool,
+    /// A request that opens a session was handed to rmcp (`initialize`, or one of the
+    /// 2026-07-28 lifecycle): before it, rmcp ends the session on any other message, so a
+    /// notification or a response is dropped and a request refused here.
+    initialized: bool,
 }
 
 impl Stdio {
@@ -88,6 +92,7 @@ impl Stdio {
             answering: None,
             unanswered: Arc::new(Unanswered::default()),
             ended: false,
+            initialized: false,
         }
     }
 
@@ -276,7 +281,20 @@ impl Transport<RoleServer> for Stdio {
             // The line's own buffer goes with it: a 4 MB call does not leave 4 MB behind.
             let line = std::mem::take(&mut self.line);
             match parse(&line) {
-                Parsed::Message(message) => {
+                Parsed::Message(message, opens) if !self.initialized => match &*message {
+                    JsonRpcMessage::Request(request) if opens => {
+                        self.initialized = true;
+                        self.unanswered.received(&request.id);
+                        return Some(*message);
+                    }
+                    JsonRpcMessage::Request(request) => {
+                        let id = request.id.clone();
+                        self.refuse(not_initialized(), Some(id));
+                    }
+                    // A notification or a response before `initialize`: nothing to answer.
+                    _ => {}
+                },
+                Parsed::Message(message, _) => {
                     match &*message {
                         JsonRpcMessage::Request(request) => self.unanswered.received(&request.id),
                         JsonRpcMessage::Notification(notification) => {
@@ -323,7 +341,10 @@ pub(super) fn method_not_found(method: &str) -> ErrorData {
 }
 
 enum Parsed {
-    Message(Box<RxJsonRpcMessage<RoleServer>>),
+    /// A message, and whether it may open a session: `initialize`, or a request of the
+    /// 2026-07-28 lifecycle (`server/discover`, a request whose `_meta` names its protocol
+    /// version), which needs no `initialize`.
+    Message(Box<RxJsonRpcMessage<RoleServer>>, bool),
     /// Blank, or a notification rmcp ignores.
     Ignored,
     /// Not JSON, or JSON that is no MCP message: the error it is answered with, and the id
@@ -352,6 +373,12 @@ fn parse(line: &[u8]) -> Parsed {
         .get("id")
         .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
     let jsonrpc = value.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    let opens = !notification
+        && (matches!(method.as_deref(), Some("initialize" | "server/discover"))
+            || value
+                .pointer("/params/_meta")
+                .and_then(Value::as_object)
+                .is_some_and(|meta| meta.contains_key("io.modelcontextprotocol/protocolVersion")));
     let arguments = match (method.as_deref(), value.get_mut("params")) {
         (Some("tools/call"), Some(Value::Object(params)))
             if matches!(params.get("arguments"), Some(Value::Object(_))) =>
@@ -385,11 +412,19 @@ fn parse(line: &[u8]) -> Parsed {
             {
                 call.params.arguments = Some(arguments);
             }
-            Parsed::Message(Box::new(message))
+            Parsed::Message(Box::new(message), opens)
         }
         Err(_) if method.as_deref().is_some_and(|m| ignored(m, notification)) => Parsed::Ignored,
         Err(error) => refused(&value_id, method.as_deref(), jsonrpc, &error),
     }
+}
+
+/// The answer to a request before `initialize`.
+fn not_initialized() -> ErrorData {
+    ErrorData::invalid_request(
+        "the session is not initialized: send `initialize` first",
+        None,
+    )
 }
 
 /// The answer to JSON that is no message: `Invalid params` for a request MCP defines, sent
@@ -560,7 +595,7 @@ mod tests {
     #[test]
     fn a_calls_arguments_come_back_as_sent() {
         let line = call(r#"{"text":"Hello.\n","format":"markdown"}"#);
-        let Parsed::Message(message) = parse(line.as_bytes()) else {
+        let Parsed::Message(message, _) = parse(line.as_bytes()) else {
             panic!("not a message");
         };
         let JsonRpcMessage::Request(request) = *message else {
@@ -604,7 +639,7 @@ mod tests {
         .collect();
         for line in &lines {
             let ours = match parse(line) {
-                Parsed::Message(m) => serde_json::to_value(*m).ok(),
+                Parsed::Message(m, _) => serde_json::to_value(*m).ok(),
                 // Where kapi answers `Invalid params` or `Method not found`, rmcp typed a
                 // custom request (which it answers `Method not found`).
                 Parsed::Refused(error, _) if matches!(error.code.0, -32602 | -32601) => {
@@ -657,7 +692,7 @@ mod tests {
         // Not a request: never answered (rmcp hands it to the server, which ignores it).
         assert_eq!(refusal(br#"{"jsonrpc":"2.0","method":"foo/bar"}"#), None);
         let bom = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
-        assert!(matches!(parse(bom), Parsed::Message(_)));
+        assert!(matches!(parse(bom), Parsed::Message(..)));
     }
 
     #[test]
