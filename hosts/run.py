@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """kapi's wiring under the real host CLIs: `make e2e-hosts`.
 
-Runs the real Claude Code CLI and the real Codex CLI (pinned in hosts/package.json, installed by
-hosts/install.sh into hosts/node_modules) against a scripted model on 127.0.0.1 (hosts/mock.py),
-each run with a throwaway HOME and a fresh project where `kapi init --agents claude-code,codex`
-was run, and checks what reached the model: tool results, hook messages, the skill listing and
-the instructions. It also records what each host puts in the environment of the commands it runs
-(issue 16, item 6).
+Runs the real Claude Code, Codex, OpenCode, Copilot, Qwen Code, Gemini, droid (Factory) and Kilo
+Code CLIs (pinned in hosts/package.json, installed by hosts/install.sh into hosts/node_modules)
+against a scripted model on 127.0.0.1 (hosts/mock.py), each run with a throwaway HOME and a fresh
+project where `kapi init --agents` was run for all of them, and checks what reached the model:
+tool results, hook messages, the skill listing and the instructions. It also records what each
+host puts in the environment of the commands it runs (issue 16, item 6).
 
 Every check ends as one of:
   pass              it works
@@ -15,7 +15,7 @@ Every check ends as one of:
   FAIL              anything else: the run exits 1
   info              a finding recorded for the report, never a failure
 
-Usage: python3 hosts/run.py [--host claude-code|codex] [--scenario NAME] [--kapi PATH] [--keep]
+Usage: python3 hosts/run.py [--host NAME] [--scenario NAME] [--kapi PATH] [--keep]
 Everything a run leaves is under hosts/work/ (cleared at the start of each run): per run the
 project, the HOME, the host's stdout/stderr and every request the mock received; report.json sums up.
 """
@@ -48,7 +48,7 @@ PASS, XFAIL, FAIL, INFO = "pass", "expected failure", "FAIL", "info"
 
 # Variables of the caller's own environment that must not reach a host run: kapi's own (the
 # Makefile exports KAPI_NO_PROJECT), and any host's or model's, so what a host adds is its own.
-SCRUB = re.compile(r"^(KAPI_|CLAUDE|ANTHROPIC_|CODEX_|OPENAI_|OPENCODE|XDG_|AI_AGENT$|MCP_|NPM_CONFIG_|npm_)")
+SCRUB = re.compile(r"^(KAPI_|CLAUDE|ANTHROPIC_|CODEX_|OPENAI_|OPENCODE|KILO|FACTORY_|DROID_|XDG_|AI_AGENT$|MCP_|NPM_CONFIG_|npm_)")
 SECRET = re.compile(r"(TOKEN|SECRET|PASSWORD|API_KEY)", re.I)
 SHELL_NOISE = {"PWD", "OLDPWD", "SHLVL", "_"}
 
@@ -226,7 +226,7 @@ def make_project(where: Path, kapi: Path, kapi_dir: Path):
     (where.parent / "init-home").mkdir(exist_ok=True)
     subprocess.run(["git", "init", "-q", str(where)], check=True, env=env, timeout=30)
     rc, out, err, _, _ = run_bounded([str(kapi), "init", "--agents",
-                                      "claude-code,codex,opencode,copilot,qwen,gemini"],
+                                      "claude-code,codex,opencode,copilot,qwen,gemini,factory,kilo"],
                                      cwd=where,
                                      env=env, timeout=60)
     (where.parent / "kapi-init.txt").write_text(f"exit {rc}\n{out}\n{err}")
@@ -302,9 +302,12 @@ class Run:
     home: Path
     given_env: dict
     mcp: dict | None
+    # Model turns a host's run spent before the scenario's own (droid: waiting for kapi's MCP
+    # tools, see Factory); the scenario's turn 0 is the model's turn `skip`.
+    skip: int = 0
 
     def main(self):
-        return [r for r in self.requests if r.main]
+        return [r for r in self.requests if r.main and r.turn >= self.skip]
 
     def first_body_text(self) -> str:
         """The first main request: its JSON and, decoded, every text it carries."""
@@ -320,6 +323,7 @@ class Run:
         if not m:
             return ""
         body = m[-1].body
+        turn += self.skip
         if self.host == "gemini":
             items, seen, out = body.get("contents", []), -1, []
             for it in items:
@@ -330,7 +334,7 @@ class Run:
                     continue
                 if seen == turn:
                     out.append(it)
-        elif self.host in ("claude-code", "opencode", "copilot", "qwen"):
+        elif self.host in ("claude-code", "opencode", "copilot", "qwen", "factory", "kilo"):
             items, seen, out = body.get("messages", []), -1, []
             for it in items:
                 if it.get("role") == "assistant":
@@ -632,6 +636,135 @@ class Gemini(Host):
                            lambda out: json.loads(out).get("session_id"))
 
 
+# The ToolSearch queries that load kapi's deferred check_file in droid (see Factory.waiting), taken
+# in turn: droid ends a session that repeats one tool call with the same arguments.
+DROID_LOADS = ("select:kapi___check_file", "+kapi check_file")
+
+
+def droid_waiting_turns(messages) -> int:
+    """How many of a droid conversation's first model turns were Factory.waiting's: each a
+    ToolSearch call with one of DROID_LOADS alone."""
+    n = 0
+    for m in messages or []:
+        if not isinstance(m, dict) or m.get("role") != "assistant":
+            continue
+        calls = m.get("tool_calls") or []
+        try:
+            ok = bool(calls) and all((c.get("function") or {}).get("name") == "ToolSearch"
+                                     and json.loads((c.get("function") or {}).get("arguments") or "{}")
+                                     .get("query") in DROID_LOADS for c in calls)
+        except (ValueError, AttributeError):
+            ok = False
+        if not ok:
+            break
+        n += 1
+    return n
+
+
+class Factory(Host):
+    """Factory's droid CLI (npm `droid`, its binary from `@factory/cli-linux-x64`): a BYOK custom
+    model in the throwaway HOME's `~/.factory/settings.json` (`generic-chat-completion-api`: Chat
+    Completions from the mock), no login. `droid exec --auto low` (below `low` no Edit or Create
+    tool is offered). The project's `.factory/mcp.json` and `.factory/hooks.json` load with no
+    approval step; kapi's tools are deferred: named in a system reminder, loaded with ToolSearch
+    (`select:kapi___check_file`), called as `kapi___<tool>`."""
+    name = "factory"
+    WAIT_TURNS, WAIT_SECONDS = 40, 0.5
+
+    def mcp(self, tool, args):
+        return Call(f"kapi___{tool}", args)
+
+    def shell(self, cmd):
+        return Call("Execute", {"summary": "run a command", "command": cmd, "riskLevel": "low",
+                                "riskLevelReason": "runs a command"})
+
+    def write(self, project: Path, rel: str, content: str, old: str | None = None):
+        if old is None:
+            return Call("Create", {"file_path": str(project / rel), "content": content})
+        return Call("Edit", {"file_path": str(project / rel), "old_str": old, "new_str": content,
+                             "change_all": False})
+
+    def waiting(self, script):
+        """`droid exec` sends its first request without waiting for its MCP servers to start (in
+        6 of 9 hand runs the first requests lacked kapi's tools; a real model's latency hides it),
+        and ToolSearch answers "Not found" for a server not yet connected. So the scripted model
+        first loads kapi's check_file with ToolSearch, again every WAIT_SECONDS (the queries of
+        DROID_LOADS in turn) until the request offers it, at most WAIT_TURNS turns, then plays the
+        scenario's script; the run's `skip` counts those turns. Without kapi on PATH there is
+        nothing to wait for."""
+        if not (self.kapi_dir / "kapi").exists():
+            return script
+
+        def wait_then(turn, body):
+            offered = any((t.get("function") or {}).get("name") == "kapi___check_file"
+                          for t in body.get("tools") or [])
+            waited = droid_waiting_turns(body.get("messages"))
+            if offered or turn > waited or waited >= self.WAIT_TURNS:
+                return script(turn - waited, body)
+            if waited:
+                time.sleep(self.WAIT_SECONDS)
+            return [Call("ToolSearch", {"query": DROID_LOADS[waited % len(DROID_LOADS)]})]
+        return wait_then
+
+    def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
+            trust_hooks=True, hook_events=False) -> Run:
+        mock = ChatMock(self.waiting(script)).start()
+        (home / ".factory").mkdir(parents=True, exist_ok=True)
+        (home / ".factory" / "settings.json").write_text(json.dumps({"customModels": [{
+            "model": "mock-model", "displayName": "Mock", "baseUrl": f"{mock.url}/v1", "apiKey": "dummy",
+            "provider": "generic-chat-completion-api"}]}))
+        env = base_env(self.kapi_dir, home)
+        env.update(TERM="dumb", FACTORY_AIRGAP_ENABLED="1")
+        argv = [str(self.bin), "exec", "--auto", "low", "--model", "custom:Mock-0", "--output-format", "json",
+                prompt]
+        run = self.launch(argv, cwd, env, mock, home, lambda out: json.loads(out).get("session_id"))
+        last = [r for r in run.requests if r.main]
+        run.skip = droid_waiting_turns(last[-1].body.get("messages")) if last else 0
+        return run
+
+
+class Kilo(Host):
+    """Kilo Code's CLI 7.x (npm `@kilocode/cli`, an OpenCode fork; its binary from
+    `@kilocode/cli-linux-x64`): Chat Completions through an `@ai-sdk/openai-compatible` provider
+    in the throwaway HOME's `~/.config/kilo/kilo.json`, merged with the project's `kilo.jsonc`
+    that kapi wrote (its `mcp.kapi`). kapi's `.kilo/plugin/kapi.js` loads with no approval step:
+    pre-edit and post-edit around the edit tools, and the stop on `session.idle`, whose block it
+    sends as the session's next message (`client.session.promptAsync`)."""
+    name = "kilo"
+
+    def mcp(self, tool, args):
+        return Call(f"kapi_{tool}", args)
+
+    def shell(self, cmd):
+        return Call("bash", {"command": cmd, "description": "run a command"})
+
+    def write(self, project: Path, rel: str, content: str, old: str | None = None):
+        if old is None:
+            return Call("write", {"filePath": str(project / rel), "content": content})
+        return Call("edit", {"filePath": str(project / rel), "oldString": old, "newString": content})
+
+    def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
+            trust_hooks=True, hook_events=False) -> Run:
+        mock = ChatMock(script).start()
+        config = home / ".config" / "kilo"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "kilo.json").write_text(json.dumps({
+            "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
+                                  "options": {"baseURL": f"{mock.url}/v1", "apiKey": "dummy"},
+                                  "models": {"mock-model": {"name": "Mock model", "tool_call": True,
+                                                            "limit": {"context": 200000, "output": 8000}}}}},
+            "model": "mock/mock-model", "small_model": "mock/mock-model",
+            "autoupdate": False, "share": "disabled"}))
+        env = base_env(self.kapi_dir, home)
+        env.update(XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
+                   XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"),
+                   KILO_DISABLE_MODELS_FETCH="1", KILO_DISABLE_AUTOUPDATE="1",
+                   KILO_DISABLE_LSP_DOWNLOAD="1", KILO_TELEMETRY_LEVEL="off",
+                   KILO_DISABLE_CODEBASE_INDEXING="1", KILO_DISABLE_SESSION_INGEST="1", PWD=str(cwd))
+        argv = [str(self.bin), "run", "--format", "json", "--model", "mock/mock-model", prompt]
+        return self.launch(argv, cwd, env, mock, home, last_value("sessionID"))
+
+
 def find_hosts(kapi_dir: Path) -> dict:
     hosts = {}
     native = sorted(glob.glob(str(MODULES / "@anthropic-ai" / "claude-code-*" / "claude")))
@@ -643,8 +776,10 @@ def find_hosts(kapi_dir: Path) -> dict:
     copilot = MODULES / ".bin" / "copilot"
     qwen = MODULES / ".bin" / "qwen"
     gemini = MODULES / ".bin" / "gemini"
+    droid = MODULES / ".bin" / "droid"
+    kilo = MODULES / ".bin" / "kilo"
     for cls, path in ((ClaudeCode, claude), (Codex, codex), (OpenCode, opencode), (Copilot, copilot),
-                      (Qwen, qwen), (Gemini, gemini)):
+                      (Qwen, qwen), (Gemini, gemini), (Factory, droid), (Kilo, kilo)):
         h = cls(path, kapi_dir)
         try:
             v = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=30,
@@ -681,7 +816,8 @@ def mcp_listed(run: Run) -> bool:
     body = run.first_body_text()
     name = {"claude-code": "mcp__kapi__check_file", "opencode": "kapi_check_file",
             "copilot": "kapi-check_file", "qwen": "mcp__kapi__check_file",
-            "gemini": "mcp_kapi_check_file"}.get(run.host, "mcp__kapi")
+            "gemini": "mcp_kapi_check_file", "factory": "kapi___check_file",
+            "kilo": "kapi_check_file"}.get(run.host, "mcp__kapi")
     return name in body
 
 
@@ -694,6 +830,12 @@ def sc_mcp_root(ctx, env):
         return run
     ctx.expect("kapi's MCP tools offered to the model", mcp_listed(run),
                "check_file (Claude Code: mcp__kapi__check_file; Codex: namespace mcp__kapi) in the first request")
+    if host.name == "factory":
+        everything = [r for r in run.requests if r.main]
+        first = json.dumps(everything[0].body.get("messages", [])) if everything else ""
+        ctx.info("droid's first request names kapi's tools (droid exec starts MCP servers in the background)",
+                 f"{'kapi___check_file' in first}; the model waited {run.skip} turn(s) for them "
+                 "(`\"blockOnMcpLoad\": true` in ~/.factory/settings.json makes droid exec wait)")
     fb = run.feedback(0)
     ok = "kapi.check/v1" in fb and '"pass":true' in fb.replace(" ", "")
     ctx.expect("check_file answers from the project root", ok, _clip(fb))
@@ -852,8 +994,13 @@ def sc_listing(ctx, env):
     body = run.first_body_text()
     skill_file = ".claude/skills/kapi/SKILL.md" if host.name == "claude-code" else ".agents/skills/kapi/SKILL.md"
     desc = _skill_description(project, skill_file)[:80]
-    # Claude Code and Codex list `- kapi: …`; OpenCode `<skill><name>kapi</name>…`.
-    named = "<name>kapi</name>" in body if host.name in ("opencode", "copilot", "gemini") else "- kapi:" in body
+    # Claude Code and Codex list `- kapi: …`; droid `kapi: …`; OpenCode, Copilot, Qwen Code, Gemini
+    # and Kilo `<skill><name>kapi</name>…`. (At a line's start: AGENTS.md's `<!-- kapi:rules -->`
+    # holds `- kapi:` too.)
+    if host.name in ("opencode", "copilot", "gemini", "kilo", "qwen"):
+        named = re.search(r"<name>\s*kapi\s*</name>", body) is not None
+    else:
+        named = re.search(r"(?m)^kapi: " if host.name == "factory" else r"(?m)^- kapi: ", body) is not None
     # Copilot writes the description as XML (`project&apos;s`).
     listed = desc in body or desc.replace("'", "&apos;") in body
     ctx.expect("the kapi skill is listed to the model", bool(desc) and named and listed,
@@ -869,6 +1016,13 @@ def sc_listing(ctx, env):
                f"line {lines[0]!r}" if lines else f"no rules section with the forbidden term in {rules_file}")
     instr = env["instructions"]
     head = instr.split(".")[0] if instr else ""
+    if host.name == "factory":
+        # droid 0.215.0 never reads an MCP server's `instructions` (its MCP client's
+        # getInstructions() has no caller): not in the prompt, the deferred-tools reminder or
+        # ToolSearch's answer. A note, so a change is seen.
+        ctx.add("droid hands the model kapi's MCP instructions", INFO,
+                f"{bool(head) and head in body}: droid 0.215.0 does not pass a server's instructions on")
+        return run
     ctx.expect("kapi's MCP instructions reach the model", bool(head) and head in body,
                f"{head!r}" + ("" if host.name == "claude-code" else " (Codex: as the mcp__kapi namespace's description)"))
     return run
@@ -1073,8 +1227,11 @@ SCENARIOS = {
     "no-kapi": ("(h) a teammate without kapi: the edit lands, no hook error", sc_no_kapi),
 }
 # Claude Code -p treats the folder as trusted; OpenCode has no stop hook (own-finding is the
-# stop gate's) and puts no marker of its own in its shell's environment (shell-note's).
-ONLY = {"untrusted-hooks": {"codex"}, "own-finding": {"claude-code", "codex", "copilot", "qwen", "gemini"},
+# stop gate's) and puts no marker of its own in its shell's environment (shell-note's); Gemini
+# CLI's shell has no session variable, and kapi reads no marker of droid's or Kilo Code's shell
+# (host/src/env.rs HOST_MARKERS).
+ONLY = {"untrusted-hooks": {"codex"},
+        "own-finding": {"claude-code", "codex", "copilot", "qwen", "gemini", "factory", "kilo"},
         "shell-note": {"claude-code", "codex", "copilot", "qwen"}}
 
 
@@ -1084,7 +1241,7 @@ ONLY = {"untrusted-hooks": {"codex"}, "own-finding": {"claude-code", "codex", "c
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--host", action="append",
-                    choices=["claude-code", "codex", "opencode", "copilot", "qwen", "gemini"])
+                    choices=["claude-code", "codex", "opencode", "copilot", "qwen", "gemini", "factory", "kilo"])
     ap.add_argument("--scenario", action="append", choices=list(SCENARIOS))
     ap.add_argument("--kapi", default=os.environ.get("KAPI_BIN") or str(ROOT / "target/debug/kapi"))
     ap.add_argument("--keep", action="store_true", help="keep hosts/work/ even when every check passed")
