@@ -178,6 +178,7 @@ impl HostId {
             ],
             HostId::Factory => &[
                 "nothing to approve: droid starts the server in .factory/mcp.json, runs the hooks in .factory/hooks.json (`--no-hooks` turns them off) and lists the skill in .agents/skills/kapi",
+                "for `droid exec`, set `\"blockOnMcpLoad\": true` in ~/.factory/settings.json: without it droid does not wait for kapi's server, and its first requests lack kapi's tools",
             ],
             HostId::Amp => &[
                 "approve the workspace server `kapi` in Amp (`amp mcp approve kapi`): Amp starts a server from .amp/settings.json only once approved",
