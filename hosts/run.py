@@ -216,6 +216,24 @@ def base_env(kapi_dir: Path, home: Path) -> dict:
     return env
 
 
+def opencode_style_home(kapi_dir, home: Path, name: str, mock) -> dict:
+    """The throwaway HOME of OpenCode and its fork Kilo Code: the mock as an
+    OpenAI-compatible provider in `~/.config/<name>/<name>.json`, and the XDG folders."""
+    config = home / ".config" / name
+    config.mkdir(parents=True, exist_ok=True)
+    (config / f"{name}.json").write_text(json.dumps({
+        "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
+                              "options": {"baseURL": f"{mock.url}/v1", "apiKey": "dummy"},
+                              "models": {"mock-model": {"name": "Mock model", "tool_call": True,
+                                                        "limit": {"context": 200000, "output": 8000}}}}},
+        "model": "mock/mock-model", "small_model": "mock/mock-model",
+        "autoupdate": False, "share": "disabled"}))
+    env = base_env(kapi_dir, home)
+    env.update(XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
+               XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"))
+    return env
+
+
 def make_project(where: Path, kapi: Path, kapi_dir: Path):
     where.mkdir(parents=True)
     for rel, text in PROJECT_FILES.items():
@@ -519,19 +537,8 @@ class OpenCode(Host):
     def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
             trust_hooks=True, hook_events=False) -> Run:
         mock = ChatMock(script).start()
-        config = home / ".config" / "opencode"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "opencode.json").write_text(json.dumps({
-            "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
-                                  "options": {"baseURL": f"{mock.url}/v1", "apiKey": "dummy"},
-                                  "models": {"mock-model": {"name": "Mock model", "tool_call": True,
-                                                            "limit": {"context": 200000, "output": 8000}}}}},
-            "model": "mock/mock-model", "small_model": "mock/mock-model",
-            "autoupdate": False, "share": "disabled"}))
-        env = base_env(self.kapi_dir, home)
-        env.update(XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-                   XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"),
-                   OPENCODE_DISABLE_MODELS_FETCH="1", OPENCODE_DISABLE_AUTOUPDATE="1",
+        env = opencode_style_home(self.kapi_dir, home, "opencode", mock)
+        env.update(OPENCODE_DISABLE_MODELS_FETCH="1", OPENCODE_DISABLE_AUTOUPDATE="1",
                    OPENCODE_DISABLE_LSP_DOWNLOAD="1", PWD=str(cwd))
         argv = [str(self.bin), "run", "--format", "json", "--model", "mock/mock-model", prompt]
         return self.launch(argv, cwd, env, mock, home,
@@ -746,19 +753,8 @@ class Kilo(Host):
     def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
             trust_hooks=True, hook_events=False) -> Run:
         mock = ChatMock(script).start()
-        config = home / ".config" / "kilo"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "kilo.json").write_text(json.dumps({
-            "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
-                                  "options": {"baseURL": f"{mock.url}/v1", "apiKey": "dummy"},
-                                  "models": {"mock-model": {"name": "Mock model", "tool_call": True,
-                                                            "limit": {"context": 200000, "output": 8000}}}}},
-            "model": "mock/mock-model", "small_model": "mock/mock-model",
-            "autoupdate": False, "share": "disabled"}))
-        env = base_env(self.kapi_dir, home)
-        env.update(XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-                   XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"),
-                   KILO_DISABLE_MODELS_FETCH="1", KILO_DISABLE_AUTOUPDATE="1",
+        env = opencode_style_home(self.kapi_dir, home, "kilo", mock)
+        env.update(KILO_DISABLE_MODELS_FETCH="1", KILO_DISABLE_AUTOUPDATE="1",
                    KILO_DISABLE_LSP_DOWNLOAD="1", KILO_TELEMETRY_LEVEL="off",
                    KILO_DISABLE_CODEBASE_INDEXING="1", KILO_DISABLE_SESSION_INGEST="1", PWD=str(cwd))
         argv = [str(self.bin), "run", "--format", "json", "--model", "mock/mock-model", prompt]
