@@ -11,8 +11,9 @@ const RECIPE: &str = "version: v1\nname: mdx\ndefaults:\n  source_language: en\n
 const TERMS: &str = "version: v1\nconcepts:\n  - id: allow\n    terms:\n      - {text: whitelist, lang: en, status: forbidden, replacement: allowlist}\n";
 
 /// A Starlight page: front matter, ESM, a component whose props (over several lines, one a
-/// `#` line) name the forbidden word, prose inside a component, a JSX comment.
-const PAGE: &str = "---\ntitle: Lists\n---\n\nimport { Tabs, TabItem } from '@astrojs/starlight/components';\nimport CommandTabs from '@components/CommandTabs.astro';\nexport const whitelist = ['a'];\n\nAdd the host to the whitelist.\n\n<CommandTabs\n  npm=\"npm run whitelist\n# the whitelist step\"\n  yarn={`yarn whitelist`}\n/>\n\n<Tabs>\n<TabItem label=\"whitelist\">\n\nThe whitelist holds hosts.\n\n</TabItem>\n</Tabs>\n\n{/* kapi-disable-next-line terms.forbidden */}\nOur whitelist API keeps its name.\n";
+/// `#` line) name the forbidden word, prose inside a component, a JSX comment, and an inline
+/// element whose `{…}` prop names it (a file with no JSX comment reads it so too).
+const PAGE: &str = "---\ntitle: Lists\n---\n\nimport { Tabs, TabItem } from '@astrojs/starlight/components';\nimport CommandTabs from '@components/CommandTabs.astro';\nexport const whitelist = ['a'];\n\nAdd the host to the whitelist.\n\n<CommandTabs\n  npm=\"npm run whitelist\n# the whitelist step\"\n  yarn={`yarn whitelist`}\n/>\n\n<Tabs>\n<TabItem label=\"whitelist\">\n\nThe whitelist holds hosts.\n\n</TabItem>\n</Tabs>\n\n{/* kapi-disable-next-line terms.forbidden */}\nOur whitelist API keeps its name.\n\nPress <Kbd keys={[\"whitelist\"]} /> to add a host.\n";
 
 fn project() -> Kapi {
     let kapi = Kapi::bound();
@@ -75,7 +76,8 @@ fn esm_is_code_and_props_are_markup() {
         [
             "Add the host to the whitelist.",
             "The whitelist holds hosts.",
-            "<x id=\"1/\"/>\nOur whitelist API keeps its name."
+            "<x id=\"1/\"/>\nOur whitelist API keeps its name.",
+            "Press <x id=\"1/\"/> to add a host."
         ],
         "{doc}"
     );

@@ -14,7 +14,9 @@
 //!   own bytes, and the writer writes the file's bytes; only what pulldown-cmark sees as lines
 //!   differs, so a prop's `# …` is never a heading and its text never prose.
 //! - JSX inside prose (inline elements, `{expressions}`, `{/* comments */}`, components that
-//!   hold code) is the Markdown reader's own: codes (module `syntax`).
+//!   hold code) is the Markdown reader's own: codes (module `syntax`), read in every `.mdx`
+//!   file as in a Markdown file that holds a JSX comment (an element with a `{…}` prop that
+//!   CommonMark cannot read is one code).
 //! - A string prop people read (`title="…"`, `description="…"`) is not checked: kapi cannot
 //!   tell which props a component shows, and a finding must never point into markup.
 //!
@@ -251,6 +253,18 @@ mod tests {
     #[test]
     fn the_corpus_round_trips_and_edits_one_block() {
         assert!(crate::formats::conformance::run_corpus(&Mdx, "mdx") > 0);
+    }
+
+    /// An `.mdx` file is MDX with no JSX comment in it: an inline element whose prop is a
+    /// `{…}` is a code there, while a `.md` file without a JSX comment reads it as prose.
+    #[test]
+    fn an_inline_element_with_an_expression_prop_is_a_code_in_any_mdx_file() {
+        let text = b"Use <Kbd keys={[\"Ctrl\", \"C\"]} /> to copy.\n";
+        let mdx = Mdx.read(text).unwrap();
+        assert_eq!(mdx.document.blocks[0].source.plain_text(), "Use  to copy.");
+        let md = crate::formats::markdown::Markdown.read(text).unwrap();
+        assert!(md.document.blocks[0].source.plain_text().contains("keys="));
+        assert_eq!(Mdx.write(&mdx).unwrap(), text);
     }
 
     /// In the corpus, no prose block holds ESM, a JSX tag's props or a `#` line inside one,

@@ -102,7 +102,13 @@ pub(super) fn read_dialect<'e>(
         front: KeyDeduper::default(),
         containers: Vec::new(),
         in_kapi_section: false,
-        syntax: syntax::SiteSyntax::new(body),
+        syntax: {
+            // An `.mdx` file is MDX whether or not it holds a JSX comment: every `{…}` and a
+            // JSX tag CommonMark cannot read are codes.
+            let mut syntax = syntax::SiteSyntax::new(body);
+            syntax.mdx |= dialect == Dialect::Mdx;
+            syntax
+        },
         // Variables written in prose (`{name}`, `{{x}}`, `%s`, `${x}`, `%{x}`) are codes
         // too, so an edit cannot lose them; HTML is already a code.
         syntaxes: placeholders::Syntaxes {
