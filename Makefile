@@ -46,7 +46,7 @@ e2e: build
 ## against a scripted model on 127.0.0.1, in a project `kapi init` wired; see hosts/README.md.
 e2e-hosts: build
 	bash hosts/install.sh
-	env -u KAPI_NO_PROJECT timeout 600 python3 hosts/run.py --kapi $(KAPI_BIN)
+	env -u KAPI_NO_PROJECT timeout 900 python3 hosts/run.py --kapi $(KAPI_BIN)
 
 ## The real pre-commit installs kapi from this checkout as `.pre-commit-hooks.yaml` says
 ## (`language: rust`) and stops a commit that adds a forbidden term; see scripts/README.md.
