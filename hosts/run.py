@@ -579,7 +579,17 @@ class Copilot(Host):
                            last_value("sessionId"))
 
 
-class Qwen(Host):
+class GeminiFamily(Host):
+    """Gemini CLI and its fork Qwen Code: the same shell and write tools."""
+
+    def shell(self, cmd):
+        return Call("run_shell_command", {"command": cmd, "description": "run a command"})
+
+    def write(self, project: Path, rel: str, content: str, old: str | None = None):
+        return Call("write_file", {"file_path": str(project / rel), "content": content})
+
+
+class Qwen(GeminiFamily):
     """Qwen Code (`@qwen-code/qwen-code`): Chat Completions from `OPENAI_BASE_URL`, its memory
     side-agent off (it would send a second request with tools). It loads the project's
     `.qwen/settings.json` (kapi's server and hooks) with no trust step by default; its MCP tools
@@ -588,12 +598,6 @@ class Qwen(Host):
 
     def mcp(self, tool, args):
         return Call(f"mcp__kapi__{tool}", args)
-
-    def shell(self, cmd):
-        return Call("run_shell_command", {"command": cmd, "description": "run a command"})
-
-    def write(self, project: Path, rel: str, content: str, old: str | None = None):
-        return Call("write_file", {"file_path": str(project / rel), "content": content})
 
     def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
             trust_hooks=True, hook_events=False) -> Run:
@@ -612,7 +616,7 @@ class Qwen(Host):
                            lambda out: next((m.get("session_id") for m in reversed(json.loads(out)) if m.get("session_id")), None))
 
 
-class Gemini(Host):
+class Gemini(GeminiFamily):
     """Gemini CLI (`@google/gemini-cli`): the Gemini API from `GOOGLE_GEMINI_BASE_URL`, an API
     key, the folder trusted by `GEMINI_CLI_TRUST_WORKSPACE=true` (`--skip-trust` would drop the
     project's `.gemini/settings.json`)."""
@@ -620,12 +624,6 @@ class Gemini(Host):
 
     def mcp(self, tool, args):
         return Call(f"mcp_kapi_{tool}", args)
-
-    def shell(self, cmd):
-        return Call("run_shell_command", {"command": cmd, "description": "run a command"})
-
-    def write(self, project: Path, rel: str, content: str, old: str | None = None):
-        return Call("write_file", {"file_path": str(project / rel), "content": content})
 
     def run(self, project: Path, cwd: Path, home: Path, prompt: str, script, research=False,
             trust_hooks=True, hook_events=False) -> Run:

@@ -361,8 +361,8 @@ pub fn merge_gemini(rel: &str, existing: Option<&str>) -> Result<Merged, String>
     })
 }
 
-/// True when a Claude-style handler runs kapi's `hook` (as a shell line or in exec form).
-fn runs_claude_hook(handler: &Value, hook: HookName) -> bool {
+/// True when a hook handler or entry runs kapi's `hook` (as a shell line or in exec form).
+fn runs_kapi_hook(handler: &Value, hook: HookName) -> bool {
     let shell = format!("kapi hook {}", hook.id());
     let command = handler.get("command").and_then(Value::as_str);
     command.is_some_and(|c| c.contains(&shell)) || execs_kapi_hook(handler, hook)
@@ -513,7 +513,7 @@ fn merge_groups(
         let theirs = groups.iter().any(|g| {
             g.get("hooks")
                 .and_then(Value::as_array)
-                .is_some_and(|hs| hs.iter().any(|h| runs_claude_hook(h, hook)))
+                .is_some_and(|hs| hs.iter().any(|h| runs_kapi_hook(h, hook)))
         });
         if theirs {
             kept.push(format!(

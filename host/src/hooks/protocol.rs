@@ -206,12 +206,6 @@ fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) 
             stderr: String::new(),
             code: 0,
         },
-        // Windsurf's Cascade: exit 2 blocks a pre-hook; on a post-hook the agent sees stderr.
-        (Some(Protocol::Windsurf), HookName::PreEdit | HookName::PostEdit) => Reply {
-            stdout: None,
-            stderr: format!("{reason}\n"),
-            code: 2,
-        },
         // Factory's droid drops a post-tool `decision: block`: findings are context.
         (Some(Protocol::Factory), HookName::PostEdit) => Reply {
             stdout: Some(
@@ -229,8 +223,10 @@ fn negative(reason: String, hook: HookName, host: Option<Protocol>, name: &str) 
             stderr: String::new(),
             code: 0,
         },
+        // Windsurf's Cascade: exit 2 blocks a pre-hook; on a post-hook the agent sees stderr.
         (Some(Protocol::Kkss | Protocol::Kiro), HookName::PreEdit)
-        | (Some(Protocol::Kiki), HookName::PreEdit | HookName::Stop) => Reply {
+        | (Some(Protocol::Kiki), HookName::PreEdit | HookName::Stop)
+        | (Some(Protocol::Windsurf), HookName::PreEdit | HookName::PostEdit) => Reply {
             stdout: None,
             stderr: format!("{reason}\n"),
             code: 2,

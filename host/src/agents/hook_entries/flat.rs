@@ -14,7 +14,7 @@
 use jsonc_parser::cst::CstNode;
 use serde_json::{Value, json};
 
-use super::{GUARD, Merged, hooks_member};
+use super::{GUARD, Merged, hooks_member, runs_kapi_hook};
 use crate::agents::jsonc::{cst_value, json_position, json_prop, unreadable};
 use crate::hooks::state::MAX_CONSECUTIVE_BLOCKS;
 use crate::hooks::{HookName, Protocol};
@@ -65,15 +65,6 @@ pub fn flat_entry(protocol: Protocol, hook: HookName) -> Value {
         }),
         _ => json!({"command": command, "show_output": true}),
     }
-}
-
-/// True when an entry runs kapi's `hook`.
-fn runs_kapi_hook(entry: &Value, hook: HookName) -> bool {
-    let shell = format!("kapi hook {}", hook.id());
-    entry
-        .get("command")
-        .and_then(Value::as_str)
-        .is_some_and(|c| c.contains(&shell))
 }
 
 /// `.cursor/hooks.json`: kapi's three entries, and `"version": 1` when the file names none.
