@@ -897,3 +897,49 @@ fn an_mdx_file_of_tags_that_never_close_is_read_within_bounds() {
     assert_eq!(page["total"], 300_000, "each tag one HTML block");
     assert_eq!(page["blocks"][0]["role"], "html", "{page}");
 }
+
+/// reStructuredText built to cost: list items nested past the depth limit are refused at the
+/// item that goes past it, with the hint; 40,000 unclosed start strings in one paragraph, a
+/// grid table of 1,000 columns and 1,000 rows, and a simple table of 5,000 columns are read in bounded
+/// memory and end (the scanner remembers where an end string was looked for in vain, and a
+/// table's columns are found in one walk of each line).
+#[test]
+#[cfg(unix)]
+fn an_rst_file_built_to_cost_is_read_within_bounds_or_refused() {
+    let kapi = Kapi::empty();
+    let deep: String = (0..300)
+        .map(|i| format!("{}- x\n\n", "  ".repeat(i)))
+        .collect();
+    kapi.write("deep.rst", &deep);
+    let out = bounded(&kapi, LIMIT_KB, "check --json deep.rst");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // The 257th item's line, and the fix.
+    assert!(
+        stderr.contains("deep.rst:514:1: indented blocks nest deeper than 256"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("flatten the nesting at that position"),
+        "{stderr}"
+    );
+    kapi.write("starts.rst", "*a `b |c :d ``e _f ".repeat(40_000) + "\n");
+    let report = within(&kapi, LIMIT_KB, "check --json starts.rst");
+    assert_eq!(report["target"]["blocks"], 1, "{report}");
+    let border = format!("{}+\n", "+--".repeat(1_000));
+    let row = format!("{}|\n", "|ab".repeat(1_000));
+    kapi.write(
+        "grid.rst",
+        format!("{border}{}", format!("{row}{border}").repeat(1_000)),
+    );
+    let page = within(&kapi, LIMIT_KB, "inspect --json --limit 1 grid.rst");
+    assert_eq!(page["total"], 1_000_000, "every cell a block");
+    let simple = format!("{}\n", "== ".repeat(5_000));
+    let words = format!("{}\n", "ab ".repeat(5_000));
+    kapi.write(
+        "simple.rst",
+        format!("{simple}{}{simple}", words.repeat(100)),
+    );
+    let page = within(&kapi, LIMIT_KB, "inspect --json --limit 1 simple.rst");
+    assert_eq!(page["total"], 500_000, "every cell a block");
+}

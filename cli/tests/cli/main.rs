@@ -33,6 +33,7 @@ mod precision;
 mod recipe_keys;
 mod review_fixes;
 mod review_queue;
+mod rst;
 mod rules_files;
 mod skill;
 mod stale;

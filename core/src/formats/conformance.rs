@@ -184,9 +184,10 @@ pub fn assert_edits_one_block(format: &dyn Format, name: &str, bytes: &[u8]) -> 
         .read(&written)
         .unwrap_or_else(|e| panic!("{name}: re-read after edit failed: {e}"));
     let changed = changed_span(parsed.skeleton.text(), reread.skeleton.text());
+    let extent = format.extent(parsed.skeleton.text(), hole.span.clone());
     assert!(
-        changed.start >= hole.span.start && changed.end <= hole.span.end,
-        "{name}: editing `{key}` changed bytes {changed:?} outside its hole {:?}",
+        changed.start >= extent.start && changed.end <= extent.end,
+        "{name}: editing `{key}` changed bytes {changed:?} outside its hole {:?} (extent {extent:?})",
         hole.span
     );
     // The edit reads back, and nothing else moved.

@@ -13,11 +13,15 @@ pub mod docx;
 pub mod html;
 pub mod inline;
 pub mod json;
+pub mod lines;
 pub mod markdown;
 pub mod output;
 pub mod plaintext;
 pub mod po;
 pub mod properties;
+pub mod rst;
+pub mod sections;
+pub mod spans;
 pub mod splice;
 pub mod xliff;
 pub mod xliff2;
@@ -1029,6 +1033,13 @@ pub trait Format: Send + Sync {
     }
     /// Writes the document back through the skeleton.
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError>;
+    /// The bytes of `text` an edit of the hole at `span` may rewrite: the hole itself, or
+    /// more where the format keeps a structure around it in shape (a reStructuredText table
+    /// widens a column for a cell's longer text). The conformance test holds every edit to it.
+    fn extent(&self, text: &str, span: Range<usize>) -> Range<usize> {
+        let _ = text;
+        span
+    }
     /// Whether a file with one of this format's extensions is this format, judged from its
     /// first bytes (up to 4 KB): how `.xlf` tells XLIFF 1.2 from 2.0 and `.xml` finds an
     /// Android resource file. Formats that own their extensions answer true.
@@ -1047,9 +1058,10 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 27] = [
+static ALL: [&dyn Format; 28] = [
     &markdown::Markdown,
     &markdown::Mdx,
+    &rst::Rst,
     &plaintext::PlainText,
     &html::Html,
     &json::Json,

@@ -7,6 +7,7 @@
 //! stay in the skeleton, so a no-op write is byte-identical. An edited paragraph is written
 //! with its own line ending (the first one inside it, else the one ending it, else the
 //! file's first one): every `\n`, `\r\n` or `\r` in the new text becomes that ending.
+use super::lines::line_ending;
 use super::output::Output;
 use super::{Capabilities, Format, FormatInfo, Hole, Parsed, ReadError, Skeleton, WriteError};
 use crate::model::{Block, KeyDeduper, Role, Run};
@@ -123,16 +124,6 @@ fn lines(text: &str, start: usize) -> impl Iterator<Item = (usize, usize)> + '_ 
                 Some((line_start, bytes.len()))
             }
         }
-    })
-}
-
-/// The first line ending in `text`.
-fn line_ending(text: &str) -> Option<&'static str> {
-    let at = text.find(['\n', '\r'])?;
-    Some(match text.as_bytes().get(at..) {
-        Some([b'\r', b'\n', ..]) => "\r\n",
-        Some([b'\r', ..]) => "\r",
-        _ => "\n",
     })
 }
 

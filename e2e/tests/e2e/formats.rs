@@ -38,6 +38,8 @@ fn fixtures(dir: &str) -> Vec<String> {
 const FOLDERS: &[(&str, Option<&str>)] = &[
     ("markdown", None),
     ("mdx", Some("mdx")),
+    // Sphinx's test roots keep reST in `.txt`, so the folder is read `--as rst`.
+    ("rst", Some("rst")),
     ("text", Some("text")),
     ("html", None),
     ("json", None),

@@ -130,6 +130,17 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     if mdx {
         guesses.push(formats::by_id("mdx"));
     }
+    // reStructuredText: a directive or hyperlink target (`.. note::`, `.. _label:`), or a
+    // Sphinx role (`:ref:`…``), which Markdown never writes.
+    let rst = lines.iter().any(|l| {
+        let l = l.trim_start();
+        l.starts_with(".. ") && (l.contains(":: ") || l.ends_with("::") || l.starts_with(".. _"))
+    }) || [":ref:`", ":doc:`", ":func:`", ":class:`", "`_ "]
+        .iter()
+        .any(|role| t.contains(role));
+    if rst {
+        guesses.push(formats::by_id("rst"));
+    }
     if markdown {
         guesses.push(formats::by_id("markdown"));
     }
@@ -340,6 +351,14 @@ mod tests {
             )
             .0,
             Some("mdx")
+        );
+        assert_eq!(
+            run(
+                None,
+                Some("Title\n=====\n\n.. note::\n\n   Mind :ref:`this`.\n")
+            )
+            .0,
+            Some("rst")
         );
         assert_eq!(run(None, Some("Just words.")).0, Some("text"));
         assert!(
