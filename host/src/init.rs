@@ -235,13 +235,13 @@ fn write_new(path: &Path, text: &str) -> Result<(), HostError> {
 /// The most catalog files `detect` lists for [`crate::init_catalogs::find`].
 const MAX_CATALOG_FILES: usize = 20_000;
 
-/// Finds the docs trees (one glob per top-level folder holding Markdown, MDX or
-/// reStructuredText, plus the root's own files), the source code whose comments kapi reads (one glob per top-level folder and
+/// Finds the docs trees (one glob per top-level folder holding Markdown, MDX,
+/// reStructuredText or AsciiDoc, plus the root's own files), the source code whose comments kapi reads (one glob per top-level folder and
 /// language), the files that may be translation catalogs (by extension), and guesses the
 /// source language from the words the Markdown uses most.
 fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
     let mut catalogs: Vec<String> = Vec::new();
-    // Folders (or the root, "") holding docs, with the extension: `md`, `mdx` or `rst`.
+    // Folders (or the root, "") holding docs, with the extension: `md`, `mdx`, `rst`, `adoc`.
     let mut tops: BTreeSet<(String, &'static str)> = BTreeSet::new();
     let mut code: BTreeSet<(String, String)> = BTreeSet::new();
     let mut sample = String::new();
@@ -265,6 +265,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
             "md" | "markdown" => Some("md"),
             "mdx" => Some("mdx"),
             "rst" => Some("rst"),
+            "adoc" => Some("adoc"),
             _ => None,
         };
         let is_md = md_ext.is_some();

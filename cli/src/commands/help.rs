@@ -172,8 +172,8 @@ Suppressing a finding where it is right (what eslint, textlint and markdownlint 
   No RULE means every rule; a RULE is a rule id or an analyzer (`terms`); ` -- ` starts a reason.
   One comment on one line, as the format writes comments: `<!-- -->` in Markdown, HTML and the
   XML formats, `{/* */}` in MDX-style Markdown, `#` in YAML, PO and properties (`!` there too),
-  `..` in reStructuredText (`.. kapi-disable-next-line RULE`), the language's comment markers
-  in source files. In a code block or inline code it is an
+  `..` in reStructuredText (`.. kapi-disable-next-line RULE`), `//` in AsciiDoc, the
+  language's comment markers in source files. In a code block or inline code it is an
   example, not a directive. JSON, plain text and Word files have no comments.
   Also: a term's `exceptions:` in the terms file (phrases where it is allowed), and the recipe's
   `rules:` (paths a rule does not apply to; `kapi help files`).

@@ -943,3 +943,42 @@ fn an_rst_file_built_to_cost_is_read_within_bounds_or_refused() {
     let page = within(&kapi, LIMIT_KB, "inspect --json --limit 1 simple.rst");
     assert_eq!(page["total"], 500_000, "every cell a block");
 }
+
+/// AsciiDoc built to cost: delimited blocks nested past the limit are refused at the block
+/// that goes past it, with the hint; 40,000 unclosed formatting marks, macros and cross
+/// references in one paragraph, a table of 500,000 cells and a list of 100,000 items, each
+/// attaching a block with `+`, are read in bounded memory and end.
+#[test]
+#[cfg(unix)]
+fn an_asciidoc_file_built_to_cost_is_read_within_bounds_or_refused() {
+    let kapi = Kapi::empty();
+    let open: String = (4..80).map(|n| "=".repeat(n) + "\n").collect();
+    let close: String = (4..80).rev().map(|n| "=".repeat(n) + "\n").collect();
+    kapi.write("deep.adoc", format!("{open}text\n{close}"));
+    let out = bounded(&kapi, LIMIT_KB, "check --json deep.adoc");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("blocks nest deeper than 64"), "{stderr}");
+    assert!(
+        stderr.contains("flatten the nesting at that position"),
+        "{stderr}"
+    );
+    kapi.write(
+        "marks.adoc",
+        "*a _b `c <<d link:e[ {f ".repeat(40_000) + "\n",
+    );
+    let report = within(&kapi, LIMIT_KB, "check --json marks.adoc");
+    assert_eq!(report["target"]["blocks"], 1, "{report}");
+    kapi.write(
+        "table.adoc",
+        format!("|===\n{}|===\n", "| a | b\n".repeat(250_000)),
+    );
+    let page = within(&kapi, LIMIT_KB, "inspect --json --limit 1 table.adoc");
+    assert_eq!(page["total"], 500_000, "every cell a block");
+    kapi.write("list.adoc", "* item\n+\nattached\n".repeat(100_000));
+    let page = within(&kapi, LIMIT_KB, "inspect --json --limit 1 list.adoc");
+    assert_eq!(
+        page["total"], 200_000,
+        "each item and its attached paragraph"
+    );
+}

@@ -17,7 +17,8 @@
 //! (`terms`: each of its rules), separated by commas or spaces; ` -- ` starts a free-text reason.
 //! A directive is one comment on one line, as the format writes comments: `<!-- … -->` in
 //! Markdown, HTML and the XML formats, also `{/* … */}` in Markdown (MDX style); `#` in YAML,
-//! PO and properties (and `!` there); `..` in reStructuredText (`.. kapi-disable-next-line`);
+//! PO and properties (and `!` there); `..` in reStructuredText (`.. kapi-disable-next-line`),
+//! `//` in AsciiDoc;
 //! the language's own comment markers in source files. In a
 //! Markdown or HTML code block or inline code it is an example, not a directive. JSON, plain
 //! text and Word documents have no comments, so no directives. A finding with no line (a
@@ -105,6 +106,10 @@ impl Syntax {
 /// literal block or an inline literal is an example, as in Markdown.
 const RST: Syntax = Syntax::Comments(&[".."]);
 
+/// AsciiDoc's line comments (`// kapi-disable-next-line`); one inside a listing block or a
+/// monospace span is an example.
+const ASCIIDOC: Syntax = Syntax::Comments(&["//"]);
+
 /// The comment syntax of a format, by its id; `None` for a format with no comments (JSON,
 /// plain text, Word).
 pub fn syntax_for(format: &str) -> Option<Syntax> {
@@ -114,6 +119,7 @@ pub fn syntax_for(format: &str) -> Option<Syntax> {
         "android" | "xliff" | "xliff2" => Syntax::Xml,
         "yaml" | "po" => Syntax::Comments(&["#"]),
         "rst" => RST,
+        "asciidoc" => ASCIIDOC,
         "properties" => Syntax::Comments(&["#", "!"]),
         "python" | "ruby" | "shell" | "toml" => Syntax::Comments(&["#"]),
         "rust" | "javascript" | "typescript" | "tsx" | "go" | "java" | "c" | "cpp" | "csharp"
@@ -330,7 +336,9 @@ impl Suppression {
             return;
         }
         let span = block.span.clone();
-        let markup = matches!(self.syntax, Some(Syntax::Markup { .. })) || self.syntax == Some(RST);
+        let markup = matches!(self.syntax, Some(Syntax::Markup { .. }))
+            || self.syntax == Some(RST)
+            || self.syntax == Some(ASCIIDOC);
         // The directives inside the block: they are in file order.
         let first = self.directives.partition_point(|d| d.start < span.start);
         let inside = first..self.directives.partition_point(|d| d.start < span.end);

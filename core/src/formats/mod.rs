@@ -6,6 +6,7 @@
 
 pub mod add_keys;
 pub mod android;
+pub mod asciidoc;
 pub mod code;
 #[cfg(test)]
 pub mod conformance;
@@ -1058,10 +1059,11 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 28] = [
+static ALL: [&dyn Format; 29] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
+    &asciidoc::AsciiDoc,
     &plaintext::PlainText,
     &html::Html,
     &json::Json,

@@ -89,3 +89,29 @@ pub fn runs(text: &str, segments: &[(usize, usize)], pieces: fn(&str) -> Vec<Pie
     }
     out
 }
+
+/// Runs as the characters a writer puts down, each marked text (`true`) or markup (a code's
+/// data, a switch's native bytes), for a writer that escapes text by what is around it.
+pub fn flatten(runs: &[Run]) -> Vec<(char, bool)> {
+    let mut out = Vec::new();
+    flatten_into(runs, &mut out);
+    out
+}
+
+fn flatten_into(runs: &[Run], out: &mut Vec<(char, bool)>) {
+    for run in runs {
+        match run {
+            Run::Text { text, .. } => out.extend(text.chars().map(|c| (c, true))),
+            Run::Code(code) => out.extend(code.data.chars().map(|c| (c, false))),
+            Run::Switch(switch) => {
+                out.extend(switch.head.chars().map(|c| (c, false)));
+                for branch in &switch.branches {
+                    out.extend(branch.open.chars().map(|c| (c, false)));
+                    flatten_into(&branch.runs, out);
+                    out.extend(branch.close.chars().map(|c| (c, false)));
+                }
+                out.extend(switch.tail.chars().map(|c| (c, false)));
+            }
+        }
+    }
+}

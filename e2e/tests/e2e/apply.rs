@@ -312,6 +312,12 @@ const SPECS: &[Spec] = &[
         code_blocks: Has::Yes,
     },
     Spec {
+        format: "asciidoc",
+        codes: Has::Yes,
+        plurals: Has::No("AsciiDoc has no plural or select syntax"),
+        code_blocks: Has::Yes,
+    },
+    Spec {
         format: "text",
         codes: Has::No("plain text has no inline codes"),
         plurals: Has::No("plain text has no plural or select syntax"),
@@ -1038,7 +1044,7 @@ fn what_a_format_is_declared_without_no_fixture_has() {
             }
         }
     }
-    assert_eq!(checked, 14, "the declarations checked");
+    assert_eq!(checked, 15, "the declarations checked");
     // The formats whose module runs no read-only case (no code blocks) have no other
     // read-only block in any fixture either.
     for format in ["text", "json", "yaml", "properties", "docx"] {

@@ -40,6 +40,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("mdx", Some("mdx")),
     // Sphinx's test roots keep reST in `.txt`, so the folder is read `--as rst`.
     ("rst", Some("rst")),
+    ("asciidoc", Some("asciidoc")),
     ("text", Some("text")),
     ("html", None),
     ("json", None),

@@ -141,6 +141,24 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     if rst {
         guesses.push(formats::by_id("rst"));
     }
+    // AsciiDoc: a `= Title` or `== Section`, or an attribute entry, beside a delimited block,
+    // a block attribute line or a preprocessor directive.
+    let adoc_title = lines.iter().any(|l| {
+        l.starts_with("= ") || l.starts_with("== ") || (l.starts_with(':') && l[1..].contains(": "))
+    });
+    let adoc_block = lines.iter().any(|l| {
+        let l = l.trim_end();
+        matches!(l, "----" | "====" | "****" | "|===" | "...." | "--")
+            || (l.starts_with('[') && l.ends_with(']') && !l.contains("]("))
+            || l.starts_with("include::")
+            || l.starts_with("ifdef::")
+            || ["NOTE: ", "TIP: ", "WARNING: ", "IMPORTANT: ", "CAUTION: "]
+                .iter()
+                .any(|p| l.starts_with(p))
+    });
+    if adoc_title && adoc_block {
+        guesses.push(formats::by_id("asciidoc"));
+    }
     if markdown {
         guesses.push(formats::by_id("markdown"));
     }
@@ -359,6 +377,14 @@ mod tests {
             )
             .0,
             Some("rst")
+        );
+        assert_eq!(
+            run(
+                None,
+                Some("= Title\n:toc:\n\n== One\n\n[source,java]\n----\nx\n----\n")
+            )
+            .0,
+            Some("asciidoc")
         );
         assert_eq!(run(None, Some("Just words.")).0, Some("text"));
         assert!(

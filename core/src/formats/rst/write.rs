@@ -148,8 +148,7 @@ pub(super) fn room(held: &str, after: &str) -> usize {
 /// breaks as `newline` and `prefix`.
 pub fn prose(runs: &[Run], prefix: &str, newline: &str) -> String {
     // The runs flattened to what is written, each char marked text (true) or markup.
-    let mut pieces: Vec<(char, bool)> = Vec::new();
-    flatten(runs, &mut pieces);
+    let pieces = crate::formats::spans::flatten(runs);
     let mut out = String::new();
     let mut line_start = true;
     let mut i = 0;
@@ -216,24 +215,6 @@ pub fn prose(runs: &[Run], prefix: &str, newline: &str) -> String {
         out.push_str("\\:");
     }
     out
-}
-
-fn flatten(runs: &[Run], out: &mut Vec<(char, bool)>) {
-    for run in runs {
-        match run {
-            Run::Text { text, .. } => out.extend(text.chars().map(|c| (c, true))),
-            Run::Code(code) => out.extend(code.data.chars().map(|c| (c, false))),
-            Run::Switch(switch) => {
-                out.extend(switch.head.chars().map(|c| (c, false)));
-                for branch in &switch.branches {
-                    out.extend(branch.open.chars().map(|c| (c, false)));
-                    flatten(&branch.runs, out);
-                    out.extend(branch.close.chars().map(|c| (c, false)));
-                }
-                out.extend(switch.tail.chars().map(|c| (c, false)));
-            }
-        }
-    }
 }
 
 /// Whether a line of new text would start a construct of its own (a list item, a field,
