@@ -118,6 +118,22 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     }) || t.contains("](")
         || t.contains("**")
         || t.contains('`');
+    guesses.extend(docs_markup(&lines, t).into_iter().map(formats::by_id));
+    if markdown {
+        guesses.push(formats::by_id("markdown"));
+    }
+    for guess in guesses.into_iter().flatten() {
+        if reads(guess) {
+            return Some((guess, "content"));
+        }
+    }
+    by("text").map(|f| (f, "content"))
+}
+
+/// The docs-as-code formats `lines` (of the text `t`) look written in, in the order they are
+/// tried before Markdown: MDX, reStructuredText, AsciiDoc.
+fn docs_markup(lines: &[&str], t: &str) -> Vec<&'static str> {
+    let mut found = Vec::new();
     // MDX: ESM at a line's start (`import … from`, `export const`) beside JSX components.
     let mdx = lines.iter().any(|l| {
         (l.starts_with("import ") && l.contains(" from "))
@@ -128,7 +144,7 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
         l.starts_with('<') && l[1..].starts_with(|c: char| c.is_ascii_uppercase())
     });
     if mdx {
-        guesses.push(formats::by_id("mdx"));
+        found.push("mdx");
     }
     // reStructuredText: a directive or hyperlink target (`.. note::`, `.. _label:`), or a
     // Sphinx role (`:ref:`…``), which Markdown never writes.
@@ -139,7 +155,7 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
         .iter()
         .any(|role| t.contains(role));
     if rst {
-        guesses.push(formats::by_id("rst"));
+        found.push("rst");
     }
     // AsciiDoc: a `= Title` or `== Section`, or an attribute entry, beside a delimited block,
     // a block attribute line or a preprocessor directive.
@@ -157,17 +173,9 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
                 .any(|p| l.starts_with(p))
     });
     if adoc_title && adoc_block {
-        guesses.push(formats::by_id("asciidoc"));
+        found.push("asciidoc");
     }
-    if markdown {
-        guesses.push(formats::by_id("markdown"));
-    }
-    for guess in guesses.into_iter().flatten() {
-        if reads(guess) {
-            return Some((guess, "content"));
-        }
-    }
-    by("text").map(|f| (f, "content"))
+    found
 }
 
 /// The format kapi reads `request`'s path (a tool's: from the project's root,
