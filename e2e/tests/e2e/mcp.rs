@@ -516,6 +516,65 @@ fn the_context_resource_and_context_read_answer_what_kapi_context_prints() {
     }
 }
 
+/// reStructuredText and AsciiDoc over MCP (issue 41): `describe_format` says what each takes,
+/// `read_blocks` reads what `kapi inspect` reads, and `apply_edits` changes one block and
+/// leaves every other byte (a directive and an include kept).
+#[test]
+fn rst_and_asciidoc_are_read_and_edited_over_mcp() {
+    let p = Project::new("alpha", "utilize");
+    let files = [
+        (
+            "docs/guide.rst",
+            "rst",
+            "Guide\n=====\n\n.. note:: Open the page to begin.\n\n.. toctree::\n\n   intro\n",
+        ),
+        (
+            "docs/guide.adoc",
+            "asciidoc",
+            "= Guide\n\nNOTE: Open the page to begin.\n\ninclude::partial$intro.adoc[]\n",
+        ),
+    ];
+    for (file, _, text) in files {
+        std::fs::write(p.root.join(file), text).expect("write the page");
+    }
+    let (mut server, _) = Server::start_with(&p.root, Bind::Discover, &[], PROTOCOL);
+    for (file, id, text) in files {
+        let described = server.tool("describe_format", json!({"format": id})).ok(id);
+        assert_eq!(described.structured["id"], id, "{:#}", described.structured);
+        assert_eq!(
+            described.structured["round_trip"], true,
+            "{:#}",
+            described.structured
+        );
+        assert_eq!(
+            described.structured["edit"], "faithful",
+            "{:#}",
+            described.structured
+        );
+        let cli = cli_json(&p.root, &["inspect", file, "--json"]);
+        let read = server.tool("read_blocks", json!({"doc": file})).ok(file);
+        assert_eq!(read.structured, cli, "{file}: read_blocks and kapi inspect");
+        let block = read.structured["blocks"]
+            .as_array()
+            .and_then(|b| b.iter().find(|b| b["role"] == "paragraph"))
+            .cloned()
+            .unwrap_or_else(|| panic!("{file}: no paragraph in {:#}", read.structured));
+        assert_eq!(block["text"], "Open the page to begin.", "{file}");
+        let set = json!({"operations": [{
+            "op": "replace_text", "at": block["ref"], "if_match": block["rev"],
+            "find": "begin", "replace": "start",
+        }]});
+        let applied = server.tool("apply_edits", set).ok(file);
+        assert_eq!(applied.change().status, "applied", "{file}");
+        let want = text.replace("to begin.", "to start.");
+        assert_eq!(
+            std::fs::read_to_string(p.root.join(file)).expect("read"),
+            want,
+            "{file}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The edit contract, notes and sessions
 
