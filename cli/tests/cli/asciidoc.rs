@@ -140,3 +140,64 @@ fn apply_changes_one_block_and_every_other_byte_stays() {
             .replace("| a\n", "| a \\| b\n")
     );
 }
+
+/// A translation named by the collection's `target` template pairs block by block, and one
+/// that lost an attribute reference the source holds is named by the translation checks.
+#[test]
+fn a_translation_pairs_by_key_and_a_lost_attribute_is_found() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: t\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - name: docs\n    content:\n      - path: \"docs/*.adoc\"\n        target: \"i18n/{lang}/{filename}\"\n",
+    );
+    kapi.write(
+        "docs/page.adoc",
+        "= Title\n\nNOTE: Install {product} first.\n",
+    );
+    kapi.write(
+        "i18n/fr/page.adoc",
+        "= Titre\n\nNOTE: Installez d'abord le produit.\n",
+    );
+    let run = kapi.run(&["inspect", "docs/page.adoc", "--json", "--editions", "fr"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let doc = run.json();
+    let note = &doc["blocks"][1];
+    assert_eq!(note["ref"]["block"], "s1/p", "{doc}");
+    assert_eq!(note["editions"]["fr"]["doc"], "i18n/fr/page.adoc", "{note}");
+    assert_eq!(
+        note["editions"]["fr"]["text"], "Installez d'abord le produit.",
+        "{note}"
+    );
+    let check = kapi.run(&["check", "docs/page.adoc", "--json"]);
+    let report = check.json();
+    let lost = report["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|x| x["path"] == "i18n/fr/page.adoc"))
+        .cloned()
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        lost["rule"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("placeholders."),
+        "{lost}"
+    );
+}
+
+/// The text tools see AsciiDoc's prose only: `kapi grep` finds the word where it is prose, at
+/// the file's own line and column, never in an attribute, a macro, monospace, a listing or an
+/// include; `kapi stats` counts the page's words.
+#[test]
+fn grep_and_stats_see_only_prose() {
+    let kapi = project();
+    let run = kapi.run(&["grep", "whitelist", "docs/lists.adoc"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    insta::assert_snapshot!(run.stdout, @r"
+    docs/lists.adoc:4:21: s1/p: Add the host to the whitelist.
+    docs/lists.adoc:13:11: s1/p#3: The whitelist holds hosts.
+    docs/lists.adoc:16:5: s1/p#4: Our whitelist API keeps its name.
+    ");
+    let run = kapi.run(&["stats", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(run.stdout.contains("docs/lists.adoc"), "{}", run.stdout);
+}

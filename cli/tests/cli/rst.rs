@@ -155,3 +155,65 @@ fn a_txt_item_that_says_format_rst_is_read_as_rst() {
     assert_eq!(run.code, 3, "{}", run.transcript());
     assert_eq!(run.json()["findings"][0]["line"], 4);
 }
+
+/// A translation named by the collection's `target` template pairs block by block (a note's
+/// text with its translation), and one that lost a substitution the source holds is named by
+/// the translation checks (a role is markup, which they do not compare, as a link's).
+#[test]
+fn a_translation_pairs_by_key_and_a_lost_substitution_is_found() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: t\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - name: docs\n    content:\n      - path: \"docs/*.rst\"\n        target: \"i18n/{lang}/{filename}\"\n",
+    );
+    kapi.write(
+        "docs/page.rst",
+        "Title\n=====\n\n.. note:: See :ref:`install` for |product| first.\n",
+    );
+    kapi.write(
+        "i18n/fr/page.rst",
+        "Titre\n=====\n\n.. note:: Voir d'abord l'installation.\n",
+    );
+    let run = kapi.run(&["inspect", "docs/page.rst", "--json", "--editions", "fr"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let doc = run.json();
+    let note = &doc["blocks"][1];
+    assert_eq!(note["ref"]["block"], "s1/p", "{doc}");
+    assert_eq!(note["editions"]["fr"]["doc"], "i18n/fr/page.rst", "{note}");
+    assert_eq!(
+        note["editions"]["fr"]["text"], "Voir d'abord l'installation.",
+        "{note}"
+    );
+    let check = kapi.run(&["check", "docs/page.rst", "--json"]);
+    let report = check.json();
+    let lost = report["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|x| x["path"] == "i18n/fr/page.rst"))
+        .cloned()
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        lost["rule"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("placeholders."),
+        "{lost}"
+    );
+}
+
+/// The text tools see reST's prose only: `kapi grep` finds the word where it is prose, at the
+/// file's own line and column, never in a role, a literal, a code block or a toctree;
+/// `kapi stats` counts the page's words.
+#[test]
+fn grep_and_stats_see_only_prose() {
+    let kapi = project();
+    let run = kapi.run(&["grep", "whitelist", "docs/lists.rst"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    insta::assert_snapshot!(run.stdout, @r"
+    docs/lists.rst:4:21: s1/p: Add the host to the whitelist.
+    docs/lists.rst:14:15: s1/p#3: The whitelist holds hosts.
+    docs/lists.rst:18:5: s1/p#4: Our whitelist API keeps its name.
+    ");
+    let run = kapi.run(&["stats", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(run.stdout.contains("docs/lists.rst"), "{}", run.stdout);
+}

@@ -49,7 +49,8 @@ declare_rule! {
     ///   counted: a source with two `%s` needs two.
     /// - Python `%(name)s`: by name and the rest of the directive (`%(num)5d` is not
     ///   `%(num)d`).
-    /// - `{name}`, `{0}`, `{{name}}`, `${name}`, `%{name}`: by name, spaces ignored
+    /// - `{name}`, `{0}`, `{{name}}`, `${name}`, `%{name}` (an AsciiDoc attribute reference too),
+///   and a reStructuredText substitution reference (`|version|`): by name, spaces ignored
     ///   (`{{ count }}` is `{{count}}`). A name may be used fewer or more times than in the
     ///   source. A `{{name}}` the format leaves as text (gettext reads `{{` as Python's
     ///   escaped brace) still counts.
@@ -357,6 +358,11 @@ pub fn token_of(
     if data == "%%" {
         return None;
     }
+    if class == "substitution" {
+        // A reStructuredText substitution reference (`|version|`, `|logo|_`): a variable the
+        // build replaces, by name.
+        return Some(Token::Named(data.trim_end_matches('_').to_owned()));
+    }
     if let Some(rest) = data.strip_prefix("%(") {
         let (name, spec) = rest.split_once(')')?;
         return Some(Token::Named(format!("{name}:{}", printf_spec(spec))));
@@ -435,7 +441,6 @@ pub fn token_of(
         };
         return Some(Token::Tag(name, shape, attributes(data)));
     }
-    let _ = class;
     None
 }
 
