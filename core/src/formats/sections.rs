@@ -81,7 +81,7 @@ impl Sections {
 }
 
 /// A title's section name: lowercase letters and digits, anything else one `-`, at most
-/// [`MAX_SLUG`] bytes.
+/// `MAX_SLUG` (64) bytes.
 pub fn slug(words: &str) -> String {
     let mut slug = String::with_capacity(words.len().min(MAX_SLUG));
     for c in words.chars() {
