@@ -495,3 +495,43 @@ fn assert_landed_once(reread: &Parsed, op: &Operation, name: &str, mark: &str) {
         at.block
     );
 }
+
+/// Every editable block of a file takes a `set_content` of its own text (as a read shows it,
+/// codes as `<x/>` tags) as a no-op: the edit answers unchanged, and the file writes back the
+/// same bytes. Returns how many blocks were tried.
+pub fn assert_own_text_is_a_no_op(format: &dyn Format, name: &str, bytes: &[u8]) -> usize {
+    let mut parsed = format
+        .read(bytes)
+        .unwrap_or_else(|e| panic!("{name}: read failed: {e}"));
+    let mut tried = 0;
+    for block in &mut parsed.document.blocks {
+        if !block.translatable || block.locked.is_some() {
+            continue;
+        }
+        let op = Operation::SetContent {
+            at: Ref {
+                doc: name.to_owned(),
+                block: block.key.clone(),
+                edition: SOURCE.to_owned(),
+                branch: None,
+            },
+            if_match: block.source.rev(),
+            content: projection::render(&block.source.runs).0,
+        };
+        let outcome = edit::apply(&mut block.source, &op, None);
+        assert!(
+            matches!(outcome, EditOutcome::Unchanged),
+            "{name}: `{}` took its own text as {outcome:?}",
+            block.key
+        );
+        tried += 1;
+    }
+    let written = format
+        .write(&parsed)
+        .unwrap_or_else(|e| panic!("{name}: write failed: {e}"));
+    assert!(
+        written == bytes,
+        "{name}: a no-op set_content changed the bytes"
+    );
+    tried
+}

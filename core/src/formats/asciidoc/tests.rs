@@ -25,6 +25,18 @@ fn edit(text: &str, key: &str, to: &str) -> String {
     String::from_utf8(AsciiDoc.write(&parsed).unwrap()).unwrap()
 }
 
+/// Every block of the corpus takes a `set_content` of its own text as a no-op.
+#[test]
+fn every_block_of_the_corpus_takes_its_own_text_as_a_no_op() {
+    let mut tried = 0;
+    for path in conformance::fixtures("asciidoc") {
+        let bytes = std::fs::read(&path).unwrap();
+        tried +=
+            conformance::assert_own_text_is_a_no_op(&AsciiDoc, &path.display().to_string(), &bytes);
+    }
+    assert!(tried > 1000, "{tried} blocks");
+}
+
 /// Every file of the corpus round-trips byte for byte, takes a one-block edit, and keeps
 /// its keys.
 #[test]

@@ -255,6 +255,18 @@ mod tests {
         assert!(crate::formats::conformance::run_corpus(&Mdx, "mdx") > 0);
     }
 
+    /// Every block of the MDX corpus takes a `set_content` of its own text as a no-op.
+    #[test]
+    fn every_block_of_the_corpus_takes_its_own_text_as_a_no_op() {
+        let mut tried = 0;
+        for path in crate::formats::conformance::fixtures("mdx") {
+            let bytes = std::fs::read(&path).unwrap();
+            let name = path.display().to_string();
+            tried += crate::formats::conformance::assert_own_text_is_a_no_op(&Mdx, &name, &bytes);
+        }
+        assert!(tried > 1000, "{tried} blocks");
+    }
+
     /// An `.mdx` file is MDX with no JSX comment in it: an inline element whose prop is a
     /// `{…}` is a code there, while a `.md` file without a JSX comment reads it as prose.
     #[test]

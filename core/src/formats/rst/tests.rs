@@ -25,6 +25,17 @@ fn edit(text: &str, key: &str, to: &str) -> Result<String, crate::formats::Write
     Rst.write(&parsed).map(|b| String::from_utf8(b).unwrap())
 }
 
+/// Every block of the corpus takes a `set_content` of its own text as a no-op.
+#[test]
+fn every_block_of_the_corpus_takes_its_own_text_as_a_no_op() {
+    let mut tried = 0;
+    for path in conformance::fixtures("rst") {
+        let bytes = std::fs::read(&path).unwrap();
+        tried += conformance::assert_own_text_is_a_no_op(&Rst, &path.display().to_string(), &bytes);
+    }
+    assert!(tried > 1000, "{tried} blocks");
+}
+
 /// Every file of the corpus round-trips byte for byte, takes a one-block edit, and keeps
 /// its keys.
 #[test]
