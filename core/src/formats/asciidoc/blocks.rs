@@ -662,7 +662,8 @@ pub fn starts_block(line: &str) -> bool {
 }
 
 /// The lines after a paragraph's first that go on with it: up to a blank line, a delimiter,
-/// a block attribute line, a comment, a list continuation (`+`), or (in a list) the next item.
+/// a block attribute line, a comment, a preprocessor line (`include::`, `ifdef::`, kept as
+/// they stand between the blocks), a list continuation (`+`), or the next list item.
 fn paragraph_lines(text: &str, lines: &mut Lines<'_>) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     while let Some(next) = lines.peek() {
@@ -672,7 +673,9 @@ fn paragraph_lines(text: &str, lines: &mut Lines<'_>) -> Vec<(usize, usize)> {
             || t_end == "+"
             || t.starts_with("//")
             || (next.indent == 0
-                && (delimiter(t).is_some() || (t.starts_with('[') && t_end.ends_with(']'))))
+                && (delimiter(t).is_some()
+                    || preprocessor(t)
+                    || (t.starts_with('[') && t_end.ends_with(']'))))
             || list_item(t).is_some()
         {
             break;

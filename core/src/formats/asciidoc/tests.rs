@@ -111,6 +111,21 @@ fn sections_paragraphs_lists_and_blocks() {
     );
 }
 
+/// A preprocessor line inside a paragraph's lines is no part of its text: it splits the
+/// paragraph, and stays as it stands.
+#[test]
+fn a_conditional_inside_a_paragraph_is_no_prose() {
+    let text = "First line.\nifdef::backend-html5[]\nOnly in HTML.\nendif::[]\nLast line.\n";
+    assert_eq!(
+        blocks(text),
+        [
+            "top/p paragraph: First line.",
+            "top/p#2 paragraph: Only in HTML.",
+            "top/p#3 paragraph: Last line."
+        ]
+    );
+}
+
 #[test]
 fn edits_keep_the_shape_of_their_place() {
     let text = "Title\n=====\n\n* item\n\n|===\n|a |b\n|===\n";
