@@ -5,7 +5,8 @@
 //! strings.xml` with its `values-<qualifier>` siblings; JSON and YAML locale files (`en.json`
 //! beside `fr.json`, `pt_BR.json`) and locale folders (`locales/en/*.json` beside
 //! `locales/fr/`); Java properties bundles (`Messages.properties` beside
-//! `Messages_fr.properties`); PO/POT and XLIFF files, which hold their translations
+//! `Messages_fr.properties`); Flutter ARB files (`app_en.arb` beside `app_fr.arb`); PO/POT
+//! and XLIFF files, which hold their translations
 //! themselves (one glob per top folder). Choices: a file name or folder counts as a locale
 //! when it reads as a BCP 47 tag once `_` is `-` (`pt_BR`, `zh-Hans`); the source is the one
 //! in the project's source language (or its base language, `en` for `en-US`); a group needs
@@ -91,6 +92,7 @@ pub fn find(rels: &[String], source: &str) -> Vec<Offer> {
     let set: BTreeSet<&str> = rels.iter().map(String::as_str).collect();
     android(&set, &mut taken, &mut offers);
     locale_files(rels, source, &mut taken, &mut offers);
+    arb_files(rels, source, &mut taken, &mut offers);
     locale_folders(rels, source, &mut taken, &mut offers);
     properties(rels, &set, &mut taken, &mut offers);
     bilingual(rels, &mut offers);
@@ -217,6 +219,58 @@ fn locale_files(
                 at(&format!("{src_code}.{ext}")),
                 translations(pairs.len())
             ),
+            lines,
+        });
+    }
+}
+
+/// Flutter's `lib/l10n/app_en.arb` beside `app_fr.arb`, `app_en_GB.arb`: the name before the
+/// first `_` that leaves a locale code.
+fn arb_files(rels: &[String], source: &str, taken: &mut BTreeSet<String>, offers: &mut Vec<Offer>) {
+    // (dir, prefix) → (tag → code)
+    let mut groups: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
+    for rel in rels {
+        let (dir, file) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+        let Some(stem) = file.strip_suffix(".arb") else {
+            continue;
+        };
+        let split = stem
+            .match_indices('_')
+            .map(|(i, _)| (&stem[..i], &stem[i + 1..]))
+            .find(|(_, code)| tag_of(code).is_some());
+        if let Some((prefix, code)) = split
+            && let Some(tag) = tag_of(code)
+        {
+            groups
+                .entry((dir.to_owned(), prefix.to_owned()))
+                .or_default()
+                .insert(tag, code.to_owned());
+        }
+    }
+    for ((dir, prefix), mut pairs) in groups {
+        let Some(src_code) = take_source(&mut pairs, source) else {
+            continue;
+        };
+        let at = |f: &str| {
+            if dir.is_empty() {
+                f.to_owned()
+            } else {
+                format!("{dir}/{f}")
+            }
+        };
+        let source_file = at(&format!("{prefix}_{src_code}.arb"));
+        let mut lines = vec![format!("  - name: {}", name(&at(""), "arb", taken))];
+        language_lines(&pairs, &mut lines);
+        lines.extend([
+            "    content:".to_owned(),
+            format!("      - path: {}", quote(&source_file)),
+            format!(
+                "        target: {}",
+                quote(&at(&format!("{prefix}_{{locale}}.arb")))
+            ),
+        ]);
+        offers.push(Offer {
+            summary: format!("{source_file} ({})", translations(pairs.len())),
             lines,
         });
     }
@@ -413,6 +467,26 @@ mod tests {
             text[3]
         );
         assert_eq!(text[4], "  - path: \"locale/**/*.{po,pot}\"");
+    }
+
+    #[test]
+    fn flutter_arb_files_are_offered_with_their_locale_codes() {
+        let offers = find(
+            &rels(&[
+                "lib/l10n/app_en.arb",
+                "lib/l10n/app_fr.arb",
+                "lib/l10n/app_zh_Hant.arb",
+            ]),
+            "en",
+        );
+        assert_eq!(offers.len(), 1, "{offers:?}");
+        let text = offers[0].lines.join("\n");
+        assert!(text.contains("path: \"lib/l10n/app_en.arb\""), "{text}");
+        assert!(
+            text.contains("target: \"lib/l10n/app_{locale}.arb\""),
+            "{text}"
+        );
+        assert!(text.contains("zh-Hant: zh_Hant"), "{text}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! environment (`NO_COLOR=1`, and `KAPI_NO_PROJECT=1` unless the test binds a project).
 
 mod apply;
+mod arb;
 mod asciidoc;
 mod check;
 mod check_cache;

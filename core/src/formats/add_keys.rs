@@ -32,7 +32,10 @@ pub struct Added {
 
 /// The formats [`add_keys`] edits.
 pub fn supported(format_id: &str) -> bool {
-    matches!(format_id, "android" | "json" | "yaml" | "properties")
+    matches!(
+        format_id,
+        "android" | "json" | "arb" | "yaml" | "properties"
+    )
 }
 
 /// Adds the `missing` keys of `source` (whose text is `source_text`) to the target file
@@ -49,6 +52,8 @@ pub fn add_keys(
     if !supported(id) {
         return Err(format!("kapi does not add keys to a `{id}` file"));
     }
+    // An ARB file is JSON: its messages are top-level members, added as JSON's are.
+    let id = if id == "arb" { "json" } else { id };
     let in_target: HashMap<&str, &Block> =
         target.blocks.iter().map(|b| (b.key.as_str(), b)).collect();
     let wanted: std::collections::HashSet<&str> = missing.iter().copied().collect();

@@ -28,12 +28,14 @@ pub fn cuts(len: usize) -> Vec<usize> {
     cuts
 }
 
-/// Every file under `testdata/formats/<dir>` (relative to the workspace root), sorted.
+/// Every file under `testdata/formats/<dir>` (relative to the workspace root), sorted; a
+/// folder's `SOURCES.md` (where its files came from) is no fixture but in `markdown`.
 pub fn fixtures(dir: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join("testdata/formats")
         .join(dir);
+    let markdown = dir == "markdown";
     let mut files = Vec::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
@@ -44,6 +46,8 @@ pub fn fixtures(dir: &str) -> Vec<PathBuf> {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == "SOURCES.md") && !markdown {
+                // A folder's provenance, not one of its fixtures.
             } else {
                 files.push(path);
             }

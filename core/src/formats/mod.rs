@@ -1059,7 +1059,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 29] = [
+static ALL: [&dyn Format; 30] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1067,6 +1067,7 @@ static ALL: [&dyn Format; 29] = [
     &plaintext::PlainText,
     &html::Html,
     &json::Json,
+    &json::Arb,
     &yaml::Yaml,
     &properties::Properties,
     &android::Android,

@@ -336,6 +336,12 @@ const SPECS: &[Spec] = &[
         code_blocks: Has::No("a JSON catalog holds strings, never code blocks"),
     },
     Spec {
+        format: "arb",
+        codes: Has::Yes,
+        plurals: Has::Yes,
+        code_blocks: Has::No("an ARB catalog holds messages, never code blocks"),
+    },
+    Spec {
         format: "yaml",
         codes: Has::Yes,
         plurals: Has::Yes,
@@ -1044,10 +1050,10 @@ fn what_a_format_is_declared_without_no_fixture_has() {
             }
         }
     }
-    assert_eq!(checked, 15, "the declarations checked");
+    assert_eq!(checked, 16, "the declarations checked");
     // The formats whose module runs no read-only case (no code blocks) have no other
     // read-only block in any fixture either.
-    for format in ["text", "json", "yaml", "properties", "docx"] {
+    for format in ["text", "json", "arb", "yaml", "properties", "docx"] {
         let found = pick_fixtures(format, 1, |r| read_only_block(r).is_some());
         assert!(
             found.is_empty(),

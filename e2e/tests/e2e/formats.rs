@@ -18,6 +18,7 @@ fn kapi(args: &[&str]) -> (i32, String, String) {
 
 /// The fixtures of one format folder, as workspace-relative paths.
 fn fixtures(dir: &str) -> Vec<String> {
+    let dir_name = dir;
     let mut files = Vec::new();
     let mut stack = vec![workspace().join("testdata/formats").join(dir)];
     while let Some(dir) = stack.pop() {
@@ -25,6 +26,9 @@ fn fixtures(dir: &str) -> Vec<String> {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == "SOURCES.md") && dir_name != "markdown"
+            {
+                // A folder's provenance, not one of its fixtures.
             } else if let Ok(rel) = path.strip_prefix(workspace()) {
                 files.push(rel.display().to_string());
             }
@@ -44,6 +48,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("text", Some("text")),
     ("html", None),
     ("json", None),
+    ("arb", None),
     ("yaml", None),
     ("properties", None),
     ("android", Some("android")),

@@ -68,7 +68,14 @@
 //! repeats the keys above it, so the keys may add up to four times the file's size plus 16 MB
 //! ([`super::KeyBudget`]): a very long key with many values under it is refused at the value
 //! that passes it, instead of taking gigabytes.
+mod arb;
+mod entries;
 mod escapes;
+
+pub use arb::{ARB_INFO, Arb};
+#[cfg(test)]
+use entries::CHUNK;
+use entries::Entries;
 
 pub(crate) use escapes::{escape_at, hex4_at};
 
@@ -960,12 +967,22 @@ fn read_text<'e>(
     each: Option<super::Each<'e>>,
 ) -> Result<Output<'e>, ReadError> {
     let scanned = Scanner::new(text).scan()?;
-    Ok(build(text, Output::new(INFO.id, skeleton, each), scanned))
+    Ok(build(
+        text,
+        Output::new(INFO.id, skeleton, each),
+        scanned,
+        None,
+    ))
 }
 
 /// The blocks of `scanned` into `out` (whose skeleton's text is `text`, or is given it
-/// after).
-fn build<'e>(text: &str, mut out: Output<'e>, scanned: Scanned) -> Output<'e> {
+/// after), each with the notes `notes` holds for its key (an ARB message's description).
+fn build<'e>(
+    text: &str,
+    mut out: Output<'e>,
+    scanned: Scanned,
+    notes: Option<&arb::Notes>,
+) -> Output<'e> {
     let Scanned {
         mut entries,
         groups,
@@ -1001,6 +1018,7 @@ fn build<'e>(text: &str, mut out: Output<'e>, scanned: Scanned) -> Output<'e> {
                 }
                 let key = std::mem::take(&mut entry.key);
                 let mut block = Block::new(key, Role::Key, runs);
+                block.notes = notes.map(|n| n.of(&block.key)).unwrap_or_default();
                 block.level = entry.depth;
                 block.span = entry.token.clone();
                 out.skeleton
@@ -1060,55 +1078,6 @@ fn build<'e>(text: &str, mut out: Output<'e>, scanned: Scanned) -> Output<'e> {
         push(&mut out, block);
     }
     out
-}
-
-/// Entries in chunks, so that the build, which walks them in order, frees those it passed:
-/// a catalog's entries and its blocks are never all in memory at once.
-#[derive(Default)]
-struct Entries {
-    chunks: Vec<Vec<Entry>>,
-    len: usize,
-    /// Chunks before this one are freed.
-    freed: usize,
-}
-
-/// Entries per chunk.
-const CHUNK: usize = 1 << 14;
-
-impl Entries {
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn push(&mut self, entry: Entry) {
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < CHUNK => chunk.push(entry),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(entry);
-                self.chunks.push(chunk);
-            }
-        }
-        self.len += 1;
-    }
-
-    fn get(&self, index: usize) -> Option<&Entry> {
-        self.chunks.get(index / CHUNK)?.get(index % CHUNK)
-    }
-
-    fn get_mut(&mut self, index: usize) -> Option<&mut Entry> {
-        self.chunks.get_mut(index / CHUNK)?.get_mut(index % CHUNK)
-    }
-
-    /// Frees the chunks that hold only entries before `index`.
-    fn free_before(&mut self, index: usize) {
-        while self.freed < index / CHUNK {
-            if let Some(chunk) = self.chunks.get_mut(self.freed) {
-                *chunk = Vec::new();
-            }
-            self.freed += 1;
-        }
-    }
 }
 
 /// How the file writes characters an edited value may hold.
