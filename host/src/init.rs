@@ -271,7 +271,18 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
         let is_md = md_ext.is_some();
         if matches!(
             ext.as_str(),
-            "json" | "yml" | "yaml" | "xml" | "properties" | "po" | "pot" | "xlf" | "xliff" | "arb"
+            "json"
+                | "yml"
+                | "yaml"
+                | "xml"
+                | "properties"
+                | "po"
+                | "pot"
+                | "xlf"
+                | "xliff"
+                | "arb"
+                | "resx"
+                | "resw"
         ) && catalogs.len() < MAX_CATALOG_FILES
             && let Some(rel) = relative_to(path, root)
             && !rel.split('/').next().is_some_and(|top| {

@@ -95,6 +95,7 @@ pub fn find(rels: &[String], source: &str) -> Vec<Offer> {
     arb_files(rels, source, &mut taken, &mut offers);
     locale_folders(rels, source, &mut taken, &mut offers);
     properties(rels, &set, &mut taken, &mut offers);
+    resx_satellites(rels, &set, &mut taken, &mut offers);
     bilingual(rels, &mut offers);
     offers.truncate(MAX_OFFERS);
     offers
@@ -289,7 +290,7 @@ fn locale_folders(
         let Some((_, ext)) = rel.rsplit_once('.') else {
             continue;
         };
-        if !matches!(ext, "json" | "yml" | "yaml") {
+        if !matches!(ext, "json" | "yml" | "yaml" | "resw") {
             continue;
         }
         let parts: Vec<&str> = rel.split('/').collect();
@@ -309,7 +310,11 @@ fn locale_folders(
         let Some(src_code) = take_source(&mut pairs, source) else {
             continue;
         };
-        let format = if ext == "json" { "json" } else { "yaml" };
+        let format = match ext.as_str() {
+            "json" => "json",
+            "resw" => "resx",
+            _ => "yaml",
+        };
         let base = if parent.is_empty() {
             src_code.clone()
         } else {
@@ -328,6 +333,53 @@ fn locale_folders(
         ]);
         offers.push(Offer {
             summary: format!("{base}/**/*.{ext} ({})", translations(pairs.len())),
+            lines,
+        });
+    }
+}
+
+/// .NET's `Strings.resx` beside its satellites `Strings.fr.resx`, `Strings.ar-SA.resx`.
+fn resx_satellites(
+    rels: &[String],
+    set: &BTreeSet<&str>,
+    taken: &mut BTreeSet<String>,
+    offers: &mut Vec<Offer>,
+) {
+    for rel in rels {
+        let Some(stem) = rel.strip_suffix(".resx") else {
+            continue;
+        };
+        if stem
+            .rsplit_once('.')
+            .is_some_and(|(_, code)| tag_of(code).is_some())
+        {
+            continue;
+        }
+        let prefix = format!("{stem}.");
+        let mut pairs = BTreeMap::new();
+        for other in set.range(prefix.as_str()..) {
+            let Some(rest) = other.strip_prefix(&prefix) else {
+                break;
+            };
+            if let Some(code) = rest.strip_suffix(".resx")
+                && !code.contains(['/', '.'])
+                && let Some(tag) = tag_of(code)
+            {
+                pairs.insert(tag, code.to_owned());
+            }
+        }
+        if pairs.is_empty() {
+            continue;
+        }
+        let mut lines = vec![format!("  - name: {}", name(stem, "resx", taken))];
+        language_lines(&pairs, &mut lines);
+        lines.extend([
+            "    content:".to_owned(),
+            format!("      - path: {}", quote(rel)),
+            "        target: \"{dir}/{basename}.{locale}.resx\"".to_owned(),
+        ]);
+        offers.push(Offer {
+            summary: format!("{rel} ({})", translations(pairs.len())),
             lines,
         });
     }
@@ -467,6 +519,32 @@ mod tests {
             text[3]
         );
         assert_eq!(text[4], "  - path: \"locale/**/*.{po,pot}\"");
+    }
+
+    #[test]
+    fn resx_satellites_and_resw_folders_are_offered() {
+        let offers = find(
+            &rels(&[
+                "src/Strings.resx",
+                "src/Strings.ar-SA.resx",
+                "src/Strings.ja-JP.resx",
+                "Strings/en-US/Resources.resw",
+                "Strings/de-DE/Resources.resw",
+            ]),
+            "en",
+        );
+        let text: Vec<String> = offers.iter().map(|o| o.lines.join("\n")).collect();
+        assert!(
+            text.iter().any(|t| t.contains("path: \"src/Strings.resx\"")
+                && t.contains("target: \"{dir}/{basename}.{locale}.resx\"")
+                && t.contains("[ar-SA, ja-JP]")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("base: \"Strings/en-US\"") && t.contains("format: resx")),
+            "{text:?}"
+        );
     }
 
     #[test]

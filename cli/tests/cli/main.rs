@@ -33,6 +33,7 @@ mod plurals;
 mod pofilter;
 mod precision;
 mod recipe_keys;
+mod resx;
 mod review_fixes;
 mod review_queue;
 mod rst;

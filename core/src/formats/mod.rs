@@ -20,6 +20,7 @@ pub mod output;
 pub mod plaintext;
 pub mod po;
 pub mod properties;
+pub mod resx;
 pub mod rst;
 pub mod sections;
 pub mod spans;
@@ -1059,7 +1060,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 30] = [
+static ALL: [&dyn Format; 31] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1071,6 +1072,7 @@ static ALL: [&dyn Format; 30] = [
     &yaml::Yaml,
     &properties::Properties,
     &android::Android,
+    &resx::Resx,
     &po::Po,
     &xliff::Xliff,
     &xliff2::Xliff2,

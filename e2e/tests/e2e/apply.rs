@@ -342,6 +342,12 @@ const SPECS: &[Spec] = &[
         code_blocks: Has::No("an ARB catalog holds messages, never code blocks"),
     },
     Spec {
+        format: "resx",
+        codes: Has::Yes,
+        plurals: Has::No(".NET resources have no plural syntax: a plural is one key per form"),
+        code_blocks: Has::No("a .NET resource file holds strings, never code blocks"),
+    },
+    Spec {
         format: "yaml",
         codes: Has::Yes,
         plurals: Has::Yes,
@@ -1050,7 +1056,7 @@ fn what_a_format_is_declared_without_no_fixture_has() {
             }
         }
     }
-    assert_eq!(checked, 16, "the declarations checked");
+    assert_eq!(checked, 18, "the declarations checked");
     // The formats whose module runs no read-only case (no code blocks) have no other
     // read-only block in any fixture either.
     for format in ["text", "json", "arb", "yaml", "properties", "docx"] {

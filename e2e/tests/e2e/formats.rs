@@ -52,6 +52,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("yaml", None),
     ("properties", None),
     ("android", Some("android")),
+    ("resx", None),
     ("po", None),
     ("xliff", None),
     ("xliff2", None),
