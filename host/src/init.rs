@@ -283,6 +283,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
                 | "arb"
                 | "resx"
                 | "resw"
+                | "strings"
         ) && catalogs.len() < MAX_CATALOG_FILES
             && let Some(rel) = relative_to(path, root)
             && !rel.split('/').next().is_some_and(|top| {

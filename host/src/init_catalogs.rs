@@ -96,6 +96,7 @@ pub fn find(rels: &[String], source: &str) -> Vec<Offer> {
     locale_folders(rels, source, &mut taken, &mut offers);
     properties(rels, &set, &mut taken, &mut offers);
     resx_satellites(rels, &set, &mut taken, &mut offers);
+    lproj(rels, source, &mut taken, &mut offers);
     bilingual(rels, &mut offers);
     offers.truncate(MAX_OFFERS);
     offers
@@ -338,6 +339,55 @@ fn locale_folders(
     }
 }
 
+/// Apple's `en.lproj/Localizable.strings` beside `fr.lproj/`, `pt-BR.lproj/`: one collection
+/// per parent folder, its `.strings` files under the source language's `.lproj`.
+fn lproj(rels: &[String], source: &str, taken: &mut BTreeSet<String>, offers: &mut Vec<Offer>) {
+    // parent → (tag → code)
+    let mut groups: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for rel in rels {
+        if !rel.ends_with(".strings") {
+            continue;
+        }
+        let mut parts: Vec<&str> = rel.split('/').collect();
+        parts.pop();
+        let Some(folder) = parts.pop() else {
+            continue;
+        };
+        if let Some(code) = folder.strip_suffix(".lproj")
+            && let Some(tag) = tag_of(code)
+        {
+            groups
+                .entry(parts.join("/"))
+                .or_default()
+                .insert(tag, code.to_owned());
+        }
+    }
+    for (parent, mut pairs) in groups {
+        let Some(src_code) = take_source(&mut pairs, source) else {
+            continue;
+        };
+        let base = if parent.is_empty() {
+            format!("{src_code}.lproj")
+        } else {
+            format!("{parent}/{src_code}.lproj")
+        };
+        let mut lines = vec![
+            format!("  - name: {}", name(&base, "strings", taken)),
+            format!("    base: {}", quote(&base)),
+        ];
+        language_lines(&pairs, &mut lines);
+        lines.extend([
+            "    content:".to_owned(),
+            "      - path: \"*.strings\"".to_owned(),
+            "        target: \"../{locale}.lproj/{relpath}\"".to_owned(),
+        ]);
+        offers.push(Offer {
+            summary: format!("{base}/*.strings ({})", translations(pairs.len())),
+            lines,
+        });
+    }
+}
+
 /// .NET's `Strings.resx` beside its satellites `Strings.fr.resx`, `Strings.ar-SA.resx`.
 fn resx_satellites(
     rels: &[String],
@@ -519,6 +569,26 @@ mod tests {
             text[3]
         );
         assert_eq!(text[4], "  - path: \"locale/**/*.{po,pot}\"");
+    }
+
+    #[test]
+    fn lproj_folders_are_offered() {
+        let offers = find(
+            &rels(&[
+                "App/en.lproj/Localizable.strings",
+                "App/fr.lproj/Localizable.strings",
+                "App/zh-Hans.lproj/Localizable.strings",
+                "App/Base.lproj/Main.storyboard",
+            ]),
+            "en",
+        );
+        let text = offers[0].lines.join("\n");
+        assert!(text.contains("base: \"App/en.lproj\""), "{text}");
+        assert!(
+            text.contains("target: \"../{locale}.lproj/{relpath}\""),
+            "{text}"
+        );
+        assert!(text.contains("[fr, zh-Hans]"), "{text}");
     }
 
     #[test]

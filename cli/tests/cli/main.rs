@@ -1,6 +1,7 @@
 //! CLI tests: every module drives the real `kapi` binary in a temporary folder with a clean
 //! environment (`NO_COLOR=1`, and `KAPI_NO_PROJECT=1` unless the test binds a project).
 
+mod apple_strings;
 mod apply;
 mod arb;
 mod asciidoc;

@@ -25,6 +25,7 @@ pub mod rst;
 pub mod sections;
 pub mod spans;
 pub mod splice;
+pub mod strings;
 pub mod xliff;
 pub mod xliff2;
 pub mod xml;
@@ -1060,7 +1061,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 31] = [
+static ALL: [&dyn Format; 32] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1073,6 +1074,7 @@ static ALL: [&dyn Format; 31] = [
     &properties::Properties,
     &android::Android,
     &resx::Resx,
+    &strings::AppleStrings,
     &po::Po,
     &xliff::Xliff,
     &xliff2::Xliff2,

@@ -348,6 +348,12 @@ const SPECS: &[Spec] = &[
         code_blocks: Has::No("a .NET resource file holds strings, never code blocks"),
     },
     Spec {
+        format: "strings",
+        codes: Has::Yes,
+        plurals: Has::No("Apple .strings has no plural syntax: plurals live in .stringsdict"),
+        code_blocks: Has::No("an Apple .strings file holds strings, never code blocks"),
+    },
+    Spec {
         format: "yaml",
         codes: Has::Yes,
         plurals: Has::Yes,
@@ -1056,10 +1062,18 @@ fn what_a_format_is_declared_without_no_fixture_has() {
             }
         }
     }
-    assert_eq!(checked, 18, "the declarations checked");
+    assert_eq!(checked, 20, "the declarations checked");
     // The formats whose module runs no read-only case (no code blocks) have no other
     // read-only block in any fixture either.
-    for format in ["text", "json", "arb", "yaml", "properties", "docx"] {
+    for format in [
+        "text",
+        "json",
+        "arb",
+        "strings",
+        "yaml",
+        "properties",
+        "docx",
+    ] {
         let found = pick_fixtures(format, 1, |r| read_only_block(r).is_some());
         assert!(
             found.is_empty(),

@@ -53,6 +53,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("properties", None),
     ("android", Some("android")),
     ("resx", None),
+    ("strings", None),
     ("po", None),
     ("xliff", None),
     ("xliff2", None),
