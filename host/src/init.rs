@@ -284,6 +284,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
                 | "resx"
                 | "resw"
                 | "strings"
+                | "stringsdict"
         ) && catalogs.len() < MAX_CATALOG_FILES
             && let Some(rel) = relative_to(path, root)
             && !rel.split('/').next().is_some_and(|top| {

@@ -340,12 +340,13 @@ fn locale_folders(
 }
 
 /// Apple's `en.lproj/Localizable.strings` beside `fr.lproj/`, `pt-BR.lproj/`: one collection
-/// per parent folder, its `.strings` files under the source language's `.lproj`.
+/// per parent folder, its `.strings` and `.stringsdict` files under the source language's
+/// `.lproj`.
 fn lproj(rels: &[String], source: &str, taken: &mut BTreeSet<String>, offers: &mut Vec<Offer>) {
     // parent → (tag → code)
     let mut groups: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for rel in rels {
-        if !rel.ends_with(".strings") {
+        if !rel.ends_with(".strings") && !rel.ends_with(".stringsdict") {
             continue;
         }
         let mut parts: Vec<&str> = rel.split('/').collect();
@@ -378,7 +379,7 @@ fn lproj(rels: &[String], source: &str, taken: &mut BTreeSet<String>, offers: &m
         language_lines(&pairs, &mut lines);
         lines.extend([
             "    content:".to_owned(),
-            "      - path: \"*.strings\"".to_owned(),
+            "      - path: \"*.{strings,stringsdict}\"".to_owned(),
             "        target: \"../{locale}.lproj/{relpath}\"".to_owned(),
         ]);
         offers.push(Offer {

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::Kapi;
 
-const RECIPE: &str = "version: v1\nname: app\ndefaults:\n  source_language: en\n  target_languages: [fr]\ncollections:\n  - name: strings\n    base: \"App/en.lproj\"\n    content:\n      - path: \"*.strings\"\n        target: \"../{lang}.lproj/{relpath}\"\n";
+const RECIPE: &str = "version: v1\nname: app\ndefaults:\n  source_language: en\n  target_languages: [fr, ru]\ncollections:\n  - name: strings\n    base: \"App/en.lproj\"\n    content:\n      - path: \"*.strings\"\n        target: \"../{lang}.lproj/{relpath}\"\n      - path: \"*.stringsdict\"\n        target: \"../{lang}.lproj/{relpath}\"\n";
 
 const EN: &str =
     "/* Shown when a file is saved */\n\"saved\" = \"Saved %@\";\n\n\"quit\" = \"Quit\";\n";
@@ -120,5 +120,48 @@ fn a_compiled_strings_file_is_refused_with_what_to_read() {
         run.stderr.contains("compiled .strings file"),
         "{}",
         run.stderr
+    );
+}
+
+const DICT_EN: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n\t<key>%d files</key>\n\t<dict>\n\t\t<key>NSStringLocalizedFormatKey</key>\n\t\t<string>%#@files@</string>\n\t\t<key>files</key>\n\t\t<dict>\n\t\t\t<key>NSStringFormatSpecTypeKey</key>\n\t\t\t<string>NSStringPluralRuleType</string>\n\t\t\t<key>NSStringFormatValueTypeKey</key>\n\t\t\t<string>d</string>\n\t\t\t<key>one</key>\n\t\t\t<string>%d file</string>\n\t\t\t<key>other</key>\n\t\t\t<string>%d files</string>\n\t\t</dict>\n\t</dict>\n</dict>\n</plist>\n";
+
+/// A `.stringsdict`'s plural variable is one block of branches, paired with its translation;
+/// a Russian translation that gives only `one` and `other` lacks `few` and `many`.
+#[test]
+fn a_stringsdict_plural_is_one_block_and_a_missing_form_is_found() {
+    let kapi = project();
+    kapi.write("App/en.lproj/Localizable.stringsdict", DICT_EN);
+    let ru = DICT_EN
+        .replace("<string>%d file</string>", "<string>%d файл</string>")
+        .replace("<string>%d files</string>", "<string>%d файлов</string>");
+    kapi.write("App/ru.lproj/Localizable.stringsdict", &ru);
+    let run = kapi.run(&[
+        "inspect",
+        "--json",
+        "--editions",
+        "ru",
+        "App/en.lproj/Localizable.stringsdict",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let doc = run.json();
+    assert_eq!(doc["format"], "stringsdict", "{doc}");
+    let plural = &doc["blocks"][1];
+    assert_eq!(plural["ref"]["block"], "%d files/files", "{doc}");
+    assert!(
+        plural["branches"].as_array().is_some_and(|b| b.len() == 2),
+        "{plural}"
+    );
+    let run = kapi.run(&["check", "--json", "App/en.lproj/Localizable.stringsdict"]);
+    let report = run.json();
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == "App/ru.lproj/Localizable.stringsdict"
+                && f["rule"]
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("plurals."))),
+        "{report}"
     );
 }

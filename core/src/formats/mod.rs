@@ -26,6 +26,7 @@ pub mod sections;
 pub mod spans;
 pub mod splice;
 pub mod strings;
+pub mod stringsdict;
 pub mod xliff;
 pub mod xliff2;
 pub mod xml;
@@ -1061,7 +1062,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 32] = [
+static ALL: [&dyn Format; 33] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1075,6 +1076,7 @@ static ALL: [&dyn Format; 32] = [
     &android::Android,
     &resx::Resx,
     &strings::AppleStrings,
+    &stringsdict::StringsDict,
     &po::Po,
     &xliff::Xliff,
     &xliff2::Xliff2,

@@ -161,7 +161,10 @@ fn read_text<'e>(
 }
 
 /// The value's character data, references decoded, verbatim pieces at their offsets.
-fn value_pieces(text: &str, content: std::ops::Range<usize>) -> Result<Pieces, ReadError> {
+pub(super) fn value_pieces(
+    text: &str,
+    content: std::ops::Range<usize>,
+) -> Result<Pieces, ReadError> {
     let mut pieces = Pieces::default();
     let mut at = content.start;
     while at < content.end {

@@ -354,6 +354,12 @@ const SPECS: &[Spec] = &[
         code_blocks: Has::No("an Apple .strings file holds strings, never code blocks"),
     },
     Spec {
+        format: "stringsdict",
+        codes: Has::Yes,
+        plurals: Has::Yes,
+        code_blocks: Has::No("a .stringsdict holds plural strings, never code blocks"),
+    },
+    Spec {
         format: "yaml",
         codes: Has::Yes,
         plurals: Has::Yes,
@@ -1062,7 +1068,7 @@ fn what_a_format_is_declared_without_no_fixture_has() {
             }
         }
     }
-    assert_eq!(checked, 20, "the declarations checked");
+    assert_eq!(checked, 21, "the declarations checked");
     // The formats whose module runs no read-only case (no code blocks) have no other
     // read-only block in any fixture either.
     for format in [

@@ -54,6 +54,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("android", Some("android")),
     ("resx", None),
     ("strings", None),
+    ("stringsdict", None),
     ("po", None),
     ("xliff", None),
     ("xliff2", None),
