@@ -178,11 +178,7 @@ fn read_text<'e>(
 type Read = (std::ops::Range<usize>, Vec<Run>);
 
 /// A `<string>`'s content and runs; `None` for an empty element or one holding markup.
-fn string_runs(
-    text: &str,
-    tree: &Tree<'_>,
-    string: usize,
-) -> Result<Option<Read>, ReadError> {
+fn string_runs(text: &str, tree: &Tree<'_>, string: usize) -> Result<Option<Read>, ReadError> {
     let Some(element) = tree.get(string) else {
         return Ok(None);
     };
