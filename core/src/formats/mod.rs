@@ -10,6 +10,7 @@ pub mod asciidoc;
 pub mod code;
 #[cfg(test)]
 pub mod conformance;
+pub mod docs_blocks;
 pub mod docx;
 pub mod html;
 pub mod inline;

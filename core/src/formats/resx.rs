@@ -72,14 +72,20 @@ impl Format for Resx {
     super::output::text_reads!(xml::decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        parsed
-            .skeleton
-            .fill(&parsed.document, |_hole: &Hole, runs: &[Run]| {
-                let mut out = String::new();
-                super::render_runs(runs, &mut out, &mut |text, out| xml::escape_text(text, out));
-                Ok(out)
-            })
+        write_escaped(parsed)
     }
+}
+
+/// Writes each edited value as XML character data (`&`, `<`, `>` as references), the rest of
+/// the file as read: .resx's and .stringsdict's writer.
+pub(super) fn write_escaped(parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
+    parsed
+        .skeleton
+        .fill(&parsed.document, |_hole: &Hole, runs: &[Run]| {
+            let mut out = String::new();
+            super::render_runs(runs, &mut out, &mut |text, out| xml::escape_text(text, out));
+            Ok(out)
+        })
 }
 
 fn read_text<'e>(

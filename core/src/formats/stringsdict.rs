@@ -29,9 +29,7 @@ use super::inline::placeholders::{Ids, Syntaxes};
 use super::output::Output;
 use super::resx::value_pieces;
 use super::xml::{self, Tree};
-use super::{
-    Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
-};
+use super::{Capabilities, Format, FormatInfo, Keys, Parsed, ReadError, Skeleton, WriteError};
 use crate::model::{
     Block, Branch, Code, CodeKind, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind,
 };
@@ -63,13 +61,7 @@ impl Format for StringsDict {
     super::output::text_reads!(xml::decode, read_text);
 
     fn write(&self, parsed: &Parsed) -> Result<Vec<u8>, WriteError> {
-        parsed
-            .skeleton
-            .fill(&parsed.document, |_hole: &Hole, runs: &[Run]| {
-                let mut out = String::new();
-                super::render_runs(runs, &mut out, &mut |text, out| xml::escape_text(text, out));
-                Ok(out)
-            })
+        super::resx::write_escaped(parsed)
     }
 }
 

@@ -15,38 +15,15 @@ use std::ops::Range;
 
 use super::inline;
 use crate::formats::ReadError;
+use crate::formats::docs_blocks::{Ctx, Emit};
 use crate::formats::lines::{Body, Line, Lines, width};
 use crate::formats::output::Output;
-use crate::formats::sections::Sections;
 
 /// The deepest nesting of blocks read (delimited blocks inside each other, blocks attached to
 /// list items): real documents nest a few levels; a deeper file is refused at the block that
 /// goes past it, so reading stays within a thread's stack.
 const MAX_NESTING: usize = 64;
-use crate::model::{Block, Role, Run};
-
-/// Where a block is read: the kind its paragraphs take in keys, their role and nesting.
-#[derive(Debug, Clone, Copy)]
-struct Ctx {
-    kind: &'static str,
-    role: Role,
-    level: u32,
-    depth: usize,
-    /// Whether section titles may start here (the file's top level).
-    top: bool,
-}
-
-impl Ctx {
-    fn nested(self, kind: &'static str, role: Role) -> Ctx {
-        Ctx {
-            kind,
-            role,
-            level: self.level + 1,
-            depth: self.depth + 1,
-            top: false,
-        }
-    }
-}
+use crate::model::Role;
 
 /// What a delimited block's delimiter line opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,16 +99,14 @@ fn code_style(style: &str) -> bool {
 /// Reads a file's text into blocks.
 pub struct Reader<'t, 'e> {
     text: &'t str,
-    pub out: Output<'e>,
-    sections: Sections,
+    emit: Emit<'t, 'e>,
 }
 
 impl<'t, 'e> Reader<'t, 'e> {
     pub fn new(text: &'t str, out: Output<'e>) -> Self {
         Reader {
             text,
-            out,
-            sections: Sections::default(),
+            emit: Emit::new(text, out),
         }
     }
 
@@ -158,15 +133,9 @@ impl<'t, 'e> Reader<'t, 'e> {
             end: text.len(),
             indent: 0,
         };
-        let top = Ctx {
-            kind: "p",
-            role: Role::Paragraph,
-            level: 0,
-            depth: 0,
-            top: true,
-        };
+        let top = Ctx::top();
         self.body(body, top, true)?;
-        Ok(self.out)
+        Ok(self.emit.out)
     }
 
     fn body(&mut self, body: Body, ctx: Ctx, header: bool) -> Result<(), ReadError> {
@@ -181,14 +150,14 @@ impl<'t, 'e> Reader<'t, 'e> {
         let mut lines = body.lines(self.text);
         let mut style: Option<String> = None;
         while let Some(line) = lines.next() {
-            if self.out.refused() {
+            if self.emit.out.refused() {
                 break;
             }
             if line.blank() {
                 continue;
             }
             // The document header comes before any block (anchors and attributes may).
-            let first = header && self.out.index() == 0;
+            let first = header && self.emit.out.index() == 0;
             self.construct(line, &mut lines, ctx, &mut style, first)?;
         }
         Ok(())
@@ -238,13 +207,14 @@ impl<'t, 'e> Reader<'t, 'e> {
         if at_start && block_title(t) {
             let seg = (line.content + 1, line.end_trimmed(text));
             let runs = inline::runs(text, &[seg]);
-            self.push(
+            self.emit.push(
                 "title",
                 Role::Heading,
                 ctx.level + 1,
                 runs,
                 seg.0..seg.1,
                 true,
+                None,
             );
             return Ok(());
         }
@@ -260,7 +230,7 @@ impl<'t, 'e> Reader<'t, 'e> {
         if line.indent > 0 || taken.is_some_and(code_style) {
             // A literal paragraph, or one styled as code.
             let end = paragraph_end(text, line, lines);
-            self.push_code(line.content..end);
+            self.emit.push_code(line.content..end);
             return Ok(());
         }
         let skip = admonition_label(t).unwrap_or(0);
@@ -272,7 +242,8 @@ impl<'t, 'e> Reader<'t, 'e> {
         };
         let runs = inline::runs(text, &segments);
         let span = segments[0].0..segments[segments.len() - 1].1;
-        self.push(kind, role, ctx.level, runs, span, true);
+        self.emit
+            .push(kind, role, ctx.level, runs, span, true, None);
         Ok(())
     }
 
@@ -323,10 +294,11 @@ impl<'t, 'e> Reader<'t, 'e> {
             }
         }
         let runs = inline::runs(text, &[segment]);
-        self.sections
+        self.emit
             .title(&crate::model::Edition::new(runs.clone()).plain_text());
         let level = u32::try_from(level + 1).unwrap_or(u32::MAX);
-        self.push("h", Role::Heading, level, runs, span, true);
+        self.emit
+            .push("h", Role::Heading, level, runs, span, true, None);
         true
     }
 
@@ -368,17 +340,17 @@ impl<'t, 'e> Reader<'t, 'e> {
             | Delimited::Pass
             | Delimited::Fenced
             | Delimited::Data => {
-                self.code(content);
+                self.emit.code(content);
                 Ok(())
             }
             _ if code_style(style) || style == "comment" => {
                 if style != "comment" {
-                    self.code(content);
+                    self.emit.code(content);
                 }
                 Ok(())
             }
             Delimited::Table if style == "csv" || style == "dsv" => {
-                self.code(content);
+                self.emit.code(content);
                 Ok(())
             }
             Delimited::Table => self.table(content, open.as_bytes()[0], ctx),
@@ -402,7 +374,8 @@ impl<'t, 'e> Reader<'t, 'e> {
         if let (Some(first), Some(last)) = (segments.first(), segments.last()) {
             let span = first.0..last.1;
             let runs = inline::runs(text, &segments);
-            self.push("quote", Role::Quote, ctx.level + 1, runs, span, true);
+            self.emit
+                .push("quote", Role::Quote, ctx.level + 1, runs, span, true, None);
         }
     }
 
@@ -431,7 +404,15 @@ impl<'t, 'e> Reader<'t, 'e> {
         if let Some(term) = item.term.clone() {
             let term = (line.content + term.start, line.content + term.end);
             let runs = inline::runs(text, &[term]);
-            self.push("term", Role::Paragraph, level, runs, term.0..term.1, true);
+            self.emit.push(
+                "term",
+                Role::Paragraph,
+                level,
+                runs,
+                term.0..term.1,
+                true,
+                None,
+            );
         }
         let kind = if item.term.is_some() { "def" } else { "li" };
         let mut segments = Vec::new();
@@ -442,7 +423,8 @@ impl<'t, 'e> Reader<'t, 'e> {
         if let (Some(first), Some(last)) = (segments.first(), segments.last()) {
             let span = first.0..last.1;
             let runs = inline::runs(text, &segments);
-            self.push(kind, Role::ListItem, level, runs, span, true);
+            self.emit
+                .push(kind, Role::ListItem, level, runs, span, true, None);
         }
         // Blocks attached with `+` (a list item after one is the list's next item, read by
         // the caller, so nesting never grows with the list).
@@ -531,51 +513,10 @@ impl<'t, 'e> Reader<'t, 'e> {
             };
             let span = first.0..last.1;
             let runs = inline::runs(text, &segments);
-            self.push("cell", Role::TableCell, ctx.level, runs, span, true);
+            self.emit
+                .push("cell", Role::TableCell, ctx.level, runs, span, true, None);
         }
         Ok(())
-    }
-
-    /// A code block: the lines of `body`, as they stand, from its first line's text.
-    fn code(&mut self, body: Body) {
-        let text = self.text;
-        let mut span: Option<Range<usize>> = None;
-        for line in body.lines(text).filter(|l| !l.blank()) {
-            span = Some(span.map_or(line.content, |s| s.start)..line.end_trimmed(text));
-        }
-        if let Some(span) = span {
-            self.push_code(span);
-        }
-    }
-
-    fn push_code(&mut self, span: Range<usize>) {
-        let raw = self.text.get(span.clone()).unwrap_or_default();
-        let runs = vec![Run::text_at(raw, span.start)];
-        self.push("code", Role::Code, 0, runs, span, true);
-    }
-
-    fn push(
-        &mut self,
-        kind: &'static str,
-        role: Role,
-        level: u32,
-        runs: Vec<Run>,
-        span: Range<usize>,
-        hole: bool,
-    ) {
-        if runs.is_empty() {
-            return;
-        }
-        let (key, label) = self.sections.key(kind);
-        let mut block = Block::new(key, role, runs);
-        block.label = label;
-        block.level = level;
-        block.span = span.clone();
-        let index = self.out.index();
-        if hole {
-            self.out.skeleton.hole(span, index, &block.source);
-        }
-        self.out.push(self.text, block);
     }
 }
 

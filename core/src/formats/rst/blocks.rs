@@ -8,41 +8,16 @@
 //! content of code directives are code blocks. Comments, hyperlink targets, substitution
 //! definitions, directive options and the directives that hold no prose (`toctree`,
 //! `literalinclude`, `image`…) are no block: their bytes stay in the skeleton.
-use std::ops::Range;
-
 use super::inline;
 use super::tables::{self, Cell};
+use crate::formats::docs_blocks::{Ctx, Emit};
 use crate::formats::lines::{Body, Line, Lines, column_of, indented, width};
 use crate::formats::output::Output;
-use crate::formats::sections::Sections;
 use crate::formats::{MAX_DEPTH, ReadError};
-use crate::model::{Block, Code, CodeKind, Role, Run};
+use crate::model::{Code, CodeKind, Role, Run};
 
 /// Why a table cell over several lines takes no edit.
 pub const CELL_LOCKED: &str = "a table cell over several lines: its lines are not one stretch of the file; edit the table in the file, where its borders and widths are yours to keep";
-
-/// Where a block is read: the kind its paragraphs take in keys, their role and nesting.
-#[derive(Debug, Clone, Copy)]
-struct Ctx {
-    kind: &'static str,
-    role: Role,
-    level: u32,
-    depth: usize,
-    /// Whether titles may start here (the file's top level only, as docutils allows).
-    top: bool,
-}
-
-impl Ctx {
-    fn nested(self, kind: &'static str, role: Role) -> Ctx {
-        Ctx {
-            kind,
-            role,
-            level: self.level + 1,
-            depth: self.depth + 1,
-            top: false,
-        }
-    }
-}
 
 /// What a directive's argument and content hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,8 +64,7 @@ fn classify(name: &str) -> Directive {
 /// Reads a file's text into blocks.
 pub struct Reader<'t, 'e> {
     text: &'t str,
-    pub out: Output<'e>,
-    sections: Sections,
+    emit: Emit<'t, 'e>,
     /// Title adornment styles (character, overlined) in order of first use: a title's level.
     styles: Vec<(char, bool)>,
 }
@@ -99,8 +73,7 @@ impl<'t, 'e> Reader<'t, 'e> {
     pub fn new(text: &'t str, out: Output<'e>) -> Self {
         Reader {
             text,
-            out,
-            sections: Sections::default(),
+            emit: Emit::new(text, out),
             styles: Vec::new(),
         }
     }
@@ -118,15 +91,9 @@ impl<'t, 'e> Reader<'t, 'e> {
             end: self.text.len(),
             indent: 0,
         };
-        let top = Ctx {
-            kind: "p",
-            role: Role::Paragraph,
-            level: 0,
-            depth: 0,
-            top: true,
-        };
+        let top = Ctx::top();
         self.body(body, top)?;
-        Ok(self.out)
+        Ok(self.emit.out)
     }
 
     fn body(&mut self, body: Body, ctx: Ctx) -> Result<(), ReadError> {
@@ -143,7 +110,7 @@ impl<'t, 'e> Reader<'t, 'e> {
         let mut lines = body.lines(text);
         let mut literal_next = false;
         while let Some(line) = lines.peek() {
-            if self.out.refused() {
+            if self.emit.out.refused() {
                 break;
             }
             if line.blank() {
@@ -153,7 +120,7 @@ impl<'t, 'e> Reader<'t, 'e> {
             if Some(line.start) != first && line.indent > body.indent {
                 let inner = indented(text, &mut lines, None, body.indent);
                 if literal_next {
-                    self.code(inner);
+                    self.emit.code(inner);
                 } else {
                     self.body(inner, ctx.nested("quote", Role::Quote))?;
                 }
@@ -211,7 +178,7 @@ impl<'t, 'e> Reader<'t, 'e> {
                 end = next;
                 lines.next();
             }
-            self.push_code(line.content..end.end);
+            self.emit.push_code(line.content..end.end);
             return Ok(false);
         }
         if t == "|" || t.starts_with("| ") {
@@ -270,11 +237,12 @@ impl<'t, 'e> Reader<'t, 'e> {
             title.content + title.text(text).trim_end().len(),
         );
         let runs = inline::runs(text, &[segment]);
-        self.sections
+        self.emit
             .title(&crate::model::Edition::new(runs.clone()).plain_text());
         let from = over.map_or(title.start, |o| o.start);
         let level = u32::try_from(level).unwrap_or(u32::MAX);
-        self.push("h", Role::Heading, level, runs, from..under.end, true, None);
+        self.emit
+            .push("h", Role::Heading, level, runs, from..under.end, true, None);
         true
     }
 
@@ -382,7 +350,7 @@ impl<'t, 'e> Reader<'t, 'e> {
         if kind == Directive::Titled && !title.is_empty() {
             let runs = inline::runs(text, &title);
             let span = title[0].0..title[title.len() - 1].1;
-            self.push(
+            self.emit.push(
                 "title",
                 Role::Heading,
                 ctx.level + 1,
@@ -394,7 +362,7 @@ impl<'t, 'e> Reader<'t, 'e> {
         }
         let content = rest(&inner, block.end);
         match kind {
-            Directive::Code => self.code(content),
+            Directive::Code => self.emit.code(content),
             Directive::Skip => {}
             _ => self.body(content, content_ctx)?,
         }
@@ -440,7 +408,8 @@ impl<'t, 'e> Reader<'t, 'e> {
             if !segments.is_empty() {
                 let runs = inline::runs(text, &segments);
                 let span = segments[0].0..segments[segments.len() - 1].1;
-                self.push("line", ctx.role, ctx.level, runs, span, true, None);
+                self.emit
+                    .push("line", ctx.role, ctx.level, runs, span, true, None);
             }
         }
         Ok(())
@@ -459,7 +428,7 @@ impl<'t, 'e> Reader<'t, 'e> {
             // Classifiers (`term : type`) are no part of the term.
             let term = t.find(" : ").map_or(t, |at| &t[..at]);
             let runs = inline::runs(text, &[(line.content, line.content + term.len())]);
-            self.push(
+            self.emit.push(
                 "term",
                 ctx.role,
                 ctx.level,
@@ -515,7 +484,8 @@ impl<'t, 'e> Reader<'t, 'e> {
                 Code::new(id, CodeKind::Standalone, "literal-marker", data, false).at(marker.start),
             ));
         }
-        self.push(ctx.kind, ctx.role, ctx.level, runs, span, true, None);
+        self.emit
+            .push(ctx.kind, ctx.role, ctx.level, runs, span, true, None);
         literal
     }
 
@@ -528,7 +498,7 @@ impl<'t, 'e> Reader<'t, 'e> {
             };
             let span = first.0..last.1;
             if cell.segments.len() == 1 {
-                self.push(
+                self.emit.push(
                     "cell",
                     Role::TableCell,
                     ctx.level,
@@ -538,7 +508,7 @@ impl<'t, 'e> Reader<'t, 'e> {
                     None,
                 );
             } else {
-                self.push(
+                self.emit.push(
                     "cell",
                     Role::TableCell,
                     ctx.level,
@@ -549,52 +519,6 @@ impl<'t, 'e> Reader<'t, 'e> {
                 );
             }
         }
-    }
-
-    /// A code block: the lines of `body`, as they stand, from its first line's text.
-    fn code(&mut self, body: Body) {
-        let text = self.text;
-        let mut span: Option<Range<usize>> = None;
-        for line in body.lines(text).filter(|l| !l.blank()) {
-            span = Some(span.map_or(line.content, |s| s.start)..line.end_trimmed(text));
-        }
-        if let Some(span) = span {
-            self.push_code(span);
-        }
-    }
-
-    fn push_code(&mut self, span: Range<usize>) {
-        let raw = self.text.get(span.clone()).unwrap_or_default();
-        let runs = vec![Run::text_at(raw, span.start)];
-        self.push("code", Role::Code, 0, runs, span, true, None);
-    }
-
-    /// Ends a block: its key, and its hole when it takes edits (`hole`) in place.
-    #[allow(clippy::too_many_arguments)]
-    fn push(
-        &mut self,
-        kind: &'static str,
-        role: Role,
-        level: u32,
-        runs: Vec<Run>,
-        span: Range<usize>,
-        hole: bool,
-        locked: Option<&str>,
-    ) {
-        if runs.is_empty() {
-            return;
-        }
-        let (key, label) = self.sections.key(kind);
-        let mut block = Block::new(key, role, runs);
-        block.label = label;
-        block.level = level;
-        block.span = span.clone();
-        block.locked = locked.map(Into::into);
-        let index = self.out.index();
-        if hole {
-            self.out.skeleton.hole(span, index, &block.source);
-        }
-        self.out.push(self.text, block);
     }
 }
 
