@@ -35,8 +35,12 @@ pub fn pick(path: &Path, declared: Option<&str>) -> Result<Option<&'static dyn F
             format: id.to_owned(),
             field: "collections".to_owned(),
         })?;
-        // A glob over `res/**/*.xml` declared `android` also names drawables and layouts.
+        // A glob over `res/**/*.xml` declared `android` also names drawables and layouts, and
+        // one over `*.ts` declared `qt` TypeScript files.
         if id == "android" && format.foreign(&head(path)).is_some() {
+            return Ok(None);
+        }
+        if id == "qt" && !is_qt_ts(path) {
             return Ok(None);
         }
         return Ok(Some(format));
@@ -51,6 +55,18 @@ pub fn pick(path: &Path, declared: Option<&str>) -> Result<Option<&'static dyn F
         [only] => Ok(Some(*only)),
         _ => Ok(formats::for_file(path, &head(path))),
     }
+}
+
+/// The comment format that reads the file at `path` (absolute), judged by its extension and
+/// its first bytes: a `.ts` file is TypeScript unless it is a Qt Linguist `<TS>` file.
+pub fn comment_format(path: &Path) -> Option<&'static dyn Format> {
+    path.extension()?;
+    formats::comment_format(path, &head(path))
+}
+
+/// Whether the file at `path` is a Qt Linguist `.ts` file (an XML `<TS>` root), not TypeScript.
+pub fn is_qt_ts(path: &Path) -> bool {
+    kapi_core::formats::qt::is_ts(&head(path))
 }
 
 /// The first 4 KB of a regular file (empty when it cannot be read, or is a pipe or a device

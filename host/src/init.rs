@@ -269,7 +269,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
             _ => None,
         };
         let is_md = md_ext.is_some();
-        if matches!(
+        if (matches!(
             ext.as_str(),
             "json"
                 | "yml"
@@ -285,7 +285,8 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
                 | "resw"
                 | "strings"
                 | "stringsdict"
-        ) && catalogs.len() < MAX_CATALOG_FILES
+        ) || (ext == "ts" && crate::document::is_qt_ts(path)))
+            && catalogs.len() < MAX_CATALOG_FILES
             && let Some(rel) = relative_to(path, root)
             && !rel.split('/').next().is_some_and(|top| {
                 rel.contains('/')
@@ -294,7 +295,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
         {
             catalogs.push(rel);
         }
-        let is_code = kapi_core::formats::comment_format(path).is_some();
+        let is_code = crate::document::comment_format(path).is_some();
         // kapi's own rules file (only its section in it) is not the project's Markdown.
         if (!is_md && !is_code) || kapi_core::project::own_files::is_kapis_own(path) {
             continue;

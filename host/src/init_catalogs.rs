@@ -485,27 +485,39 @@ fn properties(
 }
 
 /// PO/POT and XLIFF files, which hold their translations: one glob per top folder and kind.
+/// Qt Linguist `.ts` files (the caller lists only those with a `<TS>` root, not TypeScript)
+/// get one glob per folder that holds them, declared `format: qt`, so TypeScript elsewhere
+/// is never taken for them.
 fn bilingual(rels: &[String], offers: &mut Vec<Offer>) {
     let mut globs = BTreeSet::new();
     for rel in rels {
         let Some((_, ext)) = rel.rsplit_once('.') else {
             continue;
         };
-        let exts = match ext {
-            "po" | "pot" => "{po,pot}",
-            "xlf" | "xliff" => "{xlf,xliff}",
+        let (exts, format) = match ext {
+            "po" | "pot" => ("{po,pot}", None),
+            "xlf" | "xliff" => ("{xlf,xliff}", None),
+            "ts" => ("ts", Some("qt")),
             _ => continue,
         };
-        let glob = match rel.split_once('/') {
-            Some((top, _)) => format!("{top}/**/*.{exts}"),
-            None => format!("*.{exts}"),
+        let glob = match (format, rel.split_once('/')) {
+            (Some(_), _) => match rel.rsplit_once('/') {
+                Some((dir, _)) => format!("{dir}/*.{exts}"),
+                None => format!("*.{exts}"),
+            },
+            (None, Some((top, _))) => format!("{top}/**/*.{exts}"),
+            (None, None) => format!("*.{exts}"),
         };
-        globs.insert(glob);
+        globs.insert((glob, format));
     }
-    for glob in globs {
+    for (glob, format) in globs {
+        let mut lines = vec![format!("  - path: {}", quote(&glob))];
+        if let Some(format) = format {
+            lines.push(format!("    format: {format}"));
+        }
         offers.push(Offer {
             summary: format!("{glob} (translations in the files)"),
-            lines: vec![format!("  - path: {}", quote(&glob))],
+            lines,
         });
     }
 }

@@ -12,7 +12,8 @@
 //! `=N` case, before `other`.
 
 use crate::model::{
-    Branch, Edition, PLURAL_CATEGORIES, Run, Switch, SwitchKind, first_segment, rev_runs,
+    Branch, Edition, FormsOrigin, PLURAL_CATEGORIES, Run, Switch, SwitchKind, first_segment,
+    rev_runs,
 };
 
 /// The rev of a form the edition lacks: the empty branch's.
@@ -42,7 +43,7 @@ pub fn lacking(edition: &Edition, needed: &[&str]) -> Vec<String> {
         if let Run::Switch(s) = run
             && growable(s)
         {
-            for case in needed {
+            for case in takes(s, needed) {
                 if s.branch(case).is_none() {
                     out.push(format!("{}:{case}", s.pivot));
                 }
@@ -90,10 +91,23 @@ pub fn has_growable(edition: &Edition) -> bool {
         .any(|r| matches!(r, Run::Switch(s) if growable(s)))
 }
 
-/// A plural its format writes whole from its branches (an ICU message), not one whose file
-/// keeps a place per form.
+/// A plural its format writes whole from its branches (an ICU message, a Qt numerus
+/// translation's `<numerusform>`s), not one whose file keeps a place per form.
 pub fn growable(s: &Switch) -> bool {
-    s.kind == SwitchKind::Plural && s.forms.is_none() && !s.head.is_empty()
+    s.kind == SwitchKind::Plural
+        && match &s.forms {
+            None => !s.head.is_empty(),
+            Some(forms) => forms.origin == FormsOrigin::QtNumerus,
+        }
+}
+
+/// The forms a growable plural takes in `lang`: the file's own when it sets them (Qt's rule
+/// for a `.ts` file's language), else `needed`, CLDR's.
+fn takes<'a>(s: &'a Switch, needed: &'a [&'a str]) -> Vec<&'a str> {
+    match &s.forms {
+        Some(forms) => forms.cases.iter().map(String::as_str).collect(),
+        None => needed.to_vec(),
+    }
 }
 
 /// Whether the categories of `lang` include `case`.
@@ -114,7 +128,12 @@ fn walk(runs: &[Run], path: &str, lang: &str) -> Option<()> {
     })?;
     match s.branch(case) {
         Some(b) => walk(&b.runs, rest, lang),
-        None if growable(s) && has_category(lang, case) => {
+        None if growable(s)
+            && match &s.forms {
+                Some(forms) => forms.cases.iter().any(|c| c == case),
+                None => has_category(lang, case),
+            } =>
+        {
             let model = s.branch("other").or(s.branches.last())?;
             walk(&model.runs, rest, lang)
         }

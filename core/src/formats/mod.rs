@@ -21,6 +21,7 @@ pub mod output;
 pub mod plaintext;
 pub mod po;
 pub mod properties;
+pub mod qt;
 pub mod resx;
 pub mod rst;
 pub mod sections;
@@ -1063,7 +1064,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 33] = [
+static ALL: [&dyn Format; 34] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1081,6 +1082,7 @@ static ALL: [&dyn Format; 33] = [
     &po::Po,
     &xliff::Xliff,
     &xliff2::Xliff2,
+    &qt::QtTs,
     &docx::Docx,
     &code::langs::RUST,
     &code::langs::PYTHON,
@@ -1122,11 +1124,11 @@ pub fn by_extension(path: &Path) -> impl Iterator<Item = &'static dyn Format> {
     })
 }
 
-/// The comment format that owns `path`'s extension: source code whose comments kapi reads.
-pub fn comment_format(path: &Path) -> Option<&'static dyn Format> {
-    by_extension(path)
-        .next()
-        .filter(|f| f.info().capabilities.comments)
+/// The comment format that reads `path`, whose first bytes are `head`: source code whose
+/// comments kapi reads. A `.ts` file is TypeScript unless `head` shows a Qt Linguist `<TS>`
+/// root ([`for_file`]).
+pub fn comment_format(path: &Path, head: &[u8]) -> Option<&'static dyn Format> {
+    for_file(path, head).filter(|f| f.info().capabilities.comments)
 }
 
 /// The format for a file, by extension and then by [`Format::sniff`] over its first bytes

@@ -218,7 +218,7 @@ pub(super) fn push_found(
     });
     // The state hole first: on an empty `<target/>` it starts where the content's does.
     if let Some(on) = found.state_on {
-        let span = state_span(tree, on);
+        let span = state_span(tree, on, "state");
         out.skeleton.push_state(span, index, lang, edition.as_ref());
     }
     match (found.target, edition) {
@@ -240,16 +240,16 @@ pub(super) fn push_found(
     out.push(tree.text, block);
 }
 
-/// Where `element`'s start tag records a state: its `state` attribute with the whitespace
-/// before it, else the empty span after its name (where one would go).
-fn state_span(tree: &Tree, element: usize) -> std::ops::Range<usize> {
+/// Where `element`'s start tag records a state: its attribute `attr` (`state`; Qt's `type`)
+/// with the whitespace before it, else the empty span after its name (where one would go).
+pub(super) fn state_span(tree: &Tree, element: usize, attr: &str) -> std::ops::Range<usize> {
     let Some(e) = tree.get(element) else {
         return 0..0;
     };
     let name_end = e.name().end;
     let found = xml::attributes(tree.text, name_end, &e.open())
         .map_while(Result::ok)
-        .find(|a| tree.text.get(a.name.clone()) == Some("state"));
+        .find(|a| tree.text.get(a.name.clone()) == Some(attr));
     match found {
         Some(attr) => {
             let before = tree.text.get(name_end..attr.name.start).unwrap_or_default();
@@ -520,12 +520,12 @@ impl Pending {
         self.text.push_str(piece);
     }
 
-    fn flush(&mut self, runs: &mut Vec<Run>, ids: &mut Ids) {
+    fn flush(&mut self, runs: &mut Vec<Run>, ids: &mut Ids, syntaxes: Syntaxes) {
         if self.text.is_empty() {
             return;
         }
-        if self.text.bytes().any(|b| b == b'{' || b == b'%') {
-            runs.extend(placeholders::split(&self.text, self.src, SYNTAXES, ids));
+        if placeholders::may_hold_code(&self.text) {
+            runs.extend(placeholders::split(&self.text, self.src, syntaxes, ids));
             self.text.clear();
         } else {
             runs.push(Run::Text {
@@ -560,11 +560,22 @@ fn code_at(
 }
 
 /// The runs of a `<source>`/`<target>` element's content, inline elements judged by
-/// `classify`. The tree is well-formed, so the walk never fails.
+/// `classify`, brace and printf placeholders codes. The tree is well-formed, so the walk
+/// never fails.
 pub(super) fn read_inline(
     tree: &Tree,
     element: usize,
     classify: &dyn Fn(&Tree, usize) -> Inline,
+) -> Vec<Run> {
+    read_inline_with(tree, element, classify, SYNTAXES)
+}
+
+/// [`read_inline`] with the placeholder `syntaxes` of another format (Qt's `.ts`).
+pub(super) fn read_inline_with(
+    tree: &Tree,
+    element: usize,
+    classify: &dyn Fn(&Tree, usize) -> Inline,
+    syntaxes: Syntaxes,
 ) -> Vec<Run> {
     let text = tree.text;
     let Some(range) = tree.get(element).map(xml::Element::content) else {
@@ -576,6 +587,7 @@ pub(super) fn read_inline(
         runs: Vec::new(),
         ids: Ids::default(),
         pending: Pending::default(),
+        syntaxes,
         open: Vec::new(),
         begins: HashMap::new(),
         next_element: element + 1,
@@ -625,6 +637,7 @@ struct InlineReader<'r, 't> {
     runs: Vec<Run>,
     ids: Ids,
     pending: Pending,
+    syntaxes: Syntaxes,
     /// Open pairs: (code id, deletable).
     open: Vec<(String, bool)>,
     /// Begins waiting for their finish, by key, latest last: (run index, deletable).
@@ -635,7 +648,8 @@ struct InlineReader<'r, 't> {
 
 impl InlineReader<'_, '_> {
     fn flush(&mut self) {
-        self.pending.flush(&mut self.runs, &mut self.ids);
+        self.pending
+            .flush(&mut self.runs, &mut self.ids, self.syntaxes);
     }
 
     fn push_code(&mut self, code: Code) {
@@ -800,7 +814,9 @@ pub(super) fn write(parsed: &Parsed, version: Version) -> Result<Vec<u8>, WriteE
         let state = edition.and_then(|e| e.state.as_deref());
         match hole.kind() {
             HoleKind::Runs => Ok(render(original, hole, runs)),
-            HoleKind::State => render_state(original, hole.span.clone(), state, version, &key()),
+            HoleKind::State => render_state(original, hole.span.clone(), state, "state", |s| {
+                version.check_state(s, &key())
+            }),
             HoleKind::Missing => {
                 let sources = sources.get_or_insert_with(|| source_starts(&parsed.skeleton.holes));
                 let source = sources.get(&hole.block).copied();
@@ -832,15 +848,16 @@ fn source_starts(holes: &[Hole]) -> HashMap<usize, usize> {
         .collect()
 }
 
-/// The state attribute in place of `span` (a `state="…"` with the whitespace before it, or
-/// the empty span after a tag's name): copied when it records `state` already, else
-/// rewritten with the same quotes, added, or dropped when there is no state.
-fn render_state(
+/// The state attribute `attr` in place of `span` (a `state="…"` with the whitespace before
+/// it, or the empty span after a tag's name): copied when it records `state` already, else
+/// rewritten with the same quotes (once `check` allows the state), added, or dropped when
+/// there is no state.
+pub(super) fn render_state(
     original: &str,
     span: std::ops::Range<usize>,
     state: Option<&str>,
-    version: Version,
-    key: &str,
+    attr: &str,
+    check: impl Fn(&str) -> Result<(), WriteError>,
 ) -> Result<String, WriteError> {
     let held = original.get(span.clone()).unwrap_or_default();
     // The value as written: after `=`, between its quotes.
@@ -863,7 +880,7 @@ fn render_state(
     let Some(state) = state else {
         return Ok(String::new());
     };
-    version.check_state(state, key)?;
+    check(state)?;
     let mut escaped = String::new();
     escape_attr(state, &mut escaped);
     Ok(match value {
@@ -872,12 +889,12 @@ fn render_state(
             held.get(..v.start).unwrap_or_default(),
             held.get(v.end..).unwrap_or_default()
         ),
-        None => format!(" state=\"{escaped}\""),
+        None => format!(" {attr}=\"{escaped}\""),
     })
 }
 
 /// Escapes an attribute value for double quotes: `&`, `<`, `>` and `"`.
-fn escape_attr(value: &str, out: &mut String) {
+pub(super) fn escape_attr(value: &str, out: &mut String) {
     for c in value.chars() {
         match c {
             '"' => out.push_str("&quot;"),

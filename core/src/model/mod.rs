@@ -192,6 +192,18 @@ pub struct Forms {
     pub cases: Vec<String>,
     /// Why the file's rule of forms is unsound, and the file offset where it is written.
     pub fault: Option<(String, usize)>,
+    /// What sets the forms, for the words a finding uses.
+    pub origin: FormsOrigin,
+}
+
+/// What sets a file's plural forms ([`Forms::origin`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum FormsOrigin {
+    /// A PO header's `Plural-Forms: nplurals=N`, each form a `msgstr[i]`.
+    #[default]
+    PluralForms,
+    /// Qt Linguist's rule for the `.ts` file's language, each form a `<numerusform>`.
+    QtNumerus,
 }
 
 impl Switch {

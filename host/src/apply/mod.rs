@@ -65,7 +65,8 @@ mod splice;
 mod stage;
 
 pub use diff::unified_diff;
-use seed::{decided_state, draft_state, seed};
+pub(crate) use seed::draft_state;
+use seed::{decided_state, seed};
 use stage::Staged;
 
 /// A change set to apply.

@@ -126,8 +126,8 @@ impl<'a> Run<'a> {
             }
         }
         // Comments and documents in one set: the comment edits are refused.
-        let comment_doc =
-            |doc: &str| kapi_core::formats::comment_format(std::path::Path::new(doc)).is_some();
+        let root = svc.root.clone();
+        let comment_doc = |doc: &str| crate::document::comment_format(&root.join(doc)).is_some();
         let docs: Vec<bool> = set
             .operations
             .iter()

@@ -26,10 +26,13 @@ pub(super) fn seed(
             edition.runs = source.runs.clone();
         }
         Some(path) => {
+            // A source of one text (a Qt numerus message's) seeds each form whole.
+            let leaves = source.leaves();
             let from = source
                 .branch(path)
                 .map(<[_]>::to_vec)
-                .or_else(|| source.leaves().last().map(|(_, runs)| runs.to_vec()));
+                .or_else(|| leaves.last().map(|(_, runs)| runs.to_vec()))
+                .or_else(|| leaves.is_empty().then(|| source.runs.clone()));
             if let (Some(runs), Some(from)) = (edition.branch_mut(path), from)
                 && plain_empty(runs)
             {
@@ -43,23 +46,30 @@ pub(super) fn seed(
 
 /// The state a bilingual format records for a machine's or an agent's translation: a draft
 /// that needs a person's review (PO `fuzzy`, XLIFF 1.2 `needs-review-translation`, XLIFF 2.0
-/// `translated`, which a review moves to `reviewed`).
-pub(super) fn draft_state(format: &str) -> Option<&'static str> {
+/// `translated`, which a review moves to `reviewed`, Qt `unfinished`, an Apple String
+/// Catalog's `needs_review`).
+pub(crate) fn draft_state(format: &str) -> Option<&'static str> {
     match format {
         "po" => Some("fuzzy"),
         "xliff" => Some("needs-review-translation"),
         "xliff2" => Some("translated"),
+        "qt" => Some("unfinished"),
+        "xcstrings" => Some("needs_review"),
         _ => None,
     }
 }
 
 /// The state a person's edit leaves on a bilingual target marked as a draft (`Some`: the new
 /// state; `None`: leave it): PO `fuzzy` goes, XLIFF 1.2 `needs-review-translation` becomes
-/// `translated`. XLIFF 2.0's draft mark (`translated`) is a person's state too.
+/// `translated`, Qt's `unfinished` goes (a finished translation has no `type`), a String
+/// Catalog's `needs_review` becomes `translated`. XLIFF 2.0's draft mark (`translated`) is a
+/// person's state too.
 pub(super) fn decided_state(format: &str, state: Option<&str>) -> Option<Option<String>> {
     match (format, state) {
-        ("po", Some("fuzzy")) => Some(None),
-        ("xliff", Some("needs-review-translation")) => Some(Some("translated".into())),
+        ("po", Some("fuzzy")) | ("qt", Some("unfinished")) => Some(None),
+        ("xliff", Some("needs-review-translation")) | ("xcstrings", Some("needs_review")) => {
+            Some(Some("translated".into()))
+        }
         _ => None,
     }
 }

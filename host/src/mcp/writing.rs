@@ -114,7 +114,7 @@ fn resolve(app: &crate::App, path: &str) -> Result<crate::app::ResolvedPath, Hos
 /// edits the comment in the file and runs `check_file`): `unsupported`, its message naming
 /// the capability `comment`.
 fn comment_refusal(doc: &str, abs: &std::path::Path) -> Option<CallToolResult> {
-    let info = kapi_core::formats::comment_format(abs)?.info();
+    let info = crate::document::comment_format(abs)?.info();
     Some(error_result(serde_json::json!({
         "error": format!("`{doc}`: {}", crate::apply::comment_refusal(info.name)),
         "code": "unsupported",

@@ -188,9 +188,13 @@ pub enum Standing {
 
 /// States a bilingual file gives a target that is not (or no longer) a translation of its
 /// source: gettext's `fuzzy` (msgmerge marks an entry whose source changed), XLIFF 1.2's
-/// `new` and `needs-translation|adaptation|l10n`, XLIFF 2.0's `initial`.
+/// `new` and `needs-translation|adaptation|l10n`, XLIFF 2.0's `initial`, Qt's `unfinished`
+/// (lupdate marks a new message or one whose source changed), an Apple String Catalog's
+/// `new` and `needs_review`.
 const UNFINISHED: &[&str] = &[
     "fuzzy",
+    "unfinished",
+    "needs_review",
     "new",
     "initial",
     "needs-translation",

@@ -149,8 +149,12 @@ pub(super) fn gather(
                 .filter(|b| translatable(b))
             {
                 let target = block.targets.get(&lang);
+                // A draft the file marks for review (PO `fuzzy`, Qt `unfinished`, a String
+                // Catalog's `needs_review`) with text: left to the review, not sent again.
                 let draft = target.is_some_and(|t| {
-                    t.state.as_deref() == Some("fuzzy") && !kapi_core::model::plain_empty(&t.runs)
+                    marked_unfinished(t)
+                        && t.state.as_deref() == crate::apply::draft_state(loaded.format.info().id)
+                        && !kapi_core::model::plain_empty(&t.runs)
                 });
                 let writes = writes.get_or_insert_with(|| {
                     Writes::new(crate::services::review::writes(&project.root).unwrap_or_default())

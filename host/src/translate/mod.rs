@@ -529,6 +529,21 @@ fn todos(
         }
     };
     if leaves.is_empty() {
+        // A source of one text whose target keeps a form per plural category (a Qt numerus
+        // message): each form the target has or its file's rule gives it, from the whole source.
+        if let Some(t) = target.filter(|t| !t.leaves().is_empty()) {
+            let mut paths: Vec<String> = t.leaves().into_iter().map(|(path, _)| path).collect();
+            paths.extend(kapi_core::change::forms::lacking(t, &[]));
+            return paths
+                .into_iter()
+                .map(|path| {
+                    let mut todo = whole(&block.source.runs, Some(path));
+                    todo.rev
+                        .get_or_insert_with(kapi_core::change::forms::absent_rev);
+                    todo
+                })
+                .collect();
+        }
         return vec![whole(&block.source.runs, None)];
     }
     let mut out = Vec::new();

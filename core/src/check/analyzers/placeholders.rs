@@ -256,7 +256,12 @@ fn collect(runs: &[Run], positions: &mut Positions, out: &mut Vec<(Token, String
                 scan_text(&scan, &plain, out);
                 scan.clear();
                 plain.clear();
-                out.push((Token::Named(switch.pivot.clone()), switch.pivot.clone()));
+                // The pivot is a variable of the text only where the message writes it (ICU's
+                // `{count, plural, …}`); a format that stores each form apart (PO, Android,
+                // Qt's `<numerusform>`s) names it for kapi alone.
+                if !switch.head.is_empty() {
+                    out.push((Token::Named(switch.pivot.clone()), switch.pivot.clone()));
+                }
                 // An empty form is untranslated, not wrong.
                 for branch in switch.branches.iter().filter(|b| !b.runs.is_empty()) {
                     let mut p = *positions;

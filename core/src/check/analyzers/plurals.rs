@@ -3,8 +3,10 @@
 //!
 //! The forms a target switch needs are the file's own when it says (PO: `nplurals` forms,
 //! [`crate::model::Switch::forms`]), else the CLDR categories of the target language
-//! ([`crate::plurals`]). A target with no text in any form is untranslated and a `fuzzy` one
-//! is a draft (`msgfmt -c` skips both); exact cases (`=0`) and `select` switches are never
+//! ([`crate::plurals`]); a Qt `.ts` numerus translation's are Qt's rule for its language
+//! (`crate::formats::qt::numerus`: Russian `one few many`). A target with no text in any form
+//! is untranslated and a `fuzzy` (or Qt `unfinished`) one is a draft (`msgfmt -c` and
+//! `lrelease` skip both); exact cases (`=0`) and `select` switches are never
 //! judged; an ordinal (`selectordinal`, i18next `_ordinal_`) is held to the language's CLDR
 //! ordinal forms (English `one two few other`, French `one other`). A translation whose
 //! source's plural has `other` alone is not judged ([`compare_to`]), nor is a language CLDR
@@ -18,18 +20,19 @@ use std::collections::HashMap;
 use super::placeholders::Mismatch;
 use super::rule::declare_rule;
 use crate::governance::Severity;
-use crate::model::{Edition, Run, Switch, SwitchKind};
+use crate::model::{Edition, Forms, FormsOrigin, Run, Switch, SwitchKind};
 
 declare_rule! {
     /// ## What it flags
     /// A translation's plural without a form its language needs: a PO message with fewer
-    /// `msgstr[i]` than its header's `Plural-Forms: nplurals=N`, or an Android `<plurals>`,
+    /// `msgstr[i]` than its header's `Plural-Forms: nplurals=N`, a Qt `.ts` numerus message
+    /// with fewer `<numerusform>`s than Qt's rule for the language, or an Android `<plurals>`,
     /// ICU `plural`, i18next `_one`/`_few`… group, Rails YAML or nested JSON plural without
     /// one of the target language's CLDR categories (Russian: `one`, `few`, `many`, `other`).
     /// CLDR's `many` of French, Spanish, Italian and Portuguese, which only round millions
     /// take, may be there and need not. An ordinal (ICU `selectordinal`, i18next `_ordinal_`
     /// keys) needs the language's ordinal forms (English `one two few other` for 1st, 2nd,
-    /// 3rd, 4th). Untranslated and `fuzzy` targets are skipped. An
+    /// 3rd, 4th). Untranslated, `fuzzy` and Qt `unfinished` targets are skipped. An
     /// ICU plural takes the form by a `set_content` at its branch (`count:few`, listed
     /// `absent` by `kapi inspect`) or from `kapi translate`; a form with a place of its own
     /// in the file (Android, PO, nested JSON, i18next and Rails keys) is added there.
@@ -116,7 +119,9 @@ pub fn header_fault(target: &Edition) -> Option<(String, usize)> {
 /// The plural forms a target into `lang` lacks or has past what it needs.
 pub fn compare(target: &Edition, lang: &str, languages: &mut Languages) -> Vec<Mismatch> {
     let mut out = Vec::new();
-    if target.state.as_deref() == Some("fuzzy") {
+    // Drafts the program never shows: PO `fuzzy` (msgfmt leaves them out) and Qt
+    // `unfinished` (lrelease does).
+    if matches!(target.state.as_deref(), Some("fuzzy" | "unfinished")) {
         return out;
     }
     switches(&target.runs, lang, languages, &mut out);
@@ -160,6 +165,60 @@ fn switches(runs: &[Run], lang: &str, languages: &mut Languages, out: &mut Vec<M
     }
 }
 
+/// A target held to the forms its file sets, by position: PO's `msgstr[i]`, as many as the
+/// header's nplurals; Qt's `<numerusform>`s, as many as Qt's rule for the language.
+fn by_position(forms: &Forms, have: &[&str], lang: &str, out: &mut Vec<Mismatch>) {
+    let n = forms.cases.len();
+    let qt = forms.origin == FormsOrigin::QtNumerus;
+    let place = |i: usize| {
+        if qt {
+            format!("<numerusform> {}", i + 1)
+        } else {
+            format!("msgstr[{i}]")
+        }
+    };
+    for (i, case) in forms.cases.iter().enumerate().skip(have.len()) {
+        let message = if qt {
+            format!(
+                "the message has {} of the {n} `<numerusform>`s Qt's rule for `{lang}` asks \
+                 for: form {} ({case}) is missing; a `set_content` at branch `n:{case}` adds it",
+                have.len(),
+                i + 1
+            )
+        } else {
+            format!(
+                "the message has {} of the {n} forms its header's Plural-Forms asks for: \
+                 `msgstr[{i}]` ({case}) is missing",
+                have.len()
+            )
+        };
+        out.push(Mismatch {
+            rule: &MISSING,
+            data: place(i),
+            message,
+        });
+    }
+    for (i, case) in have.iter().enumerate().skip(n) {
+        let message = if qt {
+            format!(
+                "the message has a `<numerusform>` {} ({case}), past the {n} forms Qt's rule \
+                 for `{lang}` gives",
+                i + 1
+            )
+        } else {
+            format!(
+                "the message has `msgstr[{i}]` ({case}), past the {n} forms its header's \
+                 Plural-Forms gives (nplurals={n})"
+            )
+        };
+        out.push(Mismatch {
+            rule: &EXTRA,
+            data: place(i),
+            message,
+        });
+    }
+}
+
 fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<Mismatch>) {
     let untranslated = switch
         .branches
@@ -175,29 +234,7 @@ fn judge(switch: &Switch, lang: &str, languages: &mut Languages, out: &mut Vec<M
         .filter(|c| !c.starts_with('='))
         .collect();
     if let Some(forms) = &switch.forms {
-        // PO: `msgstr[i]` by position, as many as nplurals.
-        let n = forms.cases.len();
-        for (i, case) in forms.cases.iter().enumerate().skip(have.len()) {
-            out.push(Mismatch {
-                rule: &MISSING,
-                data: format!("msgstr[{i}]"),
-                message: format!(
-                    "the message has {} of the {n} forms its header's Plural-Forms asks for: \
-                     `msgstr[{i}]` ({case}) is missing",
-                    have.len()
-                ),
-            });
-        }
-        for (i, case) in have.iter().enumerate().skip(n) {
-            out.push(Mismatch {
-                rule: &EXTRA,
-                data: format!("msgstr[{i}]"),
-                message: format!(
-                    "the message has `msgstr[{i}]` ({case}), past the {n} forms its header's \
-                     Plural-Forms gives (nplurals={n})"
-                ),
-            });
-        }
+        by_position(forms, &have, lang, out);
         return;
     }
     let ordinal = switch.kind == SwitchKind::Ordinal;
@@ -345,6 +382,7 @@ mod tests {
         let forms = || Forms {
             cases: vec!["one".into(), "few".into(), "many".into()],
             fault: None,
+            origin: crate::model::FormsOrigin::PluralForms,
         };
         let two = plural(&["one", "few"], Some(forms()));
         let found = compare(&two, "ru", &mut langs);

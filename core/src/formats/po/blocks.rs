@@ -101,6 +101,7 @@ impl Header {
         Some(Arc::new(Forms {
             cases: self.form_names(n),
             fault,
+            origin: crate::model::FormsOrigin::PluralForms,
         }))
     }
 }

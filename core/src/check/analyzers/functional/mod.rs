@@ -418,6 +418,12 @@ pub fn compare(
         render(&target.runs, case, true, &mut t);
         let mut s = Form::default();
         render(&source.runs, case, false, &mut s);
+        // A source of one text whose translation has a form per number (Qt's `%n file(s)`):
+        // the `(s)` is what the forms replace, not a bracket to keep.
+        if case.is_some() && !has_switch(&source.runs) {
+            s.raw = drop_plural_suffixes(&s.raw);
+            s.masked = drop_plural_suffixes(&s.masked);
+        }
         for m in check_form(&s, &t, &language, markers) {
             if !out.iter().any(|(o, _)| std::ptr::eq(o.rule, m.rule)) {
                 let severity = if std::ptr::eq(m.rule, &NEWLINES) && m.data.is_empty() {
@@ -429,6 +435,38 @@ pub fn compare(
             }
         }
     }
+    out
+}
+
+fn has_switch(runs: &[Run]) -> bool {
+    runs.iter().any(|r| matches!(r, Run::Switch(_)))
+}
+
+/// `text` without the plural suffixes in brackets written after a word: `file(s)`,
+/// `match(es)`, `Datei(en)` (one to three letters).
+fn drop_plural_suffixes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('(') {
+        let (before, after) = rest.split_at(open);
+        out.push_str(before);
+        let letters = after[1..]
+            .chars()
+            .take_while(|c| c.is_alphabetic())
+            .take(4)
+            .count();
+        let inner: usize = after[1..].chars().take(letters).map(char::len_utf8).sum();
+        let suffix = before.chars().next_back().is_some_and(char::is_alphabetic)
+            && (1..=3).contains(&letters)
+            && after[1 + inner..].starts_with(')');
+        if suffix {
+            rest = &after[inner + 2..];
+        } else {
+            out.push('(');
+            rest = &after[1..];
+        }
+    }
+    out.push_str(rest);
     out
 }
 

@@ -364,3 +364,37 @@ fn long_texts_of_marks_are_checked_in_linear_time() {
         started.elapsed()
     );
 }
+
+#[test]
+fn a_plural_suffix_in_a_one_text_source_is_no_bracket_its_forms_must_keep() {
+    assert_eq!(
+        super::drop_plural_suffixes("%n file(s) (all)"),
+        "%n file (all)"
+    );
+    assert_eq!(super::drop_plural_suffixes("Datei(en) (x"), "Datei (x");
+    assert_eq!(super::drop_plural_suffixes("f(x) ((a)"), "f ((a)");
+    let source = Edition::new(vec![Run::text("%n contact(s)")]);
+    let switch = Switch {
+        id: "1".into(),
+        kind: crate::model::SwitchKind::Plural,
+        pivot: "n".into(),
+        branches: vec![
+            crate::model::Branch::new("one", vec![Run::text("%n контакт")]),
+            crate::model::Branch::new("few", vec![Run::text("%n контакта")]),
+        ],
+        head: String::new(),
+        tail: String::new(),
+        src: None,
+        forms: None,
+    };
+    let target = Edition::new(vec![Run::Switch(Box::new(switch))]);
+    let found = super::compare(&source, &target, "ru", &[]);
+    assert!(found.is_empty(), "{found:?}");
+    let plain = Edition::new(vec![Run::text("%n контакт")]);
+    let found = super::compare(&source, &plain, "ru", &[]);
+    assert_eq!(
+        found.len(),
+        1,
+        "a plain translation keeps its brackets: {found:?}"
+    );
+}
