@@ -33,6 +33,7 @@ mod outside;
 mod plurals;
 mod pofilter;
 mod precision;
+mod qt;
 mod recipe_keys;
 mod resx;
 mod review_fixes;

@@ -58,6 +58,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("po", None),
     ("xliff", None),
     ("xliff2", None),
+    ("qt", None),
     ("docx", None),
 ];
 
