@@ -91,8 +91,17 @@ pub(super) struct Spot {
     pub step: String,
     pub outer: String,
     pub nl: &'static str,
-    /// The key's substitutions (name, argNum, formatSpecifier) from its source language.
-    pub subs: Vec<(String, Option<String>, Option<String>)>,
+    /// The key's substitutions, from its source language.
+    pub subs: Vec<SubSpec>,
+}
+
+/// What a new localization's substitution copies from the source language's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SubSpec {
+    pub name: String,
+    /// `argNum`'s value as written, and `formatSpecifier`'s text.
+    pub arg_num: Option<String>,
+    pub spec: Option<String>,
 }
 
 /// Languages compare ASCII case-insensitively, then by bytes (`zh-Hans` < `zh-HK`).
@@ -579,7 +588,11 @@ impl Reader<'_, '_, '_> {
                 let subs = source.map_or_else(Vec::new, |s| {
                     s.subs
                         .iter()
-                        .map(|s| (s.name.clone(), s.arg_num.clone(), s.spec.clone()))
+                        .map(|s| SubSpec {
+                            name: s.name.clone(),
+                            arg_num: s.arg_num.clone(),
+                            spec: s.spec.clone(),
+                        })
                         .collect()
                 });
                 spots.insert(

@@ -5,7 +5,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use super::STATES;
-use super::read::{self, Place, Spot};
+use super::read::{self, Place, Spot, SubSpec};
 use crate::formats::json::{Style, escape_into};
 use crate::formats::{Hole, HoleKind, Parsed, WriteError, hole_edition};
 use crate::model::{Block, Edition, Run, SwitchKind};
@@ -238,12 +238,12 @@ impl<'p> Writer<'p> {
         index: usize,
         block: &Block,
         lang: &str,
-    ) -> Vec<(&'b (String, Option<String>, Option<String>), &'b Edition)> {
+    ) -> Vec<(&'b SubSpec, &'b Edition)> {
         let blocks = &self.parsed.document.blocks;
         let after = blocks.get(index + 1..).unwrap_or_default();
         let mut found = Vec::new();
         for sub in &spot.subs {
-            let key = format!("{}/{}", block.key, sub.0);
+            let key = format!("{}/{}", block.key, sub.name);
             if let Some(edition) = after
                 .iter()
                 .take(spot.subs.len())
@@ -260,7 +260,7 @@ impl<'p> Writer<'p> {
     fn localization(
         &self,
         loc: &Loc<'_>,
-        subs: &[(&(String, Option<String>, Option<String>), &Edition)],
+        subs: &[(&SubSpec, &Edition)],
         ind: &str,
         layout: &Layout<'_>,
     ) -> Result<String, WriteError> {
@@ -271,7 +271,15 @@ impl<'p> Writer<'p> {
         if !subs.is_empty() {
             let deeper = format!("{inner}{}", layout.step);
             let mut list = Vec::new();
-            for ((name, arg_num, spec), sub) in subs {
+            for (
+                SubSpec {
+                    name,
+                    arg_num,
+                    spec,
+                },
+                sub,
+            ) in subs
+            {
                 let state = sub.state.as_deref().unwrap_or(state);
                 let mut fields = Vec::new();
                 if let Some(n) = arg_num {
