@@ -106,12 +106,9 @@ pub(super) struct SubSpec {
 
 /// Languages compare ASCII case-insensitively, then by bytes (`zh-Hans` < `zh-HK`).
 pub(super) fn lang_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    let fold = |s: &str| {
-        s.bytes()
-            .map(|b| b.to_ascii_lowercase())
-            .collect::<Vec<u8>>()
-    };
-    fold(a).cmp(&fold(b)).then_with(|| a.cmp(b))
+    let (x, y) = (a.bytes().map(|c| c.to_ascii_lowercase()), b.bytes());
+    x.cmp(y.map(|c| c.to_ascii_lowercase()))
+        .then_with(|| a.cmp(b))
 }
 
 /// The raw content of a member name token (escapes left as written).
@@ -125,6 +122,7 @@ fn survey(text: &str) -> Result<(String, Vec<String>), ReadError> {
     let mut source = None;
     let mut strings = false;
     let mut langs: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     if c.peek() != Some(b'{') {
         let at = c.pos;
         c.skip(0)?;
@@ -146,7 +144,10 @@ fn survey(text: &str) -> Result<(String, Vec<String>), ReadError> {
                     c.object(2, &mut |c, name| {
                         if raw(c, &name) == "localizations" {
                             c.object(3, &mut |c, lang| {
-                                langs.push(c.text_of(&lang));
+                                let lang = c.text_of(&lang);
+                                if seen.insert(lang.clone()) {
+                                    langs.push(lang);
+                                }
                                 c.skip(4).map(|_| ())
                             })?;
                         } else {
@@ -275,6 +276,10 @@ fn read_locs(c: &mut Cursor<'_>) -> Result<(Members, Vec<Loc>), ReadError> {
         let lang_text = c.text_of(&lang);
         let (content, subs) = read_loc(c, 4)?;
         list.push((lang_text.clone(), lang.start..c.pos));
+        // A repeated language stays in the skeleton: its first is the target.
+        if locs.iter().any(|l: &Loc| l.lang == lang_text) {
+            return Ok(());
+        }
         locs.push(Loc {
             lang: lang_text,
             content,
@@ -379,7 +384,10 @@ fn read_vary(c: &mut Cursor<'_>, depth: usize, nesting: usize) -> Result<Content
         c.object(depth + 1, &mut |c, case| {
             let label = c.text_of(&case);
             let (content, _) = read_case(c, depth + 2, nesting, false)?;
-            if let Some(content) = content {
+            // A repeated case stays in the skeleton: its first is the branch.
+            if let Some(content) = content
+                && !cases.iter().any(|(l, _)| *l == label)
+            {
                 cases.push((label, content));
             }
             Ok(())

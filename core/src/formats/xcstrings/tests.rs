@@ -279,6 +279,23 @@ fn a_no_op_write_gives_the_same_bytes() {
     for text in [SIMPLE, PLURAL, SUBSTITUTIONS] {
         assert_eq!(write(&read(text)), text);
     }
+    // A repeated language or case: the first is read, the rest stay in the skeleton.
+    let unit = |v: &str| format!("{{\"stringUnit\":{{\"state\":\"new\",\"value\":\"{v}\"}}}}");
+    let text = format!(
+        "{{\"sourceLanguage\":\"en\",\"strings\":{{\"a\":{{\"localizations\":{{\"fr\":{},\"fr\":{},\"de\":{{\"variations\":{{\"plural\":{{\"one\":{},\"one\":{}}}}}}}}}}}}}}}",
+        unit("x"),
+        unit("y"),
+        unit("p"),
+        unit("q")
+    );
+    let parsed = read(&text);
+    let block = &parsed.document.blocks[0];
+    assert_eq!(block.targets["fr"].plain_text(), "x");
+    assert_eq!(
+        block.targets["de"].branch("count:one").map(shape),
+        Some("p".into())
+    );
+    assert_eq!(write(&parsed), text);
 }
 
 #[test]

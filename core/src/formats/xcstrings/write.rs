@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use super::STATES;
 use super::read::{self, Place, Spot, SubSpec};
+use super::scan::Cursor;
 use crate::formats::json::{Style, escape_into};
 use crate::formats::{Hole, HoleKind, Parsed, WriteError, hole_edition};
 use crate::model::{Block, Edition, Run, SwitchKind};
@@ -87,10 +88,9 @@ impl<'p> Writer<'p> {
             let mut held: HashMap<(usize, &str), Vec<String>> = HashMap::new();
             for h in &self.parsed.skeleton.holes {
                 if let (HoleKind::State, Some(lang)) = (h.kind(), h.language()) {
-                    let state = text.get(h.span.clone()).unwrap_or_default();
-                    held.entry((h.block, lang))
-                        .or_default()
-                        .push(state.to_owned());
+                    let token = h.span.start.saturating_sub(1)..h.span.end + 1;
+                    let state = Cursor::new(text).text_of(&token);
+                    held.entry((h.block, lang)).or_default().push(state);
                 }
             }
             held.into_iter()
