@@ -579,8 +579,10 @@ impl Reader<'_, '_, '_> {
         source: Option<&Loc>,
         index: usize,
     ) -> Result<(), ReadError> {
+        let mut have: Vec<&str> = locs.iter().map(|l| l.lang.as_str()).collect();
+        have.sort_unstable();
         for lang in &self.langs {
-            if locs.iter().any(|l| &l.lang == lang) {
+            if have.binary_search(&lang.as_str()).is_ok() {
                 continue;
             }
             self.keys
@@ -760,11 +762,13 @@ fn indents(text: &str, members: &Members, entry: &Members) -> (String, String, S
 
 /// A value's runs: escapes undone, printf placeholders and `%#@arg@` references as codes.
 pub(super) fn value_runs(c: &Cursor<'_>, token: &Range<usize>, ids: &mut Ids) -> Vec<Run> {
-    let (text, pieces) = c.decode(token);
-    match pieces {
-        None => split(&text, content(token).start, ids),
-        Some(pieces) => icu::remap(split(&text, 0, ids), &pieces),
+    let span = content(token);
+    let raw = c.text.get(span.clone()).unwrap_or_default();
+    if !raw.contains('\\') {
+        return split(raw, span.start, ids);
     }
+    let (text, pieces) = c.decode(token);
+    icu::remap(split(&text, 0, ids), &pieces.unwrap_or_default())
 }
 
 /// `text` (at offset `src`) split into text, printf codes and `%#@arg@` references.
