@@ -29,6 +29,7 @@ pub mod spans;
 pub mod splice;
 pub mod strings;
 pub mod stringsdict;
+pub mod xcstrings;
 pub mod xliff;
 pub mod xliff2;
 pub mod xml;
@@ -1064,7 +1065,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 34] = [
+static ALL: [&dyn Format; 35] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1079,6 +1080,7 @@ static ALL: [&dyn Format; 34] = [
     &resx::Resx,
     &strings::AppleStrings,
     &stringsdict::StringsDict,
+    &xcstrings::XcStrings,
     &po::Po,
     &xliff::Xliff,
     &xliff2::Xliff2,

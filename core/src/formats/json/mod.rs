@@ -1082,7 +1082,7 @@ fn build<'e>(
 
 /// How the file writes characters an edited value may hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Style {
+pub(crate) struct Style {
     /// Write `/` as `\/`.
     slash: bool,
     /// Write every non-ASCII character as `\uXXXX`.
@@ -1093,7 +1093,7 @@ struct Style {
 }
 
 impl Style {
-    fn of(skeleton: &Skeleton) -> Style {
+    pub(crate) fn of(skeleton: &Skeleton) -> Style {
         let text = skeleton.original.as_bytes();
         let body = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
         let mut slash = false;
@@ -1128,7 +1128,7 @@ impl Style {
 }
 
 /// Appends `value` as JSON string content (no quotes) in the file's style.
-fn escape_into(value: &str, style: &Style, out: &mut String) {
+pub(crate) fn escape_into(value: &str, style: &Style, out: &mut String) {
     use std::fmt::Write as _;
     let unit = |u: u16, out: &mut String| {
         let _ = if style.upper_hex {
