@@ -285,6 +285,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
                 | "resw"
                 | "strings"
                 | "stringsdict"
+                | "xcstrings"
         ) || (ext == "ts" && crate::document::is_qt_ts(path)))
             && catalogs.len() < MAX_CATALOG_FILES
             && let Some(rel) = relative_to(path, root)

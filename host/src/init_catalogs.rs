@@ -484,7 +484,8 @@ fn properties(
     }
 }
 
-/// PO/POT and XLIFF files, which hold their translations: one glob per top folder and kind.
+/// PO/POT, XLIFF and String Catalog (`.xcstrings`) files, which hold their translations: one
+/// glob per top folder and kind.
 /// Qt Linguist `.ts` files (the caller lists only those with a `<TS>` root, not TypeScript)
 /// get one glob per folder that holds them, declared `format: qt`, so TypeScript elsewhere
 /// is never taken for them.
@@ -497,6 +498,7 @@ fn bilingual(rels: &[String], offers: &mut Vec<Offer>) {
         let (exts, format) = match ext {
             "po" | "pot" => ("{po,pot}", None),
             "xlf" | "xliff" => ("{xlf,xliff}", None),
+            "xcstrings" => ("xcstrings", None),
             "ts" => ("ts", Some("qt")),
             _ => continue,
         };

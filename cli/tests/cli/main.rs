@@ -51,6 +51,7 @@ mod translate;
 mod translate_gate;
 mod translate_keep;
 mod wiring;
+mod xcstrings;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

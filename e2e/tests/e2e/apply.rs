@@ -388,7 +388,7 @@ const SPECS: &[Spec] = &[
 ];
 
 /// The formats kapi reads but does not edit, with their fixture folders.
-const NOT_EDITABLE: &[&str] = &["po", "qt", "xliff", "xliff2"];
+const NOT_EDITABLE: &[&str] = &["po", "qt", "xcstrings", "xliff", "xliff2"];
 
 fn spec(format: &str) -> &'static Spec {
     SPECS

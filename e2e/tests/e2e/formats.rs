@@ -59,6 +59,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("xliff", None),
     ("xliff2", None),
     ("qt", None),
+    ("xcstrings", None),
     ("docx", None),
 ];
 
