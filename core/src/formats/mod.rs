@@ -12,6 +12,7 @@ pub mod code;
 pub mod conformance;
 pub mod docs_blocks;
 pub mod docx;
+pub mod fluent;
 pub mod html;
 pub mod inline;
 pub mod json;
@@ -1063,7 +1064,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 33] = [
+static ALL: [&dyn Format; 34] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1078,6 +1079,7 @@ static ALL: [&dyn Format; 33] = [
     &resx::Resx,
     &strings::AppleStrings,
     &stringsdict::StringsDict,
+    &fluent::Fluent,
     &po::Po,
     &xliff::Xliff,
     &xliff2::Xliff2,
