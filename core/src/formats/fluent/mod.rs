@@ -194,7 +194,7 @@ fn comment(scan: &mut Scan<'_>) -> Option<(usize, String)> {
             break;
         }
     }
-    (level > 0).then(|| (level, lines.join("\n")))
+    (level > 0).then(|| (level, lines.join("\n").trim_end().to_owned()))
 }
 
 /// Skips junk from `entry` to the next line that starts an entry (`#`, `-` or a letter).
@@ -252,24 +252,47 @@ fn fields(scan: &mut Scan<'_>) -> Result<Vec<Field>, Fail> {
             scan.at = save;
             break;
         }
-        let at = scan.at;
-        scan.at += 1;
-        let name = scan.identifier()?;
-        let name = &scan.text[name];
-        scan.blank_inline();
-        if scan.byte() != Some(b'=') {
-            return Err(Fail::Junk);
+        let dot = scan.at;
+        match attribute(scan, id)? {
+            Some(field) => fields.push(field),
+            None => {
+                // Fluent ends the entry before an attribute it cannot read: that line is junk.
+                scan.at = line_start(scan.text, dot);
+                break;
+            }
         }
-        scan.at += 1;
-        let pattern = scan.pattern()?.ok_or(Fail::Junk)?;
-        fields.push(Field {
-            key: format!("{id}.{name}"),
-            at,
-            pattern,
-        });
     }
-    if fields.is_empty() || (scan.byte().is_some() && scan.eol_at(scan.at) == 0) {
+    if fields.is_empty() {
         return Err(Fail::Junk);
     }
     Ok(fields)
+}
+
+/// An attribute at its `.`; `None` when it is none (no name, `=` or pattern).
+fn attribute(scan: &mut Scan<'_>, id: &str) -> Result<Option<Field>, Fail> {
+    let at = scan.at;
+    scan.at += 1;
+    let Ok(name) = scan.identifier() else {
+        return Ok(None);
+    };
+    let name = &scan.text[name];
+    scan.blank_inline();
+    if scan.byte() != Some(b'=') {
+        return Ok(None);
+    }
+    scan.at += 1;
+    Ok(scan.pattern()?.map(|pattern| Field {
+        key: format!("{id}.{name}"),
+        at,
+        pattern,
+    }))
+}
+
+/// The start of the line holding byte `at`.
+fn line_start(text: &str, at: usize) -> usize {
+    let at = at.min(text.len());
+    text.as_bytes()[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
 }
