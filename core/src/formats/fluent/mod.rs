@@ -28,7 +28,7 @@
 //! (`{"{"}`, `{"}"}`, `{"["}`, `{"*"}`, `{"."}`, blanks): that is text, what it means.
 //!
 //! A placeable whose expression is a select (`{ $count -> [one] … *[other] … }`) is a
-//! [`Switch`]: pivot the selector's first variable (`count`; a callee or reference when it
+//! [`Switch`](crate::model::Switch): pivot the selector's first variable (`count`; a callee or reference when it
 //! has none), kind plural when every variant key is a CLDR category or a number (a number
 //! key `[0]` is the case `=0`), ordinal for `NUMBER($n, type: "ordinal")`, select
 //! otherwise. One branch per variant in file order, its pattern read as above (select
@@ -69,9 +69,6 @@ use self::pattern::{Fail, Scan};
 use super::output::Output;
 use super::{Capabilities, Format, FormatInfo, Keys, Parsed, ReadError, Skeleton, WriteError};
 use crate::model::{Block, Role};
-
-#[cfg(doc)]
-use crate::model::Switch;
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "fluent",

@@ -215,8 +215,7 @@ impl<'t> Scan<'t> {
             common = indent;
             self.at = line + indent;
         }
-        loop {
-            let Some(byte) = self.byte() else { break };
+        while let Some(byte) = self.byte() {
             match byte {
                 b'{' => {
                     let at = self.at;
