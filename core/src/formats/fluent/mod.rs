@@ -28,8 +28,8 @@
 //! (`{"{"}`, `{"}"}`, `{"["}`, `{"*"}`, `{"."}`, blanks): that is text, what it means.
 //!
 //! A placeable whose expression is a select (`{ $count -> [one] … *[other] … }`) is a
-//! [`Switch`](crate::model::Switch): pivot the selector's first variable (`count`; a callee or reference when it
-//! has none), kind plural when every variant key is a CLDR category or a number (a number
+//! [`Switch`](crate::model::Switch): pivot the selector's first variable (`count`; a
+//! callee or reference when it has none), kind plural when every variant key is a CLDR category or a number (a number
 //! key `[0]` is the case `=0`), ordinal for `NUMBER($n, type: "ordinal")`, select
 //! otherwise. One branch per variant in file order, its pattern read as above (select
 //! expressions nest up to 32 deep). The model has no mark for the default variant: its
@@ -135,8 +135,7 @@ fn read_text<'e>(
             }
             continue;
         }
-        scan.entry = entry;
-        scan.made = 0;
+        scan.begin();
         let fields = match fields(&mut scan) {
             Ok(fields) => fields,
             Err(Fail::Refuse(error)) => return Err(error),
@@ -229,6 +228,7 @@ fn fields(scan: &mut Scan<'_>) -> Result<Vec<Field>, Fail> {
     }
     scan.at += 1;
     let mut fields = Vec::new();
+    scan.block(entry);
     if let Some(pattern) = scan.pattern()? {
         fields.push(Field {
             key: id.to_owned(),
@@ -278,6 +278,7 @@ fn attribute(scan: &mut Scan<'_>, id: &str) -> Result<Option<Field>, Fail> {
         return Ok(None);
     }
     scan.at += 1;
+    scan.block(at);
     Ok(scan.pattern()?.map(|pattern| Field {
         key: format!("{id}.{name}"),
         at,

@@ -53,9 +53,9 @@ pub(super) struct Scan<'t> {
     /// Placeables open around the one being read.
     depth: usize,
     /// Codes, switches and branches made for the block being read.
-    pub made: usize,
+    made: usize,
     /// Where the block being read starts (for a refusal).
-    pub entry: usize,
+    entry: usize,
 }
 
 impl<'t> Scan<'t> {
@@ -67,6 +67,18 @@ impl<'t> Scan<'t> {
             made: 0,
             entry: at,
         }
+    }
+
+    /// Starts reading the entry at the scanner: no placeable open (a junk entry may have
+    /// left some).
+    pub fn begin(&mut self) {
+        self.depth = 0;
+    }
+
+    /// Starts reading the block at `at`: no code made yet.
+    pub fn block(&mut self, at: usize) {
+        self.entry = at;
+        self.made = 0;
     }
 
     fn bytes(&self) -> &'t [u8] {
