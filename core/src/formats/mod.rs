@@ -12,6 +12,7 @@ pub mod code;
 pub mod conformance;
 pub mod docs_blocks;
 pub mod docx;
+pub mod fluent;
 pub mod html;
 pub mod inline;
 pub mod json;
@@ -1065,7 +1066,7 @@ pub trait Format: Send + Sync {
 }
 
 /// Every format this build reads, in the order `kapi formats` lists them.
-static ALL: [&dyn Format; 35] = [
+static ALL: [&dyn Format; 36] = [
     &markdown::Markdown,
     &markdown::Mdx,
     &rst::Rst,
@@ -1081,6 +1082,7 @@ static ALL: [&dyn Format; 35] = [
     &strings::AppleStrings,
     &stringsdict::StringsDict,
     &xcstrings::XcStrings,
+    &fluent::Fluent,
     &po::Po,
     &xliff::Xliff,
     &xliff2::Xliff2,
