@@ -286,6 +286,7 @@ fn detect(root: &Path) -> (Vec<String>, Vec<String>, String, Vec<String>) {
                 | "strings"
                 | "stringsdict"
                 | "xcstrings"
+                | "ftl"
         ) || (ext == "ts" && crate::document::is_qt_ts(path)))
             && catalogs.len() < MAX_CATALOG_FILES
             && let Some(rel) = relative_to(path, root)

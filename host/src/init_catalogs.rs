@@ -278,7 +278,8 @@ fn arb_files(rels: &[String], source: &str, taken: &mut BTreeSet<String>, offers
     }
 }
 
-/// `locales/en/*.json` beside `locales/fr/` (i18next, Docusaurus), JSON or YAML.
+/// `locales/en/*.json` beside `locales/fr/` (i18next, Docusaurus), JSON or YAML; Fluent's
+/// `i18n/en/app.ftl` beside `i18n/fr/` (Firefox, Czkawka) and UWP's `Strings/en-US/*.resw` too.
 fn locale_folders(
     rels: &[String],
     source: &str,
@@ -291,7 +292,7 @@ fn locale_folders(
         let Some((_, ext)) = rel.rsplit_once('.') else {
             continue;
         };
-        if !matches!(ext, "json" | "yml" | "yaml" | "resw") {
+        if !matches!(ext, "json" | "yml" | "yaml" | "resw" | "ftl") {
             continue;
         }
         let parts: Vec<&str> = rel.split('/').collect();
@@ -314,6 +315,7 @@ fn locale_folders(
         let format = match ext.as_str() {
             "json" => "json",
             "resw" => "resx",
+            "ftl" => "fluent",
             _ => "yaml",
         };
         let base = if parent.is_empty() {

@@ -17,6 +17,7 @@ mod context_notes;
 mod context_search;
 mod edit_route;
 mod errors;
+mod fluent;
 mod functional_checks;
 mod help;
 mod host_actor;

@@ -1,5 +1,6 @@
 //! Adding the keys a translation file lacks to it, in place: each missing entry of the source
-//! (Android `strings.xml`, JSON, YAML, Java properties) is copied into the target at the
+//! (Android `strings.xml`, JSON, YAML, Java properties, Apple `.strings`, .NET `.resx`, Fluent)
+//! is copied into the target at the
 //! source's position (after the nearest key before it in the same object that the target
 //! holds, or after the sibling object holding it; else before the nearest after it),
 //! re-indented to the target's indentation, and every other byte of the target is kept.
@@ -13,6 +14,9 @@
 //! keys in the target goes before the first of them (JSON, YAML). A key whose parent object (a
 //! JSON or YAML mapping, an Android `<string-array>`) the target lacks, or holds nothing kapi
 //! reads in, has no place: it is named, and the rest are added. Only UTF-8 files are edited.
+//! A Fluent entry keeps its own indentation (an attribute's `.title` line is indented under its
+//! message, whatever the anchor's); an entry that shares a line with another (two `.strings`
+//! entries on one line) does not read back alone, so nothing is written and the keys are named.
 
 use std::collections::HashMap;
 
@@ -34,7 +38,7 @@ pub struct Added {
 pub fn supported(format_id: &str) -> bool {
     matches!(
         format_id,
-        "android" | "json" | "arb" | "yaml" | "properties"
+        "android" | "json" | "arb" | "yaml" | "properties" | "strings" | "resx" | "fluent"
     )
 }
 
@@ -378,7 +382,12 @@ fn entry_text(id: &str, text: &str, block: &Block) -> Entry {
         line_end(text, block.span.end.saturating_sub(1).max(block.span.start))
     };
     let raw = text.get(start..end).unwrap_or_default();
-    let indent = indent_of(raw).to_owned();
+    // Fluent's indentation is syntax (an attribute's, a continuation line's): kept as written.
+    let indent = if id == "fluent" {
+        String::new()
+    } else {
+        indent_of(raw).to_owned()
+    };
     let mut lines: Vec<String> = Vec::new();
     for line in raw.split_inclusive('\n') {
         lines.push(
@@ -415,15 +424,19 @@ impl Entry {
     }
 }
 
-/// The target line `anchor` starts on, and its indentation.
-fn anchor_indent<'t>(text: &'t str, anchor: &Block) -> &'t str {
+/// The target line `anchor` starts on, and its indentation (none for Fluent, whose entries
+/// keep their own).
+fn anchor_indent<'t>(id: &str, text: &'t str, anchor: &Block) -> &'t str {
+    if id == "fluent" {
+        return "";
+    }
     let start = line_start(text, anchor.span.start);
     indent_of(text.get(start..).unwrap_or_default())
 }
 
 /// Where and what to insert to put `entry` right after the target's `anchor`.
 fn after_anchor(id: &str, text: &str, anchor: &Block, entry: &Entry) -> (usize, String) {
-    let indent = anchor_indent(text, anchor).to_owned();
+    let indent = anchor_indent(id, text, anchor).to_owned();
     if id == "json" {
         let end = anchor.span.end.min(text.len());
         let rest = text.get(end..).unwrap_or_default();
@@ -448,7 +461,7 @@ fn after_anchor(id: &str, text: &str, anchor: &Block, entry: &Entry) -> (usize, 
 
 /// Where and what to insert to put `entry` right before the target's `anchor`.
 fn before_anchor(id: &str, text: &str, anchor: &Block, entry: &Entry) -> (usize, String) {
-    let indent = anchor_indent(text, anchor).to_owned();
+    let indent = anchor_indent(id, text, anchor).to_owned();
     let at = line_start(text, anchor.span.start);
     if id == "json" {
         return (at, format!("{}{},\n", indent, entry.body));
@@ -469,7 +482,7 @@ fn top_level_end(
         .blocks
         .iter()
         .find(|b| parent_of(id, &b.key).is_empty())
-        .map(|b| anchor_indent(text, b).to_owned());
+        .map(|b| anchor_indent(id, text, b).to_owned());
     match id {
         "android" => {
             let close = text.rfind("</resources>")?;
@@ -481,7 +494,15 @@ fn top_level_end(
             };
             Some((at, entry.indented(indent)))
         }
-        "properties" => {
+        "resx" => {
+            let close = text.rfind("</root>")?;
+            let at = line_start(text, close);
+            if !text.get(at..close).is_some_and(|t| t.trim().is_empty()) {
+                return None;
+            }
+            Some((at, entry.indented(top.as_deref().unwrap_or("  "))))
+        }
+        "properties" | "strings" | "fluent" => {
             let lead = if text.is_empty() || text.ends_with('\n') {
                 ""
             } else {
@@ -582,6 +603,43 @@ mod tests {
         assert_eq!(out.unplaced, ["n.x"]);
         assert_eq!(out.added, ["a"]);
         assert_eq!(text(&out), "{\n  \"old\": \"O\",\n  \"a\": \"A\"\n}\n");
+    }
+
+    #[test]
+    fn strings_resx_and_fluent_entries_land_in_the_targets_layout() {
+        let source =
+            "/* Greeting */\n\"hello\" = \"Hello %@\";\n\"bye\" = \"Bye\";\n\"quit\" = \"Quit\";\n";
+        let out = add("strings", source, "\"quit\" = \"Quitter\";\n").unwrap();
+        assert_eq!(out.added, ["hello", "bye"]);
+        assert_eq!(
+            text(&out),
+            "\"hello\" = \"Hello %@\";\n\"bye\" = \"Bye\";\n\"quit\" = \"Quitter\";\n"
+        );
+        let out = add("strings", source, "").unwrap();
+        assert_eq!(out.added, ["hello", "bye", "quit"]);
+        let source = "<root>\n  <data name=\"a\" xml:space=\"preserve\">\n    <value>A {0}</value>\n    <comment>c</comment>\n  </data>\n  <data name=\"b\"><value>B</value></data>\n</root>";
+        let target = "<root>\n    <data name=\"b\"><value>Bé</value></data>\n</root>";
+        let out = add("resx", source, target).unwrap();
+        assert_eq!(
+            text(&out),
+            "<root>\n    <data name=\"a\" xml:space=\"preserve\">\n      <value>A {0}</value>\n      <comment>c</comment>\n    </data>\n    <data name=\"b\"><value>Bé</value></data>\n</root>"
+        );
+        let out = add("resx", source, "<root>\n</root>").unwrap();
+        assert_eq!(out.added, ["a", "b"]);
+        let source = "# Shown on the title bar\ntitle = Files\n    and more\n    .tooltip = All { $n } files\nquit = Quit\n";
+        let target = "title = Fichiers\nquit = Quitter\n";
+        let out = add("fluent", source, target).unwrap();
+        assert_eq!(out.added, ["title.tooltip"]);
+        assert_eq!(
+            text(&out),
+            "title = Fichiers\n    .tooltip = All { $n } files\nquit = Quitter\n"
+        );
+        let out = add("fluent", source, "quit = Quitter").unwrap();
+        assert_eq!(out.added, ["title", "title.tooltip"]);
+        assert_eq!(
+            text(&out),
+            "title = Files\n    and more\n    .tooltip = All { $n } files\nquit = Quitter"
+        );
     }
 
     #[test]

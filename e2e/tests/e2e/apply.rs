@@ -360,6 +360,12 @@ const SPECS: &[Spec] = &[
         code_blocks: Has::No("a .stringsdict holds plural strings, never code blocks"),
     },
     Spec {
+        format: "fluent",
+        codes: Has::Yes,
+        plurals: Has::Yes,
+        code_blocks: Has::No("a Fluent file holds messages, never code blocks"),
+    },
+    Spec {
         format: "yaml",
         codes: Has::Yes,
         plurals: Has::Yes,
@@ -999,6 +1005,17 @@ mod android {
     );
 }
 
+mod fluent {
+    case!(edit_applies_then_resend_is_stale => edit_then_stale);
+    case!(the_result_rev_is_the_rev_a_read_returns => result_rev);
+    case!(dropping_a_code_is_a_guard => drop_code);
+    case!(flattening_a_plural_is_a_guard_and_a_branch_edits => plural);
+    case!(an_unknown_block_is_not_found => unknown_block);
+    case!(an_agents_term_is_not_permitted => agent_term);
+    case!(a_forbidden_term_fails_the_gate => gate);
+    case!(the_same_content_is_unchanged => unchanged);
+}
+
 mod docx {
     case!(edit_applies_then_resend_is_stale => edit_then_stale);
     case!(
@@ -1068,7 +1085,7 @@ fn what_a_format_is_declared_without_no_fixture_has() {
             }
         }
     }
-    assert_eq!(checked, 21, "the declarations checked");
+    assert_eq!(checked, 22, "the declarations checked");
     // The formats whose module runs no read-only case (no code blocks) have no other
     // read-only block in any fixture either.
     for format in [

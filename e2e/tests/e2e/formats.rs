@@ -60,6 +60,7 @@ const FOLDERS: &[(&str, Option<&str>)] = &[
     ("xliff2", None),
     ("qt", None),
     ("xcstrings", None),
+    ("fluent", None),
     ("docx", None),
 ];
 
