@@ -231,7 +231,7 @@ fn init_writes_skill_md_alone_and_kapi_help_serves_every_reference() {
     // Every shipped reference, by its topic: `references/i18n/react.md` is `i18n/react`, a data
     // file keeps its name.
     let references = shipped_references();
-    assert_eq!(references.len(), 21, "{references:?}");
+    assert_eq!(references.len(), 22, "{references:?}");
     let skill_dir = crate::testdata().join("../skills/kapi");
     for file in references {
         let name = file.strip_prefix("references/").unwrap();
