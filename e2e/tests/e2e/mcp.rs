@@ -575,6 +575,81 @@ fn rst_and_asciidoc_are_read_and_edited_over_mcp() {
     }
 }
 
+/// The catalog formats of issue 42 over MCP: `read_blocks` reads what `kapi inspect` reads; a
+/// Fluent message is edited in place; an agent's edit of a finished translation in a Qt `.ts`
+/// file or a String Catalog lands marked a draft for review (`type="unfinished"`,
+/// `needs_review`), every other byte kept.
+#[test]
+fn catalog_formats_are_read_and_edited_over_mcp() {
+    let p = Project::new("alpha", "utilize");
+    let ftl = "# Shown on the button.\nsave = Save { $name }\n";
+    let ts = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\" language=\"de\">\n<context>\n    <name>Main</name>\n    <message>\n        <source>Open %1</source>\n        <translation>%1 auf</translation>\n    </message>\n</context>\n</TS>\n";
+    let catalog = "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"Open %@\" : {\n      \"localizations\" : {\n        \"de\" : {\n          \"stringUnit\" : {\n            \"state\" : \"translated\",\n            \"value\" : \"%@ auf\"\n          }\n        }\n      }\n    }\n  },\n  \"version\" : \"1.0\"\n}\n";
+    for (file, text) in [
+        ("docs/app.ftl", ftl),
+        ("docs/app_de.ts", ts),
+        ("docs/Localizable.xcstrings", catalog),
+    ] {
+        std::fs::write(p.root.join(file), text).expect("write the catalog");
+    }
+    let (mut server, _) = Server::start_with(&p.root, Bind::Discover, &[], PROTOCOL);
+    for (file, id) in [
+        ("docs/app.ftl", "fluent"),
+        ("docs/app_de.ts", "qt"),
+        ("docs/Localizable.xcstrings", "xcstrings"),
+    ] {
+        let cli = cli_json(&p.root, &["inspect", file, "--editions", "*", "--json"]);
+        let read = server
+            .tool("read_blocks", json!({"doc": file, "editions": ["*"]}))
+            .ok(file);
+        assert_eq!(read.structured, cli, "{file}: read_blocks and kapi inspect");
+        assert_eq!(read.structured["format"], id, "{file}");
+    }
+
+    let read = server
+        .tool("read_blocks", json!({"doc": "docs/app.ftl"}))
+        .ok("fluent");
+    let save = &read.structured["blocks"][0];
+    assert_eq!(save["notes"], json!(["Shown on the button."]));
+    let set = json!({"operations": [{
+        "op": "replace_text", "at": save["ref"], "if_match": save["rev"],
+        "find": "Save", "replace": "Keep",
+    }]});
+    let applied = server.tool("apply_edits", set).ok("fluent edit");
+    assert_eq!(applied.change().status, "applied");
+    assert_eq!(p.read("docs/app.ftl"), ftl.replace("Save {", "Keep {"));
+
+    for (file, lang, content, want) in [
+        (
+            "docs/app_de.ts",
+            "de",
+            "<x id=\"1/\"/> öffnen",
+            "<translation type=\"unfinished\">%1 öffnen</translation>",
+        ),
+        (
+            "docs/Localizable.xcstrings",
+            "de",
+            "<x id=\"1/\"/> öffnen",
+            "\"state\" : \"needs_review\",\n            \"value\" : \"%@ öffnen\"",
+        ),
+    ] {
+        let read = server
+            .tool("read_blocks", json!({"doc": file, "editions": [lang]}))
+            .ok(file);
+        let block = &read.structured["blocks"][0];
+        let edition = &block["editions"][lang];
+        let mut at = block["ref"].clone();
+        at["edition"] = json!(lang);
+        let set = json!({"operations": [{
+            "op": "set_content", "at": at, "if_match": edition["rev"], "content": content,
+        }]});
+        let applied = server.tool("apply_edits", set).ok(file);
+        assert_eq!(applied.change().status, "applied", "{file}");
+        let written = p.read(file);
+        assert!(written.contains(want), "{file}: {written}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The edit contract, notes and sessions
 
