@@ -63,7 +63,8 @@ declare_rule! {
     /// An odd number of straight double quotes (`"`) in a block, or a curly `“` with no `”`
     /// (or the reverse). A quotation opened one way and closed the other (`“Save"`, `"Save”`)
     /// is one finding over the pair. Single quotes are not checked, because apostrophes look
-    /// the same.
+    /// the same. A `"` that is the character itself is no quotation: a text that is only `"`
+    /// (a quote character a catalog offers), a shortcut's key (`Ctrl+"`), `'"'`.
     ///
     /// ## Why it matters
     /// An unclosed quote leaves the reader unsure where the quotation ends, and often means
@@ -464,6 +465,12 @@ fn quotes(text: &str, hits: &mut dyn Sink) {
             _ => continue,
         };
         match c {
+            // The character itself, not a quotation: a text that is only `"` (a quote
+            // character to pick), a shortcut's key (`Ctrl+"`), one in single quotes (`'"'`).
+            '"' if text.trim() == "\""
+                || i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'+')
+                || (i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'\'')
+                    && bytes.get(i + 1) == Some(&b'\'')) => {}
             '"' => {
                 straight += 1;
                 last_straight = i;
@@ -638,6 +645,15 @@ mod tests {
         let hits = run("done] now");
         assert_eq!(hits[0].2, 4..5);
         assert_eq!(hits[0].3, "`]` closes no `[`");
+    }
+
+    #[test]
+    fn a_quote_that_is_the_character_itself_is_no_quotation() {
+        for text in ["\"", " \" ", "Press Ctrl+\" to copy.", "Type '\"' to quote."] {
+            assert!(run(text).is_empty(), "{text}: {:?}", run(text));
+        }
+        assert_eq!(run("Click \"Save to go.")[0].0, "hygiene.unbalanced-quote");
+        assert_eq!(run("\"\"\"")[0].0, "hygiene.unbalanced-quote");
     }
 
     #[test]

@@ -121,7 +121,10 @@ declare_rule! {
     /// Use instead: `Voir https://example.com/help`
     ///
     /// ## Differences from pofilter
-    /// The URLs are compared as a set with counts: a translation may reorder them.
+    /// The URLs are compared as a set with counts: a translation may reorder them. A URL is
+    /// ASCII and ends before the punctuation that closes its sentence: `https://docs.rs/regex.`
+    /// is `https://docs.rs/regex`, as is `https://docs.rs/regex를` (a Korean particle written
+    /// onto it) and `https://docs.rs/regex。` (pofilter reads each as another URL).
     pub URLS = "translation.urls", Severity::Minor
 }
 
@@ -690,11 +693,13 @@ fn numbers(s: &str, t: &str, lang: &lang::Lang, out: &mut Vec<Mismatch>) {
     }
 }
 
+/// A URL: ASCII, never ending on the punctuation that closes a sentence (`.`, `,`, `;`,
+/// `:`, `?`).
 static URL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"https?:[\w/\.:;+\-~%#\$?=&,()]+",
-        r"|www\.[\w/\.:;+\-~%#\$?=&,()]+",
-        r"|ftp:[\w/\.:;+\-~%#?=&,]+",
+        r"https?:[A-Za-z0-9_/\.:;+\-~%#\$?=&,()]*[A-Za-z0-9_/+\-~%#\$=&()]",
+        r"|www\.[A-Za-z0-9_/\.:;+\-~%#\$?=&,()]*[A-Za-z0-9_/+\-~%#\$=&()]",
+        r"|ftp:[A-Za-z0-9_/\.:;+\-~%#?=&,]*[A-Za-z0-9_/+\-~%#=&]",
     ))
     .unwrap_or_else(|e| unreachable!("url pattern: {e}"))
 });

@@ -398,3 +398,16 @@ fn a_plural_suffix_in_a_one_text_source_is_no_bracket_its_forms_must_keep() {
         "a plain translation keeps its brackets: {found:?}"
     );
 }
+
+#[test]
+fn a_url_ends_before_its_sentences_punctuation_and_script() {
+    let source = "Read more here: https://docs.rs/regex.";
+    for target in [
+        "더 알고 싶다면 https://docs.rs/regex를 방문하세요.",
+        "更多資訊： https://docs.rs/regex。",
+        "Mehr unter https://docs.rs/regex.",
+    ] {
+        assert!(!rules(source, target).contains(&"translation.urls"), "{target}");
+    }
+    assert!(rules(source, "Mehr unter https://docs.rs/regexp.").contains(&"translation.urls"));
+}
