@@ -649,7 +649,12 @@ mod tests {
 
     #[test]
     fn a_quote_that_is_the_character_itself_is_no_quotation() {
-        for text in ["\"", " \" ", "Press Ctrl+\" to copy.", "Type '\"' to quote."] {
+        for text in [
+            "\"",
+            " \" ",
+            "Press Ctrl+\" to copy.",
+            "Type '\"' to quote.",
+        ] {
             assert!(run(text).is_empty(), "{text}: {:?}", run(text));
         }
         assert_eq!(run("Click \"Save to go.")[0].0, "hygiene.unbalanced-quote");

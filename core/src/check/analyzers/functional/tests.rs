@@ -407,7 +407,10 @@ fn a_url_ends_before_its_sentences_punctuation_and_script() {
         "更多資訊： https://docs.rs/regex。",
         "Mehr unter https://docs.rs/regex.",
     ] {
-        assert!(!rules(source, target).contains(&"translation.urls"), "{target}");
+        assert!(
+            !rules(source, target).contains(&"translation.urls"),
+            "{target}"
+        );
     }
     assert!(rules(source, "Mehr unter https://docs.rs/regexp.").contains(&"translation.urls"));
 }
