@@ -48,6 +48,15 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     let mut guesses: Vec<Option<&'static dyn Format>> = Vec::new();
     if t.starts_with('<') {
         let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
+        if kapi_core::formats::qt::is_ts(head) {
+            guesses.push(formats::by_id("qt"));
+        }
+        if lower.contains("<plist") && lower.contains("nsstringlocalizedformatkey") {
+            guesses.push(formats::by_id("stringsdict"));
+        }
+        if lower.contains("<root") && lower.contains("<data ") {
+            guesses.push(formats::by_id("resx"));
+        }
         if lower.contains("<xliff") {
             guesses.push(formats::for_file(Path::new("content.xlf"), head));
         }
@@ -59,8 +68,18 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
         }
     }
     if (t.starts_with('{') || t.starts_with('['))
-        && serde_json::from_str::<serde_json::Value>(t).is_ok()
+        && let Ok(value) = serde_json::from_str::<serde_json::Value>(t)
     {
+        // A String Catalog holds every language; an ARB file has `@` metadata.
+        if value.get("sourceLanguage").is_some() && value.get("strings").is_some() {
+            guesses.push(formats::by_id("xcstrings"));
+        }
+        if value
+            .as_object()
+            .is_some_and(|o| o.keys().any(|k| k.starts_with('@')))
+        {
+            guesses.push(formats::by_id("arb"));
+        }
         guesses.push(formats::by_id("json"));
     }
     let lines: Vec<&str> = t
@@ -72,6 +91,23 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
         && lines.iter().any(|l| l.starts_with("msgstr"))
     {
         guesses.push(formats::by_id("po"));
+    }
+    // Apple `.strings` (`"key" = "value";`) and Fluent (`id = … { $var }`, a select, a term,
+    // an attribute) before properties, which would read either.
+    if lines
+        .iter()
+        .any(|l| l.starts_with('"') && l.ends_with("\";"))
+    {
+        guesses.push(formats::by_id("strings"));
+    }
+    let fluent = |l: &&str| {
+        l.contains("{ $")
+            || l.contains("->")
+            || l.trim_start().starts_with('.')
+            || (l.starts_with('-') && l.contains(" = "))
+    };
+    if lines.iter().any(|l| l.contains(" = ")) && lines.iter().any(fluent) {
+        guesses.push(formats::by_id("fluent"));
     }
     let key = |k: &str| {
         !k.is_empty()
@@ -368,6 +404,31 @@ mod tests {
         assert_eq!(run(None, Some("msgid \"a\"\nmsgstr \"b\"\n")).0, Some("po"));
         assert_eq!(run(None, Some("a: 1\nb:\n  - c\n")).0, Some("yaml"));
         assert_eq!(run(None, Some("a.b=c\n")).0, Some("properties"));
+        // The catalog formats of issue 42, by content alone.
+        let catalogs = [
+            (
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE TS>\n<TS version=\"2.1\"><context><name>c</name><message><source>Hi</source></message></context></TS>",
+                "qt",
+            ),
+            (
+                "<root><data name=\"a\"><value>A</value></data></root>",
+                "resx",
+            ),
+            (
+                "<plist version=\"1.0\"><dict><key>k</key><dict><key>NSStringLocalizedFormatKey</key><string>%#@n@</string></dict></dict></plist>",
+                "stringsdict",
+            ),
+            (
+                "{\"sourceLanguage\": \"en\", \"strings\": {}, \"version\": \"1.0\"}",
+                "xcstrings",
+            ),
+            ("{\"@@locale\": \"en\", \"hi\": \"Hi\"}", "arb"),
+            ("\"hi\" = \"Hi\";\n", "strings"),
+            ("hello = Hello { $name }\n    .title = Greeting\n", "fluent"),
+        ];
+        for (content, id) in catalogs {
+            assert_eq!(run(None, Some(content)).0, Some(id), "{content}");
+        }
         assert_eq!(run(None, Some("<p>Hi</p>")).0, Some("html"));
         assert_eq!(run(None, Some("# Title\n\nText.\n")).0, Some("markdown"));
         assert_eq!(
