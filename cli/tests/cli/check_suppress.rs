@@ -336,7 +336,8 @@ fn a_tree_scores_the_word_weighted_mean_of_its_files() {
         format!("# Good\n\n{}\n", "Fine words here. ".repeat(60)),
     );
     let (_, report) = json(&kapi, &["check", "--json"]);
-    assert_eq!(report["summary"]["score"], 100, "{}", report["summary"]);
+    // 99.9, rounded down: a tree scores 100 only when every file does.
+    assert_eq!(report["summary"]["score"], 99, "{}", report["summary"]);
     assert_eq!(report["files"][0]["path"], "docs/bad.md");
     assert_eq!(report["files"][0]["score"], 95);
 }
@@ -366,6 +367,33 @@ fn the_voice_s_min_score_gates_the_files_it_governs_and_the_gate_says_which() {
             .contains("score 99 is below the gate's minimum 100"),
         "{}",
         run.stdout
+    );
+}
+
+/// A profile's voice sets the minimum for the files its channels govern, not for the rest.
+#[test]
+fn a_profile_s_voice_min_score_gates_only_the_files_it_governs() {
+    let kapi = project();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\nname: sup\ndefaults:\n  source_language: en\n  voice: .kapi/voice.yaml\ncollections:\n  - path: \"docs/**/*.md\"\n  - name: blog\n    channel: hb/blog\n    content:\n      - path: \"blog/**/*.md\"\nprofiles:\n  hb:\n    channels: [blog]\n    voice: .kapi/profiles/hb/voice.yaml\ngates:\n  fail_on: critical\n",
+    );
+    kapi.write(
+        ".kapi/profiles/hb/voice.yaml",
+        format!("{VOICE}min_score: 100\n"),
+    );
+    kapi.write("docs/a.md", "# A\n\nSimply go.\n");
+    kapi.write("blog/b.md", "# B\n\nFine.\n");
+    assert_eq!(kapi.run(&["check"]).code, 0, "the blog post is clean");
+    kapi.write("blog/b.md", "# B\n\nSimply go.\n");
+    let (code, report) = json(&kapi, &["check", "--json"]);
+    assert_eq!(code, 3, "{report}");
+    assert_eq!(
+        report["gate"]["failed"],
+        serde_json::json!([
+            "blog/b.md scores 99, below the minimum 100 its voice sets (.kapi/profiles/hb/voice.yaml)"
+        ]),
+        "docs/a.md scores 99 too, and its voice sets no minimum: {report}"
     );
 }
 

@@ -17,7 +17,10 @@ declare_rule! {
     /// ## What it flags
     /// A term the project forbids (`status: forbidden` in `.kapi/terms.yaml`, or the voice's
     /// `vocabulary.forbidden`), matched as a whole word, except inside a phrase its
-    /// `exceptions:` allow (`ReactJS Day` for a forbidden `ReactJS`).
+    /// `exceptions:` allow (`ReactJS Day` for a forbidden `ReactJS`). A URL, domain, e-mail
+    /// address, `@handle` or file path is no word: a forbidden `whitelist` inside
+    /// `https://example.com/whitelist-guide` or `legacy.whitelist.org` is not flagged; the same
+    /// word in a sentence is.
     ///
     /// ## Why it matters
     /// Forbidden terms are decisions the project already made: jargon, unverifiable claims,
@@ -32,7 +35,7 @@ declare_rule! {
     /// ## What it flags
     /// A competitor's product or company name (`status: competitor`, or the voice's
     /// `vocabulary.competitor`), matched as a whole word, except inside a phrase its
-    /// `exceptions:` allow.
+    /// `exceptions:` allow, or inside a URL, domain, e-mail address, `@handle` or file path.
     ///
     /// ## Why it matters
     /// Naming a competitor in your own documentation advertises it, can raise legal
@@ -46,7 +49,8 @@ declare_rule! {
 declare_rule! {
     /// ## What it flags
     /// A deprecated term (`status: deprecated`): one still understood but replaced by the
-    /// concept's preferred term; not inside a phrase its `exceptions:` allow.
+    /// concept's preferred term; not inside a phrase its `exceptions:` allow, nor inside a
+    /// URL, domain, e-mail address, `@handle` or file path.
     ///
     /// ## Why it matters
     /// Two names for one thing make readers wonder whether they are two things, and make
