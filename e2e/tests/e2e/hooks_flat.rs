@@ -150,6 +150,39 @@ fn cursor_denies_a_generated_target_and_holds_the_stop_with_a_follow_up() {
     }
 }
 
+/// Cursor's stop holds a session to its own work: a session that edited nothing is let
+/// through past the project's old findings; one that introduced a finding gets a follow-up
+/// naming only it; the same unchanged findings never hold a later stop again.
+#[test]
+fn cursor_holds_a_session_to_its_own_work() {
+    let p = project();
+    let stop = cursor_payload("stop", p.path(), "", 0);
+    assert_eq!(
+        cursor(p.path(), "stop", true, &stop, &[]),
+        Seen::Allow,
+        "docs/bad.md failed before the session: not its work"
+    );
+    std::fs::write(
+        p.path().join("docs/good.md"),
+        "# Guide\n\nUse the login page.\n",
+    )
+    .unwrap();
+    let edit = cursor_payload("afterFileEdit", p.path(), "docs/good.md", 0);
+    assert_eq!(cursor(p.path(), "post-edit", true, &edit, &[]), Seen::Allow);
+    match cursor(p.path(), "stop", true, &stop, &[]) {
+        Seen::Continue(m) => {
+            assert!(m.contains("docs/good.md"), "{m}");
+            assert!(!m.contains("docs/bad.md"), "only the session's own: {m}");
+        }
+        other => panic!("expected a follow-up, got {other:?}"),
+    }
+    assert_eq!(
+        cursor(p.path(), "stop", true, &stop, &[]),
+        Seen::Allow,
+        "the same unchanged findings do not hold the stop twice"
+    );
+}
+
 /// Cursor runs Claude Code's hooks too (on by default): kapi's Claude Code hook stands aside
 /// when `.cursor/hooks.json` runs kapi's Cursor hooks, and acts when it does not.
 #[test]
