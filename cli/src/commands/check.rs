@@ -99,6 +99,8 @@ pub enum FormatArg {
     Github,
     /// SARIF 2.1.0 for code scanning
     Sarif,
+    /// `path:line:col:rule:message` per finding, as Vale's `--output=line`
+    Line,
 }
 
 pub fn run(
@@ -165,6 +167,7 @@ pub(crate) fn emit_report(
         FormatArg::Text => printer.emit_as(report, false)?,
         FormatArg::Json => printer.emit_as(report, true)?,
         FormatArg::Github => printer.raw(&kapi_core::check::render::github::render(report))?,
+        FormatArg::Line => printer.raw(&kapi_core::check::render::line::render(report))?,
         FormatArg::Sarif => {
             let mut text =
                 serde_json::to_string_pretty(&kapi_core::check::render::sarif::render(report))?;

@@ -28,10 +28,16 @@ pub fn run(
     app: &kapi_host::App,
     printer: &mut Printer,
 ) -> anyhow::Result<Outcome> {
-    if args.only.is_some() && matches!(args.format, Some(FormatArg::Github | FormatArg::Sarif)) {
+    if args.only.is_some()
+        && matches!(
+            args.format,
+            Some(FormatArg::Github | FormatArg::Sarif | FormatArg::Line)
+        )
+    {
         return Err(HostError::Usage {
-            message: "`--only` prints text or JSON: `--format github|sarif` takes the whole report"
-                .into(),
+            message:
+                "`--only` prints text or JSON: `--format github|sarif|line` takes the whole report"
+                    .into(),
             hint: Some("drop `--only`, or use `--format json`".into()),
         }
         .into());

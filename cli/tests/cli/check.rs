@@ -414,6 +414,38 @@ fn github_format_prints_workflow_annotations() {
     );
 }
 
+/// Vale's `--output=line` shape, a finding a line, exit by the gate; refused beside `--only`.
+#[test]
+fn line_format_prints_vales_line_output() {
+    let kapi = Kapi::with_project("mini");
+    let run = kapi.run(&["check", "docs/bad.md", "--format", "line"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(!lines.is_empty(), "{}", run.transcript());
+    for line in &lines {
+        let parts: Vec<&str> = line.splitn(5, ':').collect();
+        assert_eq!(parts.len(), 5, "{line}");
+        assert_eq!(parts[0], "docs/bad.md", "{line}");
+        assert!(parts[1].parse::<usize>().is_ok() && parts[2].parse::<usize>().is_ok());
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("docs/bad.md:3:9:terms.forbidden:")),
+        "{}",
+        run.stdout
+    );
+    let clean = kapi.run(&["check", "docs/clean.md", "--format", "line"]);
+    assert_eq!((clean.code, clean.stdout.as_str()), (0, ""));
+    let only = kapi.run_stdin(
+        &[
+            "check", "--text", "-", "--only", "terms", "--format", "line",
+        ],
+        b"Use the whitelist.",
+    );
+    assert_eq!(only.code, 2, "{}", only.transcript());
+}
+
 #[test]
 fn sarif_format_prints_a_sarif_log() {
     let kapi = Kapi::with_project("mini");
