@@ -444,6 +444,29 @@ fn brackets(text: &str, hits: &mut dyn Sink) {
     }
 }
 
+/// Whether the `"` at `i` is a shortcut's key: after a modifier and `+` (`Ctrl+"`,
+/// `Shift+"`), not after a word that ends in `+` (`C++"`).
+fn shortcut_key(bytes: &[u8], i: usize) -> bool {
+    const MODIFIERS: &[&str] = &[
+        "ctrl", "control", "shift", "alt", "option", "opt", "cmd", "command", "meta", "super",
+        "win",
+    ];
+    let Some(before) = i.checked_sub(1).and_then(|p| bytes.get(..p)) else {
+        return false;
+    };
+    if bytes.get(i - 1) != Some(&b'+') {
+        return false;
+    }
+    let word_start = before
+        .iter()
+        .rposition(|b| !b.is_ascii_alphabetic())
+        .map_or(0, |p| p + 1);
+    let word = &before[word_start..];
+    MODIFIERS
+        .iter()
+        .any(|m| word.eq_ignore_ascii_case(m.as_bytes()))
+}
+
 fn quotes(text: &str, hits: &mut dyn Sink) {
     let mut straight = 0usize;
     let mut last_straight = 0usize;
@@ -468,7 +491,7 @@ fn quotes(text: &str, hits: &mut dyn Sink) {
             // The character itself, not a quotation: a text that is only `"` (a quote
             // character to pick), a shortcut's key (`Ctrl+"`), one in single quotes (`'"'`).
             '"' if text.trim() == "\""
-                || i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'+')
+                || shortcut_key(bytes, i)
                 || (i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b'\'')
                     && bytes.get(i + 1) == Some(&b'\'')) => {}
             '"' => {
@@ -658,6 +681,8 @@ mod tests {
             assert!(run(text).is_empty(), "{text}: {:?}", run(text));
         }
         assert_eq!(run("Click \"Save to go.")[0].0, "hygiene.unbalanced-quote");
+        assert!(run("Check the \"Desktop development with C++\" option.").is_empty());
+        assert_eq!(run("Use C++\" here.")[0].0, "hygiene.unbalanced-quote");
         assert_eq!(run("\"\"\"")[0].0, "hygiene.unbalanced-quote");
     }
 

@@ -5,8 +5,12 @@
 //!   `{`, `*`) is JavaScript up to the next blank line (micromark's `mdxjs-esm`): a block of
 //!   its own, kind `esm`, role code, never prose, never translated, written back as is.
 //! - JSX on lines of its own (`<Tabs>`, `<LinkCard title="…" />`) is an HTML block: tags and
-//!   props are markup; the Markdown between an element's tags, after a blank line, is prose,
-//!   as MDX reads it. A tag whose props run over several lines (`<CommandTabs npm="…` with a
+//!   props are markup; the Markdown between an element's tags is prose, as MDX reads it, with
+//!   or without a blank line after the opening tag (MDX 2 interleaves). A tag alone on its
+//!   line with text on the line after it (or, for a closing tag, before it) would take that
+//!   text into its HTML block, as CommonMark reads an HTML block to the next blank line: such
+//!   a line is parsed as a thematic break (`***…`, one line, no block), so the text around it
+//!   is read as the Markdown it is. A tag whose props run over several lines (`<CommandTabs npm="…` with a
 //!   `# comment` line inside a prop) is read as one line, and a prop's `{…}` as a plain
 //!   value: pulldown-cmark parses a copy of the file in which each line break inside such a
 //!   tag, or inside a `{…}` expression that opens a line, is a space, and the inside of a
@@ -80,6 +84,8 @@ pub(crate) fn mask(text: &str) -> Option<String> {
     };
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut fills: Vec<(usize, usize)> = Vec::new();
+    // Tags alone on their line beside text, parsed as thematic breaks.
+    let mut stars: Vec<(usize, usize)> = Vec::new();
     let mut fence: Option<(u8, usize)> = None;
     let mut at = 0;
     while at < bytes.len() {
@@ -122,17 +128,26 @@ pub(crate) fn mask(text: &str) -> Option<String> {
             [b'{', ..] => scan.expression_end(start),
             _ => None,
         };
+        let tag = matches!(rest, [b'<', ..]);
         match end {
             Some(end) if end > line_end || !scan.fills.is_empty() => {
                 spans.push((start, end));
                 fills.append(&mut scan.fills);
+                let next = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i);
+                if tag && alone(bytes, at, indent, end, next) {
+                    stars.push((start, end));
+                }
                 // Go on from the line the span ends on.
-                at = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i) + 1;
+                at = next + 1;
+            }
+            Some(end) if tag && alone(bytes, at, indent, end, line_end) => {
+                stars.push((start, end));
+                at = line_end + 1;
             }
             _ => at = line_end + 1,
         }
     }
-    if spans.is_empty() {
+    if spans.is_empty() && stars.is_empty() {
         return None;
     }
     let mut out = bytes.to_vec();
@@ -146,8 +161,46 @@ pub(crate) fn mask(text: &str) -> Option<String> {
     for (start, end) in fills {
         out[start..end].fill(b'x');
     }
+    for (start, end) in stars {
+        out[start..end].fill(b'*');
+    }
     // Only whole bytes became ASCII (a multi-byte character's every byte an `x`): UTF-8.
     String::from_utf8(out).ok()
+}
+
+/// Whether the tag from `start` (after `indent` bytes of the line at `line_start`) to `end`
+/// is alone on its line (only blanks after it up to `line_end`), indented less than a code
+/// block, at least three bytes long (a thematic break's least), and has text beside it: an
+/// opening or self-closing tag text on the next line, after a blank line or another tag (a
+/// tag inside a paragraph's lines stays the paragraph's), a closing tag text on the line
+/// before.
+fn alone(bytes: &[u8], line_start: usize, indent: usize, end: usize, line_end: usize) -> bool {
+    let start = line_start + indent;
+    let after = bytes.get(end..line_end).unwrap_or_default();
+    if indent >= 4 || end - start < 3 || !after.iter().all(|b| b.is_ascii_whitespace()) {
+        return false;
+    }
+    let blank = |line: &[u8]| line.iter().all(|b| b.is_ascii_whitespace());
+    let next_start = (line_end + 1).min(bytes.len());
+    let next_end =
+        memchr::memchr(b'\n', &bytes[next_start..]).map_or(bytes.len(), |i| next_start + i);
+    let next = &bytes[next_start..next_end];
+    let prev = if line_start == 0 {
+        &[][..]
+    } else {
+        let prev_end = line_start - 1;
+        let prev_start = bytes[..prev_end]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        &bytes[prev_start..prev_end]
+    };
+    let prev_trimmed = prev.trim_ascii();
+    let after_tag = prev_trimmed.first() == Some(&b'<') && prev_trimmed.last() == Some(&b'>');
+    if bytes.get(start + 1) == Some(&b'/') {
+        return !blank(prev) && !after_tag;
+    }
+    line_end < bytes.len() && !blank(next) && (blank(prev) || after_tag)
 }
 
 impl Scan<'_> {
@@ -305,6 +358,37 @@ mod tests {
             }
         }
         assert!(esm >= 40, "{esm} ESM blocks");
+    }
+
+    /// MDX 2 interleaves: Markdown right under an opening tag, or right above a closing one,
+    /// is prose (the React docs' `<TeamMember>`), and the file writes back as it was.
+    #[test]
+    fn markdown_right_inside_a_component_is_prose() {
+        let text = "# Team\n\n<TeamMember name=\"A\" image={{src: '/a.jpg'}}>\n  Loves whitelist rules.\n</TeamMember>\n\n<Note>\n**Bold** text here.\n</Note>\n\nA line\n<br/>\nstays one paragraph.\n\n<Tabs>\n\nAfter a blank line.\n\n</Tabs>\n";
+        let parsed = Mdx.read(text.as_bytes()).unwrap();
+        let prose: Vec<String> = parsed
+            .document
+            .blocks
+            .iter()
+            .filter(|b| b.translatable)
+            .map(|b| b.source.plain_text())
+            .collect();
+        assert_eq!(
+            prose,
+            [
+                "Team",
+                "Loves whitelist rules.",
+                "Bold text here.",
+                "A line\n\nstays one paragraph.",
+                "After a blank line."
+            ],
+            "{:#?}",
+            parsed.document.blocks
+        );
+        assert_eq!(Mdx.write(&parsed).unwrap(), text.as_bytes());
+        let masked = mask(text).unwrap_or_default();
+        assert_eq!(masked.len(), text.len());
+        assert!(masked.contains("\n*************\n\n"), "{masked}");
     }
 
     #[test]
