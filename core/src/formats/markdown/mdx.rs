@@ -75,6 +75,18 @@ pub(super) fn is_esm(text: &str) -> bool {
 /// tag or a `{…}` expression that opens a line (outside fenced code) turned into spaces, byte
 /// for byte; `None` when there is none.
 pub(crate) fn mask(text: &str) -> Option<String> {
+    masked(text, true)
+}
+
+/// [`mask`]'s thematic breaks alone (a tag alone on its line beside Markdown), for Markdown
+/// written for an MDX compiler: its tags and expressions are otherwise read as CommonMark reads
+/// them; `None` when there is none.
+pub(crate) fn interleave(text: &str) -> Option<String> {
+    masked(text, false)
+}
+
+/// The masked copy: with `joins`, every mask; without, the thematic breaks alone.
+fn masked(text: &str, joins: bool) -> Option<String> {
     let bytes = text.as_bytes();
     let mut scan = Scan {
         bytes,
@@ -147,6 +159,10 @@ pub(crate) fn mask(text: &str) -> Option<String> {
             _ => at = line_end + 1,
         }
     }
+    if !joins {
+        spans.clear();
+        fills.clear();
+    }
     if spans.is_empty() && stars.is_empty() {
         return None;
     }
@@ -178,6 +194,26 @@ fn alone(bytes: &[u8], line_start: usize, indent: usize, end: usize, line_end: u
     let start = line_start + indent;
     let after = bytes.get(end..line_end).unwrap_or_default();
     if indent >= 4 || end - start < 3 || !after.iter().all(|b| b.is_ascii_whitespace()) {
+        return false;
+    }
+    // A component or element that holds code (`<TerminalBlock>`, `<pre>`) keeps its content
+    // in its block, never prose.
+    let name_start = start
+        + if bytes.get(start + 1) == Some(&b'/') {
+            2
+        } else {
+            1
+        };
+    let name_len = bytes
+        .get(name_start..end)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+        .count();
+    let name = std::str::from_utf8(&bytes[name_start..name_start + name_len]).unwrap_or_default();
+    if super::syntax::CODE_COMPONENTS.contains(&name)
+        || super::syntax::CODE_ELEMENTS.contains(&name.to_ascii_lowercase().as_str())
+    {
         return false;
     }
     let blank = |line: &[u8]| line.iter().all(|b| b.is_ascii_whitespace());
@@ -361,10 +397,11 @@ mod tests {
     }
 
     /// MDX 2 interleaves: Markdown right under an opening tag, or right above a closing one,
-    /// is prose (the React docs' `<TeamMember>`), and the file writes back as it was.
+    /// is prose (the React docs' `<TeamMember>`), and the file writes back as it was; a
+    /// component that holds code keeps it.
     #[test]
     fn markdown_right_inside_a_component_is_prose() {
-        let text = "# Team\n\n<TeamMember name=\"A\" image={{src: '/a.jpg'}}>\n  Loves whitelist rules.\n</TeamMember>\n\n<Note>\n**Bold** text here.\n</Note>\n\nA line\n<br/>\nstays one paragraph.\n\n<Tabs>\n\nAfter a blank line.\n\n</Tabs>\n";
+        let text = "# Team\n\n<TeamMember name=\"A\" image={{src: '/a.jpg'}}>\n  Loves whitelist rules.\n</TeamMember>\n\n<Note>\n**Bold** text here.\n</Note>\n\nA line\n<br/>\nstays one paragraph.\n\n<Tabs>\n\nAfter a blank line.\n\n</Tabs>\n\n<TerminalBlock>\nnpm install whitelist-loader\n</TerminalBlock>\n";
         let parsed = Mdx.read(text.as_bytes()).unwrap();
         let prose: Vec<String> = parsed
             .document

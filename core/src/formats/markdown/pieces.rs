@@ -23,9 +23,13 @@ pub(super) fn read_dialect<'e>(
 ) -> Output<'e> {
     let id = dialect.id();
     // MDX: pulldown-cmark reads a copy in which a JSX tag or expression over several lines is
-    // one line (`mdx::mask`); offsets, block texts and the skeleton are the file's.
+    // one line and a tag alone beside Markdown a thematic break (`mdx::mask`); Markdown written
+    // for an MDX compiler (it holds a JSX comment, as the React docs' `.md` files do) takes the
+    // thematic breaks alone, so Markdown inside a component is read as such. Offsets, block
+    // texts and the skeleton are the file's.
     let masked = match dialect {
         Dialect::Mdx => mdx::mask(text),
+        Dialect::Markdown if super::syntax::mdx_style(text) => mdx::interleave(text),
         Dialect::Markdown => None,
     };
     let parsed = masked.as_deref().unwrap_or(text);
