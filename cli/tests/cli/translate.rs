@@ -109,6 +109,44 @@ fn pseudo_fills_every_catalog_and_the_result_passes_check() {
     assert_eq!(translate.code, 0, "{}", translate.transcript());
 }
 
+/// `--to` names languages a file translates into: another language, or no tag at all, is
+/// refused before anything is written (exit 2, the targets named); `_` and `-` read alike.
+#[test]
+fn to_a_language_that_is_no_target_is_refused() {
+    let kapi = project("");
+    for (to, says) in [
+        (
+            "es",
+            "no file translates into `es`: the project takes its targets: `de`, `fr`",
+        ),
+        ("fr,dee", "no file translates into `dee`"),
+        ("../x", "`../x` is not a language tag"),
+    ] {
+        for verb in [&["up"][..], &["translate", "locales/en.json"][..]] {
+            let mut args: Vec<&str> = verb.to_vec();
+            args.extend(["--provider", "pseudo", "--to", to]);
+            let run = kapi.run(&args);
+            assert_eq!(run.code, 2, "{to}: {}", run.transcript());
+            assert!(run.stderr.contains(says), "{to}: {}", run.stderr);
+        }
+    }
+    assert!(
+        !kapi.path().join("locales/de.json").exists(),
+        "nothing written"
+    );
+    assert_eq!(
+        kapi.read("locales/fr.json"),
+        "{\n  \"greet\": \"Bonjour, {name} !\"\n}\n"
+    );
+    let run = kapi.run(&["up", "--provider", "pseudo", "--to", "DE"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        kapi.path().join("locales/de.json").exists(),
+        "{}",
+        run.transcript()
+    );
+}
+
 #[test]
 fn a_provider_must_be_named_known_and_have_its_key() {
     let kapi = project(

@@ -53,6 +53,25 @@ pub(super) fn split(app: &App, project: &Project, docs: &[String]) -> (Vec<Strin
     })
 }
 
+/// The languages the bilingual files in a request's scope translate into (the `named` ones, or
+/// every declared one when `all`), as their files name them; an unreadable file adds none.
+pub(super) fn languages(
+    app: &App,
+    project: &Project,
+    named: &[String],
+    all: bool,
+) -> Result<std::collections::BTreeSet<String>, HostError> {
+    let mut out = std::collections::BTreeSet::new();
+    for (_, abs) in files(app, project, named, all)? {
+        if let Ok(loaded) = document::load(app, &abs, &Editions::All, None) {
+            for block in &loaded.parsed.document.blocks {
+                out.extend(block.targets.keys().cloned());
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Every bilingual file the collections declare, or the `named` ones, as (rel, abs).
 fn files(
     app: &App,

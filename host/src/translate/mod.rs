@@ -37,6 +37,7 @@ pub mod pseudo;
 mod run;
 mod scaffold;
 mod screen;
+mod targets;
 
 pub use bilingual::po_language_note;
 
@@ -299,6 +300,8 @@ pub fn translate(
     let project = app.require_project()?;
     let spec = spec_for(&project, request.provider.as_deref())?;
     let request = &for_provider(request, &spec);
+    // Before anything is read or written: every language named is one a file translates into.
+    targets::refuse_unknown(app, &project, request)?;
     let provider =
         provider::for_spec(&spec, &crate::env::secret).map_err(|message| HostError::Usage {
             message,
@@ -678,7 +681,11 @@ fn wanted(request: &TranslateRequest, lang: &str) -> bool {
     if request.langs.is_empty() {
         return !request.pseudo || is_pseudo_locale(lang);
     }
-    request.langs.iter().any(|l| l == lang)
+    // `--to pt_BR` names the recipe's `pt-BR`.
+    request
+        .langs
+        .iter()
+        .any(|l| crate::services::translation::same_tag(l, lang))
 }
 
 /// Whether a stale target (present, not a draft) is replaced: one the file marks unfinished
