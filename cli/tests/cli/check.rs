@@ -414,6 +414,49 @@ fn github_format_prints_workflow_annotations() {
     );
 }
 
+/// One file kapi cannot read is a `read.unreadable` finding: the other files are checked and
+/// the report printed, in text and JSON, and the gate fails.
+#[test]
+fn an_unreadable_file_is_a_finding_and_the_rest_is_checked() {
+    let kapi = Kapi::with_project("mini");
+    kapi.write(
+        "docs/logo.md",
+        b"# Logo\n\n\x00\x01\x02 not text\n".as_slice(),
+    );
+    let run = kapi.run(&["check", "--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    let report = run.json();
+    let findings = report["findings"].as_array().cloned().unwrap_or_default();
+    let unreadable: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "read.unreadable")
+        .collect();
+    assert_eq!(unreadable.len(), 1, "{report}");
+    assert_eq!(unreadable[0]["path"], "docs/logo.md");
+    assert_eq!(unreadable[0]["severity"], "critical");
+    assert!(
+        unreadable[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("binary") && m.contains("defaults.exclude")),
+        "{report}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["path"] == "docs/bad.md" && f["rule"] == "terms.forbidden"),
+        "the other files are checked: {report}"
+    );
+    let text = kapi.run(&["check"]);
+    assert_eq!(text.code, 3);
+    assert!(
+        text.stdout
+            .contains("docs/logo.md critical read.unreadable"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("docs/bad.md:"), "{}", text.stdout);
+}
+
 /// Vale's `--output=line` shape, a finding a line, exit by the gate; refused beside `--only`.
 #[test]
 fn line_format_prints_vales_line_output() {

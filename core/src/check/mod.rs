@@ -18,6 +18,7 @@ pub mod report;
 pub mod score;
 pub mod sentences;
 pub mod suppress;
+pub mod unreadable;
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -49,6 +50,7 @@ pub const ANALYZERS: &[&str] = &[
     "translation-terms",
     "translation",
     "suppress",
+    "read",
 ];
 
 /// What an analyzer found in one block's prose, in offsets of the prose view.

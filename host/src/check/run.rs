@@ -68,6 +68,12 @@ pub(super) fn run_jobs(
                 Some(cache) => cached(cache, &job, workers.cancel),
                 None => check_file(&job, change, workers.cancel, workers.no_suppress),
             };
+            // A check of several files reports one it cannot read and goes on (its finding
+            // streams with the others); a check of that file alone is refused with its error.
+            let result = match result {
+                Err(e) if workers.expected > 1 => unreadable(&job.display, e),
+                other => other,
+            };
             feed.finished(i, result.as_ref().ok().map(|r| &r.findings));
             out.push((i, result));
             let total = workers.expected.max(feed.planned());
@@ -133,6 +139,38 @@ pub(super) fn run_jobs(
             })
         })
         .collect()
+}
+
+/// A file a check of several could not read (or one of its translation files): a
+/// `read.unreadable` finding in its result, so one broken file never ends the check of the
+/// others. Any other error (cancelled, internal) stays one.
+fn unreadable(display: &str, error: HostError) -> Result<FileResult, HostError> {
+    use kapi_core::error::Hint as _;
+    let file_error = matches!(
+        error,
+        HostError::Read { .. }
+            | HostError::Io { .. }
+            | HostError::TooLarge { .. }
+            | HostError::BadFile { .. }
+    );
+    if !file_error {
+        return Err(error);
+    }
+    let hints = error.hints();
+    let mut findings = Findings::default();
+    findings.push(kapi_core::check::unreadable::finding(
+        display,
+        &error.to_string(),
+        hints.first().map(String::as_str),
+    ));
+    Ok(FileResult {
+        findings,
+        stale: Vec::new(),
+        blocks: 0,
+        digest: None,
+        allowed: Allowed::default(),
+        words: vec![(display.to_owned(), 0)],
+    })
 }
 
 /// [`check_file`] through the cache: its result when the file is unchanged, else a check

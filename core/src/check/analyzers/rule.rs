@@ -124,6 +124,7 @@ static ALL: &[&Rule] = &[
     &super::functional::TOO_SHORT,
     &super::unchanged::UNCHANGED,
     &crate::check::suppress::UNUSED_DIRECTIVE,
+    &crate::check::unreadable::UNREADABLE,
 ];
 
 /// Every rule, grouped by analyzer in the order the analyzers run.
