@@ -36,6 +36,20 @@ pub struct Detected {
     pub note: Option<String>,
 }
 
+/// The XML catalog formats a head shows (`lower` is it in lower case): Qt's `<TS>`, a
+/// `.stringsdict` plist, a `.resx` `<root>` of `<data>`.
+fn xml_catalogs(head: &[u8], lower: &str, guesses: &mut Vec<Option<&'static dyn Format>>) {
+    if kapi_core::formats::qt::is_ts(head) {
+        guesses.push(formats::by_id("qt"));
+    }
+    if lower.contains("<plist") && lower.contains("nsstringlocalizedformatkey") {
+        guesses.push(formats::by_id("stringsdict"));
+    }
+    if lower.contains("<root") && lower.contains("<data ") {
+        guesses.push(formats::by_id("resx"));
+    }
+}
+
 /// The format for content alone: markup, data or prose, each guess confirmed by its reader.
 fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     let t = content.trim_start_matches('\u{feff}').trim_start();
@@ -48,15 +62,7 @@ fn sniff_content(content: &str) -> Option<(&'static dyn Format, &'static str)> {
     let mut guesses: Vec<Option<&'static dyn Format>> = Vec::new();
     if t.starts_with('<') {
         let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
-        if kapi_core::formats::qt::is_ts(head) {
-            guesses.push(formats::by_id("qt"));
-        }
-        if lower.contains("<plist") && lower.contains("nsstringlocalizedformatkey") {
-            guesses.push(formats::by_id("stringsdict"));
-        }
-        if lower.contains("<root") && lower.contains("<data ") {
-            guesses.push(formats::by_id("resx"));
-        }
+        xml_catalogs(head, &lower, &mut guesses);
         if lower.contains("<xliff") {
             guesses.push(formats::for_file(Path::new("content.xlf"), head));
         }

@@ -302,14 +302,7 @@ pub fn translate(
     let request = &for_provider(request, &spec);
     // Before anything is read or written: every language named is one a file translates into.
     targets::refuse_unknown(app, &project, request)?;
-    let provider =
-        provider::for_spec(&spec, &crate::env::secret).map_err(|message| HostError::Usage {
-            message,
-            hint: Some(
-                "export the variable in the shell that runs kapi; kapi.yaml never holds a key"
-                    .into(),
-            ),
-        })?;
+    let provider = provider_for(&spec)?;
     let actor_name = match provider.model() {
         Some(model) => format!("{}/{model}", provider.name()),
         None => provider.name().to_owned(),
@@ -413,6 +406,16 @@ pub fn translate(
         ));
     }
     Ok(out)
+}
+
+/// The provider `spec` names, with its key from the environment.
+fn provider_for(spec: &ProviderSpec) -> Result<Box<dyn provider::Provider>, HostError> {
+    provider::for_spec(spec, &crate::env::secret).map_err(|message| HostError::Usage {
+        message,
+        hint: Some(
+            "export the variable in the shell that runs kapi; kapi.yaml never holds a key".into(),
+        ),
+    })
 }
 
 /// `request` as its provider takes it: `pseudo` set for a `pseudo` provider, and the default
