@@ -1,0 +1,157 @@
+//! `extends: substitution`: an alert for every match of a `swap` key whose text is not
+//! already its replacement (Vale's `substitution.go`).
+//!
+//! As Vale builds it: the keys, longest first (ties in the file's order; Go's map order is
+//! random), each made non-capturing inside and wrapped in one group, joined by `|` in the
+//! word template (`nonword` drops the `\b`s), `(?i)` with `ignorecase`. The group that
+//! matched names the key; its replacement (capitalised when `capitalize` is on and the
+//! match starts with a capital; `$1` filled from the key's own groups) is the expected text.
+//! A match equal to it (compared as an anchored regex unless it is a plain phrase) or
+//! excepted is no alert. The message's first `%s` is the replacement, the second the match;
+//! with `action: replace` and no parameters, the parameters are the replacement's
+//! `|`-separated options and the first `%s` lists them quoted (`'a' or 'b'`), the message's
+//! own quotes around that `%s` dropped.
+
+use regex::Regex;
+
+use super::decode::Decoder;
+use super::engine::Draft;
+use super::{ActionName, Rule, RuleError, pattern};
+
+/// The fields of a `substitution` rule.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Substitution {
+    /// `swap`: pattern → replacement, in the file's order.
+    pub swap: Vec<(String, String)>,
+    pub exceptions: Vec<String>,
+    pub ignorecase: bool,
+    pub nonword: bool,
+    pub vocab: bool,
+    pub capitalize: bool,
+    /// `pos` (deprecated in Vale, read and not used).
+    pub pos: String,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Compiled {
+    pattern: Regex,
+    except: Option<Regex>,
+    /// Per group: the key (as written) and its replacement.
+    keys: Vec<(String, String)>,
+    ignorecase: bool,
+    capitalize: bool,
+}
+
+impl Substitution {
+    pub(crate) fn read(d: &mut Decoder) -> Result<Self, RuleError> {
+        Ok(Self {
+            swap: d.string_map("swap")?,
+            exceptions: d.strings("exceptions")?,
+            ignorecase: d.bool("ignorecase", false)?,
+            nonword: d.bool("nonword", false)?,
+            vocab: d.bool("vocab", true)?,
+            capitalize: d.bool("capitalize", false)?,
+            pos: d.string("pos")?,
+        })
+    }
+
+    fn keys(&self) -> Vec<(String, String)> {
+        let mut keys = self.swap.clone();
+        keys.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+        keys
+    }
+
+    /// The rule's regex, as Vale writes it.
+    pub fn regex(&self) -> String {
+        let alternatives = self
+            .keys()
+            .iter()
+            .map(|(k, _)| format!("({})", pattern::uncapture(k)))
+            .collect::<Vec<_>>()
+            .join("|");
+        pattern::template(&alternatives, self.ignorecase, !self.nonword, "", true)
+    }
+
+    pub(crate) fn compile(&self, file: &str, accepted: &[String]) -> Result<Compiled, RuleError> {
+        Ok(Compiled {
+            pattern: pattern::compile(file, &self.regex())?,
+            except: pattern::exceptions(file, &self.exceptions, accepted, self.vocab)?,
+            keys: self.keys(),
+            ignorecase: self.ignorecase,
+            capitalize: self.capitalize,
+        })
+    }
+}
+
+impl Compiled {
+    pub(crate) fn run(&self, rule: &Rule, text: &str) -> Vec<Draft> {
+        let mut out = Vec::new();
+        for caps in self.pattern.captures_iter(text) {
+            for (i, group) in caps.iter().enumerate().skip(1) {
+                let Some(group) = group else { continue };
+                let observed = group.as_str().trim();
+                let Some(mut expected) = self.expected(i - 1, observed) else {
+                    continue;
+                };
+                if pattern::match_token(&expected, observed)
+                    || pattern::excepted(self.except.as_ref(), observed)
+                {
+                    continue;
+                }
+                let mut draft = Draft::at(rule, text, group.range());
+                if let Some(action) = draft.action.as_mut() {
+                    if action.name == ActionName::Replace && action.params.is_empty() {
+                        action.params = expected.split('|').map(str::to_owned).collect();
+                        if self.capitalize && observed == pattern::cap_first(observed) {
+                            action.params = action
+                                .params
+                                .iter()
+                                .map(|p| pattern::cap_first(p))
+                                .collect();
+                        }
+                        expected = pattern::to_sentence(&action.params, "or");
+                        draft.message = Some(unquote(&rule.message));
+                    }
+                }
+                draft.subs = vec![expected, observed.to_owned()];
+                out.push(draft);
+            }
+        }
+        out
+    }
+
+    /// Vale's `subMsg`: the replacement of key `index` for `observed`.
+    fn expected(&self, index: usize, observed: &str) -> Option<String> {
+        let (key, replacement) = self.keys.get(index)?;
+        let mut expected = replacement.clone();
+        if self.capitalize && observed == pattern::cap_first(observed) {
+            expected = pattern::cap_first(&expected);
+        }
+        if !has_group_reference(&expected) {
+            return Some(expected);
+        }
+        let key = if self.ignorecase {
+            format!("(?i){key}")
+        } else {
+            key.clone()
+        };
+        let re = regex::Regex::new(&key).ok()?;
+        Some(re.replace_all(observed, expected.as_str()).into_owned())
+    }
+}
+
+fn has_group_reference(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.windows(2).any(|w| w[0] == b'$' && w[1].is_ascii_digit())
+}
+
+/// Vale's `convertMessage`: with two `'%s'` (or two `"%s"`), the first loses its quotes.
+fn unquote(message: &str) -> String {
+    let mut s = message.to_owned();
+    for spec in ["'%s'", "\"%s\""] {
+        if s.matches(spec).count() == 2 {
+            s = s.replacen(spec, "%s", 1);
+        }
+    }
+    s
+}
