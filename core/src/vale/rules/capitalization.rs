@@ -104,8 +104,8 @@ pub(crate) struct Compiled {
     except: Option<Regex>,
     /// Words: the exceptions regex or a word.
     words: Regex,
-    /// The vocabulary (exceptions and accepted terms), each as written and as a regex.
-    vocab: Vec<(String, Option<Regex>)>,
+    /// The vocabulary (exceptions and accepted terms), each a regex.
+    vocab: Vec<Regex>,
     /// The sentence converter's tokens: a vocabulary term or a word, case-insensitive.
     sentence_words: Regex,
     prefix: Option<Regex>,
@@ -149,22 +149,32 @@ impl Capitalization {
             Some(re) => format!("{}|{WORD}", re.as_str()),
             None => WORD.to_owned(),
         };
-        let mut vocab_terms = self.exceptions.clone();
+        // Vale sorts and marks its exceptions in place (`updateExceptions`), so the converters
+        // see them longest first and case-sensitive unless they start with `(?i)`.
+        let mut vocab_terms: Vec<String> = self.exceptions.clone();
         if self.vocab {
             vocab_terms.extend(accepted.iter().cloned());
         }
+        vocab_terms.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        let vocab_terms: Vec<String> = vocab_terms
+            .into_iter()
+            .map(|t| {
+                if t.starts_with("(?i)") {
+                    t
+                } else {
+                    format!("(?-i:{t})")
+                }
+            })
+            .collect();
         let sentence_words = if vocab_terms.is_empty() {
             format!("(?i){WORD}")
         } else {
             format!(r"(?i)\b(?:{})\b|{WORD}", vocab_terms.join("|"))
         };
         let vocab = vocab_terms
-            .into_iter()
-            .map(|t| {
-                let re = Regex::new(&t).ok();
-                (t, re)
-            })
-            .collect();
+            .iter()
+            .map(|t| pattern::compile(file, t))
+            .collect::<Result<Vec<_>, _>>()?;
         let optional = |p: &str| -> Result<Option<Regex>, RuleError> {
             (!p.is_empty())
                 .then(|| pattern::compile(file, p))
@@ -268,15 +278,12 @@ impl Compiled {
         (words > 0.0).then(|| count / words >= self.threshold)
     }
 
+    /// `strcase`'s `inVocab` as Vale calls it: a word some term matches keeps its case.
     fn in_vocab(&self, word: &str) -> Option<String> {
-        for (term, re) in &self.vocab {
-            if term.to_lowercase() == word.to_lowercase() {
-                return Some(term.clone());
-            } else if re.as_ref().is_some_and(|re| re.is_match(word)) {
-                return Some(word.to_owned());
-            }
-        }
-        None
+        self.vocab
+            .iter()
+            .any(|re| re.is_match(word))
+            .then(|| word.to_owned())
     }
 
     fn split_prefix<'a>(&self, s: &'a str) -> (&'a str, &'a str) {
