@@ -128,10 +128,8 @@ impl Capitalization {
         } else {
             TitleStyle::Ap
         };
-        let threshold = match d.float("threshold")? {
-            t if t == 0.0 => 0.8,
-            t => t,
-        };
+        let threshold = d.float("threshold")?;
+        let threshold = if threshold == 0.0 { 0.8 } else { threshold };
         Ok(Self {
             case,
             style,
@@ -252,10 +250,12 @@ impl Compiled {
                     .find_iter(&expected)
                     .map(|m| m.as_str())
                     .collect();
-                if let (Some(w), Some(e)) = (words.first(), expected_words.first()) {
-                    if w != e && !self.excepted(w) && !first_ok(w) {
-                        return (expected, false);
-                    }
+                if let (Some(w), Some(e)) = (words.first(), expected_words.first())
+                    && w != e
+                    && !self.excepted(w)
+                    && !first_ok(w)
+                {
+                    return (expected, false);
                 }
                 let ok = self.share(s, &expected, |_| false);
                 (expected, ok == Some(true))

@@ -222,12 +222,12 @@ impl Draft {
 #[derive(Debug, Clone)]
 enum Matcher {
     Existence(existence::Compiled),
-    Substitution(substitution::Compiled),
+    Substitution(Box<substitution::Compiled>),
     Occurrence(occurrence::Compiled),
     Repetition(repetition::Compiled),
     Consistency(consistency::Compiled),
     Conditional(conditional::Compiled),
-    Capitalization(capitalization::Compiled),
+    Capitalization(Box<capitalization::Compiled>),
     Unassessed(String),
 }
 
@@ -246,12 +246,12 @@ impl CompiledRule {
         let f = rule.file.as_str();
         let matcher = match &rule.check {
             Check::Existence(c) => Matcher::Existence(c.compile(f, accepted)?),
-            Check::Substitution(c) => Matcher::Substitution(c.compile(f, accepted)?),
+            Check::Substitution(c) => Matcher::Substitution(Box::new(c.compile(f, accepted)?)),
             Check::Occurrence(c) => Matcher::Occurrence(c.compile(f)?),
             Check::Repetition(c) => Matcher::Repetition(c.compile(f, accepted)?),
             Check::Consistency(c) => Matcher::Consistency(c.compile(f, &rule.id)?),
             Check::Conditional(c) => Matcher::Conditional(c.compile(f, accepted)?),
-            Check::Capitalization(c) => Matcher::Capitalization(c.compile(f, accepted)?),
+            Check::Capitalization(c) => Matcher::Capitalization(Box::new(c.compile(f, accepted)?)),
             Check::Metric(_) => Matcher::Unassessed(unassessed::METRIC.to_owned()),
             Check::Readability(_) => Matcher::Unassessed(unassessed::READABILITY.to_owned()),
             Check::Spelling(_) => Matcher::Unassessed(unassessed::SPELLING.to_owned()),

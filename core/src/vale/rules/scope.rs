@@ -97,7 +97,7 @@ impl Scope {
                 if part.negated && !has {
                     !(target.contains(&"raw") || target.contains(&"summary"))
                 } else {
-                    !((!part.negated && !has) || (part.negated && has))
+                    part.negated != has
                 }
             })
         })

@@ -99,19 +99,20 @@ impl Compiled {
                     continue;
                 }
                 let mut draft = Draft::at(rule, text, group.range());
-                if let Some(action) = draft.action.as_mut() {
-                    if action.name == ActionName::Replace && action.params.is_empty() {
-                        action.params = expected.split('|').map(str::to_owned).collect();
-                        if self.capitalize && observed == pattern::cap_first(observed) {
-                            action.params = action
-                                .params
-                                .iter()
-                                .map(|p| pattern::cap_first(p))
-                                .collect();
-                        }
-                        expected = pattern::to_sentence(&action.params, "or");
-                        draft.message = Some(unquote(&rule.message));
+                if let Some(action) = draft.action.as_mut()
+                    && action.name == ActionName::Replace
+                    && action.params.is_empty()
+                {
+                    action.params = expected.split('|').map(str::to_owned).collect();
+                    if self.capitalize && observed == pattern::cap_first(observed) {
+                        action.params = action
+                            .params
+                            .iter()
+                            .map(|p| pattern::cap_first(p))
+                            .collect();
                     }
+                    expected = pattern::to_sentence(&action.params, "or");
+                    draft.message = Some(unquote(&rule.message));
                 }
                 draft.subs = vec![expected, observed.to_owned()];
                 out.push(draft);
