@@ -96,16 +96,33 @@ pub(crate) fn is_phrase(s: &str) -> bool {
 
 /// Vale's `matchToken`: whether `observed` is `expected`, read as an anchored regex unless
 /// it is a phrase (or does not compile).
+#[cfg(test)]
 pub(crate) fn match_token(expected: &str, observed: &str) -> bool {
-    if is_phrase(expected) {
-        return expected == observed;
-    }
-    match RegexBuilder::new(&format!("^(?:{expected})$"))
-        .size_limit(SIZE_LIMIT)
-        .build()
-    {
-        Ok(re) => re.is_match(observed),
-        Err(_) => expected == observed,
+    TokenCache::default().matches(expected, observed)
+}
+
+/// [`match_token`]'s regexes, each compiled once.
+#[derive(Default)]
+pub(crate) struct TokenCache {
+    compiled: std::collections::HashMap<String, Option<Regex>>,
+}
+
+impl TokenCache {
+    /// Vale's `matchToken`.
+    pub(crate) fn matches(&mut self, expected: &str, observed: &str) -> bool {
+        if is_phrase(expected) {
+            return expected == observed;
+        }
+        let re = self.compiled.entry(expected.to_owned()).or_insert_with(|| {
+            RegexBuilder::new(&format!("^(?:{expected})$"))
+                .size_limit(SIZE_LIMIT)
+                .build()
+                .ok()
+        });
+        match re {
+            Some(re) => re.is_match(observed),
+            None => expected == observed,
+        }
     }
 }
 

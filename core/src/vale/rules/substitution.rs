@@ -38,7 +38,8 @@ pub(crate) struct Compiled {
     except: Option<Regex>,
     /// Per group: the key (as written) and its replacement.
     keys: Vec<(String, String)>,
-    ignorecase: bool,
+    /// Per group: the key as a regex, when its replacement refers to its groups (`$1`).
+    key_regexes: Vec<Option<Regex>>,
     capitalize: bool,
 }
 
@@ -76,8 +77,18 @@ impl Substitution {
         Ok(Compiled {
             pattern: pattern::compile(file, &self.regex())?,
             except: pattern::exceptions(file, &self.exceptions, accepted, self.vocab)?,
+            key_regexes: self
+                .keys()
+                .iter()
+                .map(|(key, replacement)| {
+                    if !has_group_reference(replacement) {
+                        return Ok(None);
+                    }
+                    let case = if self.ignorecase { "(?i)" } else { "" };
+                    pattern::compile(file, &format!("{case}{key}")).map(Some)
+                })
+                .collect::<Result<Vec<_>, _>>()?,
             keys: self.keys(),
-            ignorecase: self.ignorecase,
             capitalize: self.capitalize,
         })
     }
@@ -86,6 +97,8 @@ impl Substitution {
 impl Compiled {
     pub(crate) fn run(&self, rule: &Rule, text: &str) -> Vec<Draft> {
         let mut out = Vec::new();
+        // Each expected text compiles once per run, however often it is compared.
+        let mut tokens = pattern::TokenCache::default();
         for caps in self.pattern.captures_iter(text) {
             for (i, group) in caps.iter().enumerate().skip(1) {
                 let Some(group) = group else { continue };
@@ -93,7 +106,7 @@ impl Compiled {
                 let Some(mut expected) = self.expected(i - 1, observed) else {
                     continue;
                 };
-                if pattern::match_token(&expected, observed)
+                if tokens.matches(&expected, observed)
                     || pattern::excepted(self.except.as_ref(), observed)
                 {
                     continue;
@@ -123,21 +136,15 @@ impl Compiled {
 
     /// Vale's `subMsg`: the replacement of key `index` for `observed`.
     fn expected(&self, index: usize, observed: &str) -> Option<String> {
-        let (key, replacement) = self.keys.get(index)?;
+        let (_, replacement) = self.keys.get(index)?;
         let mut expected = replacement.clone();
         if self.capitalize && observed == pattern::cap_first(observed) {
             expected = pattern::cap_first(&expected);
         }
-        if !has_group_reference(&expected) {
-            return Some(expected);
+        match self.key_regexes.get(index) {
+            Some(Some(re)) => Some(re.replace_all(observed, expected.as_str()).into_owned()),
+            _ => Some(expected),
         }
-        let key = if self.ignorecase {
-            format!("(?i){key}")
-        } else {
-            key.clone()
-        };
-        let re = regex::Regex::new(&key).ok()?;
-        Some(re.replace_all(observed, expected.as_str()).into_owned())
     }
 }
 
