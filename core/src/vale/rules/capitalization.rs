@@ -8,7 +8,10 @@
 //! its converted form, when the exceptions match it, or (title case) when it is all capitals;
 //! the piece passes when the counted share reaches `threshold` (default 0.8). In sentence
 //! case a first word that is not capitalised fails at once. `exceptions` (and the accepted
-//! vocabulary, with `vocab`) keep their own case; `indicators` are suffixes after which a
+//! vocabulary, with `vocab`) keep their own case: as in Vale, whose exception list is sorted
+//! and marked case-sensitive in place before the converters see it, each is a regex tried
+//! longest first, case-sensitive unless it starts with `(?i)`, and a word it matches anywhere
+//! keeps its case; `indicators` are suffixes after which a
 //! word may be capitalised (`:`); `prefix` is a regex whose match at the start is left as is.
 //! The alert covers the whole piece; `%s` is the piece, then the expected text, which also
 //! fills a `replace` action without parameters.

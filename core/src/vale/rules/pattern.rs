@@ -101,7 +101,7 @@ pub(crate) fn match_token(expected: &str, observed: &str) -> bool {
     TokenCache::default().matches(expected, observed)
 }
 
-/// [`match_token`]'s regexes, each compiled once.
+/// The regexes of Vale's `matchToken`, each compiled once.
 #[derive(Default)]
 pub(crate) struct TokenCache {
     compiled: std::collections::HashMap<String, Option<Regex>>,

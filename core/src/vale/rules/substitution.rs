@@ -5,7 +5,8 @@
 //! random), each made non-capturing inside and wrapped in one group, joined by `|` in the
 //! word template (`nonword` drops the `\b`s), `(?i)` with `ignorecase`. The group that
 //! matched names the key; its replacement (capitalised when `capitalize` is on and the
-//! match starts with a capital; `$1` filled from the key's own groups) is the expected text.
+//! match starts with a capital; `$1` filled from the key's own groups, read as `regexp2`
+//! reads it: `$1ed` is group 1 then `ed`) is the expected text.
 //! A match equal to it (compared as an anchored regex unless it is a plain phrase) or
 //! excepted is no alert. The message's first `%s` is the replacement, the second the match;
 //! with `action: replace` and no parameters, the parameters are the replacement's
@@ -142,10 +143,32 @@ impl Compiled {
             expected = pattern::cap_first(&expected);
         }
         match self.key_regexes.get(index) {
-            Some(Some(re)) => Some(re.replace_all(observed, expected.as_str()).into_owned()),
+            Some(Some(re)) => Some(
+                re.replace_all(observed, dotnet_references(&expected).as_str())
+                    .into_owned(),
+            ),
             _ => Some(expected),
         }
     }
+}
+
+/// `$1ed` as `regexp2` (.NET) reads it, group 1 then `ed`: `${1}ed` for the `regex` crate,
+/// which would read a group named `1ed`.
+fn dotnet_references(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 4);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(char::is_ascii_digit) {
+            out.push_str("${");
+            while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                out.push(d);
+            }
+            out.push('}');
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn has_group_reference(s: &str) -> bool {

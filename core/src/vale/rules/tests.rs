@@ -325,10 +325,15 @@ fn substitution_options_groups_and_actions() {
         messages(&refs, "organ-ize"),
         ["Use 'organ-ise' instead of 'organ-ize'."]
     );
+    // `$1ed` is group 1 then `ed`, as in Vale's regexp2.
+    let dotnet =
+        compiled("extends: substitution\nmessage: \"'%s'\"\nswap:\n  '(\\w+)ize': $1ise\n");
+    assert_eq!(messages(&dotnet, "organize"), ["'organise'"]);
+    // Exceptions match the matched text itself (case-sensitive).
     let excepted = compiled(
-        "extends: substitution\nmessage: '%s %s'\nexceptions: [Foo Bar]\nswap:\n  foo: baz\n",
+        "extends: substitution\nmessage: '%s %s'\nignorecase: true\nexceptions: [Foo]\nswap:\n  foo: baz\n",
     );
-    assert!(messages(&excepted, "Foo Bar").is_empty() || messages(&excepted, "foo").len() == 1);
+    assert_eq!(messages(&excepted, "Foo and foo"), ["baz foo"]);
 }
 
 // ---- occurrence (Vale's checks/Occurrence) ----
