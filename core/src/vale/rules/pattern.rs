@@ -5,6 +5,8 @@
 //! `matchToken`, `FormatMessage`, `ToSentence`, `CapFirst`, `IsCode`, `IsLetter`); the
 //! regexes compile with the `regex` crate under a size limit, and a pattern it rejects
 //! (lookaround, backreferences) is a [`RuleError::Regex`] naming the file and the pattern.
+//! Vale compiles with `regexp2` in its multi-line mode, whose `\w`, `\b` and `\d` are
+//! Unicode's, as the `regex` crate's are: every rule pattern here is multi-line too.
 
 use regex::{Regex, RegexBuilder};
 
@@ -13,9 +15,11 @@ use super::RuleError;
 /// The compiled size a rule's regex may take (a hostile token list is an error, not memory).
 const SIZE_LIMIT: usize = 64 << 20;
 
-/// Compiles `pattern` for the rule read from `file`.
+/// Compiles `pattern` for the rule read from `file`, multi-line as Vale's `CompileStd`
+/// compiles every rule pattern (`^` and `$` match at each line).
 pub(crate) fn compile(file: &str, pattern: &str) -> Result<Regex, RuleError> {
     RegexBuilder::new(pattern)
+        .multi_line(true)
         .size_limit(SIZE_LIMIT)
         .dfa_size_limit(SIZE_LIMIT)
         .build()
@@ -115,6 +119,7 @@ impl TokenCache {
         }
         let re = self.compiled.entry(expected.to_owned()).or_insert_with(|| {
             RegexBuilder::new(&format!("^(?:{expected})$"))
+                .multi_line(true)
                 .size_limit(SIZE_LIMIT)
                 .build()
                 .ok()

@@ -863,3 +863,10 @@ fn hostile_inputs_are_bounded_and_never_panic() {
         );
     }
 }
+
+#[test]
+fn every_pattern_is_multi_line_as_in_vale() {
+    let r = compiled("extends: existence\nmessage: '%s'\nnonword: true\nraw: ['^Note']\n");
+    assert_eq!(messages(&r, "A Note\nNote this"), ["Note"]);
+    assert_eq!(run_on(&r, "A Note\nNote this", ScopeKind::Text)[0].0, 7);
+}
