@@ -271,7 +271,8 @@ impl CompiledRule {
         self.scope.matches(&piece.sections())
     }
 
-    /// Runs the rule on one piece of a file.
+    /// Runs the rule on one piece of a file: its alerts, none when the piece is out of the
+    /// rule's scope; for a kind this engine does not assess, `Unassessed` on every piece.
     pub fn run(&self, piece: &ScopedText<'_>, state: &mut FileState) -> Outcome {
         if let Matcher::Unassessed(reason) = &self.matcher {
             return Outcome::Unassessed {
