@@ -284,7 +284,15 @@ impl Rule {
         if scope.is_empty() {
             scope.push("text".to_owned());
         }
-        scope::check(file, &scope)?;
+        // Vale checks the scopes of the kinds that run on pieces, not of those that run on a
+        // whole file or on words (`metric`, `readability`, `spelling`, `script`).
+        let whole = matches!(
+            extends,
+            Extends::Metric | Extends::Readability | Extends::Spelling | Extends::Script
+        );
+        if !whole {
+            scope::check(file, &scope)?;
+        }
         let description = d.string("description")?;
         let link = d.string("link")?;
         let limit = d.count("limit")?;

@@ -119,6 +119,8 @@ fn what_vale_rejects_is_an_error_naming_the_file() {
     assert!(matches!(error("extends: [\n"), RuleError::Yaml { .. }));
     let e = error("extends: existence\nmessage: m\nfoo: 1\n");
     assert!(e.to_string().starts_with("Test/Rule.yml: 'foo'"), "{e}");
+    // Vale does not check the scopes of a spelling, metric, readability or script rule.
+    assert!(Rule::parse("S.R", "f", "extends: spelling\nmessage: m\nscope: code\n").is_ok());
     // Consistency is decoded leniently by Vale.
     assert!(
         Rule::parse(
