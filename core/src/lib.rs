@@ -17,6 +17,7 @@ pub mod readable;
 pub mod store;
 pub mod suggest;
 pub mod text;
+pub mod vale;
 pub mod yaml_text;
 
 pub use error::Hint;

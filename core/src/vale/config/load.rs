@@ -1,0 +1,296 @@
+//! What a Vale configuration names on disk: finding the `.vale.ini`, reading it, and listing
+//! the style folders and vocabularies under its `StylesPath`. Rule files are listed with their
+//! text, never parsed here.
+
+use std::path::{Path, PathBuf};
+
+use super::error::{ConfigError, ConfigErrorKind, Notice, NoticeKind};
+use super::{ValeConfig, parse};
+
+/// The names Vale looks for in each folder, in its order (`loadConfig`).
+pub const CONFIG_NAMES: [&str; 5] = [".vale", "_vale", "vale.ini", ".vale.ini", "_vale.ini"];
+
+/// The largest rule or vocabulary file read; a larger one is skipped with a notice.
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The built-in style, which has no folder.
+const BUILT_IN: &str = "Vale";
+
+/// One rule file of a style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleFile {
+    /// `Style.Rule`: the style's folder name and the file name without `.yml`.
+    pub id: String,
+    pub path: PathBuf,
+    /// The file's YAML, unparsed.
+    pub text: String,
+}
+
+/// A style folder under `StylesPath`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Style {
+    pub name: String,
+    pub dir: PathBuf,
+    /// Its `*.yml` files, by name.
+    pub rules: Vec<RuleFile>,
+}
+
+/// One line of a vocabulary file: a case-sensitive regular expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VocabEntry {
+    pub pattern: String,
+    /// The 1-based line in its file.
+    pub line: usize,
+}
+
+/// A vocabulary: its `accept.txt` entries become `Vale.Terms`, its `reject.txt` `Vale.Avoid`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vocabulary {
+    pub name: String,
+    pub dir: PathBuf,
+    /// `accept.txt`: the `Vale.Terms` entries.
+    pub accept: Vec<VocabEntry>,
+    /// `reject.txt`: the `Vale.Avoid` entries.
+    pub reject: Vec<VocabEntry>,
+}
+
+/// What is on disk for a configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedStyles {
+    /// `StylesPath` resolved against the configuration's folder, when set.
+    pub styles_path: Option<PathBuf>,
+    /// Every style the configuration names that has a folder, in first-mention order, then
+    /// the packages' styles.
+    pub styles: Vec<Style>,
+    /// Every vocabulary `Vocab` names that has a folder, in that order.
+    pub vocabularies: Vec<Vocabulary>,
+    /// Missing styles, rules, packages and vocabularies; unreadable files.
+    pub notices: Vec<Notice>,
+}
+
+impl LoadedStyles {
+    /// The rule file of `id` (`Style.Rule`), when loaded.
+    pub fn rule(&self, id: &str) -> Option<&RuleFile> {
+        let (style, _) = id.split_once('.')?;
+        self.styles
+            .iter()
+            .find(|s| s.name == style)?
+            .rules
+            .iter()
+            .find(|r| r.id == id)
+    }
+}
+
+/// The nearest configuration file from `start` upward: in each folder, the first of
+/// [`CONFIG_NAMES`] that is a file.
+pub fn find_config(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        CONFIG_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// Reads and parses the configuration file at `path`.
+pub fn read_config(path: &Path) -> Result<ValeConfig, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: None,
+        kind: ConfigErrorKind::Unreadable(e),
+    })?;
+    parse(&file, &text)
+}
+
+/// The entries of a vocabulary file: each line trimmed, blank ones and those starting `# `
+/// skipped, as Vale reads them.
+pub fn parse_vocab(text: &str) -> Vec<VocabEntry> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let word = line.trim();
+            (!word.is_empty() && !word.starts_with("# ")).then(|| VocabEntry {
+                pattern: word.to_owned(),
+                line: i + 1,
+            })
+        })
+        .collect()
+}
+
+/// The folder name a `Packages` entry installs: the last path segment, without `.zip`.
+pub fn package_name(entry: &str) -> &str {
+    let last = entry
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(entry);
+    last.strip_suffix(".zip").unwrap_or(last)
+}
+
+/// Lists what `config` (read from `config_path`) names under its `StylesPath`.
+pub fn load(config_path: &Path, config: &ValeConfig) -> Result<LoadedStyles, ConfigError> {
+    let base = config_path.parent().unwrap_or(Path::new(""));
+    let styles_path = config.styles_path.as_ref().map(|p| base.join(p));
+    let mut out = LoadedStyles {
+        styles_path: styles_path.clone(),
+        styles: Vec::new(),
+        vocabularies: Vec::new(),
+        notices: Vec::new(),
+    };
+    if let Some(dir) = &styles_path
+        && !dir.is_dir()
+    {
+        return Err(ConfigError {
+            file: config.file.clone(),
+            line: None,
+            kind: ConfigErrorKind::NoStylesPath {
+                path: dir.display().to_string(),
+            },
+        });
+    }
+    let mut names = config.named_styles();
+    for entry in &config.packages {
+        let name = package_name(entry);
+        let present = styles_path.as_ref().is_some_and(|d| d.join(name).is_dir());
+        if !present {
+            out.notices.push(notice(NoticeKind::MissingPackage {
+                name: name.to_owned(),
+            }));
+        } else if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    for name in names.iter().filter(|n| *n != BUILT_IN) {
+        match styles_path.as_ref().map(|d| d.join(name)) {
+            Some(dir) if dir.is_dir() => {
+                let style = read_style(name, dir, &mut out.notices);
+                out.styles.push(style);
+            }
+            _ => out
+                .notices
+                .push(notice(NoticeKind::MissingStyle { name: name.clone() })),
+        }
+    }
+    missing_rules(config, &mut out);
+    for name in &config.vocab {
+        let found = styles_path.as_ref().and_then(|d| {
+            [
+                d.join("config/vocabularies").join(name),
+                d.join("Vocab").join(name),
+            ]
+            .into_iter()
+            .find(|p| p.is_dir())
+        });
+        match found {
+            Some(dir) => {
+                let accept = read_list(&dir.join("accept.txt"), &mut out.notices);
+                let reject = read_list(&dir.join("reject.txt"), &mut out.notices);
+                out.vocabularies.push(Vocabulary {
+                    name: name.clone(),
+                    dir,
+                    accept,
+                    reject,
+                });
+            }
+            None => out
+                .notices
+                .push(notice(NoticeKind::MissingVocabulary { name: name.clone() })),
+        }
+    }
+    Ok(out)
+}
+
+fn notice(kind: NoticeKind) -> Notice {
+    Notice { line: None, kind }
+}
+
+/// A rule setting whose style folder is loaded but which has no file there.
+fn missing_rules(config: &ValeConfig, out: &mut LoadedStyles) {
+    for section in config.global.iter().chain(config.sections.iter()) {
+        for setting in &section.rules {
+            let Some((style, _)) = setting.rule.split_once('.') else {
+                continue;
+            };
+            let loaded = out.styles.iter().any(|s| s.name == style);
+            let reported = out.notices.iter().any(
+                |n| matches!(&n.kind, NoticeKind::MissingRule { rule } if *rule == setting.rule),
+            );
+            if loaded && !reported && out.rule(&setting.rule).is_none() {
+                out.notices.push(Notice {
+                    line: Some(setting.line),
+                    kind: NoticeKind::MissingRule {
+                        rule: setting.rule.clone(),
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// A file's text, or a notice; `None` when it does not exist.
+fn read_text(path: &Path, notices: &mut Vec<Notice>) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    let failed = |reason: String| {
+        notice(NoticeKind::Unreadable {
+            path: path.display().to_string(),
+            reason,
+        })
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        notices.push(failed(format!("larger than {MAX_FILE_BYTES} bytes")));
+        return None;
+    }
+    match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            notices.push(failed(e.to_string()));
+            None
+        }
+    }
+}
+
+fn read_list(path: &Path, notices: &mut Vec<Notice>) -> Vec<VocabEntry> {
+    read_text(path, notices)
+        .map(|t| parse_vocab(&t))
+        .unwrap_or_default()
+}
+
+/// The `*.yml` files of a style folder, by file name.
+fn read_style(name: &str, dir: PathBuf, notices: &mut Vec<Notice>) -> Style {
+    let mut files: Vec<(String, PathBuf)> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let path = e.path();
+                let file_name = path.file_name()?.to_str()?.to_owned();
+                let stem = file_name.strip_suffix(".yml")?.to_owned();
+                (!stem.is_empty() && path.is_file()).then_some((stem, path))
+            })
+            .collect(),
+        Err(e) => {
+            notices.push(notice(NoticeKind::Unreadable {
+                path: dir.display().to_string(),
+                reason: e.to_string(),
+            }));
+            Vec::new()
+        }
+    };
+    files.sort();
+    let rules = files
+        .into_iter()
+        .filter_map(|(stem, path)| {
+            let text = read_text(&path, notices)?;
+            Some(RuleFile {
+                id: format!("{name}.{stem}"),
+                path,
+                text,
+            })
+        })
+        .collect();
+    Style {
+        name: name.to_owned(),
+        dir,
+        rules,
+    }
+}
