@@ -114,7 +114,7 @@ pub(crate) fn split_list(value: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut current = String::new();
     let mut chars = value.chars().peekable();
-    let mut push = |entry: &mut String, out: &mut Vec<String>| {
+    let push = |entry: &mut String, out: &mut Vec<String>| {
         let item = entry.trim();
         if !item.is_empty() && !out.iter().any(|e| e == item) {
             out.push(item.to_owned());
