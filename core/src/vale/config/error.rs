@@ -38,8 +38,13 @@ pub enum ConfigErrorKind {
     #[error("CommentDelimiters has {count} entries, not two")]
     BadDelimiters { count: usize },
     /// `StylesPath` names a folder that does not exist.
-    #[error("StylesPath `{path}` is not a folder")]
-    NoStylesPath { path: String },
+    #[error("StylesPath `{path}` is not a folder (looked at `{resolved}`)")]
+    NoStylesPath {
+        /// As written.
+        path: String,
+        /// Joined to the configuration's folder.
+        resolved: String,
+    },
 }
 
 fn render(file: &str, line: Option<usize>, kind: &ConfigErrorKind) -> String {
@@ -82,6 +87,10 @@ impl Hint for ConfigError {
             }
             ConfigErrorKind::BadDelimiters { .. } => {
                 "write the opening and closing delimiters, as `CommentDelimiters = {/*, */}`"
+                    .to_owned()
+            }
+            ConfigErrorKind::NoStylesPath { path, .. } if path.starts_with('~') => {
+                "write StylesPath without `~` (kapi does not expand it), relative to the .vale.ini's folder or absolute"
                     .to_owned()
             }
             ConfigErrorKind::NoStylesPath { .. } => {

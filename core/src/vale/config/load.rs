@@ -69,6 +69,18 @@ pub struct LoadedStyles {
 }
 
 impl LoadedStyles {
+    /// The `Vale.Terms` entries: every vocabulary's `accept.txt`, in `Vocab` order, each
+    /// pattern once.
+    pub fn vale_terms(&self) -> Vec<&VocabEntry> {
+        unique(self.vocabularies.iter().flat_map(|v| v.accept.iter()))
+    }
+
+    /// The `Vale.Avoid` entries: every vocabulary's `reject.txt`, in `Vocab` order, each
+    /// pattern once.
+    pub fn vale_avoid(&self) -> Vec<&VocabEntry> {
+        unique(self.vocabularies.iter().flat_map(|v| v.reject.iter()))
+    }
+
     /// The rule file of `id` (`Style.Rule`), when loaded.
     pub fn rule(&self, id: &str) -> Option<&RuleFile> {
         let (style, _) = id.split_once('.')?;
@@ -79,6 +91,13 @@ impl LoadedStyles {
             .iter()
             .find(|r| r.id == id)
     }
+}
+
+fn unique<'a>(entries: impl Iterator<Item = &'a VocabEntry>) -> Vec<&'a VocabEntry> {
+    let mut seen = std::collections::HashSet::new();
+    entries
+        .filter(|e| seen.insert(e.pattern.as_str()))
+        .collect()
 }
 
 /// The nearest configuration file from `start` upward: in each folder, the first of
@@ -145,7 +164,8 @@ pub fn load(config_path: &Path, config: &ValeConfig) -> Result<LoadedStyles, Con
             file: config.file.clone(),
             line: None,
             kind: ConfigErrorKind::NoStylesPath {
-                path: dir.display().to_string(),
+                path: config.styles_path.clone().unwrap_or_default(),
+                resolved: dir.display().to_string(),
             },
         });
     }

@@ -31,16 +31,18 @@
 //!   over 1,024 bytes, both as a [`ConfigError`]. A path is matched relative to the configuration's folder with `/`
 //!   separators (Vale matches the path as given on its command line).
 //! - **Resolution** for a path ([`ValeConfig::resolve`]) is Vale's `NewFile` and
-//!   `Linter.shouldRun`: the path and, when `[formats]` maps its extension, the path with the
-//!   mapped extension are matched against every section in file order. `BasedOnStyles` of the
-//!   last matching section *replaces* the global one (Vale does not merge styles across
-//!   sections); rule settings of matching sections apply in order (a later one wins), then
-//!   `[*]`'s fill the rules no section set. Unlike Vale, a rule's level override applies only
-//!   where its section matches (Vale's `RuleToLevel` is one map for every file, the last
-//!   assignment in the file winning everywhere). `BlockIgnores` and `TokenIgnores` of `[*]`
-//!   and every matching section add up (Vale matches their sections against the extension
-//!   only; kapi against the path, as for styles). `Lang` and `Transform` come from the last
-//!   matching section, else `[*]` (Vale picks one in map order).
+//!   `Linter.shouldRun`: the path, then (when `[formats]` maps its extension) the path with the
+//!   mapped extension, each matched against every section in file order. `BasedOnStyles` of
+//!   the last match *replaces* the global one (Vale does not merge styles across sections,
+//!   whatever a reader of the INI may expect); rule settings of the matches apply in the same
+//!   order (a later one wins), then `[*]`'s fill the rules no section set. Unlike Vale, a
+//!   rule's level override applies only where its section matches: Vale's `RuleToLevel` is one
+//!   map for every file, the last level assigned anywhere winning everywhere
+//!   ([`ValeConfig::vale_level`] gives that value, for exact parity). `BlockIgnores` and
+//!   `TokenIgnores` of `[*]` and every matching section add up (Vale matches their sections
+//!   against the extension only; kapi against the path, as for styles). `Lang`, `Transform`
+//!   and `CommentDelimiters` come from the last matching section, else `[*]` (Vale picks one
+//!   in map order).
 //! - **On disk** ([`load`]): `StylesPath` is relative to the configuration's folder; a style is
 //!   `<StylesPath>/<Style>/*.yml`, listed as `Style.Rule` with its text, never parsed here;
 //!   the built-in `Vale` style has no folder. Vocabularies are
@@ -212,6 +214,21 @@ impl ValeConfig {
             .rev()
             .find(|(from, _)| from == ext)
             .map(|(_, to)| to.as_str())
+    }
+
+    /// The level Vale gives `rule` in every file: the last level assigned to it in `[*]`, then
+    /// in the sections in file order (Vale's `RuleToLevel`; `YES` and `NO` leave it).
+    pub fn vale_level(&self, rule: &str) -> Option<Level> {
+        self.global
+            .iter()
+            .chain(self.sections.iter())
+            .flat_map(|s| s.rules.iter())
+            .filter(|r| r.rule == rule)
+            .filter_map(|r| match r.value {
+                RuleValue::Level(level) => Some(level),
+                _ => None,
+            })
+            .last()
     }
 
     /// Every style the configuration names: in `BasedOnStyles` anywhere and as the style of a

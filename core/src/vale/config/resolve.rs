@@ -23,10 +23,11 @@ pub struct Resolved {
     /// The format the file is read as, when `[formats]` maps its extension (`md` for `mdx`).
     pub format: Option<String>,
     /// The styles every rule of which runs (`BasedOnStyles` of the last matching section, else
-    /// of `[*]`).
+    /// of `[*]`). As in Vale, the sections matching the path come first, then those matching
+    /// the mapped path, each in file order.
     pub styles: Vec<String>,
-    /// Rule settings that apply, each rule once: matching sections in file order (a later one
-    /// wins), then `[*]` for the rules no section set.
+    /// Rule settings that apply, each rule once: matching sections in the order of `styles`
+    /// (a later one wins), then `[*]` for the rules no section set.
     pub rules: Vec<(String, RuleValue)>,
     /// `BlockIgnores` of `[*]` and every matching section.
     pub block_ignores: Vec<String>,
@@ -110,20 +111,27 @@ impl ValeConfig {
             Some((normed, to)) => (Some(normed), Some(to.to_owned())),
             None => (None, None),
         };
-        let matches = |section: &Section| {
-            section.matches(&path) || normed_path.as_deref().is_some_and(|n| section.matches(n))
-        };
-        let matching: Vec<&Section> = self.sections.iter().filter(|s| matches(s)).collect();
+        // Vale's `NewFile`: the path, then the mapped path, each against every section in
+        // file order; a section that matches both counts twice, in both places.
+        let hits: Vec<(&Section, bool, bool)> = self
+            .sections
+            .iter()
+            .map(|s| {
+                let normed = normed_path.as_deref().is_some_and(|n| s.matches(n));
+                (s, s.matches(&path), normed)
+            })
+            .collect();
+        let passes: Vec<&Section> = (hits.iter().filter(|h| h.1))
+            .chain(hits.iter().filter(|h| h.2))
+            .map(|h| h.0)
+            .collect();
+        let matching: Vec<&Section> = hits.iter().filter(|h| h.1 || h.2).map(|h| h.0).collect();
         let global = self.global.as_ref();
 
         let mut styles = global
             .and_then(|g| g.based_on_styles.clone())
             .unwrap_or_default();
-        if let Some(last) = matching
-            .iter()
-            .rev()
-            .find_map(|s| s.based_on_styles.as_ref())
-        {
+        if let Some(last) = passes.iter().rev().find_map(|s| s.based_on_styles.as_ref()) {
             styles = last.clone();
         }
 
@@ -131,7 +139,7 @@ impl ValeConfig {
         // for the rules no section set. The index keeps this linear in the settings.
         let mut rules: Vec<(String, RuleValue)> = Vec::new();
         let mut index: HashMap<&str, usize> = HashMap::new();
-        for setting in matching.iter().flat_map(|s| s.rules.iter()) {
+        for setting in passes.iter().flat_map(|s| s.rules.iter()) {
             match index.get(setting.rule.as_str()) {
                 Some(&at) => rules[at].1 = setting.value,
                 None => {

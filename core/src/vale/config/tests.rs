@@ -224,6 +224,26 @@ fn formats_map_the_path_matched() {
 }
 
 #[test]
+fn the_mapped_path_is_matched_after_the_path_as_vale_does() {
+    let c = cfg("[formats]\nmdx = md\n[*.md]\nBasedOnStyles = B\n[*.mdx]\nBasedOnStyles = A\n");
+    // Vale: `a.mdx` picks A, then `a.md` picks B, which stays.
+    assert_eq!(c.resolve("a.mdx").styles, ["B"]);
+    assert_eq!(c.resolve("a.md").styles, ["B"]);
+}
+
+#[test]
+fn vales_level_is_one_for_every_file() {
+    let c = cfg("[*]\nS.R = warning\n[*.md]\nS.R = error\n[*.txt]\nS.R = YES\n");
+    assert_eq!(c.vale_level("S.R"), Some(Level::Error));
+    assert_eq!(c.vale_level("S.Q"), None);
+    assert_eq!(c.resolve("a.txt").rule_state("S.R"), RuleState::On(None));
+    assert_eq!(
+        c.resolve("a.rst").rule_state("S.R"),
+        RuleState::On(Some(Level::Warning))
+    );
+}
+
+#[test]
 fn later_sections_win_and_repeated_sections_merge() {
     let c = cfg(
         "[*.md]\nS.R = error\n[docs/*]\nS.R = warning\nBasedOnStyles = T\n[*.md]\nBasedOnStyles = U\n",
@@ -472,6 +492,13 @@ fn vocabularies_packages_and_missing_things() {
     assert_eq!(loaded.vocabularies[1].name, "Old");
     assert_eq!(loaded.vocabularies[1].accept[0].pattern, "Foo");
     assert!(loaded.vocabularies[1].reject.is_empty());
+    let terms: Vec<&str> = loaded
+        .vale_terms()
+        .iter()
+        .map(|e| e.pattern.as_str())
+        .collect();
+    assert_eq!(terms, ["kapi", "[Vv]ale", "#notacomment", "Foo"]);
+    assert_eq!(loaded.vale_avoid().len(), 1);
     let names: Vec<&str> = loaded.styles.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["Mine", "Microsoft"]);
     assert_eq!(loaded.styles[0].rules.len(), 1);
@@ -499,7 +526,12 @@ fn vocabularies_packages_and_missing_things() {
     std::fs::write(&ini, "StylesPath = nowhere\n").expect("write");
     let config = read_config(&ini).expect("parses");
     let e = load(&ini, &config).expect_err("no StylesPath folder");
-    assert!(matches!(e.kind, ConfigErrorKind::NoStylesPath { .. }));
+    assert!(matches!(&e.kind, ConfigErrorKind::NoStylesPath { path, .. } if path == "nowhere"));
+    assert!(e.hints()[0].starts_with("create the folder"));
+    std::fs::write(&ini, "StylesPath = ~/styles\n").expect("write");
+    let config = read_config(&ini).expect("parses");
+    let e = load(&ini, &config).expect_err("no `~` expansion");
+    assert!(e.hints()[0].contains("does not expand"));
     let e = read_config(&root.join("missing.ini")).expect_err("no file");
     assert!(matches!(e.kind, ConfigErrorKind::Unreadable(_)));
 }
