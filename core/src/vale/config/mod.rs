@@ -228,7 +228,7 @@ impl ValeConfig {
                 RuleValue::Level(level) => Some(level),
                 _ => None,
             })
-            .last()
+            .next_back()
     }
 
     /// Every style the configuration names: in `BasedOnStyles` anywhere and as the style of a
