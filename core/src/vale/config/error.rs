@@ -28,6 +28,9 @@ pub enum ConfigErrorKind {
     /// A section option (`BasedOnStyles`...) among the core options.
     #[error("`{key}` is a section option, but it is before any `[section]`")]
     SectionKeyInCore { key: String },
+    /// A section option Vale refuses in `[*]` (`Transform`, `CommentDelimiters`).
+    #[error("`{key}` is a syntax-specific option; it cannot be in `[*]`")]
+    NotGlobal { key: String },
     /// `MinAlertLevel` is not a level.
     #[error("MinAlertLevel is `{value}`, not `suggestion`, `warning` or `error`")]
     BadLevel { value: String },
@@ -77,6 +80,9 @@ impl Hint for ConfigError {
             }
             ConfigErrorKind::SectionKeyInCore { key } => {
                 format!("move `{key}` into a section such as `[*]` or `[*.md]`")
+            }
+            ConfigErrorKind::NotGlobal { key } => {
+                format!("move `{key}` into a section for the files it is for, such as `[*.md]`")
             }
             ConfigErrorKind::BadLevel { .. } => {
                 "set MinAlertLevel to `suggestion`, `warning` or `error`".to_owned()

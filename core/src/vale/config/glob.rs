@@ -87,6 +87,53 @@ mod tests {
         assert!(m("!*.md", "a.txt"));
     }
 
+    /// Vale's own cases (`internal/glob/glob_test.go`).
+    #[test]
+    fn vales_glob_cases() {
+        let cases: &[(&str, &[(&str, bool)])] = &[
+            (
+                "docs/**",
+                &[
+                    ("docs/a.md", true),
+                    ("docs/info/b.py", true),
+                    ("info/c.cc", false),
+                ],
+            ),
+            (
+                "!docs/**",
+                &[
+                    ("docs/a.md", false),
+                    ("docs/info/b.py", false),
+                    ("info/c.cc", true),
+                ],
+            ),
+            (
+                "!**/*.min.js",
+                &[("a/b/c/foo.py", true), ("a/b/c/foo.min.js", false)],
+            ),
+            (
+                "docs/**/*.md",
+                &[
+                    ("docs/a.md", true),
+                    ("docs/info/b.md", true),
+                    ("docs/c.cc", false),
+                ],
+            ),
+            (
+                "{documentation,website}/content/{ja,zh-tw}/**/*.adoc",
+                &[
+                    ("website/content/zh-tw/where.adoc", true),
+                    ("documentation/content/ja/articles/test.adoc", true),
+                ],
+            ),
+        ];
+        for (pattern, paths) in cases {
+            for (path, expected) in *paths {
+                assert_eq!(m(pattern, path), *expected, "{pattern} -> {path}");
+            }
+        }
+    }
+
     #[test]
     fn hostile_patterns_are_refused_or_bounded() {
         let nested = format!("{}a{}", "{".repeat(200), "}".repeat(200));

@@ -374,10 +374,25 @@ fn section_key(
             });
         }
         "TokenIgnores" => extend_unique(&mut section.token_ignores, split_list(&value)),
-        "Transform" => section.transform = Some(value),
+        "Transform" if index != GLOBAL => section.transform = Some(value),
         "Lang" => section.lang = Some(value),
+        "Transform" | "CommentDelimiters" if index == GLOBAL => {
+            return Err(ConfigError::at(
+                &file,
+                line,
+                ConfigErrorKind::NotGlobal {
+                    key: key.to_owned(),
+                },
+            ));
+        }
         "CommentDelimiters" => {
-            let parts = split_list(&value);
+            // A repeated key adds its values, as go-ini's shadows: then it is too many.
+            let mut parts: Vec<String> = section
+                .comment_delimiters
+                .take()
+                .map(|(open, close)| vec![open, close])
+                .unwrap_or_default();
+            parts.extend(split_list(&value));
             let [open, close] = <[String; 2]>::try_from(parts).map_err(|parts| {
                 ConfigError::at(
                     &file,

@@ -293,11 +293,29 @@ fn errors_name_the_line_and_the_fix() {
     assert_eq!(e.line, Some(2));
     assert!(!e.hints().is_empty());
 
-    let e = err("[*]\nCommentDelimiters = {/*\n");
+    let e = err("[*.md]\nCommentDelimiters = {/*\n");
     assert!(matches!(
         e.kind,
         ConfigErrorKind::BadDelimiters { count: 1 }
     ));
+    // As Vale's `ini_test.go`: quoted, repeated (shadowed), and in `[*]`.
+    let quoted = cfg("[*.md]\nCommentDelimiters = \"{/*,*/}\"\n");
+    assert_eq!(
+        quoted.sections[0].comment_delimiters,
+        Some(("{/*".into(), "*/}".into()))
+    );
+    let e =
+        err("[*.md]\nCommentDelimiters = \"{/*,*/}\"\n\n[*.md]\nCommentDelimiters = \"<<,>>\"\n");
+    assert!(matches!(
+        e.kind,
+        ConfigErrorKind::BadDelimiters { count: 4 }
+    ));
+    assert_eq!(e.line, Some(5));
+    let e = err("[*]\nCommentDelimiters = \"{/*,*/}\"\n");
+    assert!(matches!(e.kind, ConfigErrorKind::NotGlobal { .. }));
+    assert!(e.to_string().contains("syntax-specific"));
+    let e = err("[*]\nTransform = a.xsl\n");
+    assert!(matches!(e.kind, ConfigErrorKind::NotGlobal { .. }));
 
     let e = err("[]\n");
     assert!(matches!(e.kind, ConfigErrorKind::Syntax { .. }));
