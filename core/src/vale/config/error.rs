@@ -88,7 +88,8 @@ impl Hint for ConfigError {
                 "set MinAlertLevel to `suggestion`, `warning` or `error`".to_owned()
             }
             ConfigErrorKind::BadGlob { .. } => {
-                "close every `[` and `{` of the pattern; `*`, `**`, `?`, `[abc]` and `{a,b}` are allowed"
+                "close every `[` and `{` of the pattern; `*`, `**`, `?`, `[abc]` and `{a,b}` \
+                 are allowed"
                     .to_owned()
             }
             ConfigErrorKind::BadDelimiters { .. } => {
@@ -96,7 +97,8 @@ impl Hint for ConfigError {
                     .to_owned()
             }
             ConfigErrorKind::NoStylesPath { path, .. } if path.starts_with('~') => {
-                "write StylesPath without `~` (kapi does not expand it), relative to the .vale.ini's folder or absolute"
+                "write StylesPath without `~` (kapi does not expand it), relative to the \
+                 .vale.ini's folder or absolute"
                     .to_owned()
             }
             ConfigErrorKind::NoStylesPath { .. } => {
@@ -159,7 +161,8 @@ impl std::fmt::Display for Notice {
             }
             NoticeKind::MissingPackage { name } => write!(
                 f,
-                "package `{name}` is not under StylesPath: kapi never downloads packages; run `vale sync` first"
+                "package `{name}` is not under StylesPath: kapi never downloads packages; \
+                 run `vale sync` first"
             ),
             NoticeKind::MissingStyle { name } => {
                 write!(f, "style `{name}` has no folder under StylesPath")
@@ -169,7 +172,8 @@ impl std::fmt::Display for Notice {
             }
             NoticeKind::MissingVocabulary { name } => write!(
                 f,
-                "vocabulary `{name}` is neither config/vocabularies/{name}/ nor Vocab/{name}/ under StylesPath"
+                "vocabulary `{name}` is neither config/vocabularies/{name}/ nor Vocab/{name}/ \
+                 under StylesPath"
             ),
             NoticeKind::Unreadable { path, reason } => {
                 write!(f, "`{path}` skipped: {reason}")

@@ -17,19 +17,24 @@
 //!   is a literal comma (what a regular expression with `{1,3}` needs). Entries are trimmed,
 //!   empty ones dropped and duplicates kept once, as Vale's `mergeValues`.
 //! - **Errors** are what Vale refuses: a core option inside a section, a section option among
-//!   the core options, a `MinAlertLevel` that is not a level, a glob that does not compile, a
-//!   line that is neither a section, a key nor a comment. Every one names the file, the line and
-//!   the fix. **Notices** are what Vale silently ignores: unknown keys (kept in
-//!   [`ValeConfig::unknown`]), a rule value that is none of `YES`, `NO` or a level (the rule is
-//!   off, as in Vale), the deprecated `IgnorePatterns` (read as `BlockIgnores`).
+//!   the core options, `Transform` or `CommentDelimiters` in `[*]`, `CommentDelimiters` that
+//!   are not two (a repeated key adds up, as go-ini's shadows), a `MinAlertLevel` that is not
+//!   a level, a glob that does not compile, a line that is neither a section, a key nor a
+//!   comment, a `StylesPath` that is not a folder. Every one names the file, the line when
+//!   there is one, and the fix ([`crate::error::Hint`]). **Notices** are what Vale silently
+//!   ignores: unknown keys (kept in [`ValeConfig::unknown`]), a rule value that is none of
+//!   `YES`, `NO` or a level (the rule is off, as in Vale), the deprecated `IgnorePatterns`
+//!   (read as `BlockIgnores`); and, on disk, missing styles, rules, packages and vocabularies
+//!   (Vale stops on a missing vocabulary; kapi goes on without it).
 //! - **Globs** follow `internal/glob`: a pattern with `**` is matched the doublestar way (`*`
 //!   and `?` stay within one folder, `**` crosses folders); a pattern without `**` the gobwas
 //!   way without separators (`*` matches across `/`, so `[*.md]` matches `docs/a.md`). Both
 //!   have `{a,b}` alternatives and `[...]` classes; a leading `!` negates. kapi compiles them
 //!   with `globset` (already a dependency), whose matching is linear in the path; it allows
-//!   nested `{}` as gobwas does but refuses a hostile nesting depth, and kapi refuses a pattern
-//!   over 1,024 bytes, both as a [`ConfigError`]. A path is matched relative to the configuration's folder with `/`
-//!   separators (Vale matches the path as given on its command line).
+//!   nested `{}` as gobwas does but refuses a hostile nesting depth, and kapi refuses a
+//!   pattern over 1,024 bytes, both as a [`ConfigError`]. A path is matched relative to the
+//!   configuration's folder with `/` separators (Vale matches the path as given on its
+//!   command line, usually the same when run from that folder).
 //! - **Resolution** for a path ([`ValeConfig::resolve`]) is Vale's `NewFile` and
 //!   `Linter.shouldRun`: the path, then (when `[formats]` maps its extension) the path with the
 //!   mapped extension, each matched against every section in file order. `BasedOnStyles` of
@@ -41,9 +46,9 @@
 //!   ([`ValeConfig::vale_level`] gives that value, for exact parity). `BlockIgnores` and
 //!   `TokenIgnores` of `[*]` and every matching section add up (Vale matches their sections
 //!   against the extension only; kapi against the path, as for styles). `Lang`, `Transform`
-//!   and `CommentDelimiters` come from the last matching section, else `[*]` (Vale picks one
-//!   in map order).
-//! - **On disk** ([`load`]): `StylesPath` is relative to the configuration's folder; a style is
+//!   and `CommentDelimiters` come from the last matching section (`Lang` else from `[*]`;
+//!   Vale picks one in map order).
+//! - **On disk** ([`load()`]): `StylesPath` is relative to the configuration's folder; a style is
 //!   `<StylesPath>/<Style>/*.yml`, listed as `Style.Rule` with its text, never parsed here;
 //!   the built-in `Vale` style has no folder. Vocabularies are
 //!   `<StylesPath>/config/vocabularies/<Name>/` (Vale v3), else `<StylesPath>/Vocab/<Name>/`

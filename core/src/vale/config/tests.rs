@@ -245,9 +245,9 @@ fn vales_level_is_one_for_every_file() {
 
 #[test]
 fn later_sections_win_and_repeated_sections_merge() {
-    let c = cfg(
-        "[*.md]\nS.R = error\n[docs/*]\nS.R = warning\nBasedOnStyles = T\n[*.md]\nBasedOnStyles = U\n",
-    );
+    let c = cfg("[*.md]\nS.R = error\n\
+         [docs/*]\nS.R = warning\nBasedOnStyles = T\n\
+         [*.md]\nBasedOnStyles = U\n");
     assert_eq!(c.sections.len(), 2);
     let r = c.resolve("docs/a.md");
     // `[*.md]` is one section, first in file order: `[docs/*]` comes after it.
@@ -323,9 +323,9 @@ fn errors_name_the_line_and_the_fix() {
 
 #[test]
 fn dialect_details() {
-    let c = cfg(
-        "\u{feff}StylesPath = \"a # b\"\r\n[DEFAULT]\nMinAlertLevel: error\n[*] ; all\nBasedOnStyles = A,,A , B\nBasedOnStyles = C\n",
-    );
+    let c = cfg("\u{feff}StylesPath = \"a # b\"\r\n\
+         [DEFAULT]\nMinAlertLevel: error\n\
+         [*] ; all\nBasedOnStyles = A,,A , B\nBasedOnStyles = C\n");
     assert_eq!(c.styles_path.as_deref(), Some("a # b"));
     assert_eq!(c.min_alert_level, Level::Error);
     let global = c.global.expect("[*]");
@@ -489,7 +489,9 @@ fn vocabularies_packages_and_missing_things() {
     let ini = root.join(".vale.ini");
     std::fs::write(
         &ini,
-        "StylesPath = styles\nVocab = Base, Old, Gone\nPackages = Microsoft, https://x.test/p/Google.zip\n[*]\nBasedOnStyles = Mine, Absent\nMine.Nope = YES\n",
+        "StylesPath = styles\nVocab = Base, Old, Gone\n\
+         Packages = Microsoft, https://x.test/p/Google.zip\n\
+         [*]\nBasedOnStyles = Mine, Absent\nMine.Nope = YES\n",
     )
     .expect("write");
     let nested = root.join("a/b");
