@@ -25,7 +25,7 @@
 //!   ignores: unknown keys (kept in [`ValeConfig::unknown`]), a rule value that is none of
 //!   `YES`, `NO` or a level (the rule is off, as in Vale), the deprecated `IgnorePatterns`
 //!   (read as `BlockIgnores`); and, on disk, missing styles, rules, packages and vocabularies
-//!   (Vale stops on a missing vocabulary; kapi goes on without it).
+//!   (Vale stops on a missing style or vocabulary; kapi goes on without it and says so).
 //! - **Globs** follow `internal/glob`: a pattern with `**` is matched the doublestar way (`*`
 //!   and `?` stay within one folder, `**` crosses folders); a pattern without `**` the gobwas
 //!   way without separators (`*` matches across `/`, so `[*.md]` matches `docs/a.md`). Both

@@ -567,3 +567,59 @@ fn config_names_follow_vales_order() {
     assert_eq!(package_name("https://x.test/a/Google.zip"), "Google");
     assert_eq!(package_name("Microsoft"), "Microsoft");
 }
+
+/// Scenarios of Vale's `testdata/features/config.feature`, as the rules they turn on.
+#[test]
+fn vales_config_feature_scenarios() {
+    // Ignore BasedOnStyle for formats it doesn't match.
+    let c = cfg("MinAlertLevel = warning\n[*.py]\nBasedOnStyles = vale\nvale.Spelling = NO\n");
+    assert_eq!(
+        c.resolve("test.md").rule_state("vale.Editorializing"),
+        RuleState::Off
+    );
+    assert_eq!(
+        c.resolve("test.py").rule_state("vale.Editorializing"),
+        RuleState::On(None)
+    );
+    // Overwrite BasedOnStyle on a per-syntax basis.
+    let c = cfg("[*]\nBasedOnStyles = vale\nvale.Spelling = NO\n\
+         [*.py]\nBasedOnStyles = write-good\nwrite-good.E-Prime = NO\n");
+    let py = c.resolve("test.py");
+    assert_eq!(py.styles, ["write-good"]);
+    assert_eq!(py.rule_state("vale.Editorializing"), RuleState::Off);
+    assert_eq!(py.rule_state("write-good.E-Prime"), RuleState::Off);
+    assert_eq!(c.resolve("test.md").styles, ["vale"]);
+    // Overwrite disabled rules on a per-syntax and a per-file basis.
+    for section in ["*.py", "test.py"] {
+        let c = cfg(&format!(
+            "[*]\nBasedOnStyles = write-good\nwrite-good.Weasel = NO\n\
+             [{section}]\nwrite-good.Weasel = YES\n"
+        ));
+        assert_eq!(
+            c.resolve("test.py").rule_state("write-good.Weasel"),
+            RuleState::On(None)
+        );
+        assert_eq!(
+            c.resolve("test.md").rule_state("write-good.Weasel"),
+            RuleState::Off
+        );
+    }
+    // Load individual rules.
+    let c = cfg("[*]\nBasedOnStyles = vale\nwrite-good.ThereIs = YES\ndemo.Spelling = YES\n");
+    let py = c.resolve("test.py");
+    assert_eq!(py.rule_state("write-good.ThereIs"), RuleState::On(None));
+    assert_eq!(py.rule_state("write-good.Weasel"), RuleState::Off);
+    assert_eq!(py.active_styles(), ["vale", "write-good", "demo"]);
+    // Change an external rule's level.
+    let c = cfg("MinAlertLevel = error\n[*.{md,py}]\nwrite-good.Weasel = error\n");
+    let py = c.resolve("test.py");
+    assert_eq!(
+        py.rule_state("write-good.Weasel"),
+        RuleState::On(Some(Level::Error))
+    );
+    assert_eq!(py.min_alert_level, Level::Error);
+    // A negated directory glob.
+    let c = cfg("[!content/b/*]\nBasedOnStyles = Vale\n");
+    assert_eq!(c.resolve("content/a.md").styles, ["Vale"]);
+    assert!(c.resolve("content/b/x.md").styles.is_empty());
+}
