@@ -31,89 +31,139 @@ const SECTION_KEYS: &[&str] = &[
     "CommentDelimiters",
 ];
 
-/// One logical line: a physical line, or several joined by a trailing `\`.
-struct Line {
-    number: usize,
-    text: String,
+/// What one logical line of the file is.
+enum Item {
+    /// `[name]`: the text between `[` and the last `]` (anything after it is ignored, as
+    /// go-ini does).
+    Section(String),
+    /// `key = value`, the value read as go-ini's `readValue` reads it.
+    Key(String, String),
+    /// Neither: a line without `=` or `:`, an unclosed `[`, an unclosed multi-line quote.
+    Bad(String),
 }
 
-/// Splits `text` into logical lines: a key's value ending in `\` continues on the next line.
-fn logical_lines(text: &str) -> Vec<Line> {
+/// An item and the 1-based line it starts on.
+struct Lexed {
+    line: usize,
+    item: Item,
+}
+
+/// Splits `text` into items, skipping blank lines and comments (`#` or `;` first). One pass:
+/// a value may take the following lines (a trailing `\`, an open backtick or `"""`).
+fn lex(text: &str) -> Vec<Lexed> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut out: Vec<Line> = Vec::new();
-    let mut pending: Option<Line> = None;
-    for (index, raw) in text.lines().enumerate() {
-        let raw = raw.trim_end_matches('\r');
-        if let Some(mut line) = pending.take() {
-            let next = raw.trim();
-            line.text.push_str(next);
-            if let Some(stripped) = line.text.strip_suffix('\\') {
-                let keep = stripped.len();
-                line.text.truncate(keep);
-                pending = Some(line);
-            } else {
-                out.push(line);
-            }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<Lexed> = Vec::new();
+    let mut next = 0;
+    while next < lines.len() {
+        let line = next + 1;
+        let text = lines[next].trim_start();
+        next += 1;
+        if text.is_empty() || text.starts_with(['#', ';']) {
             continue;
         }
-        let trimmed = raw.trim();
-        let is_key = !trimmed.is_empty()
-            && !trimmed.starts_with(['#', ';', '['])
-            && trimmed.contains(['=', ':']);
-        let line = Line {
-            number: index + 1,
-            text: trimmed.to_owned(),
-        };
-        if is_key && trimmed.ends_with('\\') && !value_is_quoted(trimmed) {
-            let mut line = line;
-            line.text.pop();
-            pending = Some(line);
+        let item = if let Some(rest) = text.strip_prefix('[') {
+            match rest.rfind(']') {
+                Some(close) => Item::Section(rest[..close].trim().to_owned()),
+                None => Item::Bad(text.to_owned()),
+            }
         } else {
-            out.push(line);
-        }
+            match text.find(['=', ':']) {
+                Some(at) if !text[..at].trim().is_empty() => {
+                    match read_value(text[at + 1..].trim_start(), &lines, &mut next) {
+                        Some(value) => Item::Key(text[..at].trim().to_owned(), value),
+                        None => Item::Bad(text.to_owned()),
+                    }
+                }
+                _ => Item::Bad(text.to_owned()),
+            }
+        };
+        out.push(Lexed { line, item });
     }
-    out.extend(pending);
     out
 }
 
-fn value_is_quoted(line: &str) -> bool {
-    split_key(line).is_some_and(|(_, v)| v.trim_start().starts_with(['"', '`']))
-}
-
-/// `key = value` or `key: value`, split at the first delimiter.
-fn split_key(line: &str) -> Option<(&str, &str)> {
-    let at = line.find(['=', ':'])?;
-    Some((line[..at].trim(), &line[at + 1..]))
-}
-
-/// A value as go-ini reads it: quoted as written, else up to an inline comment (`#` or `;`
-/// after a space or tab), trimmed.
-fn clean_value(raw: &str) -> String {
+/// A value as go-ini's `readValue` reads it with Vale's options (`raw` starts at its first
+/// non-blank): after a backtick or `"""`, up to the last closing one, over several lines if it
+/// is not closed on the first (`None` when it never is); else trimmed; a trailing `\` joins
+/// the next non-blank lines, trimmed (then nothing more is done); else cut at the first
+/// ` #`, or else ` ;`, and one pair of surrounding `'` or `"` dropped.
+fn read_value(raw: &str, lines: &[&str], next: &mut usize) -> Option<String> {
+    let quote = if raw.len() > 3 && raw.starts_with("\"\"\"") {
+        "\"\"\""
+    } else if raw.starts_with('`') {
+        "`"
+    } else {
+        ""
+    };
+    if !quote.is_empty() {
+        let body = &raw[quote.len()..];
+        if let Some(end) = body.rfind(quote) {
+            return Some(body[..end].to_owned());
+        }
+        let mut value = format!("{body}\n");
+        while let Some(line) = lines.get(*next) {
+            *next += 1;
+            if let Some(end) = line.rfind(quote) {
+                value.push_str(&line[..end]);
+                return Some(value);
+            }
+            value.push_str(line);
+            value.push('\n');
+        }
+        return None;
+    }
     let value = raw.trim();
-    for quote in ['"', '`'] {
-        if let Some(rest) = value.strip_prefix(quote)
-            && let Some(end) = rest.find(quote)
+    if let Some(head) = value.strip_suffix('\\') {
+        let mut value = head.to_owned();
+        while let Some(line) = lines.get(*next) {
+            let line = line.trim();
+            *next += 1;
+            if line.is_empty() {
+                break;
+            }
+            value.push_str(line);
+            if value.ends_with('\\') {
+                value.pop();
+            } else {
+                break;
+            }
+        }
+        return Some(value);
+    }
+    let cut = value.find(" #").or_else(|| value.find(" ;"));
+    let value = cut.map_or(value, |at| value[..at].trim());
+    for quote in ['\'', '"'] {
+        if let Some(inner) = value
+            .strip_prefix(quote)
+            .and_then(|v| v.strip_suffix(quote))
+            && !inner.contains(quote)
         {
-            return rest[..end].to_owned();
+            return Some(inner.to_owned());
         }
     }
-    let bytes = value.as_bytes();
-    let mut end = value.len();
-    for (i, &b) in bytes.iter().enumerate() {
-        if (b == b'#' || b == b';') && i > 0 && (bytes[i - 1] == b' ' || bytes[i - 1] == b'\t') {
-            end = i;
-            break;
-        }
-    }
-    value[..end].trim().to_owned()
+    Some(value.to_owned())
 }
 
-/// A list value: split on `,` (`\,` is a literal comma), trimmed, empty entries dropped,
-/// duplicates kept once (Vale's `mergeValues`).
+/// A list value as Vale reads most lists (go-ini's `StringsWithShadows`, then `mergeValues`):
+/// split on every `,` (there is no escape), entries trimmed, empty ones dropped, duplicates
+/// kept once.
 pub(crate) fn split_list(value: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    for item in value.split(',').map(str::trim) {
+        if !item.is_empty() && !out.iter().any(|e| e == item) {
+            out.push(item.to_owned());
+        }
+    }
+    out
+}
+
+/// A list value as go-ini's `Strings(",")` reads it (`Packages`, `IgnorePatterns`): `\,` is
+/// a literal comma and `\\` a backslash; entries trimmed, empty ones dropped.
+fn split_escaped(value: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
     let mut current = String::new();
-    let mut chars = value.chars().peekable();
+    let mut chars = value.chars();
     let push = |entry: &mut String, out: &mut Vec<String>| {
         let item = entry.trim();
         if !item.is_empty() && !out.iter().any(|e| e == item) {
@@ -122,13 +172,18 @@ pub(crate) fn split_list(value: &str) -> Vec<String> {
         entry.clear();
     };
     while let Some(c) = chars.next() {
-        if c == '\\' && chars.peek() == Some(&',') {
-            current.push(',');
-            chars.next();
-        } else if c == ',' {
-            push(&mut current, &mut out);
-        } else {
-            current.push(c);
+        match c {
+            '\\' => match chars.next() {
+                Some(',') => current.push(','),
+                Some('\\') => current.push('\\'),
+                Some(other) => {
+                    current.push('\\');
+                    current.push(other);
+                }
+                None => current.push('\\'),
+            },
+            ',' => push(&mut current, &mut out),
+            _ => current.push(c),
         }
     }
     push(&mut current, &mut out);
@@ -176,61 +231,44 @@ pub fn parse(file: &str, text: &str) -> Result<ValeConfig, ConfigError> {
     };
     let mut place = Place::Core;
     let mut by_name: HashMap<String, usize> = HashMap::new();
-    for line in logical_lines(text) {
-        let t = line.text.as_str();
-        if t.is_empty() || t.starts_with(['#', ';']) {
-            continue;
-        }
-        if t.starts_with('[') {
-            place = open_section(&mut config, &mut by_name, t, line.number)?;
-            continue;
-        }
-        let Some((key, raw)) = split_key(t) else {
-            return Err(syntax(file, &line));
-        };
-        if key.is_empty() {
-            return Err(syntax(file, &line));
-        }
-        let value = clean_value(raw);
-        match place {
-            Place::Core => core_key(&mut config, key, value, line.number)?,
-            Place::Formats => config.formats.push((key.to_owned(), value)),
-            Place::Asciidoctor => config.asciidoctor.push((key.to_owned(), value)),
-            Place::Glob(index) => section_key(&mut config, index, key, value, line.number)?,
+    for Lexed { line, item } in lex(text) {
+        match item {
+            Item::Section(name) => {
+                place = open_section(&mut config, &mut by_name, &name, line)?;
+            }
+            Item::Bad(text) => {
+                let text: String = text.chars().take(80).collect();
+                return Err(ConfigError::at(
+                    file,
+                    line,
+                    ConfigErrorKind::Syntax { text },
+                ));
+            }
+            Item::Key(key, value) => match place {
+                Place::Core => core_key(&mut config, &key, value, line)?,
+                Place::Formats => config.formats.push((key, value)),
+                Place::Asciidoctor => config.asciidoctor.push((key, value)),
+                Place::Glob(index) => section_key(&mut config, index, &key, value, line)?,
+            },
         }
     }
     Ok(config)
-}
-
-fn syntax(file: &str, line: &Line) -> ConfigError {
-    let text: String = line.text.chars().take(80).collect();
-    ConfigError::at(file, line.number, ConfigErrorKind::Syntax { text })
 }
 
 /// A `[name]` header: finds or creates its section.
 fn open_section(
     config: &mut ValeConfig,
     by_name: &mut HashMap<String, usize>,
-    text: &str,
+    name: &str,
     number: usize,
 ) -> Result<Place, ConfigError> {
-    let bad = || {
-        ConfigError::at(
+    if name.is_empty() {
+        let text = "[]".to_owned();
+        return Err(ConfigError::at(
             &config.file,
             number,
-            ConfigErrorKind::Syntax {
-                text: text.chars().take(80).collect(),
-            },
-        )
-    };
-    let close = text.rfind(']').ok_or_else(bad)?;
-    let rest = text[close + 1..].trim();
-    if !rest.is_empty() && !rest.starts_with(['#', ';']) {
-        return Err(bad());
-    }
-    let name = text[1..close].trim();
-    if name.is_empty() {
-        return Err(bad());
+            ConfigErrorKind::Syntax { text },
+        ));
     }
     match name {
         "DEFAULT" => return Ok(Place::Core),
@@ -294,7 +332,7 @@ fn core_key(
             })?;
         }
         "Vocab" => extend_unique(&mut config.vocab, split_list(&value)),
-        "Packages" => extend_unique(&mut config.packages, split_list(&value)),
+        "Packages" => extend_unique(&mut config.packages, split_escaped(&value)),
         "IgnoredScopes" => {
             extend_unique(
                 config.ignored_scopes.get_or_insert_default(),
@@ -367,7 +405,7 @@ fn section_key(
         }
         "BlockIgnores" => extend_unique(&mut section.block_ignores, split_list(&value)),
         "IgnorePatterns" => {
-            extend_unique(&mut section.block_ignores, split_list(&value));
+            extend_unique(&mut section.block_ignores, split_escaped(&value));
             notice = Some(NoticeKind::Deprecated {
                 key: key.to_owned(),
                 instead: "BlockIgnores".to_owned(),
@@ -452,27 +490,73 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lists_split_on_commas_with_escapes() {
+    fn lists_split_on_commas() {
         assert_eq!(split_list(" a, b ,,a, c"), ["a", "b", "c"]);
-        assert_eq!(split_list(r"x{1\,3}, y"), ["x{1,3}", "y"]);
+        // Vale's lists have no escape: a comma in a regular expression splits it.
+        assert_eq!(split_list(r"x{1\,3}, y"), [r"x{1\", "3}", "y"]);
+        assert_eq!(
+            split_escaped(r"x{1\,3}, y\\z, \d"),
+            ["x{1,3}", r"y\z", r"\d"]
+        );
         assert!(split_list("  ").is_empty());
     }
 
+    fn value(raw: &str) -> Option<String> {
+        read_value(raw, &[], &mut 0)
+    }
+
+    /// go-ini's `readValue`, case by case.
     #[test]
-    fn values_drop_inline_comments_unless_quoted() {
-        assert_eq!(clean_value(" styles # where they are"), "styles");
-        assert_eq!(clean_value(" a#b "), "a#b");
-        assert_eq!(clean_value(" \"a # b\" trailing"), "a # b");
-        assert_eq!(clean_value(" `x ; y`"), "x ; y");
-        assert_eq!(clean_value(" v ; c"), "v");
+    fn values_read_as_go_ini_reads_them() {
+        let cases = [
+            ("styles # where they are", "styles"),
+            ("a#b", "a#b"),
+            ("v ; c", "v"),
+            ("v\t# c", "v\t# c"),
+            // ` #` is looked for first, then ` ;`.
+            ("a ; b # c", "a ; b"),
+            ("'quoted'", "quoted"),
+            ("\"a, b\"", "a, b"),
+            ("\"a\" \"b\"", "\"a\" \"b\""),
+            // The comment is cut before the quotes are looked at.
+            ("\"a # b\"", "\"a"),
+            ("`x ; y`", "x ; y"),
+            ("`a` `b` # c", "a` `b"),
+            ("\"\"\"x\"\"\" tail", "x"),
+            ("", ""),
+        ];
+        for (raw, expected) in cases {
+            assert_eq!(value(raw).as_deref(), Some(expected), "{raw}");
+        }
     }
 
     #[test]
-    fn continuation_lines_join() {
-        let lines = logical_lines("A = a, \\\n  b, \\\n c\n[x]\n");
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].text, "A = a, b, c");
-        assert_eq!(lines[0].number, 1);
-        assert_eq!(lines[1].number, 4);
+    fn values_over_several_lines() {
+        let items = lex("A = a, \\\n  b, \\\n c # d\n[x] junk\nB = `one,\ntwo`\nC = \\\n\nD = 1\n");
+        let keys: Vec<(usize, String)> = items
+            .iter()
+            .map(|l| match &l.item {
+                Item::Key(k, v) => (l.line, format!("{k}={v}")),
+                Item::Section(name) => (l.line, format!("[{name}]")),
+                Item::Bad(text) => (l.line, format!("bad {text}")),
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                (1, "A=a, b, c # d".to_owned()),
+                (4, "[x]".to_owned()),
+                (5, "B=one,\ntwo".to_owned()),
+                (7, "C=".to_owned()),
+                (9, "D=1".to_owned()),
+            ]
+        );
+        assert!(matches!(
+            lex("A = `open\nnever closed\n")[0].item,
+            Item::Bad(_)
+        ));
+        assert!(matches!(lex("[open\n")[0].item, Item::Bad(_)));
+        assert!(matches!(lex("no delimiter\n")[0].item, Item::Bad(_)));
+        assert!(matches!(lex(" = value\n")[0].item, Item::Bad(_)));
     }
 }

@@ -5,17 +5,21 @@
 //! `internal/glob`, `internal/lint/lint.go`). The choices, where kapi follows Vale and where it
 //! does not:
 //!
-//! - **The INI dialect** is go-ini's as Vale loads it (shadows allowed, an inline comment needs
-//!   a space before its `#` or `;`): keys before any `[section]` are the core options; `[*]` is
-//!   the global section; `[formats]` maps one extension to another (`mdx = md`);
-//!   `[asciidoctor]` holds attributes; every other section is a glob. A section named twice is
-//!   one section (its keys in the order written). A line ending in `\` continues on the next
-//!   line. A value in double quotes or backticks is taken as written. A repeated key adds its
-//!   values to a list key and replaces a single-valued key (go-ini keeps the first; kapi the
-//!   last, as a reader expects).
-//! - **Lists** (`BasedOnStyles`, `Vocab`, `BlockIgnores`...) split on `,` as go-ini does; `\,`
-//!   is a literal comma (what a regular expression with `{1,3}` needs). Entries are trimmed,
-//!   empty ones dropped and duplicates kept once, as Vale's `mergeValues`.
+//! - **The INI dialect** is go-ini's as Vale loads it (`errata-ai/ini`, shadows allowed):
+//!   keys before any `[section]` are the core options; `[*]` is the global section;
+//!   `[formats]` maps one extension to another (`mdx = md`); `[asciidoctor]` holds attributes;
+//!   every other section is a glob (text after its `]` is ignored). A section named twice is
+//!   one section. `=` or `:` separates a key from its value. A value in backticks or `"""` is
+//!   taken as written, over several lines if it is not closed on the first; a value ending in
+//!   `\` takes the next lines, trimmed; otherwise ` #` or ` ;` starts a comment and then one
+//!   pair of surrounding `'` or `"` is dropped (so `"a # b"` reads `"a`, as in Vale). A
+//!   repeated key adds its values to a list key and replaces a single-valued key (go-ini keeps
+//!   the first; kapi the last, as a reader expects).
+//! - **Lists** (`BasedOnStyles`, `Vocab`, `BlockIgnores`...) split on every `,` as Vale's
+//!   `StringsWithShadows`: there is no escape, so, as in Vale, a regular expression in
+//!   `BlockIgnores` or `TokenIgnores` cannot hold a comma. Entries are trimmed, empty ones
+//!   dropped and duplicates kept once (`mergeValues`). `Packages` and `IgnorePatterns` are
+//!   read with go-ini's `Strings`, where `\,` is a comma.
 //! - **Errors** are what Vale refuses: a core option inside a section, a section option among
 //!   the core options, `Transform` or `CommentDelimiters` in `[*]`, `CommentDelimiters` that
 //!   are not two (a repeated key adds up, as go-ini's shadows), a `MinAlertLevel` that is not

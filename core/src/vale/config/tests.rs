@@ -45,7 +45,7 @@ write-good.Weasel = suggestion
 Microsoft.Avoid = maybe
 BlockIgnores = (?s) *({< file [^>]* >}.*?{</ ?file >}), \
 (?s) *({< highlight [^>]* >}.*?{</ ?highlight >})
-TokenIgnores = (\$+[^\n$]+\$+), x{1\,3}
+TokenIgnores = (\$+[^\n$]+\$+), (\{\{[^}]+\}\})
 Lang = en_US
 Transform = docs.xsl
 CommentDelimiters = {/*, */}
@@ -129,7 +129,7 @@ fn sections_keep_their_keys() {
     );
     assert_eq!(md.block_ignores.len(), 2);
     assert!(md.block_ignores[1].starts_with("(?s) *({< highlight"));
-    assert_eq!(md.token_ignores, [r"(\$+[^\n$]+\$+)", "x{1,3}"]);
+    assert_eq!(md.token_ignores, [r"(\$+[^\n$]+\$+)", r"(\{\{[^}]+\}\})"]);
     assert_eq!(md.lang.as_deref(), Some("en_US"));
     assert_eq!(md.transform.as_deref(), Some("docs.xsl"));
     assert_eq!(md.comment_delimiters, Some(("{/*".into(), "*/}".into())));
@@ -323,15 +323,22 @@ fn errors_name_the_line_and_the_fix() {
 
 #[test]
 fn dialect_details() {
-    let c = cfg("\u{feff}StylesPath = \"a # b\"\r\n\
+    let c = cfg("\u{feff}StylesPath = 'a b' # c\r\n\
          [DEFAULT]\nMinAlertLevel: error\n\
-         [*] ; all\nBasedOnStyles = A,,A , B\nBasedOnStyles = C\n");
-    assert_eq!(c.styles_path.as_deref(), Some("a # b"));
+         [*] ; all\nBasedOnStyles = A,,A , B\nBasedOnStyles = C\n\
+         TokenIgnores = `(x),\n(y)`\n");
+    assert_eq!(c.styles_path.as_deref(), Some("a b"));
     assert_eq!(c.min_alert_level, Level::Error);
     let global = c.global.expect("[*]");
     assert_eq!(
         global.based_on_styles.as_deref(),
         Some(&["A".to_owned(), "B".to_owned(), "C".to_owned()][..])
+    );
+    assert_eq!(global.token_ignores, ["(x)", "(y)"]);
+    // go-ini cuts the comment before it drops the quotes.
+    assert_eq!(
+        cfg("StylesPath = \"a # b\"\n").styles_path.as_deref(),
+        Some("\"a")
     );
     let empty = cfg("");
     assert!(empty.global.is_none() && empty.sections.is_empty() && empty.notices.is_empty());
