@@ -13,8 +13,9 @@
 //!   taken as written, over several lines if it is not closed on the first; a value ending in
 //!   `\` takes the next lines, trimmed; otherwise ` #` or ` ;` starts a comment and then one
 //!   pair of surrounding `'` or `"` is dropped (so `"a # b"` reads `"a`, as in Vale). A
-//!   repeated key adds its values to a list key and replaces a single-valued key (go-ini keeps
-//!   the first; kapi the last, as a reader expects).
+//!   repeated key adds its values to a list key and replaces a single-valued key or a rule
+//!   setting (go-ini keeps the first, except for `StylesPath`; kapi the last, as a reader
+//!   expects).
 //! - **Lists** (`BasedOnStyles`, `Vocab`, `BlockIgnores`...) split on every `,` as Vale's
 //!   `StringsWithShadows`: there is no escape, so, as in Vale, a regular expression in
 //!   `BlockIgnores` or `TokenIgnores` cannot hold a comma. Entries are trimmed, empty ones
@@ -83,7 +84,9 @@ pub use load::{
     CONFIG_NAMES, LoadedStyles, RuleFile, Style, VocabEntry, Vocabulary, find_config, load,
     package_name, parse_vocab, read_config,
 };
-pub use resolve::{Resolved, RuleState};
+pub use resolve::{
+    DEFAULT_IGNORED_CLASSES, DEFAULT_IGNORED_SCOPES, DEFAULT_SKIPPED_SCOPES, Resolved, RuleState,
+};
 
 use glob::SectionGlob;
 
@@ -191,9 +194,9 @@ pub struct ValeConfig {
     pub vocab: Vec<String>,
     /// `Packages`: names or URLs, recorded only (kapi never downloads).
     pub packages: Vec<String>,
-    /// `IgnoredScopes`, when set (Vale's default: `code`, `tt`, `kbd`).
+    /// `IgnoredScopes`, when set (else Vale's [`DEFAULT_IGNORED_SCOPES`]).
     pub ignored_scopes: Option<Vec<String>>,
-    /// `SkippedScopes`, when set (Vale's default: `script`, `style`, `pre`, `figure`...).
+    /// `SkippedScopes`, when set (else Vale's [`DEFAULT_SKIPPED_SCOPES`]).
     pub skipped_scopes: Option<Vec<String>>,
     /// `IgnoredClasses`: HTML classes whose elements are skipped.
     pub ignored_classes: Vec<String>,

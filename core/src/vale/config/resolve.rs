@@ -4,6 +4,20 @@ use std::collections::HashMap;
 
 use super::{Level, RuleValue, Section, ValeConfig};
 
+/// Vale's `IgnoredScopes` when the configuration sets none (`internal/lint/ast.go`).
+pub const DEFAULT_IGNORED_SCOPES: [&str; 3] = ["tt", "code", "kbd"];
+
+/// Vale's `SkippedScopes` when the configuration sets none.
+pub const DEFAULT_SKIPPED_SCOPES: [&str; 6] =
+    ["script", "style", "pre", "figure", "noscript", "iframe"];
+
+/// The classes Vale always skips; `IgnoredClasses` adds to them.
+pub const DEFAULT_IGNORED_CLASSES: [&str; 3] = ["problematic", "pre", "code"];
+
+fn owned(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
 /// Whether a rule runs on a path, and at what level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleState {
@@ -39,9 +53,12 @@ pub struct Resolved {
     pub transform: Option<String>,
     /// `CommentDelimiters` of the last matching section, else `[*]`'s.
     pub comment_delimiters: Option<(String, String)>,
-    /// The core `IgnoredScopes`, `SkippedScopes`, `IgnoredClasses` (`None`: Vale's defaults).
-    pub ignored_scopes: Option<Vec<String>>,
-    pub skipped_scopes: Option<Vec<String>>,
+    /// Inline scopes whose text is not linted: `IgnoredScopes`, else [`DEFAULT_IGNORED_SCOPES`].
+    pub ignored_scopes: Vec<String>,
+    /// Block scopes skipped entirely: `SkippedScopes`, else [`DEFAULT_SKIPPED_SCOPES`].
+    pub skipped_scopes: Vec<String>,
+    /// HTML classes whose elements are skipped: [`DEFAULT_IGNORED_CLASSES`] and then
+    /// `IgnoredClasses` (Vale adds them to its own).
     pub ignored_classes: Vec<String>,
     /// The core `MinAlertLevel`.
     pub min_alert_level: Level,
@@ -192,9 +209,18 @@ impl ValeConfig {
             rules,
             block_ignores,
             token_ignores,
-            ignored_scopes: self.ignored_scopes.clone(),
-            skipped_scopes: self.skipped_scopes.clone(),
-            ignored_classes: self.ignored_classes.clone(),
+            ignored_scopes: self
+                .ignored_scopes
+                .clone()
+                .unwrap_or_else(|| owned(&DEFAULT_IGNORED_SCOPES)),
+            skipped_scopes: self
+                .skipped_scopes
+                .clone()
+                .unwrap_or_else(|| owned(&DEFAULT_SKIPPED_SCOPES)),
+            ignored_classes: owned(&DEFAULT_IGNORED_CLASSES)
+                .into_iter()
+                .chain(self.ignored_classes.iter().cloned())
+                .collect(),
             min_alert_level: self.min_alert_level,
         }
     }

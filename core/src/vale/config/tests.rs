@@ -206,7 +206,15 @@ fn resolution_replaces_styles_and_layers_rules() {
     assert_eq!(other.rule_state("Vale.Repetition"), RuleState::Off);
     assert!(other.lang.is_none());
     assert_eq!(other.min_alert_level, Level::Warning);
-    assert_eq!(other.ignored_classes, ["no-lint"]);
+    assert_eq!(
+        other.ignored_classes,
+        ["problematic", "pre", "code", "no-lint"]
+    );
+    assert_eq!(other.ignored_scopes, ["code", "tt"]);
+    assert_eq!(other.skipped_scopes, ["script", "style", "pre"]);
+    let defaults = cfg("").resolve("a.md");
+    assert_eq!(defaults.ignored_scopes, DEFAULT_IGNORED_SCOPES);
+    assert_eq!(defaults.skipped_scopes, DEFAULT_SKIPPED_SCOPES);
 }
 
 #[test]
