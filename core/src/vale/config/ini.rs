@@ -1,7 +1,7 @@
 //! The `.vale.ini` parser: go-ini's dialect as Vale loads it, into a [`ValeConfig`]. Pure over
 //! the text; one pass, linear in its length.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::error::{ConfigError, ConfigErrorKind, Notice, NoticeKind};
 use super::glob::SectionGlob;
@@ -147,15 +147,19 @@ fn read_value(raw: &str, lines: &[&str], next: &mut usize) -> Option<String> {
 
 /// A list value as Vale reads most lists (go-ini's `StringsWithShadows`, then `mergeValues`):
 /// split on every `,` (there is no escape), entries trimmed, empty ones dropped, duplicates
-/// kept once.
+/// kept once (a repeated key's lists are joined, then deduplicated once more at the end).
 pub(crate) fn split_list(value: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for item in value.split(',').map(str::trim) {
-        if !item.is_empty() && !out.iter().any(|e| e == item) {
-            out.push(item.to_owned());
-        }
-    }
-    out
+    let entries = value.split(',').map(str::trim).filter(|e| !e.is_empty());
+    unique(entries.map(str::to_owned))
+}
+
+/// `items` in order, each once: linear, whatever a hostile file holds.
+pub(crate) fn unique(items: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| seen.insert(item.clone()))
+        .collect()
 }
 
 /// A list value as go-ini's `Strings(",")` reads it (`Packages`, `IgnorePatterns`): `\,` is
@@ -166,7 +170,7 @@ fn split_escaped(value: &str) -> Vec<String> {
     let mut chars = value.chars();
     let push = |entry: &mut String, out: &mut Vec<String>| {
         let item = entry.trim();
-        if !item.is_empty() && !out.iter().any(|e| e == item) {
+        if !item.is_empty() {
             out.push(item.to_owned());
         }
         entry.clear();
@@ -187,14 +191,37 @@ fn split_escaped(value: &str) -> Vec<String> {
         }
     }
     push(&mut current, &mut out);
-    out
+    unique(out)
 }
 
+/// Appends a repeated key's entries; `dedup_lists` keeps each once at the end.
 fn extend_unique(list: &mut Vec<String>, more: Vec<String>) {
-    for item in more {
-        if !list.contains(&item) {
-            list.push(item);
+    list.extend(more);
+}
+
+/// Keeps each entry of every list once, in first-seen order (Vale's `mergeValues` over a
+/// repeated key's values).
+fn dedup_lists(config: &mut ValeConfig) {
+    let lists = [
+        &mut config.vocab,
+        &mut config.packages,
+        &mut config.ignored_classes,
+    ];
+    for list in lists {
+        *list = unique(std::mem::take(list));
+    }
+    for list in [&mut config.ignored_scopes, &mut config.skipped_scopes]
+        .into_iter()
+        .flatten()
+    {
+        *list = unique(std::mem::take(list));
+    }
+    for section in config.global.iter_mut().chain(config.sections.iter_mut()) {
+        if let Some(styles) = section.based_on_styles.as_mut() {
+            *styles = unique(std::mem::take(styles));
         }
+        section.block_ignores = unique(std::mem::take(&mut section.block_ignores));
+        section.token_ignores = unique(std::mem::take(&mut section.token_ignores));
     }
 }
 
@@ -252,6 +279,7 @@ pub fn parse(file: &str, text: &str) -> Result<ValeConfig, ConfigError> {
             },
         }
     }
+    dedup_lists(&mut config);
     Ok(config)
 }
 

@@ -227,17 +227,23 @@ fn notice(kind: NoticeKind) -> Notice {
 
 /// A rule setting whose style folder is loaded but which has no file there.
 fn missing_rules(config: &ValeConfig, out: &mut LoadedStyles) {
+    let known: std::collections::HashSet<&str> = out
+        .styles
+        .iter()
+        .flat_map(|s| s.rules.iter().map(|r| r.id.as_str()))
+        .collect();
+    let loaded: std::collections::HashSet<&str> =
+        out.styles.iter().map(|s| s.name.as_str()).collect();
+    let mut reported: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut missing: Vec<Notice> = Vec::new();
     for section in config.global.iter().chain(config.sections.iter()) {
         for setting in &section.rules {
             let Some((style, _)) = setting.rule.split_once('.') else {
                 continue;
             };
-            let loaded = out.styles.iter().any(|s| s.name == style);
-            let reported = out.notices.iter().any(
-                |n| matches!(&n.kind, NoticeKind::MissingRule { rule } if *rule == setting.rule),
-            );
-            if loaded && !reported && out.rule(&setting.rule).is_none() {
-                out.notices.push(Notice {
+            let id = setting.rule.as_str();
+            if loaded.contains(style) && !known.contains(id) && reported.insert(id) {
+                missing.push(Notice {
                     line: Some(setting.line),
                     kind: NoticeKind::MissingRule {
                         rule: setting.rule.clone(),
@@ -246,6 +252,7 @@ fn missing_rules(config: &ValeConfig, out: &mut LoadedStyles) {
             }
         }
     }
+    out.notices.extend(missing);
 }
 
 /// A file's text, or a notice; `None` when it does not exist.

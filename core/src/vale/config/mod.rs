@@ -246,23 +246,18 @@ impl ValeConfig {
     /// Every style the configuration names: in `BasedOnStyles` anywhere and as the style of a
     /// rule setting, in first-mention order.
     pub fn named_styles(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut add = |name: &str| {
-            if !name.is_empty() && !out.iter().any(|s| s == name) {
-                out.push(name.to_owned());
-            }
-        };
-        for section in self.global.iter().chain(self.sections.iter()) {
-            for style in section.based_on_styles.iter().flatten() {
-                add(style);
-            }
-            for setting in &section.rules {
-                if let Some((style, _)) = setting.rule.split_once('.') {
-                    add(style);
-                }
-            }
-        }
-        out
+        let names = self
+            .global
+            .iter()
+            .chain(self.sections.iter())
+            .flat_map(|section| {
+                let styles = section.based_on_styles.iter().flatten().map(String::as_str);
+                let of_rules = (section.rules.iter())
+                    .filter_map(|setting| setting.rule.split_once('.').map(|(style, _)| style));
+                styles.chain(of_rules)
+            })
+            .filter(|name| !name.is_empty());
+        ini::unique(names.map(str::to_owned))
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use super::ini::unique;
 use super::{Level, RuleValue, Section, ValeConfig};
 
 /// Vale's `IgnoredScopes` when the configuration sets none (`internal/lint/ast.go`).
@@ -178,20 +179,8 @@ impl ValeConfig {
         }
 
         let ordered: Vec<&Section> = global.into_iter().chain(matching.iter().copied()).collect();
-        let mut block_ignores: Vec<String> = Vec::new();
-        let mut token_ignores: Vec<String> = Vec::new();
-        for section in &ordered {
-            for b in &section.block_ignores {
-                if !block_ignores.contains(b) {
-                    block_ignores.push(b.clone());
-                }
-            }
-            for t in &section.token_ignores {
-                if !token_ignores.contains(t) {
-                    token_ignores.push(t.clone());
-                }
-            }
-        }
+        let block_ignores = unique(ordered.iter().flat_map(|s| s.block_ignores.iter().cloned()));
+        let token_ignores = unique(ordered.iter().flat_map(|s| s.token_ignores.iter().cloned()));
         let last = |get: fn(&Section) -> Option<&String>| {
             ordered.iter().rev().find_map(|s| get(s)).cloned()
         };

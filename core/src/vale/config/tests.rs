@@ -379,6 +379,22 @@ fn hostile_inputs_are_bounded() {
     );
     let nested = format!("[{}a{}]\n", "{".repeat(100_000), "}".repeat(100_000));
     assert!(matches!(err(&nested).kind, ConfigErrorKind::BadGlob { .. }));
+    // Long lists and many repeated keys stay linear (deduplicated once, with a set).
+    let entries: Vec<String> = (0..100_000).map(|i| format!("S{i}")).collect();
+    let list = format!("[*]\nBasedOnStyles = {}\n", entries.join(", "));
+    let c = cfg(&list);
+    assert_eq!(
+        c.global
+            .as_ref()
+            .map(|g| g.based_on_styles.iter().flatten().count()),
+        Some(100_000)
+    );
+    assert_eq!(c.named_styles().len(), 100_000);
+    let repeated = format!("[*]\n{}", "TokenIgnores = (a), (b)\n".repeat(50_000));
+    assert_eq!(
+        cfg(&repeated).global.expect("[*]").token_ignores,
+        ["(a)", "(b)"]
+    );
     let binary = "\0\u{1}[\u{7f}]==\\\n\\";
     let _ = parse("x", binary);
 }
