@@ -5,6 +5,8 @@
 //! `vale off`, `vale on`, `vale Style.Rule = YES|NO`, `vale Style.Rule["a", "b"] = YES|NO`,
 //! `vale Style = YES|NO`, `vale style = A`, `vale styles = A, B`.
 
+use std::collections::HashMap;
+
 /// One directive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
@@ -128,25 +130,20 @@ fn quoted_list(inner: &str) -> Option<Vec<String>> {
 }
 
 /// The state the directives before a point leave: what Vale's `File.Comments` holds there.
+/// Walking a document in order, [`DirectiveState::apply`] each directive met: constant time
+/// per directive and per question.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DirectiveState {
     /// `vale off` is in force.
     pub off: bool,
-    /// Rules set by `vale Style.Rule = YES|NO`, the latest last.
-    pub rules: Vec<(String, bool)>,
-    /// Matched texts set by `vale Style.Rule["..."] = YES|NO`: (rule, text, enabled).
-    pub matches: Vec<(String, String, bool)>,
-    /// Styles set by `vale Style = YES|NO`.
-    pub styles: Vec<(String, bool)>,
+    /// Rules set by `vale Style.Rule = YES|NO`: rule → on.
+    pub rules: HashMap<String, bool>,
+    /// Matched texts set by `vale Style.Rule["..."] = YES|NO`: (rule, text) → on.
+    pub matches: HashMap<(String, String), bool>,
+    /// Styles set by `vale Style = YES|NO`: style → on.
+    pub styles: HashMap<String, bool>,
     /// The styles of the latest `vale styles = ...`, when one is in force.
     pub only_styles: Option<Vec<String>>,
-}
-
-fn set<K: PartialEq + Clone>(list: &mut Vec<(K, bool)>, key: &K, value: bool) {
-    match list.iter_mut().find(|(k, _)| k == key) {
-        Some(entry) => entry.1 = value,
-        None => list.push((key.clone(), value)),
-    }
 }
 
 impl DirectiveState {
@@ -155,24 +152,21 @@ impl DirectiveState {
         match directive {
             Directive::Off => self.off = true,
             Directive::On => self.off = false,
-            Directive::Rule { rule, enabled } => set(&mut self.rules, rule, *enabled),
+            Directive::Rule { rule, enabled } => {
+                self.rules.insert(rule.clone(), *enabled);
+            }
             Directive::Matches {
                 rule,
                 matches,
                 enabled,
             } => {
                 for text in matches {
-                    match self
-                        .matches
-                        .iter_mut()
-                        .find(|(r, t, _)| r == rule && t == text)
-                    {
-                        Some(entry) => entry.2 = *enabled,
-                        None => self.matches.push((rule.clone(), text.clone(), *enabled)),
-                    }
+                    self.matches.insert((rule.clone(), text.clone()), *enabled);
                 }
             }
-            Directive::Style { style, enabled } => set(&mut self.styles, style, *enabled),
+            Directive::Style { style, enabled } => {
+                self.styles.insert(style.clone(), *enabled);
+            }
             Directive::SetStyles(styles) => self.only_styles = Some(styles.clone()),
             Directive::Unrecognized(_) => {}
         }
@@ -195,11 +189,11 @@ impl DirectiveState {
         if self.off {
             return Some(false);
         }
-        if let Some((_, on)) = self.rules.iter().find(|(r, _)| r == rule) {
+        if let Some(on) = self.rules.get(rule) {
             return Some(*on);
         }
         let style = rule.split_once('.').map_or(rule, |(s, _)| s);
-        if let Some((_, on)) = self.styles.iter().find(|(s, _)| s == style) {
+        if let Some(on) = self.styles.get(style) {
             return Some(*on);
         }
         self.only_styles
@@ -214,11 +208,7 @@ impl DirectiveState {
 
     /// Whether the comments turn off this matched text of `rule` here.
     pub fn disables_match(&self, rule: &str, text: &str) -> bool {
-        self.disables(rule)
-            || self
-                .matches
-                .iter()
-                .any(|(r, t, on)| r == rule && t == text && !on)
+        self.disables(rule) || self.matches.get(&(rule.to_owned(), text.to_owned())) == Some(&false)
     }
 }
 
