@@ -113,7 +113,9 @@ impl Hint for ConfigError {
 /// Something Vale accepts silently that the user should see; never fatal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
-    /// The 1-based line, when the notice is about one.
+    /// The configuration file the notice is about, when it is about one of its lines.
+    pub file: Option<String>,
+    /// The 1-based line in that file.
     pub line: Option<usize>,
     pub kind: NoticeKind,
 }
@@ -142,8 +144,11 @@ pub enum NoticeKind {
 
 impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(line) = self.line {
-            write!(f, "line {line}: ")?;
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => write!(f, "{file}:{line}: ")?,
+            (Some(file), None) => write!(f, "{file}: ")?,
+            (None, Some(line)) => write!(f, "line {line}: ")?,
+            (None, None) => {}
         }
         match &self.kind {
             NoticeKind::UnknownKey { section, key } if section.is_empty() => {

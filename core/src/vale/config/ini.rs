@@ -238,8 +238,18 @@ const GLOBAL: usize = usize::MAX;
 
 /// Parses the text of a `.vale.ini`; `file` is the name errors and notices use.
 pub fn parse(file: &str, text: &str) -> Result<ValeConfig, ConfigError> {
+    parse_sources(&[(file, text)])
+}
+
+/// Parses several configuration files as Vale loads them together (the synced packages'
+/// `.vale-config/*` files, then the project's `.vale.ini`): one configuration, as if the
+/// files were one, each starting among the core options; a section named in several files
+/// is one section. Errors and notices name the file. The last source is the configuration's
+/// own file.
+pub fn parse_sources(sources: &[(&str, &str)]) -> Result<ValeConfig, ConfigError> {
     let mut config = ValeConfig {
-        file: file.to_owned(),
+        file: String::new(),
+        sources: Vec::new(),
         styles_path: None,
         min_alert_level: Level::Suggestion,
         vocab: Vec::new(),
@@ -256,27 +266,28 @@ pub fn parse(file: &str, text: &str) -> Result<ValeConfig, ConfigError> {
         unknown: Vec::new(),
         notices: Vec::new(),
     };
-    let mut place = Place::Core;
     let mut by_name: HashMap<String, usize> = HashMap::new();
-    for Lexed { line, item } in lex(text) {
-        match item {
-            Item::Section(name) => {
-                place = open_section(&mut config, &mut by_name, &name, line)?;
+    for (file, text) in sources {
+        config.file = (*file).to_owned();
+        config.sources.push((*file).to_owned());
+        let mut place = Place::Core;
+        for Lexed { line, item } in lex(text) {
+            match item {
+                Item::Section(name) => {
+                    place = open_section(&mut config, &mut by_name, &name, line)?;
+                }
+                Item::Bad(text) => {
+                    let text: String = text.chars().take(80).collect();
+                    let kind = ConfigErrorKind::Syntax { text };
+                    return Err(ConfigError::at(file, line, kind));
+                }
+                Item::Key(key, value) => match place {
+                    Place::Core => core_key(&mut config, &key, value, line)?,
+                    Place::Formats => config.formats.push((key, value)),
+                    Place::Asciidoctor => config.asciidoctor.push((key, value)),
+                    Place::Glob(index) => section_key(&mut config, index, &key, value, line)?,
+                },
             }
-            Item::Bad(text) => {
-                let text: String = text.chars().take(80).collect();
-                return Err(ConfigError::at(
-                    file,
-                    line,
-                    ConfigErrorKind::Syntax { text },
-                ));
-            }
-            Item::Key(key, value) => match place {
-                Place::Core => core_key(&mut config, &key, value, line)?,
-                Place::Formats => config.formats.push((key, value)),
-                Place::Asciidoctor => config.asciidoctor.push((key, value)),
-                Place::Glob(index) => section_key(&mut config, index, &key, value, line)?,
-            },
         }
     }
     dedup_lists(&mut config);
@@ -392,6 +403,7 @@ fn core_key(
 
 fn unknown(config: &mut ValeConfig, section: &str, key: &str, value: String, line: usize) {
     config.notices.push(Notice {
+        file: Some(config.file.clone()),
         line: Some(line),
         kind: NoticeKind::UnknownKey {
             section: section.to_owned(),
@@ -403,6 +415,7 @@ fn unknown(config: &mut ValeConfig, section: &str, key: &str, value: String, lin
         key: key.to_owned(),
         value,
         line,
+        source: config.sources.len().saturating_sub(1),
     });
 }
 
@@ -414,6 +427,7 @@ fn section_key(
     line: usize,
 ) -> Result<(), ConfigError> {
     let file = config.file.clone();
+    let source = config.sources.len().saturating_sub(1);
     let section = if index == GLOBAL {
         config.global.as_mut()
     } else {
@@ -494,6 +508,7 @@ fn section_key(
                 },
             };
             section.rules.push(RuleSetting {
+                source,
                 rule: key.to_owned(),
                 value: rule_value,
                 line,
@@ -506,6 +521,7 @@ fn section_key(
     }
     if let Some(kind) = notice {
         config.notices.push(Notice {
+            file: Some(file),
             line: Some(line),
             kind,
         });

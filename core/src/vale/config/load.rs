@@ -122,6 +122,70 @@ pub fn read_config(path: &Path) -> Result<ValeConfig, ConfigError> {
     parse(&file, &text)
 }
 
+/// The folder Vale's `sync` puts a package's own configuration in, under `StylesPath`.
+const PIPE_DIR: &str = ".vale-config";
+
+/// Reads the configuration file at `path` as Vale does after `vale sync`: the configurations
+/// synced packages put in `<StylesPath>/.vale-config/` (by file name), then `path` itself,
+/// parsed as one ([`parse_sources`](super::parse_sources)). Without a `StylesPath` or that
+/// folder, the same as [`read_config`].
+pub fn read_config_with_packages(path: &Path) -> Result<ValeConfig, ConfigError> {
+    let own = read_config(path)?;
+    let Some(pipe) = own
+        .styles_path
+        .as_ref()
+        .map(|p| base_of(path).join(p).join(PIPE_DIR))
+    else {
+        return Ok(own);
+    };
+    let Ok(entries) = std::fs::read_dir(&pipe) else {
+        return Ok(own);
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    if files.is_empty() {
+        return Ok(own);
+    }
+    files.sort();
+    files.push(path.to_path_buf());
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for file in &files {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(file).map_err(|e| ConfigError {
+            file: name.clone(),
+            line: None,
+            kind: ConfigErrorKind::Unreadable(e),
+        })?;
+        texts.push((name, text));
+    }
+    let sources: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    super::parse_sources(&sources)
+}
+
+fn base_of(config_path: &Path) -> &Path {
+    config_path.parent().unwrap_or(Path::new(""))
+}
+
+/// Whether a package is synced: its style folder, or its configuration in `.vale-config/`
+/// (`<n>-<Name>.ini`), is under `StylesPath`.
+fn package_synced(styles_path: &Path, name: &str) -> bool {
+    if styles_path.join(name).is_dir() {
+        return true;
+    }
+    let suffix = format!("-{name}.ini");
+    std::fs::read_dir(styles_path.join(PIPE_DIR)).is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(&suffix)))
+    })
+}
+
 /// The entries of a vocabulary file: each line trimmed, blank ones and those starting `# `
 /// skipped, as Vale reads them.
 pub fn parse_vocab(text: &str) -> Vec<VocabEntry> {
@@ -149,8 +213,10 @@ pub fn package_name(entry: &str) -> &str {
 
 /// Lists what `config` (read from `config_path`) names under its `StylesPath`.
 pub fn load(config_path: &Path, config: &ValeConfig) -> Result<LoadedStyles, ConfigError> {
-    let base = config_path.parent().unwrap_or(Path::new(""));
-    let styles_path = config.styles_path.as_ref().map(|p| base.join(p));
+    let styles_path = config
+        .styles_path
+        .as_ref()
+        .map(|p| base_of(config_path).join(p));
     let mut out = LoadedStyles {
         styles_path: styles_path.clone(),
         styles: Vec::new(),
@@ -172,12 +238,16 @@ pub fn load(config_path: &Path, config: &ValeConfig) -> Result<LoadedStyles, Con
     let mut names = config.named_styles();
     for entry in &config.packages {
         let name = package_name(entry);
-        let present = styles_path.as_ref().is_some_and(|d| d.join(name).is_dir());
-        if !present {
+        if !styles_path
+            .as_ref()
+            .is_some_and(|d| package_synced(d, name))
+        {
             out.notices.push(notice(NoticeKind::MissingPackage {
                 name: name.to_owned(),
             }));
-        } else if !names.iter().any(|n| n == name) {
+        } else if styles_path.as_ref().is_some_and(|d| d.join(name).is_dir())
+            && !names.iter().any(|n| n == name)
+        {
             names.push(name.to_owned());
         }
     }
@@ -222,7 +292,11 @@ pub fn load(config_path: &Path, config: &ValeConfig) -> Result<LoadedStyles, Con
 }
 
 fn notice(kind: NoticeKind) -> Notice {
-    Notice { line: None, kind }
+    Notice {
+        file: None,
+        line: None,
+        kind,
+    }
 }
 
 /// A rule setting whose style folder is loaded but which has no file there.
@@ -244,6 +318,7 @@ fn missing_rules(config: &ValeConfig, out: &mut LoadedStyles) {
             let id = setting.rule.as_str();
             if loaded.contains(style) && !known.contains(id) && reported.insert(id) {
                 missing.push(Notice {
+                    file: config.sources.get(setting.source).cloned(),
                     line: Some(setting.line),
                     kind: NoticeKind::MissingRule {
                         rule: setting.rule.clone(),

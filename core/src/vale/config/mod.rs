@@ -60,8 +60,11 @@
 //!   (older), each with `accept.txt` and `reject.txt`: one case-sensitive regular expression a
 //!   line, blank lines and lines starting `# ` skipped, as Vale reads them; they become the
 //!   `Vale.Terms` and `Vale.Avoid` entries. `Packages` are only recorded: kapi never
-//!   downloads, and a package is usable only when its folder already exists under
-//!   `StylesPath`; a missing one is a notice telling to run `vale sync`.
+//!   downloads; a package is usable only when `vale sync` has already put it under
+//!   `StylesPath` (its style folder, or its own configuration as
+//!   `.vale-config/<n>-<Name>.ini`); a missing one is a notice telling to run `vale sync`.
+//!   [`read_config_with_packages`] reads those package configurations before the project's,
+//!   as one configuration, as Vale does; [`read_config`] reads the file alone.
 //! - **Finding the configuration** ([`find_config`]) walks up from a folder and takes the first
 //!   of `.vale`, `_vale`, `vale.ini`, `.vale.ini`, `_vale.ini` found, as Vale's `loadConfig`;
 //!   the home folder and `VALE_CONFIG_PATH` are the caller's business.
@@ -79,10 +82,10 @@ mod resolve;
 
 pub use directive::{Directive, DirectiveState, disabled_at, parse_directive};
 pub use error::{ConfigError, ConfigErrorKind, Notice, NoticeKind};
-pub use ini::parse;
+pub use ini::{parse, parse_sources};
 pub use load::{
     CONFIG_NAMES, LoadedStyles, RuleFile, Style, VocabEntry, Vocabulary, find_config, load,
-    package_name, parse_vocab, read_config,
+    package_name, parse_vocab, read_config, read_config_with_packages,
 };
 pub use resolve::{
     DEFAULT_IGNORED_CLASSES, DEFAULT_IGNORED_SCOPES, DEFAULT_SKIPPED_SCOPES, Resolved, RuleState,
@@ -138,6 +141,8 @@ pub struct RuleSetting {
     pub value: RuleValue,
     /// The 1-based line of the key.
     pub line: usize,
+    /// The file of the line: an index into [`ValeConfig::sources`].
+    pub source: usize,
 }
 
 /// A key kapi does not know, kept as written.
@@ -148,6 +153,8 @@ pub struct UnknownKey {
     pub key: String,
     pub value: String,
     pub line: usize,
+    /// The file of the line: an index into [`ValeConfig::sources`].
+    pub source: usize,
 }
 
 /// A glob section (`[*.md]`) or the global section `[*]`.
@@ -184,8 +191,11 @@ impl Section {
 /// A parsed `.vale.ini`: what it says, before anything is read from disk.
 #[derive(Debug, Clone)]
 pub struct ValeConfig {
-    /// The file name errors and notices name (as the caller gave it).
+    /// The configuration's own file, as the caller named it (the last of `sources`).
     pub file: String,
+    /// Every file read, in order: the synced packages' configurations
+    /// (`<StylesPath>/.vale-config/*`) when read with them, then the configuration itself.
+    pub sources: Vec<String>,
     /// `StylesPath` as written (relative to the configuration's folder unless absolute).
     pub styles_path: Option<String>,
     /// `MinAlertLevel`; Vale's default is `suggestion`.

@@ -113,17 +113,20 @@ fn sections_keep_their_keys() {
             RuleSetting {
                 rule: "Microsoft.Passive".into(),
                 value: RuleValue::Off,
-                line: 28
+                line: 28,
+                source: 0,
             },
             RuleSetting {
                 rule: "write-good.Weasel".into(),
                 value: RuleValue::Level(Level::Suggestion),
-                line: 29
+                line: 29,
+                source: 0,
             },
             RuleSetting {
                 rule: "Microsoft.Avoid".into(),
                 value: RuleValue::Off,
-                line: 30
+                line: 30,
+                source: 0,
             },
         ]
     );
@@ -159,7 +162,7 @@ fn unknown_keys_and_odd_values_are_notices() {
     assert!(
         c.notices[0]
             .to_string()
-            .starts_with("line 12: unknown core option `Shiny`")
+            .starts_with(".vale.ini:12: unknown core option `Shiny`")
     );
     let old = cfg("[*]\nIgnorePatterns = (a)\n");
     assert_eq!(old.global.expect("[*]").block_ignores, ["(a)"]);
@@ -653,4 +656,56 @@ fn vales_config_feature_scenarios() {
     let c = cfg("[!content/b/*]\nBasedOnStyles = Vale\n");
     assert_eq!(c.resolve("content/a.md").styles, ["Vale"]);
     assert!(c.resolve("content/b/x.md").styles.is_empty());
+}
+
+#[test]
+fn synced_package_configurations_are_read_first() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path();
+    let pipe = root.join("styles/.vale-config");
+    std::fs::create_dir_all(&pipe).expect("mkdir");
+    std::fs::create_dir_all(root.join("styles/Mine")).expect("mkdir");
+    std::fs::write(
+        pipe.join("0-Hugo.ini"),
+        "[formats]\nmdx = md\n[*.md]\nTokenIgnores = (\\{\\{[^}]+\\}\\})\nVale.Spelling = maybe\n",
+    )
+    .expect("write");
+    let ini = root.join(".vale.ini");
+    std::fs::write(
+        &ini,
+        "StylesPath = styles\nPackages = Hugo, Gone\n[*.md]\nBasedOnStyles = Mine\n",
+    )
+    .expect("write");
+
+    let own = read_config(&ini).expect("parses");
+    assert_eq!(own.sources.len(), 1);
+    assert!(own.formats.is_empty());
+
+    let config = read_config_with_packages(&ini).expect("parses with the packages");
+    assert_eq!(config.sources.len(), 2);
+    assert_eq!(config.file, ini.display().to_string());
+    assert_eq!(config.format_for("mdx"), Some("md"));
+    let page = config.resolve("content/page.mdx");
+    assert_eq!(page.styles, ["Mine"]);
+    assert_eq!(page.token_ignores, [r"(\{\{[^}]+\}\})"]);
+    // A notice names the package's file.
+    let odd = &config.notices[0];
+    assert_eq!(odd.file.as_deref(), Some(config.sources[0].as_str()));
+    assert_eq!(odd.line, Some(5));
+    assert!(odd.to_string().contains("0-Hugo.ini:5:"));
+
+    let loaded = load(&ini, &config).expect("loads");
+    let missing: Vec<&NoticeKind> = loaded.notices.iter().map(|n| &n.kind).collect();
+    assert_eq!(
+        missing,
+        [&NoticeKind::MissingPackage {
+            name: "Gone".into()
+        }]
+    );
+
+    // An error in a package's file names that file.
+    std::fs::write(pipe.join("1-Bad.ini"), "[*.md]\nStylesPath = x\n").expect("write");
+    let e = read_config_with_packages(&ini).expect_err("a core key in a section");
+    assert!(e.file.ends_with("1-Bad.ini"), "{e}");
+    assert_eq!(e.line, Some(2));
 }
