@@ -629,7 +629,7 @@ fn prose_is_cut_into_paragraphs_sentences_and_text_as_vale_does() {
 // ---- packages ----
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/vale-rules")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/vale")
 }
 
 fn style_rules(package: &str) -> Vec<(String, PathBuf)> {
