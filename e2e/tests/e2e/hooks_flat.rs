@@ -150,6 +150,29 @@ fn cursor_denies_a_generated_target_and_holds_the_stop_with_a_follow_up() {
     }
 }
 
+/// A payload that starts with a UTF-8 byte-order mark (as a Windows host or PowerShell pipes
+/// it) is read as the JSON after it: the same decision as without it.
+#[test]
+fn a_payload_after_a_byte_order_mark_is_read_as_json() {
+    let p = project();
+    generated(p.path());
+    let pre = cursor_payload("preToolUse", p.path(), "i18n/fr.json", 0);
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(pre.to_string().into_bytes());
+    let answer = run_hook(
+        p.path(),
+        "pre-edit",
+        None,
+        &["--host", "cursor"],
+        &[],
+        Feed::Bytes(bytes),
+    );
+    match cursor_reads("preToolUse", &answer) {
+        Seen::Deny(reason) => assert!(reason.contains("i18n/fr.json is generated"), "{reason}"),
+        other => panic!("expected a deny, got {other:?}: {}", answer.stderr),
+    }
+}
+
 /// Cursor's stop holds a session to its own work: a session that edited nothing is let
 /// through past the project's old findings; one that introduced a finding gets a follow-up
 /// naming only it; the same unchanged findings never hold a later stop again.

@@ -142,8 +142,10 @@ object!(Input {
 });
 
 impl Payload {
-    /// Parses the bytes a host piped in; the error says why they are not a JSON object.
+    /// Parses the bytes a host piped in; the error says why they are not a JSON object. A
+    /// UTF-8 byte-order mark before the JSON (a Windows host's, PowerShell's) is skipped.
     pub fn parse(bytes: &[u8]) -> Result<Payload, String> {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let text = std::str::from_utf8(bytes).map_err(|e| {
             format!(
                 "the payload is not UTF-8 (byte {}); no decision was made",
