@@ -166,6 +166,35 @@ fn a_set_applies_a_resend_is_stale_and_the_same_content_is_unchanged() {
     assert_eq!(kapi.read("docs/guide.md"), before);
 }
 
+/// A file its owner made read-only is refused (`not_permitted`, exit 3, nothing written) rather
+/// than replaced by the rename an atomic write makes; made writable, the same set lands.
+#[cfg(unix)]
+#[test]
+fn a_read_only_file_is_refused_not_replaced() {
+    use std::os::unix::fs::PermissionsExt;
+    let kapi = shop();
+    let (at, rev, _) = block(&kapi, "docs/notes.md", "second file");
+    let path = kapi.path().join("docs/notes.md");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let change =
+        set(json!([{"op": "set_content", "at": at, "if_match": rev, "content": "A third file."}]));
+    let run = apply(&kapi, &change, &["--json"]);
+    assert_eq!(run.code, 3, "{}", run.transcript());
+    assert_eq!(statuses(&run), ["not_permitted"]);
+    let message = run.json()["operations"][0]["message"].clone();
+    assert!(
+        message.as_str().is_some_and(|m| m.contains("read-only")),
+        "{message}"
+    );
+    assert_eq!(kapi.read("docs/notes.md"), "# Notes\n\nA second file.\n");
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o444, "the file is left as it was");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let run = apply(&kapi, &change, &[]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert_eq!(kapi.read("docs/notes.md"), "# Notes\n\nA third file.\n");
+}
+
 #[test]
 fn the_result_carries_actor_fingerprint_documents_and_findings() {
     let kapi = shop();

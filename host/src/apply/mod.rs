@@ -606,6 +606,18 @@ impl Service<'_> {
         if !path.meta().is_ok_and(std::fs::Metadata::is_file) {
             return Err(no_document());
         }
+        // A file its owner made read-only is not replaced (a rename would).
+        if path.meta().is_ok_and(|m| m.permissions().readonly()) {
+            return Err(Refused {
+                status: OpStatus::NotPermitted,
+                message: format!(
+                    "`{doc}` is read-only: kapi does not replace a file its owner made read-only"
+                ),
+                instead: Some(format!(
+                    "make it writable (`chmod u+w {doc}`) if it is meant to be edited"
+                )),
+            });
+        }
         Ok(path)
     }
 
