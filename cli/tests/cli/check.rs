@@ -60,6 +60,7 @@ struct Coverage {
 struct Unassessed {
     guidance: String,
     value: String,
+    #[serde(default)]
     paths: Vec<String>,
 }
 #[derive(Debug, Deserialize)]
@@ -370,7 +371,23 @@ fn coverage_lists_guidance_no_analyzer_implements() {
         .find(|u| u.guidance == "tone.emotion")
         .expect("tone.emotion");
     assert_eq!(emotion.value, "warm");
-    assert_eq!(emotion.paths, ["docs/clean.md"]);
+    assert!(
+        emotion.paths.is_empty(),
+        "one file checked, so every file: no paths"
+    );
+    // Over the project: guidance that applies to some files names them, to every file none.
+    let (_, whole) = self::report(&kapi, &["check", "--json"]);
+    let paths = |guidance: &str, value: &str| {
+        whole
+            .coverage
+            .unassessed
+            .iter()
+            .find(|u| u.guidance == guidance && u.value == value)
+            .map(|u| u.paths.clone())
+            .unwrap_or_else(|| panic!("{guidance} {value}"))
+    };
+    assert_eq!(paths("tone.formality", "casual"), ["docs/blog/post.md"]);
+    assert_eq!(paths("style.active_voice", "true"), Vec::<String>::new());
     let text = kapi.run(&["check", "docs/clean.md"]);
     assert!(
         text.stdout.contains("not assessed"),

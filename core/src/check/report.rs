@@ -8,6 +8,7 @@
 //!           "failed": ["1 major finding (the gate fails on major or worse)"]},
 //!  "coverage": {"ran": ["hygiene", "terms", "voice"],
 //!               "unassessed": [{"guidance": "tone.emotion", "value": "warm", "paths": ["docs/a.md"]}]},
+//!               (`paths` absent: the guidance applied to every file checked)
 //!  "findings": [{"rule": "terms.forbidden", "severity": "major", "path": "docs/a.md",
 //!                "line": 4, "column": 12, "start": 57, "end": 64, "block": "intro/p",
 //!                "message": "`utilize` is forbidden here", "matched": "utilize", "suggestion": "use"}]}
@@ -147,6 +148,9 @@ pub struct Target {
 pub struct UnassessedEntry {
     pub guidance: String,
     pub value: String,
+    /// The files it applied to; absent when it applied to every file checked (a project's
+    /// one voice would otherwise list every path once per piece of guidance).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
 }
 
@@ -325,6 +329,12 @@ impl CheckReport {
     ) -> Self {
         let findings: Findings = findings.into();
         let counts = findings.counts();
+        let mut coverage = coverage;
+        for entry in &mut coverage.unassessed {
+            if target.files > 0 && entry.paths.len() >= target.files {
+                entry.paths.clear();
+            }
+        }
         let mut summary = Summary::of_counts(counts);
         if !scoring.files.is_empty() {
             summary.score = score::mean(&scoring.files);

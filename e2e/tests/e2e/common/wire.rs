@@ -151,6 +151,8 @@ pub struct Coverage {
 pub struct Unassessed {
     pub guidance: String,
     pub value: String,
+    /// Absent when the guidance applied to every file checked.
+    #[serde(default)]
     pub paths: Vec<String>,
 }
 
