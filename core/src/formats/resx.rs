@@ -32,14 +32,14 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::inline::placeholders::{Ids, Syntaxes};
+use super::inline::placeholders::{self, Ids, Syntaxes};
 use super::output::Output;
 use super::properties::Pieces;
 use super::xml::{self, Token, Tree};
 use super::{
     Capabilities, Format, FormatInfo, Hole, Keys, Parsed, ReadError, Skeleton, WriteError,
 };
-use crate::model::{Block, Code, CodeKind, Role, Run};
+use crate::model::{Block, Role, Run};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "resx",
@@ -202,49 +202,13 @@ pub(super) fn value_pieces(
     Ok(pieces)
 }
 
-/// Runs of the value's pieces, each composite format item a code.
+/// Runs of the value's pieces, each composite format item a code (`{{0}}` is the escaped
+/// text `{0}`, no item).
 fn items(pieces: Pieces, ids: &mut Ids) -> Vec<Run> {
     let runs = pieces.into_runs(Syntaxes::NONE, ids);
-    let mut out = Vec::with_capacity(runs.len());
-    for run in runs {
-        let Run::Text { text, src } = run else {
-            out.push(run);
-            continue;
-        };
-        let mut last = 0;
-        for found in ITEM.find_iter(&text) {
-            // `{{0}}` is the escaped text `{0}`, no item.
-            let before = &text[..found.start()];
-            let braces = before.len() - before.trim_end_matches('{').len();
-            let escaped = braces % 2 == 1;
-            if escaped || ids.full() {
-                continue;
-            }
-            if found.start() > last {
-                out.push(Run::Text {
-                    text: text[last..found.start()].to_owned(),
-                    src: src.map(|s| s + last),
-                });
-            }
-            let mut code = Code::new(
-                ids.next(),
-                CodeKind::Standalone,
-                "placeholder",
-                found.as_str(),
-                false,
-            );
-            code.src = src.map(|s| s + found.start());
-            out.push(Run::from(code));
-            last = found.end();
-        }
-        if last < text.len() {
-            out.push(Run::Text {
-                text: text[last..].to_owned(),
-                src: src.map(|s| s + last),
-            });
-        }
-    }
-    out
+    let unescaped =
+        |before: &str| (before.len() - before.trim_end_matches('{').len()).is_multiple_of(2);
+    placeholders::split_at_matches(runs, &ITEM, ids, unescaped, placeholders::plain)
 }
 
 #[cfg(test)]

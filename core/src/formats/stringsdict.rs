@@ -25,14 +25,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::inline::placeholders::{Ids, Syntaxes};
+use super::inline::placeholders::{self, Ids, Syntaxes};
 use super::output::Output;
 use super::resx::value_pieces;
 use super::xml::{self, Tree};
 use super::{Capabilities, Format, FormatInfo, Keys, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{
-    Block, Branch, Code, CodeKind, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind,
-};
+use crate::model::{Block, Branch, PLURAL_CATEGORIES, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "stringsdict",
@@ -189,45 +187,13 @@ fn string_runs(text: &str, tree: &Tree<'_>, string: usize) -> Result<Option<Read
 
 /// Runs with each variable reference (`%#@name@`) and printf placeholder a code.
 fn variables(runs: Vec<Run>, ids: &mut Ids) -> Vec<Run> {
-    let mut out = Vec::with_capacity(runs.len());
-    for run in runs {
-        let Run::Text { text, src } = run else {
-            out.push(run);
-            continue;
-        };
-        let mut last = 0;
-        for found in VARIABLE.find_iter(&text) {
-            if found.start() > last {
-                let piece = &text[last..found.start()];
-                out.extend(super::inline::placeholders::split(
-                    piece,
-                    src.map(|s| s + last),
-                    Syntaxes::PRINTF,
-                    ids,
-                ));
-            }
-            let mut code = Code::new(
-                ids.next(),
-                CodeKind::Standalone,
-                "placeholder",
-                found.as_str(),
-                false,
-            );
-            code.src = src.map(|s| s + found.start());
-            out.push(Run::from(code));
-            last = found.end();
-        }
-        if last < text.len() {
-            let piece = &text[last..];
-            out.extend(super::inline::placeholders::split(
-                piece,
-                src.map(|s| s + last),
-                Syntaxes::PRINTF,
-                ids,
-            ));
-        }
-    }
-    out
+    placeholders::split_at_matches(
+        runs,
+        &VARIABLE,
+        ids,
+        |_| true,
+        |text, src, ids| placeholders::split(text, src, Syntaxes::PRINTF, ids),
+    )
 }
 
 #[cfg(test)]

@@ -16,14 +16,9 @@ use crate::app::App;
 use crate::error::HostError;
 use crate::services::translation::same_tag;
 
-/// Whether `lang` reads as a language tag: a language subtag of two or three letters (or a
-/// private-use `x`, `qaa`–`qtz`), then subtags of letters and digits, `-` or `_` between.
+/// Whether `lang` reads as a BCP 47 language tag, `_` read as `-` (`pt_BR`).
 pub(super) fn is_tag(lang: &str) -> bool {
-    let mut parts = lang.split(['-', '_']);
-    let first = parts.next().unwrap_or_default();
-    (2..=3).contains(&first.len())
-        && first.bytes().all(|b| b.is_ascii_alphabetic())
-        && parts.all(|p| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
+    kapi_core::project::locales::is_tag(&lang.replace('_', "-"))
 }
 
 /// Every target language the recipe names: `defaults`, each collection's and each item's.

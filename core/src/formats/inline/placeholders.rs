@@ -150,6 +150,63 @@ pub fn may_hold_code(text: &str) -> bool {
         || memchr::memchr2(b'<', b'&', bytes).is_some()
 }
 
+/// Cuts every text run of `runs` at the matches of a format's own placeholder `pattern` (.NET's
+/// `{0}`, Apple's `%#@name@`, Qt's `%1`): each match `keep` accepts (given the text before it)
+/// is a standalone `placeholder` code, and each piece of text between goes through `between`
+/// (its text and file offset when verbatim; a plain text run, or a further split). Codes are
+/// kept; past the code limit the rest is text.
+pub fn split_at_matches(
+    runs: Vec<Run>,
+    pattern: &Regex,
+    ids: &mut Ids,
+    keep: impl Fn(&str) -> bool,
+    mut between: impl FnMut(&str, Option<usize>, &mut Ids) -> Vec<Run>,
+) -> Vec<Run> {
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        let Run::Text { text, src } = run else {
+            out.push(run);
+            continue;
+        };
+        let mut last = 0;
+        for found in pattern.find_iter(&text) {
+            if ids.full() {
+                break;
+            }
+            if !keep(&text[..found.start()]) {
+                continue;
+            }
+            if found.start() > last {
+                out.extend(between(
+                    &text[last..found.start()],
+                    src.map(|s| s + last),
+                    ids,
+                ));
+            }
+            let mut code = code(
+                ids.next(),
+                CodeKind::Standalone,
+                "placeholder",
+                found.as_str(),
+                false,
+            );
+            code.src = src.map(|s| s + found.start());
+            out.push(Run::from(code));
+            last = found.end();
+        }
+        if last < text.len() {
+            out.extend(between(&text[last..], src.map(|s| s + last), ids));
+        }
+    }
+    out
+}
+
+/// A plain text run of `text` (at file offset `src` when verbatim): [`split_at_matches`]'s
+/// `between` when the text between needs no further split.
+pub fn plain(text: &str, src: Option<usize>, _: &mut Ids) -> Vec<Run> {
+    vec![text_run(text, src)]
+}
+
 /// Splits every text run of `runs` (codes kept, ids continuing after theirs).
 pub fn split_runs(runs: Vec<Run>, syntaxes: Syntaxes) -> Vec<Run> {
     if !runs

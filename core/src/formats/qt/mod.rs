@@ -48,12 +48,12 @@ use std::sync::{Arc, LazyLock};
 
 use regex::Regex;
 
-use super::inline::placeholders::{Ids, Syntaxes};
+use super::inline::placeholders::{self, Ids, Syntaxes};
 use super::output::Output;
 use super::xliff::{self, Inline};
 use super::xml::{self, Tree};
 use super::{Capabilities, Format, FormatInfo, Keys, Parsed, ReadError, Skeleton, WriteError};
-use crate::model::{Block, Branch, Code, CodeKind, Edition, Forms, Role, Run, Switch, SwitchKind};
+use crate::model::{Block, Branch, Edition, Forms, Role, Run, Switch, SwitchKind};
 
 pub const INFO: FormatInfo = FormatInfo {
     id: "qt",
@@ -171,15 +171,9 @@ fn parts(tree: &Tree, message: usize) -> Result<Parts, ReadError> {
 /// The language tag a `<TS language>` value names (`de_DE` → `de-DE`); `target` when it
 /// names none (`templates`, empty).
 pub fn language(value: Option<&str>) -> String {
-    let value = value.map(str::trim).unwrap_or_default();
-    let mut subtags = value.split(['_', '-']);
-    let first = subtags.next().unwrap_or_default();
-    let tag = (2..=3).contains(&first.len())
-        && first.bytes().all(|b| b.is_ascii_alphabetic())
-        && subtags
-            .all(|s| !s.is_empty() && s.len() <= 8 && s.bytes().all(|b| b.is_ascii_alphanumeric()));
-    if tag {
-        value.replace('_', "-")
+    let tag = value.map(str::trim).unwrap_or_default().replace('_', "-");
+    if crate::project::locales::is_tag(&tag) {
+        tag
     } else {
         "target".to_owned()
     }
@@ -349,57 +343,8 @@ fn numerus_switch(tree: &Tree, translation: usize, lang: &str, forms: Option<&Ar
 /// The runs of an element's content: text, `<byte>` codes, HTML tags and Qt arguments.
 fn inline(tree: &Tree, element: usize) -> Vec<Run> {
     let runs = xliff::read_inline_with(tree, element, &classify, SYNTAXES);
-    if !runs
-        .iter()
-        .any(|r| matches!(r, Run::Text { text, .. } if text.contains('%')))
-    {
-        return runs;
-    }
     let mut ids = Ids::after(&runs);
-    let mut out = Vec::with_capacity(runs.len() + 2);
-    for run in runs {
-        match run {
-            Run::Text { text, src } if text.contains('%') => {
-                split_args(&text, src, &mut ids, &mut out)
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// Splits Qt's arguments out of `text` (at file offset `src` when verbatim) as codes.
-fn split_args(text: &str, src: Option<usize>, ids: &mut Ids, out: &mut Vec<Run>) {
-    let mut at = 0;
-    for arg in ARG.find_iter(text) {
-        if ids.full() {
-            break;
-        }
-        if arg.start() > at {
-            out.push(Run::Text {
-                text: text[at..arg.start()].to_owned(),
-                src: src.map(|s| s + at),
-            });
-        }
-        let mut code = Code::new(
-            ids.next(),
-            CodeKind::Standalone,
-            "placeholder",
-            arg.as_str(),
-            false,
-        );
-        if let Some(s) = src {
-            code = code.at(s + arg.start());
-        }
-        out.push(Run::Code(Box::new(code)));
-        at = arg.end();
-    }
-    if at < text.len() {
-        out.push(Run::Text {
-            text: text[at..].to_owned(),
-            src: src.map(|s| s + at),
-        });
-    }
+    placeholders::split_at_matches(runs, &ARG, &mut ids, |_| true, placeholders::plain)
 }
 
 #[cfg(test)]
