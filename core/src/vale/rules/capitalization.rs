@@ -23,6 +23,8 @@
 
 use regex::Regex;
 
+use super::regexp::Pattern;
+
 use super::decode::Decoder;
 use super::engine::Draft;
 use super::{ActionName, Rule, RuleError, pattern};
@@ -104,15 +106,15 @@ pub(crate) struct Compiled {
     threshold: f64,
     indicators: Vec<String>,
     /// The exceptions as Vale's `exceptRe`.
-    except: Option<Regex>,
+    except: Option<Pattern>,
     /// Words: the exceptions regex or a word.
-    words: Regex,
+    words: Pattern,
     /// The vocabulary (exceptions and accepted terms), each a regex.
-    vocab: Vec<Regex>,
+    vocab: Vec<Pattern>,
     /// The sentence converter's tokens: a vocabulary term or a word, case-insensitive.
-    sentence_words: Regex,
-    prefix: Option<Regex>,
-    pattern: Option<Regex>,
+    sentence_words: Pattern,
+    prefix: Option<Pattern>,
+    pattern: Option<Pattern>,
     number_list: Regex,
     title_split: Regex,
 }
@@ -176,7 +178,7 @@ impl Capitalization {
             .iter()
             .map(|t| pattern::compile(file, t))
             .collect::<Result<Vec<_>, _>>()?;
-        let optional = |p: &str| -> Result<Option<Regex>, RuleError> {
+        let optional = |p: &str| -> Result<Option<Pattern>, RuleError> {
             (!p.is_empty())
                 .then(|| pattern::compile(file, p))
                 .transpose()
@@ -195,8 +197,8 @@ impl Capitalization {
                 CaseMatch::Pattern(p) => Some(pattern::compile(file, p)?),
                 _ => None,
             },
-            number_list: pattern::compile(file, r"\d+\.")?,
-            title_split: pattern::compile(file, r"[\p{N}\p{L}]+[^\s\-/]*")?,
+            number_list: pattern::compile_plain(file, r"\d+\.")?,
+            title_split: pattern::compile_plain(file, r"[\p{N}\p{L}]+[^\s\-/]*")?,
         })
     }
 }

@@ -7,7 +7,7 @@
 //! ([`FileState`](super::FileState)); then each match of `first` that is not a definition
 //! and that the exceptions do not match is an alert, with its text in `%s`.
 
-use regex::Regex;
+use super::regexp::Pattern;
 
 use super::decode::Decoder;
 use super::engine::{Draft, FileState};
@@ -25,9 +25,9 @@ pub struct Conditional {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
-    first: Regex,
-    second: Regex,
-    except: Option<Regex>,
+    first: Pattern,
+    second: Pattern,
+    except: Option<Pattern>,
 }
 
 impl Conditional {

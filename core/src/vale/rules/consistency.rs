@@ -7,7 +7,7 @@
 //! been seen, the alert is at the last group matched in the piece, with its text in `%s`.
 //! As in Vale, each later piece that matches the pair alerts again.
 
-use regex::Regex;
+use super::regexp::Pattern;
 
 use super::decode::Decoder;
 use super::engine::{Draft, FileState};
@@ -24,7 +24,7 @@ pub struct Consistency {
 
 #[derive(Debug, Clone)]
 struct Step {
-    pattern: Regex,
+    pattern: Pattern,
     /// The file-state keys of the pair's two sides.
     keys: [String; 2],
 }

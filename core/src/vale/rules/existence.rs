@@ -8,7 +8,7 @@
 //! One difference: a match of no characters (a rule whose pattern can match nothing) is no
 //! alert here; Vale reports it at its place.
 
-use regex::Regex;
+use super::regexp::Pattern;
 
 use super::decode::Decoder;
 use super::engine::Draft;
@@ -29,8 +29,8 @@ pub struct Existence {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
-    pattern: Regex,
-    except: Option<Regex>,
+    pattern: Pattern,
+    except: Option<Pattern>,
 }
 
 impl Existence {

@@ -30,6 +30,7 @@ mod engine;
 mod existence;
 mod occurrence;
 mod pattern;
+mod regexp;
 mod repetition;
 mod scope;
 mod substitution;

@@ -6,7 +6,7 @@
 //! with none, no alert. With no match at all (below `min`), the alert is at the piece's
 //! start, with no text: Vale puts it on the piece's first line.
 
-use regex::Regex;
+use super::regexp::Pattern;
 
 use super::decode::Decoder;
 use super::engine::Draft;
@@ -25,7 +25,7 @@ pub struct Occurrence {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
-    pattern: Regex,
+    pattern: Pattern,
     max: usize,
     min: usize,
 }

@@ -8,7 +8,7 @@
 //! match it, and the count starts over. As in Vale, a different token in between does not
 //! reset the count. The token fills `%s`.
 
-use regex::Regex;
+use super::regexp::Pattern;
 
 use super::decode::Decoder;
 use super::engine::Draft;
@@ -27,8 +27,8 @@ pub struct Repetition {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
-    pattern: Regex,
-    except: Option<Regex>,
+    pattern: Pattern,
+    except: Option<Pattern>,
     max: usize,
     ignorecase: bool,
     alpha: bool,

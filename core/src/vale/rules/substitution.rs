@@ -13,7 +13,7 @@
 //! `|`-separated options and the first `%s` lists them quoted (`'a' or 'b'`), the message's
 //! own quotes around that `%s` dropped.
 
-use regex::Regex;
+use super::regexp::Pattern;
 
 use super::decode::Decoder;
 use super::engine::Draft;
@@ -35,12 +35,12 @@ pub struct Substitution {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
-    pattern: Regex,
-    except: Option<Regex>,
+    pattern: Pattern,
+    except: Option<Pattern>,
     /// Per group: the key (as written) and its replacement.
     keys: Vec<(String, String)>,
     /// Per group: the key as a regex, when its replacement refers to its groups (`$1`).
-    key_regexes: Vec<Option<Regex>>,
+    key_regexes: Vec<Option<Pattern>>,
     capitalize: bool,
 }
 
@@ -143,10 +143,7 @@ impl Compiled {
             expected = pattern::cap_first(&expected);
         }
         match self.key_regexes.get(index) {
-            Some(Some(re)) => Some(
-                re.replace_all(observed, dotnet_references(&expected).as_str())
-                    .into_owned(),
-            ),
+            Some(Some(re)) => Some(re.replace_all(observed, dotnet_references(&expected).as_str())),
             _ => Some(expected),
         }
     }
