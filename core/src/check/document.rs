@@ -185,6 +185,7 @@ impl<'a> DocumentCheck<'a> {
         for hit in hits.into_iter().filter(|h| (self.keep)(h.rule)) {
             let rule = hit.rule;
             let finding = Finding {
+                link: None,
                 rule: hit.rule.id.to_owned(),
                 severity: hit.severity,
                 path: self.path.to_owned(),
@@ -197,7 +198,7 @@ impl<'a> DocumentCheck<'a> {
                 matched: None,
                 suggestion: hit.suggestion,
             };
-            match self.suppression.verdict(rule, 0, None, self.path) {
+            match self.suppression.verdict(rule.id, 0, None, self.path) {
                 Some(by) => self.suppression.keep(finding, by),
                 None => self.findings.push(finding),
             }
@@ -233,7 +234,7 @@ fn allowed(
             line: None,
         });
     }
-    suppression.verdict(hit.rule, line, Some(key), path)
+    suppression.verdict(hit.rule.id, line, Some(key), path)
 }
 
 /// Runs every analyzer over a document's blocks ([`DocumentCheck`]).
@@ -332,6 +333,7 @@ fn finding(
         }
     };
     Finding {
+        link: None,
         rule: hit.rule.id.to_owned(),
         severity: hit.severity,
         path: path.to_owned(),

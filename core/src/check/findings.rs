@@ -235,6 +235,7 @@ mod tests {
 
     fn finding(line: usize, severity: Severity) -> Finding {
         Finding {
+            link: None,
             rule: "hygiene.repeated-word".into(),
             severity,
             path: "a.md".into(),

@@ -112,6 +112,9 @@ pub struct Finding {
     /// The text that matched, as written.
     pub matched: Option<String>,
     pub suggestion: Option<String>,
+    /// Where the rule is documented, for a rule that names a page (a Vale rule's `link`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
 }
 
 impl Finding {
@@ -363,6 +366,7 @@ impl<'a> TranslationCheck<'a> {
                 .get_or_insert_with(|| crate::text::LineIndex::new(text))
                 .position(text, start);
             Finding {
+                link: None,
                 rule: rule.id.to_owned(),
                 severity,
                 path: path.to_owned(),
@@ -447,6 +451,7 @@ impl<'a> TranslationCheck<'a> {
             .get_or_insert_with(|| crate::text::LineIndex::new(text))
             .position(text, at);
         self.findings.push(Finding {
+            link: None,
             rule: plurals::HEADER.id.to_owned(),
             severity: plurals::HEADER.severity,
             path: self.path.to_owned(),
@@ -483,6 +488,7 @@ mod finding_line_tests {
     #[test]
     fn a_finding_reads_as_one_line_with_or_without_a_location() {
         let mut f = Finding {
+            link: None,
             rule: "terms.forbidden".into(),
             severity: Severity::Major,
             path: "docs/a.md".into(),

@@ -446,6 +446,7 @@ mod tests {
         use crate::check::score::FileTally;
         use crate::check::suppress::{SuppressedBy, SuppressionKind};
         let finding = |line: usize| Finding {
+            link: None,
             rule: "terms.forbidden".into(),
             severity: Severity::Major,
             path: format!("f{line:02}.md"),

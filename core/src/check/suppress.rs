@@ -44,7 +44,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::analyzers::rule::{self, declare_rule};
-use super::{ANALYZERS, Finding, Rule};
+use super::{ANALYZERS, Finding};
 use crate::governance::Severity;
 use crate::model::{Block, CodeKind, Role, Run};
 use crate::text::LineIndex;
@@ -212,11 +212,14 @@ struct Directive {
     used: Vec<bool>,
     /// The key of the block that starts on the line after it (next-line directives).
     next_block: Option<String>,
+    /// A Vale comment (`<!-- vale off -->`): never reported unused (Vale users write them
+    /// ahead of what they may hide).
+    vale: bool,
 }
 
 impl Directive {
     /// The slot `rule` falls under, if the directive covers it.
-    fn covers(&self, rule: &Rule) -> Option<usize> {
+    fn covers(&self, rule: &str) -> Option<usize> {
         if self.selectors.is_empty() {
             return if self.unknown.is_empty() {
                 Some(0)
@@ -226,7 +229,7 @@ impl Directive {
         }
         self.selectors
             .iter()
-            .position(|s| s == rule.id || s == rule.analyzer())
+            .position(|s| s == rule || s == analyzer(rule))
     }
 }
 
@@ -265,6 +268,8 @@ pub struct Suppression {
     held: Vec<Suppressed>,
     count: usize,
     file_rules_used: Vec<bool>,
+    /// Rule ids and styles besides kapi's that a directive may name (the Vale rules in force).
+    names: Vec<String>,
 }
 
 impl Suppression {
@@ -279,6 +284,12 @@ impl Suppression {
             file_rules_used: used,
             ..Suppression::default()
         }
+    }
+
+    /// Lets directives name `names` too (the Vale rules and styles in force).
+    pub fn with_names(mut self, names: Vec<String>) -> Self {
+        self.names = names;
+        self
     }
 
     /// Whether nothing is set apart (`--no-suppress`).
@@ -296,24 +307,36 @@ impl Suppression {
         let Some(syntax) = self.syntax.filter(|_| !self.off) else {
             return;
         };
-        let finder = memchr::memmem::Finder::new(b"kapi-");
-        if finder.find(text.as_bytes()).is_none() {
+        let kapi = memchr::memmem::Finder::new(b"kapi-");
+        let vale = memchr::memmem::Finder::new(b"vale ");
+        let bytes = text.as_bytes();
+        if kapi.find(bytes).is_none() && vale.find(bytes).is_none() {
             return;
         }
         let lines = lines.get_or_insert_with(|| LineIndex::new(text));
-        for at in finder.find_iter(text.as_bytes()) {
+        let mut found: Vec<(usize, bool)> = kapi.find_iter(bytes).map(|at| (at, false)).collect();
+        found.extend(vale.find_iter(bytes).map(|at| (at, true)));
+        found.sort_unstable();
+        for (at, is_vale) in found {
             if self.directives.len() >= MAX_DIRECTIVES {
                 // Past the cap a keyword is counted, never read (each read looks along its line).
-                let rest = text.as_bytes().get(at..).unwrap_or_default();
-                if Kind::KEYWORDS
-                    .iter()
-                    .any(|(k, _)| rest.starts_with(k.as_bytes()))
+                let rest = bytes.get(at..).unwrap_or_default();
+                if is_vale
+                    || Kind::KEYWORDS
+                        .iter()
+                        .any(|(k, _)| rest.starts_with(k.as_bytes()))
                 {
                     self.ignored += 1;
                 }
                 continue;
             }
-            if let Some(mut directive) = read_directive(text, at, syntax) {
+            let names = &self.names;
+            let read = if is_vale {
+                read_vale_directive(text, at, syntax, names)
+            } else {
+                read_directive(text, at, syntax, names)
+            };
+            if let Some(mut directive) = read {
                 (directive.line, directive.column) = lines.position(text, directive.start);
                 self.directives.push(directive);
             }
@@ -437,12 +460,12 @@ impl Suppression {
     /// the recipe, a same-line or next-line directive, a region. Marks what allowed it as used.
     pub fn verdict(
         &mut self,
-        rule: &Rule,
+        rule: &str,
         line: usize,
         block: Option<&str>,
         path: &str,
     ) -> Option<SuppressedBy> {
-        if self.off || rule.id == UNUSED_DIRECTIVE.id {
+        if self.off || rule == UNUSED_DIRECTIVE.id {
             return None;
         }
         if let Some(by) = self.recipe_verdict(rule) {
@@ -488,18 +511,18 @@ impl Suppression {
 
     /// What the recipe's `rules:` say of `rule` in this file: the rule's own entry first, then
     /// its analyzer's.
-    fn recipe_verdict(&mut self, rule: &Rule) -> Option<SuppressedBy> {
+    fn recipe_verdict(&mut self, rule: &str) -> Option<SuppressedBy> {
         if self.off {
             return None;
         }
         let i = self
             .file_rules
             .iter()
-            .position(|r| r.selector == rule.id)
+            .position(|r| r.selector == rule)
             .or_else(|| {
                 self.file_rules
                     .iter()
-                    .position(|r| r.selector == rule.analyzer())
+                    .position(|r| r.selector == analyzer(rule))
             })?;
         self.file_rules_used[i] = true;
         let r = &self.file_rules[i];
@@ -511,19 +534,19 @@ impl Suppression {
         })
     }
 
-    fn region_at(&self, rule: &Rule, line: usize) -> Option<(usize, usize)> {
+    fn region_at(&self, rule: &str, line: usize) -> Option<(usize, usize)> {
         let find = |key: &Option<String>| {
             let list = self.regions.get(key)?;
             let i = list.partition_point(|r| r.from <= line);
             let r = list.get(i.checked_sub(1)?)?;
             (line < r.to).then_some((r.directive, r.slot))
         };
-        for key in [rule.id, rule.analyzer()] {
+        for key in [rule, analyzer(rule)] {
             if let Some(found) = find(&Some(key.to_owned())) {
                 return Some(found);
             }
         }
-        let excepted = [rule.id, rule.analyzer()].iter().any(|key| {
+        let excepted = [rule, analyzer(rule)].iter().any(|key| {
             self.excepted.get(*key).is_some_and(|list| {
                 let i = list.partition_point(|&(from, _)| from <= line);
                 i > 0 && line < list[i - 1].1
@@ -561,10 +584,10 @@ impl Suppression {
     pub fn filter(&mut self, findings: Vec<Finding>) -> Vec<Finding> {
         let mut kept = Vec::with_capacity(findings.len());
         for finding in findings {
-            let by = rule::find(&finding.rule).and_then(|rule| {
+            let by = {
                 let (line, path) = (finding.line, finding.path.clone());
-                self.verdict(rule, line, finding.block.as_deref(), &path)
-            });
+                self.verdict(&finding.rule, line, finding.block.as_deref(), &path)
+            };
             match by {
                 Some(by) => self.keep(finding, by),
                 None => kept.push(finding),
@@ -578,9 +601,10 @@ impl Suppression {
     pub fn finish(mut self, path: &str, report_unused: bool) -> Outcome {
         let mut unused = Vec::new();
         if report_unused {
-            for d in self.directives.iter().filter(|d| !d.in_code) {
+            for d in self.directives.iter().filter(|d| !d.in_code && !d.vale) {
                 if let Some(message) = unused_message(d) {
                     unused.push(Finding {
+                        link: None,
                         rule: UNUSED_DIRECTIVE.id.to_owned(),
                         severity: UNUSED_DIRECTIVE.severity,
                         path: path.to_owned(),
@@ -599,6 +623,7 @@ impl Suppression {
                 && let Some(last) = self.directives.last()
             {
                 unused.push(Finding {
+                    link: None,
                     rule: UNUSED_DIRECTIVE.id.to_owned(),
                     severity: UNUSED_DIRECTIVE.severity,
                     path: path.to_owned(),
@@ -619,7 +644,7 @@ impl Suppression {
         // The recipe may set unused directives aside too (a file of examples).
         let mut outcome = Outcome::default();
         for finding in unused {
-            match self.recipe_verdict(&UNUSED_DIRECTIVE) {
+            match self.recipe_verdict(UNUSED_DIRECTIVE.id) {
                 Some(by) => self.keep(finding, by),
                 None => outcome.unused.push(finding),
             }
@@ -752,6 +777,12 @@ fn unused_message(d: &Directive) -> Option<String> {
     (!parts.is_empty()).then(|| format!("`{}` {}", d.text, parts.join("; ")))
 }
 
+/// The analyzer of a rule id (`terms` of `terms.forbidden`), or a Vale rule's style
+/// (`Microsoft` of `Microsoft.Passive`).
+fn analyzer(rule: &str) -> &str {
+    rule.split_once('.').map_or(rule, |(analyzer, _)| analyzer)
+}
+
 /// `at` moved back to the nearest character boundary of `text`.
 fn floor_boundary(text: &str, mut at: usize) -> usize {
     at = at.min(text.len());
@@ -787,58 +818,24 @@ fn code_spans(runs: &[Run]) -> Vec<(usize, usize)> {
 
 /// The directive whose keyword starts at `at` of `text`, when it sits in a comment as
 /// `syntax` writes one.
-fn read_directive(text: &str, at: usize, syntax: Syntax) -> Option<Directive> {
+fn read_directive(text: &str, at: usize, syntax: Syntax, names: &[String]) -> Option<Directive> {
     let rest = text.get(at..)?;
     let (keyword, kind) = Kind::KEYWORDS
         .iter()
         .find(|(k, _)| rest.starts_with(k))
         .copied()?;
-    // Only a reach of the line around the keyword is read: a scan of its whole line for each
-    // keyword would be quadratic in a line of them.
-    let back = floor_boundary(text, at.saturating_sub(REACH_BACK));
-    let line_start = text[back..at].rfind('\n').map_or(back, |i| back + i + 1);
-    let from = at + keyword.len();
-    let on = floor_boundary(text, (from + REACH_ON).min(text.len()));
-    let line_end = text[from..on].find('\n').map_or(on, |i| from + i);
-    let before = text[line_start..at].trim_end_matches([' ', '\t']);
-    let after_keyword = &text[from..line_end];
-    // The keyword ends at a space, the end of the comment or the line.
-    if after_keyword
-        .chars()
-        .next()
-        .is_some_and(|c| !c.is_whitespace() && !matches!(c, '-' | '*'))
-    {
-        return None;
-    }
-    let (opener, closer) = opener_before(before, syntax)?;
-    let open_at = line_start + before.len() - opener.len();
-    // A line comment's marker starts the line or follows a blank (`a#b` is no comment).
-    let bounded = closer.is_some()
-        || text[..open_at]
-            .chars()
-            .next_back()
-            .is_none_or(|c| c == '\n' || c == ' ' || c == '\t');
-    if !bounded {
-        return None;
-    }
-    let (body, end) = match closer {
-        Some(closer) => {
-            let i = after_keyword.find(closer)?;
-            (&after_keyword[..i], at + keyword.len() + i + closer.len())
-        }
-        None => (after_keyword.trim_end_matches('\r'), line_end),
-    };
+    let (body, open_at, end) = comment_body(text, at, keyword.len(), syntax)?;
     if body.starts_with('-') {
         return None; // `kapi-disable-foo`: not a keyword of ours
     }
-    let names = body.split(" -- ").next().unwrap_or_default();
+    let named = body.split(" -- ").next().unwrap_or_default();
     let mut selectors = Vec::new();
     let mut unknown = Vec::new();
-    for name in names
+    for name in named
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|n| !n.is_empty())
     {
-        if is_known(name) && name != UNUSED_DIRECTIVE.id {
+        if (is_known(name) || names.iter().any(|n| n == name)) && name != UNUSED_DIRECTIVE.id {
             if !selectors.iter().any(|s| s == name) {
                 selectors.push(name.to_owned());
             }
@@ -864,6 +861,104 @@ fn read_directive(text: &str, at: usize, syntax: Syntax) -> Option<Directive> {
         in_code: false,
         used: vec![false; slots],
         next_block: None,
+        vale: false,
+    })
+}
+
+/// The comment around a keyword of `keyword_len` bytes at `at`, when it sits in a comment as
+/// `syntax` writes one: what follows the keyword up to the comment's end, where the comment
+/// opens and where it ends.
+fn comment_body(
+    text: &str,
+    at: usize,
+    keyword_len: usize,
+    syntax: Syntax,
+) -> Option<(&str, usize, usize)> {
+    let keyword = text.get(at..at + keyword_len)?;
+    // Only a reach of the line around the keyword is read: a scan of its whole line for each
+    // keyword would be quadratic in a line of them.
+    let back = floor_boundary(text, at.saturating_sub(REACH_BACK));
+    let line_start = text[back..at].rfind('\n').map_or(back, |i| back + i + 1);
+    let from = at + keyword.len();
+    let on = floor_boundary(text, (from + REACH_ON).min(text.len()));
+    let line_end = text[from..on].find('\n').map_or(on, |i| from + i);
+    let before = text[line_start..at].trim_end_matches([' ', '\t']);
+    let after_keyword = &text[from..line_end];
+    // The keyword ends at a space, the end of the comment or the line.
+    if keyword_len > 0
+        && after_keyword
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_whitespace() && !matches!(c, '-' | '*'))
+    {
+        return None;
+    }
+    let (opener, closer) = opener_before(before, syntax)?;
+    let open_at = line_start + before.len() - opener.len();
+    // A line comment's marker starts the line or follows a blank (`a#b` is no comment).
+    let bounded = closer.is_some()
+        || text[..open_at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c == '\n' || c == ' ' || c == '\t');
+    if !bounded {
+        return None;
+    }
+    let (body, end) = match closer {
+        Some(closer) => {
+            let i = after_keyword.find(closer)?;
+            (&after_keyword[..i], at + keyword.len() + i + closer.len())
+        }
+        None => (after_keyword.trim_end_matches('\r'), line_end),
+    };
+    Some((body, open_at, end))
+}
+
+/// Vale's comment directive whose `vale ` starts at `at` (`<!-- vale off -->`,
+/// `<!-- vale Microsoft.Passive = NO -->`), as a region directive: `vale off` disables every
+/// rule (kapi's too) until `vale on`; `Style.Rule = NO` and `Style = NO` disable that rule or
+/// style until `= YES`. A directive naming matches (`Rule["a"] = NO`) covers the whole rule;
+/// `vale style(s) = …` is not honoured (read, never a directive).
+fn read_vale_directive(
+    text: &str,
+    at: usize,
+    syntax: Syntax,
+    names: &[String],
+) -> Option<Directive> {
+    use crate::vale::config::Directive as Vale;
+    let (body, open_at, end) = comment_body(text, at, 0, syntax)?;
+    let parsed = crate::vale::config::parse_directive(body)?;
+    let (kind, name) = match parsed {
+        Vale::Off => (Kind::Disable, None),
+        Vale::On => (Kind::Enable, None),
+        Vale::Rule { rule, enabled } | Vale::Matches { rule, enabled, .. } => (
+            if enabled { Kind::Enable } else { Kind::Disable },
+            Some(rule),
+        ),
+        Vale::Style { style, enabled } => (
+            if enabled { Kind::Enable } else { Kind::Disable },
+            Some(style),
+        ),
+        Vale::SetStyles(_) | Vale::Unrecognized(_) => return None,
+    };
+    let (selectors, unknown) = match name {
+        None => (Vec::new(), Vec::new()),
+        Some(n) if is_known(&n) || names.iter().any(|k| *k == n) => (vec![n], Vec::new()),
+        Some(n) => (Vec::new(), vec![n]),
+    };
+    Some(Directive {
+        kind,
+        selectors,
+        unknown,
+        start: open_at,
+        end,
+        line: 0,
+        column: 0,
+        text: body.trim().to_owned(),
+        in_code: false,
+        used: vec![false],
+        next_block: None,
+        vale: true,
     })
 }
 

@@ -83,8 +83,9 @@ fn look_alikes_are_not_directives() {
     assert!(json.directives.is_empty());
 }
 
-fn rule_at(s: &mut Suppression, rule: &'static Rule, line: usize) -> Option<usize> {
-    s.verdict(rule, line, None, "a.md").and_then(|by| by.line)
+fn rule_at(s: &mut Suppression, rule: &'static crate::check::Rule, line: usize) -> Option<usize> {
+    s.verdict(rule.id, line, None, "a.md")
+        .and_then(|by| by.line)
 }
 
 #[test]
@@ -115,7 +116,7 @@ fn next_line_covers_the_line_and_the_block_that_starts_there() {
     s.note_block(text, &block);
     assert_eq!(rule_at(&mut s, &voice::SENTENCE_TOO_LONG, 2), Some(1));
     assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 2), None);
-    let by_block = s.verdict(&voice::SENTENCE_TOO_LONG, 3, Some("top/p"), "a.md");
+    let by_block = s.verdict(voice::SENTENCE_TOO_LONG.id, 3, Some("top/p"), "a.md");
     assert_eq!(by_block.and_then(|b| b.line), Some(1));
     assert_eq!(rule_at(&mut s, &voice::SENTENCE_TOO_LONG, 3), None);
     assert_eq!(rule_at(&mut s, &terms::FORBIDDEN, 5), Some(5));
@@ -193,17 +194,17 @@ fn the_recipe_and_no_suppress() {
         line: Some(7),
     };
     let mut s = Suppression::new(None, vec![rule.clone()], false);
-    let by = s.verdict(&voice::SENTENCE_TOO_LONG, 3, None, "a.md");
+    let by = s.verdict(voice::SENTENCE_TOO_LONG.id, 3, None, "a.md");
     assert_eq!(
         by.map(|b| (b.kind, b.line)),
         Some((SuppressionKind::Recipe, Some(7)))
     );
-    assert!(s.verdict(&terms::FORBIDDEN, 3, None, "a.md").is_none());
+    assert!(s.verdict(terms::FORBIDDEN.id, 3, None, "a.md").is_none());
     let mut off = Suppression::new(Some(Syntax::Markup { jsx: true }), vec![rule], true);
     let mut lines = None;
     off.scan("<!-- kapi-disable -->\n", &mut lines);
     assert!(
-        off.verdict(&voice::SENTENCE_TOO_LONG, 3, None, "a.md")
+        off.verdict(voice::SENTENCE_TOO_LONG.id, 3, None, "a.md")
             .is_none()
     );
     assert!(off.finish("a.md", true).unused.is_empty());
@@ -238,7 +239,7 @@ fn a_next_line_directive_covers_the_first_block_after_comment_and_blank_lines() 
     let mut entry = Block::new("The whitelist.", Role::Key, vec![Run::text_at("x", at)]);
     entry.span = at..po.len();
     s.note_block(po, &entry);
-    let by = s.verdict(&terms::FORBIDDEN, 4, Some("The whitelist."), "a.po");
+    let by = s.verdict(terms::FORBIDDEN.id, 4, Some("The whitelist."), "a.po");
     assert_eq!(by.and_then(|b| b.line), Some(1));
     // Prose between: the block after it is not the directive's.
     let text = "<!-- kapi-disable-next-line -->\nSome words.\n\nNext paragraph.\n";
@@ -248,7 +249,7 @@ fn a_next_line_directive_covers_the_first_block_after_comment_and_blank_lines() 
     next.span = at..text.len();
     s.note_block(text, &next);
     assert!(
-        s.verdict(&terms::FORBIDDEN, 4, Some("top/p#2"), "a.md")
+        s.verdict(terms::FORBIDDEN.id, 4, Some("top/p#2"), "a.md")
             .is_none()
     );
     // A blank line between the comment and its paragraph is fine.
@@ -259,7 +260,7 @@ fn a_next_line_directive_covers_the_first_block_after_comment_and_blank_lines() 
     para.span = at..text.len();
     s.note_block(text, &para);
     assert!(
-        s.verdict(&terms::FORBIDDEN, 3, Some("top/p"), "a.md")
+        s.verdict(terms::FORBIDDEN.id, 3, Some("top/p"), "a.md")
             .is_some()
     );
 }
@@ -311,9 +312,9 @@ fn a_rule_s_own_recipe_entry_wins_over_its_analyzer_s() {
         vec![entry("terms", 3), entry("terms.forbidden", 5)],
         false,
     );
-    let by = s.verdict(&terms::FORBIDDEN, 1, None, "a.md");
+    let by = s.verdict(terms::FORBIDDEN.id, 1, None, "a.md");
     assert_eq!(by.and_then(|b| b.line), Some(5));
-    let by = s.verdict(&terms::DEPRECATED, 1, None, "a.md");
+    let by = s.verdict(terms::DEPRECATED.id, 1, None, "a.md");
     assert_eq!(by.and_then(|b| b.line), Some(3));
 }
 

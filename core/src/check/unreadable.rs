@@ -30,6 +30,7 @@ pub fn finding(path: &str, error: &str, fix: Option<&str>) -> Finding {
         None => format!("kapi could not read the file: {error}"),
     };
     Finding {
+        link: None,
         rule: UNREADABLE.id.to_owned(),
         severity: UNREADABLE.severity,
         path: path.to_owned(),

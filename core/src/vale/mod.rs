@@ -5,3 +5,4 @@
 //! fixtures, but not yet wired into `kapi check` (the findings, gate and surfaces).
 pub mod config;
 pub mod rules;
+pub mod styles;

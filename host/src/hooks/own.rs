@@ -214,6 +214,7 @@ mod tests {
 
     fn finding(block: &str, matched: &str) -> Finding {
         Finding {
+            link: None,
             rule: "terms.forbidden".into(),
             severity: Severity::Major,
             path: "docs/a.md".into(),

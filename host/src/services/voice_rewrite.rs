@@ -208,7 +208,7 @@ impl Rewriter<'_> {
                 .get_or_insert_with(|| LineIndex::new(source))
                 .line(start);
             self.suppression
-                .verdict(rule, line, Some(&block.key), self.display)
+                .verdict(rule.id, line, Some(&block.key), self.display)
         });
         if let Some(by) = allowed {
             self.unchanged.push(keep(allowed_why(&by), Some(by)));

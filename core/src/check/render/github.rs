@@ -121,6 +121,7 @@ pub(crate) mod tests {
     pub(crate) fn sample() -> CheckReport {
         let finding =
             |rule: &str, severity, line, column, start, end, matched: Option<&str>| Finding {
+                link: None,
                 rule: rule.to_owned(),
                 severity,
                 path: "docs/a, b.md".to_owned(),

@@ -266,6 +266,14 @@ impl CompiledRule {
         })
     }
 
+    /// Why the rule is not assessed, for a kind this engine does not assess.
+    pub fn unassessed_reason(&self) -> Option<String> {
+        match &self.matcher {
+            Matcher::Unassessed(reason) => Some(reason.clone()),
+            _ => None,
+        }
+    }
+
     /// Whether the rule runs on pieces of this kind and format.
     pub fn applies_to(&self, piece: &ScopedText<'_>) -> bool {
         self.scope.matches(&piece.sections())

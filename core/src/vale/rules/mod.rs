@@ -49,6 +49,7 @@ pub use engine::{
 };
 pub use existence::Existence;
 pub use occurrence::Occurrence;
+pub(crate) use pattern::{compile_plain, is_phrase};
 pub use repetition::Repetition;
 pub use substitution::Substitution;
 pub use unassessed::{Metric, Readability, Script, Sequence, Spelling};

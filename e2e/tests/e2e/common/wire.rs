@@ -174,6 +174,9 @@ pub struct Finding {
     pub matched: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub suggestion: Option<String>,
+    /// Present only for a rule that names a page (a Vale rule's `link`).
+    #[serde(default)]
+    pub link: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
