@@ -61,6 +61,9 @@ pub enum HostError {
     Recipe(#[from] kapi_core::project::RecipeError),
     #[error("{0}")]
     Governance(#[from] kapi_core::governance::GovernanceError),
+    /// A Vale configuration or rule file that cannot be used.
+    #[error("{0}")]
+    Vale(#[from] kapi_core::vale::styles::ValeError),
     #[error("{0}")]
     Store(#[from] kapi_core::store::StoreError),
     #[error("{0}")]
@@ -216,6 +219,7 @@ impl HostError {
             HostError::Git { .. } => vec!["run it inside a git work tree and name a revision git knows, e.g. `HEAD`".into()],
             HostError::Recipe(e) => e.hints(),
             HostError::Governance(e) => e.hints(),
+            HostError::Vale(e) => e.hints(),
             HostError::Store(e) => e.hints(),
             HostError::Discover(e) => match (surface, e) {
                 (

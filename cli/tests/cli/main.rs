@@ -51,6 +51,7 @@ mod toolbox_sed;
 mod translate;
 mod translate_gate;
 mod translate_keep;
+mod vale_packages;
 mod wiring;
 mod xcstrings;
 

@@ -16,6 +16,8 @@ use super::{CheckInput, Each, Finding, Findings, Hit, Rule};
 use crate::governance::Governance;
 use crate::model::Block;
 use crate::text::{CODE_MARK, LineIndex, Prose, push_prose};
+use crate::vale::run::{ValeHit, ValeRun};
+use crate::vale::styles::RuleSet;
 
 /// The check of one document, fed its blocks in reading order.
 ///
@@ -42,6 +44,8 @@ pub struct DocumentCheck<'a> {
     joined: String,
     checked_any: bool,
     stopped: bool,
+    /// The Vale rules in force, when a Vale configuration governs the file.
+    vale: Option<ValeRun<'a>>,
 }
 
 impl<'a> DocumentCheck<'a> {
@@ -65,7 +69,16 @@ impl<'a> DocumentCheck<'a> {
             joined: String::new(),
             checked_any: false,
             stopped: false,
+            vale: None,
         }
+    }
+
+    /// Runs the Vale rules of `set` too, over a file whose extension is `format`.
+    pub fn with_vale(mut self, set: &'a RuleSet, format: &str) -> Self {
+        if !set.rules.is_empty() {
+            self.vale = Some(ValeRun::new(set, format));
+        }
+        self
     }
 
     /// Sets apart what `suppression` allows (directives in the file's comments, the recipe's
@@ -152,6 +165,57 @@ impl<'a> DocumentCheck<'a> {
         terms::check(self.governance, &prose.text, &mut sink);
         let cuts = voice::cuts(&block.source);
         voice::check_block(self.governance, block.role, &prose.text, &cuts, &mut sink);
+        drop(sink);
+        self.vale_block(text, block, &prose);
+    }
+
+    /// The Vale rules' alerts in one block, as findings (or set apart, as any finding).
+    fn vale_block(&mut self, text: &str, block: &Block, prose: &Prose) {
+        let Some(vale) = self.vale.as_mut() else {
+            return;
+        };
+        let hits = vale.block(text, block, &prose.text);
+        for hit in hits {
+            if self.cancelled() {
+                return;
+            }
+            let lines = self.lines.get_or_insert_with(|| LineIndex::new(text));
+            let range = &hit.alert.range;
+            let (span, at) = if hit.in_file {
+                let span = range.start.min(text.len())..range.end.min(text.len());
+                let at = lines.position(text, span.start);
+                (span, at)
+            } else {
+                place_range(text, lines, block, prose, range, false)
+            };
+            if self.vale.as_ref().is_some_and(|v| v.ignored(&span)) {
+                continue;
+            }
+            let finding = vale_finding(text, self.path, block, hit, span, at);
+            if let Some(by) = allowed_id(
+                &mut self.suppression,
+                &finding.rule,
+                at.0,
+                &block.key,
+                self.path,
+            ) {
+                if self.suppression.has_room() {
+                    self.suppression.keep(finding, by);
+                } else {
+                    self.suppression.count_only();
+                }
+                continue;
+            }
+            let (severity, start) = (finding.severity, finding.start);
+            if self
+                .findings
+                .would_hold(severity, self.path, at, &finding.rule, start)
+            {
+                self.findings.push(finding);
+            } else {
+                self.findings.count(severity);
+            }
+        }
     }
 
     /// The findings: the blocks', then the document rules' (none when the check was
@@ -237,6 +301,51 @@ fn allowed(
     suppression.verdict(hit.rule.id, line, Some(key), path)
 }
 
+/// What allows a finding of the rule `id` at `line` of block `key`: the recipe or a directive.
+fn allowed_id(
+    suppression: &mut Suppression,
+    id: &str,
+    line: usize,
+    key: &str,
+    path: &str,
+) -> Option<SuppressedBy> {
+    if suppression.is_off() {
+        return None;
+    }
+    suppression.verdict(id, line, Some(key), path)
+}
+
+/// A Vale alert as a finding: the rule's id, its level as a severity (`error` major,
+/// `warning` minor, `suggestion` info), Vale's message and the rule's `link`.
+fn vale_finding(
+    text: &str,
+    path: &str,
+    block: &Block,
+    hit: ValeHit,
+    span: Range<usize>,
+    (line, column): (usize, usize),
+) -> Finding {
+    let alert = hit.alert;
+    let matched = match text.get(span.clone()) {
+        Some(slice) if !slice.is_empty() => Some(slice.to_owned()),
+        _ => (!alert.matched.is_empty()).then(|| alert.matched.clone()),
+    };
+    Finding {
+        rule: alert.rule_id,
+        severity: crate::vale::severity(hit.level),
+        path: path.to_owned(),
+        line,
+        column,
+        start: span.start,
+        end: span.end,
+        block: Some(block.key.clone()),
+        suggestion: crate::vale::suggestion(&alert.message, alert.action.as_ref()),
+        message: alert.message,
+        matched,
+        link: (!alert.link.is_empty()).then_some(alert.link),
+    }
+}
+
 /// Runs every analyzer over a document's blocks ([`DocumentCheck`]).
 pub(crate) fn run_analyzers(input: &CheckInput<'_>, keep: &dyn Fn(&Rule) -> bool) -> Findings {
     let mut check = DocumentCheck::new(
@@ -285,10 +394,22 @@ fn place(
     prose: &Prose,
     hit: &Hit,
 ) -> (Range<usize>, (usize, usize)) {
-    let range = &hit.range;
     let whole = [&voice::SENTENCE_TOO_LONG, &voice::PARAGRAPH_TOO_LONG]
         .iter()
         .any(|rule| rule.id == hit.rule.id);
+    place_range(text, lines, block, prose, &hit.range, whole)
+}
+
+/// Where a range of a block's prose sits in the file: its byte range (widened over the
+/// emphasis and link markup around it when `whole`), and the line and column of its start.
+fn place_range(
+    text: &str,
+    lines: &LineIndex,
+    block: &Block,
+    prose: &Prose,
+    range: &Range<usize>,
+    whole: bool,
+) -> (Range<usize>, (usize, usize)) {
     let mapped = prose.file_offset(range.start).zip(prose.file_end(range));
     let (start, end) = match mapped {
         Some((start, end)) if start <= end && end <= text.len() => {

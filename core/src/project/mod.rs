@@ -139,6 +139,10 @@ pub struct Point {
     pub terms_sources: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Fallback>,
+    /// The Vale configuration in force (`profiles.<p>.vale`, else `defaults.vale`), relative to
+    /// the project root, as the recipe writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vale: Option<String>,
 }
 
 impl Point {

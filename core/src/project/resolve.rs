@@ -159,6 +159,9 @@ impl<'a> Resolver<'a> {
             terms,
             terms_sources,
             fallback,
+            vale: profile
+                .and_then(|p| p.vale.clone())
+                .or_else(|| recipe.defaults.vale.clone()),
         }
     }
 
@@ -195,6 +198,10 @@ impl<'a> Resolver<'a> {
             terms,
             terms_sources,
             fallback: None,
+            vale: profile
+                .vale
+                .clone()
+                .or_else(|| recipe.defaults.vale.clone()),
         })
     }
 

@@ -38,6 +38,9 @@ pub struct ValeRun<'a> {
     state: FileState,
     /// The file's `BlockIgnores` matches, found at the first block.
     ignored: Option<Vec<Range<usize>>>,
+    /// Where the next block's prose starts in the document's prose, blocks laid end to end:
+    /// Vale's per-file state keys an alert by its place, which must be the document's.
+    base: usize,
 }
 
 impl<'a> ValeRun<'a> {
@@ -48,6 +51,7 @@ impl<'a> ValeRun<'a> {
             format: format.to_owned(),
             state: FileState::default(),
             ignored: None,
+            base: 0,
         }
     }
 
@@ -67,17 +71,29 @@ impl<'a> ValeRun<'a> {
             self.ignored = Some(ranges);
         }
         let masked = self.mask(prose);
+        let base = self.base;
+        self.base += prose.len() + 1;
         let format = self.format.as_str();
         let pieces: Vec<ScopedText<'_>> = match block.role {
             Role::Code | Role::Html => Vec::new(),
             Role::Heading => {
                 let level = block.level.clamp(1, 6) as u8;
-                vec![ScopedText::new(&masked, ScopeKind::Heading(level), 0, format)]
+                vec![ScopedText::new(
+                    &masked,
+                    ScopeKind::Heading(level),
+                    base,
+                    format,
+                )]
             }
-            Role::ListItem => vec![ScopedText::new(&masked, ScopeKind::List, 0, format)],
-            Role::TableCell => vec![ScopedText::new(&masked, ScopeKind::TableCell, 0, format)],
-            Role::Quote => vec![ScopedText::new(&masked, ScopeKind::Blockquote, 0, format)],
-            Role::Paragraph | Role::Key | Role::Other => prose_scopes(&masked, 0, format),
+            Role::ListItem => vec![ScopedText::new(&masked, ScopeKind::List, base, format)],
+            Role::TableCell => vec![ScopedText::new(&masked, ScopeKind::TableCell, base, format)],
+            Role::Quote => vec![ScopedText::new(
+                &masked,
+                ScopeKind::Blockquote,
+                base,
+                format,
+            )],
+            Role::Paragraph | Role::Key | Role::Other => prose_scopes(&masked, base, format),
         };
         let raw = text
             .get(block.span.clone())
@@ -89,6 +105,11 @@ impl<'a> ValeRun<'a> {
             if let Some(raw) = &raw {
                 self.collect(active, raw, true, &mut hits);
             }
+        }
+        // The prose pieces' alerts back in the block's prose.
+        for hit in hits.iter_mut().filter(|h| !h.in_file) {
+            let r = &hit.alert.range;
+            hit.alert.range = r.start.saturating_sub(base)..r.end.saturating_sub(base);
         }
         hits
     }

@@ -17,6 +17,7 @@ pub(crate) mod diff;
 mod feed;
 pub mod plan;
 mod run;
+mod vale;
 mod walk;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -121,6 +122,11 @@ struct Job {
     file_rules: Vec<kapi_core::check::suppress::FileRule>,
     /// `translation.unchanged` turned on by the recipe, with its `allow:` strings.
     unchanged: Option<Arc<Vec<String>>>,
+    /// The Vale rules in force, when a Vale configuration governs the file.
+    vale: Option<vale::FileVale>,
+    /// The guidance in force that no analyzer assesses: the governance's, then the Vale
+    /// rules'.
+    unassessed: Vec<kapi_core::governance::Unassessed>,
 }
 
 /// One translation file of a monolingual catalog.
@@ -232,14 +238,35 @@ pub fn check(
         (Some(p), Some(c)) => Some(plan::Planner::new(p, c)),
         _ => None,
     };
-    let (files, named) = walk::collect_files(
+    let mut governances = Governances::default();
+    // Outside a project, with no path named, a Vale configuration makes the folder a
+    // project: its files the configuration governs are checked, as `vale .` lints them.
+    let implicit = project.is_none()
+        && request.paths.is_empty()
+        && request.resolved.is_empty()
+        && governances.vales.outside(app).is_some();
+    let here = [PathBuf::from(".")];
+    let (mut files, named) = walk::collect_files(
         app,
         project.as_ref(),
         collections.as_deref(),
         planner.as_mut(),
-        &request.paths,
+        if implicit { &here } else { &request.paths },
         &request.resolved,
     )?;
+    if implicit && let Some(config) = governances.vales.outside(app) {
+        let mut kept = Vec::with_capacity(files.len());
+        for file in files {
+            if governances
+                .vales
+                .for_file(app, &config, &file.abs, &mut notes)?
+                .is_some()
+            {
+                kept.push(file);
+            }
+        }
+        files = kept;
+    }
     let mut specs = specs(app, project.as_ref(), files, &mut notes);
     sources_once(&mut specs);
     let scope = Scope {
@@ -248,7 +275,6 @@ pub fn check(
         collections: collections.as_deref(),
         resolver: project.as_ref().map(|p| Resolver::new(p, app.now)),
     };
-    let mut governances = Governances::default();
     let expected = specs.len();
     let mut specs = specs.into_iter();
     // A diff asks git about every file first: its plan is done before the work.
@@ -345,6 +371,8 @@ fn save_cache(cache: Option<cache::Cache>, jobs: usize) -> Option<kapi_core::che
 #[derive(Default)]
 struct Governances {
     by_key: HashMap<GovernanceKey, Arc<Governance>>,
+    /// The Vale configurations loaded.
+    vales: vale::Vales,
 }
 
 impl Governances {
@@ -415,6 +443,18 @@ impl Scope<'_> {
             }
         }
         let governance = governances.load(self.project, &point, &point.source_language)?;
+        let vale_config = match self.project {
+            Some(project) => point.vale.as_ref().map(|v| project.root.join(v)),
+            None => governances.vales.outside(self.app),
+        };
+        let vale = match vale_config {
+            Some(config) => governances.vales.for_file(self.app, &config, &abs, notes)?,
+            None => None,
+        };
+        let mut unassessed = governance.unassessed.clone();
+        if let Some(v) = &vale {
+            unassessed.extend(v.unassessed());
+        }
         let bilingual = spec.format.info().capabilities.bilingual;
         if spec.format.info().id == "po"
             && let Some(note) = crate::translate::po_language_note(&abs, &spec.display)
@@ -457,6 +497,8 @@ impl Scope<'_> {
             governance,
             target_governance,
             targets,
+            vale,
+            unassessed,
         })
     }
 }
@@ -531,8 +573,11 @@ impl Tally {
             tally.findings.append(result.findings);
             tally.stale.extend(result.stale);
             if job.source_checks {
-                unassessed.push((&job.display, &governance.unassessed));
+                unassessed.push((&job.display, &job.unassessed));
                 tally.fingerprints.push(governance.fingerprint.clone());
+                if let Some(v) = &job.vale {
+                    tally.fingerprints.push(v.set.fingerprint.clone());
+                }
                 ran.push("hygiene");
                 if !governance.terms.is_empty() {
                     ran.push("terms");

@@ -173,10 +173,32 @@ fn unreadable(display: &str, error: HostError) -> Result<FileResult, HostError> 
     })
 }
 
+/// The check of a job's own file: under its governance, with its suppression, and its Vale
+/// rules when a Vale configuration governs it.
+fn source_check<'j>(
+    job: &'j Job,
+    only: Option<&'j HashSet<String>>,
+    cancel: Option<&'j AtomicBool>,
+    keep: &'j dyn Fn(&Rule) -> bool,
+    no_suppress: bool,
+) -> DocumentCheck<'j> {
+    let mut suppression = allowed::for_file(job.format, job.file_rules.clone(), no_suppress);
+    if let Some(v) = &job.vale {
+        suppression = suppression.with_names(v.set.names.clone());
+    }
+    let check = DocumentCheck::new(&job.display, &job.governance, only, cancel, keep)
+        .with_suppression(suppression);
+    match &job.vale {
+        Some(v) => check.with_vale(&v.set, &v.format),
+        None => check,
+    }
+}
+
 /// [`check_file`] through the cache: its result when the file is unchanged, else a check
 /// that the cache records.
 fn cached(cache: &Cache, job: &Job, cancel: Option<&AtomicBool>) -> Result<FileResult, HostError> {
     let mut fingerprints = vec![job.governance.fingerprint.as_str()];
+    fingerprints.extend(job.vale.as_ref().map(|v| v.set.fingerprint.as_str()));
     fingerprints.extend(
         job.target_governance
             .iter()
@@ -199,7 +221,6 @@ fn check_file(
     cancel: Option<&AtomicBool>,
     no_suppress: bool,
 ) -> Result<FileResult, HostError> {
-    let governance: &Governance = &job.governance;
     let bilingual = job.format.info().capabilities.bilingual;
     // Read block by block unless translations are paired across files, or a diff reports
     // a bilingual file's stale translations (for every language any block has).
@@ -215,10 +236,7 @@ fn check_file(
     let mut words = 0;
     let keep = |_: &Rule| true;
     let suppression = if job.source_checks {
-        let mut check =
-            DocumentCheck::new(&job.display, governance, only, cancel, &keep).with_suppression(
-                allowed::for_file(job.format, job.file_rules.clone(), no_suppress),
-            );
+        let mut check = source_check(job, only, cancel, &keep, no_suppress);
         for block in &parsed.document.blocks {
             check.block(text, block);
         }
@@ -279,11 +297,9 @@ fn check_streamed(
     let governance: &Governance = &job.governance;
     let only = change.and_then(|c| c.source.as_ref());
     let keep = |_: &Rule| true;
-    let mut source = job.source_checks.then(|| {
-        DocumentCheck::new(&job.display, governance, only, cancel, &keep).with_suppression(
-            allowed::for_file(job.format, job.file_rules.clone(), no_suppress),
-        )
-    });
+    let mut source = job
+        .source_checks
+        .then(|| source_check(job, only, cancel, &keep, no_suppress));
     let bilingual = job.format.info().capabilities.bilingual;
     let empty = Governance::empty();
     let target_gov = |lang: &str| target_governance(job, lang).unwrap_or(&empty);

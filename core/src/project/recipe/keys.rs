@@ -42,6 +42,7 @@ const DEFAULTS: &[&str] = &[
     "target_languages",
     "voice",
     "terms_source",
+    "vale",
     "exclude",
 ];
 /// A voice binding's mapping form (`profile` and `pack` parse as unsupported sources).
@@ -85,6 +86,7 @@ const PROFILE: &[&str] = &[
     "channels",
     "voice",
     "termstore",
+    "vale",
     "concept",
     "valid_from",
     "valid_to",

@@ -68,6 +68,9 @@ pub struct Defaults {
     pub target_languages: Option<Vec<String>>,
     pub voice: Option<VoiceRef>,
     pub terms_source: Option<String>,
+    /// `defaults.vale`: a Vale configuration (`.vale.ini`), relative to the root, whose styles
+    /// every path runs unless its profile names another.
+    pub vale: Option<String>,
     pub exclude: Vec<String>,
     raw: Mapping,
 }
@@ -187,6 +190,8 @@ pub struct Profile {
     pub channels: Vec<Channel>,
     pub voice: Option<VoiceRef>,
     pub termstore: Option<String>,
+    /// `profiles.<p>.vale`: the Vale configuration of the profile's paths.
+    pub vale: Option<String>,
     pub concept: Option<String>,
     /// Inclusive.
     pub valid_from: Option<Bound>,

@@ -246,6 +246,7 @@ fn parse_defaults(ctx: &Ctx<'_>, m: &Mapping) -> Result<Defaults, RecipeError> {
             None => None,
         },
         terms_source: ctx.string(get(m, "terms_source"), "defaults.terms_source")?,
+        vale: ctx.string(get(m, "vale"), "defaults.vale")?,
         exclude,
         raw: m.clone(),
     })
@@ -343,6 +344,7 @@ fn parse_profiles(ctx: &Ctx<'_>, m: &Mapping) -> Result<Vec<Profile>, RecipeErro
             None => None,
         };
         let termstore = ctx.string(get(&pm, "termstore"), &format!("{key}.termstore"))?;
+        let vale = ctx.string(get(&pm, "vale"), &format!("{key}.vale"))?;
         let concept = ctx.string(get(&pm, "concept"), &format!("{key}.concept"))?;
         if let Some(c) = &concept
             && c.chars().any(char::is_whitespace)
@@ -368,6 +370,7 @@ fn parse_profiles(ctx: &Ctx<'_>, m: &Mapping) -> Result<Vec<Profile>, RecipeErro
             channels,
             voice,
             termstore,
+            vale,
             concept,
             valid_from,
             valid_to,

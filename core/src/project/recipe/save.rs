@@ -65,6 +65,7 @@ impl Defaults {
         );
         set(&mut m, "voice", self.voice.as_ref().map(VoiceRef::to_value));
         set(&mut m, "terms_source", self.terms_source.as_deref().map(s));
+        set(&mut m, "vale", self.vale.as_deref().map(s));
         let keep = !self.exclude.is_empty() || m.contains_key("exclude");
         set(&mut m, "exclude", keep.then(|| strs(&self.exclude)));
         m
@@ -175,6 +176,7 @@ impl Profile {
         );
         set(&mut m, "voice", self.voice.as_ref().map(VoiceRef::to_value));
         set(&mut m, "termstore", self.termstore.as_deref().map(s));
+        set(&mut m, "vale", self.vale.as_deref().map(s));
         set(&mut m, "concept", self.concept.as_deref().map(s));
         set(
             &mut m,
