@@ -73,7 +73,8 @@ impl<'a> ValeRun<'a> {
         let masked = self.mask(prose);
         let base = self.base;
         self.base += prose.len() + 1;
-        let format = self.format.as_str();
+        let format = self.format.clone();
+        let format = format.as_str();
         let pieces: Vec<ScopedText<'_>> = match block.role {
             Role::Code | Role::Html => Vec::new(),
             Role::Heading => {
