@@ -187,6 +187,21 @@ Suppressing a finding where it is right (what eslint, textlint and markdownlint 
   is one a person can land with `\"gate\": \"report\"`).
 ";
 
+const VALE_RULES: &str = "
+Vale styles: where a Vale configuration governs a file (`defaults.vale` or
+  `profiles.<p>.vale` in kapi.yaml; outside a kapi project, the nearest `.vale.ini`), the
+  rules of its styles are kapi rules too, each named `Style.Rule` (`Microsoft.Passive`), with
+  Vale's message and the rule's `link`. Level to severity: error = major (fails the default
+  gate, as Vale exits 1), warning = minor, suggestion = info. Run: existence, substitution,
+  occurrence, repetition, consistency, conditional, capitalization, Vale.Terms, Vale.Avoid and
+  Vale.Repetition; not assessed (listed in the report's coverage with the reason): metric,
+  readability, spelling, sequence, script, and a pattern with a variable-length lookbehind.
+  `<!-- vale off -->`/`<!-- vale on -->` and `<!-- vale Style.Rule = NO -->`/`= YES` are
+  honoured as kapi's directives are (`vale off` covers kapi's own rules too), and `kapi-disable
+  Style.Rule` or `Style` works. `kapi check --format line` prints Vale's line output. More in
+  `kapi help files` (Vale styles).
+";
+
 fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
     let rules = kapi_core::check::analyzers::rule::all();
     match id {
@@ -200,6 +215,7 @@ fn rules_text(id: Option<&str>) -> anyhow::Result<String> {
             }
             text.push_str(CHECKED_WHERE);
             text.push_str(SUPPRESSING);
+            text.push_str(VALE_RULES);
             Ok(text)
         }
         Some(id) => match kapi_core::check::analyzers::rule::find(id) {

@@ -213,3 +213,87 @@ fn every_package_gives_vale_s_alerts_on_its_fixtures() {
     println!("{}\nalerts agreed: {agreed}/{total}", report.join("\n"));
     assert!(total > 250, "{total}");
 }
+
+/// A kapi project whose recipe names a Vale configuration: `Style.Rule` findings with the
+/// rule's link in JSON and SARIF, Vale's comments honoured and counted, an unassessed kind in
+/// the coverage, and a refusal naming the rule file.
+#[test]
+fn a_project_names_its_vale_configuration_and_every_surface_reads_it() {
+    let kapi = Kapi::bound();
+    kapi.write(
+        "kapi.yaml",
+        "version: v1\ndefaults:\n  vale: .vale.ini\ncollections:\n  - path: \"docs/*.md\"\n",
+    );
+    kapi.write(
+        ".vale.ini",
+        "StylesPath = styles\n\n[*.md]\nBasedOnStyles = House\n",
+    );
+    kapi.write(
+        "styles/House/Simply.yml",
+        "extends: existence\nmessage: \"Don't use '%s'.\"\nlevel: error\nlink: https://example.com/simply\ntokens: [simply]\n",
+    );
+    kapi.write(
+        "styles/House/Readable.yml",
+        "extends: metric\nmessage: \"Grade %s\"\nformula: words / sentences\ncondition: \"> 1\"\n",
+    );
+    kapi.write(
+        "docs/a.md",
+        "# Guide\n\nRun it simply.\n\n<!-- vale House.Simply = NO -->\n\nThen simply stop.\n\n<!-- vale House.Simply = YES -->\n\nOr simply go.\n",
+    );
+    let json = kapi.run(&["check", "--json", "--no-cache"]);
+    assert_eq!(json.code, 3, "{}", json.transcript());
+    let report = json.json();
+    let findings = report["findings"].as_array().expect("findings");
+    let vale: Vec<(u64, &str)> = findings
+        .iter()
+        .filter(|f| f["rule"] == "House.Simply")
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap_or(0),
+                f["severity"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(vale, [(3, "major"), (11, "major")], "{report:#}");
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["rule"] != "House.Simply" || f["link"] == "https://example.com/simply")
+    );
+    assert_eq!(
+        report["summary"]["suppressed"].as_u64(),
+        Some(1),
+        "{report:#}"
+    );
+    let unassessed = report["coverage"]["unassessed"].to_string();
+    assert!(unassessed.contains("House.Readable"), "{unassessed}");
+    let sarif = kapi.run(&["check", "--format", "sarif", "--no-cache"]);
+    let log = sarif.json();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules");
+    let house = rules
+        .iter()
+        .find(|r| r["id"] == "House.Simply")
+        .expect("described");
+    assert_eq!(house["helpUri"], "https://example.com/simply");
+    let line = kapi.run(&["check", "--format", "line", "--no-cache"]);
+    assert!(
+        line.stdout
+            .contains("docs/a.md:3:8:House.Simply:Don't use 'simply'."),
+        "{}",
+        line.stdout
+    );
+    // A rule file Vale would refuse is an error naming it.
+    kapi.write(
+        "styles/House/Bad.yml",
+        "extends: existence\nlevel: error\ntokens: [x]\n",
+    );
+    let bad = kapi.run(&["check", "--no-cache"]);
+    assert_eq!(bad.code, 1, "{}", bad.transcript());
+    assert!(
+        bad.stderr.contains("Bad.yml") && bad.stderr.contains("message"),
+        "{}",
+        bad.stderr
+    );
+}

@@ -34,7 +34,7 @@ pub fn render(report: &CheckReport) -> Value {
 /// Renders the report as a SARIF 2.1.0 log naming `version` as the tool's version.
 pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
     let rules = rule::all();
-    let descriptors: Vec<Value> = rules
+    let mut descriptors: Vec<Value> = rules
         .iter()
         .map(|rule| {
             json!({
@@ -46,6 +46,27 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
             })
         })
         .collect();
+    // A rule from outside kapi's table (a Vale style's `Style.Rule`): described by its id and
+    // its `link`, after kapi's own.
+    let mut external: Vec<String> = Vec::new();
+    let everything = report
+        .findings
+        .iter()
+        .chain(report.suppressed.iter().map(|s| &s.finding));
+    for finding in everything {
+        if rule::find(&finding.rule).is_none() && !external.contains(&finding.rule) {
+            external.push(finding.rule.clone());
+            let mut descriptor = json!({
+                "id": finding.rule,
+                "shortDescription": {"text": finding.rule},
+                "defaultConfiguration": {"level": level(finding.severity)},
+            });
+            if let Some(link) = &finding.link {
+                descriptor["helpUri"] = json!(link);
+            }
+            descriptors.push(descriptor);
+        }
+    }
     let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
     let mut occurrence = |finding: &Finding| {
         let what = finding.matched.as_deref().unwrap_or(&finding.message);
@@ -87,6 +108,8 @@ pub fn render_with_version(report: &CheckReport, version: &str) -> Value {
             });
             if let Some(index) = rules.iter().position(|r| r.id == finding.rule) {
                 result["ruleIndex"] = json!(index);
+            } else if let Some(index) = external.iter().position(|r| *r == finding.rule) {
+                result["ruleIndex"] = json!(rules.len() + index);
             }
             if let Some(block) = &finding.block {
                 result["properties"]["block"] = json!(block);
