@@ -5,15 +5,18 @@
 //! table cell is one `text.…` piece; a paragraph is a `paragraph`, its `sentence`s and a
 //! `text` piece, which [`prose_scopes`] makes) and runs each compiled rule on each piece,
 //! keeping one [`FileState`] per file. Ranges are byte offsets in the file: the piece's
-//! `offset` plus the match's place in the piece.
+//! `offset` plus the match's place in the piece. The document rules (`metric`,
+//! `readability`) run once per file instead, on its [`Metrics`]
+//! ([`CompiledRule::run_document`]).
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
+use super::metric::{Metrics, go_fixed};
 use super::scope::Scope;
 use super::{
     Action, Check, Level, Rule, RuleError, capitalization, conditional, consistency, existence,
-    occurrence, pattern, repetition, substitution, unassessed,
+    metric, occurrence, pattern, readability, repetition, substitution, unassessed,
 };
 
 /// The kind of a piece of text, as Vale scopes it.
@@ -228,6 +231,8 @@ enum Matcher {
     Consistency(consistency::Compiled),
     Conditional(conditional::Compiled),
     Capitalization(Box<capitalization::Compiled>),
+    Metric(Box<metric::Compiled>),
+    Readability(readability::Compiled),
     Unassessed(String),
 }
 
@@ -252,8 +257,8 @@ impl CompiledRule {
             Check::Consistency(c) => Matcher::Consistency(c.compile(f, &rule.id)?),
             Check::Conditional(c) => Matcher::Conditional(c.compile(f, accepted)?),
             Check::Capitalization(c) => Matcher::Capitalization(Box::new(c.compile(f, accepted)?)),
-            Check::Metric(_) => Matcher::Unassessed(unassessed::METRIC.to_owned()),
-            Check::Readability(_) => Matcher::Unassessed(unassessed::READABILITY.to_owned()),
+            Check::Metric(c) => Matcher::Metric(Box::new(c.compile(f)?)),
+            Check::Readability(c) => Matcher::Readability(c.compile(f)?),
             Check::Spelling(_) => Matcher::Unassessed(unassessed::SPELLING.to_owned()),
             Check::Sequence(_) => Matcher::Unassessed(unassessed::SEQUENCE.to_owned()),
             Check::Script(_) => Matcher::Unassessed(unassessed::SCRIPT.to_owned()),
@@ -279,16 +284,24 @@ impl CompiledRule {
         self.scope.matches(&piece.sections())
     }
 
+    /// Whether the rule runs once per document on its summary ([`run_document`]:
+    /// `metric`, `readability`) rather than on pieces ([`run`]).
+    ///
+    /// [`run_document`]: Self::run_document
+    /// [`run`]: Self::run
+    pub fn is_document_rule(&self) -> bool {
+        matches!(self.matcher, Matcher::Metric(_) | Matcher::Readability(_))
+    }
+
     /// Runs the rule on one piece of a file: its alerts, none when the piece is out of the
-    /// rule's scope; for a kind this engine does not assess, `Unassessed` on every piece.
+    /// rule's scope; for a kind this engine does not assess, `Unassessed` on every piece. A
+    /// document rule gives no alerts here: it runs once per file through
+    /// [`run_document`](Self::run_document).
     pub fn run(&self, piece: &ScopedText<'_>, state: &mut FileState) -> Outcome {
         if let Matcher::Unassessed(reason) = &self.matcher {
-            return Outcome::Unassessed {
-                rule_id: self.rule.id.clone(),
-                reason: reason.clone(),
-            };
+            return self.unassessed(reason.clone());
         }
-        if !self.applies_to(piece) {
+        if self.is_document_rule() || !self.applies_to(piece) {
             return Outcome::Assessed(Vec::new());
         }
         let (rule, text) = (&self.rule, piece.text);
@@ -300,7 +313,7 @@ impl CompiledRule {
             Matcher::Consistency(c) => c.run(rule, text, state),
             Matcher::Conditional(c) => c.run(rule, text, state),
             Matcher::Capitalization(c) => c.run(rule, text),
-            Matcher::Unassessed(_) => Vec::new(),
+            Matcher::Metric(_) | Matcher::Readability(_) | Matcher::Unassessed(_) => Vec::new(),
         };
         Outcome::Assessed(
             drafts
@@ -308,6 +321,46 @@ impl CompiledRule {
                 .filter_map(|d| self.finish(piece, d, state))
                 .collect(),
         )
+    }
+
+    /// Runs a document rule (`metric`, `readability`) on one file's metrics (see
+    /// [`DocumentCounts`](super::DocumentCounts)): at most one alert, at the file's start
+    /// (range `0..0`), its `%s` the value as Vale prints it (`%.2f`). A document with no words
+    /// gives none. A rule that runs on pieces gives none here; a kind this engine does not
+    /// assess gives `Unassessed`, and so does a formula that fails on this document.
+    pub fn run_document(&self, metrics: &Metrics, state: &mut FileState) -> Outcome {
+        let value = match &self.matcher {
+            Matcher::Unassessed(reason) => return self.unassessed(reason.clone()),
+            Matcher::Metric(c) => match c.evaluate(metrics) {
+                Ok(value) => value,
+                Err(why) => {
+                    return self.unassessed(format!(
+                        "the metric rule fails on this document: {why} (Vale stops with an error)"
+                    ));
+                }
+            },
+            Matcher::Readability(c) => c.over(&metrics.text),
+            _ => None,
+        };
+        let Some(value) = value else {
+            return Outcome::Assessed(Vec::new());
+        };
+        let shown = go_fixed(value, 2);
+        let draft = Draft {
+            range: 0..0,
+            subs: vec![shown],
+            action: None,
+            message: None,
+        };
+        let whole = ScopedText::new("", ScopeKind::Summary, 0, "");
+        Outcome::Assessed(self.finish(&whole, draft, state).into_iter().collect())
+    }
+
+    fn unassessed(&self, reason: String) -> Outcome {
+        Outcome::Unassessed {
+            rule_id: self.rule.id.clone(),
+            reason,
+        }
     }
 
     /// The alert of a draft, unless its place was reported already or the limit is reached

@@ -14,13 +14,19 @@
 //!   naming the rule file and the pattern ([`RuleError::Regex`]), never a panic. Every other
 //!   regex is linear in its input.
 //! - Running ([`CompiledRule::run`]) returns the alerts of one scoped text, or, for the kinds
-//!   this engine does not assess (`sequence`, `script`, `spelling`, `metric`, `readability`),
-//!   an [`Outcome::Unassessed`] with the reason: never silently nothing. State that Vale keeps
+//!   this engine does not assess (`sequence`, `script`, `spelling`), an
+//!   [`Outcome::Unassessed`] with the reason: never silently nothing. State that Vale keeps
 //!   per file (the definitions `conditional` has seen, the spellings `consistency` has seen,
 //!   `limit` and the one-alert-per-place rule) lives in a [`FileState`] the caller keeps for
 //!   one file.
+//! - The `summary` kinds, `metric` and `readability`, run once per file instead
+//!   ([`CompiledRule::is_document_rule`], [`CompiledRule::run_document`]) on the [`Metrics`]
+//!   of the file's [`DocumentCounts`], which the caller fills piece by piece as Vale fills its
+//!   summary and counters. Their alert is at the file's start.
 //!
-//! Where this engine differs from Vale, the kind's module says so.
+//! Where this engine differs from Vale, the kind's module says so (for `metric` and
+//! `readability`: the formula evaluator, checked when compiled, and Punkt's sentence splitting
+//! without its orthographic data).
 
 mod capitalization;
 mod conditional;
@@ -28,9 +34,11 @@ mod consistency;
 mod decode;
 mod engine;
 mod existence;
+mod metric;
 mod occurrence;
 mod pattern;
 mod regexp;
+mod readability;
 mod repetition;
 mod scope;
 mod substitution;
@@ -48,11 +56,13 @@ pub use engine::{
     Alert, CompiledRule, FileState, Outcome, ScopeKind, ScopedText, prose_scopes, sentence_scopes,
 };
 pub use existence::Existence;
+pub use metric::{DocumentCounts, Metric, Metrics, VARIABLES, metrics};
 pub use occurrence::Occurrence;
 pub(crate) use pattern::{compile_plain, is_phrase};
+pub use readability::{GRADES, Readability, TextStats, syllables};
 pub use repetition::Repetition;
 pub use substitution::Substitution;
-pub use unassessed::{Metric, Readability, Script, Sequence, Spelling};
+pub use unassessed::{Script, Sequence, Spelling};
 
 /// A rule's severity, as Vale names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

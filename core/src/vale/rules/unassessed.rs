@@ -1,49 +1,15 @@
-//! The kinds this engine parses and does not assess: `metric`, `readability`, `spelling`,
-//! `sequence` and `script`. Their fields are read (a file Vale loads loads here) and running
-//! one gives an [`Outcome::Unassessed`](super::Outcome) with the reason below.
+//! The kinds this engine parses and does not assess: `spelling`, `sequence` and `script`.
+//! Their fields are read (a file Vale loads loads here) and running one gives an
+//! [`Outcome::Unassessed`](super::Outcome) with the reason below.
 
 use serde_yaml::Value;
 
 use super::RuleError;
 use super::decode::Decoder;
 
-pub(crate) const METRIC: &str = "metric rules (formulas over a document's counts) are not assessed yet: the formula language (Tengo expressions) and Vale's counts of syllables and complex words are not implemented";
-pub(crate) const READABILITY: &str = "readability rules are not assessed yet: Vale's grade formulas need its syllable counts, which are not implemented";
 pub(crate) const SPELLING: &str = "spelling rules are not assessed yet: they need a Hunspell dictionary and its filters, which the engine does not load";
 pub(crate) const SEQUENCE: &str = "sequence rules are not assessed: they match part-of-speech tags, and kapi has no part-of-speech tagger";
 pub(crate) const SCRIPT: &str = "script rules are not assessed: they run Tengo scripts, and kapi runs no scripts from style packages";
-
-/// The fields of a `metric` rule.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Metric {
-    pub formula: String,
-    pub condition: String,
-}
-
-impl Metric {
-    pub(crate) fn read(d: &mut Decoder) -> Result<Self, RuleError> {
-        Ok(Self {
-            formula: d.string("formula")?,
-            condition: d.string("condition")?,
-        })
-    }
-}
-
-/// The fields of a `readability` rule.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Readability {
-    pub metrics: Vec<String>,
-    pub grade: f64,
-}
-
-impl Readability {
-    pub(crate) fn read(d: &mut Decoder) -> Result<Self, RuleError> {
-        Ok(Self {
-            metrics: d.strings("metrics")?,
-            grade: d.float("grade")?,
-        })
-    }
-}
 
 /// The fields of a `spelling` rule.
 #[derive(Debug, Clone, Default, PartialEq)]
