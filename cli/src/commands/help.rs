@@ -194,8 +194,9 @@ Vale styles: where a Vale configuration governs a file (`defaults.vale` or
   Vale's message and the rule's `link`. Level to severity: error = major (fails the default
   gate, as Vale exits 1), warning = minor, suggestion = info. Run: existence, substitution,
   occurrence, repetition, consistency, conditional, capitalization, Vale.Terms, Vale.Avoid and
-  Vale.Repetition; not assessed (listed in the report's coverage with the reason): metric,
-  readability, spelling, sequence, script, and a pattern with a variable-length lookbehind.
+  Vale.Repetition, and metric and readability once per file (at 1:1, as Vale); not assessed
+  (listed in the report's coverage with the reason): spelling, sequence, script, and a
+  pattern with a variable-length lookbehind.
   `<!-- vale off -->`/`<!-- vale on -->` and `<!-- vale Style.Rule = NO -->`/`= YES` are
   honoured as kapi's directives are (`vale off` covers kapi's own rules too), and `kapi-disable
   Style.Rule` or `Style` works. `kapi check --format line` prints Vale's line output. More in

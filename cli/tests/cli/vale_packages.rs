@@ -215,8 +215,8 @@ fn every_package_gives_vale_s_alerts_on_its_fixtures() {
 }
 
 /// A kapi project whose recipe names a Vale configuration: `Style.Rule` findings with the
-/// rule's link in JSON and SARIF, Vale's comments honoured and counted, an unassessed kind in
-/// the coverage, and a refusal naming the rule file.
+/// rule's link in JSON and SARIF, Vale's comments honoured and counted, a metric rule at the
+/// file's start, an unassessed kind in the coverage, and a refusal naming the rule file.
 #[test]
 fn a_project_names_its_vale_configuration_and_every_surface_reads_it() {
     let kapi = Kapi::bound();
@@ -265,8 +265,26 @@ fn a_project_names_its_vale_configuration_and_every_surface_reads_it() {
         Some(1),
         "{report:#}"
     );
-    let unassessed = report["coverage"]["unassessed"].to_string();
-    assert!(unassessed.contains("House.Readable"), "{unassessed}");
+    // A document rule (`metric`) is assessed once per file, at its start.
+    let metric: Vec<(u64, &str)> = findings
+        .iter()
+        .filter(|f| f["rule"] == "House.Readable")
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap_or(0),
+                f["message"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(metric, [(1, "Grade 3.00")], "{report:#}");
+    // A kind kapi does not assess is listed in the coverage with the reason.
+    kapi.write(
+        "styles/House/Tagged.yml",
+        "extends: sequence\nmessage: m\ntokens:\n  - tag: NN\n",
+    );
+    let again = kapi.run(&["check", "--json", "--no-cache"]).json();
+    let unassessed = again["coverage"]["unassessed"].to_string();
+    assert!(unassessed.contains("House.Tagged"), "{unassessed}");
     let sarif = kapi.run(&["check", "--format", "sarif", "--no-cache"]);
     let log = sarif.json();
     let rules = log["runs"][0]["tool"]["driver"]["rules"]

@@ -100,6 +100,11 @@ impl<'a> DocumentCheck<'a> {
         }
         self.suppression.scan(text, &mut self.lines);
         self.suppression.note_block(text, block);
+        if let Some(vale) = self.vale.as_mut()
+            && block.role == crate::model::Role::Code
+        {
+            vale.code_block();
+        }
         if !block.translatable {
             return;
         }
@@ -165,7 +170,6 @@ impl<'a> DocumentCheck<'a> {
         terms::check(self.governance, &prose.text, &mut sink);
         let cuts = voice::cuts(&block.source);
         voice::check_block(self.governance, block.role, &prose.text, &cuts, &mut sink);
-        drop(sink);
         self.vale_block(text, block, &prose);
     }
 
@@ -235,10 +239,29 @@ impl<'a> DocumentCheck<'a> {
         if whole {
             self.document_rules();
         }
+        if !self.stopped {
+            self.vale_document();
+        }
         Checked {
             findings: self.findings,
             suppression: self.suppression,
             words: self.words,
+        }
+    }
+
+    /// The Vale document rules' alerts (`metric`, `readability`), at the file's start.
+    fn vale_document(&mut self) {
+        let Some(vale) = self.vale.as_mut() else {
+            return;
+        };
+        for hit in vale.finish() {
+            let mut finding = vale_finding_at_start(self.path, hit);
+            if let Some(by) = self.suppression.verdict(&finding.rule, 1, None, self.path) {
+                finding.block = None;
+                self.suppression.keep(finding, by);
+            } else {
+                self.findings.push(finding);
+            }
         }
     }
 
@@ -313,6 +336,26 @@ fn allowed_id(
         return None;
     }
     suppression.verdict(id, line, Some(key), path)
+}
+
+/// A Vale document rule's alert as a finding at the file's start (line 1, column 1, as Vale
+/// puts it).
+fn vale_finding_at_start(path: &str, hit: ValeHit) -> Finding {
+    let alert = hit.alert;
+    Finding {
+        rule: alert.rule_id,
+        severity: crate::vale::severity(hit.level),
+        path: path.to_owned(),
+        line: 1,
+        column: 1,
+        start: 0,
+        end: 0,
+        block: None,
+        suggestion: None,
+        message: alert.message,
+        matched: None,
+        link: (!alert.link.is_empty()).then_some(alert.link),
+    }
 }
 
 /// A Vale alert as a finding: the rule's id, its level as a severity (`error` major,

@@ -943,7 +943,7 @@ fn read_vale_directive(
     };
     let (selectors, unknown) = match name {
         None => (Vec::new(), Vec::new()),
-        Some(n) if is_known(&n) || names.iter().any(|k| *k == n) => (vec![n], Vec::new()),
+        Some(n) if is_known(&n) || names.contains(&n) => (vec![n], Vec::new()),
         Some(n) => (Vec::new(), vec![n]),
     };
     Some(Directive {

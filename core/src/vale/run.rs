@@ -15,7 +15,9 @@
 
 use std::ops::Range;
 
-use super::rules::{Alert, FileState, Level, Outcome, ScopeKind, ScopedText, prose_scopes};
+use super::rules::{
+    Alert, DocumentCounts, FileState, Level, Outcome, ScopeKind, ScopedText, prose_scopes,
+};
 use super::styles::RuleSet;
 use crate::model::{Block, Role};
 use crate::text::CODE_MARK;
@@ -41,6 +43,9 @@ pub struct ValeRun<'a> {
     /// Where the next block's prose starts in the document's prose, blocks laid end to end:
     /// Vale's per-file state keys an alert by its place, which must be the document's.
     base: usize,
+    /// What the document rules (`metric`, `readability`) count: Vale's summary and its
+    /// structure. None for plain text, which Vale builds no summary for.
+    counts: Option<DocumentCounts>,
 }
 
 impl<'a> ValeRun<'a> {
@@ -52,6 +57,7 @@ impl<'a> ValeRun<'a> {
             state: FileState::default(),
             ignored: None,
             base: 0,
+            counts: (format != "txt").then(DocumentCounts::default),
         }
     }
 
@@ -71,6 +77,16 @@ impl<'a> ValeRun<'a> {
             self.ignored = Some(ranges);
         }
         let masked = self.mask(prose);
+        if let Some(counts) = self.counts.as_mut() {
+            let kind = match block.role {
+                Role::Heading => ScopeKind::Heading(block.level.clamp(1, 6) as u8),
+                Role::ListItem => ScopeKind::List,
+                Role::Quote => ScopeKind::Blockquote,
+                Role::TableCell => ScopeKind::TableCell,
+                _ => ScopeKind::Text,
+            };
+            counts.add_piece(kind, &masked);
+        }
         let base = self.base;
         self.base += prose.len() + 1;
         let format = self.format.clone();
@@ -111,6 +127,33 @@ impl<'a> ValeRun<'a> {
         for hit in hits.iter_mut().filter(|h| !h.in_file) {
             let r = &hit.alert.range;
             hit.alert.range = r.start.saturating_sub(base)..r.end.saturating_sub(base);
+        }
+        hits
+    }
+
+    /// Counts a code block (Vale's `pre`), which is not linted.
+    pub fn code_block(&mut self) {
+        if let Some(counts) = self.counts.as_mut() {
+            counts.add_code_block();
+        }
+    }
+
+    /// The document rules' alerts (`metric`, `readability`), once the blocks are in: each at
+    /// the file's start, as Vale puts them.
+    pub fn finish(&mut self) -> Vec<ValeHit> {
+        let Some(counts) = self.counts.take() else {
+            return Vec::new();
+        };
+        let metrics = counts.metrics();
+        let mut hits = Vec::new();
+        for active in self.set.rules.iter().filter(|r| r.rule.is_document_rule()) {
+            if let Outcome::Assessed(alerts) = active.rule.run_document(&metrics, &mut self.state) {
+                hits.extend(alerts.into_iter().map(|alert| ValeHit {
+                    alert,
+                    level: active.level,
+                    in_file: true,
+                }));
+            }
         }
         hits
     }

@@ -241,10 +241,8 @@ pub fn check(
     let mut governances = Governances::default();
     // Outside a project, with no path named, a Vale configuration makes the folder a
     // project: its files the configuration governs are checked, as `vale .` lints them.
-    let implicit = project.is_none()
-        && request.paths.is_empty()
-        && request.resolved.is_empty()
-        && governances.vales.outside(app).is_some();
+    let implicit = project.is_none() && request.paths.is_empty() && request.resolved.is_empty();
+    let implicit = implicit && governances.vales.outside(app).is_some();
     let here = [PathBuf::from(".")];
     let (mut files, named) = walk::collect_files(
         app,
@@ -254,18 +252,8 @@ pub fn check(
         if implicit { &here } else { &request.paths },
         &request.resolved,
     )?;
-    if implicit && let Some(config) = governances.vales.outside(app) {
-        let mut kept = Vec::with_capacity(files.len());
-        for file in files {
-            if governances
-                .vales
-                .for_file(app, &config, &file.abs, &mut notes)?
-                .is_some()
-            {
-                kept.push(file);
-            }
-        }
-        files = kept;
+    if implicit {
+        files = governed_by_vale(app, &mut governances, &mut notes, files)?;
     }
     let mut specs = specs(app, project.as_ref(), files, &mut notes);
     sources_once(&mut specs);
@@ -349,6 +337,30 @@ pub fn check(
         notes,
         streamed,
     })
+}
+
+/// The files the Vale configuration found outside a project governs (its styles' own files
+/// and those no section matches are left out).
+fn governed_by_vale(
+    app: &App,
+    governances: &mut Governances,
+    notes: &mut Vec<String>,
+    files: Vec<Chosen>,
+) -> Result<Vec<Chosen>, HostError> {
+    let Some(config) = governances.vales.outside(app) else {
+        return Ok(files);
+    };
+    let mut kept = Vec::with_capacity(files.len());
+    for file in files {
+        if governances
+            .vales
+            .for_file(app, &config, &file.abs, notes)?
+            .is_some()
+        {
+            kept.push(file);
+        }
+    }
+    Ok(kept)
 }
 
 /// How the check used the cache, which is written on another core while the report is built
