@@ -321,7 +321,7 @@ fn allowed(
             line: None,
         });
     }
-    suppression.verdict(hit.rule.id, line, Some(key), path)
+    allowed_id(suppression, hit.rule.id, line, key, path)
 }
 
 /// What allows a finding of the rule `id` at `line` of block `key`: the recipe or a directive.

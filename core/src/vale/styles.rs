@@ -309,21 +309,21 @@ fn built_in(loaded: &LoadedStyles) -> Result<Vec<Rule>, RuleError> {
             "extends: spelling\nmessage: \"Did you really mean '%s'?\"\nlevel: error\nscope: text\naction:\n  name: suggest\n  params: [spellings]\n",
         )?,
     ];
-    let phrases: Vec<String> = loaded
-        .vale_terms()
+    let terms = loaded.vale_terms();
+    let phrases: Vec<String> = terms
         .iter()
         .filter(|e| super::rules::is_phrase(&e.pattern))
         .map(|e| e.pattern.clone())
         .collect();
-    if !loaded.vale_terms().is_empty() {
+    if !terms.is_empty() {
         let mut yaml = String::from(
             "extends: substitution\nmessage: \"Use '%s' instead of '%s'.\"\nlevel: error\nscope: text\nignorecase: true\nvocab: false\nswap:\n",
         );
         for term in &phrases {
             yaml.push_str(&format!(
                 "  {}: {}\n",
-                yaml_string(&term.to_lowercase()),
-                yaml_string(term)
+                crate::yaml_text::quote(&term.to_lowercase()),
+                crate::yaml_text::quote(term)
             ));
         }
         if phrases.is_empty() {
@@ -337,25 +337,12 @@ fn built_in(loaded: &LoadedStyles) -> Result<Vec<Rule>, RuleError> {
             "extends: existence\nmessage: \"Avoid using '%s'.\"\nlevel: error\nscope: text\nignorecase: false\ntokens:\n",
         );
         for entry in avoid {
-            yaml.push_str(&format!("  - {}\n", yaml_string(&entry.pattern)));
+            yaml.push_str(&format!(
+                "  - {}\n",
+                crate::yaml_text::quote(&entry.pattern)
+            ));
         }
         out.push(Rule::parse("Vale.Avoid", "Vale.Avoid", &yaml)?);
     }
     Ok(out)
-}
-
-/// A YAML double-quoted string.
-fn yaml_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
